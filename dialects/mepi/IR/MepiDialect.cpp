@@ -1,0 +1,17 @@
+// Registration of the mepi dialect's operations and attributes.
+#include "mepi/IR/MepiDialect.h"
+#include "mepi/IR/MepiAttrs.h"
+#include "mepi/IR/MepiOps.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+#include "mepi/IR/MepiOpsDialect.cpp.inc"
+
+void MepiDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "mepi/IR/MepiOps.cpp.inc"
+      >();
+  registerAttributes();
+}

@@ -1,0 +1,105 @@
+// Operations of the mepi dialect.
+#ifndef MEPI_OPS_TD
+#define MEPI_OPS_TD
+
+include "mepi/IR/MepiAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "matrix product with a fused per-element epilog region";
+  let description = [{
+    Computes, for every output element (batch..., row, col),
+
+      acc = alpha * sum_k op(A)[batch..., row, k] * op(B)[batch..., k, col]
+            + beta * C[batch..., row, col]
+      D[batch..., row, col], aux_i[batch..., row, col] = epilog(acc, inputs..., row, col)
+
+    in f32 accumulation. `op(X)` is X or, with `transpose_a` / `transpose_b`, its transpose over
+    the last two dimensions. Leading (batch) dimensions broadcast as in numpy.matmul: each batch
+    dimension of A, B and C is 1 or equal to D's. `alpha` defaults to 1; `beta` is given exactly
+    when C is.
+
+    The epilog is a single-block region with arguments `(acc: f32, in_0, ..., in_n-1, row: index,
+    col: index)`; `in_i` is an element of epilog input i, indexed by its broadcast kind: `row`
+    inputs have shape [batch..., M], `col` [batch..., N], `matrix` [batch..., M, N] (leading batch
+    dimensions optional and broadcast), and `scalar` inputs are a value or a rank-0 memref. The
+    region ends in `mepi.yield` with the value stored to D followed by one value per aux output.
+
+    Example (bias + ReLU, bias per column):
+
+    ```mlir
+    mepi.matmul ins(%a, %b : memref<128x64xbf16>, memref<64x256xbf16>)
+        inputs(%bias as col : memref<256xbf16>)
+        outs(%d : memref<128x256xbf16>) epilog {
+    ^bb0(%acc: f32, %bias: bf16, %row: index, %col: index):
+      %b = arith.extf %bias : bf16 to f32
+      %s = arith.addf %acc, %b : f32
+      %zero = arith.constant 0.0 : f32
+      %r = arith.maximumf %s, %zero : f32
+      %t = arith.truncf %r : f32 to bf16
+      mepi.yield %t : bf16
+    }
+    ```
+  }];
+  let arguments = (ins
+    AnyMemRef:$a,
+    AnyMemRef:$b,
+    Optional<F32>:$alpha,
+    Optional<AnyMemRef>:$c,
+    Optional<F32>:$beta,
+    Variadic<AnyType>:$epilog_inputs,
+    Mepi_BroadcastKindArrayAttr:$input_kinds,
+    AnyMemRef:$d,
+    Variadic<AnyMemRef>:$aux,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b,
+    OptionalAttr<Mepi_KernelConfigAttr>:$config);
+  let regions = (region SizedRegion<1>:$epilog);
+  let assemblyFormat = [{
+    `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
+    (`alpha` `(` $alpha^ `)`)?
+    (`c` `(` $c^ `:` type($c) `)`)?
+    (`beta` `(` $beta^ `)`)?
+    custom<EpilogInputs>($epilog_inputs, type($epilog_inputs), $input_kinds)
+    `outs` `(` $d `:` type($d) `)`
+    (`aux` `(` $aux^ `:` type($aux) `)`)?
+    attr-dict-with-keyword `epilog` $epilog
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of leading batch dimensions of D.
+    int64_t getNumBatchDims() { return getD().getType().getRank() - 2; }
+    /// The block argument of the epilog carrying the f32 accumulator.
+    ::mlir::BlockArgument getAccArg() { return getEpilog().getArgument(0); }
+    /// The block argument carrying an element of epilog input `i`.
+    ::mlir::BlockArgument getInputArg(unsigned i) { return getEpilog().getArgument(1 + i); }
+    ::mlir::BlockArgument getRowArg() {
+      return getEpilog().getArgument(1 + getEpilogInputs().size());
+    }
+    ::mlir::BlockArgument getColArg() {
+      return getEpilog().getArgument(2 + getEpilogInputs().size());
+    }
+    BroadcastKind getInputKind(unsigned i) {
+      return ::llvm::cast<BroadcastKindAttr>(getInputKinds()[i]).getValue();
+    }
+  }];
+}
+
+def Mepi_YieldOp : Mepi_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"MatmulOp">]> {
+  let summary = "ends an epilog region with the stored value and the aux values";
+  let description = [{
+    The first operand is stored to the matmul's D (its element type), the following ones to its
+    aux outputs in order.
+
+    ```mlir
+    mepi.yield %d, %mask : bf16, i8
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+#endif // MEPI_OPS_TD

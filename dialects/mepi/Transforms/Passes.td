@@ -1,0 +1,32 @@
+// Passes over the mepi dialect (before kernel generation).
+#ifndef MEPI_TRANSFORMS_PASSES_TD
+#define MEPI_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MepiSimplifyEpilog : Pass<"mepi-simplify-epilog"> {
+  let summary = "Canonicalize epilog regions and drop epilog inputs they never read";
+  let description = [{
+    Runs the canonicalization patterns of the loaded dialects over the ops of each `mepi.matmul`
+    epilog, then removes every epilog input whose block argument has no use (with its broadcast
+    kind), so that the kernel neither takes nor loads it.
+  }];
+  let dependentDialects = ["::mlir::mepi::MepiDialect", "::mlir::arith::ArithDialect"];
+}
+
+def MepiSelectKernelConfig : Pass<"mepi-select-kernel-config"> {
+  let summary = "Choose a kernel configuration for each mepi.matmul";
+  let description = [{
+    Attaches `config = #mepi.kernel_config<...>` to every `mepi.matmul` that has none, by a
+    heuristic over the problem's static shape. The options force a tile instead.
+  }];
+  let dependentDialects = ["::mlir::mepi::MepiDialect"];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
+           "Rows of D per thread block (0: heuristic)">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
+           "Columns of D per thread block (0: heuristic)">,
+  ];
+}
+
+#endif // MEPI_TRANSFORMS_PASSES_TD

@@ -1,0 +1,132 @@
+// Element indexing and the inlined epilog, shared by every kernel family.
+#include "EpilogEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+Value mlir::mepi::emitDim(OpBuilder &b, Location loc, Value memref, int64_t dim) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(dim))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+  return memref::DimOp::create(b, loc, memref, dim);
+}
+
+SmallVector<Value> mlir::mepi::emitDelinearizedBatch(OpBuilder &b, Location loc, Value d,
+                                                     Value linear) {
+  int64_t numBatch = cast<MemRefType>(d.getType()).getRank() - 2;
+  SmallVector<Value> indices(numBatch);
+  for (int64_t i = numBatch - 1; i >= 0; --i) {
+    Value size = emitDim(b, loc, d, i);
+    indices[i] = i == 0 ? linear : arith::RemUIOp::create(b, loc, linear, size).getResult();
+    if (i != 0)
+      linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  return indices;
+}
+
+Value mlir::mepi::emitBatchCount(OpBuilder &b, Location loc, Value d) {
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  int64_t numBatch = cast<MemRefType>(d.getType()).getRank() - 2;
+  for (int64_t i = 0; i < numBatch; ++i)
+    count = arith::MulIOp::create(b, loc, count, emitDim(b, loc, d, i));
+  return count;
+}
+
+SmallVector<Value> mlir::mepi::emitBroadcastBatchIndices(OpBuilder &b, Location loc,
+                                                         Value memref, unsigned coreRank,
+                                                         ArrayRef<Value> dBatch) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t numBatch = type.getRank() - coreRank;
+  int64_t offset = static_cast<int64_t>(dBatch.size()) - numBatch;
+  SmallVector<Value> indices;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t i = 0; i < numBatch; ++i) {
+    int64_t size = type.getDimSize(i);
+    if (size == 1) {
+      indices.push_back(zero);
+    } else if (!ShapedType::isDynamic(size)) {
+      indices.push_back(dBatch[offset + i]);
+    } else {
+      // Only known at run time whether this dimension broadcasts.
+      Value dim = memref::DimOp::create(b, loc, memref, i);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, one);
+      indices.push_back(arith::SelectOp::create(b, loc, isOne, zero, dBatch[offset + i]));
+    }
+  }
+  return indices;
+}
+
+Value mlir::mepi::emitToF32(OpBuilder &b, Location loc, Value value) {
+  Type f32 = b.getF32Type();
+  auto type = cast<FloatType>(value.getType());
+  if (type == f32)
+    return value;
+  if (type.getWidth() < 32)
+    return arith::ExtFOp::create(b, loc, f32, value);
+  return arith::TruncFOp::create(b, loc, f32, value);
+}
+
+/// Loads the element of epilog input `i` that belongs to the output element at `index`.
+static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
+                             const ElementIndex &index) {
+  auto memref = dyn_cast<MemRefType>(input.getType());
+  if (!memref)
+    return input; // A scalar passed by value.
+  SmallVector<Value> core;
+  switch (op.getInputKind(i)) {
+  case BroadcastKind::Scalar:
+    break;
+  case BroadcastKind::Row:
+    core = {index.row};
+    break;
+  case BroadcastKind::Col:
+    core = {index.col};
+    break;
+  case BroadcastKind::Matrix:
+    core = {index.row, index.col};
+    break;
+  }
+  SmallVector<Value> indices =
+      emitBroadcastBatchIndices(b, loc, input, core.size(), index.batch);
+  indices.append(core);
+  return memref::LoadOp::create(b, loc, input, indices);
+}
+
+void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
+                                    const IRMapping &operands, Value acc,
+                                    const ElementIndex &index) {
+  if (Value alpha = op.getAlpha())
+    acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
+  if (Value c = op.getC()) {
+    Value cArg = operands.lookup(c);
+    SmallVector<Value> cIdx = emitBroadcastBatchIndices(b, loc, cArg, 2, index.batch);
+    cIdx.append({index.row, index.col});
+    Value cVal = emitToF32(b, loc, memref::LoadOp::create(b, loc, cArg, cIdx));
+    acc = arith::AddFOp::create(
+        b, loc, acc, arith::MulFOp::create(b, loc, operands.lookup(op.getBeta()), cVal));
+  }
+
+  IRMapping region;
+  region.map(op.getAccArg(), acc);
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
+    region.map(op.getInputArg(i),
+               loadEpilogInput(b, loc, op, i, operands.lookup(input), index));
+  region.map(op.getRowArg(), index.row);
+  region.map(op.getColArg(), index.col);
+  Block &body = op.getEpilog().front();
+  for (Operation &nested : body.without_terminator())
+    b.clone(nested, region);
+
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> outIdx(index.batch);
+  outIdx.append({index.row, index.col});
+  memref::StoreOp::create(b, loc, region.lookupOrDefault(yield.getValues()[0]),
+                          operands.lookup(op.getD()), outIdx);
+  for (auto [aux, value] : llvm::zip(op.getAux(), yield.getValues().drop_front()))
+    memref::StoreOp::create(b, loc, region.lookupOrDefault(value), operands.lookup(aux),
+                            outIdx);
+}

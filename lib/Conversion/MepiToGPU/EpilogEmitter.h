@@ -1,0 +1,43 @@
+// Shared pieces of every kernel family: element indexing with numpy broadcasting, and the epilog
+// (alpha/beta/C, epilog inputs, the inlined region, stores of D and aux).
+#ifndef MEPI_CONVERSION_MEPITOGPU_EPILOGEMITTER_H
+#define MEPI_CONVERSION_MEPITOGPU_EPILOGEMITTER_H
+
+#include "mepi/IR/MepiOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::mepi {
+
+/// Position of one output element: D's batch indices, its row and its column.
+struct ElementIndex {
+  SmallVector<Value> batch;
+  Value row;
+  Value col;
+};
+
+/// Size of dimension `dim` of `memref` (a constant when static).
+Value emitDim(OpBuilder &b, Location loc, Value memref, int64_t dim);
+
+/// Splits a linear batch id into D's batch indices (last dimension fastest).
+SmallVector<Value> emitDelinearizedBatch(OpBuilder &b, Location loc, Value d, Value linear);
+
+/// Number of batch elements of D (the product of its batch dimensions).
+Value emitBatchCount(OpBuilder &b, Location loc, Value d);
+
+/// Indices into the leading dimensions of `memref` (all but its `coreRank` trailing ones) for the
+/// D batch position `dBatch`: aligned right, and 0 where the operand's dimension is 1.
+SmallVector<Value> emitBroadcastBatchIndices(OpBuilder &b, Location loc, Value memref,
+                                             unsigned coreRank, ArrayRef<Value> dBatch);
+
+/// `value` converted to f32.
+Value emitToF32(OpBuilder &b, Location loc, Value value);
+
+/// From the raw accumulator sum(op(A)·op(B)) at `index`: applies alpha and beta·C, loads the
+/// epilog inputs, inlines the epilog region and stores its results to D and the aux outputs.
+void emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
+                        Value acc, const ElementIndex &index);
+
+} // namespace mlir::mepi
+
+#endif // MEPI_CONVERSION_MEPITOGPU_EPILOGEMITTER_H

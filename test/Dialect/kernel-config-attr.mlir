@@ -1,0 +1,15 @@
+// The kernel configuration attribute parses, prints and verifies its tile.
+// RUN: mepi-opt %s --allow-unregistered-dialect --split-input-file --verify-diagnostics | FileCheck %s
+
+// CHECK: "test.op"() {config = #mepi.kernel_config<simt, tile = [32, 8, 1]>}
+"test.op"() {config = #mepi.kernel_config<simt, tile = [32, 8, 1]>} : () -> ()
+
+// -----
+
+// expected-error @below {{expected positive tile sizes, got [0, 16, 1]}}
+"test.op"() {config = #mepi.kernel_config<simt, tile = [0, 16, 1]>} : () -> ()
+
+// -----
+
+// expected-error @below {{expected at most 1024 threads per simt block, got 2048}}
+"test.op"() {config = #mepi.kernel_config<simt, tile = [64, 32, 1]>} : () -> ()
