@@ -18,6 +18,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::mepi;
 
@@ -36,6 +38,13 @@ static void addKernelLowering(OpPassManager &pm) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
+}
+
+std::string mlir::mepi::defaultCudaToolkitPath() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && *value)
+      return value;
+  return "/usr/local/cuda";
 }
 
 void mlir::mepi::buildLowerToPTXPipeline(OpPassManager &pm, const LowerToPTXOptions &options) {
@@ -63,6 +72,9 @@ void mlir::mepi::buildLowerToPTXPipeline(OpPassManager &pm, const LowerToPTXOpti
 
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa"; // PTX text, made in-process by LLVM's NVPTX backend.
+  // math.* ops lower to libdevice calls; without the toolkit they would stay unresolved externs.
+  binary.toolkitPath =
+      options.toolkit.empty() ? defaultCudaToolkitPath() : std::string(options.toolkit);
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (!options.ptxFile.empty()) {
     MepiWritePTXOptions write;

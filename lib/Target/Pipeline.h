@@ -37,10 +37,19 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
           clEnumValN(LoweringStage::Kernel, "kernel", "gpu.module kernels generated"),
           clEnumValN(LoweringStage::NVVM, "nvvm", "kernels lowered to LLVM + NVVM"),
           clEnumValN(LoweringStage::PTX, "ptx", "gpu.binary with PTX"))};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit whose libdevice is linked for math functions (default: "
+                     "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> ptxFile{
       *this, "ptx-file", llvm::cl::desc("Also write the PTX to this file ('-': stdout)"),
       llvm::cl::init("")};
 };
+
+/// The CUDA toolkit used when the pipeline names none: $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, then
+/// /usr/local/cuda.
+std::string defaultCudaToolkitPath();
 
 /// Appends the passes of the mepi lowering to `pm` (anchored on builtin.module).
 void buildLowerToPTXPipeline(OpPassManager &pm, const LowerToPTXOptions &options);

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Packs what the device machine needs into one compressed file, .bundle/mepi-bundle.tar.xz:
+# mepi-opt linked against static LLVM (needs only libc, libstdc++, libz, libzstd there), the
+# examples and the device scripts. Usage: scripts/bundle.sh [static-build-dir]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build-static}"
+bash "$root/scripts/build.sh" "$build" -DMEPI_STATIC_LLVM=ON
+
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/mepi/bin" "$stage/mepi/scripts"
+cp "$build/bin/mepi-opt" "$stage/mepi/bin/"
+strip "$stage/mepi/bin/mepi-opt"
+cp -r "$root/examples" "$stage/mepi/"
+cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"
+git -C "$root" rev-parse HEAD > "$stage/mepi/REVISION" 2>/dev/null || echo unknown > "$stage/mepi/REVISION"
+
+mkdir -p "$root/.bundle"
+out="$root/.bundle/mepi-bundle.tar.xz"
+tar -C "$stage" -cf - mepi | xz -T0 -6 > "$out"
+size=$(stat -c %s "$out")
+echo "bundle: $out ($((size / 1024 / 1024)) MiB; needs: $(ldd "$stage/mepi/bin/mepi-opt" |
+  awk '{print $1}' | grep -vE 'linux-vdso|ld-linux' | tr '\n' ' '))"
+limit=$((48 * 1024 * 1024))
+[ "$size" -le "$limit" ] || { echo "bundle: error: larger than 48 MiB" >&2; exit 1; }

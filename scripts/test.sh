@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, and runs every test (lit suite check-mepi).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${MEPI_BUILD_DIR:-$root/build}"
+bash "$root/scripts/setup.sh"
+bash "$root/scripts/build.sh" "$build"
+ninja -C "$build" -j "${MEPI_JOBS:-$(nproc)}" mepi-opt FileCheck 2>/dev/null || true
+
+log="$(mktemp)"
+set +e
+/usr/lib/llvm-22/bin/lit -v "$build/test" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+failed=$(grep -hE '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" |
+         sed 's/.*: *\([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')
+rm -f "$log"
+echo "lit: ${passed:-0} passed, ${failed:-0} failed"
+[ "${passed:-0}" -gt 0 ] || { echo "test: no test ran" >&2; exit 1; }
+exit "$status"
