@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build-static}"
+bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh" "$build" -DMEPI_STATIC_LLVM=ON
 
 stage="$(mktemp -d)"
