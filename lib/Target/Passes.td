@@ -17,4 +17,19 @@ def MepiWritePTX : Pass<"mepi-write-ptx", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def MepiLinkCubin : Pass<"mepi-link-cubin", "::mlir::ModuleOp"> {
+  let summary = "Link the module's PTX with user device objects into a cubin (nvJitLink)";
+  let description = [{
+    Takes the PTX of the module's `gpu.binary` objects (see `mepi-write-ptx`), links it with the
+    given user device objects through nvJitLink for `arch`, and writes the cubin to `output`.
+    Objects are recognised by extension: .ptx, .ltoir, .cubin, .fatbin. No GPU is needed.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "Target architecture">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"", "Cubin file ('-': stdout)">,
+    ListOption<"objects", "objects", "std::string", "User device objects to link">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // MEPI_TARGET_PASSES_TD

@@ -19,7 +19,7 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   int64_t n = op.getD().getType().getShape().back();
   int64_t tileN = kDefaultTileN;
   if (!ShapedType::isDynamic(n) && n < kDefaultTileN)
-    tileN = static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(n)));
+    tileN = static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
   if (forcedN > 0)
     tileN = forcedN;
   int64_t tileM = forcedM > 0 ? forcedM : std::max<int64_t>(1, kThreads / tileN);

@@ -24,9 +24,14 @@ namespace {
 constexpr StringLiteral kKernelModuleName = "mepi_kernels";
 
 /// The module's kernel container, created on first use.
-gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
-    return existing;
+FailureOr<gpu::GPUModuleOp> getOrCreateKernelModule(ModuleOp module) {
+  if (Operation *existing = module.lookupSymbol(kKernelModuleName)) {
+    if (auto kernels = dyn_cast<gpu::GPUModuleOp>(existing))
+      return kernels;
+    return existing->emitOpError() << "expected symbol '" << kKernelModuleName
+                                   << "' to be the gpu.module of generated kernels, got "
+                                   << existing->getName();
+  }
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(module.getContext()));
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
@@ -82,11 +87,13 @@ struct GenerateKernelsPass : mepi::impl::MepiGenerateKernelsBase<GenerateKernels
     module.walk([&](MatmulOp op) { ops.push_back(op); });
     if (ops.empty())
       return;
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    FailureOr<gpu::GPUModuleOp> kernels = getOrCreateKernelModule(module);
+    if (failed(kernels))
+      return signalPassFailure();
     llvm::DenseMap<Operation *, unsigned> perFunction;
     for (MatmulOp op : ops) {
       unsigned ordinal = perFunction[op->getParentOfType<FunctionOpInterface>()]++;
-      if (failed(generateKernel(op, kernels, ordinal)))
+      if (failed(generateKernel(op, *kernels, ordinal)))
         return signalPassFailure();
     }
   }
