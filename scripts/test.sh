@@ -12,7 +12,7 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-failed=$(grep -hE '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" |
+failed=$( (grep -hE '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" || true) |
          sed 's/.*: *\([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')
 rm -f "$log"
 echo "lit: ${passed:-0} passed, ${failed:-0} failed"
