@@ -2,7 +2,7 @@
 # Installs what building and testing mepi needs on Debian 12 (skips what is already there).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ ccache lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev
+packages=(cmake ninja-build g++ ccache lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev libgtest-dev
           mlir-22-tools zlib1g-dev libzstd-dev xz-utils python3)
 missing=()
 for p in "${packages[@]}"; do

@@ -14,7 +14,20 @@ set -e
 passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
 failed=$( (grep -hE '^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:' "$log" || true) |
          sed 's/.*: *\([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')
-rm -f "$log"
 echo "lit: ${passed:-0} passed, ${failed:-0} failed"
-[ "${passed:-0}" -gt 0 ] || { echo "test: no test ran" >&2; exit 1; }
-exit "$status"
+
+# GoogleTest: runtime pieces that need no GPU (planner through cubin, driver table, ...).
+set +e
+"$build/bin/mepi-unittests" 2>&1 | tee "$log"
+ustatus=${PIPESTATUS[0]}
+set -e
+upassed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+ufailed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+rm -f "$log"
+echo "unittests: ${upassed:-0} passed, ${ufailed:-0} failed"
+
+total_passed=$(( ${passed:-0} + ${upassed:-0} ))
+total_failed=$(( ${failed:-0} + ${ufailed:-0} ))
+echo "${total_passed} passed, ${total_failed} failed"
+[ "${passed:-0}" -gt 0 ] && [ "${upassed:-0}" -gt 0 ] || { echo "test: no test ran" >&2; exit 1; }
+[ "$status" -eq 0 ] && [ "$ustatus" -eq 0 ]

@@ -1,0 +1,80 @@
+// dlopen of libcuda and resolution of the driver symbol table through cuGetProcAddress.
+#include "Runtime/CudaDriver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+using namespace mepi::runtime;
+
+namespace {
+using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
+                                    CUdriverProcAddressQueryResult *);
+
+struct LoadedDriver {
+  CudaDriver driver;
+  std::string error; // empty when loaded
+};
+
+LoadedDriver load() {
+  LoadedDriver loaded;
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    loaded.error = llvm::formatv("cannot load the CUDA driver (libcuda.so.1): {0}",
+                                 why ? why : "unknown error");
+    return loaded;
+  }
+  auto getProc = reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
+  if (!getProc) {
+    loaded.error = "the CUDA driver has no cuGetProcAddress_v2 (driver older than CUDA 12)";
+    return loaded;
+  }
+  CudaDriver &d = loaded.driver;
+#define MEPI_RESOLVE_CUDA_SYMBOL(name)                                                         \
+  {                                                                                            \
+    void *fn = nullptr;                                                                        \
+    CUdriverProcAddressQueryResult status{};                                                   \
+    if (getProc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=             \
+            CUDA_SUCCESS ||                                                                    \
+        !fn) {                                                                                 \
+      loaded.error = "the CUDA driver lacks " #name;                                           \
+      return loaded;                                                                           \
+    }                                                                                          \
+    d.name = reinterpret_cast<decltype(d.name)>(fn);                                           \
+  }
+  MEPI_CUDA_DRIVER_SYMBOLS(MEPI_RESOLVE_CUDA_SYMBOL)
+#undef MEPI_RESOLVE_CUDA_SYMBOL
+
+  if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
+    const char *name = nullptr;
+    d.cuGetErrorName(r, &name);
+    loaded.error = llvm::formatv("cuInit failed: {0} ({1})", name ? name : "?", int(r));
+    return loaded;
+  }
+  d.cuDriverGetVersion(&d.version);
+  return loaded;
+}
+} // namespace
+
+llvm::Expected<const CudaDriver &> mepi::runtime::cudaDriver() {
+  static const LoadedDriver loaded = load();
+  if (!loaded.error.empty())
+    return llvm::createStringError(loaded.error);
+  return loaded.driver;
+}
+
+llvm::Error mepi::runtime::checkCuda(CUresult result, llvm::StringRef what) {
+  if (result == CUDA_SUCCESS)
+    return llvm::Error::success();
+  const char *name = "CUDA_ERROR", *text = "";
+  if (auto driver = cudaDriver()) {
+    driver->cuGetErrorName(result, &name);
+    driver->cuGetErrorString(result, &text);
+  } else {
+    llvm::consumeError(driver.takeError());
+  }
+  return llvm::createStringError(
+      llvm::formatv("{0} failed: {1} ({2}): {3}", what, name, int(result), text));
+}

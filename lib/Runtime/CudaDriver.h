@@ -1,0 +1,66 @@
+// The CUDA driver API through one dlopen'ed symbol table, so that mepi loads, plans and compiles
+// on machines without a driver; only launching needs libcuda.
+#ifndef MEPI_RUNTIME_CUDADRIVER_H
+#define MEPI_RUNTIME_CUDADRIVER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cuda.h>
+
+namespace mepi::runtime {
+
+// Each entry names the API function without its version suffix; cuda.h's macros map the member
+// to the versioned declaration (e.g. cuMemAlloc -> cuMemAlloc_v2) and cuGetProcAddress resolves
+// the version that matches the headers.
+#define MEPI_CUDA_DRIVER_SYMBOLS(X)                                                            \
+  X(cuInit)                                                                                    \
+  X(cuDriverGetVersion)                                                                        \
+  X(cuGetErrorName)                                                                            \
+  X(cuGetErrorString)                                                                          \
+  X(cuDeviceGet)                                                                               \
+  X(cuDeviceGetAttribute)                                                                      \
+  X(cuDeviceGetName)                                                                           \
+  X(cuDevicePrimaryCtxRetain)                                                                  \
+  X(cuDevicePrimaryCtxRelease)                                                                 \
+  X(cuCtxGetCurrent)                                                                           \
+  X(cuCtxSetCurrent)                                                                           \
+  X(cuCtxGetDevice)                                                                            \
+  X(cuCtxSynchronize)                                                                          \
+  X(cuModuleLoadData)                                                                          \
+  X(cuModuleUnload)                                                                            \
+  X(cuModuleGetFunction)                                                                       \
+  X(cuFuncSetAttribute)                                                                        \
+  X(cuLaunchKernel)                                                                            \
+  X(cuPointerGetAttribute)                                                                     \
+  X(cuMemAlloc)                                                                                \
+  X(cuMemFree)                                                                                 \
+  X(cuMemcpyHtoD)                                                                              \
+  X(cuMemcpyDtoH)                                                                              \
+  X(cuMemsetD8)                                                                                \
+  X(cuStreamCreate)                                                                            \
+  X(cuStreamDestroy)                                                                           \
+  X(cuStreamSynchronize)                                                                       \
+  X(cuEventCreate)                                                                             \
+  X(cuEventDestroy)                                                                            \
+  X(cuEventRecord)                                                                             \
+  X(cuEventSynchronize)                                                                        \
+  X(cuEventElapsedTime)
+
+struct CudaDriver {
+#define MEPI_DECLARE_CUDA_SYMBOL(name) decltype(&::name) name = nullptr;
+  MEPI_CUDA_DRIVER_SYMBOLS(MEPI_DECLARE_CUDA_SYMBOL)
+#undef MEPI_DECLARE_CUDA_SYMBOL
+  int version = 0; ///< cuDriverGetVersion, e.g. 13000
+};
+
+/// The driver, loaded and initialised once per process (thread-safe). Fails with the dlopen or
+/// cuInit error where there is no driver or no GPU.
+llvm::Expected<const CudaDriver &> cudaDriver();
+
+/// Success, or an error naming `what` with the CUDA error name, code and description.
+llvm::Error checkCuda(CUresult result, llvm::StringRef what);
+
+} // namespace mepi::runtime
+
+#endif // MEPI_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,40 @@
+// A matmul problem as the runtime sees it: operand layouts, qualifiers and the epilog. Plain C++
+// (no MLIR headers), so that API code and tests can describe problems cheaply.
+#ifndef MEPI_RUNTIME_PROBLEM_H
+#define MEPI_RUNTIME_PROBLEM_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mepi::runtime {
+
+enum class ElementType { F16, BF16, F32, F8E4M3FN, F8E5M2 };
+const char *elementTypeName(ElementType type);
+unsigned elementTypeBytes(ElementType type);
+
+/// Shape and strides (in elements) of one operand; the data pointer is given at launch.
+struct OperandLayout {
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+};
+
+/// D = epilog(alpha * op(A) * op(B) + beta * C, bias). alpha and beta are launch-time values, so
+/// one compiled kernel serves every alpha/beta.
+struct MatmulProblem {
+  OperandLayout a, b, d;
+  std::optional<OperandLayout> c;
+  std::optional<OperandLayout> bias; ///< length M (one value per row of D)
+  bool transposeA = false;
+  bool transposeB = false;
+  std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
+};
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
+
+} // namespace mepi::runtime
+
+#endif // MEPI_RUNTIME_PROBLEM_H

@@ -1,0 +1,113 @@
+// Planning through cubin without a GPU: a matrix of problems compiled for sm_90a, and the errors
+// a bad problem gets.
+#include "Runtime/Planner.h"
+
+#include <gtest/gtest.h>
+
+using namespace mepi::runtime;
+
+namespace {
+OperandLayout layout(ElementType type, std::vector<int64_t> shape) {
+  OperandLayout l{type, shape, rowMajorStrides(shape)};
+  return l;
+}
+
+MatmulProblem problem(ElementType type, int64_t m, int64_t n, int64_t k, std::string epilog,
+                      bool transA = false, bool transB = false) {
+  MatmulProblem p;
+  p.a = layout(type, transA ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k});
+  p.b = layout(type, transB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
+  p.d = layout(type, {m, n});
+  p.transposeA = transA;
+  p.transposeB = transB;
+  p.epilog = epilog;
+  if (epilog.find("BIAS") != std::string::npos)
+    p.bias = layout(type, {m});
+  return p;
+}
+
+std::string errorOf(const MatmulProblem &p) {
+  llvm::Expected<std::string> planned = planModule(p);
+  if (planned)
+    return "";
+  return llvm::toString(planned.takeError());
+}
+
+bool isElf(const std::vector<char> &image) {
+  return image.size() > 4 && image[0] == 0x7f && image[1] == 'E' && image[2] == 'L' &&
+         image[3] == 'F';
+}
+} // namespace
+
+TEST(Planner, PlansBiasAsPerRowInput) {
+  llvm::Expected<std::string> ir = planModule(problem(ElementType::BF16, 17, 33, 65, "RELU_BIAS"));
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("mepi.matmul"), std::string::npos) << *ir;
+  EXPECT_NE(ir->find("as row : memref<17xbf16>"), std::string::npos) << *ir;
+  EXPECT_NE(ir->find("arith.maximumf"), std::string::npos) << *ir;
+}
+
+struct CompileCase {
+  ElementType type;
+  int64_t m, n, k;
+  const char *epilog;
+  bool transA, transB;
+};
+
+class PlannerCompile : public ::testing::TestWithParam<CompileCase> {};
+
+TEST_P(PlannerCompile, ProducesAnSm90aCubin) {
+  const CompileCase &c = GetParam();
+  llvm::Expected<CompiledKernel> kernel =
+      compileProblem(problem(c.type, c.m, c.n, c.k, c.epilog, c.transA, c.transB), "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_TRUE(isElf(kernel->cubin));
+  EXPECT_NE(kernel->ptx.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(kernel->ptx.find(".entry " + kernel->kernelName), std::string::npos);
+  EXPECT_EQ(kernel->ptx.find("__nv_"), std::string::npos) << "unresolved libdevice call";
+  EXPECT_GT(kernel->tile[0] * kernel->tile[1], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Matrix, PlannerCompile,
+    ::testing::Values(CompileCase{ElementType::F16, 1, 1, 1, "DEFAULT", false, false},
+                      CompileCase{ElementType::BF16, 17, 33, 65, "BIAS", false, false},
+                      CompileCase{ElementType::F32, 127, 129, 255, "RELU", true, false},
+                      CompileCase{ElementType::F16, 127, 129, 255, "RELU_BIAS", false, true},
+                      CompileCase{ElementType::BF16, 1000, 1000, 1000, "GELU", true, true},
+                      CompileCase{ElementType::F32, 64, 48, 32, "GELU_BIAS", false, false}));
+
+TEST(Planner, MismatchedKIsAClearError) {
+  MatmulProblem p = problem(ElementType::F16, 8, 8, 16, "DEFAULT");
+  p.b = layout(ElementType::F16, {12, 8});
+  EXPECT_NE(errorOf(p).find("expected op(a) and op(b) to agree on K, got 16 and 12"),
+            std::string::npos)
+      << errorOf(p);
+}
+
+TEST(Planner, WrongBiasLengthNamesTheInput) {
+  MatmulProblem p = problem(ElementType::F16, 8, 4, 16, "BIAS");
+  p.bias = layout(ElementType::F16, {4});
+  EXPECT_NE(errorOf(p).find("expected epilog input 0 (row) to have shape [batch..., 8]"),
+            std::string::npos)
+      << errorOf(p);
+}
+
+TEST(Planner, UnsupportedTypeCombination) {
+  MatmulProblem p = problem(ElementType::F16, 8, 8, 8, "DEFAULT");
+  p.b.type = ElementType::BF16;
+  EXPECT_NE(errorOf(p).find("unsupported operand element types 'f16' x 'bf16'"),
+            std::string::npos)
+      << errorOf(p);
+}
+
+TEST(Planner, EpilogInputsMustMatchTheEpilog) {
+  MatmulProblem missing = problem(ElementType::F32, 8, 8, 8, "BIAS");
+  missing.bias.reset();
+  EXPECT_EQ(errorOf(missing), "epilog BIAS expects epilog input 'bias'");
+  MatmulProblem extra = problem(ElementType::F32, 8, 8, 8, "RELU");
+  extra.bias = layout(ElementType::F32, {8});
+  EXPECT_EQ(errorOf(extra), "epilog RELU takes no epilog input, got 'bias'");
+  MatmulProblem unknown = problem(ElementType::F32, 8, 8, 8, "SWISH");
+  EXPECT_NE(errorOf(unknown).find("unknown epilog 'SWISH'"), std::string::npos);
+}
