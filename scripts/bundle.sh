@@ -11,8 +11,10 @@ bash "$root/scripts/build.sh" "$build" -DMEPI_STATIC_LLVM=ON
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/mepi/bin" "$stage/mepi/scripts"
-cp "$build/bin/mepi-opt" "$stage/mepi/bin/"
-strip "$stage/mepi/bin/mepi-opt"
+for tool in mepi-opt mepi-gpu-tests; do
+  cp "$build/bin/$tool" "$stage/mepi/bin/"
+  strip "$stage/mepi/bin/$tool"
+done
 cp -r "$root/examples" "$stage/mepi/"
 cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"
 git -C "$root" rev-parse HEAD > "$stage/mepi/REVISION" 2>/dev/null || echo unknown > "$stage/mepi/REVISION"
@@ -21,7 +23,7 @@ mkdir -p "$root/.bundle"
 out="$root/.bundle/mepi-bundle.tar.xz"
 tar -C "$stage" -cf - mepi | xz -T0 -6 > "$out"
 size=$(stat -c %s "$out")
-echo "bundle: $out ($((size / 1024 / 1024)) MiB; needs: $(ldd "$stage/mepi/bin/mepi-opt" |
+echo "bundle: $out ($((size / 1024 / 1024)) MiB; needs: $(ldd "$stage/mepi/bin/mepi-gpu-tests" |
   awk '{print $1}' | grep -vE 'linux-vdso|ld-linux' | tr '\n' ' '))"
 limit=$((48 * 1024 * 1024))
 [ "$size" -le "$limit" ] || { echo "bundle: error: larger than 48 MiB" >&2; exit 1; }

@@ -2,6 +2,7 @@
 # Runs on the device machine, in the repository root: unpacks .bundle/mepi-bundle.tar.xz and runs
 # the named sets, writing logs (at most a few files) under $OUT.
 #   scripts/device-run.sh smoke        mepi-opt lowers the sample to PTX; ptxas -v assembles it
+#   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -26,11 +27,19 @@ run_smoke() {
   return "$status"
 }
 
+run_gpu_tests() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader \
+    > "$out/gpu-tests.log" 2>&1
+  "$bundle/bin/mepi-gpu-tests" 2>&1 | tee -a "$out/gpu-tests.log"
+  return "${PIPESTATUS[0]}"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
     smoke) run_smoke || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke)" >&2; status=2 ;;
+    gpu-tests) run_gpu_tests || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests)" >&2; status=2 ;;
   esac
 done
 echo "device-run: exit $status"

@@ -1,0 +1,371 @@
+// GPU correctness suite: every dtype, epilog, transpose, batch broadcast and odd shape, compiled
+// by mepi, run on the device and compared with an fp64 host reference. Outputs are poisoned with
+// NaN before each run; random inputs are drawn anew for every case.
+// Usage: mepi-gpu-tests [--quick]   (prints one line per case, then "N passed, M failed")
+#include "Runtime/Launch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+
+using namespace mepi::runtime;
+
+namespace {
+// Host conversions to the device element types (round to nearest even).
+uint16_t toBF16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7FFF + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+float fromBF16(uint16_t h) {
+  uint32_t u = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint16_t toF16(float f) {
+  _Float16 h = static_cast<_Float16>(f);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+float fromF16(uint16_t u) {
+  _Float16 h;
+  std::memcpy(&h, &u, 2);
+  return static_cast<float>(h);
+}
+
+/// A host tensor: the values as the device sees them (already rounded) and their bytes.
+struct HostTensor {
+  OperandLayout layout;
+  std::vector<double> values; // indexed by the layout's strides (same storage as bytes)
+  std::vector<uint8_t> bytes;
+};
+
+int64_t storageSize(const OperandLayout &l) {
+  int64_t size = 1;
+  for (size_t i = 0; i < l.shape.size(); ++i)
+    size += (l.shape[i] - 1) * l.strides[i];
+  return size;
+}
+
+HostTensor randomTensor(ElementType type, std::vector<int64_t> shape, std::mt19937 &rng,
+                        bool columnMajor = false) {
+  HostTensor t;
+  t.layout.type = type;
+  t.layout.shape = shape;
+  t.layout.strides = rowMajorStrides(shape);
+  if (columnMajor) // a column-major matrix: rows are adjacent in memory
+    t.layout.strides = {1, shape[0]};
+  int64_t n = storageSize(t.layout);
+  unsigned bytesPer = elementTypeBytes(type);
+  t.values.resize(n);
+  t.bytes.resize(n * bytesPer);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    float f = dist(rng);
+    if (type == ElementType::BF16) {
+      uint16_t h = toBF16(f);
+      std::memcpy(&t.bytes[i * 2], &h, 2);
+      t.values[i] = fromBF16(h);
+    } else if (type == ElementType::F16) {
+      uint16_t h = toF16(f);
+      std::memcpy(&t.bytes[i * 2], &h, 2);
+      t.values[i] = fromF16(h);
+    } else {
+      std::memcpy(&t.bytes[i * 4], &f, 4);
+      t.values[i] = f;
+    }
+  }
+  return t;
+}
+
+double readDevice(const std::vector<uint8_t> &bytes, ElementType type, int64_t i) {
+  if (type == ElementType::F32) {
+    float f;
+    std::memcpy(&f, &bytes[i * 4], 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, &bytes[i * 2], 2);
+  return type == ElementType::BF16 ? fromBF16(h) : fromF16(h);
+}
+
+/// Element (batch b of D, row i, col j) of a [batch..., R, C] tensor with numpy broadcasting.
+int64_t offsetOf(const OperandLayout &l, const std::vector<int64_t> &dBatch, int64_t i,
+                 int64_t j) {
+  size_t r = l.shape.size();
+  int64_t off = i * l.strides[r - 2] + j * l.strides[r - 1];
+  size_t nb = r - 2;
+  for (size_t k = 0; k < nb; ++k) {
+    int64_t idx = dBatch[dBatch.size() - nb + k];
+    if (l.shape[k] != 1)
+      off += idx * l.strides[k];
+  }
+  return off;
+}
+
+struct Case {
+  ElementType type;
+  std::vector<int64_t> aShape, bShape, dShape; // logical operand shapes (a/b as stored)
+  bool transA = false, transB = false;
+  std::string epilog = "DEFAULT";
+  bool withC = false;
+  float alpha = 1.0f, beta = 0.0f;
+  bool columnMajorA = false;
+};
+
+struct Device {
+  const CudaDriver *d;
+  CUcontext ctx;
+};
+
+#define CHECK_CU(expr, what)                                                                   \
+  if (llvm::Error e = checkCuda((expr), what)) {                                               \
+    return "error: " + llvm::toString(std::move(e));                                           \
+  }
+
+double geluRef(double x) {
+  return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/// Runs one case; returns "" on success or the reason it failed (relerr written to `err`).
+std::string runCase(const Device &dev, const Case &c, std::mt19937 &rng, double &err,
+                    double &ms) {
+  MatmulProblem p;
+  HostTensor a = randomTensor(c.type, c.aShape, rng, c.columnMajorA);
+  HostTensor b = randomTensor(c.type, c.bShape, rng);
+  p.a = a.layout;
+  p.b = b.layout;
+  p.d = {c.type, c.dShape, rowMajorStrides(c.dShape)};
+  p.transposeA = c.transA;
+  p.transposeB = c.transB;
+  p.epilog = c.epilog;
+  int64_t m = c.dShape[c.dShape.size() - 2], n = c.dShape.back();
+  int64_t k = c.transA ? c.aShape[c.aShape.size() - 2] : c.aShape.back();
+  HostTensor cT, bias;
+  if (c.withC) {
+    cT = randomTensor(c.type, {m, n}, rng);
+    p.c = cT.layout;
+  }
+  if (c.epilog.find("BIAS") != std::string::npos) {
+    bias = randomTensor(c.type, {m}, rng);
+    p.bias = bias.layout;
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  if (!kernel)
+    return "compile: " + llvm::toString(kernel.takeError());
+  llvm::Expected<LoadedKernel> loaded = LoadedKernel::load(*kernel);
+  if (!loaded)
+    return "load: " + llvm::toString(loaded.takeError());
+  ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  const CudaDriver &d = *dev.d;
+  unsigned ebytes = elementTypeBytes(c.type);
+  int64_t dCount = 1;
+  for (int64_t s : c.dShape)
+    dCount *= s;
+  std::vector<CUdeviceptr> allocations;
+  auto upload = [&](const HostTensor &t, CUdeviceptr &ptr) -> std::string {
+    CHECK_CU(d.cuMemAlloc(&ptr, std::max<size_t>(t.bytes.size(), 1)), "cuMemAlloc");
+    allocations.push_back(ptr);
+    CHECK_CU(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "cuMemcpyHtoD");
+    return "";
+  };
+  LaunchArguments args;
+  args.alpha = c.alpha;
+  args.beta = c.beta;
+  std::string status = upload(a, args.a);
+  if (status.empty()) status = upload(b, args.b);
+  if (status.empty() && c.withC) status = upload(cT, args.c);
+  if (status.empty() && p.bias) status = upload(bias, args.bias);
+  auto release = [&] {
+    for (CUdeviceptr ptr : allocations)
+      d.cuMemFree(ptr);
+  };
+  if (!status.empty()) {
+    release();
+    return status;
+  }
+  std::vector<uint8_t> out(dCount * ebytes);
+  if (llvm::Error e = checkCuda(d.cuMemAlloc(&args.d, out.size()), "cuMemAlloc(d)")) {
+    release();
+    return llvm::toString(std::move(e));
+  }
+  allocations.push_back(args.d);
+  // Poison: 0xFF bytes are NaN in f16, bf16 and f32; an unwritten element fails the check.
+  llvm::Error e = checkCuda(d.cuMemsetD8(args.d, 0xFF, out.size()), "cuMemsetD8");
+  if (!e)
+    e = loaded->launch(*kernel, p, args, nullptr);
+  if (!e)
+    e = checkCuda(d.cuCtxSynchronize(), "cuCtxSynchronize after launch");
+  if (!e)
+    e = checkCuda(d.cuMemcpyDtoH(out.data(), args.d, out.size()), "cuMemcpyDtoH(d)");
+  release();
+  if (e)
+    return llvm::toString(std::move(e));
+
+  // fp64 reference; for large problems on a sample of rows (first, last and random ones).
+  int64_t batch = dCount / (m * n);
+  std::vector<int64_t> rows;
+  if (m * n * k * batch <= (int64_t(1) << 28)) {
+    for (int64_t i = 0; i < m; ++i)
+      rows.push_back(i);
+  } else {
+    rows = {0, m - 1};
+    std::uniform_int_distribution<int64_t> pick(0, m - 1);
+    for (int i = 0; i < 14; ++i)
+      rows.push_back(pick(rng));
+  }
+  size_t nb = c.dShape.size() - 2;
+  std::vector<double> num(batch * rows.size(), 0.0), den(batch * rows.size(), 0.0);
+  std::vector<int> bad(batch * rows.size(), 0);
+  auto work = [&](size_t begin, size_t end) {
+    for (size_t w = begin; w < end; ++w) {
+      int64_t bi = w / rows.size(), i = rows[w % rows.size()];
+      std::vector<int64_t> dBatch(nb);
+      for (int64_t rem = bi, q = static_cast<int64_t>(nb) - 1; q >= 0; --q) {
+        dBatch[q] = rem % c.dShape[q];
+        rem /= c.dShape[q];
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          double av = a.values[c.transA ? offsetOf(a.layout, dBatch, kk, i)
+                                        : offsetOf(a.layout, dBatch, i, kk)];
+          double bv = b.values[c.transB ? offsetOf(b.layout, dBatch, j, kk)
+                                        : offsetOf(b.layout, dBatch, kk, j)];
+          acc += av * bv;
+        }
+        double x = c.alpha * acc;
+        if (c.withC)
+          x += c.beta * cT.values[i * n + j];
+        if (p.bias)
+          x += bias.values[i];
+        if (c.epilog == "RELU" || c.epilog == "RELU_BIAS")
+          x = std::max(x, 0.0);
+        if (c.epilog == "GELU" || c.epilog == "GELU_BIAS")
+          x = geluRef(x);
+        double o = readDevice(out, c.type, (bi * m + i) * n + j);
+        if (!std::isfinite(o))
+          bad[w] = 1;
+        num[w] += (o - x) * (o - x);
+        den[w] += x * x;
+      }
+    }
+  };
+  unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  size_t total = num.size(), chunk = (total + threads - 1) / threads;
+  for (size_t s = 0; s < total; s += chunk)
+    pool.emplace_back(work, s, std::min(total, s + chunk));
+  for (std::thread &t : pool)
+    t.join();
+  double sn = 0, sd = 0;
+  int badCount = 0;
+  for (size_t w = 0; w < total; ++w) {
+    sn += num[w];
+    sd += den[w];
+    badCount += bad[w];
+  }
+  err = sd > 0 ? std::sqrt(sn / sd) : std::sqrt(sn);
+  if (badCount)
+    return "non-finite outputs (unwritten or NaN) in " + std::to_string(badCount) + " rows";
+  double tol = c.type == ElementType::F32 ? 1e-5 : 1e-2;
+  if (!(err <= tol))
+    return "relative error above " + std::to_string(tol);
+  return "";
+}
+
+std::string describe(const Case &c) {
+  auto dims = [](const std::vector<int64_t> &s) {
+    std::string r;
+    for (size_t i = 0; i < s.size(); ++i)
+      r += (i ? "x" : "") + std::to_string(s[i]);
+    return r;
+  };
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-4s a=%-12s b=%-12s d=%-12s %-9s tA=%d tB=%d%s%s",
+                elementTypeName(c.type), dims(c.aShape).c_str(), dims(c.bShape).c_str(),
+                dims(c.dShape).c_str(), c.epilog.c_str(), c.transA, c.transB,
+                c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "");
+  return buf;
+}
+
+std::vector<Case> allCases(bool quick) {
+  std::vector<Case> cases;
+  const ElementType types[] = {ElementType::F16, ElementType::BF16, ElementType::F32};
+  const char *epilogs[] = {"DEFAULT", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS"};
+  std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1}, {17, 33, 65}, {127, 129, 255},
+                                                {1000, 1000, 1000}};
+  if (!quick)
+    shapes.push_back({4096, 4096, 4096});
+  for (ElementType t : types)
+    for (auto [m, n, k] : shapes)
+      for (const char *e : epilogs)
+        cases.push_back({t, {m, k}, {k, n}, {m, n}, false, false, e});
+  for (ElementType t : types) {
+    // Transposes (op(A) = A^T stored K x M; op(B) = B^T stored N x K).
+    cases.push_back({t, {255, 127}, {255, 129}, {127, 129}, true, false, "RELU_BIAS"});
+    cases.push_back({t, {127, 255}, {129, 255}, {127, 129}, false, true, "GELU_BIAS"});
+    cases.push_back({t, {255, 127}, {129, 255}, {127, 129}, true, true, "BIAS"});
+    // alpha, beta and C.
+    Case withC{t, {17, 65}, {65, 33}, {17, 33}, false, false, "RELU_BIAS", true, 0.5f, -1.25f};
+    cases.push_back(withC);
+    Case bigC{t, {1000, 1000}, {1000, 1000}, {1000, 1000}, true, false, "GELU", true, 2.0f, 0.5f};
+    cases.push_back(bigC);
+    // Batch of 3 with numpy broadcasting (B shared), and a column-major A.
+    cases.push_back({t, {3, 17, 65}, {65, 33}, {3, 17, 33}, false, false, "BIAS"});
+    cases.push_back({t, {1, 33, 20}, {3, 20, 31}, {3, 33, 31}, false, false, "GELU_BIAS"});
+    Case colMajor{t, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU"};
+    colMajor.columnMajorA = true;
+    cases.push_back(colMajor);
+  }
+  return cases;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver) {
+    std::printf("no GPU: %s\n", llvm::toString(driver.takeError()).c_str());
+    return 1;
+  }
+  Device dev{&*driver, nullptr};
+  CUdevice device;
+  char name[256] = {0};
+  if (llvm::Error e = checkCuda(driver->cuDeviceGet(&device, 0), "cuDeviceGet")) {
+    std::printf("%s\n", llvm::toString(std::move(e)).c_str());
+    return 1;
+  }
+  driver->cuDeviceGetName(name, sizeof name, device);
+  if (llvm::Error e = checkCuda(driver->cuDevicePrimaryCtxRetain(&dev.ctx, device),
+                                "cuDevicePrimaryCtxRetain")) {
+    std::printf("%s\n", llvm::toString(std::move(e)).c_str());
+    return 1;
+  }
+  driver->cuCtxSetCurrent(dev.ctx);
+  std::printf("device: %s, driver %d\n", name, driver->version);
+
+  std::mt19937 rng(std::random_device{}());
+  int passed = 0, failed = 0;
+  for (const Case &c : allCases(quick)) {
+    double err = 0, ms = 0;
+    std::string why = runCase(dev, c, rng, err, ms);
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s %s relerr=%.2e compile+load=%.0fms%s%s\n", ok ? "PASS" : "FAIL",
+                describe(c).c_str(), err, ms, ok ? "" : "  ", why.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
