@@ -13,7 +13,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/mepi/bin" "$stage/mepi/scripts"
 for tool in mepi-opt mepi-gpu-tests; do
   cp "$build/bin/$tool" "$stage/mepi/bin/"
-  strip "$stage/mepi/bin/$tool"
+  strip --strip-debug "$stage/mepi/bin/$tool" # keep symbols for stack traces
 done
 cp -r "$root/examples" "$stage/mepi/"
 cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"

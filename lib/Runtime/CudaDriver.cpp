@@ -1,4 +1,4 @@
-// dlopen of libcuda and resolution of the driver symbol table through cuGetProcAddress.
+// dlopen of libcuda and resolution of the driver symbol table.
 #include "Runtime/CudaDriver.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -9,9 +9,6 @@
 using namespace mepi::runtime;
 
 namespace {
-using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t,
-                                    CUdriverProcAddressQueryResult *);
-
 struct LoadedDriver {
   CudaDriver driver;
   std::string error; // empty when loaded
@@ -26,26 +23,25 @@ LoadedDriver load() {
                                  why ? why : "unknown error");
     return loaded;
   }
-  auto getProc = reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
-  if (!getProc) {
-    loaded.error = "the CUDA driver has no cuGetProcAddress_v2 (driver older than CUDA 12)";
-    return loaded;
-  }
   CudaDriver &d = loaded.driver;
+  // Resolve the exact symbol cuda.h declares (its macros give the versioned name, e.g.
+  // cuMemAlloc_v2): asking cuGetProcAddress for the base name at CUDA_VERSION can return a newer
+  // ABI than the header's prototype (cuCtxSynchronize_v2 takes a context in CUDA 13).
+#define MEPI_CUDA_STRINGIFY(x) #x
+#define MEPI_CUDA_SYMBOL_NAME(x) MEPI_CUDA_STRINGIFY(x)
 #define MEPI_RESOLVE_CUDA_SYMBOL(name)                                                         \
   {                                                                                            \
-    void *fn = nullptr;                                                                        \
-    CUdriverProcAddressQueryResult status{};                                                   \
-    if (getProc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=             \
-            CUDA_SUCCESS ||                                                                    \
-        !fn) {                                                                                 \
-      loaded.error = "the CUDA driver lacks " #name;                                           \
+    void *fn = dlsym(library, MEPI_CUDA_SYMBOL_NAME(name));                                    \
+    if (!fn) {                                                                                 \
+      loaded.error = "the CUDA driver lacks " MEPI_CUDA_SYMBOL_NAME(name);                     \
       return loaded;                                                                           \
     }                                                                                          \
     d.name = reinterpret_cast<decltype(d.name)>(fn);                                           \
   }
   MEPI_CUDA_DRIVER_SYMBOLS(MEPI_RESOLVE_CUDA_SYMBOL)
 #undef MEPI_RESOLVE_CUDA_SYMBOL
+#undef MEPI_CUDA_SYMBOL_NAME
+#undef MEPI_CUDA_STRINGIFY
 
   if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
     const char *name = nullptr;

@@ -11,8 +11,7 @@
 namespace mepi::runtime {
 
 // Each entry names the API function without its version suffix; cuda.h's macros map the member
-// to the versioned declaration (e.g. cuMemAlloc -> cuMemAlloc_v2) and cuGetProcAddress resolves
-// the version that matches the headers.
+// (and the symbol looked up) to the versioned declaration, e.g. cuMemAlloc -> cuMemAlloc_v2.
 #define MEPI_CUDA_DRIVER_SYMBOLS(X)                                                            \
   X(cuInit)                                                                                    \
   X(cuDriverGetVersion)                                                                        \

@@ -1,8 +1,10 @@
 // GPU correctness suite: every dtype, epilog, transpose, batch broadcast and odd shape, compiled
 // by mepi, run on the device and compared with an fp64 host reference. Outputs are poisoned with
 // NaN before each run; random inputs are drawn anew for every case.
-// Usage: mepi-gpu-tests [--quick]   (prints one line per case, then "N passed, M failed")
+// Usage: mepi-gpu-tests [--quick] [--compile-only]  (one line per case, then "N passed, M failed")
 #include "Runtime/Launch.h"
+
+#include "llvm/Support/Signals.h"
 
 #include <algorithm>
 #include <chrono>
@@ -332,8 +334,44 @@ std::vector<Case> allCases(bool quick) {
 }
 } // namespace
 
+/// Plans and compiles every case without a GPU (CI and debugging of the compile path).
+int compileOnly(bool quick) {
+  int passed = 0, failed = 0;
+  std::mt19937 rng(1);
+  for (const Case &c : allCases(quick)) {
+    MatmulProblem p;
+    p.a = randomTensor(c.type, c.aShape, rng, c.columnMajorA).layout;
+    p.b = {c.type, c.bShape, rowMajorStrides(c.bShape)};
+    p.d = {c.type, c.dShape, rowMajorStrides(c.dShape)};
+    p.transposeA = c.transA;
+    p.transposeB = c.transB;
+    p.epilog = c.epilog;
+    int64_t m = c.dShape[c.dShape.size() - 2], n = c.dShape.back();
+    if (c.withC)
+      p.c = OperandLayout{c.type, {m, n}, rowMajorStrides({m, n})};
+    if (c.epilog.find("BIAS") != std::string::npos)
+      p.bias = OperandLayout{c.type, {m}, {1}};
+    llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+    bool ok = bool(kernel);
+    (ok ? passed : failed)++;
+    std::printf("%s compile %s%s\n", ok ? "PASS" : "FAIL", describe(c).c_str(),
+                ok ? "" : ("  " + llvm::toString(kernel.takeError())).c_str());
+    std::fflush(stdout);
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
-  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  bool quick = false, compileOnlyMode = false;
+  for (int i = 1; i < argc; ++i) {
+    quick |= std::string(argv[i]) == "--quick";
+    compileOnlyMode |= std::string(argv[i]) == "--compile-only";
+  }
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
+  if (compileOnlyMode)
+    return compileOnly(quick);
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver) {
     std::printf("no GPU: %s\n", llvm::toString(driver.takeError()).c_str());
