@@ -57,3 +57,16 @@ func.func @c_batch(%a: memref<2x4x16xf32>, %b: memref<16x8xf32>, %c: memref<3x4x
   }
   return
 }
+
+// -----
+
+func.func @c_type_fp8_d(%a: memref<4x16xf8E4M3FN>, %b: memref<16x8xf8E4M3FN>, %c: memref<4x8xf32>, %beta: f32, %d: memref<4x8xf8E4M3FN>) {
+  // expected-error @below {{expected c element type f16 or bf16 (d is fp8), got 'f32'}}
+  mepi.matmul ins(%a, %b : memref<4x16xf8E4M3FN>, memref<16x8xf8E4M3FN>) c(%c : memref<4x8xf32>) beta(%beta)
+      outs(%d : memref<4x8xf8E4M3FN>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to f8E4M3FN
+    mepi.yield %t : f8E4M3FN
+  }
+  return
+}
