@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -183,6 +184,10 @@ auto ::mepi::runtime::planModule(const MatmulProblem &problem)
 auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
                                      llvm::ArrayRef<DeviceObject> objects)
     -> llvm::Expected<CompiledKernel> {
+  // LLVM only warns about an unknown processor and emits PTX anyway: reject it here.
+  if (!llvm::Regex("^sm_[0-9]+[af]?$").match(arch))
+    return llvm::createStringError("expected a target arch such as 'sm_90a', got '" + arch +
+                                   "'");
   llvm::Expected<PlannedModule> planned = plan(problem);
   if (!planned)
     return planned.takeError();

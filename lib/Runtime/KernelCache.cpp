@@ -1,0 +1,93 @@
+// The in-memory kernel cache and its key.
+#include "Runtime/KernelCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
+#include <cstdlib>
+
+using namespace mepi::runtime;
+
+#ifndef MEPI_VERSION_STRING
+#define MEPI_VERSION_STRING "unknown"
+#endif
+
+std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::StringRef arch,
+                                          llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
+  llvm::SHA256 hash;
+  // Length-prefixed fields, so that no two different field lists hash the same bytes.
+  auto field = [&](llvm::StringRef name, llvm::StringRef value) {
+    hash.update(name);
+    hash.update(std::to_string(value.size()));
+    hash.update(":");
+    hash.update(value);
+  };
+  field("mepi", MEPI_VERSION_STRING);
+  field("ir", plannedIR);
+  field("arch", arch);
+  field("nvjitlink", mlir::mepi::jitLinkVersion());
+  for (const mlir::mepi::DeviceObject &object : objects) {
+    field("object-kind", std::to_string(static_cast<int>(object.kind)));
+    field("object", llvm::StringRef(object.bytes.data(), object.bytes.size()));
+  }
+  // The toolkit whose libdevice is linked changes the generated code.
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"}) {
+    const char *value = std::getenv(var);
+    field(var, value ? value : "");
+  }
+  std::array<uint8_t, 32> digest = hash.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+llvm::Expected<KernelCache::Entry>
+KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
+                          llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
+  llvm::Expected<std::string> planned = planModule(problem);
+  if (!planned)
+    return planned.takeError();
+  std::string key = kernelCacheKey(*planned, arch, objects);
+
+  std::promise<Result> promise;
+  std::shared_future<Result> future;
+  bool owner = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it != entries.end()) {
+      future = it->second;
+      hitCount++;
+    } else {
+      future = promise.get_future().share();
+      entries.emplace(key, future);
+      owner = true;
+    }
+  }
+  if (owner) {
+    compileCount++;
+    Result result;
+    llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
+    if (compiled)
+      result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
+    else
+      result.error = llvm::toString(compiled.takeError());
+    if (!result.kernel) {
+      std::lock_guard<std::mutex> lock(mutex);
+      entries.erase(key); // do not keep failures: a later request retries
+    }
+    promise.set_value(std::move(result));
+  }
+  const Result &result = future.get();
+  if (!result.kernel)
+    return llvm::createStringError(result.error);
+  return result.kernel;
+}
+
+void KernelCache::clear() {
+  std::lock_guard<std::mutex> lock(mutex);
+  entries.clear();
+}
+
+KernelCache &KernelCache::global() {
+  static KernelCache cache;
+  return cache;
+}

@@ -1,0 +1,51 @@
+// The in-memory kernel cache: one compiled kernel per problem, shared by every plan of it.
+//
+// Thread-safe; concurrent requests for the same problem compile once (the others wait for that
+// compilation). Failures are not cached, so a later request retries.
+#ifndef MEPI_RUNTIME_KERNELCACHE_H
+#define MEPI_RUNTIME_KERNELCACHE_H
+
+#include "Runtime/Planner.h"
+
+#include <atomic>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace mepi::runtime {
+
+/// The cache key (hex SHA-256): mepi's version, the planned module's canonical text, the target
+/// arch, nvJitLink's version, the user objects' bytes and the environment that changes codegen.
+std::string kernelCacheKey(llvm::StringRef plannedIR, llvm::StringRef arch,
+                           llvm::ArrayRef<mlir::mepi::DeviceObject> objects);
+
+class KernelCache {
+public:
+  using Entry = std::shared_ptr<const CompiledKernel>;
+
+  /// The compiled kernel of `problem` for `arch`, compiled on first request.
+  llvm::Expected<Entry> getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
+                                     llvm::ArrayRef<mlir::mepi::DeviceObject> objects = {});
+
+  /// Compilations run so far (misses), and requests served from the cache (hits).
+  unsigned compilations() const { return compileCount.load(); }
+  unsigned hits() const { return hitCount.load(); }
+  void clear();
+
+  /// The process-wide cache.
+  static KernelCache &global();
+
+private:
+  struct Result {
+    Entry kernel;
+    std::string error;
+  };
+  std::mutex mutex;
+  std::map<std::string, std::shared_future<Result>> entries;
+  std::atomic<unsigned> compileCount{0}, hitCount{0};
+};
+
+} // namespace mepi::runtime
+
+#endif // MEPI_RUNTIME_KERNELCACHE_H
