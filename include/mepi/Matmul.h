@@ -1,0 +1,92 @@
+// mepi's C++ API: a stateful matmul with a fused epilog, in the manner of nvmath-python's Matmul.
+//
+//   mepi::Matmul mm(a, b);                       // describe: operands are validated here
+//   mm.plan(mepi::Epilog::ReluBias, {bias});      // plan + JIT compile (cached per problem)
+//   mepi::Tensor d = mm.execute(stream);          // launch on the caller's stream
+//
+// Tensors are DLPack-style descriptors of device memory; mepi never copies them.
+#ifndef MEPI_MATMUL_H
+#define MEPI_MATMUL_H
+
+#include "mepi/Errors.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+typedef struct CUstream_st *CUstream;
+
+namespace mepi {
+
+enum class DType { Float16, BFloat16, Float32 };
+
+/// A device tensor: pointer, device ordinal, element type, shape and strides in elements
+/// (empty strides: row-major). Leading dimensions beyond the last two are batch dimensions.
+struct Tensor {
+  void *data = nullptr;
+  int device = 0;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+};
+
+/// The built-in epilogs (nvmath-python's names). The bias is per row of D (length M).
+enum class Epilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias };
+
+struct EpilogInputs {
+  std::optional<Tensor> bias;
+};
+
+struct Qualifiers {
+  bool transposeA = false;
+  bool transposeB = false;
+};
+
+struct Options {
+  /// Element type of D (default: the type of A and B).
+  std::optional<DType> resultType;
+  /// Target architecture; empty: the device's (sm_90a on Hopper).
+  std::string arch;
+};
+
+class Matmul {
+public:
+  /// Describes D = epilog(alpha * op(A) * op(B) + beta * C). `c` requires `beta`; A, B, C keep
+  /// their shapes and strides for the life of the object (see resetOperands).
+  Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c = std::nullopt,
+         float alpha = 1.0f, std::optional<float> beta = std::nullopt, Qualifiers qualifiers = {},
+         Options options = {});
+  Matmul(Matmul &&) noexcept;
+  Matmul &operator=(Matmul &&) noexcept;
+  ~Matmul();
+
+  /// Plans the problem with `epilog` and compiles its kernel (or takes it from the cache).
+  void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
+  /// Launches on `stream` and returns D (allocated by mepi on first execute, owned by this
+  /// object, rewritten by later executes). Throws if not planned or operands were released.
+  Tensor execute(CUstream stream = nullptr);
+  /// Replaces operands with others of the same dtype, shape and strides (checked).
+  void resetOperands(const Tensor &a, const Tensor &b, std::optional<Tensor> c = std::nullopt,
+                     std::optional<Tensor> bias = std::nullopt);
+  /// Forgets the operand pointers; execute() throws until resetOperands().
+  void releaseOperands();
+  /// Releases D and the kernel; the object can only be destroyed afterwards.
+  void free();
+
+private:
+  friend Tensor matmul(const Tensor &, const Tensor &, std::optional<Tensor>, float,
+                       std::optional<float>, Epilog, const EpilogInputs &, Qualifiers, CUstream);
+  struct State;
+  std::unique_ptr<State> state;
+};
+
+/// Function form: describe, plan and execute once; returns D (caller owns it: free with cuMemFree).
+Tensor matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c = std::nullopt,
+              float alpha = 1.0f, std::optional<float> beta = std::nullopt,
+              Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {},
+              Qualifiers qualifiers = {}, CUstream stream = nullptr);
+
+} // namespace mepi
+
+#endif // MEPI_MATMUL_H

@@ -1,0 +1,297 @@
+// The C++ API's Matmul: operand validation, planning through the kernel cache, execution.
+#include "mepi/Matmul.h"
+
+#include "Runtime/KernelCache.h"
+#include "Runtime/Launch.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mepi;
+using namespace mepi::runtime;
+
+namespace {
+[[noreturn]] void fail(const std::string &message) { throw Error(message); }
+
+void check(llvm::Error error, const std::string &context) {
+  if (error)
+    fail(context + ": " + llvm::toString(std::move(error)));
+}
+
+template <typename T> T check(llvm::Expected<T> value, const std::string &context) {
+  if (!value)
+    fail(context + ": " + llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+std::string dims(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+ElementType elementType(DType dtype) {
+  switch (dtype) {
+  case DType::Float16: return ElementType::F16;
+  case DType::BFloat16: return ElementType::BF16;
+  case DType::Float32: return ElementType::F32;
+  }
+  return ElementType::F32;
+}
+
+const char *epilogName(Epilog epilog) {
+  switch (epilog) {
+  case Epilog::Default: return "DEFAULT";
+  case Epilog::Bias: return "BIAS";
+  case Epilog::Relu: return "RELU";
+  case Epilog::ReluBias: return "RELU_BIAS";
+  case Epilog::Gelu: return "GELU";
+  case Epilog::GeluBias: return "GELU_BIAS";
+  }
+  return "?";
+}
+
+/// The layout of `t`, after checks that need no device: rank, strides, pointer.
+OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank) {
+  if (t.shape.size() < minRank)
+    fail(llvm::formatv("operand {0}: expected rank >= {1}, got {2}", name, minRank,
+                       t.shape.size()));
+  for (int64_t d : t.shape)
+    if (d < 1)
+      fail(llvm::formatv("operand {0}: expected every dimension >= 1, got shape {1}", name,
+                         dims(t.shape)));
+  OperandLayout layout{elementType(t.dtype), t.shape,
+                       t.strides.empty() ? rowMajorStrides(t.shape) : t.strides};
+  if (layout.strides.size() != t.shape.size())
+    fail(llvm::formatv("operand {0}: expected {1} strides (one per dimension), got {2}", name,
+                       t.shape.size(), layout.strides.size()));
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    if (layout.strides[i] < 0 || (layout.strides[i] == 0 && t.shape[i] > 1))
+      fail(llvm::formatv("operand {0}: expected positive strides, got {1} for shape {2}", name,
+                         dims(layout.strides), dims(t.shape)));
+  if (!t.data)
+    fail(llvm::formatv("operand {0}: null device pointer", name));
+  unsigned bytes = elementTypeBytes(layout.type);
+  if (reinterpret_cast<uintptr_t>(t.data) % bytes != 0)
+    fail(llvm::formatv("operand {0}: pointer {1} is not aligned to its {2}-byte elements", name,
+                       t.data, bytes));
+  return layout;
+}
+
+/// numpy.matmul's result batch shape of A and B.
+std::vector<int64_t> broadcastBatch(const std::vector<int64_t> &a,
+                                    const std::vector<int64_t> &b) {
+  size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
+  std::vector<int64_t> out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i + ra >= r ? a[i + ra - r] : 1;
+    int64_t db = i + rb >= r ? b[i + rb - r] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(llvm::formatv("operands a and b: batch dimensions {0} and {1} do not broadcast "
+                         "(shapes {2} and {3})",
+                         da, db, dims(a), dims(b)));
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name) {
+  OperandLayout got = validated(now, name, planned.shape.size());
+  if (got.type != planned.type)
+    fail(llvm::formatv("resetOperands: operand {0}: expected dtype {1}, got {2}", name,
+                       elementTypeName(planned.type), elementTypeName(got.type)));
+  if (got.shape != planned.shape)
+    fail(llvm::formatv("resetOperands: operand {0}: expected shape {1}, got {2}", name,
+                       dims(planned.shape), dims(got.shape)));
+  if (got.strides != planned.strides)
+    fail(llvm::formatv("resetOperands: operand {0}: expected strides {1}, got {2}", name,
+                       dims(planned.strides), dims(got.strides)));
+}
+
+std::string deviceArch(int device) {
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver) {
+    llvm::consumeError(driver.takeError());
+    return "sm_90a"; // no driver: plan for Hopper
+  }
+  CUdevice dev;
+  int major = 0, minor = 0;
+  check(checkCuda(driver->cuDeviceGet(&dev, device), "cuDeviceGet"), "plan");
+  driver->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  driver->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  // The arch-specific variant unlocks wgmma/setmaxnreg on Hopper.
+  return llvm::formatv("sm_{0}{1}{2}", major, minor, major >= 9 ? "a" : "");
+}
+} // namespace
+
+struct Matmul::State {
+  MatmulProblem problem; // without epilog/bias until plan()
+  Tensor a, b;
+  std::optional<Tensor> c, bias;
+  float alpha = 1.0f, beta = 0.0f;
+  Options options;
+  bool released = false;
+  KernelCache::Entry kernel;
+  std::optional<LoadedKernel> loaded;
+  CUdeviceptr d = 0;
+  size_t dBytes = 0;
+
+  void freeResult() {
+    if (!d)
+      return;
+    if (auto driver = cudaDriver())
+      driver->cuMemFree(d);
+    else
+      llvm::consumeError(driver.takeError());
+    d = 0;
+  }
+};
+
+Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float alpha,
+               std::optional<float> beta, Qualifiers qualifiers, Options options)
+    : state(std::make_unique<State>()) {
+  State &s = *state;
+  s.problem.a = validated(a, "a", 2);
+  s.problem.b = validated(b, "b", 2);
+  if (c.has_value() != beta.has_value())
+    fail(c ? "operand c: beta is required with c" : "beta given without operand c");
+  s.problem.transposeA = qualifiers.transposeA;
+  s.problem.transposeB = qualifiers.transposeB;
+  std::vector<int64_t> dShape = broadcastBatch(a.shape, b.shape);
+  int64_t m = qualifiers.transposeA ? a.shape.back() : a.shape[a.shape.size() - 2];
+  int64_t n = qualifiers.transposeB ? b.shape[b.shape.size() - 2] : b.shape.back();
+  dShape.push_back(m);
+  dShape.push_back(n);
+  ElementType dType = elementType(options.resultType.value_or(a.dtype));
+  s.problem.d = {dType, dShape, rowMajorStrides(dShape)};
+  if (c)
+    s.problem.c = validated(*c, "c", 2);
+  s.a = a;
+  s.b = b;
+  s.c = c;
+  s.alpha = alpha;
+  s.beta = beta.value_or(0.0f);
+  s.options = std::move(options);
+  // The verifier checks K, M/N against C, dtype combinations: fail here, before any plan.
+  check(planModule(s.problem).takeError(), "invalid matmul");
+}
+
+Matmul::Matmul(Matmul &&) noexcept = default;
+Matmul &Matmul::operator=(Matmul &&) noexcept = default;
+Matmul::~Matmul() {
+  if (state)
+    state->freeResult();
+}
+
+void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
+  if (!state)
+    fail("plan() after free()");
+  State &s = *state;
+  MatmulProblem problem = s.problem;
+  problem.epilog = epilogName(epilog);
+  if (inputs.bias)
+    problem.bias = validated(*inputs.bias, "bias", 1);
+  std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
+  KernelCache::Entry kernel =
+      check(KernelCache::global().getOrCompile(problem, arch), "plan");
+  s.problem = problem;
+  s.bias = inputs.bias;
+  s.kernel = std::move(kernel);
+  s.loaded.reset();
+}
+
+Tensor Matmul::execute(CUstream stream) {
+  if (!state)
+    fail("execute() after free()");
+  State &s = *state;
+  if (!s.kernel)
+    fail("execute() called before plan()");
+  if (s.released)
+    fail("execute() after releaseOperands(): call resetOperands() first");
+  const CudaDriver &driver = check(cudaDriver(), "execute");
+  CUcontext ctx = nullptr;
+  check(checkCuda(driver.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"), "execute");
+  if (!ctx) {
+    CUdevice dev;
+    check(checkCuda(driver.cuDeviceGet(&dev, s.a.device), "cuDeviceGet"), "execute");
+    check(checkCuda(driver.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"),
+          "execute");
+    check(checkCuda(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"), "execute");
+  }
+  if (!s.loaded)
+    s.loaded = check(LoadedKernel::load(*s.kernel), "execute");
+  if (!s.d) {
+    int64_t count = 1;
+    for (int64_t dim : s.problem.d.shape)
+      count *= dim;
+    s.dBytes = count * elementTypeBytes(s.problem.d.type);
+    check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");
+  }
+  LaunchArguments args;
+  args.a = reinterpret_cast<CUdeviceptr>(s.a.data);
+  args.b = reinterpret_cast<CUdeviceptr>(s.b.data);
+  args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
+  args.bias = s.bias ? reinterpret_cast<CUdeviceptr>(s.bias->data) : 0;
+  args.d = s.d;
+  args.alpha = s.alpha;
+  args.beta = s.beta;
+  check(s.loaded->launch(*s.kernel, s.problem, args, stream), "execute");
+
+  Tensor d;
+  d.data = reinterpret_cast<void *>(s.d);
+  d.device = s.a.device;
+  d.shape = s.problem.d.shape;
+  d.strides = s.problem.d.strides;
+  switch (s.problem.d.type) {
+  case ElementType::F16: d.dtype = DType::Float16; break;
+  case ElementType::BF16: d.dtype = DType::BFloat16; break;
+  default: d.dtype = DType::Float32; break;
+  }
+  return d;
+}
+
+void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
+                           std::optional<Tensor> bias) {
+  if (!state)
+    fail("resetOperands() after free()");
+  State &s = *state;
+  expectSameLayout(a, s.problem.a, "a");
+  expectSameLayout(b, s.problem.b, "b");
+  if (c.has_value() != s.problem.c.has_value())
+    fail(c ? "resetOperands: operand c given, but the problem has no c"
+           : "resetOperands: operand c missing");
+  if (c)
+    expectSameLayout(*c, *s.problem.c, "c");
+  if (bias.has_value() != s.problem.bias.has_value())
+    fail(bias ? "resetOperands: bias given, but the planned epilog takes none"
+              : "resetOperands: bias missing for the planned epilog");
+  if (bias)
+    expectSameLayout(*bias, *s.problem.bias, "bias");
+  s.a = a;
+  s.b = b;
+  s.c = c;
+  s.bias = bias;
+  s.released = false;
+}
+
+void Matmul::releaseOperands() {
+  if (state)
+    state->released = true;
+}
+
+void Matmul::free() {
+  if (!state)
+    return;
+  state->freeResult();
+  state.reset();
+}
+
+Tensor mepi::matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float alpha,
+                    std::optional<float> beta, Epilog epilog, const EpilogInputs &inputs,
+                    Qualifiers qualifiers, CUstream stream) {
+  Matmul mm(a, b, c, alpha, beta, qualifiers);
+  mm.plan(epilog, inputs);
+  Tensor d = mm.execute(stream);
+  mm.state->d = 0; // the caller owns D now
+  return d;
+}

@@ -1,0 +1,113 @@
+// The C++ API's checks: every bad input is a mepi::Error naming the operand, expected and actual
+// values, raised before anything is launched (no GPU needed: the pointers are never touched).
+#include "mepi/Matmul.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+void *fakeDevicePointer(uintptr_t offset = 0) {
+  return reinterpret_cast<void *>(uintptr_t(0x7f0000000000) + offset);
+}
+
+mepi::Tensor tensor(std::vector<int64_t> shape, mepi::DType dtype = mepi::DType::Float16,
+                    uintptr_t offset = 0) {
+  mepi::Tensor t;
+  t.data = fakeDevicePointer(offset);
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  return t;
+}
+
+template <typename F> std::string errorOf(F &&f) {
+  try {
+    f();
+  } catch (const mepi::Error &e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+TEST(MatmulApi, MismatchedKNamesBothOperands) {
+  std::string e = errorOf([] { mepi::Matmul mm(tensor({8, 16}), tensor({12, 8})); });
+  EXPECT_NE(e.find("expected op(a) and op(b) to agree on K, got 16 and 12"), std::string::npos)
+      << e;
+}
+
+TEST(MatmulApi, UnsupportedDtypeCombination) {
+  std::string e = errorOf(
+      [] { mepi::Matmul mm(tensor({8, 8}), tensor({8, 8}, mepi::DType::BFloat16)); });
+  EXPECT_NE(e.find("unsupported operand element types 'f16' x 'bf16'"), std::string::npos) << e;
+}
+
+TEST(MatmulApi, NullPointer) {
+  mepi::Tensor a = tensor({8, 8});
+  a.data = nullptr;
+  EXPECT_EQ(errorOf([&] { mepi::Matmul mm(a, tensor({8, 8})); }),
+            "operand a: null device pointer");
+}
+
+TEST(MatmulApi, MisalignedPointer) {
+  std::string e = errorOf([] { mepi::Matmul mm(tensor({8, 8}), tensor({8, 8}, {}, 1)); });
+  EXPECT_NE(e.find("operand b: pointer"), std::string::npos) << e;
+  EXPECT_NE(e.find("is not aligned to its 2-byte elements"), std::string::npos) << e;
+}
+
+TEST(MatmulApi, InconsistentStrides) {
+  mepi::Tensor a = tensor({8, 8});
+  a.strides = {8};
+  EXPECT_EQ(errorOf([&] { mepi::Matmul mm(a, tensor({8, 8})); }),
+            "operand a: expected 2 strides (one per dimension), got 1");
+  a.strides = {8, -1};
+  EXPECT_EQ(errorOf([&] { mepi::Matmul mm(a, tensor({8, 8})); }),
+            "operand a: expected positive strides, got [8, -1] for shape [8, 8]");
+}
+
+TEST(MatmulApi, BetaAndC) {
+  EXPECT_EQ(errorOf([] { mepi::Matmul mm(tensor({8, 8}), tensor({8, 8}), tensor({8, 8})); }),
+            "operand c: beta is required with c");
+  EXPECT_EQ(errorOf([] {
+              mepi::Matmul mm(tensor({8, 8}), tensor({8, 8}), std::nullopt, 1.0f, 0.5f);
+            }),
+            "beta given without operand c");
+}
+
+TEST(MatmulApi, BatchDimensionsMustBroadcast) {
+  std::string e = errorOf([] { mepi::Matmul mm(tensor({3, 8, 8}), tensor({4, 8, 8})); });
+  EXPECT_NE(e.find("operands a and b: batch dimensions 3 and 4 do not broadcast"),
+            std::string::npos)
+      << e;
+}
+
+TEST(MatmulApi, WrongBiasLength) {
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  std::string e = errorOf([&] { mm.plan(mepi::Epilog::Bias, {tensor({4})}); });
+  EXPECT_NE(e.find("expected epilog input 0 (row) to have shape [batch..., 8]"), std::string::npos)
+      << e;
+}
+
+TEST(MatmulApi, MissingBias) {
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  std::string e = errorOf([&] { mm.plan(mepi::Epilog::GeluBias); });
+  EXPECT_NE(e.find("epilog GELU_BIAS expects epilog input 'bias'"), std::string::npos) << e;
+}
+
+TEST(MatmulApi, ExecuteBeforePlan) {
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  EXPECT_EQ(errorOf([&] { mm.execute(); }), "execute() called before plan()");
+}
+
+TEST(MatmulApi, ResetWithOtherShapesAndReleasedOperands) {
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  mm.plan(mepi::Epilog::Relu); // plans and compiles for sm_90a without a GPU
+  EXPECT_EQ(errorOf([&] { mm.resetOperands(tensor({8, 16}), tensor({16, 5})); }),
+            "resetOperands: operand b: expected shape [16, 4], got [16, 5]");
+  EXPECT_EQ(errorOf([&] {
+              mm.resetOperands(tensor({8, 16}), tensor({16, 4}, mepi::DType::Float32));
+            }),
+            "resetOperands: operand b: expected dtype f16, got f32");
+  mm.releaseOperands();
+  EXPECT_EQ(errorOf([&] { mm.execute(); }),
+            "execute() after releaseOperands(): call resetOperands() first");
+  EXPECT_EQ(errorOf([&] { mm.resetOperands(tensor({8, 16}), tensor({16, 4})); }), "");
+}
