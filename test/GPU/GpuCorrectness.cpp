@@ -3,6 +3,7 @@
 // NaN before each run; random inputs are drawn anew for every case.
 // Usage: mepi-gpu-tests [--quick] [--compile-only]  (one line per case, then "N passed, M failed")
 #include "Runtime/Launch.h"
+#include "mepi/Matmul.h"
 
 #include "llvm/Support/Signals.h"
 
@@ -136,6 +137,89 @@ double geluRef(double x) {
   return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 
+/// Compares D (device bytes `out`) with the fp64 reference of case `c` on the host tensors; for
+/// large problems on a sample of rows (first, last and random ones). Returns "" or the failure.
+std::string compareWithReference(const Case &c, const HostTensor &a, const HostTensor &b,
+                                 const HostTensor &cT, const HostTensor &bias,
+                                 const std::vector<uint8_t> &out, std::mt19937 &rng,
+                                 double &err) {
+  int64_t m = c.dShape[c.dShape.size() - 2], n = c.dShape.back();
+  int64_t k = c.transA ? c.aShape[c.aShape.size() - 2] : c.aShape.back();
+  int64_t dCount = 1;
+  for (int64_t s : c.dShape)
+    dCount *= s;
+  bool hasBias = c.epilog.find("BIAS") != std::string::npos;
+  int64_t batch = dCount / (m * n);
+  std::vector<int64_t> rows;
+  if (m * n * k * batch <= (int64_t(1) << 28)) {
+    for (int64_t i = 0; i < m; ++i)
+      rows.push_back(i);
+  } else {
+    rows = {0, m - 1};
+    std::uniform_int_distribution<int64_t> pick(0, m - 1);
+    for (int i = 0; i < 14; ++i)
+      rows.push_back(pick(rng));
+  }
+  size_t nb = c.dShape.size() - 2;
+  std::vector<double> num(batch * rows.size(), 0.0), den(batch * rows.size(), 0.0);
+  std::vector<int> bad(batch * rows.size(), 0);
+  auto work = [&](size_t begin, size_t end) {
+    for (size_t w = begin; w < end; ++w) {
+      int64_t bi = w / rows.size(), i = rows[w % rows.size()];
+      std::vector<int64_t> dBatch(nb);
+      for (int64_t rem = bi, q = static_cast<int64_t>(nb) - 1; q >= 0; --q) {
+        dBatch[q] = rem % c.dShape[q];
+        rem /= c.dShape[q];
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          double av = a.values[c.transA ? offsetOf(a.layout, dBatch, kk, i)
+                                        : offsetOf(a.layout, dBatch, i, kk)];
+          double bv = b.values[c.transB ? offsetOf(b.layout, dBatch, j, kk)
+                                        : offsetOf(b.layout, dBatch, kk, j)];
+          acc += av * bv;
+        }
+        double x = c.alpha * acc;
+        if (c.withC)
+          x += c.beta * cT.values[i * n + j];
+        if (hasBias)
+          x += bias.values[i];
+        if (c.epilog == "RELU" || c.epilog == "RELU_BIAS")
+          x = std::max(x, 0.0);
+        if (c.epilog == "GELU" || c.epilog == "GELU_BIAS")
+          x = geluRef(x);
+        double o = readDevice(out, c.type, (bi * m + i) * n + j);
+        if (!std::isfinite(o))
+          bad[w] = 1;
+        num[w] += (o - x) * (o - x);
+        den[w] += x * x;
+      }
+    }
+  };
+  unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  size_t total = num.size(), chunk = (total + threads - 1) / threads;
+  for (size_t s = 0; s < total; s += chunk)
+    pool.emplace_back(work, s, std::min(total, s + chunk));
+  for (std::thread &t : pool)
+    t.join();
+  double sn = 0, sd = 0;
+  int badCount = 0;
+  for (size_t w = 0; w < total; ++w) {
+    sn += num[w];
+    sd += den[w];
+    badCount += bad[w];
+  }
+  err = sd > 0 ? std::sqrt(sn / sd) : std::sqrt(sn);
+  if (badCount)
+    return "non-finite outputs (unwritten or NaN) in " + std::to_string(badCount) + " rows";
+  double tol = c.type == ElementType::F32 ? 1e-5 : 1e-2;
+  if (!(err <= tol))
+    return "relative error above " + std::to_string(tol);
+  return "";
+}
+
 /// Runs one case; returns "" on success or the reason it failed (relerr written to `err`).
 std::string runCase(const Device &dev, const Case &c, std::mt19937 &rng, double &err,
                     double &ms) {
@@ -149,7 +233,6 @@ std::string runCase(const Device &dev, const Case &c, std::mt19937 &rng, double 
   p.transposeB = c.transB;
   p.epilog = c.epilog;
   int64_t m = c.dShape[c.dShape.size() - 2], n = c.dShape.back();
-  int64_t k = c.transA ? c.aShape[c.aShape.size() - 2] : c.aShape.back();
   HostTensor cT, bias;
   if (c.withC) {
     cT = randomTensor(c.type, {m, n}, rng);
@@ -214,76 +297,99 @@ std::string runCase(const Device &dev, const Case &c, std::mt19937 &rng, double 
   if (e)
     return llvm::toString(std::move(e));
 
-  // fp64 reference; for large problems on a sample of rows (first, last and random ones).
-  int64_t batch = dCount / (m * n);
-  std::vector<int64_t> rows;
-  if (m * n * k * batch <= (int64_t(1) << 28)) {
-    for (int64_t i = 0; i < m; ++i)
-      rows.push_back(i);
-  } else {
-    rows = {0, m - 1};
-    std::uniform_int_distribution<int64_t> pick(0, m - 1);
-    for (int i = 0; i < 14; ++i)
-      rows.push_back(pick(rng));
-  }
-  size_t nb = c.dShape.size() - 2;
-  std::vector<double> num(batch * rows.size(), 0.0), den(batch * rows.size(), 0.0);
-  std::vector<int> bad(batch * rows.size(), 0);
-  auto work = [&](size_t begin, size_t end) {
-    for (size_t w = begin; w < end; ++w) {
-      int64_t bi = w / rows.size(), i = rows[w % rows.size()];
-      std::vector<int64_t> dBatch(nb);
-      for (int64_t rem = bi, q = static_cast<int64_t>(nb) - 1; q >= 0; --q) {
-        dBatch[q] = rem % c.dShape[q];
-        rem /= c.dShape[q];
-      }
-      for (int64_t j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int64_t kk = 0; kk < k; ++kk) {
-          double av = a.values[c.transA ? offsetOf(a.layout, dBatch, kk, i)
-                                        : offsetOf(a.layout, dBatch, i, kk)];
-          double bv = b.values[c.transB ? offsetOf(b.layout, dBatch, j, kk)
-                                        : offsetOf(b.layout, dBatch, kk, j)];
-          acc += av * bv;
-        }
-        double x = c.alpha * acc;
-        if (c.withC)
-          x += c.beta * cT.values[i * n + j];
-        if (p.bias)
-          x += bias.values[i];
-        if (c.epilog == "RELU" || c.epilog == "RELU_BIAS")
-          x = std::max(x, 0.0);
-        if (c.epilog == "GELU" || c.epilog == "GELU_BIAS")
-          x = geluRef(x);
-        double o = readDevice(out, c.type, (bi * m + i) * n + j);
-        if (!std::isfinite(o))
-          bad[w] = 1;
-        num[w] += (o - x) * (o - x);
-        den[w] += x * x;
+  return compareWithReference(c, a, b, cT, bias, out, rng, err);
+}
+
+/// Through the public C++ API: Matmul (plan, execute, resetOperands with fresh inputs, execute
+/// again) and the function form, each result checked against the fp64 reference.
+std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, double &err,
+                       bool functionForm) {
+  const CudaDriver &d = *dev.d;
+  std::vector<CUdeviceptr> allocations;
+  auto toDevice = [&](const HostTensor &t) {
+    CUdeviceptr ptr = 0;
+    if (llvm::Error e = checkCuda(d.cuMemAlloc(&ptr, t.bytes.size()), "cuMemAlloc"))
+      throw mepi::Error(llvm::toString(std::move(e)));
+    allocations.push_back(ptr);
+    if (llvm::Error e = checkCuda(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "HtoD"))
+      throw mepi::Error(llvm::toString(std::move(e)));
+    mepi::Tensor tensor;
+    tensor.data = reinterpret_cast<void *>(ptr);
+    tensor.dtype = c.type == ElementType::F16    ? mepi::DType::Float16
+                   : c.type == ElementType::BF16 ? mepi::DType::BFloat16
+                                                 : mepi::DType::Float32;
+    tensor.shape = t.layout.shape;
+    tensor.strides = t.layout.strides;
+    return tensor;
+  };
+  auto download = [&](const mepi::Tensor &t, std::vector<uint8_t> &out) {
+    if (llvm::Error e = checkCuda(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize"))
+      throw mepi::Error(llvm::toString(std::move(e)));
+    if (llvm::Error e = checkCuda(d.cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(t.data),
+                                                 out.size()),
+                                  "DtoH"))
+      throw mepi::Error(llvm::toString(std::move(e)));
+  };
+  std::string status;
+  try {
+    int64_t m = c.dShape[c.dShape.size() - 2];
+    HostTensor a = randomTensor(c.type, c.aShape, rng), b = randomTensor(c.type, c.bShape, rng);
+    HostTensor cT, bias;
+    if (c.withC)
+      cT = randomTensor(c.type, {m, c.dShape.back()}, rng);
+    bool hasBias = c.epilog.find("BIAS") != std::string::npos;
+    if (hasBias)
+      bias = randomTensor(c.type, {m}, rng);
+    std::optional<mepi::Tensor> cDev, biasDev;
+    if (c.withC)
+      cDev = toDevice(cT);
+    if (hasBias)
+      biasDev = toDevice(bias);
+    std::optional<float> beta;
+    if (c.withC)
+      beta = c.beta;
+    mepi::Epilog epilog = c.epilog == "DEFAULT"     ? mepi::Epilog::Default
+                          : c.epilog == "BIAS"      ? mepi::Epilog::Bias
+                          : c.epilog == "RELU"      ? mepi::Epilog::Relu
+                          : c.epilog == "RELU_BIAS" ? mepi::Epilog::ReluBias
+                          : c.epilog == "GELU"      ? mepi::Epilog::Gelu
+                                                    : mepi::Epilog::GeluBias;
+    mepi::Qualifiers q{c.transA, c.transB};
+    int64_t dCount = 1;
+    for (int64_t s : c.dShape)
+      dCount *= s;
+    std::vector<uint8_t> out(dCount * elementTypeBytes(c.type));
+    if (functionForm) {
+      mepi::Tensor dT = mepi::matmul(toDevice(a), toDevice(b), cDev, c.alpha, beta, epilog,
+                                     {biasDev}, q);
+      allocations.push_back(reinterpret_cast<CUdeviceptr>(dT.data)); // ours to free
+      download(dT, out);
+      status = compareWithReference(c, a, b, cT, bias, out, rng, err);
+    } else {
+      mepi::Matmul mm(toDevice(a), toDevice(b), cDev, c.alpha, beta, q);
+      mm.plan(epilog, {biasDev});
+      download(mm.execute(), out);
+      status = compareWithReference(c, a, b, cT, bias, out, rng, err);
+      if (status.empty()) { // new inputs, same layouts: the planned kernel is reused
+        HostTensor a2 = randomTensor(c.type, c.aShape, rng);
+        HostTensor b2 = randomTensor(c.type, c.bShape, rng);
+        mm.resetOperands(toDevice(a2), toDevice(b2), cDev, biasDev);
+        if (llvm::Error e = checkCuda(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(mm.execute().data),
+                                                   0xFF, out.size()),
+                                      "poison"))
+          throw mepi::Error(llvm::toString(std::move(e)));
+        download(mm.execute(), out);
+        status = compareWithReference(c, a2, b2, cT, bias, out, rng, err);
+        if (!status.empty())
+          status = "after resetOperands: " + status;
       }
     }
-  };
-  unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  size_t total = num.size(), chunk = (total + threads - 1) / threads;
-  for (size_t s = 0; s < total; s += chunk)
-    pool.emplace_back(work, s, std::min(total, s + chunk));
-  for (std::thread &t : pool)
-    t.join();
-  double sn = 0, sd = 0;
-  int badCount = 0;
-  for (size_t w = 0; w < total; ++w) {
-    sn += num[w];
-    sd += den[w];
-    badCount += bad[w];
+  } catch (const mepi::Error &e) {
+    status = std::string("mepi::Error: ") + e.what();
   }
-  err = sd > 0 ? std::sqrt(sn / sd) : std::sqrt(sn);
-  if (badCount)
-    return "non-finite outputs (unwritten or NaN) in " + std::to_string(badCount) + " rows";
-  double tol = c.type == ElementType::F32 ? 1e-5 : 1e-2;
-  if (!(err <= tol))
-    return "relative error above " + std::to_string(tol);
-  return "";
+  for (CUdeviceptr ptr : allocations)
+    d.cuMemFree(ptr);
+  return status;
 }
 
 std::string describe(const Case &c) {
@@ -404,6 +510,21 @@ int main(int argc, char **argv) {
                 describe(c).c_str(), err, ms, ok ? "" : "  ", why.c_str());
     std::fflush(stdout);
   }
+  const Case apiCases[] = {
+      {ElementType::BF16, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU_BIAS", true,
+       0.75f, 0.5f},
+      {ElementType::F16, {65, 17}, {33, 65}, {17, 33}, true, true, "GELU"},
+      {ElementType::F32, {2, 31, 40}, {40, 9}, {2, 31, 9}, false, false, "BIAS"}};
+  for (bool functionForm : {false, true})
+    for (const Case &c : apiCases) {
+      double err = 0;
+      std::string why = runApiCase(dev, c, rng, err, functionForm);
+      bool ok = why.empty();
+      (ok ? passed : failed)++;
+      std::printf("%s api:%s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL",
+                  functionForm ? "matmul()" : "Matmul", describe(c).c_str(), err, ok ? "" : "  ",
+                  why.c_str());
+    }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
