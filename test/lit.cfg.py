@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "mepi"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mepi_obj_root, "test")
@@ -18,7 +18,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "C
 llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = [ToolSubst("mepi-opt", unresolved="fatal")]
+tools = [ToolSubst("mepi-opt", unresolved="fatal"),
+         ToolSubst("mepi-capi-matmul", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.mepi_tools_dir, config.llvm_tools_dir])
 
 # ptxas from the CUDA toolkit assembles the generated PTX for sm_90a.

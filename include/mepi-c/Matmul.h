@@ -1,0 +1,72 @@
+/* mepi C API: a stateful matmul with a fused epilog (see mepi/Matmul.h for the semantics). */
+#ifndef MEPI_C_MATMUL_H
+#define MEPI_C_MATMUL_H
+
+#include "mepi-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CUstream_st *MepiStream; /* a CUstream; NULL is the default stream */
+
+typedef enum { MEPI_DTYPE_F16 = 0, MEPI_DTYPE_BF16 = 1, MEPI_DTYPE_F32 = 2 } MepiDType;
+
+typedef enum {
+  MEPI_EPILOG_DEFAULT = 0,
+  MEPI_EPILOG_BIAS = 1,
+  MEPI_EPILOG_RELU = 2,
+  MEPI_EPILOG_RELU_BIAS = 3,
+  MEPI_EPILOG_GELU = 4,
+  MEPI_EPILOG_GELU_BIAS = 5
+} MepiEpilog;
+
+/** A DLPack-style device tensor. `strides` (in elements) may be NULL for row-major. The arrays
+ *  are read during the call only. */
+typedef struct {
+  void *data;
+  int device;
+  MepiDType dtype;
+  int rank;
+  const int64_t *shape;
+  const int64_t *strides;
+} MepiTensor;
+
+typedef struct {
+  void *ptr;
+} MepiMatmul;
+
+static inline bool mepiMatmulIsNull(MepiMatmul m) { return m.ptr == NULL; }
+
+/** Describes D = epilog(alpha * op(A) * op(B) + beta * C). `c` and `beta` may be NULL (both or
+ *  neither). On failure returns a null handle and, if `error` is not NULL, stores an error the
+ *  caller owns. On success the caller owns the handle: mepiMatmulDestroy. */
+MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const MepiTensor *c,
+                            float alpha, const float *beta, bool transposeA, bool transposeB,
+                            MepiError *error);
+
+/** Plans with `epilog` (`bias` may be NULL when the epilog takes none) and compiles its kernel. */
+MepiLogicalResult mepiMatmulPlan(MepiMatmul matmul, MepiEpilog epilog, const MepiTensor *bias,
+                                 MepiError *error);
+
+/** Launches on `stream`. On success `*result` (if not NULL) describes D, owned by `matmul`; its
+ *  shape and strides stay valid until the next call on `matmul`. */
+MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTensor *result,
+                                    MepiError *error);
+
+/** Replaces the operands by others of the same dtype, shape and strides (checked). */
+MepiLogicalResult mepiMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a,
+                                          const MepiTensor *b, const MepiTensor *c,
+                                          const MepiTensor *bias, MepiError *error);
+
+/** Forgets the operand pointers until the next mepiMatmulResetOperands. */
+void mepiMatmulReleaseOperands(MepiMatmul matmul);
+
+/** Frees D, the kernel and the handle. */
+void mepiMatmulDestroy(MepiMatmul matmul);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEPI_C_MATMUL_H */

@@ -1,0 +1,159 @@
+// The C API over mepi::Matmul: handles, error objects, no exception crosses the boundary.
+#include "mepi-c/Matmul.h"
+
+#include "mepi/Matmul.h"
+
+#include <string>
+
+namespace {
+struct CMatmul {
+  mepi::Matmul matmul;
+  std::vector<int64_t> resultShape, resultStrides;
+};
+
+CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }
+
+void setError(MepiError *error, const std::string &message) {
+  if (error)
+    error->ptr = new std::string(message);
+}
+
+mepi::DType dtypeOf(MepiDType dtype) {
+  switch (dtype) {
+  case MEPI_DTYPE_F16: return mepi::DType::Float16;
+  case MEPI_DTYPE_BF16: return mepi::DType::BFloat16;
+  case MEPI_DTYPE_F32: return mepi::DType::Float32;
+  }
+  throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+}
+
+std::optional<mepi::Tensor> tensorOf(const MepiTensor *t, const char *name) {
+  if (!t)
+    return std::nullopt;
+  if (t->rank < 0 || (t->rank > 0 && !t->shape))
+    throw mepi::Error(std::string("operand ") + name + ": expected a shape array of rank " +
+                      std::to_string(t->rank) + ", got " + (t->shape ? "a negative rank" : "NULL"));
+  mepi::Tensor tensor;
+  tensor.data = t->data;
+  tensor.device = t->device;
+  tensor.dtype = dtypeOf(t->dtype);
+  tensor.shape.assign(t->shape, t->shape + t->rank);
+  if (t->strides)
+    tensor.strides.assign(t->strides, t->strides + t->rank);
+  return tensor;
+}
+
+mepi::Epilog epilogOf(MepiEpilog epilog) {
+  switch (epilog) {
+  case MEPI_EPILOG_DEFAULT: return mepi::Epilog::Default;
+  case MEPI_EPILOG_BIAS: return mepi::Epilog::Bias;
+  case MEPI_EPILOG_RELU: return mepi::Epilog::Relu;
+  case MEPI_EPILOG_RELU_BIAS: return mepi::Epilog::ReluBias;
+  case MEPI_EPILOG_GELU: return mepi::Epilog::Gelu;
+  case MEPI_EPILOG_GELU_BIAS: return mepi::Epilog::GeluBias;
+  }
+  throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
+}
+
+/// Runs `f`, turning a mepi::Error (or a null handle) into a failure with an error object.
+template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, F &&f) {
+  if (error)
+    error->ptr = nullptr;
+  if (!m.ptr) {
+    setError(error, "null MepiMatmul handle");
+    return {0};
+  }
+  try {
+    f(*unwrap(m));
+    return {1};
+  } catch (const mepi::Error &e) {
+    setError(error, e.what());
+  } catch (const std::exception &e) {
+    setError(error, std::string("internal error: ") + e.what());
+  }
+  return {0};
+}
+} // namespace
+
+extern "C" {
+
+unsigned mepiGetApiVersion(void) { return MEPI_C_API_VERSION; }
+
+MepiStringRef mepiErrorGetMessage(MepiError error) {
+  if (!error.ptr)
+    return {"", 0};
+  auto *message = static_cast<std::string *>(error.ptr);
+  return {message->data(), message->size()};
+}
+
+void mepiErrorDestroy(MepiError error) { delete static_cast<std::string *>(error.ptr); }
+
+MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const MepiTensor *c,
+                            float alpha, const float *beta, bool transposeA, bool transposeB,
+                            MepiError *error) {
+  if (error)
+    error->ptr = nullptr;
+  try {
+    if (!a || !b)
+      throw mepi::Error(std::string("operand ") + (!a ? "a" : "b") + ": expected a tensor, got NULL");
+    std::optional<float> betaValue;
+    if (beta)
+      betaValue = *beta;
+    auto *handle = new CMatmul{mepi::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
+                                            alpha, betaValue, {transposeA, transposeB}),
+                               {}, {}};
+    return {handle};
+  } catch (const mepi::Error &e) {
+    setError(error, e.what());
+  } catch (const std::exception &e) {
+    setError(error, std::string("internal error: ") + e.what());
+  }
+  return {nullptr};
+}
+
+MepiLogicalResult mepiMatmulPlan(MepiMatmul matmul, MepiEpilog epilog, const MepiTensor *bias,
+                                 MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    m.matmul.plan(epilogOf(epilog), {tensorOf(bias, "bias")});
+  });
+}
+
+MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTensor *result,
+                                    MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    mepi::Tensor d = m.matmul.execute(stream);
+    if (!result)
+      return;
+    m.resultShape = d.shape;
+    m.resultStrides = d.strides;
+    result->data = d.data;
+    result->device = d.device;
+    result->dtype = d.dtype == mepi::DType::Float16    ? MEPI_DTYPE_F16
+                    : d.dtype == mepi::DType::BFloat16 ? MEPI_DTYPE_BF16
+                                                       : MEPI_DTYPE_F32;
+    result->rank = static_cast<int>(m.resultShape.size());
+    result->shape = m.resultShape.data();
+    result->strides = m.resultStrides.data();
+  });
+}
+
+MepiLogicalResult mepiMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a,
+                                          const MepiTensor *b, const MepiTensor *c,
+                                          const MepiTensor *bias, MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    if (!a || !b)
+      throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
+                        ": expected a tensor, got NULL");
+    m.matmul.resetOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
+                           tensorOf(bias, "bias"));
+  });
+}
+
+void mepiMatmulReleaseOperands(MepiMatmul matmul) {
+  if (matmul.ptr)
+    unwrap(matmul)->matmul.releaseOperands();
+}
+
+void mepiMatmulDestroy(MepiMatmul matmul) { delete unwrap(matmul); }
+
+} // extern "C"
