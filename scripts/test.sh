@@ -33,6 +33,8 @@ run_suite lit 's/^ *Passed *: *\([0-9]*\).*/\1/p' \
   /usr/lib/llvm-22/bin/lit -v "$build/test"
 run_suite unittests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
   's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-unittests"
+run_suite api-tests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
+  's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-api-tests"
 run_suite compile-only 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' \
   's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$build/bin/mepi-gpu-tests" --compile-only
 
