@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs what the device machine needs into one compressed file, .bundle/mepi-bundle.tar.xz:
-# mepi-opt linked against static LLVM (needs only libc, libstdc++, libz, libzstd there), the
-# examples and the device scripts. Usage: scripts/bundle.sh [static-build-dir]
+# mepi-opt and libmepi linked against static LLVM (they need only libc, libstdc++, libz, libzstd
+# and the toolkit's libnvJitLink there), the GPU suite, the examples and the device scripts. Usage: scripts/bundle.sh [static-build-dir]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build-static}"
@@ -10,11 +10,13 @@ bash "$root/scripts/build.sh" "$build" -DMEPI_STATIC_LLVM=ON
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/mepi/bin" "$stage/mepi/scripts"
+mkdir -p "$stage/mepi/bin" "$stage/mepi/lib" "$stage/mepi/scripts"
 for tool in mepi-opt mepi-gpu-tests; do
   cp "$build/bin/$tool" "$stage/mepi/bin/"
   strip --strip-debug "$stage/mepi/bin/$tool" # keep symbols for stack traces
 done
+cp "$build/lib/libmepi.so.0" "$stage/mepi/lib/" # found through the binaries' $ORIGIN/../lib
+strip --strip-debug "$stage/mepi/lib/libmepi.so.0"
 cp -r "$root/examples" "$stage/mepi/"
 cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"
 git -C "$root" rev-parse HEAD > "$stage/mepi/REVISION" 2>/dev/null || echo unknown > "$stage/mepi/REVISION"

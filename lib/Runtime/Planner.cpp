@@ -21,36 +21,6 @@ using ::mepi::runtime::ElementType;
 using ::mepi::runtime::MatmulProblem;
 using ::mepi::runtime::OperandLayout;
 
-const char *::mepi::runtime::elementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::F16: return "f16";
-  case ElementType::BF16: return "bf16";
-  case ElementType::F32: return "f32";
-  case ElementType::F8E4M3FN: return "f8e4m3fn";
-  case ElementType::F8E5M2: return "f8e5m2";
-  }
-  return "?";
-}
-
-unsigned ::mepi::runtime::elementTypeBytes(ElementType type) {
-  switch (type) {
-  case ElementType::F16:
-  case ElementType::BF16: return 2;
-  case ElementType::F32: return 4;
-  case ElementType::F8E4M3FN:
-  case ElementType::F8E5M2: return 1;
-  }
-  return 0;
-}
-
-auto ::mepi::runtime::rowMajorStrides(const std::vector<int64_t> &shape)
-    -> std::vector<int64_t> {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
-
 namespace {
 Type mlirElementType(MLIRContext *ctx, ElementType type) {
   switch (type) {
