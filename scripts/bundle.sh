@@ -16,6 +16,13 @@ for tool in mepi-opt mepi-gpu-tests; do
   strip --strip-debug "$stage/mepi/bin/$tool" # keep symbols for stack traces
 done
 cp "$build/lib/libmepi.so.0" "$stage/mepi/lib/" # found through the binaries' $ORIGIN/../lib
+# The examples, built against the install tree as a user would.
+rm -rf "$build/install" "$build/examples"
+cmake --install "$build" --prefix "$build/install" > /dev/null
+cmake -G Ninja -S "$root/examples" -B "$build/examples" -DCMAKE_PREFIX_PATH="$build/install" \
+  > /dev/null
+ninja -C "$build/examples" > /dev/null
+cp "$build/examples/linear_relu_bias" "$build/examples/linear_gelu_c" "$stage/mepi/bin/"
 strip --strip-debug "$stage/mepi/lib/libmepi.so.0"
 cp -r "$root/examples" "$stage/mepi/"
 cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"

@@ -3,6 +3,7 @@
 # the named sets, writing logs (at most a few files) under $OUT.
 #   scripts/device-run.sh smoke        mepi-opt lowers the sample to PTX; ptxas -v assembles it
 #   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case)
+#   scripts/device-run.sh examples     the C++ and C host programs of examples/ (installed mepi)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -34,12 +35,23 @@ run_gpu_tests() {
   return "${PIPESTATUS[0]}"
 }
 
+run_examples() {
+  local status=0
+  : > "$out/examples.log"
+  for example in linear_relu_bias linear_gelu_c; do
+    LD_LIBRARY_PATH="$bundle/lib" "$bundle/bin/$example" 2>&1 | tee -a "$out/examples.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
+  return "$status"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
     smoke) run_smoke || status=1 ;;
     gpu-tests) run_gpu_tests || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests)" >&2; status=2 ;;
+    examples) run_examples || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples)" >&2; status=2 ;;
   esac
 done
 echo "device-run: exit $status"

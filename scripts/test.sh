@@ -38,5 +38,13 @@ run_suite api-tests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
 run_suite compile-only 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' \
   's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$build/bin/mepi-gpu-tests" --compile-only
 
+# The install tree and a consumer of it: examples/ built against find_package(mepi).
+rm -rf "$build/install" "$build/examples"
+cmake --install "$build" --prefix "$build/install" > /dev/null
+cmake -G Ninja -S "$root/examples" -B "$build/examples" -DCMAKE_PREFIX_PATH="$build/install" \
+  > /dev/null
+ninja -C "$build/examples" > /dev/null
+echo "examples: built against the installed tree ($build/install)"
+
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$all_ok" -eq 1 ] && [ "$total_failed" -eq 0 ]
