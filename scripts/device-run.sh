@@ -4,6 +4,7 @@
 #   scripts/device-run.sh smoke        mepi-opt lowers the sample to PTX; ptxas -v assembles it
 #   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case)
 #   scripts/device-run.sh examples     the C++ and C host programs of examples/ (installed mepi)
+#   scripts/device-run.sh lto          nvJitLink links a user LTO-IR object (libNVVM lookup)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -45,13 +46,27 @@ run_examples() {
   return "$status"
 }
 
+run_lto() {
+  {
+    nvcc -arch=lto_90a -dlto -ltoir -rdc=true "$bundle/inputs/user-scale.cu" \
+      -o "$work/user-scale.ltoir" &&
+    "$bundle/bin/mepi-opt" "$bundle/examples/bias_gelu.mlir" --mepi-lower-to-ptx \
+      --mepi-link-cubin="arch=sm_90a output=$work/lto.cubin objects=$work/user-scale.ltoir" \
+      -o /dev/null &&
+    echo "lto: linked $(stat -c %s "$work/lto.cubin") bytes (LD_LIBRARY_PATH='${LD_LIBRARY_PATH:-}')"
+  } 2>&1 | tee "$out/lto.log"
+  return "${PIPESTATUS[0]}"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
     smoke) run_smoke || status=1 ;;
     gpu-tests) run_gpu_tests || status=1 ;;
     examples) run_examples || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples)" >&2; status=2 ;;
+    lto) run_lto || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto)" >&2
+       status=2 ;;
   esac
 done
 echo "device-run: exit $status"

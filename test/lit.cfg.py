@@ -26,3 +26,9 @@ llvm_config.add_tool_substitutions(tools, [config.mepi_tools_dir, config.llvm_to
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+
+# nvcc compiles user device code (LTO-IR) for the link tests.
+nvcc = os.path.join(os.path.dirname(config.ptxas), "nvcc") if config.ptxas else ""
+if nvcc and os.path.exists(nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))

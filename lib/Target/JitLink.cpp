@@ -5,7 +5,11 @@
 
 #include <nvJitLink.h>
 
+#include <cstdlib>
+#include <dlfcn.h>
 #include <memory>
+#include <string>
+#include <vector>
 
 using namespace mlir::mepi;
 
@@ -54,6 +58,28 @@ llvm::Error failure(nvJitLinkHandle handle, nvJitLinkResult result, llvm::String
   return llvm::createStringError(message);
 }
 
+/// nvJitLink compiles LTO-IR through libNVVM, which it loads at run time by name. Some CUDA
+/// installs keep libnvvm only in <toolkit>/nvvm/lib64, off the loader's path; loading it first,
+/// globally, by its path lets nvJitLink's lookup find the library already in the process.
+void preloadLibNVVM() {
+  static const bool loaded = [] {
+    for (const char *name : {"libnvvm.so.4", "libnvvm.so"})
+      if (dlopen(name, RTLD_NOW | RTLD_GLOBAL))
+        return true;
+    std::vector<std::string> roots;
+    for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+      if (const char *value = std::getenv(var); value && *value)
+        roots.push_back(value);
+    roots.push_back("/usr/local/cuda");
+    for (const std::string &root : roots)
+      for (const char *sub : {"/nvvm/lib64/libnvvm.so", "/nvvm/lib/libnvvm.so", "/lib64/libnvvm.so"})
+        if (dlopen((root + sub).c_str(), RTLD_NOW | RTLD_GLOBAL))
+          return true;
+    return false;
+  }();
+  (void)loaded; // if not found, nvJitLink reports the failure itself
+}
+
 nvJitLinkInputType inputType(DeviceObject::Kind kind) {
   switch (kind) {
   case DeviceObject::Kind::PTX: return NVJITLINK_INPUT_PTX;
@@ -72,8 +98,10 @@ llvm::Expected<LinkedCubin> mlir::mepi::linkCubin(llvm::StringRef ptx,
   std::vector<const char *> options = {archOption.c_str()};
   bool hasLTO = llvm::any_of(
       objects, [](const DeviceObject &o) { return o.kind == DeviceObject::Kind::LTOIR; });
-  if (hasLTO)
+  if (hasLTO) {
     options.push_back("-lto");
+    preloadLibNVVM();
+  }
 
   nvJitLinkHandle raw = nullptr;
   if (nvJitLinkResult r = nvJitLinkCreate(&raw, options.size(), options.data()))
