@@ -111,3 +111,17 @@ TEST(MatmulApi, ResetWithOtherShapesAndReleasedOperands) {
             "execute() after releaseOperands(): call resetOperands() first");
   EXPECT_EQ(errorOf([&] { mm.resetOperands(tensor({8, 16}), tensor({16, 4})); }), "");
 }
+
+TEST(MatmulApi, HostPointerIsRejectedBeforeLaunchWhenADriverIsPresent) {
+  // Without a driver, execute() fails on loading it; with one, on the pointer check. Either way
+  // the message is clear and nothing is launched.
+  std::vector<float> host(64);
+  mepi::Tensor a = tensor({8, 8}, mepi::DType::Float32), b = a;
+  a.data = host.data();
+  mepi::Matmul mm(a, b);
+  mm.plan();
+  std::string e = errorOf([&] { mm.execute(); });
+  EXPECT_TRUE(e.find("cannot load the CUDA driver") != std::string::npos ||
+              e.find("operand a: pointer") != std::string::npos)
+      << e;
+}

@@ -108,6 +108,22 @@ void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std
                        dims(planned.strides), dims(got.strides)));
 }
 
+/// Device memory of the tensor's device (checked once per set of operands: a few driver calls).
+void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::string &name) {
+  int ordinal = -1;
+  CUresult r = driver.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                            reinterpret_cast<CUdeviceptr>(t.data));
+  if (r != CUDA_SUCCESS) {
+    const char *code = "?";
+    driver.cuGetErrorName(r, &code);
+    fail(llvm::formatv("operand {0}: pointer {1} is not memory CUDA knows ({2})", name, t.data,
+                       code));
+  }
+  if (ordinal != t.device)
+    fail(llvm::formatv("operand {0}: expected memory on device {1}, got device {2}", name,
+                       t.device, ordinal));
+}
+
 std::string deviceArch(int device) {
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver) {
@@ -131,6 +147,7 @@ struct Matmul::State {
   float alpha = 1.0f, beta = 0.0f;
   Options options;
   bool released = false;
+  bool pointersChecked = false; // operands checked against the driver since the last reset
   KernelCache::Entry kernel;
   std::optional<LoadedKernel> loaded;
   CUdeviceptr d = 0;
@@ -196,6 +213,7 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
       check(KernelCache::global().getOrCompile(problem, arch), "plan");
   s.problem = problem;
   s.bias = inputs.bias;
+  s.pointersChecked = false;
   s.kernel = std::move(kernel);
   s.loaded.reset();
 }
@@ -217,6 +235,15 @@ Tensor Matmul::execute(CUstream stream) {
     check(checkCuda(driver.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"),
           "execute");
     check(checkCuda(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"), "execute");
+  }
+  if (!s.pointersChecked) {
+    checkDevicePointer(driver, s.a, "a");
+    checkDevicePointer(driver, s.b, "b");
+    if (s.c)
+      checkDevicePointer(driver, *s.c, "c");
+    if (s.bias)
+      checkDevicePointer(driver, *s.bias, "bias");
+    s.pointersChecked = true;
   }
   if (!s.loaded)
     s.loaded = check(LoadedKernel::load(*s.kernel), "execute");
@@ -272,6 +299,7 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.c = c;
   s.bias = bias;
   s.released = false;
+  s.pointersChecked = false;
 }
 
 void Matmul::releaseOperands() {

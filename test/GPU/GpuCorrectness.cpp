@@ -122,6 +122,7 @@ struct Case {
   bool withC = false;
   float alpha = 1.0f, beta = 0.0f;
   bool columnMajorA = false;
+  std::optional<ElementType> outType; ///< D's type when not that of A and B
 };
 
 struct Device {
@@ -190,7 +191,7 @@ std::string compareWithReference(const Case &c, const HostTensor &a, const HostT
           x = std::max(x, 0.0);
         if (c.epilog == "GELU" || c.epilog == "GELU_BIAS")
           x = geluRef(x);
-        double o = readDevice(out, c.type, (bi * m + i) * n + j);
+        double o = readDevice(out, c.outType.value_or(c.type), (bi * m + i) * n + j);
         if (!std::isfinite(o))
           bad[w] = 1;
         num[w] += (o - x) * (o - x);
@@ -254,7 +255,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       throw mepi::Error(llvm::toString(std::move(e)));
     mepi::Tensor tensor;
     tensor.data = reinterpret_cast<void *>(ptr);
-    tensor.dtype = apiDType(c.type);
+    tensor.dtype = apiDType(t.layout.type);
     tensor.shape = t.layout.shape;
     tensor.strides = t.layout.strides;
     return tensor;
@@ -274,7 +275,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
     HostTensor b = randomTensor(c.type, c.bShape, rng);
     HostTensor cT, bias;
     if (c.withC)
-      cT = randomTensor(c.type, {m, c.dShape.back()}, rng);
+      cT = randomTensor(c.outType.value_or(c.type), {m, c.dShape.back()}, rng);
     bool hasBias = c.epilog.find("BIAS") != std::string::npos;
     if (hasBias)
       bias = randomTensor(c.type, {m}, rng);
@@ -291,7 +292,10 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
     int64_t dCount = 1;
     for (int64_t s : c.dShape)
       dCount *= s;
-    std::vector<uint8_t> out(dCount * elementTypeBytes(c.type));
+    std::vector<uint8_t> out(dCount * elementTypeBytes(c.outType.value_or(c.type)));
+    mepi::Options options;
+    if (c.outType)
+      options.resultType = apiDType(*c.outType);
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -307,7 +311,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       status = compareWithReference(c, a, b, cT, bias, out, rng, err);
     } else {
       mepi::Tensor aDev = toDevice(a), bDev = toDevice(b);
-      mepi::Matmul mm(aDev, bDev, cDev, c.alpha, beta, q);
+      mepi::Matmul mm(aDev, bDev, cDev, c.alpha, beta, q, options);
       t0 = std::chrono::steady_clock::now();
       mm.plan(epilog, {biasDev});
       mepi::Tensor dT = mm.execute();
@@ -350,10 +354,11 @@ std::string describe(const Case &c) {
     return r;
   };
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-4s a=%-12s b=%-12s d=%-12s %-9s tA=%d tB=%d%s%s",
+  std::snprintf(buf, sizeof buf, "%-4s a=%-12s b=%-12s d=%-12s %-9s tA=%d tB=%d%s%s%s%s",
                 elementTypeName(c.type), dims(c.aShape).c_str(), dims(c.bShape).c_str(),
                 dims(c.dShape).c_str(), c.epilog.c_str(), c.transA, c.transB,
-                c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "");
+                c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "",
+                c.outType ? " D:" : "", c.outType ? elementTypeName(*c.outType) : "");
   return buf;
 }
 
@@ -385,6 +390,11 @@ std::vector<Case> allCases(bool quick) {
     Case colMajor{t, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU"};
     colMajor.columnMajorA = true;
     cases.push_back(colMajor);
+    if (t != ElementType::F32) { // 16-bit inputs, f32 D (and C)
+      Case wide{t, {127, 255}, {255, 129}, {127, 129}, false, false, "GELU_BIAS", true, 1.0f, 0.5f};
+      wide.outType = ElementType::F32;
+      cases.push_back(wide);
+    }
   }
   return cases;
 }
@@ -413,13 +423,15 @@ int compileOnly(bool quick) {
       std::optional<mepi::Tensor> cT, bias;
       std::optional<float> beta;
       if (c.withC) {
-        cT = fake({m, n}, c.type);
+        cT = fake({m, n}, c.outType.value_or(c.type));
         beta = c.beta;
       }
       if (c.epilog.find("BIAS") != std::string::npos)
         bias = fake({m}, c.type);
       mepi::Options options;
       options.arch = "sm_90a";
+      if (c.outType)
+        options.resultType = apiDType(*c.outType);
       mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
                       beta, {c.transA, c.transB}, options);
       mm.plan(apiEpilog(c.epilog), {bias});
