@@ -504,6 +504,25 @@ int main(int argc, char **argv) {
                   mode == Mode::FunctionForm ? "matmul():" : "resetOperands:",
                   describe(c).c_str(), err, ok ? "" : "  ", why.c_str());
     }
+  // A host pointer is refused with the operand named, before any launch.
+  {
+    std::vector<float> host(64 * 64);
+    mepi::Tensor a;
+    a.data = host.data();
+    a.shape = {64, 64};
+    std::string why = "no error";
+    try {
+      mepi::Matmul mm(a, a);
+      mm.plan();
+      mm.execute();
+    } catch (const mepi::Error &e) {
+      why = e.what();
+    }
+    bool ok = why.find("operand a: pointer") != std::string::npos &&
+              why.find("is not memory CUDA knows") != std::string::npos;
+    (ok ? passed : failed)++;
+    std::printf("%s host pointer refused: %s\n", ok ? "PASS" : "FAIL", why.c_str());
+  }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
