@@ -1,10 +1,12 @@
-// Sample problem: a bf16 linear layer with bias and GELU fused into the matmul's epilog.
-// D[1000 x 4096] = gelu(A[1000 x 1024] * B[1024 x 4096] + bias[4096]), with
+// Sample problem: a bf16 matmul with bias and GELU fused into its epilog (nvmath-python's
+// GELU_BIAS): D[1000 x 4096] = gelu(A[1000 x 1024] * B[1024 x 4096] + bias[:, None]), one bias
+// value per row of D as in nvmath-python and cuBLASLt, and
 // gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the tanh form cuBLASLt uses.
+// `mepi-gpu-tests --sample` runs this problem through the API on the GPU.
 func.func @linear_bias_gelu(%a: memref<1000x1024xbf16>, %b: memref<1024x4096xbf16>,
-                            %bias: memref<4096xbf16>, %d: memref<1000x4096xbf16>) {
+                            %bias: memref<1000xbf16>, %d: memref<1000x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<1000x1024xbf16>, memref<1024x4096xbf16>)
-      inputs(%bias as col : memref<4096xbf16>)
+      inputs(%bias as row : memref<1000xbf16>)
       outs(%d : memref<1000x4096xbf16>) epilog {
   ^bb0(%acc: f32, %bias_elt: bf16, %row: index, %col: index):
     %bias_f32 = arith.extf %bias_elt : bf16 to f32

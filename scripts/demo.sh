@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: lowers the sample matmul + bias + GELU (examples/bias_gelu.mlir) stage by stage
-# with mepi-opt, prints a summary of each stage, writes the PTX and assembles it with ptxas.
+# with mepi-opt, prints a summary of each stage, writes the PTX, assembles it with ptxas, and runs
+# the same problem on the GPU (checked against fp64) when there is one.
 #   scripts/demo.sh [mepi-opt] [input.mlir] [output-dir]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -44,9 +45,16 @@ if grep -q '__nv_' "$ptx"; then
 fi
 
 ptxas="$(command -v ptxas || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas")"
+run_sample="$(dirname "$opt")/mepi-gpu-tests"
 if [ -x "$ptxas" ]; then
   "$ptxas" -arch=sm_90a -v "$ptx" -o "$out/$name.cubin" 2>&1 | sed 's/^/ptxas   /'
   echo "cubin   $(stat -c %s "$out/$name.cubin") bytes: $out/$name.cubin"
 else
   echo "ptxas not found: PTX written but not assembled"
+fi
+
+# The same problem through the runtime: run on the GPU and checked against fp64 when there is
+# one; otherwise compiled only (and said so).
+if [ -x "$run_sample" ] && [ "$(basename "$input")" = bias_gelu.mlir ]; then
+  "$run_sample" --sample | sed 's/^/gpu     /'
 fi
