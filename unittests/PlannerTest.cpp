@@ -111,3 +111,19 @@ TEST(Planner, EpilogInputsMustMatchTheEpilog) {
   MatmulProblem unknown = problem(ElementType::F32, 8, 8, 8, "SWISH");
   EXPECT_NE(errorOf(unknown).find("unknown epilog 'SWISH'"), std::string::npos);
 }
+
+TEST(Planner, TF32IsAnOptInForF32OperandsOnly) {
+  MatmulProblem f32 = problem(ElementType::F32, 8, 8, 8, "DEFAULT");
+  f32.allowTF32 = true;
+  llvm::Expected<std::string> ir = planModule(f32);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("compute = #mepi.compute<fast_tf32>"), std::string::npos) << *ir;
+  MatmulProblem f16 = problem(ElementType::F16, 8, 8, 8, "DEFAULT");
+  f16.allowTF32 = true;
+  llvm::Expected<std::string> ir16 = planModule(f16);
+  ASSERT_TRUE(bool(ir16)) << llvm::toString(ir16.takeError());
+  EXPECT_EQ(ir16->find("compute"), std::string::npos) << *ir16;
+  llvm::Expected<std::string> plain = planModule(problem(ElementType::F32, 8, 8, 8, "DEFAULT"));
+  ASSERT_TRUE(bool(plain)) << llvm::toString(plain.takeError());
+  EXPECT_EQ(plain->find("compute"), std::string::npos) << *plain;
+}

@@ -48,6 +48,9 @@ struct Options {
   std::optional<DType> resultType;
   /// Target architecture; empty: the device's (sm_90a on Hopper).
   std::string arch;
+  /// f32 operands may be multiplied at TF32 precision (10-bit mantissa, f32 sums), as tensor
+  /// cores do; off by default (full f32). No effect on 16-bit operands.
+  bool allowTF32 = false;
 };
 
 class Matmul {

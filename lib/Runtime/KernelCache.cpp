@@ -1,6 +1,8 @@
 // The in-memory kernel cache and its key.
 #include "Runtime/KernelCache.h"
 
+#include "Runtime/CudaDriver.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
@@ -26,6 +28,13 @@ std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::Strin
   field("ir", plannedIR);
   field("arch", arch);
   field("nvjitlink", mlir::mepi::jitLinkVersion());
+  // The driver loads (and may re-JIT) what nvJitLink made; 0 where there is no driver.
+  int driverVersion = 0;
+  if (llvm::Expected<const CudaDriver &> driver = cudaDriver())
+    driverVersion = driver->version;
+  else
+    llvm::consumeError(driver.takeError());
+  field("driver", std::to_string(driverVersion));
   for (const mlir::mepi::DeviceObject &object : objects) {
     field("object-kind", std::to_string(static_cast<int>(object.kind)));
     field("object", llvm::StringRef(object.bytes.data(), object.bytes.size()));

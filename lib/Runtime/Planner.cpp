@@ -64,6 +64,14 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// TF32 only matters (and is only allowed) for f32 operands; 16-bit operands ignore the opt-in.
+ComputeTypeAttr computeAttr(MLIRContext *ctx, const MatmulProblem &problem) {
+  if (problem.allowTF32 && problem.a.type == ElementType::F32 &&
+      problem.b.type == ElementType::F32)
+    return ComputeTypeAttr::get(ctx, ComputeType::TF32);
+  return {};
+}
+
 struct PlannedModule {
   std::unique_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
@@ -126,7 +134,7 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputs, b.getArrayAttr(kinds), d,
                              ValueRange{}, problem.transposeA ? b.getUnitAttr() : UnitAttr(),
                              problem.transposeB ? b.getUnitAttr() : UnitAttr(),
-                             KernelConfigAttr());
+                             computeAttr(ctx, problem), KernelConfigAttr());
   func::ReturnOp::create(b, loc);
   buildBuiltinEpilog(b, op, *epilog);
 

@@ -29,6 +29,7 @@ struct MatmulProblem {
   std::optional<OperandLayout> bias; ///< length M (one value per row of D)
   bool transposeA = false;
   bool transposeB = false;
+  bool allowTF32 = false;         ///< f32 operands may be multiplied at TF32 precision
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
 };
 

@@ -124,6 +124,7 @@ struct Case {
   float alpha = 1.0f, beta = 0.0f;
   bool columnMajorA = false;
   std::optional<ElementType> outType; ///< D's type when not that of A and B
+  bool tf32 = false;                   ///< f32 operands at TF32 precision (Options::allowTF32)
 };
 
 struct Device {
@@ -217,7 +218,11 @@ std::string compareWithReference(const Case &c, const HostTensor &a, const HostT
   err = sd > 0 ? std::sqrt(sn / sd) : std::sqrt(sn);
   if (badCount)
     return "non-finite outputs (unwritten or NaN) in " + std::to_string(badCount) + " rows";
-  double tol = c.type == ElementType::F32 ? 1e-5 : 1e-2;
+  double tol = c.type == ElementType::F32 ? (c.tf32 ? 1e-3 : 1e-5) : 1e-2;
+  // TF32 keeps 10 mantissa bits: its error is far above f32's, so a run that shows none did not
+  // round (the opt-in was lost).
+  if (c.tf32 && err < 1e-6)
+    return "tf32 rounding not visible (relative error " + std::to_string(err) + ")";
   if (!(err <= tol))
     return "relative error above " + std::to_string(tol);
   return "";
@@ -297,6 +302,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
     mepi::Options options;
     if (c.outType)
       options.resultType = apiDType(*c.outType);
+    options.allowTF32 = c.tf32;
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -353,11 +359,12 @@ std::string describe(const Case &c) {
     return r;
   };
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-4s a=%-12s b=%-12s d=%-12s %-9s tA=%d tB=%d%s%s%s%s",
+  std::snprintf(buf, sizeof buf, "%-4s a=%-12s b=%-12s d=%-12s %-9s tA=%d tB=%d%s%s%s%s%s",
                 elementTypeName(c.type), dims(c.aShape).c_str(), dims(c.bShape).c_str(),
                 dims(c.dShape).c_str(), c.epilog.c_str(), c.transA, c.transB,
                 c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "",
-                c.outType ? " D:" : "", c.outType ? elementTypeName(*c.outType) : "");
+                c.outType ? " D:" : "", c.outType ? elementTypeName(*c.outType) : "",
+                c.tf32 ? " tf32" : "");
   return buf;
 }
 
@@ -389,6 +396,14 @@ std::vector<Case> allCases(bool quick) {
     Case colMajor{t, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU"};
     colMajor.columnMajorA = true;
     cases.push_back(colMajor);
+    if (t == ElementType::F32) { // the TF32 opt-in
+      Case tf32{t, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU_BIAS"};
+      tf32.tf32 = true;
+      cases.push_back(tf32);
+      Case tf32Big{t, {1000, 1000}, {1000, 1000}, {1000, 1000}, true, false, "GELU"};
+      tf32Big.tf32 = true;
+      cases.push_back(tf32Big);
+    }
     if (t != ElementType::F32) { // 16-bit inputs, f32 D (and C)
       Case wide{t, {127, 255}, {255, 129}, {127, 129}, false, false, "GELU_BIAS", true, 1.0f, 0.5f};
       wide.outType = ElementType::F32;
@@ -433,6 +448,7 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
       options.arch = "sm_90a";
       if (c.outType)
         options.resultType = apiDType(*c.outType);
+      options.allowTF32 = c.tf32;
       mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
                       beta, {c.transA, c.transB}, options);
       mm.plan(apiEpilog(c.epilog), {bias});

@@ -17,9 +17,22 @@ def Mepi_BroadcastKind : I32EnumAttr<"BroadcastKind",
   let genSpecializedAttr = 0;
 }
 
-def Mepi_BroadcastKindAttr : EnumAttr<Mepi_Dialect, Mepi_BroadcastKind, "broadcast">;
+def Mepi_BroadcastKindAttr : EnumAttr<Mepi_Dialect, Mepi_BroadcastKind, "broadcast"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 def Mepi_BroadcastKindArrayAttr : TypedArrayAttrBase<Mepi_BroadcastKindAttr,
     "array of epilog input broadcast kinds">;
+
+def Mepi_ComputeType : I32EnumAttr<"ComputeType", "precision of the products of A and B", [
+      I32EnumAttrCase<"F32", 0, "float32">,    // full f32 products and f32 accumulation
+      I32EnumAttrCase<"TF32", 1, "fast_tf32"> // f32 operands rounded to tf32 (10-bit mantissa), f32 sums
+    ]> {
+  let cppNamespace = "::mlir::mepi";
+  let genSpecializedAttr = 0;
+}
+def Mepi_ComputeTypeAttr : EnumAttr<Mepi_Dialect, Mepi_ComputeType, "compute"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Mepi_KernelStrategy : I32EnumAttr<"KernelStrategy", "kernel family used for a matmul", [
       I32EnumAttrCase<"Simt", 0, "simt">  // one thread per output element, CUDA cores

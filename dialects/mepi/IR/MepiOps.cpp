@@ -148,6 +148,10 @@ LogicalResult MatmulOp::verify() {
                          << " operands; expected f16, bf16 or f32"
                          << (fp8Pair ? " or an fp8 type" : "");
 
+  if (getCompute() == ComputeType::TF32 && !(aElt.isF32() && bElt.isF32()))
+    return emitOpError() << "expected f32 operands for tf32 compute, got " << aElt << " x "
+                         << bElt;
+
   // Shapes: op(A) is M x K, op(B) is K x N, D is M x N.
   ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(),
                     dShape = dType.getShape();

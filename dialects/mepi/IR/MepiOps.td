@@ -55,6 +55,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Variadic<AnyMemRef>:$aux,
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
+    OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
     OptionalAttr<Mepi_KernelConfigAttr>:$config);
   let regions = (region SizedRegion<1>:$epilog);
   let assemblyFormat = [{

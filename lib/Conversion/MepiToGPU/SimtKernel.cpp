@@ -15,6 +15,17 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 namespace {
+/// Rounds an f32 to TF32 (10-bit mantissa, nearest with ties away from zero, as cvt.rna.tf32.f32):
+/// the precision tensor cores multiply f32 operands with under tf32 compute.
+Value emitRoundToTF32(OpBuilder &b, Location loc, Value v) {
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  Value half = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x1000));
+  Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000u)));
+  Value rounded = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, half), mask);
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
+}
+
 class SimtKernelGenerator : public KernelGenerator {
 public:
   using KernelGenerator::KernelGenerator;
@@ -49,6 +60,7 @@ public:
     int64_t bRank = cast<MemRefType>(bMat.getType()).getRank();
     int64_t dRank = cast<MemRefType>(d.getType()).getRank();
     bool transA = op.getTransposeA(), transB = op.getTransposeB();
+    bool tf32 = op.getCompute() == ComputeType::TF32;
 
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     // One op per statement: C++ leaves the order of nested call arguments unspecified, and the
@@ -89,6 +101,10 @@ public:
           bIdx.append(transB ? SmallVector<Value>{col, kk} : SmallVector<Value>{kk, col});
           Value av = emitToF32(lb, l, memref::LoadOp::create(lb, l, a, aIdx));
           Value bv = emitToF32(lb, l, memref::LoadOp::create(lb, l, bMat, bIdx));
+          if (tf32) {
+            av = emitRoundToTF32(lb, l, av);
+            bv = emitRoundToTF32(lb, l, bv);
+          }
           Value sum = math::FmaOp::create(lb, l, av, bv, iter[0]);
           scf::YieldOp::create(lb, l, sum);
         });
