@@ -5,6 +5,7 @@
 #   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case)
 #   scripts/device-run.sh examples     the C++ and C host programs of examples/ (installed mepi)
 #   scripts/device-run.sh lto          nvJitLink links a user LTO-IR object (libNVVM lookup)
+#   scripts/device-run.sh bench        mepi-bench vs cuBLASLt: table in bench.log, JSON in dense.json
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -58,6 +59,11 @@ run_lto() {
   return "${PIPESTATUS[0]}"
 }
 
+run_bench() {
+  "$bundle/bin/mepi-bench" --json "$out/dense.json" ${MEPI_BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+  return "${PIPESTATUS[0]}"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
@@ -65,7 +71,8 @@ for set in "${@:-smoke}"; do
     gpu-tests) run_gpu_tests || status=1 ;;
     examples) run_examples || status=1 ;;
     lto) run_lto || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto)" >&2
+    bench) run_bench || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, bench)" >&2
        status=2 ;;
   esac
 done

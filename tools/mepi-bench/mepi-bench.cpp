@@ -1,0 +1,392 @@
+// mepi-bench: mepi's kernels and cuBLASLt on the same problem with the same epilog, in one
+// process and one run. CUDA events around each launch, median after warm-up, inputs rotated
+// when they fit in L2, random data. Prints a table and writes JSON.
+//
+// Problem layout (the fastest one for both): A is M x K and B is N x K, both K-major ("TN");
+// mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
+// bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
+//
+//   mepi-bench [--quick] [--json FILE] [--filter SUBSTRING]
+#include "Runtime/CudaDriver.h"
+#include "mepi/Matmul.h"
+
+#include <cublasLt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using mepi::runtime::checkCuda;
+using mepi::runtime::CudaDriver;
+
+namespace {
+struct Shape {
+  int64_t m, n, k;
+  const char *name;
+};
+
+struct Problem {
+  Shape shape;
+  bool bf16;
+  const char *epilog;
+};
+
+struct Measurement {
+  double mepiMs = 0, refMs = 0, planMs = 0, executeHostUs = 0;
+  int iterations = 0, rotation = 1;
+  std::string error;
+};
+
+const CudaDriver *driver = nullptr;
+
+void cu(CUresult r, const char *what) {
+  if (llvm::Error e = checkCuda(r, what))
+    throw mepi::Error(llvm::toString(std::move(e)));
+}
+
+void cublas(cublasStatus_t s, const char *what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw mepi::Error(std::string(what) + " failed: cublasStatus " + std::to_string(int(s)));
+}
+
+uint16_t toHalfBits(float f, bool bf16) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (bf16) {
+    u += 0x7FFF + ((u >> 16) & 1);
+    return static_cast<uint16_t>(u >> 16);
+  }
+  _Float16 h = static_cast<_Float16>(f);
+  uint16_t r;
+  std::memcpy(&r, &h, 2);
+  return r;
+}
+
+/// A device buffer of `count` random 16-bit values in [-1, 1), filled from the host in parallel.
+CUdeviceptr randomBuffer(size_t count, bool bf16, uint64_t seed) {
+  std::vector<uint16_t> host(count);
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  size_t chunk = (count + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      uint64_t x = seed * 0x9E3779B97F4A7C15ull + t + 1;
+      for (size_t i = t * chunk; i < std::min(count, (t + 1) * chunk); ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        float f = static_cast<float>((x >> 40) & 0xFFFFFF) / 16777216.0f * 2.0f - 1.0f;
+        host[i] = toHalfBits(f, bf16);
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  CUdeviceptr ptr;
+  cu(driver->cuMemAlloc(&ptr, count * 2), "cuMemAlloc");
+  cu(driver->cuMemcpyHtoD(ptr, host.data(), count * 2), "cuMemcpyHtoD");
+  return ptr;
+}
+
+/// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
+template <typename F> double medianMs(CUstream stream, int iterations, F &&launch) {
+  std::vector<CUevent> events(2 * iterations);
+  for (CUevent &e : events)
+    cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  for (int i = 0; i < iterations; ++i) {
+    cu(driver->cuEventRecord(events[2 * i], stream), "cuEventRecord");
+    launch(i);
+    cu(driver->cuEventRecord(events[2 * i + 1], stream), "cuEventRecord");
+  }
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::vector<double> ms(iterations);
+  for (int i = 0; i < iterations; ++i) {
+    float t = 0;
+    cu(driver->cuEventElapsedTime(&t, events[2 * i], events[2 * i + 1]), "cuEventElapsedTime");
+    ms[i] = t;
+  }
+  for (CUevent &e : events)
+    driver->cuEventDestroy(e);
+  std::sort(ms.begin(), ms.end());
+  return ms[iterations / 2];
+}
+
+cublasLtEpilogue_t cublasEpilog(const std::string &name) {
+  if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
+  if (name == "RELU_BIAS") return CUBLASLT_EPILOGUE_RELU_BIAS;
+  if (name == "GELU_BIAS") return CUBLASLT_EPILOGUE_GELU_BIAS;
+  if (name == "RELU") return CUBLASLT_EPILOGUE_RELU;
+  if (name == "GELU") return CUBLASLT_EPILOGUE_GELU;
+  return CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+mepi::Epilog mepiEpilog(const std::string &name) {
+  if (name == "BIAS") return mepi::Epilog::Bias;
+  if (name == "RELU_BIAS") return mepi::Epilog::ReluBias;
+  if (name == "GELU_BIAS") return mepi::Epilog::GeluBias;
+  if (name == "RELU") return mepi::Epilog::Relu;
+  if (name == "GELU") return mepi::Epilog::Gelu;
+  return mepi::Epilog::Default;
+}
+
+Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size_t l2Bytes,
+                    bool quick) {
+  Measurement r;
+  const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
+  bool hasBias = std::string(p.epilog).find("BIAS") != std::string::npos;
+  size_t inputBytes = 2 * size_t(m * k + n * k);
+  // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
+  r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
+  std::vector<CUdeviceptr> as, bs;
+  for (int i = 0; i < r.rotation; ++i) {
+    as.push_back(randomBuffer(size_t(m * k), p.bf16, 2 * i + 1));
+    bs.push_back(randomBuffer(size_t(n * k), p.bf16, 2 * i + 2));
+  }
+  CUdeviceptr bias = hasBias ? randomBuffer(size_t(m), p.bf16, 99) : 0;
+  CUdeviceptr refD;
+  cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
+  size_t workspaceBytes = 32u << 20;
+  CUdeviceptr workspace;
+  cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
+
+  auto release = [&] {
+    for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
+    for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
+    if (bias) driver->cuMemFree(bias);
+    driver->cuMemFree(refD);
+    driver->cuMemFree(workspace);
+  };
+  try {
+    // mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves).
+    mepi::DType dtype = p.bf16 ? mepi::DType::BFloat16 : mepi::DType::Float16;
+    auto tensor = [&](CUdeviceptr ptr, std::vector<int64_t> shape) {
+      mepi::Tensor t;
+      t.data = reinterpret_cast<void *>(ptr);
+      t.dtype = dtype;
+      t.shape = std::move(shape);
+      return t;
+    };
+    std::vector<mepi::Matmul> mms;
+    for (int i = 0; i < r.rotation; ++i) {
+      mms.emplace_back(tensor(as[i], {m, k}), tensor(bs[i], {n, k}), std::nullopt, 1.0f,
+                       std::nullopt, mepi::Qualifiers{false, true});
+      auto t0 = std::chrono::steady_clock::now();
+      mepi::EpilogInputs inputs;
+      if (hasBias)
+        inputs.bias = tensor(bias, {m});
+      mms.back().plan(mepiEpilog(p.epilog), inputs);
+      if (i == 0)
+        r.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                       .count();
+    }
+    for (auto &mm : mms) // warm-up: module load, first-launch costs
+      mm.execute(stream);
+    cu(driver->cuStreamSynchronize(stream), "warm-up");
+    // Calibrate: about 300 ms of launches per measurement (at least 3, at most 50).
+    auto c0 = std::chrono::steady_clock::now();
+    mms[0].execute(stream);
+    cu(driver->cuStreamSynchronize(stream), "calibrate");
+    double once = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0)
+                      .count();
+    r.iterations = int(std::clamp((quick ? 100.0 : 300.0) / std::max(once, 1e-3), 3.0, 50.0));
+    double hostUs = 0;
+    r.mepiMs = medianMs(stream, r.iterations, [&](int i) {
+      auto h0 = std::chrono::steady_clock::now();
+      mms[i % r.rotation].execute(stream);
+      hostUs += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0)
+                    .count();
+    });
+    r.executeHostUs = hostUs / r.iterations;
+
+    // cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N).
+    cublasLtMatmulDesc_t desc;
+    cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+    cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT),
+           "TRANSA");
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof opN),
+           "TRANSB");
+    cublasLtEpilogue_t epi = cublasEpilog(p.epilog);
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
+           "EPILOGUE");
+    cudaDataType_t type = p.bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    if (hasBias) {
+      void *biasPtr = reinterpret_cast<void *>(bias);
+      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,
+                                            sizeof biasPtr),
+             "BIAS_POINTER");
+      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type,
+                                            sizeof type),
+             "BIAS_DATA_TYPE");
+    }
+    cublasLtMatrixLayout_t la, lb, ld;
+    cublas(cublasLtMatrixLayoutCreate(&la, type, k, m, k), "layout A");
+    cublas(cublasLtMatrixLayoutCreate(&lb, type, k, n, k), "layout B");
+    cublas(cublasLtMatrixLayoutCreate(&ld, type, m, n, m), "layout D");
+    cublasLtMatmulPreference_t pref;
+    cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
+    cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                &workspaceBytes, sizeof workspaceBytes),
+           "workspace pref");
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    int found = 0;
+    cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
+           "AlgoGetHeuristic");
+    if (!found)
+      throw mepi::Error("cuBLASLt has no algorithm for this problem");
+    float alpha = 1.0f, beta = 0.0f;
+    auto refLaunch = [&](int i) {
+      cublas(cublasLtMatmul(lt, desc, &alpha, reinterpret_cast<void *>(as[i % r.rotation]), la,
+                            reinterpret_cast<void *>(bs[i % r.rotation]), lb, &beta,
+                            reinterpret_cast<void *>(refD), ld, reinterpret_cast<void *>(refD), ld,
+                            &heuristic.algo, reinterpret_cast<void *>(workspace), workspaceBytes,
+                            reinterpret_cast<cudaStream_t>(stream)),
+             "cublasLtMatmul");
+    };
+    for (int i = 0; i < r.rotation; ++i)
+      refLaunch(i);
+    int refIterations = std::max(r.iterations, 20);
+    r.refMs = medianMs(stream, refIterations, refLaunch);
+    cublasLtMatmulPreferenceDestroy(pref);
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(ld);
+    cublasLtMatmulDescDestroy(desc);
+  } catch (const mepi::Error &e) {
+    r.error = e.what();
+  }
+  release();
+  return r;
+}
+
+std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  std::string jsonPath, filter, command = argv[0];
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    command += " " + arg;
+    if (arg == "--quick")
+      quick = true;
+    else if (arg == "--json" && i + 1 < argc)
+      jsonPath = argv[++i], command += std::string(" ") + argv[i];
+    else if (arg == "--filter" && i + 1 < argc)
+      filter = argv[++i], command += std::string(" ") + argv[i];
+  }
+  auto loaded = mepi::runtime::cudaDriver();
+  if (!loaded) {
+    std::printf("mepi-bench needs a GPU: %s\n", llvm::toString(loaded.takeError()).c_str());
+    return 1;
+  }
+  driver = &*loaded;
+  CUdevice device;
+  CUcontext context;
+  char name[256] = {0};
+  int l2 = 0;
+  try {
+    cu(driver->cuDeviceGet(&device, 0), "cuDeviceGet");
+    cu(driver->cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+    cu(driver->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    driver->cuDeviceGetName(name, sizeof name, device);
+    driver->cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
+  } catch (const mepi::Error &e) {
+    std::printf("%s\n", e.what());
+    return 1;
+  }
+  CUstream stream;
+  driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  cublasLtHandle_t lt;
+  if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) {
+    std::printf("cublasLtCreate failed\n");
+    return 1;
+  }
+
+  const std::vector<Shape> shapes = {
+      {4096, 4096, 4096, "4096^3"},        {8192, 8192, 8192, "8192^3"},
+      {16, 8192, 8192, "decode16"},        {16, 14336, 4096, "decode16-up"},
+      {128, 8192, 8192, "m128"},           {128, 4096, 14336, "m128-down"},
+      {4096, 14336, 4096, "llm-up"},       {4096, 4096, 14336, "llm-down"},
+      {16384, 8192, 8192, "m16384"},       {16384, 14336, 4096, "m16384-up"},
+      {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
+  std::vector<Problem> problems;
+  for (const Shape &s : shapes) {
+    if (std::string(s.name) == "blog-relu-bias") { // the nvmath-python epilog blog's problem
+      problems.push_back({s, false, "RELU_BIAS"});
+      continue;
+    }
+    for (bool bf16 : {true, false})
+      for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
+        if (quick && !(bf16 && (std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")))
+          continue;
+        problems.push_back({s, bf16, e});
+      }
+  }
+
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::printf("device: %s (L2 %d MiB), %s\n", name, l2 >> 20, date);
+  std::printf("%-16s %-5s %-10s %6s %6s %6s %10s %10s %7s %8s %8s\n", "shape", "dtype", "epilog",
+              "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us");
+  std::string rows;
+  double logSum = 0;
+  int counted = 0;
+  for (const Problem &p : problems) {
+    std::string label = std::string(p.shape.name) + " " + (p.bf16 ? "bf16" : "fp16") + " " +
+                        p.epilog;
+    if (!filter.empty() && label.find(filter) == std::string::npos)
+      continue;
+    Measurement r = measure(p, lt, stream, size_t(l2), quick);
+    double flops = 2.0 * p.shape.m * p.shape.n * p.shape.k;
+    double mepiTf = r.error.empty() ? flops / (r.mepiMs * 1e-3) / 1e12 : 0;
+    double refTf = r.error.empty() ? flops / (r.refMs * 1e-3) / 1e12 : 0;
+    double ratio = refTf > 0 ? mepiTf / refTf : 0;
+    if (r.error.empty()) {
+      logSum += std::log(ratio);
+      ++counted;
+    }
+    std::printf("%-16s %-5s %-10s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f%s%s\n",
+                p.shape.name, p.bf16 ? "bf16" : "fp16", p.epilog, p.shape.m, p.shape.n,
+                p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs,
+                r.error.empty() ? "" : "  ERROR: ", r.error.c_str());
+    std::fflush(stdout);
+    char row[1024];
+    std::snprintf(row, sizeof row,
+                  "    {\"name\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, \"dtype\": \"%s\", "
+                  "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
+                  "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
+                  "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
+                  "\"error\": \"%s\"}",
+                  p.shape.name, p.shape.m, p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
+                  p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
+                  r.planMs, r.executeHostUs, jsonEscape(r.error).c_str());
+    rows += (rows.empty() ? "" : ",\n") + std::string(row);
+  }
+  double geomean = counted ? std::exp(logSum / counted) : 0;
+  std::printf("geometric mean of mepi/cuBLASLt ratios over %d problems: %.3f\n", counted, geomean);
+  if (!jsonPath.empty()) {
+    std::ofstream json(jsonPath);
+    json << "{\n  \"device\": \"" << jsonEscape(name) << "\",\n  \"date\": \"" << date
+         << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n"
+         << "  \"layout\": \"A MxK and B NxK, both K-major (TN); D row-major (mepi), "
+            "column-major (cuBLASLt); bias length M\",\n"
+         << "  \"geomean_ratio\": " << geomean << ",\n  \"results\": [\n"
+         << rows << "\n  ]\n}\n";
+  }
+  cublasLtDestroy(lt);
+  return 0;
+}
