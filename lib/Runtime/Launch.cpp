@@ -39,78 +39,71 @@ LoadedKernel::~LoadedKernel() {
     llvm::consumeError(driver.takeError());
 }
 
-namespace {
-/// Kernel parameters in the order and form of the generated kernel's signature. Every memref is
-/// MLIR's expanded descriptor: allocated and aligned pointers, offset, sizes, strides.
-class ParameterPack {
-public:
-  void addMemref(CUdeviceptr ptr, const OperandLayout &layout) {
-    addWord(static_cast<int64_t>(ptr));
-    addWord(static_cast<int64_t>(ptr));
-    addWord(0);
-    for (int64_t size : layout.shape)
-      addWord(size);
-    std::vector<int64_t> strides =
-        layout.strides.empty() ? rowMajorStrides(layout.shape) : layout.strides;
-    for (int64_t stride : strides)
-      addWord(stride);
-  }
-  void addFloat(float value) {
-    floats.push_back(value);
-    slots.push_back({true, floats.size() - 1});
-  }
-  /// Pointers to each parameter, valid while this pack lives and is not modified.
-  std::vector<void *> pointers() {
-    std::vector<void *> result;
-    for (auto [isFloat, index] : slots)
-      result.push_back(isFloat ? static_cast<void *>(&floats[index])
-                               : static_cast<void *>(&words[index]));
-    return result;
-  }
+void PreparedLaunch::addWord(int64_t value) {
+  words.push_back(value);
+  slots.push_back({false, words.size() - 1});
+}
 
-private:
-  void addWord(int64_t value) {
-    words.push_back(value);
-    slots.push_back({false, words.size() - 1});
+void PreparedLaunch::addMemref(CUdeviceptr ptr, const OperandLayout &layout) {
+  addWord(static_cast<int64_t>(ptr)); // allocated pointer
+  addWord(static_cast<int64_t>(ptr)); // aligned pointer
+  addWord(0);                         // offset
+  for (int64_t size : layout.shape)
+    addWord(size);
+  std::vector<int64_t> strides =
+      layout.strides.empty() ? rowMajorStrides(layout.shape) : layout.strides;
+  for (int64_t stride : strides)
+    addWord(stride);
+}
+
+void PreparedLaunch::addFloat(float value) {
+  floats.push_back(value);
+  slots.push_back({true, floats.size() - 1});
+}
+
+PreparedLaunch::PreparedLaunch(CUfunction function, const CompiledKernel &kernel,
+                               const MatmulProblem &problem, const LaunchArguments &args)
+    : function(function) {
+  addMemref(args.a, problem.a);
+  addMemref(args.b, problem.b);
+  addFloat(args.alpha);
+  if (problem.c) {
+    addMemref(args.c, *problem.c);
+    addFloat(args.beta);
   }
-  std::vector<int64_t> words;
-  std::vector<float> floats;
-  std::vector<std::pair<bool, size_t>> slots;
-};
-} // namespace
+  if (problem.bias)
+    addMemref(args.bias, *problem.bias);
+  addMemref(args.d, problem.d);
+  // Addresses only now: the vectors no longer grow.
+  for (auto [isFloat, index] : slots)
+    params.push_back(isFloat ? static_cast<void *>(&floats[index])
+                             : static_cast<void *>(&words[index]));
+
+  const std::vector<int64_t> &dShape = problem.d.shape;
+  int64_t m = dShape[dShape.size() - 2], n = dShape.back();
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < dShape.size(); ++i)
+    batch *= dShape[i];
+  auto [tileM, tileN] = kernel.tile;
+  grid[0] = static_cast<unsigned>((n + tileN - 1) / tileN);
+  grid[1] = static_cast<unsigned>((m + tileM - 1) / tileM);
+  grid[2] = static_cast<unsigned>(batch);
+  block[0] = static_cast<unsigned>(tileN);
+  block[1] = static_cast<unsigned>(tileM);
+}
+
+CUresult PreparedLaunch::launch(const CudaDriver &driver, CUstream stream) const {
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return CUDA_SUCCESS; // an empty output: nothing to write
+  return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                               0, stream, const_cast<void **>(params.data()), nullptr);
+}
 
 llvm::Error LoadedKernel::launch(const CompiledKernel &kernel, const MatmulProblem &problem,
                                  const LaunchArguments &args, CUstream stream) const {
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver)
     return driver.takeError();
-  const std::vector<int64_t> &dShape = problem.d.shape;
-  int64_t m = dShape[dShape.size() - 2], n = dShape.back();
-  int64_t batch = 1;
-  for (size_t i = 0; i + 2 < dShape.size(); ++i)
-    batch *= dShape[i];
-  if (m == 0 || n == 0 || batch == 0)
-    return llvm::Error::success(); // nothing to write
-
-  ParameterPack pack;
-  pack.addMemref(args.a, problem.a);
-  pack.addMemref(args.b, problem.b);
-  pack.addFloat(args.alpha);
-  if (problem.c) {
-    pack.addMemref(args.c, *problem.c);
-    pack.addFloat(args.beta);
-  }
-  if (problem.bias)
-    pack.addMemref(args.bias, *problem.bias);
-  pack.addMemref(args.d, problem.d);
-  std::vector<void *> params = pack.pointers();
-
-  auto [tileM, tileN] = kernel.tile;
-  unsigned gridX = static_cast<unsigned>((n + tileN - 1) / tileN);
-  unsigned gridY = static_cast<unsigned>((m + tileM - 1) / tileM);
-  return checkCuda(driver->cuLaunchKernel(function, gridX, gridY, static_cast<unsigned>(batch),
-                                          static_cast<unsigned>(tileN),
-                                          static_cast<unsigned>(tileM), 1, 0, stream,
-                                          params.data(), nullptr),
-                   "cuLaunchKernel(" + kernel.kernelName + ")");
+  PreparedLaunch prepared(function, kernel, problem, args);
+  return checkCuda(prepared.launch(*driver, stream), "cuLaunchKernel(" + kernel.kernelName + ")");
 }

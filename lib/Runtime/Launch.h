@@ -14,6 +14,30 @@ struct LaunchArguments {
   float alpha = 1.0f, beta = 0.0f;
 };
 
+/// Everything one launch needs, computed once: kernel parameters in the generated kernel's ABI
+/// (each memref as an expanded descriptor, scalars by value), their address array, and the grid.
+/// Relaunching costs one cuLaunchKernel, so execute() keeps one per set of operands.
+class PreparedLaunch {
+public:
+  PreparedLaunch(CUfunction function, const CompiledKernel &kernel, const MatmulProblem &problem,
+                 const LaunchArguments &args);
+  PreparedLaunch(const PreparedLaunch &) = delete; // `params` points into this object
+  /// Launches on `stream` (nothing when the output is empty).
+  CUresult launch(const CudaDriver &driver, CUstream stream) const;
+
+private:
+  void addWord(int64_t value);
+  void addMemref(CUdeviceptr ptr, const OperandLayout &layout);
+  void addFloat(float value);
+
+  CUfunction function;
+  std::vector<int64_t> words;
+  std::vector<float> floats;
+  std::vector<std::pair<bool, size_t>> slots; // (is float, index)
+  std::vector<void *> params;
+  unsigned grid[3] = {0, 0, 0}, block[3] = {1, 1, 1};
+};
+
 /// A cubin loaded into the current context. Unloads on destruction.
 class LoadedKernel {
 public:
@@ -27,6 +51,8 @@ public:
   /// pointers: callers validate operands before (see the API layer).
   llvm::Error launch(const CompiledKernel &kernel, const MatmulProblem &problem,
                      const LaunchArguments &args, CUstream stream) const;
+
+  CUfunction kernelFunction() const { return function; }
 
 private:
   LoadedKernel() = default;

@@ -150,6 +150,9 @@ struct Matmul::State {
   bool pointersChecked = false; // operands checked against the driver since the last reset
   KernelCache::Entry kernel;
   std::optional<LoadedKernel> loaded;
+  const CudaDriver *driver = nullptr;
+  std::unique_ptr<PreparedLaunch> prepared; // for the current operands; reset when they change
+  Tensor result;                            // D as execute() returns it
   CUdeviceptr d = 0;
   size_t dBytes = 0;
 
@@ -215,6 +218,7 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   s.problem = problem;
   s.bias = inputs.bias;
   s.pointersChecked = false;
+  s.prepared.reset(); // before the module it points into
   s.kernel = std::move(kernel);
   s.loaded.reset();
 }
@@ -227,7 +231,16 @@ Tensor Matmul::execute(CUstream stream) {
     fail("execute() called before plan()");
   if (s.released)
     fail("execute() after releaseOperands(): call resetOperands() first");
+  // Fast path: the same operands as last time; one cuLaunchKernel.
+  if (s.prepared) {
+    CUresult r = s.prepared->launch(*s.driver, stream);
+    if (r == CUDA_SUCCESS)
+      return s.result;
+    if (r != CUDA_ERROR_INVALID_CONTEXT) // else: this thread has no context yet, set it below
+      check(checkCuda(r, "cuLaunchKernel(" + s.kernel->kernelName + ")"), "execute");
+  }
   const CudaDriver &driver = check(cudaDriver(), "execute");
+  s.driver = &driver;
   CUcontext ctx = nullptr;
   check(checkCuda(driver.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"), "execute");
   if (!ctx) {
@@ -255,17 +268,23 @@ Tensor Matmul::execute(CUstream stream) {
     s.dBytes = count * elementTypeBytes(s.problem.d.type);
     check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");
   }
-  LaunchArguments args;
-  args.a = reinterpret_cast<CUdeviceptr>(s.a.data);
-  args.b = reinterpret_cast<CUdeviceptr>(s.b.data);
-  args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
-  args.bias = s.bias ? reinterpret_cast<CUdeviceptr>(s.bias->data) : 0;
-  args.d = s.d;
-  args.alpha = s.alpha;
-  args.beta = s.beta;
-  check(s.loaded->launch(*s.kernel, s.problem, args, stream), "execute");
+  if (!s.prepared) {
+    LaunchArguments args;
+    args.a = reinterpret_cast<CUdeviceptr>(s.a.data);
+    args.b = reinterpret_cast<CUdeviceptr>(s.b.data);
+    args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
+    args.bias = s.bias ? reinterpret_cast<CUdeviceptr>(s.bias->data) : 0;
+    args.d = s.d;
+    args.alpha = s.alpha;
+    args.beta = s.beta;
+    s.prepared = std::make_unique<PreparedLaunch>(s.loaded->kernelFunction(), *s.kernel,
+                                                  s.problem, args);
+  }
+  check(checkCuda(s.prepared->launch(driver, stream),
+                  "cuLaunchKernel(" + s.kernel->kernelName + ")"),
+        "execute");
 
-  Tensor d;
+  Tensor &d = s.result;
   d.data = reinterpret_cast<void *>(s.d);
   d.device = s.a.device;
   d.shape = s.problem.d.shape;
@@ -301,6 +320,7 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.bias = bias;
   s.released = false;
   s.pointersChecked = false;
+  s.prepared.reset();
 }
 
 void Matmul::releaseOperands() {
