@@ -7,6 +7,11 @@ build="${MEPI_BUILD_DIR:-$root/build}"
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh" "$build"
 
+# A fresh on-disk kernel cache for this run: every first plan compiles, nothing in $HOME changes.
+MEPI_CACHE_DIR="$(mktemp -d)"
+export MEPI_CACHE_DIR
+trap 'rm -rf "$MEPI_CACHE_DIR"' EXIT
+
 total_passed=0
 total_failed=0
 all_ok=1

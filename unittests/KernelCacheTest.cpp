@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <thread>
 
 using namespace mepi::runtime;
@@ -90,4 +94,93 @@ TEST(KernelCache, KeyDependsOnEveryInput) {
   EXPECT_NE(base, kernelCacheKey("ir", "sm_80", {}));
   mlir::mepi::DeviceObject object{mlir::mepi::DeviceObject::Kind::PTX, "f.ptx", {'x'}};
   EXPECT_NE(base, kernelCacheKey("ir", "sm_90a", {object}));
+}
+
+namespace {
+/// A fresh directory for one test's on-disk cache.
+std::string tempCacheDir(const char *name) {
+  llvm::SmallString<128> dir;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory(name, dir));
+  return std::string(dir);
+}
+
+std::string onlyEntry(const std::string &dir) {
+  std::error_code ec;
+  std::string found;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    found = it->path();
+  return found;
+}
+} // namespace
+
+TEST(DiskCache, ASecondProcessReadsInsteadOfCompiling) {
+  std::string dir = tempCacheDir("mepi-cache-reuse");
+  {
+    KernelCache first(dir);
+    ASSERT_TRUE(bool(first.getOrCompile(smallProblem(8), "sm_90a")));
+    EXPECT_EQ(first.compilations(), 1u);
+  }
+  std::string entry = onlyEntry(dir);
+  ASSERT_FALSE(entry.empty());
+  EXPECT_TRUE(llvm::sys::fs::exists(entry + "/manifest.json"));
+  KernelCache second(dir); // an empty memory cache, as in a new process
+  auto kernel = second.getOrCompile(smallProblem(8), "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(second.compilations(), 0u);
+  EXPECT_EQ(second.diskHits(), 1u);
+  EXPECT_FALSE((*kernel)->cubin.empty());
+  EXPECT_NE((*kernel)->ptx.find(".entry " + (*kernel)->kernelName), std::string::npos);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, ACorruptEntryIsRemovedAndRecompiled) {
+  std::string dir = tempCacheDir("mepi-cache-corrupt");
+  {
+    KernelCache first(dir);
+    ASSERT_TRUE(bool(first.getOrCompile(smallProblem(8), "sm_90a")));
+  }
+  std::string entry = onlyEntry(dir);
+  { // flip the cubin's last byte: same size, different hash
+    auto buffer = llvm::MemoryBuffer::getFile(entry + "/kernel.cubin", false);
+    ASSERT_TRUE(bool(buffer));
+    std::string bytes = (*buffer)->getBuffer().str();
+    bytes.back() ^= 0x5a;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(entry + "/kernel.cubin", ec);
+    os << bytes;
+  }
+  KernelCache second(dir);
+  ASSERT_TRUE(bool(second.getOrCompile(smallProblem(8), "sm_90a")));
+  EXPECT_EQ(second.diskHits(), 0u);
+  EXPECT_EQ(second.compilations(), 1u) << "a corrupt entry must not be trusted";
+  KernelCache third(dir); // the rewritten entry is good again
+  ASSERT_TRUE(bool(third.getOrCompile(smallProblem(8), "sm_90a")));
+  EXPECT_EQ(third.diskHits(), 1u);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, AnEntryWithoutManifestIsIgnoredAndCleaned) {
+  std::string dir = tempCacheDir("mepi-cache-partial");
+  {
+    KernelCache first(dir);
+    ASSERT_TRUE(bool(first.getOrCompile(smallProblem(8), "sm_90a")));
+  }
+  std::string entry = onlyEntry(dir);
+  ASSERT_FALSE(llvm::sys::fs::remove(entry + "/manifest.json")); // as if the writer died
+  KernelCache second(dir);
+  ASSERT_TRUE(bool(second.getOrCompile(smallProblem(8), "sm_90a")));
+  EXPECT_EQ(second.compilations(), 1u);
+  EXPECT_TRUE(llvm::sys::fs::exists(entry + "/manifest.json")) << "rewritten after recompiling";
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, DirectoryFromEnvironment) {
+  setenv("MEPI_CACHE_DIR", "off", 1);
+  EXPECT_FALSE(DiskCache::directoryFromEnvironment().has_value());
+  setenv("MEPI_CACHE_DIR", "/tmp/somewhere", 1);
+  EXPECT_EQ(DiskCache::directoryFromEnvironment().value_or(""), "/tmp/somewhere");
+  unsetenv("MEPI_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(DiskCache::directoryFromEnvironment().value_or(""), "/tmp/xdg/mepi");
+  unsetenv("XDG_CACHE_HOME");
 }

@@ -72,13 +72,22 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
     }
   }
   if (owner) {
-    compileCount++;
     Result result;
-    llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
-    if (compiled)
-      result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
-    else
-      result.error = llvm::toString(compiled.takeError());
+    if (std::optional<CompiledKernel> stored = disk ? disk->load(key) : std::nullopt) {
+      diskHitCount++;
+      result.kernel = std::make_shared<const CompiledKernel>(std::move(*stored));
+    } else {
+      compileCount++;
+      llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
+      if (compiled) {
+        result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
+        // A cache that cannot be written (read-only home, full disk) only costs a recompile.
+        if (disk)
+          llvm::consumeError(disk->store(key, *result.kernel));
+      } else {
+        result.error = llvm::toString(compiled.takeError());
+      }
+    }
     if (!result.kernel) {
       std::lock_guard<std::mutex> lock(mutex);
       entries.erase(key); // do not keep failures: a later request retries
@@ -97,6 +106,6 @@ void KernelCache::clear() {
 }
 
 KernelCache &KernelCache::global() {
-  static KernelCache cache;
+  static KernelCache cache(DiskCache::directoryFromEnvironment());
   return cache;
 }

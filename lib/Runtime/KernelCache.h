@@ -5,6 +5,7 @@
 #ifndef MEPI_RUNTIME_KERNELCACHE_H
 #define MEPI_RUNTIME_KERNELCACHE_H
 
+#include "Runtime/DiskCache.h"
 #include "Runtime/Planner.h"
 
 #include <atomic>
@@ -25,6 +26,12 @@ class KernelCache {
 public:
   using Entry = std::shared_ptr<const CompiledKernel>;
 
+  /// A cache in memory, backed by the on-disk cache in `diskDirectory` when one is given.
+  explicit KernelCache(std::optional<std::string> diskDirectory = std::nullopt) {
+    if (diskDirectory)
+      disk.emplace(std::move(*diskDirectory));
+  }
+
   /// The compiled kernel of `problem` for `arch`, compiled on first request.
   llvm::Expected<Entry> getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
                                      llvm::ArrayRef<mlir::mepi::DeviceObject> objects = {});
@@ -32,9 +39,11 @@ public:
   /// Compilations run so far (misses), and requests served from the cache (hits).
   unsigned compilations() const { return compileCount.load(); }
   unsigned hits() const { return hitCount.load(); }
+  /// Kernels read back from the on-disk cache instead of compiled.
+  unsigned diskHits() const { return diskHitCount.load(); }
   void clear();
 
-  /// The process-wide cache.
+  /// The process-wide cache (on disk per $MEPI_CACHE_DIR, see DiskCache).
   static KernelCache &global();
 
 private:
@@ -44,7 +53,8 @@ private:
   };
   std::mutex mutex;
   std::map<std::string, std::shared_future<Result>> entries;
-  std::atomic<unsigned> compileCount{0}, hitCount{0};
+  std::optional<DiskCache> disk;
+  std::atomic<unsigned> compileCount{0}, hitCount{0}, diskHitCount{0};
 };
 
 } // namespace mepi::runtime

@@ -1,0 +1,138 @@
+// The on-disk kernel cache: atomic writes, manifest last, verified reads.
+#include "Runtime/DiskCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mepi::runtime;
+
+namespace {
+constexpr int kFormatVersion = 1;
+
+std::string sha256Hex(llvm::StringRef bytes) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), true);
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so that
+/// a reader sees either nothing or the whole file.
+llvm::Error writeAtomically(const std::string &path, llvm::StringRef bytes) {
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp))
+    return llvm::createStringError(ec, "cannot create a temporary file beside " + path);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << bytes;
+    os.flush();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(temp);
+      return llvm::createStringError("cannot write " + std::string(temp));
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
+    return llvm::createStringError(ec, "cannot rename into " + path);
+  }
+  return llvm::Error::success();
+}
+
+std::optional<std::string> readFile(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return std::nullopt;
+  return (*buffer)->getBuffer().str();
+}
+} // namespace
+
+std::optional<std::string> DiskCache::directoryFromEnvironment() {
+  if (const char *dir = std::getenv("MEPI_CACHE_DIR"); dir && *dir)
+    return std::string(dir) == "off" ? std::nullopt : std::optional<std::string>(dir);
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/mepi";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/mepi";
+  return std::nullopt;
+}
+
+std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
+  std::string entry = directory + "/" + key;
+  if (!llvm::sys::fs::is_directory(entry))
+    return std::nullopt;
+  auto reject = [&]() -> std::optional<CompiledKernel> {
+    llvm::sys::fs::remove_directories(entry); // damaged or partial: never trusted
+    return std::nullopt;
+  };
+  std::optional<std::string> manifestText = readFile(entry + "/manifest.json");
+  if (!manifestText)
+    return reject();
+  llvm::Expected<llvm::json::Value> manifest = llvm::json::parse(*manifestText);
+  if (!manifest) {
+    llvm::consumeError(manifest.takeError());
+    return reject();
+  }
+  const llvm::json::Object *object = manifest->getAsObject();
+  if (!object || object->getInteger("format") != kFormatVersion ||
+      object->getString("key") != llvm::StringRef(key))
+    return reject();
+
+  CompiledKernel kernel;
+  std::optional<llvm::StringRef> name = object->getString("kernel");
+  std::optional<int64_t> tileM = object->getInteger("tile_m");
+  std::optional<int64_t> tileN = object->getInteger("tile_n");
+  if (!name || !tileM || !tileN)
+    return reject();
+  kernel.kernelName = name->str();
+  kernel.tile = {*tileM, *tileN};
+  const llvm::json::Object *files = object->getObject("files");
+  if (!files)
+    return reject();
+  for (const char *file : {"kernel.cubin", "kernel.ptx", "planned.mlir"}) {
+    const llvm::json::Object *info = files->getObject(file);
+    std::optional<std::string> bytes = readFile(entry + "/" + file);
+    if (!info || !bytes || info->getInteger("size") != int64_t(bytes->size()) ||
+        info->getString("sha256") != llvm::StringRef(sha256Hex(*bytes)))
+      return reject();
+    if (llvm::StringRef(file) == "kernel.cubin")
+      kernel.cubin.assign(bytes->begin(), bytes->end());
+    else if (llvm::StringRef(file) == "kernel.ptx")
+      kernel.ptx = std::move(*bytes);
+    else
+      kernel.plannedIR = std::move(*bytes);
+  }
+  return kernel;
+}
+
+llvm::Error DiskCache::store(const std::string &key, const CompiledKernel &kernel) const {
+  std::string entry = directory + "/" + key;
+  if (std::error_code ec = llvm::sys::fs::create_directories(entry))
+    return llvm::createStringError(ec, "cannot create the cache entry " + entry);
+  // Files first, the manifest last: until it exists, load() ignores (and cleans) the entry.
+  llvm::StringRef cubin(kernel.cubin.data(), kernel.cubin.size());
+  llvm::json::Object files;
+  for (auto [name, bytes] : {std::pair<const char *, llvm::StringRef>{"kernel.cubin", cubin},
+                             {"kernel.ptx", kernel.ptx},
+                             {"planned.mlir", kernel.plannedIR}}) {
+    if (llvm::Error e = writeAtomically(entry + "/" + name, bytes))
+      return e;
+    files[name] = llvm::json::Object{{"size", int64_t(bytes.size())},
+                                     {"sha256", sha256Hex(bytes)}};
+  }
+  llvm::json::Object manifest{{"format", kFormatVersion},
+                              {"key", key},
+                              {"kernel", kernel.kernelName},
+                              {"tile_m", kernel.tile[0]},
+                              {"tile_n", kernel.tile[1]},
+                              {"files", std::move(files)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(manifest));
+  return writeAtomically(entry + "/manifest.json", text);
+}
