@@ -49,6 +49,7 @@ std::string mlir::mepi::defaultCudaToolkitPath() {
 
 void mlir::mepi::buildLowerToPTXPipeline(OpPassManager &pm, const LowerToPTXOptions &options) {
   LoweringStage stop = options.stopAfter;
+  pm.addPass(createMepiInlineEpilogCalls());
   pm.addPass(createMepiSimplifyEpilog());
   if (stop == LoweringStage::Epilog)
     return;

@@ -12,7 +12,7 @@ namespace mlir::mepi {
 
 /// Where the pipeline stops; each stage is printable with mepi-opt.
 enum class LoweringStage {
-  Epilog, ///< epilogs canonicalized, unused inputs dropped
+  Epilog, ///< epilog calls inlined, epilogs canonicalized, unused inputs dropped
   Config, ///< kernel configurations chosen
   Kernel, ///< gpu.module kernels generated (gpu/scf/arith/memref/math)
   NVVM,   ///< kernels in the LLVM dialect with NVVM ops, target attached

@@ -3,6 +3,8 @@
 #define MEPI_TRANSFORMS_PASSES_H
 
 #include "mepi/IR/MepiOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::mepi {

@@ -14,6 +14,17 @@ def MepiSimplifyEpilog : Pass<"mepi-simplify-epilog"> {
   let dependentDialects = ["::mlir::mepi::MepiDialect", "::mlir::arith::ArithDialect"];
 }
 
+def MepiInlineEpilogCalls : Pass<"mepi-inline-epilog-calls", "::mlir::ModuleOp"> {
+  let summary = "Inline the functions that epilog regions call (user epilogs given as MLIR)";
+  let description = [{
+    Replaces every `func.call` inside a `mepi.matmul` epilog by the body of its callee, a
+    single-block `func.func` of the module (calls inside callees are inlined too), so that the
+    kernel holds the user's epilog as straight-line code: no call survives to PTX or SASS.
+    Callees left without uses are erased when private.
+  }];
+  let dependentDialects = ["::mlir::mepi::MepiDialect", "::mlir::func::FuncDialect"];
+}
+
 def MepiSelectKernelConfig : Pass<"mepi-select-kernel-config"> {
   let summary = "Choose a kernel configuration for each mepi.matmul";
   let description = [{
