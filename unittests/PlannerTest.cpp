@@ -127,3 +127,74 @@ TEST(Planner, TF32IsAnOptInForF32OperandsOnly) {
   ASSERT_TRUE(bool(plain)) << llvm::toString(plain.takeError());
   EXPECT_EQ(plain->find("compute"), std::string::npos) << *plain;
 }
+
+namespace {
+const char *kSiluMlir = R"mlir(
+  func.func @sigmoid(%x: f32) -> f32 {
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %x : f32
+    %e = math.exp %neg : f32
+    %den = arith.addf %one, %e : f32
+    %s = arith.divf %one, %den : f32
+    return %s : f32
+  }
+  func.func @silu(%acc: f32, %row: index, %col: index) -> bf16 {
+    %s = func.call @sigmoid(%acc) : (f32) -> f32
+    %y = arith.mulf %acc, %s : f32
+    %t = arith.truncf %y : f32 to bf16
+    return %t : bf16
+  }
+)mlir";
+
+MatmulProblem userProblem(const char *mlir, const char *function) {
+  MatmulProblem p = problem(ElementType::BF16, 17, 33, 65, "DEFAULT");
+  p.userEpilog = UserEpilogSource{mlir, function};
+  return p;
+}
+} // namespace
+
+TEST(PlannerUserEpilog, MlirTextIsInlinedNoCallInPTX) {
+  llvm::Expected<CompiledKernel> kernel = compileProblem(userProblem(kSiluMlir, "silu"), "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_NE(kernel->plannedIR.find("func.call @silu"), std::string::npos) << kernel->plannedIR;
+  EXPECT_EQ(kernel->ptx.find("call"), std::string::npos) << "the user epilog must be inlined";
+  EXPECT_NE(kernel->ptx.find("ex2.approx"), std::string::npos) << "exp of the sigmoid";
+  EXPECT_TRUE(isElf(kernel->cubin));
+}
+
+TEST(PlannerUserEpilog, InputsAreTypedByTheirElements) {
+  const char *mlir = R"mlir(
+    func.func @scale_add(%acc: f32, %scale: f32, %res: bf16, %row: index, %col: index) -> bf16 {
+      %r = arith.extf %res : bf16 to f32
+      %y = math.fma %acc, %scale, %r : f32
+      %t = arith.truncf %y : f32 to bf16
+      return %t : bf16
+    }
+  )mlir";
+  MatmulProblem p = userProblem(mlir, "scale_add");
+  p.userInputs = {{{ElementType::F32, {17}, {1}}, InputKind::Row},
+                  {{ElementType::BF16, {17, 33}, {33, 1}}, InputKind::Matrix}};
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_NE(kernel->plannedIR.find("as row : memref<17xf32>"), std::string::npos);
+  EXPECT_NE(kernel->plannedIR.find("as matrix : memref<17x33xbf16>"), std::string::npos);
+}
+
+TEST(PlannerUserEpilog, SignatureMustMatchTheProblem) {
+  MatmulProblem p = userProblem(kSiluMlir, "silu");
+  p.userInputs = {{{ElementType::F32, {17}, {1}}, InputKind::Row}};
+  EXPECT_EQ(errorOf(p), "user epilog @silu: expected type (f32, f32, index, index) -> bf16 for "
+                        "this problem, got (f32, index, index) -> bf16");
+}
+
+TEST(PlannerUserEpilog, ParseErrorsAndMissingFunctions) {
+  std::string e = errorOf(userProblem("func.func @f(", "f"));
+  EXPECT_NE(e.find("user epilog: cannot parse the MLIR text:"), std::string::npos) << e;
+  EXPECT_EQ(errorOf(userProblem(kSiluMlir, "swish")),
+            "user epilog: expected a func.func @swish with a body in the MLIR text, got none");
+  EXPECT_EQ(errorOf(userProblem("func.func @mepi_matmul(%a: f32) { return }\n"
+                                "func.func @f(%acc: f32, %r: index, %c: index) -> bf16 {\n"
+                                "  %t = arith.truncf %acc : f32 to bf16\n  return %t : bf16\n}",
+                                "f")),
+            "user epilog: the symbol @mepi_matmul is reserved");
+}

@@ -13,11 +13,15 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 typedef struct CUstream_st *CUstream;
 
 namespace mepi {
+namespace runtime {
+struct MatmulProblem;
+} // namespace runtime
 
 enum class DType { Float16, BFloat16, Float32 };
 
@@ -36,6 +40,25 @@ enum class Epilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias };
 
 struct EpilogInputs {
   std::optional<Tensor> bias;
+};
+
+/// How a user epilog input is indexed by the output element (row, col): one value per row of D
+/// ([batch..., M]), per column ([batch..., N]), one for all (a rank-0 tensor), or per element
+/// ([batch..., M, N]). Leading batch dimensions are optional and broadcast.
+enum class InputKind { Row, Col, Scalar, Matrix };
+
+struct UserEpilogInput {
+  Tensor tensor;
+  InputKind kind = InputKind::Row;
+};
+
+/// A user epilog as MLIR text: `function` is a func.func of type
+/// (f32 acc, one element per input..., index row, index col) -> element type of D,
+/// e.g. `func.func @silu(%acc: f32, %row: index, %col: index) -> bf16 { ... }`.
+/// It is inlined into the kernel (no call remains); other functions in the text may be called.
+struct UserEpilog {
+  std::string mlir;
+  std::string function;
 };
 
 struct Qualifiers {
@@ -66,6 +89,8 @@ public:
 
   /// Plans the problem with `epilog` and compiles its kernel (or takes it from the cache).
   void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
+  /// Plans the problem with a user epilog reading `inputs` (kept for later executes).
+  void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
   /// Launches on `stream` and returns D (allocated by mepi on first execute, owned by this
   /// object, rewritten by later executes). Throws if not planned or operands were released.
   Tensor execute(CUstream stream = nullptr);
@@ -78,6 +103,8 @@ public:
   void free();
 
 private:
+  void planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,
+                   std::vector<Tensor> userInputs);
   friend Tensor matmul(const Tensor &, const Tensor &, std::optional<Tensor>, float,
                        std::optional<float>, Epilog, const EpilogInputs &, Qualifiers, CUstream);
   struct State;

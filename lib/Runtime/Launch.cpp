@@ -73,6 +73,8 @@ PreparedLaunch::PreparedLaunch(CUfunction function, const CompiledKernel &kernel
   }
   if (problem.bias)
     addMemref(args.bias, *problem.bias);
+  for (size_t i = 0; i < problem.userInputs.size(); ++i)
+    addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0, problem.userInputs[i].layout);
   addMemref(args.d, problem.d);
   // Addresses only now: the vectors no longer grow.
   for (auto [isFloat, index] : slots)

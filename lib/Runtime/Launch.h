@@ -11,6 +11,7 @@ namespace mepi::runtime {
 /// Device addresses and launch-time scalars of one execution.
 struct LaunchArguments {
   CUdeviceptr a = 0, b = 0, c = 0, bias = 0, d = 0;
+  std::vector<CUdeviceptr> userInputs; ///< in the order of MatmulProblem::userInputs
   float alpha = 1.0f, beta = 0.0f;
 };
 

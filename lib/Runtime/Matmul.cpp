@@ -144,6 +144,7 @@ struct Matmul::State {
   MatmulProblem problem; // without epilog/bias until plan()
   Tensor a, b;
   std::optional<Tensor> c, bias;
+  std::vector<Tensor> userInputs;
   float alpha = 1.0f, beta = 0.0f;
   Options options;
   bool released = false;
@@ -204,19 +205,57 @@ Matmul::~Matmul() {
     state->freeResult();
 }
 
+namespace {
+runtime::InputKind inputKind(mepi::InputKind kind) {
+  switch (kind) {
+  case mepi::InputKind::Row: return runtime::InputKind::Row;
+  case mepi::InputKind::Col: return runtime::InputKind::Col;
+  case mepi::InputKind::Scalar: return runtime::InputKind::Scalar;
+  case mepi::InputKind::Matrix: return runtime::InputKind::Matrix;
+  }
+  return runtime::InputKind::Row;
+}
+} // namespace
+
 void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   if (!state)
     fail("plan() after free()");
-  State &s = *state;
-  MatmulProblem problem = s.problem;
+  MatmulProblem problem = state->problem;
   problem.epilog = epilogName(epilog);
+  problem.userEpilog.reset();
+  problem.userInputs.clear();
+  problem.bias.reset();
   if (inputs.bias)
     problem.bias = validated(*inputs.bias, "bias", 1);
+  planProblem(problem, inputs.bias, {});
+}
+
+void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
+  if (!state)
+    fail("plan() after free()");
+  MatmulProblem problem = state->problem;
+  problem.userEpilog = UserEpilogSource{epilog.mlir, epilog.function};
+  problem.userInputs.clear();
+  problem.bias.reset();
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    problem.userInputs.push_back(
+        {validated(inputs[i].tensor, "epilog input " + std::to_string(i), 0),
+         inputKind(inputs[i].kind)});
+    tensors.push_back(inputs[i].tensor);
+  }
+  planProblem(problem, std::nullopt, std::move(tensors));
+}
+
+void Matmul::planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,
+                         std::vector<Tensor> userInputs) {
+  State &s = *state;
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(problem, arch), "plan");
   s.problem = problem;
-  s.bias = inputs.bias;
+  s.bias = std::move(bias);
+  s.userInputs = std::move(userInputs);
   s.pointersChecked = false;
   s.prepared.reset(); // before the module it points into
   s.kernel = std::move(kernel);
@@ -257,6 +296,8 @@ Tensor Matmul::execute(CUstream stream) {
       checkDevicePointer(driver, *s.c, "c");
     if (s.bias)
       checkDevicePointer(driver, *s.bias, "bias");
+    for (size_t i = 0; i < s.userInputs.size(); ++i)
+      checkDevicePointer(driver, s.userInputs[i], "epilog input " + std::to_string(i));
     s.pointersChecked = true;
   }
   if (!s.loaded)
@@ -277,6 +318,8 @@ Tensor Matmul::execute(CUstream stream) {
     args.d = s.d;
     args.alpha = s.alpha;
     args.beta = s.beta;
+    for (const Tensor &input : s.userInputs)
+      args.userInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
     s.prepared = std::make_unique<PreparedLaunch>(s.loaded->kernelFunction(), *s.kernel,
                                                   s.problem, args);
   }

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
@@ -19,6 +20,7 @@ using namespace mlir::mepi;
 using ::mepi::runtime::CompiledKernel;
 using ::mepi::runtime::ElementType;
 using ::mepi::runtime::MatmulProblem;
+using ::mepi::runtime::EpilogInput;
 using ::mepi::runtime::OperandLayout;
 
 namespace {
@@ -72,6 +74,76 @@ ComputeTypeAttr computeAttr(MLIRContext *ctx, const MatmulProblem &problem) {
   return {};
 }
 
+BroadcastKind broadcastKind(::mepi::runtime::InputKind kind) {
+  switch (kind) {
+  case ::mepi::runtime::InputKind::Row: return BroadcastKind::Row;
+  case ::mepi::runtime::InputKind::Col: return BroadcastKind::Col;
+  case ::mepi::runtime::InputKind::Scalar: return BroadcastKind::Scalar;
+  case ::mepi::runtime::InputKind::Matrix: return BroadcastKind::Matrix;
+  }
+  return BroadcastKind::Row;
+}
+
+std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// Parses the user's MLIR, checks its function against the problem, copies its functions into
+/// `module` (private: inlined, then erased, by mepi-inline-epilog-calls) and fills the epilog of
+/// `op` with a call to it.
+llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
+                                const ::mepi::runtime::UserEpilogSource &source,
+                                ModuleOp module) {
+  MLIRContext *ctx = op.getContext();
+  std::string diagnostics;
+  OwningOpRef<ModuleOp> user;
+  {
+    ScopedDiagnosticHandler collect(ctx, [&](Diagnostic &diag) {
+      llvm::raw_string_ostream(diagnostics) << "\n" << diag;
+      return success();
+    });
+    user = parseSourceString<ModuleOp>(source.mlir, ParserConfig(ctx), "user-epilog");
+  }
+  if (!user)
+    return llvm::createStringError("user epilog: cannot parse the MLIR text:" + diagnostics);
+  auto fn = user->lookupSymbol<func::FuncOp>(source.function);
+  if (!fn || fn.isExternal())
+    return llvm::createStringError("user epilog: expected a func.func @" + source.function +
+                                   " with a body in the MLIR text, got " +
+                                   (fn ? "a declaration" : "none"));
+
+  SmallVector<Type> expectedInputs = {b.getF32Type()};
+  for (Value input : op.getEpilogInputs())
+    expectedInputs.push_back(cast<MemRefType>(input.getType()).getElementType());
+  expectedInputs.append({b.getIndexType(), b.getIndexType()});
+  auto expected =
+      b.getFunctionType(expectedInputs, {op.getD().getType().getElementType()});
+  if (fn.getFunctionType() != expected)
+    return llvm::createStringError("user epilog @" + source.function + ": expected type " +
+                                   typeString(expected) + " for this problem, got " +
+                                   typeString(fn.getFunctionType()));
+  for (auto userFn : llvm::make_early_inc_range(user->getOps<func::FuncOp>())) {
+    if (module.lookupSymbol(userFn.getName()))
+      return llvm::createStringError("user epilog: the symbol @" + userFn.getName().str() +
+                                     " is reserved");
+    userFn->remove();
+    userFn.setPrivate();
+    module.push_back(userFn);
+  }
+
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = op.getLoc();
+  Block *body = b.createBlock(&op.getEpilog(), {}, expectedInputs,
+                              SmallVector<Location>(expectedInputs.size(), loc));
+  auto call = func::CallOp::create(b, loc, source.function, expected.getResults(),
+                                   body->getArguments());
+  YieldOp::create(b, loc, call.getResults());
+  return llvm::Error::success();
+}
+
 struct PlannedModule {
   std::unique_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
@@ -92,11 +164,19 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   DiagnosticCollector diagnostics(ctx);
 
   std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
-  if (!epilog)
+  if (problem.userEpilog) {
+    if (problem.bias)
+      return llvm::createStringError(
+          "a user epilog takes its inputs as user epilog inputs, got a 'bias'");
+  } else if (!epilog) {
     return llvm::createStringError(
         "unknown epilog '" + problem.epilog +
         "': expected DEFAULT, BIAS, RELU, RELU_BIAS, GELU or GELU_BIAS");
-  if (builtinEpilogHasBias(*epilog) != problem.bias.has_value())
+  } else if (!problem.userInputs.empty()) {
+    return llvm::createStringError("epilog " + problem.epilog +
+                                   " takes no user epilog inputs, got " +
+                                   std::to_string(problem.userInputs.size()));
+  } else if (builtinEpilogHasBias(*epilog) != problem.bias.has_value())
     return llvm::createStringError(
         "epilog " + problem.epilog +
         (problem.bias ? " takes no epilog input, got 'bias'" : " expects epilog input 'bias'"));
@@ -110,6 +190,8 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     argTypes.append({memrefType(ctx, *problem.c), b.getF32Type()});
   if (problem.bias)
     argTypes.push_back(memrefType(ctx, *problem.bias));
+  for (const EpilogInput &input : problem.userInputs)
+    argTypes.push_back(memrefType(ctx, input.layout));
   argTypes.push_back(memrefType(ctx, problem.d));
 
   b.setInsertionPointToEnd(planned.module->getBody());
@@ -130,13 +212,22 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     inputs.push_back(entry->getArgument(next++));
     kinds.push_back(BroadcastKindAttr::get(ctx, BroadcastKind::Row));
   }
+  for (const EpilogInput &input : problem.userInputs) {
+    inputs.push_back(entry->getArgument(next++));
+    kinds.push_back(BroadcastKindAttr::get(ctx, broadcastKind(input.kind)));
+  }
   Value d = entry->getArgument(next++);
   auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputs, b.getArrayAttr(kinds), d,
                              ValueRange{}, problem.transposeA ? b.getUnitAttr() : UnitAttr(),
                              problem.transposeB ? b.getUnitAttr() : UnitAttr(),
                              computeAttr(ctx, problem), KernelConfigAttr());
   func::ReturnOp::create(b, loc);
-  buildBuiltinEpilog(b, op, *epilog);
+  if (problem.userEpilog) {
+    if (llvm::Error e = buildUserEpilogCall(b, op, *problem.userEpilog, *planned.module))
+      return std::move(e);
+  } else {
+    buildBuiltinEpilog(b, op, *epilog);
+  }
 
   if (failed(verify(*planned.module)))
     return diagnostics.error("invalid matmul problem");

@@ -21,6 +21,23 @@ struct OperandLayout {
   std::vector<int64_t> strides;
 };
 
+/// How a user epilog input is indexed by the output element (mepi's broadcast kinds).
+enum class InputKind { Row, Col, Scalar, Matrix };
+
+/// An input a user epilog reads: [batch..., M] (Row), [batch..., N] (Col), [] (Scalar, a rank-0
+/// tensor) or [batch..., M, N] (Matrix).
+struct EpilogInput {
+  OperandLayout layout;
+  InputKind kind = InputKind::Row;
+};
+
+/// A user epilog as MLIR text: a func.func `function` of type
+/// (acc: f32, one element per input..., row: index, col: index) -> D's element type.
+struct UserEpilogSource {
+  std::string mlir;
+  std::string function;
+};
+
 /// D = epilog(alpha * op(A) * op(B) + beta * C, bias). alpha and beta are launch-time values, so
 /// one compiled kernel serves every alpha/beta.
 struct MatmulProblem {
@@ -31,6 +48,8 @@ struct MatmulProblem {
   bool transposeB = false;
   bool allowTF32 = false;         ///< f32 operands may be multiplied at TF32 precision
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
+  std::optional<UserEpilogSource> userEpilog; ///< replaces `epilog` when set
+  std::vector<EpilogInput> userInputs;        ///< the inputs the user epilog reads
 };
 
 /// Row-major strides of `shape`.

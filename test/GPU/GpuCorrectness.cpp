@@ -228,6 +228,11 @@ std::string compareWithReference(const Case &c, const HostTensor &a, const HostT
   return "";
 }
 
+void cu(CUresult r, const char *what) {
+  if (llvm::Error e = checkCuda(r, what))
+    throw mepi::Error(llvm::toString(std::move(e)));
+}
+
 enum class Mode { Plain, ResetOperands, FunctionForm };
 
 mepi::DType apiDType(ElementType type) {
@@ -343,6 +348,89 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
           status = "after resetOperands: " + status;
       }
     }
+  } catch (const mepi::Error &e) {
+    status = std::string("mepi::Error: ") + e.what();
+  }
+  for (CUdeviceptr ptr : allocations)
+    d.cuMemFree(ptr);
+  return status;
+}
+
+/// User epilogs given as MLIR text, through the C++ API: SiLU (no inputs), and acc * scale[row]
+/// + residual[row, col] (a row input in f32 and a matrix input in bf16).
+std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &rng, double &err) {
+  const char *silu = R"mlir(
+    func.func @silu(%acc: f32, %row: index, %col: index) -> bf16 {
+      %one = arith.constant 1.0 : f32
+      %neg = arith.negf %acc : f32
+      %e = math.exp %neg : f32
+      %den = arith.addf %one, %e : f32
+      %y = arith.divf %acc, %den : f32
+      %t = arith.truncf %y : f32 to bf16
+      return %t : bf16
+    })mlir";
+  const char *scaleAdd = R"mlir(
+    func.func @scale_add(%acc: f32, %scale: f32, %res: bf16, %row: index, %col: index) -> bf16 {
+      %r = arith.extf %res : bf16 to f32
+      %y = math.fma %acc, %scale, %r : f32
+      %t = arith.truncf %y : f32 to bf16
+      return %t : bf16
+    })mlir";
+  const int64_t m = 127, n = 129, k = 255;
+  const CudaDriver &d = *dev.d;
+  std::vector<CUdeviceptr> allocations;
+  std::string status;
+  try {
+    auto toDevice = [&](const HostTensor &t) {
+      CUdeviceptr ptr = 0;
+      cu(d.cuMemAlloc(&ptr, t.bytes.size()), "cuMemAlloc");
+      allocations.push_back(ptr);
+      cu(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "HtoD");
+      mepi::Tensor tensor;
+      tensor.data = reinterpret_cast<void *>(ptr);
+      tensor.dtype = apiDType(t.layout.type);
+      tensor.shape = t.layout.shape;
+      tensor.strides = t.layout.strides;
+      return tensor;
+    };
+    HostTensor a = randomTensor(ElementType::BF16, {m, k}, rng);
+    HostTensor b = randomTensor(ElementType::BF16, {k, n}, rng);
+    HostTensor scale = randomTensor(ElementType::F32, {m}, rng);
+    HostTensor residual = randomTensor(ElementType::BF16, {m, n}, rng);
+    mepi::Matmul mm(toDevice(a), toDevice(b));
+    std::vector<mepi::UserEpilogInput> inputs;
+    if (withInputs) {
+      inputs.push_back({toDevice(scale), mepi::InputKind::Row});
+      inputs.push_back({toDevice(residual), mepi::InputKind::Matrix});
+      mm.plan(mepi::UserEpilog{scaleAdd, "scale_add"}, inputs);
+    } else {
+      mm.plan(mepi::UserEpilog{silu, "silu"});
+    }
+    mepi::Tensor dT = mm.execute();
+    std::vector<uint8_t> out(m * n * 2);
+    cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, out.size()), "poison");
+    mm.execute();
+    cu(d.cuStreamSynchronize(nullptr), "sync");
+    cu(d.cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(dT.data), out.size()), "DtoH");
+    double num = 0, den = 0;
+    bool finite = true;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          acc += a.values[i * k + kk] * b.values[kk * n + j];
+        double ref = withInputs ? acc * scale.values[i] + residual.values[i * n + j]
+                                : acc / (1.0 + std::exp(-acc));
+        double o = readDevice(out, ElementType::BF16, i * n + j);
+        finite &= std::isfinite(o);
+        num += (o - ref) * (o - ref);
+        den += ref * ref;
+      }
+    err = std::sqrt(num / den);
+    if (!finite)
+      status = "non-finite outputs (unwritten or NaN)";
+    else if (!(err <= 1e-2))
+      status = "relative error above 1e-2";
   } catch (const mepi::Error &e) {
     status = std::string("mepi::Error: ") + e.what();
   }
@@ -539,6 +627,16 @@ int main(int argc, char **argv) {
                   mode == Mode::FunctionForm ? "matmul():" : "resetOperands:",
                   describe(c).c_str(), err, ok ? "" : "  ", why.c_str());
     }
+  for (bool withInputs : {false, true}) {
+    double err = 0;
+    std::string why = runUserEpilogCase(dev, withInputs, rng, err);
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s user epilog (MLIR text) bf16 127x129x255 %s relerr=%.2e%s%s\n",
+                ok ? "PASS" : "FAIL",
+                withInputs ? "acc*scale[row]+residual[row,col]" : "SiLU", err, ok ? "" : "  ",
+                why.c_str());
+  }
   // A host pointer is refused with the operand named, before any launch.
   {
     std::vector<float> host(64 * 64);
