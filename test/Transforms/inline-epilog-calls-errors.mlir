@@ -1,20 +1,6 @@
 // An epilog may only call functions whose single-block body is in the module.
 // RUN: mepi-opt %s --split-input-file --mepi-inline-epilog-calls --verify-diagnostics
 
-func.func private @external(f32) -> f32
-
-func.func @declared_only(%a: memref<8x16xf32>, %b: memref<16x8xf32>, %d: memref<8x8xf32>) {
-  mepi.matmul ins(%a, %b : memref<8x16xf32>, memref<16x8xf32>) outs(%d : memref<8x8xf32>) epilog {
-  ^bb0(%acc: f32, %row: index, %col: index):
-    // expected-error @below {{expected the epilog's callee @external to be a func.func with a body in this module, got a declaration}}
-    %r = func.call @external(%acc) : (f32) -> f32
-    mepi.yield %r : f32
-  }
-  return
-}
-
-// -----
-
 func.func private @branchy(%x: f32) -> f32 {
   cf.br ^next(%x : f32)
 ^next(%y: f32):

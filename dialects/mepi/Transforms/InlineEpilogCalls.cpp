@@ -19,12 +19,17 @@ namespace {
 /// Calls nested deeper than this are taken for recursion.
 constexpr int kMaxInlineDepth = 16;
 
+/// Whether `call` goes to external device code (a declaration: PTX or LTO-IR linked by nvJitLink).
+bool isExternalCall(func::CallOp call, SymbolTableCollection &symbols) {
+  auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  return callee && callee.isExternal();
+}
+
 LogicalResult inlineCall(func::CallOp call, SymbolTableCollection &symbols) {
   auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
-  if (!callee || callee.isExternal())
+  if (!callee)
     return call.emitOpError() << "expected the epilog's callee @" << call.getCallee()
-                              << " to be a func.func with a body in this module, got "
-                              << (callee ? "a declaration" : "no such symbol");
+                              << " to be a func.func of this module, got no such symbol";
   if (!callee.getBody().hasOneBlock())
     return call.emitOpError() << "expected the epilog's callee @" << call.getCallee()
                               << " to have a single block (use scf for control flow), got "
@@ -49,7 +54,12 @@ struct InlineEpilogCallsPass : mepi::impl::MepiInlineEpilogCallsBase<InlineEpilo
     llvm::SmallPtrSet<Operation *, 4> callees;
     for (int depth = 0;; ++depth) {
       SmallVector<func::CallOp> calls;
-      module.walk([&](MatmulOp op) { op.getEpilog().walk([&](func::CallOp c) { calls.push_back(c); }); });
+      module.walk([&](MatmulOp op) {
+        op.getEpilog().walk([&](func::CallOp c) {
+          if (!isExternalCall(c, symbols)) // external device code stays a call
+            calls.push_back(c);
+        });
+      });
       if (calls.empty())
         break;
       if (depth == kMaxInlineDepth) {

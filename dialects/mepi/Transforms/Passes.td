@@ -20,7 +20,8 @@ def MepiInlineEpilogCalls : Pass<"mepi-inline-epilog-calls", "::mlir::ModuleOp">
     Replaces every `func.call` inside a `mepi.matmul` epilog by the body of its callee, a
     single-block `func.func` of the module (calls inside callees are inlined too), so that the
     kernel holds the user's epilog as straight-line code: no call survives to PTX or SASS.
-    Callees left without uses are erased when private.
+    Calls to declarations (external device functions, given to nvJitLink as PTX or LTO-IR)
+    stay calls. Callees left without uses are erased when private.
   }];
   let dependentDialects = ["::mlir::mepi::MepiDialect", "::mlir::func::FuncDialect"];
 }

@@ -2,6 +2,9 @@
 #include "Conversion/Passes.h"
 #include "KernelGenerator.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::mepi {
@@ -45,6 +48,57 @@ std::string kernelName(MatmulOp op, unsigned ordinal) {
   return name + "_" + std::to_string(ordinal);
 }
 
+/// Calls left in the epilog go to external device code that nvJitLink links (PTX or LTO-IR of an
+/// `extern "C" __device__` function). They become llvm.call to an llvm.func declaration in the
+/// kernel module, with C types: index arguments are passed as i64.
+LogicalResult lowerExternalCalls(MatmulOp op, gpu::GPUFuncOp kernel, gpu::GPUModuleOp kernels) {
+  SmallVector<func::CallOp> calls;
+  kernel.walk([&](func::CallOp call) { calls.push_back(call); });
+  for (func::CallOp call : calls) {
+    auto decl = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, call.getCalleeAttr());
+    if (!decl || !decl.isExternal())
+      return call.emitOpError() << "expected @" << call.getCallee()
+                                << " to be inlined or declared as external device code";
+    if (call.getNumResults() > 1)
+      return call.emitOpError() << "expected external device function @" << call.getCallee()
+                                << " to return at most one value, got " << call.getNumResults();
+    OpBuilder b(call);
+    Type i64 = b.getI64Type();
+    auto cType = [&](Type t) { return t.isIndex() ? i64 : t; };
+    SmallVector<Type> params;
+    SmallVector<Value> args;
+    for (Value arg : call.getOperands()) {
+      if (!arg.getType().isIntOrIndexOrFloat())
+        return call.emitOpError() << "expected scalar arguments for external device function @"
+                                  << call.getCallee() << ", got " << arg.getType();
+      params.push_back(cType(arg.getType()));
+      args.push_back(arg.getType().isIndex()
+                         ? arith::IndexCastOp::create(b, call.getLoc(), i64, arg).getResult()
+                         : arg);
+    }
+    Type result = call.getNumResults() ? call.getResult(0).getType() : Type();
+    if (result && !result.isIntOrFloat())
+      return call.emitOpError() << "expected an integer or float result from external device "
+                                   "function @"
+                                << call.getCallee() << ", got " << result;
+    auto fnType = LLVM::LLVMFunctionType::get(
+        result ? result : LLVM::LLVMVoidType::get(b.getContext()), params);
+    auto fn = kernels.lookupSymbol<LLVM::LLVMFuncOp>(call.getCallee());
+    if (!fn) {
+      OpBuilder declBuilder = OpBuilder::atBlockBegin(kernels.getBody());
+      fn = LLVM::LLVMFuncOp::create(declBuilder, decl.getLoc(), call.getCallee(), fnType);
+    } else if (fn.getFunctionType() != fnType) {
+      return call.emitOpError() << "expected one signature for external device function @"
+                                << call.getCallee() << ", got " << fn.getFunctionType()
+                                << " and " << fnType;
+    }
+    auto llvmCall = LLVM::CallOp::create(b, call.getLoc(), fn, args);
+    call.replaceAllUsesWith(llvmCall.getResults());
+    call.erase();
+  }
+  return success();
+}
+
 LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ordinal) {
   KernelConfigAttr config = op.getConfigAttr();
   if (!config)
@@ -71,6 +125,9 @@ LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ord
   b.setInsertionPointToStart(&kernel.front());
   generator->emitBody(b, op, operands);
   gpu::ReturnOp::create(b, loc);
+
+  if (failed(lowerExternalCalls(op, kernel, kernels)))
+    return failure();
 
   b.setInsertionPoint(op);
   LaunchGeometry geometry = generator->emitLaunchGeometry(b, op);
