@@ -125,3 +125,30 @@ TEST(MatmulApi, HostPointerIsRejectedBeforeLaunchWhenADriverIsPresent) {
               e.find("operand a: pointer") != std::string::npos)
       << e;
 }
+
+TEST(MatmulApi, ExternalEpilogFunctionWithoutItsCodeNamesTheSymbol) {
+  const char *mlir = R"mlir(
+    func.func private @user_gelu(f32) -> f32
+    func.func @epilog(%acc: f32, %row: index, %col: index) -> f16 {
+      %g = func.call @user_gelu(%acc) : (f32) -> f32
+      %t = arith.truncf %g : f32 to f16
+      return %t : f16
+    })mlir";
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  std::string e = errorOf([&] { mm.plan(mepi::UserEpilog{mlir, "epilog"}); });
+  EXPECT_NE(e.find("nvJitLink link failed"), std::string::npos) << e;
+  EXPECT_NE(e.find("Undefined reference to 'user_gelu'"), std::string::npos) << e;
+}
+
+TEST(MatmulApi, UserEpilogSignatureMismatch) {
+  const char *mlir = R"mlir(
+    func.func @epilog(%acc: f32, %row: index, %col: index) -> f32 {
+      return %acc : f32
+    })mlir";
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  std::string e = errorOf([&] { mm.plan(mepi::UserEpilog{mlir, "epilog"}); });
+  EXPECT_NE(e.find("user epilog @epilog: expected type (f32, index, index) -> f16 for this "
+                   "problem, got (f32, index, index) -> f32"),
+            std::string::npos)
+      << e;
+}

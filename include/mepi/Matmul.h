@@ -18,6 +18,10 @@
 
 typedef struct CUstream_st *CUstream;
 
+namespace mlir::mepi {
+struct DeviceObject;
+} // namespace mlir::mepi
+
 namespace mepi {
 namespace runtime {
 struct MatmulProblem;
@@ -52,13 +56,26 @@ struct UserEpilogInput {
   InputKind kind = InputKind::Row;
 };
 
+/// Device code a user epilog calls, linked by nvJitLink: PTX or LTO-IR (nvcc -dlto, NVRTC,
+/// Numba), cubin or fatbin. Its functions follow the C ABI: `extern "C" __device__ float
+/// f(float acc, ...)` with scalar arguments (pass the row/col indices as int64_t).
+struct DeviceCode {
+  enum class Kind { PTX, LTOIR, Cubin, Fatbin };
+  Kind kind = Kind::PTX;
+  std::string name; ///< shown in nvJitLink's logs
+  std::vector<char> bytes;
+};
+
 /// A user epilog as MLIR text: `function` is a func.func of type
 /// (f32 acc, one element per input..., index row, index col) -> element type of D,
 /// e.g. `func.func @silu(%acc: f32, %row: index, %col: index) -> bf16 { ... }`.
 /// It is inlined into the kernel (no call remains); other functions in the text may be called.
+/// Functions only declared in the text (`func.func private @f(f32) -> f32`) are external device
+/// code: they stay calls and are linked from `deviceCode`.
 struct UserEpilog {
   std::string mlir;
   std::string function;
+  std::vector<DeviceCode> deviceCode;
 };
 
 struct Qualifiers {
@@ -104,7 +121,8 @@ public:
 
 private:
   void planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,
-                   std::vector<Tensor> userInputs);
+                   std::vector<Tensor> userInputs,
+                   std::vector<mlir::mepi::DeviceObject> objects);
   friend Tensor matmul(const Tensor &, const Tensor &, std::optional<Tensor>, float,
                        std::optional<float>, Epilog, const EpilogInputs &, Qualifiers, CUstream);
   struct State;

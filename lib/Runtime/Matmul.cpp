@@ -227,7 +227,7 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   problem.bias.reset();
   if (inputs.bias)
     problem.bias = validated(*inputs.bias, "bias", 1);
-  planProblem(problem, inputs.bias, {});
+  planProblem(problem, inputs.bias, {}, {});
 }
 
 void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
@@ -244,15 +244,25 @@ void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &
          inputKind(inputs[i].kind)});
     tensors.push_back(inputs[i].tensor);
   }
-  planProblem(problem, std::nullopt, std::move(tensors));
+  std::vector<mlir::mepi::DeviceObject> objects;
+  for (const DeviceCode &code : epilog.deviceCode) {
+    using Kind = mlir::mepi::DeviceObject::Kind;
+    Kind kind = code.kind == DeviceCode::Kind::PTX     ? Kind::PTX
+                : code.kind == DeviceCode::Kind::LTOIR ? Kind::LTOIR
+                : code.kind == DeviceCode::Kind::Cubin ? Kind::Cubin
+                                                       : Kind::Fatbin;
+    objects.push_back({kind, code.name, code.bytes});
+  }
+  planProblem(problem, std::nullopt, std::move(tensors), std::move(objects));
 }
 
 void Matmul::planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,
-                         std::vector<Tensor> userInputs) {
+                         std::vector<Tensor> userInputs,
+                         std::vector<mlir::mepi::DeviceObject> objects) {
   State &s = *state;
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
   KernelCache::Entry kernel =
-      check(KernelCache::global().getOrCompile(problem, arch), "plan");
+      check(KernelCache::global().getOrCompile(problem, arch, objects), "plan");
   s.problem = problem;
   s.bias = std::move(bias);
   s.userInputs = std::move(userInputs);

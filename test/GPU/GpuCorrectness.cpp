@@ -16,6 +16,9 @@
 #include <cstring>
 #include <random>
 #include <thread>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
 
 using namespace mepi::runtime;
 
@@ -439,6 +442,142 @@ std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &
   return status;
 }
 
+/// The device code of user-gelu.cu as LTO-IR, compiled by nvcc now (nvcc -dlto -ltoir).
+std::vector<char> compileUserGelu(std::string &why) {
+  char self[4096] = {0};
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = len > 0 ? std::string(self, len) : std::string(".");
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string source = dir + "/../inputs/user-gelu.cu";
+  std::string output = "/tmp/mepi-user-gelu-" + std::to_string(getpid()) + ".ltoir";
+  std::string command = "nvcc -arch=lto_90a -dlto -ltoir -rdc=true " + source + " -o " + output;
+  if (std::system(command.c_str()) != 0) {
+    why = "cannot compile the user device code: " + command;
+    return {};
+  }
+  std::ifstream in(output, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(output.c_str());
+  return bytes;
+}
+
+/// An epilog calling external device code (user_gelu from LTO-IR, linked by nvJitLink), checked
+/// against fp64, and timed against the same GELU inlined from MLIR on a 2048^3 bf16 problem.
+std::string runExternalEpilogCase(const Device &dev, std::mt19937 &rng, double &err,
+                                  double &externalMs, double &inlinedMs) {
+  const char *external = R"mlir(
+    func.func private @user_gelu(f32) -> f32
+    func.func @epilog(%acc: f32, %row: index, %col: index) -> bf16 {
+      %g = func.call @user_gelu(%acc) : (f32) -> f32
+      %t = arith.truncf %g : f32 to bf16
+      return %t : bf16
+    })mlir";
+  const char *inlined = R"mlir(
+    func.func @epilog(%x: f32, %row: index, %col: index) -> bf16 {
+      %half = arith.constant 0.5 : f32
+      %one = arith.constant 1.0 : f32
+      %k0 = arith.constant 0.7978845608 : f32
+      %k1 = arith.constant 0.044715 : f32
+      %x2 = arith.mulf %x, %x : f32
+      %x3 = arith.mulf %x2, %x : f32
+      %in = math.fma %k1, %x3, %x : f32
+      %s = arith.mulf %k0, %in : f32
+      %t = math.tanh %s : f32
+      %o = arith.addf %one, %t : f32
+      %h = arith.mulf %half, %x : f32
+      %g = arith.mulf %h, %o : f32
+      %r = arith.truncf %g : f32 to bf16
+      return %r : bf16
+    })mlir";
+  std::string status;
+  std::vector<char> code = compileUserGelu(status);
+  if (!status.empty())
+    return status;
+  const CudaDriver &d = *dev.d;
+  std::vector<CUdeviceptr> allocations;
+  try {
+    auto toDevice = [&](const HostTensor &t) {
+      CUdeviceptr ptr = 0;
+      cu(d.cuMemAlloc(&ptr, t.bytes.size()), "cuMemAlloc");
+      allocations.push_back(ptr);
+      cu(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "HtoD");
+      mepi::Tensor tensor;
+      tensor.data = reinterpret_cast<void *>(ptr);
+      tensor.dtype = apiDType(t.layout.type);
+      tensor.shape = t.layout.shape;
+      return tensor;
+    };
+    // Correctness on an odd shape.
+    const int64_t m = 127, n = 129, k = 255;
+    HostTensor a = randomTensor(ElementType::BF16, {m, k}, rng);
+    HostTensor b = randomTensor(ElementType::BF16, {k, n}, rng);
+    mepi::Matmul mm(toDevice(a), toDevice(b));
+    mm.plan(mepi::UserEpilog{external, "epilog",
+                             {{mepi::DeviceCode::Kind::LTOIR, "user-gelu.ltoir", code}}});
+    mepi::Tensor dT = mm.execute();
+    std::vector<uint8_t> out(m * n * 2);
+    cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, out.size()), "poison");
+    mm.execute();
+    cu(d.cuStreamSynchronize(nullptr), "sync");
+    cu(d.cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(dT.data), out.size()), "DtoH");
+    double num = 0, den = 0;
+    bool finite = true;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          acc += a.values[i * k + kk] * b.values[kk * n + j];
+        double ref = geluRef(acc);
+        double o = readDevice(out, ElementType::BF16, i * n + j);
+        finite &= std::isfinite(o);
+        num += (o - ref) * (o - ref);
+        den += ref * ref;
+      }
+    err = std::sqrt(num / den);
+    if (!finite)
+      status = "non-finite outputs (unwritten or NaN)";
+    else if (!(err <= 1e-2))
+      status = "relative error above 1e-2";
+
+    // Cost of the call against the same epilog inlined (median of 9 launches each).
+    const int64_t s2 = 2048;
+    HostTensor a2 = randomTensor(ElementType::BF16, {s2, s2}, rng);
+    HostTensor b2 = randomTensor(ElementType::BF16, {s2, s2}, rng);
+    mepi::Tensor a2d = toDevice(a2), b2d = toDevice(b2);
+    auto timeIt = [&](mepi::Matmul &matmul) {
+      matmul.execute();
+      std::vector<double> ms;
+      CUevent start, stop;
+      cu(d.cuEventCreate(&start, CU_EVENT_DEFAULT), "event");
+      cu(d.cuEventCreate(&stop, CU_EVENT_DEFAULT), "event");
+      for (int i = 0; i < 9; ++i) {
+        cu(d.cuEventRecord(start, nullptr), "record");
+        matmul.execute();
+        cu(d.cuEventRecord(stop, nullptr), "record");
+        cu(d.cuEventSynchronize(stop), "sync");
+        float t = 0;
+        cu(d.cuEventElapsedTime(&t, start, stop), "elapsed");
+        ms.push_back(t);
+      }
+      d.cuEventDestroy(start);
+      d.cuEventDestroy(stop);
+      std::sort(ms.begin(), ms.end());
+      return ms[4];
+    };
+    mepi::Matmul viaCall(a2d, b2d), viaInline(a2d, b2d);
+    viaCall.plan(mepi::UserEpilog{external, "epilog",
+                                  {{mepi::DeviceCode::Kind::LTOIR, "user-gelu.ltoir", code}}});
+    viaInline.plan(mepi::UserEpilog{inlined, "epilog"});
+    externalMs = timeIt(viaCall);
+    inlinedMs = timeIt(viaInline);
+  } catch (const mepi::Error &e) {
+    status = std::string("mepi::Error: ") + e.what();
+  }
+  for (CUdeviceptr ptr : allocations)
+    d.cuMemFree(ptr);
+  return status;
+}
+
 std::string describe(const Case &c) {
   auto dims = [](const std::vector<int64_t> &s) {
     std::string r;
@@ -636,6 +775,15 @@ int main(int argc, char **argv) {
                 ok ? "PASS" : "FAIL",
                 withInputs ? "acc*scale[row]+residual[row,col]" : "SiLU", err, ok ? "" : "  ",
                 why.c_str());
+  }
+  {
+    double err = 0, externalMs = 0, inlinedMs = 0;
+    std::string why = runExternalEpilogCase(dev, rng, err, externalMs, inlinedMs);
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s user epilog calling external LTO-IR (user_gelu) bf16 127x129x255 relerr=%.2e; "
+                "2048^3: via call %.3f ms, inlined %.3f ms%s%s\n",
+                ok ? "PASS" : "FAIL", err, externalMs, inlinedMs, ok ? "" : "  ", why.c_str());
   }
   // A host pointer is refused with the operand named, before any launch.
   {
