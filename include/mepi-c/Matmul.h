@@ -21,6 +21,29 @@ typedef enum {
   MEPI_EPILOG_GELU_BIAS = 5
 } MepiEpilog;
 
+/** How a user epilog input is indexed by the output element (see mepi::InputKind). */
+typedef enum {
+  MEPI_INPUT_ROW = 0,
+  MEPI_INPUT_COL = 1,
+  MEPI_INPUT_SCALAR = 2,
+  MEPI_INPUT_MATRIX = 3
+} MepiInputKind;
+
+typedef enum {
+  MEPI_DEVICE_CODE_PTX = 0,
+  MEPI_DEVICE_CODE_LTOIR = 1,
+  MEPI_DEVICE_CODE_CUBIN = 2,
+  MEPI_DEVICE_CODE_FATBIN = 3
+} MepiDeviceCodeKind;
+
+/** Device code a user epilog calls (extern "C" __device__ functions), read during the call. */
+typedef struct {
+  MepiDeviceCodeKind kind;
+  MepiStringRef name;
+  const void *data;
+  size_t size;
+} MepiDeviceCode;
+
 /** A DLPack-style device tensor. `strides` (in elements) may be NULL for row-major. The arrays
  *  are read during the call only. */
 typedef struct {
@@ -48,6 +71,16 @@ MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const Mepi
 /** Plans with `epilog` (`bias` may be NULL when the epilog takes none) and compiles its kernel. */
 MepiLogicalResult mepiMatmulPlan(MepiMatmul matmul, MepiEpilog epilog, const MepiTensor *bias,
                                  MepiError *error);
+
+/** Plans with a user epilog given as MLIR text: `function` is a func.func of type
+ *  (f32 acc, one element per input..., index row, index col) -> element type of D. `inputs` and
+ *  `kinds` have `numInputs` entries (kept for later executes); `code` has `numCode` entries of
+ *  device code for the functions the text only declares. */
+MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir,
+                                           MepiStringRef function, const MepiTensor *inputs,
+                                           const MepiInputKind *kinds, int numInputs,
+                                           const MepiDeviceCode *code, int numCode,
+                                           MepiError *error);
 
 /** Launches on `stream`. On success `*result` (if not NULL) describes D, owned by `matmul`; its
  *  shape and strides stay valid until the next call on `matmul`. */

@@ -118,6 +118,39 @@ MepiLogicalResult mepiMatmulPlan(MepiMatmul matmul, MepiEpilog epilog, const Mep
   });
 }
 
+MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir,
+                                           MepiStringRef function, const MepiTensor *inputs,
+                                           const MepiInputKind *kinds, int numInputs,
+                                           const MepiDeviceCode *code, int numCode,
+                                           MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    if (numInputs < 0 || numCode < 0 || (numInputs && (!inputs || !kinds)) ||
+        (numCode && !code))
+      throw mepi::Error("user epilog: expected arrays of numInputs inputs and kinds and numCode "
+                        "device codes, got NULL or a negative count");
+    mepi::UserEpilog epilog{std::string(mlir.data, mlir.length),
+                            std::string(function.data, function.length), {}};
+    for (int i = 0; i < numCode; ++i) {
+      mepi::DeviceCode dc;
+      dc.kind = static_cast<mepi::DeviceCode::Kind>(code[i].kind);
+      dc.name.assign(code[i].name.data, code[i].name.length);
+      const char *bytes = static_cast<const char *>(code[i].data);
+      dc.bytes.assign(bytes, bytes + code[i].size);
+      epilog.deviceCode.push_back(std::move(dc));
+    }
+    std::vector<mepi::UserEpilogInput> userInputs;
+    for (int i = 0; i < numInputs; ++i) {
+      if (kinds[i] < MEPI_INPUT_ROW || kinds[i] > MEPI_INPUT_MATRIX)
+        throw mepi::Error("user epilog: input " + std::to_string(i) + ": unknown kind " +
+                          std::to_string(static_cast<int>(kinds[i])));
+      std::string name = "epilog input " + std::to_string(i);
+      userInputs.push_back({*tensorOf(&inputs[i], name.c_str()),
+                            static_cast<mepi::InputKind>(kinds[i])});
+    }
+    m.matmul.plan(epilog, userInputs);
+  });
+}
+
 MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTensor *result,
                                     MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {

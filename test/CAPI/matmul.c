@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 static void *fakePointer(void) { return (void *)(uintptr_t)0x7f0000000000ull; }
 
@@ -60,6 +61,28 @@ int main(void) {
     printf("plan relu: ok\n");
   else
     report("plan relu", error);
+
+  // CHECK: user epilog: ok
+  const char *silu =
+      "func.func @silu(%acc: f32, %row: index, %col: index) -> f16 {\n"
+      "  %one = arith.constant 1.0 : f32\n  %n = arith.negf %acc : f32\n"
+      "  %e = math.exp %n : f32\n  %d = arith.addf %one, %e : f32\n"
+      "  %y = arith.divf %acc, %d : f32\n  %t = arith.truncf %y : f32 to f16\n"
+      "  return %t : f16\n}\n";
+  MepiStringRef siluText = {silu, strlen(silu)}, siluName = {"silu", 4};
+  if (mepiLogicalResultIsSuccess(mepiMatmulPlanUserEpilog(mm, siluText, siluName, NULL, NULL, 0,
+                                                          NULL, 0, &error)))
+    printf("user epilog: ok\n");
+  else
+    report("user epilog", error);
+
+  // CHECK: user epilog inputs: plan: user epilog @silu: expected type (f32, f16, index, index) -> f16 for this problem, got (f32, index, index) -> f16
+  MepiInputKind rowKind = MEPI_INPUT_ROW;
+  int64_t rowShape[] = {8};
+  MepiTensor row = {fakePointer(), 0, MEPI_DTYPE_F16, 1, rowShape, NULL};
+  if (mepiLogicalResultIsFailure(mepiMatmulPlanUserEpilog(mm, siluText, siluName, &row, &rowKind,
+                                                          1, NULL, 0, &error)))
+    report("user epilog inputs", error);
 
   // CHECK: reset: resetOperands: operand b: expected shape [16, 4], got [12, 8]
   b.shape = bShape;
