@@ -22,7 +22,8 @@ cmake --install "$build" --prefix "$build/install" > /dev/null
 cmake -G Ninja -S "$root/examples" -B "$build/examples" -DCMAKE_PREFIX_PATH="$build/install" \
   > /dev/null
 ninja -C "$build/examples" > /dev/null
-cp "$build/examples/linear_relu_bias" "$build/examples/linear_gelu_c" "$stage/mepi/bin/"
+cp "$build/examples/linear_relu_bias" "$build/examples/linear_gelu_c" "$build/examples/silu_epilog" \
+  "$stage/mepi/bin/"
 strip --strip-debug "$stage/mepi/lib/libmepi.so.0"
 cp -r "$root/examples" "$stage/mepi/"
 mkdir -p "$stage/mepi/inputs"
