@@ -236,6 +236,38 @@ void cu(CUresult r, const char *what) {
     throw mepi::Error(llvm::toString(std::move(e)));
 }
 
+mepi::DType apiDType(ElementType type);
+
+/// Device copies of host tensors for one case, freed together when the case ends.
+class DeviceArena {
+public:
+  explicit DeviceArena(const CudaDriver &driver) : driver(driver) {}
+  DeviceArena(const DeviceArena &) = delete;
+  ~DeviceArena() {
+    for (CUdeviceptr ptr : allocations)
+      driver.cuMemFree(ptr);
+  }
+  /// Uploads `t` and describes it as an API tensor.
+  mepi::Tensor toDevice(const HostTensor &t) {
+    CUdeviceptr ptr = 0;
+    cu(driver.cuMemAlloc(&ptr, std::max<size_t>(t.bytes.size(), 1)), "cuMemAlloc");
+    allocations.push_back(ptr);
+    cu(driver.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "cuMemcpyHtoD");
+    mepi::Tensor tensor;
+    tensor.data = reinterpret_cast<void *>(ptr);
+    tensor.dtype = apiDType(t.layout.type);
+    tensor.shape = t.layout.shape;
+    tensor.strides = t.layout.strides;
+    return tensor;
+  }
+  /// Takes ownership of memory allocated elsewhere (the function form's D).
+  void adopt(void *ptr) { allocations.push_back(reinterpret_cast<CUdeviceptr>(ptr)); }
+
+private:
+  const CudaDriver &driver;
+  std::vector<CUdeviceptr> allocations;
+};
+
 enum class Mode { Plain, ResetOperands, FunctionForm };
 
 mepi::DType apiDType(ElementType type) {
@@ -259,21 +291,8 @@ mepi::Epilog apiEpilog(const std::string &name) {
 std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, double &err,
                        double &ms, Mode mode) {
   const CudaDriver &d = *dev.d;
-  std::vector<CUdeviceptr> allocations;
-  auto toDevice = [&](const HostTensor &t) {
-    CUdeviceptr ptr = 0;
-    if (llvm::Error e = checkCuda(d.cuMemAlloc(&ptr, t.bytes.size()), "cuMemAlloc"))
-      throw mepi::Error(llvm::toString(std::move(e)));
-    allocations.push_back(ptr);
-    if (llvm::Error e = checkCuda(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "HtoD"))
-      throw mepi::Error(llvm::toString(std::move(e)));
-    mepi::Tensor tensor;
-    tensor.data = reinterpret_cast<void *>(ptr);
-    tensor.dtype = apiDType(t.layout.type);
-    tensor.shape = t.layout.shape;
-    tensor.strides = t.layout.strides;
-    return tensor;
-  };
+  DeviceArena arena(d);
+  auto toDevice = [&](const HostTensor &t) { return arena.toDevice(t); };
   auto download = [&](const mepi::Tensor &t, std::vector<uint8_t> &out) {
     if (llvm::Error e = checkCuda(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize"))
       throw mepi::Error(llvm::toString(std::move(e)));
@@ -321,7 +340,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       t0 = std::chrono::steady_clock::now();
       mepi::Tensor dT = mepi::matmul(aDev, bDev, cDev, c.alpha, beta, epilog, {biasDev}, q);
       ms = elapsed();
-      allocations.push_back(reinterpret_cast<CUdeviceptr>(dT.data)); // ours to free
+      arena.adopt(dT.data); // the function form's D is ours to free
       download(dT, out);
       status = compareWithReference(c, a, b, cT, bias, out, rng, err);
     } else {
@@ -354,8 +373,6 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
   } catch (const mepi::Error &e) {
     status = std::string("mepi::Error: ") + e.what();
   }
-  for (CUdeviceptr ptr : allocations)
-    d.cuMemFree(ptr);
   return status;
 }
 
@@ -381,21 +398,10 @@ std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &
     })mlir";
   const int64_t m = 127, n = 129, k = 255;
   const CudaDriver &d = *dev.d;
-  std::vector<CUdeviceptr> allocations;
+  DeviceArena arena(d);
   std::string status;
   try {
-    auto toDevice = [&](const HostTensor &t) {
-      CUdeviceptr ptr = 0;
-      cu(d.cuMemAlloc(&ptr, t.bytes.size()), "cuMemAlloc");
-      allocations.push_back(ptr);
-      cu(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "HtoD");
-      mepi::Tensor tensor;
-      tensor.data = reinterpret_cast<void *>(ptr);
-      tensor.dtype = apiDType(t.layout.type);
-      tensor.shape = t.layout.shape;
-      tensor.strides = t.layout.strides;
-      return tensor;
-    };
+    auto toDevice = [&](const HostTensor &t) { return arena.toDevice(t); };
     HostTensor a = randomTensor(ElementType::BF16, {m, k}, rng);
     HostTensor b = randomTensor(ElementType::BF16, {k, n}, rng);
     HostTensor scale = randomTensor(ElementType::F32, {m}, rng);
@@ -437,8 +443,6 @@ std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &
   } catch (const mepi::Error &e) {
     status = std::string("mepi::Error: ") + e.what();
   }
-  for (CUdeviceptr ptr : allocations)
-    d.cuMemFree(ptr);
   return status;
 }
 
@@ -494,19 +498,9 @@ std::string runExternalEpilogCase(const Device &dev, std::mt19937 &rng, double &
   if (!status.empty())
     return status;
   const CudaDriver &d = *dev.d;
-  std::vector<CUdeviceptr> allocations;
+  DeviceArena arena(d);
   try {
-    auto toDevice = [&](const HostTensor &t) {
-      CUdeviceptr ptr = 0;
-      cu(d.cuMemAlloc(&ptr, t.bytes.size()), "cuMemAlloc");
-      allocations.push_back(ptr);
-      cu(d.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "HtoD");
-      mepi::Tensor tensor;
-      tensor.data = reinterpret_cast<void *>(ptr);
-      tensor.dtype = apiDType(t.layout.type);
-      tensor.shape = t.layout.shape;
-      return tensor;
-    };
+    auto toDevice = [&](const HostTensor &t) { return arena.toDevice(t); };
     // Correctness on an odd shape.
     const int64_t m = 127, n = 129, k = 255;
     HostTensor a = randomTensor(ElementType::BF16, {m, k}, rng);
@@ -573,8 +567,6 @@ std::string runExternalEpilogCase(const Device &dev, std::mt19937 &rng, double &
   } catch (const mepi::Error &e) {
     status = std::string("mepi::Error: ") + e.what();
   }
-  for (CUdeviceptr ptr : allocations)
-    d.cuMemFree(ptr);
   return status;
 }
 
