@@ -198,3 +198,15 @@ TEST(PlannerUserEpilog, ParseErrorsAndMissingFunctions) {
                                 "f")),
             "user epilog: the symbol @mepi_matmul is reserved");
 }
+
+TEST(Planner, ActivationEpilogsBeyondNvmath) {
+  for (const char *name : {"SIGMOID", "TANH", "SILU"}) {
+    llvm::Expected<CompiledKernel> kernel =
+        compileProblem(problem(ElementType::F16, 17, 33, 65, name), "sm_90a");
+    ASSERT_TRUE(bool(kernel)) << name << ": " << llvm::toString(kernel.takeError());
+    EXPECT_NE(kernel->plannedIR.find(std::string(name) == "TANH" ? "math.tanh" : "math.exp"),
+              std::string::npos)
+        << kernel->plannedIR;
+    EXPECT_EQ(kernel->ptx.find("__nv_"), std::string::npos) << "libdevice must be linked";
+  }
+}

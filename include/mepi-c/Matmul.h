@@ -18,7 +18,10 @@ typedef enum {
   MEPI_EPILOG_RELU = 2,
   MEPI_EPILOG_RELU_BIAS = 3,
   MEPI_EPILOG_GELU = 4,
-  MEPI_EPILOG_GELU_BIAS = 5
+  MEPI_EPILOG_GELU_BIAS = 5,
+  MEPI_EPILOG_SIGMOID = 6,
+  MEPI_EPILOG_TANH = 7,
+  MEPI_EPILOG_SILU = 8
 } MepiEpilog;
 
 /** How a user epilog input is indexed by the output element (see mepi::InputKind). */

@@ -39,8 +39,9 @@ struct Tensor {
   std::vector<int64_t> strides;
 };
 
-/// The built-in epilogs (nvmath-python's names). The bias is per row of D (length M).
-enum class Epilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias };
+/// The built-in epilogs (nvmath-python's names, and SIGMOID, TANH, SILU). The bias is per row
+/// of D (length M).
+enum class Epilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias, Sigmoid, Tanh, Silu };
 
 struct EpilogInputs {
   std::optional<Tensor> bias;

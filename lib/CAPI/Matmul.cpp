@@ -51,6 +51,9 @@ mepi::Epilog epilogOf(MepiEpilog epilog) {
   case MEPI_EPILOG_RELU_BIAS: return mepi::Epilog::ReluBias;
   case MEPI_EPILOG_GELU: return mepi::Epilog::Gelu;
   case MEPI_EPILOG_GELU_BIAS: return mepi::Epilog::GeluBias;
+  case MEPI_EPILOG_SIGMOID: return mepi::Epilog::Sigmoid;
+  case MEPI_EPILOG_TANH: return mepi::Epilog::Tanh;
+  case MEPI_EPILOG_SILU: return mepi::Epilog::Silu;
   }
   throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
 }

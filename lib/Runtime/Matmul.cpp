@@ -47,6 +47,9 @@ const char *epilogName(Epilog epilog) {
   case Epilog::ReluBias: return "RELU_BIAS";
   case Epilog::Gelu: return "GELU";
   case Epilog::GeluBias: return "GELU_BIAS";
+  case Epilog::Sigmoid: return "SIGMOID";
+  case Epilog::Tanh: return "TANH";
+  case Epilog::Silu: return "SILU";
   }
   return "?";
 }

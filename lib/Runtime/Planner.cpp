@@ -171,7 +171,7 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   } else if (!epilog) {
     return llvm::createStringError(
         "unknown epilog '" + problem.epilog +
-        "': expected DEFAULT, BIAS, RELU, RELU_BIAS, GELU or GELU_BIAS");
+        "': expected DEFAULT, BIAS, RELU, RELU_BIAS, GELU, GELU_BIAS, SIGMOID, TANH or SILU");
   } else if (!problem.userInputs.empty()) {
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +

@@ -196,6 +196,12 @@ std::string compareWithReference(const Case &c, const HostTensor &a, const HostT
           x = std::max(x, 0.0);
         if (c.epilog == "GELU" || c.epilog == "GELU_BIAS")
           x = geluRef(x);
+        if (c.epilog == "SIGMOID")
+          x = 1.0 / (1.0 + std::exp(-x));
+        if (c.epilog == "TANH")
+          x = std::tanh(x);
+        if (c.epilog == "SILU")
+          x = x / (1.0 + std::exp(-x));
         double o = readDevice(out, c.outType.value_or(c.type), (bi * m + i) * n + j);
         if (!std::isfinite(o))
           bad[w] = 1;
@@ -282,6 +288,9 @@ mepi::Epilog apiEpilog(const std::string &name) {
          : name == "RELU"      ? mepi::Epilog::Relu
          : name == "RELU_BIAS" ? mepi::Epilog::ReluBias
          : name == "GELU"      ? mepi::Epilog::Gelu
+         : name == "SIGMOID"   ? mepi::Epilog::Sigmoid
+         : name == "TANH"      ? mepi::Epilog::Tanh
+         : name == "SILU"      ? mepi::Epilog::Silu
                                : mepi::Epilog::GeluBias;
 }
 
@@ -599,6 +608,11 @@ std::vector<Case> allCases(bool quick) {
     for (auto [m, n, k] : shapes)
       for (const char *e : epilogs)
         cases.push_back({t, {m, k}, {k, n}, {m, n}, false, false, e});
+  for (ElementType t : types) // activations beyond nvmath-python's list
+    for (const char *e : {"SIGMOID", "TANH", "SILU"}) {
+      cases.push_back({t, {17, 65}, {65, 33}, {17, 33}, false, false, e});
+      cases.push_back({t, {255, 127}, {129, 255}, {127, 129}, true, true, e});
+    }
   for (ElementType t : types) {
     // Transposes (op(A) = A^T stored K x M; op(B) = B^T stored N x K).
     cases.push_back({t, {255, 127}, {255, 129}, {127, 129}, true, false, "RELU_BIAS"});

@@ -16,6 +16,9 @@ std::optional<BuiltinEpilog> mlir::mepi::parseBuiltinEpilog(llvm::StringRef name
       .Case("RELU_BIAS", BuiltinEpilog::ReluBias)
       .Case("GELU", BuiltinEpilog::Gelu)
       .Case("GELU_BIAS", BuiltinEpilog::GeluBias)
+      .Case("SIGMOID", BuiltinEpilog::Sigmoid)
+      .Case("TANH", BuiltinEpilog::Tanh)
+      .Case("SILU", BuiltinEpilog::Silu)
       .Default(std::nullopt);
 }
 
@@ -27,6 +30,9 @@ llvm::StringRef mlir::mepi::builtinEpilogName(BuiltinEpilog epilog) {
   case BuiltinEpilog::ReluBias: return "RELU_BIAS";
   case BuiltinEpilog::Gelu: return "GELU";
   case BuiltinEpilog::GeluBias: return "GELU_BIAS";
+  case BuiltinEpilog::Sigmoid: return "SIGMOID";
+  case BuiltinEpilog::Tanh: return "TANH";
+  case BuiltinEpilog::Silu: return "SILU";
   }
   return "?";
 }
@@ -51,6 +57,12 @@ Value emitGelu(OpBuilder &b, Location loc, Value x) {
   Value onePlus = arith::AddFOp::create(b, loc, f32Const(b, loc, 1.0), t);
   Value half = arith::MulFOp::create(b, loc, f32Const(b, loc, 0.5), x);
   return arith::MulFOp::create(b, loc, half, onePlus);
+}
+/// sigmoid(x) = 1 / (1 + exp(-x)).
+Value emitSigmoid(OpBuilder &b, Location loc, Value x) {
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  Value one = f32Const(b, loc, 1.0);
+  return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
 }
 } // namespace
 
@@ -79,6 +91,12 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
     x = arith::MaximumFOp::create(builder, loc, x, f32Const(builder, loc, 0.0));
   if (epilog == BuiltinEpilog::Gelu || epilog == BuiltinEpilog::GeluBias)
     x = emitGelu(builder, loc, x);
+  if (epilog == BuiltinEpilog::Sigmoid)
+    x = emitSigmoid(builder, loc, x);
+  if (epilog == BuiltinEpilog::Tanh)
+    x = math::TanhOp::create(builder, loc, x);
+  if (epilog == BuiltinEpilog::Silu)
+    x = arith::MulFOp::create(builder, loc, x, emitSigmoid(builder, loc, x));
 
   Type dElt = op.getD().getType().getElementType();
   if (dElt != x.getType())

@@ -11,9 +11,10 @@
 
 namespace mlir::mepi {
 
-enum class BuiltinEpilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias };
+enum class BuiltinEpilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias, Sigmoid, Tanh, Silu };
 
-/// Parses "DEFAULT", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS" (nvmath-python's names).
+/// Parses "DEFAULT", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS" (nvmath-python's names),
+/// "SIGMOID", "TANH" and "SILU".
 std::optional<BuiltinEpilog> parseBuiltinEpilog(llvm::StringRef name);
 llvm::StringRef builtinEpilogName(BuiltinEpilog epilog);
 
