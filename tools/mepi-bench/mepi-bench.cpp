@@ -39,7 +39,7 @@ struct Problem {
 };
 
 struct Measurement {
-  double mepiMs = 0, refMs = 0, planMs = 0, executeHostUs = 0;
+  double mepiMs = 0, refMs = 0, planMs = 0, executeHostUs = 0, refHostUs = 0;
   int iterations = 0, rotation = 1;
   std::string error;
 };
@@ -250,7 +250,14 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     for (int i = 0; i < r.rotation; ++i)
       refLaunch(i);
     int refIterations = std::max(r.iterations, 20);
-    r.refMs = medianMs(stream, refIterations, refLaunch);
+    double refHostUs = 0;
+    r.refMs = medianMs(stream, refIterations, [&](int i) {
+      auto h0 = std::chrono::steady_clock::now();
+      refLaunch(i);
+      refHostUs += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0)
+                       .count();
+    });
+    r.refHostUs = refHostUs / refIterations;
     cublasLtMatmulPreferenceDestroy(pref);
     cublasLtMatrixLayoutDestroy(la);
     cublasLtMatrixLayoutDestroy(lb);
@@ -340,8 +347,9 @@ int main(int argc, char **argv) {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   std::printf("device: %s (L2 %d MiB), %s\n", name, l2 >> 20, date);
-  std::printf("%-16s %-5s %-10s %6s %6s %6s %10s %10s %7s %8s %8s\n", "shape", "dtype", "epilog",
-              "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us");
+  std::printf("%-16s %-5s %-10s %6s %6s %6s %10s %10s %7s %8s %8s %8s\n", "shape", "dtype",
+              "epilog", "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us",
+              "ref us");
   std::string rows;
   double logSum = 0;
   int counted = 0;
@@ -359,9 +367,9 @@ int main(int argc, char **argv) {
       logSum += std::log(ratio);
       ++counted;
     }
-    std::printf("%-16s %-5s %-10s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f%s%s\n",
+    std::printf("%-16s %-5s %-10s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f%s%s\n",
                 p.shape.name, p.bf16 ? "bf16" : "fp16", p.epilog, p.shape.m, p.shape.n,
-                p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs,
+                p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs, r.refHostUs,
                 r.error.empty() ? "" : "  ERROR: ", r.error.c_str());
     std::fflush(stdout);
     char row[1024];
@@ -370,10 +378,10 @@ int main(int argc, char **argv) {
                   "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
                   "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
                   "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
-                  "\"error\": \"%s\"}",
+                  "\"ref_host_us\": %.2f, \"error\": \"%s\"}",
                   p.shape.name, p.shape.m, p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
                   p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
-                  r.planMs, r.executeHostUs, jsonEscape(r.error).c_str());
+                  r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.error).c_str());
     rows += (rows.empty() ? "" : ",\n") + std::string(row);
   }
   double geomean = counted ? std::exp(logSum / counted) : 0;
