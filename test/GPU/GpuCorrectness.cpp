@@ -385,6 +385,39 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
   return status;
 }
 
+/// For the user-epilog cases (bf16 A m x k, B k x n, row-major; D bf16): executes `mm` twice
+/// with D poisoned in between, then compares D with epilog(sum_k A·B, row, col) in fp64.
+template <typename Ref>
+std::string checkUserEpilog(const CudaDriver &d, mepi::Matmul &mm, const HostTensor &a,
+                            const HostTensor &b, int64_t m, int64_t n, int64_t k, Ref ref,
+                            double &err) {
+  mepi::Tensor dT = mm.execute();
+  std::vector<uint8_t> out(m * n * 2);
+  cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, out.size()), "poison");
+  mm.execute();
+  cu(d.cuStreamSynchronize(nullptr), "sync");
+  cu(d.cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(dT.data), out.size()), "DtoH");
+  double num = 0, den = 0;
+  bool finite = true;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc += a.values[i * k + kk] * b.values[kk * n + j];
+      double r = ref(acc, i, j);
+      double o = readDevice(out, ElementType::BF16, i * n + j);
+      finite &= std::isfinite(o);
+      num += (o - r) * (o - r);
+      den += r * r;
+    }
+  err = std::sqrt(num / den);
+  if (!finite)
+    return "non-finite outputs (unwritten or NaN)";
+  if (!(err <= 1e-2))
+    return "relative error above 1e-2";
+  return "";
+}
+
 /// User epilogs given as MLIR text, through the C++ API: SiLU (no inputs), and acc * scale[row]
 /// + residual[row, col] (a row input in f32 and a matrix input in bf16).
 std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &rng, double &err) {
@@ -424,31 +457,10 @@ std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &
     } else {
       mm.plan(mepi::UserEpilog{silu, "silu"});
     }
-    mepi::Tensor dT = mm.execute();
-    std::vector<uint8_t> out(m * n * 2);
-    cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, out.size()), "poison");
-    mm.execute();
-    cu(d.cuStreamSynchronize(nullptr), "sync");
-    cu(d.cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(dT.data), out.size()), "DtoH");
-    double num = 0, den = 0;
-    bool finite = true;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int64_t kk = 0; kk < k; ++kk)
-          acc += a.values[i * k + kk] * b.values[kk * n + j];
-        double ref = withInputs ? acc * scale.values[i] + residual.values[i * n + j]
-                                : acc / (1.0 + std::exp(-acc));
-        double o = readDevice(out, ElementType::BF16, i * n + j);
-        finite &= std::isfinite(o);
-        num += (o - ref) * (o - ref);
-        den += ref * ref;
-      }
-    err = std::sqrt(num / den);
-    if (!finite)
-      status = "non-finite outputs (unwritten or NaN)";
-    else if (!(err <= 1e-2))
-      status = "relative error above 1e-2";
+    status = checkUserEpilog(d, mm, a, b, m, n, k, [&](double acc, int64_t i, int64_t j) {
+      return withInputs ? acc * scale.values[i] + residual.values[i * n + j]
+                        : acc / (1.0 + std::exp(-acc));
+    }, err);
   } catch (const mepi::Error &e) {
     status = std::string("mepi::Error: ") + e.what();
   }
@@ -517,30 +529,8 @@ std::string runExternalEpilogCase(const Device &dev, std::mt19937 &rng, double &
     mepi::Matmul mm(toDevice(a), toDevice(b));
     mm.plan(mepi::UserEpilog{external, "epilog",
                              {{mepi::DeviceCode::Kind::LTOIR, "user-gelu.ltoir", code}}});
-    mepi::Tensor dT = mm.execute();
-    std::vector<uint8_t> out(m * n * 2);
-    cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, out.size()), "poison");
-    mm.execute();
-    cu(d.cuStreamSynchronize(nullptr), "sync");
-    cu(d.cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(dT.data), out.size()), "DtoH");
-    double num = 0, den = 0;
-    bool finite = true;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double acc = 0;
-        for (int64_t kk = 0; kk < k; ++kk)
-          acc += a.values[i * k + kk] * b.values[kk * n + j];
-        double ref = geluRef(acc);
-        double o = readDevice(out, ElementType::BF16, i * n + j);
-        finite &= std::isfinite(o);
-        num += (o - ref) * (o - ref);
-        den += ref * ref;
-      }
-    err = std::sqrt(num / den);
-    if (!finite)
-      status = "non-finite outputs (unwritten or NaN)";
-    else if (!(err <= 1e-2))
-      status = "relative error above 1e-2";
+    status = checkUserEpilog(
+        d, mm, a, b, m, n, k, [](double acc, int64_t, int64_t) { return geluRef(acc); }, err);
 
     // Cost of the call against the same epilog inlined (median of 9 launches each).
     const int64_t s2 = 2048;
