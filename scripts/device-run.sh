@@ -6,6 +6,7 @@
 #   scripts/device-run.sh examples     the C++ and C host programs of examples/ (installed mepi)
 #   scripts/device-run.sh lto          nvJitLink links a user LTO-IR object (libNVVM lookup)
 #   scripts/device-run.sh bench        mepi-bench vs cuBLASLt: table in bench.log, JSON in dense.json
+#   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -64,6 +65,23 @@ run_bench() {
   return "${PIPESTATUS[0]}"
 }
 
+# The wgmma kernel's register/spill report, ptxas warnings (C7511/C7515: wgmma serialized) and
+# the count of HGMMA instructions in its SASS.
+run_sass() {
+  {
+    for input in "$root"/bench/kernels/*.mlir; do
+      local name
+      name="$(basename "$input" .mlir)"
+      "$bundle/bin/mepi-opt" "$input" --mepi-lower-to-ptx="ptx-file=$work/$name.ptx" -o /dev/null &&
+        ptxas -arch=sm_90a -v "$work/$name.ptx" -o "$work/$name.cubin" 2>&1 &&
+        cuobjdump -sass "$work/$name.cubin" > "$out/$name.sass" &&
+        echo "$name: HGMMA $(grep -c HGMMA "$out/$name.sass"), LDL/STL $(grep -cE 'LDL|STL' "$out/$name.sass"), CALL $(grep -c CALL "$out/$name.sass")"
+      xz -f "$out/$name.sass"
+    done
+  } 2>&1 | tee "$out/sass.log"
+  return "${PIPESTATUS[0]}"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
@@ -72,7 +90,8 @@ for set in "${@:-smoke}"; do
     examples) run_examples || status=1 ;;
     lto) run_lto || status=1 ;;
     bench) run_bench || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, bench)" >&2
+    sass) run_sass || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, bench, sass)" >&2
        status=2 ;;
   esac
 done

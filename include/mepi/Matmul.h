@@ -119,6 +119,9 @@ public:
   void releaseOperands();
   /// Releases D and the kernel; the object can only be destroyed afterwards.
   void free();
+  /// The planned kernel's configuration as mepi's IR prints it, e.g.
+  /// `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`. Throws if not planned.
+  std::string kernelConfiguration() const;
 
 private:
   void planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,

@@ -12,14 +12,30 @@ def MepiGenerateKernels : Pass<"mepi-generate-kernels", "::mlir::ModuleOp"> {
     `gpu.launch_func` of that kernel. Kernel arguments mirror the op's operands in order:
     a, b, [alpha], [c], [beta], epilog inputs..., d, aux...
 
+    Tensor-core families (`wgmma`) add leading kernel arguments: TMA descriptors made on the
+    host side by `mepi.tensor_map`, counted by the kernel attribute `mepi.tensor_map_params`.
+    The launch carries the configuration as `mepi.config` and the dynamic shared memory size.
+
     Calls that the epilog still makes go to external device code (declared `func.func`s, given
     to nvJitLink as PTX or LTO-IR): they become `llvm.call`s with C types (index as i64).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
-    "::mlir::math::MathDialect",
+    "::mlir::math::MathDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
+}
+
+def MepiLowerTensorMapParams : Pass<"mepi-lower-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass a kernel's TMA descriptors by value as grid constants";
+  let description = [{
+    Runs after the kernels became `llvm.func`s. The first `mepi.tensor_map_params` arguments of
+    a kernel are 128-byte `CUtensorMap`s: they become `byval` parameters aligned to 64 bytes
+    with `nvvm.grid_constant`, so that the kernel reads them in parameter space (TMA takes
+    their generic address) and the runtime passes them in the launch's parameter buffer with
+    no copy to device memory.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // MEPI_CONVERSION_PASSES_TD

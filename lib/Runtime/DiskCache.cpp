@@ -14,7 +14,7 @@
 using namespace mepi::runtime;
 
 namespace {
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2; // 2: launch shape and tensor maps
 
 std::string sha256Hex(llvm::StringRef bytes) {
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), true);
@@ -62,6 +62,54 @@ std::optional<std::string> DiskCache::directoryFromEnvironment() {
   return std::nullopt;
 }
 
+/// The launch fields of a manifest: block, shared_bytes, persistent and tensor_maps.
+static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &kernel) {
+  const llvm::json::Array *block = object.getArray("block");
+  std::optional<int64_t> shared = object.getInteger("shared_bytes");
+  std::optional<bool> persistent = object.getBoolean("persistent");
+  std::optional<llvm::StringRef> config = object.getString("config");
+  const llvm::json::Array *maps = object.getArray("tensor_maps");
+  if (!block || block->size() != 3 || !shared || !persistent || !maps || !config)
+    return false;
+  kernel.config = config->str();
+  for (size_t i = 0; i < 3; ++i) {
+    std::optional<int64_t> size = (*block)[i].getAsInteger();
+    if (!size)
+      return false;
+    kernel.block[i] = *size;
+  }
+  kernel.sharedBytes = *shared;
+  kernel.persistent = *persistent;
+  for (const llvm::json::Value &value : *maps) {
+    const llvm::json::Object *map = value.getAsObject();
+    if (!map)
+      return false;
+    std::optional<int64_t> argument = map->getInteger("argument");
+    std::optional<int64_t> inner = map->getInteger("box_inner");
+    std::optional<int64_t> outer = map->getInteger("box_outer");
+    std::optional<int64_t> swizzle = map->getInteger("swizzle");
+    if (!argument || !inner || !outer || !swizzle)
+      return false;
+    kernel.tensorMaps.push_back(
+        {static_cast<unsigned>(*argument), {*inner, *outer}, *swizzle});
+  }
+  return true;
+}
+
+static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &manifest) {
+  llvm::json::Array maps;
+  for (const TensorMapSpec &map : kernel.tensorMaps)
+    maps.push_back(llvm::json::Object{{"argument", int64_t(map.argument)},
+                                      {"box_inner", map.box[0]},
+                                      {"box_outer", map.box[1]},
+                                      {"swizzle", map.swizzle}});
+  manifest["block"] = llvm::json::Array{kernel.block[0], kernel.block[1], kernel.block[2]};
+  manifest["shared_bytes"] = kernel.sharedBytes;
+  manifest["config"] = kernel.config;
+  manifest["persistent"] = kernel.persistent;
+  manifest["tensor_maps"] = std::move(maps);
+}
+
 std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
   std::string entry = directory + "/" + key;
   if (!llvm::sys::fs::is_directory(entry))
@@ -91,6 +139,8 @@ std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
     return reject();
   kernel.kernelName = name->str();
   kernel.tile = {*tileM, *tileN};
+  if (!readLaunchShape(*object, kernel))
+    return reject();
   const llvm::json::Object *files = object->getObject("files");
   if (!files)
     return reject();
@@ -131,6 +181,7 @@ llvm::Error DiskCache::store(const std::string &key, const CompiledKernel &kerne
                               {"tile_m", kernel.tile[0]},
                               {"tile_n", kernel.tile[1]},
                               {"files", std::move(files)}};
+  writeLaunchShape(kernel, manifest);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(manifest));

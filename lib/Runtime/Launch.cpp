@@ -17,6 +17,14 @@ llvm::Expected<LoadedKernel> LoadedKernel::load(const CompiledKernel &kernel) {
                                                             kernel.kernelName.c_str()),
                                 "cuModuleGetFunction(" + kernel.kernelName + ")"))
     return std::move(e);
+  // Above 48 KiB, dynamic shared memory needs the kernel's consent.
+  if (kernel.sharedBytes > 48 * 1024)
+    if (llvm::Error e = checkCuda(
+            driver->cuFuncSetAttribute(loaded.function,
+                                       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(kernel.sharedBytes)),
+            "cuFuncSetAttribute(max dynamic shared memory)"))
+      return std::move(e);
   return std::move(loaded);
 }
 
@@ -41,7 +49,7 @@ LoadedKernel::~LoadedKernel() {
 
 void PreparedLaunch::addWord(int64_t value) {
   words.push_back(value);
-  slots.push_back({false, words.size() - 1});
+  slots.push_back({Slot::Word, words.size() - 1});
 }
 
 void PreparedLaunch::addMemref(CUdeviceptr ptr, const OperandLayout &layout) {
@@ -58,47 +66,116 @@ void PreparedLaunch::addMemref(CUdeviceptr ptr, const OperandLayout &layout) {
 
 void PreparedLaunch::addFloat(float value) {
   floats.push_back(value);
-  slots.push_back({true, floats.size() - 1});
+  slots.push_back({Slot::Float, floats.size() - 1});
 }
 
-PreparedLaunch::PreparedLaunch(CUfunction function, const CompiledKernel &kernel,
-                               const MatmulProblem &problem, const LaunchArguments &args)
-    : function(function) {
-  addMemref(args.a, problem.a);
-  addMemref(args.b, problem.b);
-  addFloat(args.alpha);
-  if (problem.c) {
-    addMemref(args.c, *problem.c);
-    addFloat(args.beta);
-  }
-  if (problem.bias)
-    addMemref(args.bias, *problem.bias);
-  for (size_t i = 0; i < problem.userInputs.size(); ++i)
-    addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0, problem.userInputs[i].layout);
-  addMemref(args.d, problem.d);
-  // Addresses only now: the vectors no longer grow.
-  for (auto [isFloat, index] : slots)
-    params.push_back(isFloat ? static_cast<void *>(&floats[index])
-                             : static_cast<void *>(&words[index]));
+llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr ptr,
+                                         const OperandLayout &layout) {
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver)
+    return driver.takeError();
+  CUtensorMapDataType type = layout.type == ElementType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                             : layout.type == ElementType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  CUtensorMapSwizzle swizzle = spec.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                               : spec.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                               : spec.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                    : CU_TENSOR_MAP_SWIZZLE_NONE;
+  std::vector<int64_t> strides =
+      layout.strides.empty() ? rowMajorStrides(layout.shape) : layout.strides;
+  // Innermost dimension first; reads outside the operand fill zeros (the residue tiles).
+  cuuint64_t dims[2] = {static_cast<cuuint64_t>(layout.shape[1]),
+                        static_cast<cuuint64_t>(layout.shape[0])};
+  cuuint64_t pitch[1] = {static_cast<cuuint64_t>(strides[0]) * elementTypeBytes(layout.type)};
+  cuuint32_t box[2] = {static_cast<cuuint32_t>(spec.box[0]),
+                       static_cast<cuuint32_t>(spec.box[1])};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUtensorMap map;
+  CUresult r = driver->cuTensorMapEncodeTiled(
+      &map, type, 2, reinterpret_cast<void *>(ptr), dims, pitch, box, elementStrides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (llvm::Error e = checkCuda(r, "cuTensorMapEncodeTiled(argument " +
+                                       std::to_string(spec.argument) + ")"))
+    return e;
+  tensorMaps.push_back(map);
+  slots.push_back({Slot::TensorMap, tensorMaps.size() - 1});
+  return llvm::Error::success();
+}
 
+void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProblem &problem) {
   const std::vector<int64_t> &dShape = problem.d.shape;
   int64_t m = dShape[dShape.size() - 2], n = dShape.back();
   int64_t batch = 1;
   for (size_t i = 0; i + 2 < dShape.size(); ++i)
     batch *= dShape[i];
   auto [tileM, tileN] = kernel.tile;
-  grid[0] = static_cast<unsigned>((n + tileN - 1) / tileN);
-  grid[1] = static_cast<unsigned>((m + tileM - 1) / tileM);
-  grid[2] = static_cast<unsigned>(batch);
-  block[0] = static_cast<unsigned>(tileN);
-  block[1] = static_cast<unsigned>(tileM);
+  int64_t tilesN = (n + tileN - 1) / tileN, tilesM = (m + tileM - 1) / tileM;
+  for (int i = 0; i < 3; ++i)
+    block[i] = static_cast<unsigned>(kernel.block[i]);
+  sharedBytes = static_cast<unsigned>(kernel.sharedBytes);
+  if (!kernel.persistent) {
+    grid[0] = static_cast<unsigned>(tilesN);
+    grid[1] = static_cast<unsigned>(tilesM);
+    grid[2] = static_cast<unsigned>(batch);
+    return;
+  }
+  // One block per multiprocessor at most; each loops over its share of the tiles.
+  int multiprocessors = 1;
+  if (auto driver = cudaDriver()) {
+    CUdevice device;
+    if (driver->cuCtxGetDevice(&device) == CUDA_SUCCESS)
+      driver->cuDeviceGetAttribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                   device);
+  } else {
+    llvm::consumeError(driver.takeError());
+  }
+  grid[0] = static_cast<unsigned>(std::min<int64_t>(tilesM * tilesN * batch, multiprocessors));
+  grid[1] = grid[2] = 1;
+}
+
+auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
+                            const MatmulProblem &problem, const LaunchArguments &args)
+    -> llvm::Expected<std::unique_ptr<PreparedLaunch>> {
+  std::unique_ptr<PreparedLaunch> prepared(new PreparedLaunch(function));
+  for (const TensorMapSpec &spec : kernel.tensorMaps) {
+    // Only a (argument 0) and b (argument 1) are read through TMA.
+    if (spec.argument > 1)
+      return llvm::createStringError("the kernel wants a tensor map of argument " +
+                                     std::to_string(spec.argument) + ", which is not a or b");
+    const OperandLayout &layout = spec.argument == 0 ? problem.a : problem.b;
+    if (llvm::Error e = prepared->addTensorMap(spec, spec.argument == 0 ? args.a : args.b,
+                                               layout))
+      return std::move(e);
+  }
+  prepared->addMemref(args.a, problem.a);
+  prepared->addMemref(args.b, problem.b);
+  prepared->addFloat(args.alpha);
+  if (problem.c) {
+    prepared->addMemref(args.c, *problem.c);
+    prepared->addFloat(args.beta);
+  }
+  if (problem.bias)
+    prepared->addMemref(args.bias, *problem.bias);
+  for (size_t i = 0; i < problem.userInputs.size(); ++i)
+    prepared->addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0,
+                        problem.userInputs[i].layout);
+  prepared->addMemref(args.d, problem.d);
+  // Addresses only now: the vectors no longer grow.
+  for (auto [slot, index] : prepared->slots)
+    prepared->params.push_back(
+        slot == Slot::Float    ? static_cast<void *>(&prepared->floats[index])
+        : slot == Slot::Word   ? static_cast<void *>(&prepared->words[index])
+                               : static_cast<void *>(&prepared->tensorMaps[index]));
+  prepared->computeGrid(kernel, problem);
+  return std::move(prepared);
 }
 
 CUresult PreparedLaunch::launch(const CudaDriver &driver, CUstream stream) const {
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return CUDA_SUCCESS; // an empty output: nothing to write
   return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                               0, stream, const_cast<void **>(params.data()), nullptr);
+                               sharedBytes, stream, const_cast<void **>(params.data()), nullptr);
 }
 
 llvm::Error LoadedKernel::launch(const CompiledKernel &kernel, const MatmulProblem &problem,
@@ -106,6 +183,10 @@ llvm::Error LoadedKernel::launch(const CompiledKernel &kernel, const MatmulProbl
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver)
     return driver.takeError();
-  PreparedLaunch prepared(function, kernel, problem, args);
-  return checkCuda(prepared.launch(*driver, stream), "cuLaunchKernel(" + kernel.kernelName + ")");
+  llvm::Expected<std::unique_ptr<PreparedLaunch>> prepared =
+      PreparedLaunch::create(function, kernel, problem, args);
+  if (!prepared)
+    return prepared.takeError();
+  return checkCuda((*prepared)->launch(*driver, stream),
+                   "cuLaunchKernel(" + kernel.kernelName + ")");
 }

@@ -6,6 +6,8 @@
 #include "Runtime/CudaDriver.h"
 #include "Runtime/Planner.h"
 
+#include <memory>
+
 namespace mepi::runtime {
 
 /// Device addresses and launch-time scalars of one execution.
@@ -20,23 +22,32 @@ struct LaunchArguments {
 /// Relaunching costs one cuLaunchKernel, so execute() keeps one per set of operands.
 class PreparedLaunch {
 public:
-  PreparedLaunch(CUfunction function, const CompiledKernel &kernel, const MatmulProblem &problem,
-                 const LaunchArguments &args);
+  /// Fails when a TMA descriptor cannot be encoded for these operands.
+  static llvm::Expected<std::unique_ptr<PreparedLaunch>>
+  create(CUfunction function, const CompiledKernel &kernel, const MatmulProblem &problem,
+         const LaunchArguments &args);
   PreparedLaunch(const PreparedLaunch &) = delete; // `params` points into this object
   /// Launches on `stream` (nothing when the output is empty).
   CUresult launch(const CudaDriver &driver, CUstream stream) const;
 
 private:
+  explicit PreparedLaunch(CUfunction function) : function(function) {}
+  llvm::Error addTensorMap(const TensorMapSpec &spec, CUdeviceptr ptr,
+                           const OperandLayout &layout);
   void addWord(int64_t value);
   void addMemref(CUdeviceptr ptr, const OperandLayout &layout);
   void addFloat(float value);
+  void computeGrid(const CompiledKernel &kernel, const MatmulProblem &problem);
 
+  enum class Slot { Word, Float, TensorMap };
   CUfunction function;
   std::vector<int64_t> words;
   std::vector<float> floats;
-  std::vector<std::pair<bool, size_t>> slots; // (is float, index)
+  std::vector<CUtensorMap> tensorMaps; // passed by value; CUtensorMap is 64-byte aligned
+  std::vector<std::pair<Slot, size_t>> slots;
   std::vector<void *> params;
   unsigned grid[3] = {0, 0, 0}, block[3] = {1, 1, 1};
+  unsigned sharedBytes = 0;
 };
 
 /// A cubin loaded into the current context. Unloads on destruction.

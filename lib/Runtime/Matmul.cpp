@@ -127,6 +127,12 @@ void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::st
                        t.device, ordinal));
 }
 
+/// The largest power of two up to 16 that divides both addresses (TMA needs 16).
+unsigned commonAlignment(const void *a, const void *b) {
+  uintptr_t bits = reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b) | 16;
+  return static_cast<unsigned>(bits & (~bits + 1));
+}
+
 std::string deviceArch(int device) {
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver) {
@@ -191,6 +197,7 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.problem.d = {dType, dShape, rowMajorStrides(dShape)};
   if (c)
     s.problem.c = validated(*c, "c", 2);
+  s.problem.addressAlignment = commonAlignment(a.data, b.data);
   s.a = a;
   s.b = b;
   s.c = c;
@@ -333,8 +340,9 @@ Tensor Matmul::execute(CUstream stream) {
     args.beta = s.beta;
     for (const Tensor &input : s.userInputs)
       args.userInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
-    s.prepared = std::make_unique<PreparedLaunch>(s.loaded->kernelFunction(), *s.kernel,
-                                                  s.problem, args);
+    s.prepared = check(
+        PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.problem, args),
+        "execute");
   }
   check(checkCuda(s.prepared->launch(driver, stream),
                   "cuLaunchKernel(" + s.kernel->kernelName + ")"),
@@ -370,6 +378,12 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
               : "resetOperands: bias missing for the planned epilog");
   if (bias)
     expectSameLayout(*bias, *s.problem.bias, "bias");
+  // The planned kernel may read a and b through TMA, which needs what plan() saw.
+  for (auto [t, name] : {std::pair<const Tensor &, const char *>{a, "a"}, {b, "b"}})
+    if (commonAlignment(t.data, t.data) < s.problem.addressAlignment)
+      fail(llvm::formatv("resetOperands: operand {0}: the planned kernel needs {1}-byte aligned "
+                         "addresses, got {2}; plan a new Matmul for these operands",
+                         name, s.problem.addressAlignment, t.data));
   s.a = a;
   s.b = b;
   s.c = c;
@@ -377,6 +391,12 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.released = false;
   s.pointersChecked = false;
   s.prepared.reset();
+}
+
+std::string Matmul::kernelConfiguration() const {
+  if (!state || !state->kernel)
+    fail("kernelConfiguration() called before plan()");
+  return state->kernel->config;
 }
 
 void Matmul::releaseOperands() {

@@ -196,6 +196,10 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
 
   b.setInsertionPointToEnd(planned.module->getBody());
   auto fn = func::FuncOp::create(b, loc, "mepi_matmul", b.getFunctionType(argTypes, {}));
+  // What the addresses of a and b promise decides whether TMA kernels may read them.
+  if (problem.addressAlignment >= 16)
+    for (unsigned arg : {0u, 1u})
+      fn.setArgAttr(arg, "mepi.alignment", b.getI64IntegerAttr(16));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   unsigned next = 0;
@@ -232,6 +236,42 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   if (failed(verify(*planned.module)))
     return diagnostics.error("invalid matmul problem");
   return planned;
+}
+
+/// Fills the launch fields of `kernel` from the launch that mepi-generate-kernels left in the
+/// host function. False when any of it is not a constant the runtime can use.
+bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kernel) {
+  auto config = launch->getAttrOfType<KernelConfigAttr>("mepi.config");
+  if (!config)
+    return false;
+  kernel.tile = {config.getTileM(), config.getTileN()};
+  llvm::raw_string_ostream(kernel.config) << config;
+  kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  SmallVector<Value, 3> sizes = {block.x, block.y, block.z};
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    std::optional<int64_t> value = getConstantIntValue(size);
+    if (!value)
+      return false;
+    kernel.block[i] = *value;
+  }
+  if (Value shared = launch.getDynamicSharedMemorySize()) {
+    std::optional<int64_t> bytes = getConstantIntValue(shared);
+    if (!bytes)
+      return false;
+    kernel.sharedBytes = *bytes;
+  }
+  for (Value operand : launch.getKernelOperands()) {
+    auto map = operand.getDefiningOp<TensorMapOp>();
+    if (!map)
+      break; // tensor maps lead the parameters
+    auto arg = dyn_cast<BlockArgument>(map.getSource());
+    if (!arg)
+      return false;
+    kernel.tensorMaps.push_back(
+        {arg.getArgNumber(), {map.getBox()[0], map.getBox()[1]}, map.getSwizzle()});
+  }
+  return true;
 }
 
 std::string printModule(ModuleOp module) {
@@ -273,18 +313,19 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
     return diagnostics.error("lowering to PTX failed");
 
   ModuleOp module = *planned->module;
-  // The kernels became a gpu.binary; the launch left in the host function names the kernel and
-  // its block (SIMT: x threads along N, y along M).
+  // The kernels became a gpu.binary; the launch left in the host function names the kernel,
+  // its configuration, block, shared memory and TMA descriptors.
+  bool launchKnown = false;
   module.walk([&](gpu::LaunchFuncOp launch) {
     kernel.kernelName = launch.getKernelName().str();
-    std::optional<int64_t> x = getConstantIntValue(launch.getBlockSizeX());
-    std::optional<int64_t> y = getConstantIntValue(launch.getBlockSizeY());
-    if (x && y)
-      kernel.tile = {*y, *x};
+    launchKnown = readLaunch(launch, kernel);
   });
   FailureOr<std::string> ptx = extractPTX(module);
   if (failed(ptx) || kernel.kernelName.empty())
     return llvm::createStringError("lowering produced no kernel");
+  if (!launchKnown)
+    return llvm::createStringError("lowering produced a launch of " + kernel.kernelName +
+                                   " that the runtime cannot read");
   kernel.ptx = std::move(*ptx);
 
   llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch);

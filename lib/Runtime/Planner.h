@@ -13,13 +13,26 @@
 
 namespace mepi::runtime {
 
+/// A TMA descriptor the launcher encodes (cuTensorMapEncodeTiled) and passes by value.
+struct TensorMapSpec {
+  unsigned argument = 0;             ///< the planned function's argument it describes (a: 0, b: 1)
+  std::array<int64_t, 2> box{};      ///< elements per load: inner (contiguous), outer
+  int64_t swizzle = 0;               ///< bytes: 0, 32, 64 or 128
+};
+
 /// One compiled problem: what the cache stores and the launcher needs.
 struct CompiledKernel {
   std::string plannedIR;  ///< the planned mepi module (canonical text; part of the cache key)
   std::string ptx;
   std::vector<char> cubin;
   std::string kernelName;
-  std::array<int64_t, 2> tile{}; ///< tile M x N of the chosen configuration (SIMT: one thread each)
+  std::string config;            ///< the chosen #mepi.kernel_config, as printed
+  std::array<int64_t, 2> tile{}; ///< output tile M x N of one block
+  std::array<int64_t, 3> block{1, 1, 1}; ///< threads per block
+  int64_t sharedBytes = 0;       ///< dynamic shared memory per block
+  /// The grid covers the tiles with at most one block per multiprocessor; each block loops.
+  bool persistent = false;
+  std::vector<TensorMapSpec> tensorMaps; ///< leading kernel parameters, in order
   std::string linkLog;
 };
 

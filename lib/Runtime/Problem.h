@@ -50,6 +50,9 @@ struct MatmulProblem {
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
   std::optional<UserEpilogSource> userEpilog; ///< replaces `epilog` when set
   std::vector<EpilogInput> userInputs;        ///< the inputs the user epilog reads
+  /// Bytes to which the addresses of a and b are both aligned, at most 16 (0: unknown). TMA
+  /// kernels need 16; the planned kernel then requires it of every later set of operands.
+  unsigned addressAlignment = 0;
 };
 
 /// Row-major strides of `shape`.

@@ -32,6 +32,7 @@ static void addKernelLowering(OpPassManager &pm) {
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createMepiLowerTensorMapParams());
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createArithToLLVMConversionPass());
   kernels.addPass(createConvertIndexToLLVMPass());
@@ -53,7 +54,9 @@ void mlir::mepi::buildLowerToPTXPipeline(OpPassManager &pm, const LowerToPTXOpti
   pm.addPass(createMepiSimplifyEpilog());
   if (stop == LoweringStage::Epilog)
     return;
-  pm.addPass(createMepiSelectKernelConfig());
+  MepiSelectKernelConfigOptions select;
+  select.chip = options.chip;
+  pm.addPass(createMepiSelectKernelConfig(select));
   if (stop == LoweringStage::Config)
     return;
   pm.addPass(createMepiGenerateKernels());

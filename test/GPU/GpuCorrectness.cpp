@@ -130,6 +130,9 @@ struct Case {
   bool tf32 = false;                   ///< f32 operands at TF32 precision (Options::allowTF32)
 };
 
+/// The configuration of the kernel the last plan() chose (printed with each case).
+std::string lastKernelConfig;
+
 struct Device {
   const CudaDriver *d;
   CUcontext ctx;
@@ -357,6 +360,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       mepi::Matmul mm(aDev, bDev, cDev, c.alpha, beta, q, options);
       t0 = std::chrono::steady_clock::now();
       mm.plan(epilog, {biasDev});
+      lastKernelConfig = mm.kernelConfiguration();
       mepi::Tensor dT = mm.execute();
       ms = elapsed();
       // NaN bytes in f16, bf16 and f32: an element the kernel does not write fails the check.
@@ -633,6 +637,27 @@ std::vector<Case> allCases(bool quick) {
       cases.push_back(wide);
     }
   }
+  // The wgmma family (sm_90a): 16-bit K-major A and B (transpose_b), rows 16-byte aligned
+  // (K a multiple of 8). Shapes reach each configuration of the heuristic: short M (one
+  // consumer warpgroup, 64 x 128), few tiles (128 x 128) and many tiles (128 x 256), with
+  // residues in M, N and K and a K shorter than one stage.
+  std::vector<std::array<int64_t, 3>> wgmmaShapes = {
+      {1, 1, 8}, {17, 33, 64}, {17, 4000, 1032}, {127, 129, 264}, {1000, 1000, 1000},
+      {2000, 4100, 1000}};
+  if (!quick)
+    wgmmaShapes.push_back({4096, 4096, 4096});
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (auto [m, n, k] : wgmmaShapes)
+      for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
+        cases.push_back({t, {m, k}, {n, k}, {m, n}, false, true, e});
+    cases.push_back({t, {300, 200}, {500, 200}, {300, 500}, false, true, "SILU"});
+    Case withC{t, {300, 200}, {500, 200}, {300, 500}, false, true, "RELU_BIAS", true, 0.5f,
+               -1.25f};
+    cases.push_back(withC);
+    Case wide{t, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS", true, 1.0f, 0.5f};
+    wide.outType = ElementType::F32;
+    cases.push_back(wide);
+  }
   return cases;
 }
 } // namespace
@@ -675,12 +700,14 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
       mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
                       beta, {c.transA, c.transB}, options);
       mm.plan(apiEpilog(c.epilog), {bias});
+      lastKernelConfig = mm.kernelConfiguration();
     } catch (const mepi::Error &e) {
       why = e.what();
     }
     bool ok = why.empty();
     (ok ? passed : failed)++;
-    std::printf("%s compile %s%s%s\n", ok ? "PASS" : "FAIL", describe(c).c_str(),
+    std::printf("%s compile %s %s%s%s\n", ok ? "PASS" : "FAIL", describe(c).c_str(),
+                lastKernelConfig.c_str(),
                 ok ? "" : "  ", why.c_str());
   }
   std::printf("%d passed, %d failed\n", passed, failed);
@@ -743,8 +770,9 @@ int main(int argc, char **argv) {
     std::string why = runApiCase(dev, c, rng, err, ms, Mode::Plain);
     bool ok = why.empty();
     (ok ? passed : failed)++;
-    std::printf("%s %s relerr=%.2e plan+execute=%.0fms%s%s\n", ok ? "PASS" : "FAIL",
-                describe(c).c_str(), err, ms, ok ? "" : "  ", why.c_str());
+    std::printf("%s %s %s relerr=%.2e plan+execute=%.0fms%s%s\n", ok ? "PASS" : "FAIL",
+                describe(c).c_str(), lastKernelConfig.c_str(), err, ms, ok ? "" : "  ",
+                why.c_str());
     std::fflush(stdout);
   }
   const Case apiCases[] = {

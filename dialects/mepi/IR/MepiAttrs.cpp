@@ -14,13 +14,27 @@ using namespace mlir::mepi;
 
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
-                                       int64_t tileK) {
+                                       int64_t tileK, int64_t stages) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
   // A SIMT block runs one thread per output element of its tile; CUDA caps a block at 1024.
   if (strategy == KernelStrategy::Simt && tileM * tileN > 1024)
     return emitError() << "expected at most 1024 threads per simt block, got " << tileM * tileN;
+  if (strategy == KernelStrategy::Simt && stages != 1)
+    return emitError() << "expected 1 stage for simt, got " << stages;
+  if (strategy == KernelStrategy::Wgmma) {
+    // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
+    // 128-byte swizzle atom of 16-bit elements along K per stage.
+    if (tileM != 64 && tileM != 128)
+      return emitError() << "expected tile_m 64 or 128 for wgmma, got " << tileM;
+    if (tileN % 8 != 0 || tileN > 256)
+      return emitError() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
+    if (tileK != 64)
+      return emitError() << "expected tile_k 64 for wgmma, got " << tileK;
+    if (stages < 2 || stages > 8)
+      return emitError() << "expected 2 to 8 stages for wgmma, got " << stages;
+  }
   return success();
 }
 

@@ -35,7 +35,8 @@ def Mepi_ComputeTypeAttr : EnumAttr<Mepi_Dialect, Mepi_ComputeType, "compute"> {
 }
 
 def Mepi_KernelStrategy : I32EnumAttr<"KernelStrategy", "kernel family used for a matmul", [
-      I32EnumAttrCase<"Simt", 0, "simt">  // one thread per output element, CUDA cores
+      I32EnumAttrCase<"Simt", 0, "simt">,  // one thread per output element, CUDA cores
+      I32EnumAttrCase<"Wgmma", 1, "wgmma"> // Hopper: TMA loads, mbarrier pipeline, wgmma
     ]> {
   let cppNamespace = "::mlir::mepi";
   let genSpecializedAttr = 0;
@@ -47,13 +48,25 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
   let summary = "kernel configuration chosen for one matmul";
   let description = [{
     The kernel family and its tile: `tile_m` x `tile_n` output elements per thread block and
-    `tile_k` reduction elements per main-loop step. For `simt`, a block has tile_m * tile_n threads.
+    `tile_k` reduction elements per main-loop step, with `stages` shared-memory buffers of
+    operand tiles in flight.
 
-    Example: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`
+    - `simt`: a block has tile_m * tile_n threads, one per output element; stages = 1.
+    - `wgmma` (sm_90a): a persistent block of one producer warpgroup (TMA loads) and tile_m / 64
+      consumer warpgroups (wgmma m64 x tile_n x 16 each); tile_k = 64 (one 128-byte swizzle
+      atom of 16-bit elements); 2 to 8 stages.
+
+    Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
-                        "int64_t":$tileK);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` `>`";
+                        "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` `stages` `=` $stages^)? `>`";
+  let builders = [
+    AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1);
+    }]>
+  ];
   let genVerifyDecl = 1;
 }
 

@@ -1,5 +1,6 @@
 // Registration of the mepi dialect's operations and attributes.
 #include "mepi/IR/MepiDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mepi/IR/MepiAttrs.h"
 #include "mepi/IR/MepiOps.h"
 

@@ -14,7 +14,8 @@ def Mepi_Dialect : Dialect {
     GELU, ...) and user epilogs share this one mechanism; kernel generation inlines the region.
   }];
   let useDefaultAttributePrinterParser = 1;
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                            "::mlir::LLVM::LLVMDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();
   }];

@@ -313,3 +313,33 @@ LogicalResult MatmulOp::verifyRegions() {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// mepi.tensor_map
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorMapOp::verify() {
+  MemRefType type = getSource().getType();
+  if (type.getRank() != 2)
+    return emitOpError() << "expected a 2-D source, got rank " << type.getRank();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+    return emitOpError() << "expected a source with unit stride in its last dimension, got "
+                         << type;
+  unsigned eltBytes = type.getElementTypeBitWidth() / 8;
+  if (ShapedType::isDynamic(strides[0]) || (strides[0] * eltBytes) % 16 != 0)
+    return emitOpError() << "expected a row pitch that is a multiple of 16 bytes, got "
+                         << (ShapedType::isDynamic(strides[0]) ? std::string("dynamic")
+                                                               : std::to_string(strides[0] * eltBytes));
+  ArrayRef<int64_t> box = getBox();
+  if (box.size() != 2 || llvm::any_of(box, [](int64_t b) { return b < 1 || b > 256; }))
+    return emitOpError() << "expected a box of 2 sizes in [1, 256]";
+  int64_t swizzle = getSwizzle();
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitOpError() << "expected swizzle 0, 32, 64 or 128, got " << swizzle;
+  if (swizzle && box[0] * eltBytes > swizzle)
+    return emitOpError() << "expected the box's inner extent (" << box[0] * eltBytes
+                         << " bytes) within the " << swizzle << "-byte swizzle";
+  return success();
+}

@@ -5,6 +5,7 @@
 include "mepi/IR/MepiAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 
 def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbove,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
@@ -101,6 +102,26 @@ def Mepi_YieldOp : Mepi_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"Ma
   }];
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def Mepi_TensorMapOp : Mepi_Op<"tensor_map", [Pure]> {
+  let summary = "the TMA descriptor of a row-major 2-D operand, passed to a kernel by value";
+  let description = [{
+    Host side of a kernel launch: a `CUtensorMap` (128 bytes) that describes `source` to the
+    tensor memory accelerator, with `box` = [inner, outer] elements copied per TMA load and the
+    shared-memory `swizzle` in bytes (0, 32, 64 or 128). Reads outside `source` fill zeros.
+    The kernel takes it as a `grid_constant` by-value parameter: the runtime encodes it once
+    per set of operands (cuTensorMapEncodeTiled) and no copy is made per launch.
+
+    ```mlir
+    %map = mepi.tensor_map %a box [64, 128] swizzle 128 : memref<4096x4096xbf16> -> !llvm.ptr
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$source, DenseI64ArrayAttr:$box, I64Attr:$swizzle);
+  let results = (outs LLVM_AnyPointer:$map);
+  let assemblyFormat =
+      "$source `box` $box `swizzle` $swizzle attr-dict `:` type($source) `->` type($map)";
+  let hasVerifier = 1;
 }
 
 #endif // MEPI_OPS_TD

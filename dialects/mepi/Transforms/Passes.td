@@ -31,9 +31,18 @@ def MepiSelectKernelConfig : Pass<"mepi-select-kernel-config"> {
   let description = [{
     Attaches `config = #mepi.kernel_config<...>` to every `mepi.matmul` that has none, by a
     heuristic over the problem's static shape. The options force a tile instead.
+
+    On an sm_90a `chip`, a matmul of 16-bit A and B, both K-major (A is M x K and B is N x K
+    with `transpose_b`, rows contiguous, row pitches a multiple of 16 bytes, and the function
+    argument attribute `mepi.alignment` >= 16 on both, which the runtime sets from the actual
+    addresses) gets the `wgmma` family; everything else gets `simt`.
   }];
   let dependentDialects = ["::mlir::mepi::MepiDialect"];
   let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target GPU (e.g. sm_90a); tensor-core families need their chip">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"\"",
+           "Force a kernel family: simt or wgmma (empty: heuristic)">,
     Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
            "Rows of D per thread block (0: heuristic)">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",

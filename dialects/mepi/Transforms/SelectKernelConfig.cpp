@@ -1,6 +1,7 @@
 // mepi-select-kernel-config: attach a kernel configuration to each mepi.matmul.
 #include "mepi/Transforms/Passes.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::mepi {
@@ -26,15 +27,86 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
+/// The alignment in bytes the function promises for `value` (argument attribute
+/// `mepi.alignment`), 0 when unknown.
+int64_t promisedAlignment(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg)
+    return 0;
+  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!fn || arg.getOwner() != &fn.getFunctionBody().front())
+    return 0;
+  auto attr = fn.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "mepi.alignment");
+  return attr ? attr.getInt() : 0;
+}
+
+/// A 2-D memref of 16-bit elements whose rows are contiguous and start every 16 bytes, at a
+/// 16-byte aligned address: what a TMA descriptor can describe.
+bool isTmaOperand(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  if (type.getRank() != 2 || !type.hasStaticShape() || type.getElementTypeBitWidth() != 16 ||
+      !isa<FloatType>(type.getElementType()))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || offset != 0 || strides[1] != 1 ||
+      ShapedType::isDynamic(strides[0]) || (strides[0] * 2) % 16 != 0)
+    return false;
+  return promisedAlignment(value) >= 16;
+}
+
+/// Whether the wgmma family can run `op` (see the pass description).
+bool isWgmmaEligible(MatmulOp op) {
+  Type aElt = op.getA().getType().getElementType();
+  if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
+    return false;
+  if (op.getTransposeA() || !op.getTransposeB() || op.getD().getType().getRank() != 2)
+    return false;
+  return isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+}
+
+/// wgmma heuristic: 128 x 256 tiles (two consumer warpgroups of m64n256) with 4 stages when
+/// they give every SM of an H100/H200 work; 128 x 128 with 6 stages when they do not; and a
+/// single consumer warpgroup (64 rows) for short M.
+KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
+  constexpr int64_t kMultiprocessors = 132;
+  ArrayRef<int64_t> shape = op.getD().getType().getShape();
+  int64_t m = shape[0], n = shape[1];
+  int64_t tileM = m <= 64 ? 64 : 128;
+  int64_t tiles256 = llvm::divideCeil(m, tileM) * llvm::divideCeil(n, 256);
+  int64_t tileN = tiles256 >= kMultiprocessors ? 256 : 128;
+  if (forcedM > 0)
+    tileM = forcedM;
+  if (forcedN > 0)
+    tileN = forcedN;
+  int64_t stages = tileN > 128 ? 4 : 6;
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages);
+}
+
+bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
+
 struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKernelConfigPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (!strategy.empty() && strategy != "simt" && strategy != "wgmma") {
+      getOperation()->emitError() << "expected strategy simt or wgmma, got '" << strategy << "'";
+      return signalPassFailure();
+    }
     WalkResult result = getOperation()->walk([&](MatmulOp op) {
       if (op.getConfig())
         return WalkResult::advance();
-      KernelConfigAttr config = chooseSimtConfig(op, tileM, tileN);
-      if (config.getTileM() * config.getTileN() > 1024) {
+      bool wgmma = strategy == "wgmma" ||
+                   (strategy.empty() && isHopperArchSpecific(chip) && isWgmmaEligible(op));
+      if (wgmma && !isWgmmaEligible(op)) {
+        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B, both "
+                            "K-major (transpose_b), rank 2, with 16-byte aligned rows";
+        return WalkResult::interrupt();
+      }
+      KernelConfigAttr config =
+          wgmma ? chooseWgmmaConfig(op, tileM, tileN) : chooseSimtConfig(op, tileM, tileN);
+      if (config.getStrategy() == KernelStrategy::Simt &&
+          config.getTileM() * config.getTileN() > 1024) {
         op.emitOpError() << "expected at most 1024 threads per simt block, got "
                          << config.getTileM() * config.getTileN();
         return WalkResult::interrupt();

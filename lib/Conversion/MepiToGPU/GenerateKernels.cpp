@@ -19,6 +19,8 @@ std::unique_ptr<KernelGenerator> mlir::mepi::createKernelGenerator(KernelConfigA
   switch (config.getStrategy()) {
   case KernelStrategy::Simt:
     return createSimtKernelGenerator(config);
+  case KernelStrategy::Wgmma:
+    return createWgmmaKernelGenerator(config);
   }
   return nullptr;
 }
@@ -108,31 +110,45 @@ LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ord
   if (failed(generator->checkSupported(op)))
     return failure();
 
-  // The kernel takes the op's operands, in order.
+  // Host side first: the leading launch operands (TMA descriptors) fix the kernel's signature.
   Location loc = op.getLoc();
+  OpBuilder host(op);
+  SmallVector<Value> leading = generator->emitLeadingLaunchOperands(host, op);
+  SmallVector<Value> launchOperands(leading);
+  llvm::append_range(launchOperands, op->getOperands());
+
+  // The kernel takes the leading operands, then the op's operands in order.
   OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
-  auto type = FunctionType::get(op.getContext(), op->getOperandTypes(), {});
+  auto type = FunctionType::get(op.getContext(), ValueRange(launchOperands).getTypes(), {});
   auto kernel = gpu::GPUFuncOp::create(b, loc, kernelName(op, ordinal), type);
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   if (auto block = generator->knownBlockSize())
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(*block));
+  if (!leading.empty())
+    kernel->setAttr(kTensorMapParamsAttr, b.getI32IntegerAttr(leading.size()));
+  generator->decorateKernel(kernel);
   SymbolTable(kernels).insert(kernel);
 
   IRMapping operands;
-  for (auto [operand, arg] : llvm::zip(op->getOperands(), kernel.getArguments()))
+  for (auto [operand, arg] :
+       llvm::zip(op->getOperands(), kernel.getArguments().drop_front(leading.size())))
     if (!operands.contains(operand))
       operands.map(operand, arg);
   b.setInsertionPointToStart(&kernel.front());
-  generator->emitBody(b, op, operands);
+  generator->emitBody(b, op, operands, kernel.getArguments().take_front(leading.size()));
   gpu::ReturnOp::create(b, loc);
 
   if (failed(lowerExternalCalls(op, kernel, kernels)))
     return failure();
 
-  b.setInsertionPoint(op);
-  LaunchGeometry geometry = generator->emitLaunchGeometry(b, op);
-  gpu::LaunchFuncOp::create(b, loc, kernel, geometry.grid, geometry.block,
-                            /*dynamicSharedMemorySize=*/Value(), op->getOperands());
+  LaunchGeometry geometry = generator->emitLaunchGeometry(host, op);
+  Value sharedBytes;
+  if (int64_t bytes = generator->dynamicSharedMemoryBytes())
+    sharedBytes = arith::ConstantIntOp::create(host, loc, bytes, 32);
+  auto launch = gpu::LaunchFuncOp::create(host, loc, kernel, geometry.grid, geometry.block,
+                                          sharedBytes, launchOperands);
+  // The runtime reads the configuration back (grid policy, tile) from the launch.
+  launch->setAttr("mepi.config", config);
   op.erase();
   return success();
 }

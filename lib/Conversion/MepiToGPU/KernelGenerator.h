@@ -27,12 +27,23 @@ public:
   /// Fails with a diagnostic on `op` when this generator cannot produce its kernel.
   virtual LogicalResult checkSupported(MatmulOp op) const = 0;
   /// Emits the kernel body at `b`'s insertion point; `operands` maps the op's operands to the
-  /// kernel's arguments.
-  virtual void emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands) const = 0;
+  /// kernel's arguments, and `leading` are the kernel's leading arguments (see below).
+  virtual void emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
+                        ValueRange leading) const = 0;
   /// Emits the grid and block sizes at `b`'s insertion point on the host side of `op`.
   virtual LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const = 0;
   /// Threads per block, when fixed at compile time (becomes the kernel's known block size).
   virtual std::optional<SmallVector<int32_t, 3>> knownBlockSize() const { return std::nullopt; }
+
+  /// Kernel arguments placed before the op's operands, emitted on the host side of `op`: TMA
+  /// descriptors (`mepi.tensor_map`), which the kernel takes as by-value grid constants.
+  virtual SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const {
+    return {};
+  }
+  /// Dynamic shared memory per block in bytes.
+  virtual int64_t dynamicSharedMemoryBytes() const { return 0; }
+  /// Sets target attributes on the kernel function (e.g. blocks per multiprocessor).
+  virtual void decorateKernel(gpu::GPUFuncOp kernel) const {}
 
 protected:
   KernelConfigAttr config;
@@ -41,6 +52,12 @@ protected:
 /// The generator for `config`'s strategy.
 std::unique_ptr<KernelGenerator> createKernelGenerator(KernelConfigAttr config);
 std::unique_ptr<KernelGenerator> createSimtKernelGenerator(KernelConfigAttr config);
+std::unique_ptr<KernelGenerator> createWgmmaKernelGenerator(KernelConfigAttr config);
+
+/// Function attribute of a generated kernel: how many leading arguments are 128-byte TMA
+/// descriptors (CUtensorMap) passed by value; mepi-lower-tensor-map-params gives them their
+/// by-value ABI once the kernel is an llvm.func.
+inline constexpr llvm::StringLiteral kTensorMapParamsAttr = "mepi.tensor_map_params";
 
 } // namespace mlir::mepi
 

@@ -52,7 +52,8 @@ public:
     return success();
   }
 
-  void emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands) const override {
+  void emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
+                ValueRange /*leading*/) const override {
     Location loc = op.getLoc();
     Value a = operands.lookup(op.getA()), bMat = operands.lookup(op.getB()),
           d = operands.lookup(op.getD());

@@ -1,0 +1,439 @@
+// The wgmma kernel family (sm_90a): TMA loads into a ring of shared-memory stages, mbarrier
+// handshakes, warpgroup MMAs, and the epilog applied to the accumulator registers.
+//
+// Block: warpgroup 0 is the producer (one thread issues the TMA loads, the warpgroup gives its
+// registers away with setmaxnreg); warpgroups 1..C are consumers, each owning 64 rows of the
+// tile_m x tile_n tile (C = tile_m / 64), accumulating with wgmma m64 n{tile_n} k16 in f32
+// registers. The grid is persistent: block b handles tiles b, b + gridDim.x, ... in a grouped
+// order (GROUP_M tile rows at a time) so that concurrently running blocks share operand rows in
+// L2. Both roles walk the same sequence of (tile, k-step) pairs, so stage s = it % stages and
+// its phase (it / stages) & 1 follow from one counter `it` that runs across tiles.
+//
+// Shared memory (dynamic, aligned to 1024 bytes for the 128-byte swizzle):
+//   stage s: A tile (tile_m rows x 128 bytes) | B tile (tile_n rows x 128 bytes)
+//   then full[stages] (TMA bytes landed) and empty[stages] (consumers done) mbarriers.
+// Operand tiles are K-major with the 128-byte swizzle that TMA writes and wgmma descriptors
+// read; reads past the operand's edges fill zeros, so M, N and K need no multiple of the tile.
+#include "EpilogEmitter.h"
+#include "KernelGenerator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace {
+constexpr int64_t kSwizzleBytes = 128;   // one row of a K-major stage tile
+constexpr int64_t kWarpgroup = 128;      // threads
+constexpr int64_t kGroupM = 8;           // tile rows per group of the tile order
+constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
+constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
+constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
+
+/// Byte offsets of the shared-memory layout for one configuration.
+struct SharedLayout {
+  int64_t aBytes, bBytes, stageBytes, barriers, total;
+  explicit SharedLayout(KernelConfigAttr config) {
+    aBytes = config.getTileM() * kSwizzleBytes;
+    bBytes = config.getTileN() * kSwizzleBytes;
+    stageBytes = aBytes + bBytes;
+    barriers = config.getStages() * stageBytes;
+    // Two 8-byte mbarriers per stage, plus slack to align the dynamic base to 1024 bytes.
+    total = barriers + 16 * config.getStages() + 1024;
+  }
+};
+
+/// Emission helpers over one builder and location; i32 arithmetic unless named otherwise.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value toIndex(Value x) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
+  }
+  Value zext64(Value x) { return arith::ExtUIOp::create(b, loc, b.getI64Type(), x); }
+
+  Type sharedPtr() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
+  /// `base` + `offset` bytes (a shared-memory pointer).
+  Value offset(Value base, Value offsetBytes) {
+    return LLVM::GEPOp::create(b, loc, sharedPtr(), b.getI8Type(), base,
+                               ArrayRef<LLVM::GEPArg>{offsetBytes});
+  }
+};
+
+/// wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle starting at the
+/// shared address `address`: start address / 16 in bits 0-13, stride between 8-row core
+/// matrices (1024 bytes) / 16 in bits 32-45, swizzle mode 1 (128 bytes) in bits 62-63. The
+/// leading offset is unused for swizzled K-major layouts (1 by convention).
+Value emitMatrixDescriptor(Emitter &e, Value address) {
+  constexpr uint64_t kFixed = (uint64_t{1} << 16) | (uint64_t{1024 / 16} << 32) |
+                              (uint64_t{1} << 62);
+  Value start = e.shr(e.andI(address, e.i32(0x3FFFF)), e.i32(4));
+  return e.orI(e.zext64(start), e.i64(static_cast<int64_t>(kFixed)));
+}
+
+NVVM::WGMMATypes wgmmaType(Type t) {
+  return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+}
+
+class WgmmaKernelGenerator : public KernelGenerator {
+public:
+  using KernelGenerator::KernelGenerator;
+
+  int64_t consumers() const { return config.getTileM() / 64; }
+  int64_t threads() const { return kWarpgroup * (1 + consumers()); }
+
+  LogicalResult checkSupported(MatmulOp op) const override {
+    Type aElt = op.getA().getType().getElementType();
+    if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
+      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, got " << aElt
+                              << " and " << op.getB().getType().getElementType();
+    if (op.getTransposeA() || !op.getTransposeB())
+      return op.emitOpError() << "wgmma kernels need K-major A and B (transpose_b only)";
+    if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape() ||
+        !op.getA().getType().hasStaticShape())
+      return op.emitOpError() << "wgmma kernels need static rank-2 operands";
+    return success();
+  }
+
+  SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const override {
+    Location loc = op.getLoc();
+    Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+    int64_t boxK = kSwizzleBytes / 2;
+    Value a = TensorMapOp::create(b, loc, ptr, op.getA(),
+                                  b.getDenseI64ArrayAttr({boxK, config.getTileM()}),
+                                  b.getI64IntegerAttr(kSwizzleBytes));
+    Value bMap = TensorMapOp::create(b, loc, ptr, op.getB(),
+                                     b.getDenseI64ArrayAttr({boxK, config.getTileN()}),
+                                     b.getI64IntegerAttr(kSwizzleBytes));
+    return {a, bMap};
+  }
+
+  int64_t dynamicSharedMemoryBytes() const override { return SharedLayout(config).total; }
+
+  std::optional<SmallVector<int32_t, 3>> knownBlockSize() const override {
+    return SmallVector<int32_t, 3>{static_cast<int32_t>(threads()), 1, 1};
+  }
+
+  void decorateKernel(gpu::GPUFuncOp kernel) const override {
+    // One block per multiprocessor: with the thread count this caps registers at entry, which
+    // setmaxnreg needs to redistribute them between the roles.
+    kernel->setAttr("nvvm.minctasm", OpBuilder(kernel).getI32IntegerAttr(1));
+  }
+
+  LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {
+    // Persistent: at most one block per tile; the runtime caps the grid at the number of
+    // multiprocessors.
+    Location loc = op.getLoc();
+    auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    ArrayRef<int64_t> shape = op.getD().getType().getShape();
+    int64_t tiles = llvm::divideCeil(shape[0], config.getTileM()) *
+                    llvm::divideCeil(shape[1], config.getTileN());
+    LaunchGeometry geometry;
+    geometry.grid = {index(tiles), index(1), index(1)};
+    geometry.block = {index(threads()), index(1), index(1)};
+    return geometry;
+  }
+
+  void emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
+                ValueRange leading) const override;
+
+private:
+  struct Context;
+  void emitProducer(Emitter &e, const Context &c) const;
+  void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
+  std::pair<Value, Value> emitTileCoordinates(Emitter &e, const Context &c, Value tile) const;
+};
+
+/// Values shared by both roles.
+struct WgmmaKernelGenerator::Context {
+  Value mapA, mapB;                 // TMA descriptors (generic pointers to kernel parameters)
+  Value base;                       // aligned dynamic shared memory (ptr<3>)
+  Value baseAddress;                // its shared-window address (i32)
+  Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
+  int64_t m, n, k, tilesM, tilesN, kSteps;
+  Type elementType;
+};
+
+std::pair<Value, Value> WgmmaKernelGenerator::emitTileCoordinates(Emitter &e, const Context &c,
+                                                                  Value tile) const {
+  // Grouped order: kGroupM tile rows, walked column by column.
+  Value perGroup = e.i32(kGroupM * c.tilesN);
+  Value group = e.div(tile, perGroup);
+  Value firstRow = e.mul(group, e.i32(kGroupM));
+  Value rows = e.min(e.sub(e.i32(c.tilesM), firstRow), e.i32(kGroupM));
+  Value local = e.rem(tile, perGroup);
+  Value tileRow = e.add(firstRow, e.rem(local, rows));
+  Value tileCol = e.div(local, rows);
+  return {tileRow, tileCol};
+}
+
+void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
+                                    ValueRange leading) const {
+  Location loc = op.getLoc();
+  Emitter e{b, loc};
+  SharedLayout layout(config);
+  Context c;
+  c.mapA = leading[0];
+  c.mapB = leading[1];
+  ArrayRef<int64_t> dShape = op.getD().getType().getShape();
+  c.m = dShape[0];
+  c.n = dShape[1];
+  c.k = op.getA().getType().getShape()[1];
+  c.tilesM = llvm::divideCeil(c.m, config.getTileM());
+  c.tilesN = llvm::divideCeil(c.n, config.getTileN());
+  c.kSteps = llvm::divideCeil(c.k, config.getTileK());
+  c.elementType = op.getA().getType().getElementType();
+
+  // The dynamic shared memory symbol, declared once per kernel module.
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  if (!module.lookupSymbol(kSharedMemoryName)) {
+    OpBuilder global = OpBuilder::atBlockBegin(module.getBody());
+    LLVM::GlobalOp::create(global, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External, kSharedMemoryName,
+                           Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  }
+  Value raw = LLVM::AddressOfOp::create(b, loc, e.sharedPtr(), kSharedMemoryName);
+  Value rawAddress = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), raw);
+  c.baseAddress = e.andI(e.add(rawAddress, e.i32(1023)), e.i32(~1023));
+  c.base = e.offset(raw, e.sub(c.baseAddress, rawAddress));
+  c.tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  c.warpgroup = e.div(c.tid, e.i32(kWarpgroup));
+
+  // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
+  // bytes, empty[s] on one arrive per consumer warpgroup.
+  Value isThread0 = e.eq(c.tid, e.i32(0));
+  auto init = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(init.thenBlock());
+    for (int64_t s = 0; s < config.getStages(); ++s) {
+      Value full = e.offset(c.base, e.i32(layout.barriers + 8 * s));
+      Value empty = e.offset(c.base, e.i32(layout.barriers + 8 * (config.getStages() + s)));
+      NVVM::MBarrierInitOp::create(b, loc, full, e.i32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(consumers()), Value());
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // One branch per role, as setmaxnreg requires.
+  auto role = scf::IfOp::create(b, loc, e.eq(c.warpgroup, e.i32(0)), /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.thenBlock());
+    NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    auto issuer = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(issuer.thenBlock());
+    emitProducer(e, c);
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(role.elseBlock());
+    NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+    emitConsumer(e, c, op, operands);
+  }
+}
+
+/// Pointers of stage `stage`'s barriers: full (TMA landed) and empty (consumers done).
+static std::pair<Value, Value> stageBarriers(Emitter &e, Value base, const SharedLayout &layout,
+                                             int64_t stages, Value stage) {
+  Value full = e.offset(base, e.add(e.i32(layout.barriers), e.mul(stage, e.i32(8))));
+  Value empty =
+      e.offset(base, e.add(e.i32(layout.barriers + 8 * stages), e.mul(stage, e.i32(8))));
+  return {full, empty};
+}
+
+/// Suspend-time hint of mbarrier waits (ns), as CUTLASS uses.
+static constexpr int64_t kWaitTicks = 0x989680;
+
+void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  SharedLayout layout(config);
+  int64_t stages = config.getStages();
+  Value numTiles = e.i32(c.tilesM * c.tilesN);
+  Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
+  Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
+  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+
+  auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
+  Value rowA = e.mul(tileRow, e.i32(config.getTileM()));
+  Value rowB = e.mul(tileCol, e.i32(config.getTileN()));
+  auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
+                                  ValueRange{tiles.getRegionIterArg(0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value it = kLoop.getRegionIterArg(0);
+    Value stage = e.rem(it, e.i32(stages));
+    Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
+    auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
+    // Wait until the consumers freed this stage (a fresh barrier passes parity 1 at once).
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, e.xorI(phase, e.i32(1)),
+                                          e.i32(kWaitTicks));
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, e.i32(layout.stageBytes),
+                                           NVVM::MemScopeKind::CTA, false, Value());
+    Value stageBase = e.offset(c.base, e.mul(stage, e.i32(layout.stageBytes)));
+    Value kCoord = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
+    auto load = [&](Value dst, Value map, Value row) {
+      Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, cluster, map, ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
+          NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+    };
+    load(stageBase, c.mapA, rowA);
+    load(e.offset(stageBase, e.i32(layout.aBytes)), c.mapB, rowB);
+    scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
+  }
+  scf::YieldOp::create(b, loc, kLoop.getResult(0));
+}
+
+/// Makes the accumulator registers wait for the wgmmas that write them: an empty asm that
+/// reads and rewrites every register, so no use of them moves above `wgmma.wait_group`.
+static Value emitAccumulatorFence(Emitter &e, Value acc, int64_t count) {
+  SmallVector<Value> values;
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i) {
+    values.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, acc, i));
+    constraints += "=f,";
+  }
+  for (int64_t i = 0; i < count; ++i)
+    constraints += std::to_string(i) + (i + 1 < count ? "," : "");
+  return LLVM::InlineAsmOp::create(e.b, e.loc, acc.getType(), values, "", constraints,
+                                   /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp op,
+                                        const IRMapping &operands) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  MLIRContext *ctx = b.getContext();
+  SharedLayout layout(config);
+  int64_t stages = config.getStages(), tileN = config.getTileN();
+  int64_t registers = tileN / 2; // f32 accumulators per thread for m64 x tileN
+  Type f32 = b.getF32Type();
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers, f32));
+  Value numTiles = e.i32(c.tilesM * c.tilesN);
+  Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
+  Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
+  Value consumer = e.sub(c.warpgroup, e.i32(1));
+  Value lane = e.rem(c.tid, e.i32(32));
+  Value warp = e.rem(e.div(c.tid, e.i32(32)), e.i32(4));
+  Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, tileN, kInstrK);
+  NVVM::WGMMATypes inType = wgmmaType(c.elementType);
+
+  auto release = [&](Value it) {
+    auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    auto [full, empty] = stageBarriers(e, c.base, layout, stages, e.rem(it, e.i32(stages)));
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+  };
+
+  auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
+  Value zero = LLVM::ZeroOp::create(b, loc, accType);
+  auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
+                                  ValueRange{tiles.getRegionIterArg(0), zero});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value it = kLoop.getRegionIterArg(0);
+    Value acc = kLoop.getRegionIterArg(1);
+    Value stage = e.rem(it, e.i32(stages));
+    Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
+    auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, full, phase, e.i32(kWaitTicks));
+    Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
+    Value aAddress = e.add(stageAddress, e.mul(consumer, e.i32(64 * kSwizzleBytes)));
+    Value bAddress = e.add(stageAddress, e.i32(layout.aBytes));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
+      // Within the 128-byte swizzle atom, step k advances the start address by 32 bytes.
+      Value descA = emitMatrixDescriptor(e, e.add(aAddress, e.i32(kk * kInstrK * 2)));
+      Value descB = emitMatrixDescriptor(e, e.add(bAddress, e.i32(kk * kInstrK * 2)));
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, acc, descA, descB, shape, inType, inType, NVVM::WGMMATypes::f32,
+          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    auto notFirst = scf::IfOp::create(b, loc, e.ult(e.i32(0), kLoop.getInductionVar()),
+                                      /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(notFirst.thenBlock());
+      release(e.sub(it, e.i32(1)));
+    }
+    scf::YieldOp::create(b, loc, ValueRange{e.add(it, e.i32(1)), acc});
+  }
+  Value itEnd = kLoop.getResult(0);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  release(e.sub(itEnd, e.i32(1)));
+  Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers);
+
+  // The accumulator fragment: register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
+  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
+  Value rowBase = e.add(e.add(e.mul(tileRow, e.i32(config.getTileM())),
+                              e.mul(consumer, e.i32(64))),
+                        e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4))));
+  Value colBase = e.add(e.mul(tileCol, e.i32(tileN)), e.mul(e.rem(lane, e.i32(4)), e.i32(2)));
+  bool needsBounds = c.m % config.getTileM() != 0 || c.n % tileN != 0;
+  for (int64_t r = 0; r < registers; ++r) {
+    Value row = e.add(rowBase, e.i32(8 * ((r / 2) % 2)));
+    Value col = e.add(colBase, e.i32(8 * (r / 4) + r % 2));
+    Value value = LLVM::ExtractValueOp::create(b, loc, acc, r);
+    ElementIndex element;
+    element.row = e.toIndex(row);
+    element.col = e.toIndex(col);
+    if (!needsBounds) {
+      emitEpilogAndStore(b, loc, op, operands, value, element);
+      continue;
+    }
+    Value inside = e.andI(e.ult(row, e.i32(c.m)), e.ult(col, e.i32(c.n)));
+    auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(store.thenBlock());
+    emitEpilogAndStore(b, loc, op, operands, value, element);
+  }
+  scf::YieldOp::create(b, loc, itEnd);
+}
+} // namespace
+
+std::unique_ptr<KernelGenerator> mlir::mepi::createWgmmaKernelGenerator(KernelConfigAttr config) {
+  return std::make_unique<WgmmaKernelGenerator>(config);
+}
