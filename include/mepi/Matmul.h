@@ -92,6 +92,10 @@ struct Options {
   /// f32 operands may be multiplied at TF32 precision (10-bit mantissa, f32 sums), as tensor
   /// cores do; off by default (full f32). No effect on 16-bit operands.
   bool allowTF32 = false;
+  /// Forces the kernel configuration, in the form kernelConfiguration() prints, e.g.
+  /// "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>"; empty: the planner's
+  /// heuristic. plan() fails when the configuration cannot run the problem.
+  std::string kernelConfig;
 };
 
 class Matmul {

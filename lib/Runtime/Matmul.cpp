@@ -188,6 +188,7 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.problem.transposeA = qualifiers.transposeA;
   s.problem.transposeB = qualifiers.transposeB;
   s.problem.allowTF32 = options.allowTF32;
+  s.problem.kernelConfig = options.kernelConfig;
   std::vector<int64_t> dShape = broadcastBatch(a.shape, b.shape);
   int64_t m = qualifiers.transposeA ? a.shape.back() : a.shape[a.shape.size() - 2];
   int64_t n = qualifiers.transposeB ? b.shape[b.shape.size() - 2] : b.shape.back();

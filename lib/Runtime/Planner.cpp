@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Regex.h"
@@ -57,6 +58,8 @@ public:
               os << "\n  note: " << note;
           return success();
         }) {}
+  /// ": <diagnostics>" when any were collected.
+  std::string messagesSuffix() const { return messages.empty() ? "" : ": " + messages; }
   llvm::Error error(llvm::StringRef what) const {
     return llvm::createStringError(what + (messages.empty() ? "" : ": " + messages));
   }
@@ -221,10 +224,18 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     kinds.push_back(BroadcastKindAttr::get(ctx, broadcastKind(input.kind)));
   }
   Value d = entry->getArgument(next++);
+  KernelConfigAttr config;
+  if (!problem.kernelConfig.empty()) {
+    config = dyn_cast_or_null<KernelConfigAttr>(parseAttribute(problem.kernelConfig, ctx));
+    if (!config)
+      return llvm::createStringError("options.kernelConfig: expected a #mepi.kernel_config<...>, "
+                                     "got '" + problem.kernelConfig + "'" +
+                                     diagnostics.messagesSuffix());
+  }
   auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputs, b.getArrayAttr(kinds), d,
                              ValueRange{}, problem.transposeA ? b.getUnitAttr() : UnitAttr(),
                              problem.transposeB ? b.getUnitAttr() : UnitAttr(),
-                             computeAttr(ctx, problem), KernelConfigAttr());
+                             computeAttr(ctx, problem), config);
   func::ReturnOp::create(b, loc);
   if (problem.userEpilog) {
     if (llvm::Error e = buildUserEpilogCall(b, op, *problem.userEpilog, *planned.module))

@@ -53,6 +53,7 @@ struct MatmulProblem {
   /// Bytes to which the addresses of a and b are both aligned, at most 16 (0: unknown). TMA
   /// kernels need 16; the planned kernel then requires it of every later set of operands.
   unsigned addressAlignment = 0;
+  std::string kernelConfig; ///< a #mepi.kernel_config to use instead of the heuristic's
 };
 
 /// Row-major strides of `shape`.

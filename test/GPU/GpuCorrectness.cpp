@@ -128,6 +128,7 @@ struct Case {
   bool columnMajorA = false;
   std::optional<ElementType> outType; ///< D's type when not that of A and B
   bool tf32 = false;                   ///< f32 operands at TF32 precision (Options::allowTF32)
+  std::string config;                  ///< forced kernel configuration (Options::kernelConfig)
 };
 
 /// The configuration of the kernel the last plan() chose (printed with each case).
@@ -342,6 +343,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
     if (c.outType)
       options.resultType = apiDType(*c.outType);
     options.allowTF32 = c.tf32;
+    options.kernelConfig = c.config;
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -587,7 +589,7 @@ std::string describe(const Case &c) {
                 c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "",
                 c.outType ? " D:" : "", c.outType ? elementTypeName(*c.outType) : "",
                 c.tf32 ? " tf32" : "");
-  return buf;
+  return c.config.empty() ? std::string(buf) : std::string(buf) + " forced";
 }
 
 std::vector<Case> allCases(bool quick) {
@@ -658,6 +660,19 @@ std::vector<Case> allCases(bool quick) {
     wide.outType = ElementType::F32;
     cases.push_back(wide);
   }
+  // Every wgmma tile the heuristic can choose, forced, on residue shapes.
+  for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{
+           {128, 256, 4}, {128, 128, 6}, {128, 64, 8}, {64, 256, 4}, {64, 128, 6}, {64, 64, 8}}) {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
+    Case bf{ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"};
+    bf.config = config;
+    cases.push_back(bf);
+    Case half{ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS", true,
+              0.5f, 2.0f};
+    half.config = config;
+    cases.push_back(half);
+  }
   return cases;
 }
 } // namespace
@@ -697,6 +712,7 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
       if (c.outType)
         options.resultType = apiDType(*c.outType);
       options.allowTF32 = c.tf32;
+      options.kernelConfig = c.config;
       mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
                       beta, {c.transA, c.transB}, options);
       mm.plan(apiEpilog(c.epilog), {bias});
@@ -720,11 +736,22 @@ const Case kSample{ElementType::BF16, {1000, 1024}, {1024, 4096}, {1000, 4096}, 
 
 int main(int argc, char **argv) {
   bool quick = false, compileOnlyMode = false, sample = false;
+  std::vector<std::string> filters; // --filter TEXT (repeatable): only cases whose line has one
   for (int i = 1; i < argc; ++i) {
     quick |= std::string(argv[i]) == "--quick";
     compileOnlyMode |= std::string(argv[i]) == "--compile-only";
     sample |= std::string(argv[i]) == "--sample";
+    if (std::string(argv[i]) == "--filter" && i + 1 < argc)
+      filters.push_back(argv[++i]);
   }
+  auto selected = [&](const std::string &line) {
+    if (filters.empty())
+      return true;
+    for (const std::string &f : filters)
+      if (line.find(f) != std::string::npos)
+        return true;
+    return false;
+  };
   setvbuf(stdout, nullptr, _IOLBF, 0);
   llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
   if (compileOnlyMode)
@@ -766,6 +793,8 @@ int main(int argc, char **argv) {
     return why.empty() ? 0 : 1;
   }
   for (const Case &c : allCases(quick)) {
+    if (!selected(describe(c)))
+      continue;
     double err = 0, ms = 0;
     std::string why = runApiCase(dev, c, rng, err, ms, Mode::Plain);
     bool ok = why.empty();
@@ -774,6 +803,10 @@ int main(int argc, char **argv) {
                 describe(c).c_str(), lastKernelConfig.c_str(), err, ms, ok ? "" : "  ",
                 why.c_str());
     std::fflush(stdout);
+  }
+  if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
   }
   const Case apiCases[] = {
       {ElementType::BF16, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU_BIAS", true,

@@ -65,22 +65,33 @@ bool isWgmmaEligible(MatmulOp op) {
   return isTmaOperand(op.getA()) && isTmaOperand(op.getB());
 }
 
-/// wgmma heuristic: 128 x 256 tiles (two consumer warpgroups of m64n256) with 4 stages when
-/// they give every SM of an H100/H200 work; 128 x 128 with 6 stages when they do not; and a
-/// single consumer warpgroup (64 rows) for short M.
+/// wgmma heuristic: the largest tile that still gives every multiprocessor of an H100/H200 a
+/// tile (wide tiles reuse each loaded operand byte more), else the one with the most tiles.
+/// Short M (<= 64 rows) uses one consumer warpgroup. Stages fill ~200 KiB of shared memory.
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
   constexpr int64_t kMultiprocessors = 132;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
   int64_t m = shape[0], n = shape[1];
-  int64_t tileM = m <= 64 ? 64 : 128;
-  int64_t tiles256 = llvm::divideCeil(m, tileM) * llvm::divideCeil(n, 256);
-  int64_t tileN = tiles256 >= kMultiprocessors ? 256 : 128;
+  auto stagesFor = [](int64_t tileM, int64_t tileN) {
+    return std::min<int64_t>(8, (200 * 1024) / ((tileM + tileN) * 128));
+  };
+  SmallVector<std::pair<int64_t, int64_t>> candidates =
+      m <= 64 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}, {64, 64}}
+              : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}, {128, 64},
+                                                         {64, 64}};
+  auto [tileM, tileN] = candidates.back();
+  for (auto [cm, cn] : candidates)
+    if (llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {
+      tileM = cm;
+      tileN = cn;
+      break;
+    }
   if (forcedM > 0)
     tileM = forcedM;
   if (forcedN > 0)
     tileN = forcedN;
-  int64_t stages = tileN > 128 ? 4 : 6;
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages);
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
+                               stagesFor(tileM, tileN));
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -33,14 +34,24 @@ constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 
+/// The epilog stages the accumulators through shared memory, kChunkColumns columns at a time:
+/// each consumer warpgroup writes its 64 x kChunkColumns f32 block from the fragment layout,
+/// then its threads walk the block row by row, so that a warp's loads of epilog inputs and
+/// stores of D are consecutive addresses and the epilog code exists once per chunk instead of
+/// once per register. Rows are padded by 8 floats: a warp's 8-byte fragment stores then fill
+/// all 32 banks twice, the minimum for 256 bytes.
+constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
+
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
-  int64_t aBytes, bBytes, stageBytes, barriers, total;
+  int64_t aBytes, bBytes, stageBytes, staging, stagingBytes, barriers, total;
   explicit SharedLayout(KernelConfigAttr config) {
     aBytes = config.getTileM() * kSwizzleBytes;
     bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
-    barriers = config.getStages() * stageBytes;
+    staging = config.getStages() * stageBytes;
+    stagingBytes = 64 * kStagingPitch * 4; // per consumer warpgroup
+    barriers = staging + config.getTileM() / 64 * stagingBytes;
     // Two 8-byte mbarriers per stage, plus slack to align the dynamic base to 1024 bytes.
     total = barriers + 16 * config.getStages() + 1024;
   }
@@ -164,6 +175,8 @@ private:
   void emitProducer(Emitter &e, const Context &c) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   std::pair<Value, Value> emitTileCoordinates(Emitter &e, const Context &c, Value tile) const;
+  void emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
+                        Value acc, Value tileRow, Value tileCol) const;
 };
 
 /// Values shared by both roles.
@@ -346,8 +359,6 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
   Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
   Value consumer = e.sub(c.warpgroup, e.i32(1));
-  Value lane = e.rem(c.tid, e.i32(32));
-  Value warp = e.rem(e.div(c.tid, e.i32(32)), e.i32(4));
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, tileN, kInstrK);
   NVVM::WGMMATypes inType = wgmmaType(c.elementType);
@@ -406,31 +417,75 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   release(e.sub(itEnd, e.i32(1)));
   Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers);
 
-  // The accumulator fragment: register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
-  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
-  Value rowBase = e.add(e.add(e.mul(tileRow, e.i32(config.getTileM())),
-                              e.mul(consumer, e.i32(64))),
-                        e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4))));
-  Value colBase = e.add(e.mul(tileCol, e.i32(tileN)), e.mul(e.rem(lane, e.i32(4)), e.i32(2)));
-  bool needsBounds = c.m % config.getTileM() != 0 || c.n % tileN != 0;
-  for (int64_t r = 0; r < registers; ++r) {
-    Value row = e.add(rowBase, e.i32(8 * ((r / 2) % 2)));
-    Value col = e.add(colBase, e.i32(8 * (r / 4) + r % 2));
-    Value value = LLVM::ExtractValueOp::create(b, loc, acc, r);
-    ElementIndex element;
-    element.row = e.toIndex(row);
-    element.col = e.toIndex(col);
-    if (!needsBounds) {
-      emitEpilogAndStore(b, loc, op, operands, value, element);
-      continue;
-    }
-    Value inside = e.andI(e.ult(row, e.i32(c.m)), e.ult(col, e.i32(c.n)));
-    auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard then(b);
-    b.setInsertionPointToStart(store.thenBlock());
-    emitEpilogAndStore(b, loc, op, operands, value, element);
-  }
+  emitStagedEpilog(e, c, op, operands, acc, tileRow, tileCol);
   scf::YieldOp::create(b, loc, itEnd);
+}
+void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op,
+                                            const IRMapping &operands, Value acc,
+                                            Value tileRow, Value tileCol) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  SharedLayout layout(config);
+  int64_t tileN = config.getTileN();
+  Value consumer = e.sub(c.warpgroup, e.i32(1));
+  Value thread = e.rem(c.tid, e.i32(kWarpgroup));
+  Value lane = e.rem(c.tid, e.i32(32));
+  Value warp = e.div(thread, e.i32(32));
+  Value staging = e.offset(c.base, e.add(e.i32(layout.staging),
+                                         e.mul(consumer, e.i32(layout.stagingBytes))));
+  // Named barrier 1 + consumer synchronizes the warpgroup's 128 threads (0 is the block's).
+  Value barrierId = e.add(consumer, e.i32(1));
+  auto syncWarpgroup = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), barrierId, e.i32(kWarpgroup),
+                            NVVM::BarrierReductionAttr(), Value());
+  };
+  auto vec2 = VectorType::get({2}, b.getF32Type());
+  // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
+  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
+  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
+  Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
+  Value rowBase = e.add(e.mul(tileRow, e.i32(config.getTileM())), e.mul(consumer, e.i32(64)));
+  bool needsBounds = c.m % config.getTileM() != 0 || c.n % tileN != 0;
+  int64_t perThread = 64 * kChunkColumns / kWarpgroup;
+
+  for (int64_t chunk = 0; chunk < tileN / kChunkColumns; ++chunk) {
+    // Registers of this chunk's columns, two adjacent columns per 8-byte store.
+    for (int64_t r = chunk * 16; r < chunk * 16 + 16; r += 2) {
+      Value row = e.add(fragmentRow, e.i32(8 * ((r / 2) % 2)));
+      Value col = e.add(fragmentCol, e.i32(8 * (r / 4) - chunk * kChunkColumns));
+      Value offset = e.mul(e.add(e.mul(row, e.i32(kStagingPitch)), col), e.i32(4));
+      Value pair = LLVM::UndefOp::create(b, loc, vec2);
+      for (int64_t j = 0; j < 2; ++j)
+        pair = LLVM::InsertElementOp::create(
+            b, loc, pair, LLVM::ExtractValueOp::create(b, loc, acc, r + j), e.i32(j));
+      LLVM::StoreOp::create(b, loc, pair, e.offset(staging, offset), /*alignment=*/8);
+    }
+    syncWarpgroup();
+    // Element i * 128 + thread of the 64 x kChunkColumns block: a warp covers one row.
+    auto elements = scf::ForOp::create(b, loc, e.i32(0), e.i32(perThread), e.i32(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(elements.getBody());
+      Value linear = e.add(e.mul(elements.getInductionVar(), e.i32(kWarpgroup)), thread);
+      Value localRow = e.div(linear, e.i32(kChunkColumns));
+      Value localCol = e.rem(linear, e.i32(kChunkColumns));
+      Value offset = e.mul(e.add(e.mul(localRow, e.i32(kStagingPitch)), localCol), e.i32(4));
+      Value value = LLVM::LoadOp::create(b, loc, b.getF32Type(), e.offset(staging, offset),
+                                         /*alignment=*/4);
+      Value row = e.add(rowBase, localRow);
+      Value col = e.add(e.mul(tileCol, e.i32(tileN)), e.add(e.i32(chunk * kChunkColumns), localCol));
+      ElementIndex element;
+      element.row = e.toIndex(row);
+      element.col = e.toIndex(col);
+      if (needsBounds) {
+        Value inside = e.andI(e.ult(row, e.i32(c.m)), e.ult(col, e.i32(c.n)));
+        auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(store.thenBlock());
+      }
+      emitEpilogAndStore(b, loc, op, operands, value, element);
+    }
+    syncWarpgroup(); // the block is read before the next chunk overwrites it
+  }
 }
 } // namespace
 
