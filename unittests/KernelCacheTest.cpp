@@ -133,6 +133,36 @@ TEST(DiskCache, ASecondProcessReadsInsteadOfCompiling) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+TEST(DiskCache, TheLaunchShapeRoundTrips) {
+  std::string dir = tempCacheDir("mepi-cache-launch");
+  MatmulProblem p = smallProblem(64);
+  p.a = {ElementType::BF16, {300, 200}, {}};
+  p.b = {ElementType::BF16, {500, 200}, {}};
+  p.d = {ElementType::BF16, {300, 500}, {}};
+  p.transposeB = true;
+  p.addressAlignment = 16;
+  KernelCache::Entry compiled;
+  {
+    KernelCache first(dir);
+    auto kernel = first.getOrCompile(p, "sm_90a");
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    compiled = *kernel;
+  }
+  KernelCache second(dir);
+  auto read = second.getOrCompile(p, "sm_90a");
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(second.diskHits(), 1u);
+  EXPECT_EQ((*read)->config, compiled->config);
+  EXPECT_EQ((*read)->block, compiled->block);
+  EXPECT_EQ((*read)->sharedBytes, compiled->sharedBytes);
+  EXPECT_TRUE((*read)->persistent);
+  ASSERT_EQ((*read)->tensorMaps.size(), 2u);
+  EXPECT_EQ((*read)->tensorMaps[1].argument, 1u);
+  EXPECT_EQ((*read)->tensorMaps[1].box, compiled->tensorMaps[1].box);
+  EXPECT_EQ((*read)->tensorMaps[1].swizzle, 128);
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(DiskCache, ACorruptEntryIsRemovedAndRecompiled) {
   std::string dir = tempCacheDir("mepi-cache-corrupt");
   {

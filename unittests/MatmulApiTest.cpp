@@ -152,3 +152,29 @@ TEST(MatmulApi, UserEpilogSignatureMismatch) {
             std::string::npos)
       << e;
 }
+
+// A plan made for 16-byte aligned a and b may read them with TMA: later operands must keep it.
+TEST(MatmulApi, ResetKeepsTheAlignmentThePlanAssumed) {
+  mepi::Qualifiers tb{false, true};
+  mepi::Matmul mm(tensor({64, 32}), tensor({48, 32}), std::nullopt, 1.0f, std::nullopt, tb);
+  mm.plan();
+  EXPECT_EQ(mm.kernelConfiguration(),
+            "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>");
+  std::string error = errorOf([&] {
+    mm.resetOperands(tensor({64, 32}, mepi::DType::Float16, 2), tensor({48, 32}));
+  });
+  EXPECT_NE(error.find("resetOperands: operand a: the planned kernel needs 16-byte aligned "
+                       "addresses, got "),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(errorOf([&] {
+              mm.resetOperands(tensor({64, 32}, mepi::DType::Float16, 32), tensor({48, 32}));
+            }),
+            "");
+}
+
+TEST(MatmulApi, KernelConfigurationBeforePlan) {
+  mepi::Matmul mm(tensor({8, 16}), tensor({16, 4}));
+  EXPECT_EQ(errorOf([&] { mm.kernelConfiguration(); }),
+            "kernelConfiguration() called before plan()");
+}

@@ -210,3 +210,55 @@ TEST(Planner, ActivationEpilogsBeyondNvmath) {
     EXPECT_EQ(kernel->ptx.find("__nv_"), std::string::npos) << "libdevice must be linked";
   }
 }
+
+// 16-bit K-major operands at 16-byte aligned addresses get the wgmma family on sm_90a, with the
+// launch the runtime needs (persistent 384-thread blocks, dynamic shared memory, two TMA
+// descriptors for a and b); without the alignment promise they get the SIMT kernel.
+TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
+  MatmulProblem p = problem(ElementType::BF16, 4096, 4096, 1024, "GELU_BIAS", false, true);
+  p.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->config, "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>");
+  EXPECT_TRUE(kernel->persistent);
+  EXPECT_EQ(kernel->block, (std::array<int64_t, 3>{384, 1, 1}));
+  EXPECT_GT(kernel->sharedBytes, 4 * (128 + 256) * 128);
+  ASSERT_EQ(kernel->tensorMaps.size(), 2u);
+  EXPECT_EQ(kernel->tensorMaps[0].argument, 0u);
+  EXPECT_EQ(kernel->tensorMaps[0].box, (std::array<int64_t, 2>{64, 128}));
+  EXPECT_EQ(kernel->tensorMaps[1].argument, 1u);
+  EXPECT_EQ(kernel->tensorMaps[1].box, (std::array<int64_t, 2>{64, 256}));
+  EXPECT_EQ(kernel->tensorMaps[1].swizzle, 128);
+  EXPECT_TRUE(isElf(kernel->cubin));
+
+  p.addressAlignment = 8;
+  llvm::Expected<CompiledKernel> simt = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(simt)) << llvm::toString(simt.takeError());
+  EXPECT_EQ(simt->config.rfind("#mepi.kernel_config<simt", 0), 0u) << simt->config;
+  EXPECT_FALSE(simt->persistent);
+  EXPECT_TRUE(simt->tensorMaps.empty());
+}
+
+TEST(Planner, ForcedKernelConfig) {
+  MatmulProblem p = problem(ElementType::F16, 300, 500, 200, "DEFAULT", false, true);
+  p.addressAlignment = 16;
+  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>";
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->config, p.kernelConfig);
+  EXPECT_EQ(kernel->block[0], 256); // one producer and one consumer warpgroup
+
+  p.kernelConfig = "wgmma please";
+  EXPECT_NE(errorOf(p).find("options.kernelConfig: expected a #mepi.kernel_config<...>, got "
+                            "'wgmma please'"),
+            std::string::npos)
+      << errorOf(p);
+  // A configuration the problem cannot use fails to plan, with the reason.
+  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>";
+  p.transposeB = false;
+  p.b = layout(ElementType::F16, {200, 500});
+  llvm::Expected<CompiledKernel> wrong = compileProblem(p, "sm_90a");
+  ASSERT_FALSE(bool(wrong));
+  EXPECT_NE(llvm::toString(wrong.takeError()).find("wgmma kernels need K-major A and B"),
+            std::string::npos);
+}

@@ -662,7 +662,7 @@ std::vector<Case> allCases(bool quick) {
   }
   // Every wgmma tile the heuristic can choose, forced, on residue shapes.
   for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{
-           {128, 256, 4}, {128, 128, 6}, {128, 64, 8}, {64, 256, 4}, {64, 128, 6}, {64, 64, 8}}) {
+           {128, 256, 4}, {128, 128, 6}, {128, 64, 8}, {64, 256, 5}, {64, 128, 8}, {64, 64, 8}}) {
     std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
                          std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
     Case bf{ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"};

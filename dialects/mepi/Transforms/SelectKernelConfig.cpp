@@ -65,9 +65,11 @@ bool isWgmmaEligible(MatmulOp op) {
   return isTmaOperand(op.getA()) && isTmaOperand(op.getB());
 }
 
-/// wgmma heuristic: the largest tile that still gives every multiprocessor of an H100/H200 a
-/// tile (wide tiles reuse each loaded operand byte more), else the one with the most tiles.
-/// Short M (<= 64 rows) uses one consumer warpgroup. Stages fill ~200 KiB of shared memory.
+/// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
+/// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 64 rows) uses one
+/// consumer warpgroup, 64 x 256 or 64 x 128. Stages fill ~200 KiB of shared memory. Narrower
+/// tiles (128 x 64, 64 x 64) exist but measured slower on the H200 for the small-M shapes
+/// (bench/NOTES.md); they stay available to Options::kernelConfig.
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
   constexpr int64_t kMultiprocessors = 132;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
@@ -76,9 +78,8 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
     return std::min<int64_t>(8, (200 * 1024) / ((tileM + tileN) * 128));
   };
   SmallVector<std::pair<int64_t, int64_t>> candidates =
-      m <= 64 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}, {64, 64}}
-              : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}, {128, 64},
-                                                         {64, 64}};
+      m <= 64 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
+              : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
   auto [tileM, tileN] = candidates.back();
   for (auto [cm, cn] : candidates)
     if (llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {

@@ -1,0 +1,25 @@
+// #mepi.kernel_config verifies the wgmma family's constraints.
+// RUN: mepi-opt %s --split-input-file --verify-diagnostics
+
+// expected-error @+1 {{expected tile_m 64 or 128 for wgmma, got 256}}
+func.func private @m() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4>}
+
+// -----
+
+// expected-error @+1 {{expected tile_n a multiple of 8 up to 256 for wgmma, got 260}}
+func.func private @n() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 260, 64], stages = 4>}
+
+// -----
+
+// expected-error @+1 {{expected tile_k 64 for wgmma, got 32}}
+func.func private @k() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4>}
+
+// -----
+
+// expected-error @+1 {{expected 2 to 8 stages for wgmma, got 1}}
+func.func private @stages() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64]>}
+
+// -----
+
+// expected-error @+1 {{expected 1 stage for simt, got 3}}
+func.func private @simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], stages = 3>}

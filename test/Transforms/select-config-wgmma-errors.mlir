@@ -1,0 +1,15 @@
+// Forcing the wgmma family on a problem it cannot run is an error, as is an unknown family.
+// RUN: mepi-opt %s --split-input-file --verify-diagnostics --mepi-select-kernel-config="strategy=wgmma"
+// RUN: not mepi-opt %s --mepi-select-kernel-config="strategy=tensor" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: expected strategy simt or wgmma, got 'tensor'
+
+func.func @f32(%a: memref<256x256xf32> {mepi.alignment = 16 : i64},
+               %b: memref<256x256xf32> {mepi.alignment = 16 : i64}, %d: memref<256x256xf32>) {
+  // expected-error @+1 {{cannot use the wgmma family: it needs 16-bit A and B, both K-major (transpose_b), rank 2, with 16-byte aligned rows}}
+  mepi.matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%d : memref<256x256xf32>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}

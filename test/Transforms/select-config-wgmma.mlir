@@ -1,0 +1,96 @@
+// On sm_90a, 16-bit K-major operands with 16-byte aligned rows get the wgmma family: 128 x 256
+// when that covers 132 SMs, 128 x 128 otherwise, 64 x 128 for short M (stages filling ~200 KiB). Anything that TMA cannot
+// describe (no alignment promise, transposed A, f32, a row pitch not a multiple of 16 bytes,
+// another chip) keeps simt.
+// RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
+// RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
+
+// CHECK-LABEL: func.func @big
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>
+// NOCHIP-LABEL: func.func @big
+// NOCHIP: config = #mepi.kernel_config<simt
+func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
+               %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64}, %d: memref<4096x4096xbf16>) {
+  mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @few_tiles
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>
+func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
+                     %b: memref<1000x1000xf16> {mepi.alignment = 16 : i64}, %d: memref<1000x1000xf32>) {
+  mepi.matmul ins(%a, %b : memref<1000x1000xf16>, memref<1000x1000xf16>) outs(%d : memref<1000x1000xf32>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @short_m
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>
+func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
+                   %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<16x8192xbf16>) {
+  mepi.matmul ins(%a, %b : memref<16x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<16x8192xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unaligned_pointer
+// CHECK: config = #mepi.kernel_config<simt
+func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64},
+                             %b: memref<256x256xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
+  mepi.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%d : memref<256x256xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// K = 4099: a row pitch of 8198 bytes, not a multiple of 16.
+// CHECK-LABEL: func.func @odd_pitch
+// CHECK: config = #mepi.kernel_config<simt
+func.func @odd_pitch(%a: memref<256x4099xbf16> {mepi.alignment = 16 : i64},
+                     %b: memref<256x4099xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
+  mepi.matmul ins(%a, %b : memref<256x4099xbf16>, memref<256x4099xbf16>) outs(%d : memref<256x256xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// B not transposed (N-major): not the K-major layout the kernel reads.
+// CHECK-LABEL: func.func @n_major_b
+// CHECK: config = #mepi.kernel_config<simt
+func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},
+                     %b: memref<256x256xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
+  mepi.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%d : memref<256x256xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
