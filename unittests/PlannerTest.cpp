@@ -231,12 +231,22 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_EQ(kernel->tensorMaps[1].swizzle, 128);
   EXPECT_TRUE(isElf(kernel->cubin));
 
+  // Addresses aligned to 8 bytes only: the producer loads with ordinary loads, no descriptors.
   p.addressAlignment = 8;
-  llvm::Expected<CompiledKernel> simt = compileProblem(p, "sm_90a");
+  llvm::Expected<CompiledKernel> loads = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(loads)) << llvm::toString(loads.takeError());
+  EXPECT_EQ(loads->config,
+            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false>");
+  EXPECT_TRUE(loads->persistent);
+  EXPECT_TRUE(loads->tensorMaps.empty());
+
+  // f32 operands have no wgmma kernel here: SIMT.
+  MatmulProblem f32 = problem(ElementType::F32, 256, 256, 256, "DEFAULT", false, true);
+  f32.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> simt = compileProblem(f32, "sm_90a");
   ASSERT_TRUE(bool(simt)) << llvm::toString(simt.takeError());
   EXPECT_EQ(simt->config.rfind("#mepi.kernel_config<simt", 0), 0u) << simt->config;
   EXPECT_FALSE(simt->persistent);
-  EXPECT_TRUE(simt->tensorMaps.empty());
 }
 
 TEST(Planner, ForcedKernelConfig) {

@@ -660,6 +660,16 @@ std::vector<Case> allCases(bool quick) {
     wide.outType = ElementType::F32;
     cases.push_back(wide);
   }
+  // Rows TMA cannot address (K not a multiple of 8): the producer loads with ordinary loads.
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    cases.push_back({t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"});
+    cases.push_back({t, {17, 1031}, {4000, 1031}, {17, 4000}, false, true, "RELU_BIAS"});
+    if (!quick)
+      cases.push_back({t, {4095, 4099}, {4097, 4099}, {4095, 4097}, false, true, "GELU_BIAS"});
+    Case loads{t, {127, 264}, {129, 264}, {127, 129}, false, true, "BIAS"};
+    loads.config = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false>";
+    cases.push_back(loads);
+  }
   // Every wgmma tile the heuristic can choose, forced, on residue shapes.
   for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{
            {128, 256, 4}, {128, 128, 6}, {128, 64, 8}, {64, 256, 5}, {64, 128, 8}, {64, 64, 8}}) {

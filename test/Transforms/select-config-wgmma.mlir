@@ -1,7 +1,7 @@
-// On sm_90a, 16-bit K-major operands with 16-byte aligned rows get the wgmma family: 128 x 256
-// when that covers 132 SMs, 128 x 128 otherwise, 64 x 128 for short M (stages filling ~200 KiB). Anything that TMA cannot
-// describe (no alignment promise, transposed A, f32, a row pitch not a multiple of 16 bytes,
-// another chip) keeps simt.
+// On sm_90a, 16-bit K-major operands get the wgmma family: 128 x 256 when that covers 132
+// SMs, 128 x 128 otherwise, 64 x 128 for short M (stages filling ~200 KiB); with TMA loads
+// when rows and addresses are 16-byte aligned, else `tma = false`. Other layouts, f32 and
+// other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
@@ -52,7 +52,7 @@ func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @unaligned_pointer
-// CHECK: config = #mepi.kernel_config<simt
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>
 func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64},
                              %b: memref<256x256xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
   mepi.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%d : memref<256x256xbf16>)
@@ -68,7 +68,7 @@ func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64}
 
 // K = 4099: a row pitch of 8198 bytes, not a multiple of 16.
 // CHECK-LABEL: func.func @odd_pitch
-// CHECK: config = #mepi.kernel_config<simt
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>
 func.func @odd_pitch(%a: memref<256x4099xbf16> {mepi.alignment = 16 : i64},
                      %b: memref<256x4099xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
   mepi.matmul ins(%a, %b : memref<256x4099xbf16>, memref<256x4099xbf16>) outs(%d : memref<256x256xbf16>)
@@ -83,6 +83,20 @@ func.func @odd_pitch(%a: memref<256x4099xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // B not transposed (N-major): not the K-major layout the kernel reads.
+// CHECK-LABEL: func.func @f32
+// CHECK: config = #mepi.kernel_config<simt
+func.func @f32(%a: memref<256x256xf32> {mepi.alignment = 16 : i64},
+               %b: memref<256x256xf32> {mepi.alignment = 16 : i64}, %d: memref<256x256xf32>) {
+  mepi.matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%d : memref<256x256xf32>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @n_major_b
 // CHECK: config = #mepi.kernel_config<simt
 func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},

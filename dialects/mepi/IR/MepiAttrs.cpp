@@ -14,7 +14,7 @@ using namespace mlir::mepi;
 
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
-                                       int64_t tileK, int64_t stages) {
+                                       int64_t tileK, int64_t stages, bool tma) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -23,6 +23,8 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     return emitError() << "expected at most 1024 threads per simt block, got " << tileM * tileN;
   if (strategy == KernelStrategy::Simt && stages != 1)
     return emitError() << "expected 1 stage for simt, got " << stages;
+  if (strategy == KernelStrategy::Simt && !tma)
+    return emitError() << "expected no tma setting for simt";
   if (strategy == KernelStrategy::Wgmma) {
     // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
     // 128-byte swizzle atom of 16-bit elements along K per stage.

@@ -54,17 +54,24 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     - `simt`: a block has tile_m * tile_n threads, one per output element; stages = 1.
     - `wgmma` (sm_90a): a persistent block of one producer warpgroup (TMA loads) and tile_m / 64
       consumer warpgroups (wgmma m64 x tile_n x 16 each); tile_k = 64 (one 128-byte swizzle
-      atom of 16-bit elements); 2 to 8 stages.
+      atom of 16-bit elements); 2 to 8 stages. With `tma = false` the producer warpgroup's 128
+      threads load the operands with ordinary loads instead, for rows that TMA cannot address
+      (a row pitch or an address that is not a multiple of 16 bytes).
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
-                        "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` `stages` `=` $stages^)? `>`";
+                        "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
+                        DefaultValuedParameter<"bool", "true">:$tma);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` `stages` `=` $stages^)? (`,` `tma` `=` $tma^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, true);
+    }]>,
+    AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
+                     "int64_t":$stages), [{
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, true);
     }]>
   ];
   let genVerifyDecl = 1;

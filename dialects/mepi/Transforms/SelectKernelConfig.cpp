@@ -40,19 +40,26 @@ int64_t promisedAlignment(Value value) {
   return attr ? attr.getInt() : 0;
 }
 
-/// A 2-D memref of 16-bit elements whose rows are contiguous and start every 16 bytes, at a
-/// 16-byte aligned address: what a TMA descriptor can describe.
-bool isTmaOperand(Value value) {
+/// A static 2-D memref of 16-bit floats with contiguous rows (K-major for A and for B^T).
+bool isKMajorOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
   if (type.getRank() != 2 || !type.hasStaticShape() || type.getElementTypeBitWidth() != 16 ||
       !isa<FloatType>(type.getElementType()))
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || offset != 0 || strides[1] != 1 ||
-      ShapedType::isDynamic(strides[0]) || (strides[0] * 2) % 16 != 0)
-    return false;
-  return promisedAlignment(value) >= 16;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && offset == 0 &&
+         strides[1] == 1 && !ShapedType::isDynamic(strides[0]);
+}
+
+/// Whether a TMA descriptor can describe the operand: rows start every 16 bytes, at a 16-byte
+/// aligned address.
+bool isTmaOperand(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && (strides[0] * 2) % 16 == 0 &&
+         promisedAlignment(value) >= 16;
 }
 
 /// Whether the wgmma family can run `op` (see the pass description).
@@ -60,9 +67,10 @@ bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
   if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
     return false;
-  if (op.getTransposeA() || !op.getTransposeB() || op.getD().getType().getRank() != 2)
+  if (op.getTransposeA() || !op.getTransposeB() || op.getD().getType().getRank() != 2 ||
+      !op.getD().getType().hasStaticShape())
     return false;
-  return isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+  return isKMajorOperand(op.getA()) && isKMajorOperand(op.getB());
 }
 
 /// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
@@ -91,8 +99,9 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
     tileM = forcedM;
   if (forcedN > 0)
     tileN = forcedN;
+  bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
-                               stagesFor(tileM, tileN));
+                               stagesFor(tileM, tileN), tma);
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -112,7 +121,7 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
                    (strategy.empty() && isHopperArchSpecific(chip) && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
         op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B, both "
-                            "K-major (transpose_b), rank 2, with 16-byte aligned rows";
+                            "K-major (transpose_b), static rank 2";
         return WalkResult::interrupt();
       }
       KernelConfigAttr config =

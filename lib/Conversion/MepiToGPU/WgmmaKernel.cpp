@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -129,6 +130,8 @@ public:
   }
 
   SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const override {
+    if (!config.getTma())
+      return {};
     Location loc = op.getLoc();
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     int64_t boxK = kSwizzleBytes / 2;
@@ -173,6 +176,8 @@ public:
 private:
   struct Context;
   void emitProducer(Emitter &e, const Context &c) const;
+  void emitLoadingProducer(Emitter &e, const Context &c, MatmulOp op,
+                           const IRMapping &operands) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   std::pair<Value, Value> emitTileCoordinates(Emitter &e, const Context &c, Value tile) const;
   void emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
@@ -208,8 +213,10 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   Emitter e{b, loc};
   SharedLayout layout(config);
   Context c;
-  c.mapA = leading[0];
-  c.mapB = leading[1];
+  if (config.getTma()) {
+    c.mapA = leading[0];
+    c.mapB = leading[1];
+  }
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
   c.m = dShape[0];
   c.n = dShape[1];
@@ -244,7 +251,9 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     for (int64_t s = 0; s < config.getStages(); ++s) {
       Value full = e.offset(c.base, e.i32(layout.barriers + 8 * s));
       Value empty = e.offset(c.base, e.i32(layout.barriers + 8 * (config.getStages() + s)));
-      NVVM::MBarrierInitOp::create(b, loc, full, e.i32(1), Value());
+      // TMA: the issuing thread arrives; ordinary loads: each producer thread does.
+      int64_t producerArrivals = config.getTma() ? 1 : kWarpgroup;
+      NVVM::MBarrierInitOp::create(b, loc, full, e.i32(producerArrivals), Value());
       NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(consumers()), Value());
     }
   }
@@ -257,9 +266,13 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     b.setInsertionPointToStart(role.thenBlock());
     NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
                                    NVVM::SetMaxRegisterAction::decrease);
-    auto issuer = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(issuer.thenBlock());
-    emitProducer(e, c);
+    if (config.getTma()) {
+      auto issuer = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(issuer.thenBlock());
+      emitProducer(e, c);
+    } else {
+      emitLoadingProducer(e, c, op, operands);
+    }
   }
   {
     OpBuilder::InsertionGuard guard(b);
@@ -322,6 +335,80 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c) const {
     };
     load(stageBase, c.mapA, rowA);
     load(e.offset(stageBase, e.i32(layout.aBytes)), c.mapB, rowB);
+    scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
+  }
+  scf::YieldOp::create(b, loc, kLoop.getResult(0));
+}
+
+void WgmmaKernelGenerator::emitLoadingProducer(Emitter &e, const Context &c, MatmulOp op,
+                                               const IRMapping &operands) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  SharedLayout layout(config);
+  int64_t stages = config.getStages(), tileK = config.getTileK();
+  Value numTiles = e.i32(c.tilesM * c.tilesN);
+  Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
+  Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
+  Value thread = c.tid; // the producer is warpgroup 0
+
+  auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
+  auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
+                                  ValueRange{tiles.getRegionIterArg(0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value it = kLoop.getRegionIterArg(0);
+    Value stage = e.rem(it, e.i32(stages));
+    Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
+    auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, e.xorI(phase, e.i32(1)),
+                                          e.i32(kWaitTicks));
+    Value stageBase = e.offset(c.base, e.mul(stage, e.i32(layout.stageBytes)));
+    Value kBase = e.mul(kLoop.getInductionVar(), e.i32(tileK));
+    // Element i * 128 + thread of a rows x 64 tile: a warp reads 32 consecutive elements of a
+    // row. Each lands where TMA's 128-byte swizzle puts it: 16-byte chunk j of row r at chunk
+    // j ^ (r % 8). Elements past the operand's edges are zeros, as TMA fills them.
+    auto loadTile = [&](Value source, Value dst, Value rowBase, int64_t rows, int64_t limit) {
+      Type elt = cast<MemRefType>(source.getType()).getElementType();
+      auto loop = scf::ForOp::create(b, loc, e.i32(0), e.i32(rows * tileK / kWarpgroup),
+                                     e.i32(1));
+      OpBuilder::InsertionGuard body(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value linear = e.add(e.mul(loop.getInductionVar(), e.i32(kWarpgroup)), thread);
+      Value r = e.div(linear, e.i32(tileK));
+      Value kk = e.rem(linear, e.i32(tileK));
+      Value row = e.add(rowBase, r);
+      Value k = e.add(kBase, kk);
+      Value inside = e.andI(e.ult(row, e.i32(limit)), e.ult(k, e.i32(c.k)));
+      auto load = scf::IfOp::create(b, loc, TypeRange{elt}, inside, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard then(b);
+        b.setInsertionPointToStart(load.thenBlock());
+        Value v = memref::LoadOp::create(b, loc, source, ValueRange{e.toIndex(row), e.toIndex(k)});
+        scf::YieldOp::create(b, loc, v);
+        b.setInsertionPointToStart(load.elseBlock());
+        Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
+        scf::YieldOp::create(b, loc, zero);
+      }
+      Value byte = e.mul(kk, e.i32(2));
+      Value chunk = e.xorI(e.div(byte, e.i32(16)), e.rem(r, e.i32(8)));
+      Value offset = e.add(e.add(e.mul(r, e.i32(kSwizzleBytes)), e.mul(chunk, e.i32(16))),
+                           e.rem(byte, e.i32(16)));
+      LLVM::StoreOp::create(b, loc, load.getResult(0), e.offset(dst, offset), /*alignment=*/2);
+    };
+    loadTile(operands.lookup(op.getA()), stageBase, e.mul(tileRow, e.i32(config.getTileM())),
+             config.getTileM(), c.m);
+    loadTile(operands.lookup(op.getB()), e.offset(stageBase, e.i32(layout.aBytes)),
+             e.mul(tileCol, e.i32(config.getTileN())), config.getTileN(), c.n);
+    // The tensor cores read shared memory through the async proxy: make these writes visible
+    // to it before arriving.
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(b.getContext(),
+                                                          NVVM::SharedSpace::shared_cta));
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), full, Value());
     scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
   }
   scf::YieldOp::create(b, loc, kLoop.getResult(0));
