@@ -175,9 +175,15 @@ public:
 
 private:
   struct Context;
-  void emitProducer(Emitter &e, const Context &c) const;
-  void emitLoadingProducer(Emitter &e, const Context &c, MatmulOp op,
-                           const IRMapping &operands) const;
+  /// One k-step's load into a stage: where (stage base, k, first rows of A and B) and the
+  /// barrier that completes when it landed.
+  struct StageLoad {
+    Value full, stageBase, k, rowA, rowB;
+  };
+  void emitProducer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
+  void emitTmaLoads(Emitter &e, const Context &c, const StageLoad &load) const;
+  void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
+                         Value bMatrix) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   std::pair<Value, Value> emitTileCoordinates(Emitter &e, const Context &c, Value tile) const;
   void emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
@@ -266,13 +272,12 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     b.setInsertionPointToStart(role.thenBlock());
     NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
                                    NVVM::SetMaxRegisterAction::decrease);
+    // TMA: one thread issues; ordinary loads: the whole warpgroup loads.
     if (config.getTma()) {
       auto issuer = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
       b.setInsertionPointToStart(issuer.thenBlock());
-      emitProducer(e, c);
-    } else {
-      emitLoadingProducer(e, c, op, operands);
     }
+    emitProducer(e, c, op, operands);
   }
   {
     OpBuilder::InsertionGuard guard(b);
@@ -295,7 +300,8 @@ static std::pair<Value, Value> stageBarriers(Emitter &e, Value base, const Share
 /// Suspend-time hint of mbarrier waits (ns), as CUTLASS uses.
 static constexpr int64_t kWaitTicks = 0x989680;
 
-void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c) const {
+void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp op,
+                                        const IRMapping &operands) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   SharedLayout layout(config);
@@ -303,14 +309,14 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c) const {
   Value numTiles = e.i32(c.tilesM * c.tilesN);
   Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
   Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
-  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
 
   auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tiles.getBody());
   auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
-  Value rowA = e.mul(tileRow, e.i32(config.getTileM()));
-  Value rowB = e.mul(tileCol, e.i32(config.getTileN()));
+  StageLoad load;
+  load.rowA = e.mul(tileRow, e.i32(config.getTileM()));
+  load.rowB = e.mul(tileCol, e.i32(config.getTileN()));
   auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
                                   ValueRange{tiles.getRegionIterArg(0)});
   {
@@ -319,99 +325,87 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c) const {
     Value it = kLoop.getRegionIterArg(0);
     Value stage = e.rem(it, e.i32(stages));
     Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
-    auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
+    Value empty;
+    std::tie(load.full, empty) = stageBarriers(e, c.base, layout, stages, stage);
     // Wait until the consumers freed this stage (a fresh barrier passes parity 1 at once).
     NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, e.xorI(phase, e.i32(1)),
                                           e.i32(kWaitTicks));
-    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, e.i32(layout.stageBytes),
-                                           NVVM::MemScopeKind::CTA, false, Value());
-    Value stageBase = e.offset(c.base, e.mul(stage, e.i32(layout.stageBytes)));
-    Value kCoord = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
-    auto load = [&](Value dst, Value map, Value row) {
-      Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, cluster, map, ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
-          NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
-    };
-    load(stageBase, c.mapA, rowA);
-    load(e.offset(stageBase, e.i32(layout.aBytes)), c.mapB, rowB);
+    load.stageBase = e.offset(c.base, e.mul(stage, e.i32(layout.stageBytes)));
+    load.k = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
+    if (config.getTma())
+      emitTmaLoads(e, c, load);
+    else
+      emitOrdinaryLoads(e, c, load, operands.lookup(op.getA()), operands.lookup(op.getB()));
     scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
   }
   scf::YieldOp::create(b, loc, kLoop.getResult(0));
 }
 
-void WgmmaKernelGenerator::emitLoadingProducer(Emitter &e, const Context &c, MatmulOp op,
-                                               const IRMapping &operands) const {
+void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
+                                        const StageLoad &load) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   SharedLayout layout(config);
-  int64_t stages = config.getStages(), tileK = config.getTileK();
-  Value numTiles = e.i32(c.tilesM * c.tilesN);
-  Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
-  Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
-  Value thread = c.tid; // the producer is warpgroup 0
+  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), load.full, e.i32(layout.stageBytes),
+                                         NVVM::MemScopeKind::CTA, false, Value());
+  auto copy = [&](Value dst, Value map, Value row) {
+    Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, cluster, map, ValueRange{load.k, row}, load.full, ValueRange{}, Value(),
+        Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+  };
+  copy(load.stageBase, c.mapA, load.rowA);
+  copy(e.offset(load.stageBase, e.i32(layout.aBytes)), c.mapB, load.rowB);
+}
 
-  auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
-  auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
-  auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
-                                  ValueRange{tiles.getRegionIterArg(0)});
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(kLoop.getBody());
-    Value it = kLoop.getRegionIterArg(0);
-    Value stage = e.rem(it, e.i32(stages));
-    Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
-    auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, e.xorI(phase, e.i32(1)),
-                                          e.i32(kWaitTicks));
-    Value stageBase = e.offset(c.base, e.mul(stage, e.i32(layout.stageBytes)));
-    Value kBase = e.mul(kLoop.getInductionVar(), e.i32(tileK));
-    // Element i * 128 + thread of a rows x 64 tile: a warp reads 32 consecutive elements of a
-    // row. Each lands where TMA's 128-byte swizzle puts it: 16-byte chunk j of row r at chunk
-    // j ^ (r % 8). Elements past the operand's edges are zeros, as TMA fills them.
-    auto loadTile = [&](Value source, Value dst, Value rowBase, int64_t rows, int64_t limit) {
-      Type elt = cast<MemRefType>(source.getType()).getElementType();
-      auto loop = scf::ForOp::create(b, loc, e.i32(0), e.i32(rows * tileK / kWarpgroup),
-                                     e.i32(1));
-      OpBuilder::InsertionGuard body(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value linear = e.add(e.mul(loop.getInductionVar(), e.i32(kWarpgroup)), thread);
-      Value r = e.div(linear, e.i32(tileK));
-      Value kk = e.rem(linear, e.i32(tileK));
-      Value row = e.add(rowBase, r);
-      Value k = e.add(kBase, kk);
-      Value inside = e.andI(e.ult(row, e.i32(limit)), e.ult(k, e.i32(c.k)));
-      auto load = scf::IfOp::create(b, loc, TypeRange{elt}, inside, /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard then(b);
-        b.setInsertionPointToStart(load.thenBlock());
-        Value v = memref::LoadOp::create(b, loc, source, ValueRange{e.toIndex(row), e.toIndex(k)});
-        scf::YieldOp::create(b, loc, v);
-        b.setInsertionPointToStart(load.elseBlock());
-        Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
-        scf::YieldOp::create(b, loc, zero);
-      }
-      Value byte = e.mul(kk, e.i32(2));
-      Value chunk = e.xorI(e.div(byte, e.i32(16)), e.rem(r, e.i32(8)));
-      Value offset = e.add(e.add(e.mul(r, e.i32(kSwizzleBytes)), e.mul(chunk, e.i32(16))),
-                           e.rem(byte, e.i32(16)));
-      LLVM::StoreOp::create(b, loc, load.getResult(0), e.offset(dst, offset), /*alignment=*/2);
-    };
-    loadTile(operands.lookup(op.getA()), stageBase, e.mul(tileRow, e.i32(config.getTileM())),
-             config.getTileM(), c.m);
-    loadTile(operands.lookup(op.getB()), e.offset(stageBase, e.i32(layout.aBytes)),
-             e.mul(tileCol, e.i32(config.getTileN())), config.getTileN(), c.n);
-    // The tensor cores read shared memory through the async proxy: make these writes visible
-    // to it before arriving.
-    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(b.getContext(),
-                                                          NVVM::SharedSpace::shared_cta));
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), full, Value());
-    scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
-  }
-  scf::YieldOp::create(b, loc, kLoop.getResult(0));
+void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
+                                             Value a, Value bMatrix) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  SharedLayout layout(config);
+  int64_t tileK = config.getTileK();
+  Value thread = c.tid; // the producer is warpgroup 0
+  // Element i * 128 + thread of a rows x 64 tile: a warp reads 32 consecutive elements of a
+  // row. Each lands where TMA's 128-byte swizzle puts it: 16-byte chunk j of row r at chunk
+  // j ^ (r % 8). Elements past the operand's edges are zeros, as TMA fills them.
+  auto loadTile = [&](Value source, Value dst, Value rowBase, int64_t rows, int64_t limit) {
+    Type elt = cast<MemRefType>(source.getType()).getElementType();
+    auto loop =
+        scf::ForOp::create(b, loc, e.i32(0), e.i32(rows * tileK / kWarpgroup), e.i32(1));
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value linear = e.add(e.mul(loop.getInductionVar(), e.i32(kWarpgroup)), thread);
+    Value r = e.div(linear, e.i32(tileK));
+    Value kk = e.rem(linear, e.i32(tileK));
+    Value row = e.add(rowBase, r);
+    Value k = e.add(load.k, kk);
+    Value inside = e.andI(e.ult(row, e.i32(limit)), e.ult(k, e.i32(c.k)));
+    auto element = scf::IfOp::create(b, loc, TypeRange{elt}, inside, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(element.thenBlock());
+      Value v = memref::LoadOp::create(b, loc, source, ValueRange{e.toIndex(row), e.toIndex(k)});
+      scf::YieldOp::create(b, loc, v);
+      b.setInsertionPointToStart(element.elseBlock());
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
+      scf::YieldOp::create(b, loc, zero);
+    }
+    Value byte = e.mul(kk, e.i32(2));
+    Value chunk = e.xorI(e.div(byte, e.i32(16)), e.rem(r, e.i32(8)));
+    Value offset = e.add(e.add(e.mul(r, e.i32(kSwizzleBytes)), e.mul(chunk, e.i32(16))),
+                         e.rem(byte, e.i32(16)));
+    LLVM::StoreOp::create(b, loc, element.getResult(0), e.offset(dst, offset), /*alignment=*/2);
+  };
+  loadTile(a, load.stageBase, load.rowA, config.getTileM(), c.m);
+  loadTile(bMatrix, e.offset(load.stageBase, e.i32(layout.aBytes)), load.rowB,
+           config.getTileN(), c.n);
+  // The tensor cores read shared memory through the async proxy: make these writes visible to
+  // it before arriving.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), load.full, Value());
 }
 
 /// Makes the accumulator registers wait for the wgmmas that write them: an empty asm that
