@@ -141,6 +141,7 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   p.d = {ElementType::BF16, {300, 500}, {}};
   p.transposeB = true;
   p.addressAlignment = 16;
+  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>";
   KernelCache::Entry compiled;
   {
     KernelCache first(dir);
@@ -156,6 +157,9 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   EXPECT_EQ((*read)->block, compiled->block);
   EXPECT_EQ((*read)->sharedBytes, compiled->sharedBytes);
   EXPECT_TRUE((*read)->persistent);
+  EXPECT_EQ((*read)->splits, 2);
+  EXPECT_GT(compiled->workspaceBytes, 0);
+  EXPECT_EQ((*read)->workspaceBytes, compiled->workspaceBytes);
   ASSERT_EQ((*read)->tensorMaps.size(), 2u);
   EXPECT_EQ((*read)->tensorMaps[1].argument, 1u);
   EXPECT_EQ((*read)->tensorMaps[1].box, compiled->tensorMaps[1].box);

@@ -249,6 +249,28 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_FALSE(simt->persistent);
 }
 
+TEST(Planner, SplitKForFewTilesWithLongK) {
+  // 128 x 4096 x 14336: 32 tiles of 128 x 128, 224 k-steps: 4 splits, 128 work units. The
+  // workspace holds 32 x 2 counters (padded to 256 bytes) and 32 x 4 partial tiles of f32.
+  MatmulProblem p = problem(ElementType::BF16, 128, 4096, 14336, "DEFAULT", false, true);
+  p.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->config,
+            "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>");
+  EXPECT_EQ(kernel->splits, 4);
+  EXPECT_EQ(kernel->workspaceBytes, 256 + 32 * 4 * 128 * 128 * 4);
+  EXPECT_EQ(kernel->tensorMaps.size(), 2u);
+
+  // Enough tiles: no split, no workspace.
+  MatmulProblem big = problem(ElementType::BF16, 4096, 4096, 1024, "DEFAULT", false, true);
+  big.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> whole = compileProblem(big, "sm_90a");
+  ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
+  EXPECT_EQ(whole->splits, 1);
+  EXPECT_EQ(whole->workspaceBytes, 0);
+}
+
 TEST(Planner, ForcedKernelConfig) {
   MatmulProblem p = problem(ElementType::F16, 300, 500, 200, "DEFAULT", false, true);
   p.addressAlignment = 16;

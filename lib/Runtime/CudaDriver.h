@@ -38,6 +38,7 @@ namespace mepi::runtime {
   X(cuMemcpyHtoD)                                                                              \
   X(cuMemcpyDtoH)                                                                              \
   X(cuMemsetD8)                                                                                \
+  X(cuMemsetD8Async)                                                                           \
   X(cuStreamCreate)                                                                            \
   X(cuStreamDestroy)                                                                           \
   X(cuStreamSynchronize)                                                                       \

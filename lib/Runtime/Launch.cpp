@@ -120,7 +120,7 @@ void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProbl
     grid[2] = static_cast<unsigned>(batch);
     return;
   }
-  // One block per multiprocessor at most; each loops over its share of the tiles.
+  // One block per multiprocessor at most; each loops over its share of the work units.
   int multiprocessors = 1;
   if (auto driver = cudaDriver()) {
     CUdevice device;
@@ -130,7 +130,8 @@ void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProbl
   } else {
     llvm::consumeError(driver.takeError());
   }
-  grid[0] = static_cast<unsigned>(std::min<int64_t>(tilesM * tilesN * batch, multiprocessors));
+  int64_t units = tilesM * tilesN * batch * kernel.splits;
+  grid[0] = static_cast<unsigned>(std::min<int64_t>(units, multiprocessors));
   grid[1] = grid[2] = 1;
 }
 
@@ -147,6 +148,12 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
     if (llvm::Error e = prepared->addTensorMap(spec, spec.argument == 0 ? args.a : args.b,
                                                layout))
       return std::move(e);
+  }
+  if (kernel.workspaceBytes) {
+    if (!args.workspace)
+      return llvm::createStringError("the kernel needs a workspace of " +
+                                     std::to_string(kernel.workspaceBytes) + " bytes, got none");
+    prepared->addWord(static_cast<int64_t>(args.workspace));
   }
   prepared->addMemref(args.a, problem.a);
   prepared->addMemref(args.b, problem.b);

@@ -13,6 +13,7 @@ namespace mepi::runtime {
 /// Device addresses and launch-time scalars of one execution.
 struct LaunchArguments {
   CUdeviceptr a = 0, b = 0, c = 0, bias = 0, d = 0;
+  CUdeviceptr workspace = 0; ///< CompiledKernel::workspaceBytes, zero-initialised
   std::vector<CUdeviceptr> userInputs; ///< in the order of MatmulProblem::userInputs
   float alpha = 1.0f, beta = 0.0f;
 };
@@ -22,7 +23,8 @@ struct LaunchArguments {
 /// Relaunching costs one cuLaunchKernel, so execute() keeps one per set of operands.
 class PreparedLaunch {
 public:
-  /// Fails when a TMA descriptor cannot be encoded for these operands.
+  /// Fails when a TMA descriptor cannot be encoded for these operands, or the kernel needs a
+  /// workspace and `args` has none.
   static llvm::Expected<std::unique_ptr<PreparedLaunch>>
   create(CUfunction function, const CompiledKernel &kernel, const MatmulProblem &problem,
          const LaunchArguments &args);

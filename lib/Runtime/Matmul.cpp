@@ -165,15 +165,22 @@ struct Matmul::State {
   Tensor result;                            // D as execute() returns it
   CUdeviceptr d = 0;
   size_t dBytes = 0;
+  CUdeviceptr workspace = 0; // the plan's mepi.workspace, kept across executions and re-plans
+  size_t workspaceBytes = 0;
 
-  void freeResult() {
-    if (!d)
+  static void freeDevice(CUdeviceptr &ptr) {
+    if (!ptr)
       return;
     if (auto driver = cudaDriver())
-      driver->cuMemFree(d);
+      driver->cuMemFree(ptr);
     else
       llvm::consumeError(driver.takeError());
-    d = 0;
+    ptr = 0;
+  }
+  void freeResult() { freeDevice(d); }
+  void freeWorkspace() {
+    freeDevice(workspace);
+    workspaceBytes = 0;
   }
 };
 
@@ -212,8 +219,10 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
 Matmul::Matmul(Matmul &&) noexcept = default;
 Matmul &Matmul::operator=(Matmul &&) noexcept = default;
 Matmul::~Matmul() {
-  if (state)
+  if (state) {
     state->freeResult();
+    state->freeWorkspace();
+  }
 }
 
 namespace {
@@ -330,8 +339,20 @@ Tensor Matmul::execute(CUstream stream) {
     s.dBytes = count * elementTypeBytes(s.problem.d.type);
     check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");
   }
+  if (s.kernel->workspaceBytes > static_cast<int64_t>(s.workspaceBytes)) {
+    s.freeWorkspace();
+    check(checkCuda(driver.cuMemAlloc(&s.workspace, s.kernel->workspaceBytes),
+                    "cuMemAlloc(workspace)"),
+          "execute");
+    s.workspaceBytes = s.kernel->workspaceBytes;
+    // Zero before the first launch that counts in it, in that launch's stream order.
+    check(checkCuda(driver.cuMemsetD8Async(s.workspace, 0, s.workspaceBytes, stream),
+                    "cuMemsetD8Async(workspace)"),
+          "execute");
+  }
   if (!s.prepared) {
     LaunchArguments args;
+    args.workspace = s.workspace;
     args.a = reinterpret_cast<CUdeviceptr>(s.a.data);
     args.b = reinterpret_cast<CUdeviceptr>(s.b.data);
     args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
@@ -409,6 +430,7 @@ void Matmul::free() {
   if (!state)
     return;
   state->freeResult();
+  state->freeWorkspace();
   state.reset();
 }
 

@@ -258,6 +258,7 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
   kernel.tile = {config.getTileM(), config.getTileN()};
   llvm::raw_string_ostream(kernel.config) << config;
   kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
+  kernel.splits = config.getSplits();
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
   SmallVector<Value, 3> sizes = {block.x, block.y, block.z};
   for (auto [i, size] : llvm::enumerate(sizes)) {
@@ -272,10 +273,15 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
       return false;
     kernel.sharedBytes = *bytes;
   }
+  // Tensor maps lead the parameters, then the workspace, then the planned function's arguments.
   for (Value operand : launch.getKernelOperands()) {
+    if (auto workspace = operand.getDefiningOp<WorkspaceOp>()) {
+      kernel.workspaceBytes = workspace.getBytes();
+      break;
+    }
     auto map = operand.getDefiningOp<TensorMapOp>();
     if (!map)
-      break; // tensor maps lead the parameters
+      break;
     auto arg = dyn_cast<BlockArgument>(map.getSource());
     if (!arg)
       return false;

@@ -32,6 +32,11 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;       ///< dynamic shared memory per block
   /// The grid covers the tiles with at most one block per multiprocessor; each block loops.
   bool persistent = false;
+  /// Blocks per output tile (split-K): the grid covers tiles x splits work units.
+  int64_t splits = 1;
+  /// Zero-initialised device memory the kernel needs besides the operands (mepi.workspace);
+  /// passed after the tensor maps.
+  int64_t workspaceBytes = 0;
   std::vector<TensorMapSpec> tensorMaps; ///< leading kernel parameters, in order
   std::string linkLog;
 };

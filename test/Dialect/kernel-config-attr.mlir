@@ -13,3 +13,8 @@
 
 // expected-error @below {{expected at most 1024 threads per simt block, got 2048}}
 "test.op"() {config = #mepi.kernel_config<simt, tile = [64, 32, 1]>} : () -> ()
+
+// -----
+
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4, tma = false>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4, tma = false>} : () -> ()

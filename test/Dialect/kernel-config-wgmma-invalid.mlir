@@ -23,3 +23,13 @@ func.func private @stages() attributes {c = #mepi.kernel_config<wgmma, tile = [1
 
 // expected-error @+1 {{expected 1 stage for simt, got 3}}
 func.func private @simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], stages = 3>}
+
+// -----
+
+// expected-error @+1 {{expected 1 to 32 splits, got 0}}
+func.func private @no_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 0>}
+
+// -----
+
+// expected-error @+1 {{expected 1 split for simt, got 2}}
+func.func private @simt_splits() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], stages = 1, splits = 2>}

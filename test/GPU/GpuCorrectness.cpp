@@ -683,6 +683,36 @@ std::vector<Case> allCases(bool quick) {
     half.config = config;
     cases.push_back(half);
   }
+  // Split-K, forced: uneven slices (K = 200: 4 k-steps in 3 splits), more work units than
+  // multiprocessors (1000^3, 64 tiles x 4 splits), ordinary loads (K = 1031), one consumer
+  // (64 x 256), beta * C and f32 D, and 16 splits over a long K. Each case runs twice on the
+  // same workspace, so the second run also checks that the counters were left at zero.
+  auto split = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                   const std::string &config) {
+    auto [m, n, k] = mnk;
+    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
+    c.config = config;
+    return c;
+  };
+  const std::string splitPrefix = "#mepi.kernel_config<wgmma, tile = ";
+  cases.push_back(split(ElementType::BF16, {300, 500, 200}, "GELU_BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 3>"));
+  cases.push_back(split(ElementType::F16, {1000, 1000, 1000}, "RELU_BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 4>"));
+  cases.push_back(split(ElementType::BF16, {127, 129, 1031}, "BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 5, tma = false>"));
+  cases.push_back(split(ElementType::F16, {17, 4000, 4104}, "GELU_BIAS",
+                        splitPrefix + "[64, 256, 64], stages = 5, splits = 7>"));
+  Case splitC = split(ElementType::BF16, {300, 500, 1000}, "RELU_BIAS",
+                      splitPrefix + "[128, 256, 64], stages = 4, splits = 2>");
+  splitC.withC = true;
+  splitC.alpha = 0.5f;
+  splitC.beta = -1.25f;
+  splitC.outType = ElementType::F32;
+  cases.push_back(splitC);
+  if (!quick)
+    cases.push_back(split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",
+                          splitPrefix + "[128, 128, 64], stages = 6, splits = 16>"));
   return cases;
 }
 } // namespace

@@ -1,7 +1,8 @@
 // On sm_90a, 16-bit K-major operands get the wgmma family: 128 x 256 when that covers 132
 // SMs, 128 x 128 otherwise, 64 x 128 for short M (stages filling ~200 KiB); with TMA loads
-// when rows and addresses are 16-byte aligned, else `tma = false`. Other layouts, f32 and
-// other chips keep simt.
+// when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
+// least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
+// 16 splits. Other layouts, f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
@@ -23,7 +24,8 @@ func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @few_tiles
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>
+// 64 tiles, 16 k-steps: 2 splits.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>
 func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
                      %b: memref<1000x1000xf16> {mepi.alignment = 16 : i64}, %d: memref<1000x1000xf32>) {
   mepi.matmul ins(%a, %b : memref<1000x1000xf16>, memref<1000x1000xf16>) outs(%d : memref<1000x1000xf32>)
@@ -37,7 +39,8 @@ func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @short_m
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>
+// 64 tiles, 128 k-steps: 132 / 64 = 2 splits.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>
 func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
                    %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<16x8192xbf16>) {
   mepi.matmul ins(%a, %b : memref<16x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<16x8192xbf16>)
@@ -66,9 +69,26 @@ func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64}
 
 // -----
 
+// 128 x 4096 x 14336 (an LLM down projection at batch 128): 32 tiles, 224 k-steps: 4 splits.
+// CHECK-LABEL: func.func @long_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>
+func.func @long_k(%a: memref<128x14336xbf16> {mepi.alignment = 16 : i64},
+                  %b: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}, %d: memref<128x4096xbf16>) {
+  mepi.matmul ins(%a, %b : memref<128x14336xbf16>, memref<4096x14336xbf16>) outs(%d : memref<128x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // K = 4099: a row pitch of 8198 bytes, not a multiple of 16.
 // CHECK-LABEL: func.func @odd_pitch
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>
+// 4 tiles, 65 k-steps: 65 / 8 = 8 splits.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 8, tma = false>
 func.func @odd_pitch(%a: memref<256x4099xbf16> {mepi.alignment = 16 : i64},
                      %b: memref<256x4099xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
   mepi.matmul ins(%a, %b : memref<256x4099xbf16>, memref<256x4099xbf16>) outs(%d : memref<256x256xbf16>)

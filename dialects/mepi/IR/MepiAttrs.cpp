@@ -12,9 +12,13 @@ using namespace mlir::mepi;
 #define GET_ATTRDEF_CLASSES
 #include "mepi/IR/MepiAttrs.cpp.inc"
 
+/// Split-K beyond this many slices costs more in partial sums than it gains in blocks.
+static constexpr int64_t kMaxSplits = 32;
+
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
-                                       int64_t tileK, int64_t stages, bool tma) {
+                                       int64_t tileK, int64_t stages, int64_t splits,
+                                       bool tma) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -23,6 +27,10 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     return emitError() << "expected at most 1024 threads per simt block, got " << tileM * tileN;
   if (strategy == KernelStrategy::Simt && stages != 1)
     return emitError() << "expected 1 stage for simt, got " << stages;
+  if (splits < 1 || splits > kMaxSplits)
+    return emitError() << "expected 1 to " << kMaxSplits << " splits, got " << splits;
+  if (strategy == KernelStrategy::Simt && splits != 1)
+    return emitError() << "expected 1 split for simt, got " << splits;
   if (strategy == KernelStrategy::Simt && !tma)
     return emitError() << "expected no tma setting for simt";
   if (strategy == KernelStrategy::Wgmma) {

@@ -56,22 +56,28 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       consumer warpgroups (wgmma m64 x tile_n x 16 each); tile_k = 64 (one 128-byte swizzle
       atom of 16-bit elements); 2 to 8 stages. With `tma = false` the producer warpgroup's 128
       threads load the operands with ordinary loads instead, for rows that TMA cannot address
-      (a row pitch or an address that is not a multiple of 16 bytes).
+      (a row pitch or an address that is not a multiple of 16 bytes). With `splits = S` > 1
+      (split-K) each output tile is computed by S blocks over consecutive slices of K: each
+      stores its f32 partial sums in the plan's workspace and the last to finish adds them up
+      in split order (the result does not depend on which block finishes last) and applies the
+      epilog. It gives small M x N problems with a long K enough blocks to fill the GPU.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
+                        DefaultValuedParameter<"int64_t", "1">:$splits,
                         DefaultValuedParameter<"bool", "true">:$tma);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` `stages` `=` $stages^)? (`,` `tma` `=` $tma^)? `>`";
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, true);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, true);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true);
     }]>
   ];
   let genVerifyDecl = 1;

@@ -124,4 +124,22 @@ def Mepi_TensorMapOp : Mepi_Op<"tensor_map", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Mepi_WorkspaceOp : Mepi_Op<"workspace", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "device memory that a kernel launch needs besides the operands";
+  let description = [{
+    Host side of a kernel launch: `bytes` of global memory owned by the plan (allocated once,
+    reused by every execution, 256-byte aligned), zero when allocated. Kernels use it for
+    partial results (split-K) and for counters; a kernel that counts in it leaves the counters
+    at zero again when it ends, so the next launch finds them as allocated. One plan's
+    workspace serves one execution at a time.
+
+    ```mlir
+    %ws = mepi.workspace 1048576 : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$bytes);
+  let results = (outs LLVM_AnyPointer:$workspace);
+  let assemblyFormat = "$bytes attr-dict `:` type($workspace)";
+}
+
 #endif // MEPI_OPS_TD

@@ -77,11 +77,14 @@ bool isWgmmaEligible(MatmulOp op) {
 /// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 64 rows) uses one
 /// consumer warpgroup, 64 x 256 or 64 x 128. Stages fill ~200 KiB of shared memory. Narrower
 /// tiles (128 x 64, 64 x 64) exist but measured slower on the H200 for the small-M shapes
-/// (bench/NOTES.md); they stay available to Options::kernelConfig.
+/// (bench/NOTES.md); they stay available to Options::kernelConfig. When even the narrow tile
+/// leaves half of the multiprocessors idle, K is split (split-K) so that about one work unit per
+/// multiprocessor runs, each over at least kMinStepsPerSplit k-steps so that the pipeline's
+/// fill stays a small part of a unit.
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
-  constexpr int64_t kMultiprocessors = 132;
+  constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
-  int64_t m = shape[0], n = shape[1];
+  int64_t m = shape[0], n = shape[1], k = op.getA().getType().getShape()[1];
   auto stagesFor = [](int64_t tileM, int64_t tileN) {
     return std::min<int64_t>(8, (200 * 1024) / ((tileM + tileN) * 128));
   };
@@ -99,9 +102,16 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
     tileM = forcedM;
   if (forcedN > 0)
     tileN = forcedN;
+  int64_t tiles = llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
+  int64_t splits = 1;
+  if (forcedM <= 0 && forcedN <= 0 && 2 * tiles <= kMultiprocessors) {
+    int64_t kSteps = llvm::divideCeil(k, 64);
+    splits = std::max<int64_t>(
+        1, std::min({kMultiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
+  }
   bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
-                               stagesFor(tileM, tileN), tma);
+                               stagesFor(tileM, tileN), splits, tma);
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }

@@ -124,8 +124,10 @@ LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ord
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   if (auto block = generator->knownBlockSize())
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(*block));
-  if (!leading.empty())
-    kernel->setAttr(kTensorMapParamsAttr, b.getI32IntegerAttr(leading.size()));
+  int64_t tensorMaps =
+      llvm::count_if(leading, [](Value v) { return v.getDefiningOp<TensorMapOp>(); });
+  if (tensorMaps)
+    kernel->setAttr(kTensorMapParamsAttr, b.getI32IntegerAttr(tensorMaps));
   generator->decorateKernel(kernel);
   SymbolTable(kernels).insert(kernel);
 

@@ -36,7 +36,8 @@ public:
   virtual std::optional<SmallVector<int32_t, 3>> knownBlockSize() const { return std::nullopt; }
 
   /// Kernel arguments placed before the op's operands, emitted on the host side of `op`: TMA
-  /// descriptors (`mepi.tensor_map`), which the kernel takes as by-value grid constants.
+  /// descriptors (`mepi.tensor_map`), which the kernel takes as by-value grid constants, then at
+  /// most one `mepi.workspace` pointer.
   virtual SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const {
     return {};
   }

@@ -14,6 +14,16 @@
 //   then full[stages] (TMA bytes landed) and empty[stages] (consumers done) mbarriers.
 // Operand tiles are K-major with the 128-byte swizzle that TMA writes and wgmma descriptors
 // read; reads past the operand's edges fill zeros, so M, N and K need no multiple of the tile.
+//
+// Split-K (splits = S > 1): the grid walks work units (tile, split) instead of tiles; unit
+// (t, s) accumulates k-steps [s * kSteps / S, (s + 1) * kSteps / S) of tile t. Each consumer
+// warpgroup stores its partial sums to the workspace, then counts itself in on its tile's
+// counter; the S-th to arrive adds the S partials in split order, resets the counter and runs
+// the epilog. Nobody waits for anybody, so the units need not be resident at once.
+//
+// Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][C][S][R / 4][128] of
+// float4, R = tile_n / 2 accumulator registers per thread, so that a warp's partial stores and
+// loads are 512 contiguous bytes.
 #include "EpilogEmitter.h"
 #include "KernelGenerator.h"
 
@@ -34,6 +44,7 @@ constexpr int64_t kGroupM = 8;           // tile rows per group of the tile orde
 constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
+constexpr int64_t kWorkspaceAlignment = 256;
 
 /// The epilog stages the accumulators through shared memory, kChunkColumns columns at a time:
 /// each consumer warpgroup writes its 64 x kChunkColumns f32 block from the fragment layout,
@@ -45,7 +56,7 @@ constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
 
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
-  int64_t aBytes, bBytes, stageBytes, staging, stagingBytes, barriers, total;
+  int64_t aBytes, bBytes, stageBytes, staging, stagingBytes, barriers, flags, total;
   explicit SharedLayout(KernelConfigAttr config) {
     aBytes = config.getTileM() * kSwizzleBytes;
     bBytes = config.getTileN() * kSwizzleBytes;
@@ -53,8 +64,10 @@ struct SharedLayout {
     staging = config.getStages() * stageBytes;
     stagingBytes = 64 * kStagingPitch * 4; // per consumer warpgroup
     barriers = staging + config.getTileM() / 64 * stagingBytes;
-    // Two 8-byte mbarriers per stage, plus slack to align the dynamic base to 1024 bytes.
-    total = barriers + 16 * config.getStages() + 1024;
+    // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
+    // dynamic base to 1024 bytes.
+    flags = barriers + 16 * config.getStages();
+    total = flags + 16 + 1024;
   }
 };
 
@@ -85,6 +98,16 @@ struct Emitter {
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
   }
   Value zext64(Value x) { return arith::ExtUIOp::create(b, loc, b.getI64Type(), x); }
+  Value ne(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
+  }
+
+  Type globalPtr() { return LLVM::LLVMPointerType::get(b.getContext(), 1); }
+  /// `base` + `offsetBytes` (i64) bytes of a global pointer.
+  Value globalOffset(Value base, Value offsetBytes) {
+    return LLVM::GEPOp::create(b, loc, globalPtr(), b.getI8Type(), base,
+                               ArrayRef<LLVM::GEPArg>{offsetBytes});
+  }
 
   Type sharedPtr() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
   /// `base` + `offset` bytes (a shared-memory pointer).
@@ -115,6 +138,20 @@ public:
 
   int64_t consumers() const { return config.getTileM() / 64; }
   int64_t threads() const { return kWarpgroup * (1 + consumers()); }
+  int64_t registers() const { return config.getTileN() / 2; } // f32 accumulators per thread
+  static int64_t tiles(MatmulOp op, KernelConfigAttr config) {
+    ArrayRef<int64_t> shape = op.getD().getType().getShape();
+    return llvm::divideCeil(shape[0], config.getTileM()) *
+           llvm::divideCeil(shape[1], config.getTileN());
+  }
+  /// Split-K workspace: one counter per (tile, consumer), padded, then the partial sums.
+  int64_t counterBytes(int64_t tiles) const {
+    return llvm::alignTo(tiles * consumers() * 4, kWorkspaceAlignment);
+  }
+  int64_t workspaceBytes(MatmulOp op) const {
+    int64_t n = tiles(op, config);
+    return counterBytes(n) + n * config.getSplits() * config.getTileM() * config.getTileN() * 4;
+  }
 
   LogicalResult checkSupported(MatmulOp op) const override {
     Type aElt = op.getA().getType().getElementType();
@@ -126,22 +163,29 @@ public:
     if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape() ||
         !op.getA().getType().hasStaticShape())
       return op.emitOpError() << "wgmma kernels need static rank-2 operands";
+    int64_t kSteps = llvm::divideCeil(op.getA().getType().getShape()[1], config.getTileK());
+    if (config.getSplits() > kSteps)
+      return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
+                              << config.getTileK() << " each), got " << config.getSplits();
     return success();
   }
 
   SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const override {
-    if (!config.getTma())
-      return {};
     Location loc = op.getLoc();
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-    int64_t boxK = kSwizzleBytes / 2;
-    Value a = TensorMapOp::create(b, loc, ptr, op.getA(),
-                                  b.getDenseI64ArrayAttr({boxK, config.getTileM()}),
-                                  b.getI64IntegerAttr(kSwizzleBytes));
-    Value bMap = TensorMapOp::create(b, loc, ptr, op.getB(),
-                                     b.getDenseI64ArrayAttr({boxK, config.getTileN()}),
-                                     b.getI64IntegerAttr(kSwizzleBytes));
-    return {a, bMap};
+    SmallVector<Value> leading;
+    if (config.getTma()) {
+      int64_t boxK = kSwizzleBytes / 2;
+      leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(),
+                                            b.getDenseI64ArrayAttr({boxK, config.getTileM()}),
+                                            b.getI64IntegerAttr(kSwizzleBytes)));
+      leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(),
+                                            b.getDenseI64ArrayAttr({boxK, config.getTileN()}),
+                                            b.getI64IntegerAttr(kSwizzleBytes)));
+    }
+    if (config.getSplits() > 1)
+      leading.push_back(WorkspaceOp::create(b, loc, ptr, workspaceBytes(op)));
+    return leading;
   }
 
   int64_t dynamicSharedMemoryBytes() const override { return SharedLayout(config).total; }
@@ -157,15 +201,12 @@ public:
   }
 
   LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {
-    // Persistent: at most one block per tile; the runtime caps the grid at the number of
+    // Persistent: at most one block per work unit; the runtime caps the grid at the number of
     // multiprocessors.
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-    ArrayRef<int64_t> shape = op.getD().getType().getShape();
-    int64_t tiles = llvm::divideCeil(shape[0], config.getTileM()) *
-                    llvm::divideCeil(shape[1], config.getTileN());
     LaunchGeometry geometry;
-    geometry.grid = {index(tiles), index(1), index(1)};
+    geometry.grid = {index(tiles(op, config) * config.getSplits()), index(1), index(1)};
     geometry.block = {index(threads()), index(1), index(1)};
     return geometry;
   }
@@ -185,7 +226,16 @@ private:
   void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
                          Value bMatrix) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
-  std::pair<Value, Value> emitTileCoordinates(Emitter &e, const Context &c, Value tile) const;
+  /// A work unit's tile and k-steps [kBegin, kEnd).
+  struct WorkUnit {
+    Value tile, split, tileRow, tileCol, kBegin, kEnd;
+  };
+  WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit) const;
+  /// The for loop over this block's work units (blockIdx.x, + gridDim.x, ...) carrying the
+  /// stage counter; the builder is left in its body.
+  scf::ForOp emitUnitLoop(Emitter &e, const Context &c) const;
+  std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
+                                             Value acc) const;
   void emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
                         Value acc, Value tileRow, Value tileCol) const;
 };
@@ -193,24 +243,43 @@ private:
 /// Values shared by both roles.
 struct WgmmaKernelGenerator::Context {
   Value mapA, mapB;                 // TMA descriptors (generic pointers to kernel parameters)
+  Value workspace;                  // split-K workspace (global pointer)
   Value base;                       // aligned dynamic shared memory (ptr<3>)
   Value baseAddress;                // its shared-window address (i32)
   Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
-  int64_t m, n, k, tilesM, tilesN, kSteps;
+  int64_t m, n, k, tilesM, tilesN, kSteps, units;
   Type elementType;
 };
 
-std::pair<Value, Value> WgmmaKernelGenerator::emitTileCoordinates(Emitter &e, const Context &c,
-                                                                  Value tile) const {
+auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit) const
+    -> WorkUnit {
+  WorkUnit w;
+  int64_t splits = config.getSplits();
+  // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
+  w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
+  w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
   // Grouped order: kGroupM tile rows, walked column by column.
   Value perGroup = e.i32(kGroupM * c.tilesN);
-  Value group = e.div(tile, perGroup);
+  Value group = e.div(w.tile, perGroup);
   Value firstRow = e.mul(group, e.i32(kGroupM));
   Value rows = e.min(e.sub(e.i32(c.tilesM), firstRow), e.i32(kGroupM));
-  Value local = e.rem(tile, perGroup);
-  Value tileRow = e.add(firstRow, e.rem(local, rows));
-  Value tileCol = e.div(local, rows);
-  return {tileRow, tileCol};
+  Value local = e.rem(w.tile, perGroup);
+  w.tileRow = e.add(firstRow, e.rem(local, rows));
+  w.tileCol = e.div(local, rows);
+  // Balanced slices of the k-steps: sizes differ by at most one.
+  w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(c.kSteps)), e.i32(splits)) : e.i32(0);
+  w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(c.kSteps)), e.i32(splits))
+                      : e.i32(c.kSteps);
+  return w;
+}
+
+scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c) const {
+  OpBuilder &b = e.b;
+  Value first = NVVM::BlockIdXOp::create(b, e.loc, b.getI32Type());
+  Value step = NVVM::GridDimXOp::create(b, e.loc, b.getI32Type());
+  auto loop = scf::ForOp::create(b, e.loc, first, e.i32(c.units), step, ValueRange{e.i32(0)});
+  b.setInsertionPointToStart(loop.getBody());
+  return loop;
 }
 
 void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
@@ -230,6 +299,10 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.tilesM = llvm::divideCeil(c.m, config.getTileM());
   c.tilesN = llvm::divideCeil(c.n, config.getTileN());
   c.kSteps = llvm::divideCeil(c.k, config.getTileK());
+  c.units = c.tilesM * c.tilesN * config.getSplits();
+  if (config.getSplits() > 1)
+    c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
+                                                leading[config.getTma() ? 2 : 0]);
   c.elementType = op.getA().getType().getElementType();
 
   // The dynamic shared memory symbol, declared once per kernel module.
@@ -306,19 +379,14 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   Location loc = e.loc;
   SharedLayout layout(config);
   int64_t stages = config.getStages();
-  Value numTiles = e.i32(c.tilesM * c.tilesN);
-  Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
-  Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
-
-  auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
-  auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
+  scf::ForOp units = emitUnitLoop(e, c);
+  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
   StageLoad load;
-  load.rowA = e.mul(tileRow, e.i32(config.getTileM()));
-  load.rowB = e.mul(tileCol, e.i32(config.getTileN()));
-  auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
-                                  ValueRange{tiles.getRegionIterArg(0)});
+  load.rowA = e.mul(unit.tileRow, e.i32(config.getTileM()));
+  load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
+  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
+                                  ValueRange{units.getRegionIterArg(0)});
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -433,12 +501,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   MLIRContext *ctx = b.getContext();
   SharedLayout layout(config);
   int64_t stages = config.getStages(), tileN = config.getTileN();
-  int64_t registers = tileN / 2; // f32 accumulators per thread for m64 x tileN
   Type f32 = b.getF32Type();
-  auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers, f32));
-  Value numTiles = e.i32(c.tilesM * c.tilesN);
-  Value first = NVVM::BlockIdXOp::create(b, loc, b.getI32Type());
-  Value step = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, tileN, kInstrK);
@@ -452,13 +516,12 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
   };
 
-  auto tiles = scf::ForOp::create(b, loc, first, numTiles, step, ValueRange{e.i32(0)});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
-  auto [tileRow, tileCol] = emitTileCoordinates(e, c, tiles.getInductionVar());
+  scf::ForOp units = emitUnitLoop(e, c);
+  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
-  auto kLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(c.kSteps), e.i32(1),
-                                  ValueRange{tiles.getRegionIterArg(0), zero});
+  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
+                                  ValueRange{units.getRegionIterArg(0), zero});
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -484,7 +547,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    auto notFirst = scf::IfOp::create(b, loc, e.ult(e.i32(0), kLoop.getInductionVar()),
+    auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
                                       /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard then(b);
@@ -496,10 +559,106 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value itEnd = kLoop.getResult(0);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   release(e.sub(itEnd, e.i32(1)));
-  Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers);
+  Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers());
 
-  emitStagedEpilog(e, c, op, operands, acc, tileRow, tileCol);
+  if (config.getSplits() == 1) {
+    emitStagedEpilog(e, c, op, operands, acc, unit.tileRow, unit.tileCol);
+  } else {
+    auto [isLast, sum] = emitSplitReduction(e, c, unit, acc);
+    auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(last.thenBlock());
+    emitStagedEpilog(e, c, op, operands, sum, unit.tileRow, unit.tileCol);
+  }
   scf::YieldOp::create(b, loc, itEnd);
+}
+
+/// Named barrier 1 + consumer: the consumer warpgroup's 128 threads (0 is the block's).
+static void syncConsumer(Emitter &e, Value consumer) {
+  NVVM::BarrierOp::create(e.b, e.loc, Type(), e.add(consumer, e.i32(1)), e.i32(kWarpgroup),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
+std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, const Context &c,
+                                                                 const WorkUnit &unit,
+                                                                 Value acc) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  SharedLayout layout(config);
+  int64_t splits = config.getSplits(), quads = registers() / 4;
+  Value consumer = e.sub(c.warpgroup, e.i32(1));
+  Value thread = e.rem(c.tid, e.i32(kWarpgroup));
+  Value isLeader = e.eq(thread, e.i32(0));
+  auto vec4 = VectorType::get({4}, b.getF32Type());
+  Value slot = e.add(e.mul(unit.tile, e.i32(consumers())), consumer); // (tile, consumer)
+  // Byte offset of this thread's float4 `quad` in the partials of split `split`.
+  auto partial = [&](Value split, int64_t quad) {
+    Value block = e.add(e.mul(slot, e.i32(splits)), split);
+    Value blockBytes = e.mul(e.zext64(block), e.i64(registers() * kWarpgroup * 4));
+    Value within = e.i64(counterBytes(c.tilesM * c.tilesN) + quad * kWarpgroup * 16);
+    Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
+    return e.globalOffset(c.workspace, bytes);
+  };
+  for (int64_t q = 0; q < quads; ++q) {
+    Value v = LLVM::UndefOp::create(b, loc, vec4);
+    for (int64_t j = 0; j < 4; ++j)
+      v = LLVM::InsertElementOp::create(b, loc, v,
+                                        LLVM::ExtractValueOp::create(b, loc, acc, 4 * q + j),
+                                        e.i32(j));
+    LLVM::StoreOp::create(b, loc, v, partial(unit.split, q), /*alignment=*/16);
+  }
+  // Release: the partials are visible GPU-wide before the leader counts the warpgroup in.
+  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+  syncConsumer(e, consumer);
+  Value flag = e.offset(c.base, e.add(e.i32(layout.flags), e.mul(consumer, e.i32(4))));
+  {
+    auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    Value counter = e.globalOffset(c.workspace, e.mul(e.zext64(slot), e.i64(4)));
+    Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter,
+                                              e.i32(1), LLVM::AtomicOrdering::monotonic,
+                                              StringRef("device"));
+    Value last = e.eq(arrived, e.i32(splits - 1));
+    // The last arrival leaves the counter at zero for the next launch.
+    auto reset = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(reset.thenBlock());
+    LLVM::StoreOp::create(b, loc, e.i32(0), counter, /*alignment=*/4);
+    b.setInsertionPointAfter(reset);
+    LLVM::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
+                          /*alignment=*/4);
+  }
+  syncConsumer(e, consumer);
+  Value isLast = e.ne(LLVM::LoadOp::create(b, loc, b.getI32Type(), flag, /*alignment=*/4),
+                      e.i32(0));
+  // The last arrival sums the partials in split order: the same bits whoever arrives last.
+  auto sum = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, isLast, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(sum.thenBlock());
+    // Acquire: the other warpgroups' partials, released before their count.
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    Value zero = LLVM::ZeroOp::create(b, loc, acc.getType());
+    auto loop = scf::ForOp::create(b, loc, e.i32(0), e.i32(splits), e.i32(1), ValueRange{zero});
+    b.setInsertionPointToStart(loop.getBody());
+    Value total = loop.getRegionIterArg(0);
+    for (int64_t q = 0; q < quads; ++q) {
+      Value v = LLVM::LoadOp::create(b, loc, vec4, partial(loop.getInductionVar(), q),
+                                     /*alignment=*/16);
+      for (int64_t j = 0; j < 4; ++j) {
+        Value x = LLVM::ExtractElementOp::create(b, loc, v, e.i32(j));
+        Value t = LLVM::ExtractValueOp::create(b, loc, total, 4 * q + j);
+        total = LLVM::InsertValueOp::create(b, loc, total, arith::AddFOp::create(b, loc, t, x),
+                                            4 * q + j);
+      }
+    }
+    scf::YieldOp::create(b, loc, total);
+    b.setInsertionPointAfter(loop);
+    scf::YieldOp::create(b, loc, loop.getResult(0));
+    b.setInsertionPointToStart(sum.elseBlock());
+    scf::YieldOp::create(b, loc, acc);
+  }
+  return {isLast, sum.getResult(0)};
 }
 void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op,
                                             const IRMapping &operands, Value acc,
@@ -514,12 +673,7 @@ void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, Matmul
   Value warp = e.div(thread, e.i32(32));
   Value staging = e.offset(c.base, e.add(e.i32(layout.staging),
                                          e.mul(consumer, e.i32(layout.stagingBytes))));
-  // Named barrier 1 + consumer synchronizes the warpgroup's 128 threads (0 is the block's).
-  Value barrierId = e.add(consumer, e.i32(1));
-  auto syncWarpgroup = [&] {
-    NVVM::BarrierOp::create(b, loc, Type(), barrierId, e.i32(kWarpgroup),
-                            NVVM::BarrierReductionAttr(), Value());
-  };
+  auto syncWarpgroup = [&] { syncConsumer(e, consumer); };
   auto vec2 = VectorType::get({2}, b.getF32Type());
   // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
   // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
