@@ -211,6 +211,15 @@ TEST(Planner, ActivationEpilogsBeyondNvmath) {
   }
 }
 
+TEST(Planner, GeluIsOneExpNotTanh) {
+  // 0.5 x (1 + tanh(u)) computed as x / (1 + exp(-2u)): no libdevice tanhf in the kernel.
+  llvm::Expected<CompiledKernel> kernel =
+      compileProblem(problem(ElementType::BF16, 17, 33, 65, "GELU"), "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_NE(kernel->plannedIR.find("math.exp"), std::string::npos) << kernel->plannedIR;
+  EXPECT_EQ(kernel->plannedIR.find("math.tanh"), std::string::npos) << kernel->plannedIR;
+}
+
 // 16-bit K-major operands at 16-byte aligned addresses get the wgmma family on sm_90a, with the
 // launch the runtime needs (persistent 384-thread blocks, dynamic shared memory, two TMA
 // descriptors for a and b); without the alignment promise they get the SIMT kernel.

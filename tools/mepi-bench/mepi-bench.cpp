@@ -6,7 +6,11 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--json FILE] [--filter SUBSTRING]
+//   mepi-bench [--quick] [--json FILE] [--filter SUBSTRING]... [--config KERNEL_CONFIG]
+//
+// --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
+// given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
+// compare configurations side by side.
 #include "Runtime/CudaDriver.h"
 #include "mepi/Matmul.h"
 
@@ -41,10 +45,12 @@ struct Problem {
 struct Measurement {
   double mepiMs = 0, refMs = 0, planMs = 0, executeHostUs = 0, refHostUs = 0;
   int iterations = 0, rotation = 1;
+  std::string config; ///< the kernel configuration mepi planned
   std::string error;
 };
 
 const CudaDriver *driver = nullptr;
+std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
 
 void cu(CUresult r, const char *what) {
   if (llvm::Error e = checkCuda(r, what))
@@ -172,13 +178,16 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     };
     std::vector<mepi::Matmul> mms;
     for (int i = 0; i < r.rotation; ++i) {
+      mepi::Options options;
+      options.kernelConfig = forcedConfig;
       mms.emplace_back(tensor(as[i], {m, k}), tensor(bs[i], {n, k}), std::nullopt, 1.0f,
-                       std::nullopt, mepi::Qualifiers{false, true});
+                       std::nullopt, mepi::Qualifiers{false, true}, options);
       auto t0 = std::chrono::steady_clock::now();
       mepi::EpilogInputs inputs;
       if (hasBias)
         inputs.bias = tensor(bias, {m});
       mms.back().plan(mepiEpilog(p.epilog), inputs);
+      r.config = mms.back().kernelConfiguration();
       if (i == 0)
         r.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                        .count();
@@ -270,6 +279,22 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   return r;
 }
 
+/// "wgmma 128x256 s4 k1" from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
+std::string shortConfig(const std::string &config) {
+  int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
+  char strategy[16] = {0};
+  if (std::sscanf(config.c_str(), "#mepi.kernel_config<%15[a-z], tile = [%ld, %ld, %ld]",
+                  strategy, &tm, &tn, &tk) != 4)
+    return config;
+  if (const char *s = std::strstr(config.c_str(), "stages = "))
+    stages = std::atol(s + 9);
+  if (const char *s = std::strstr(config.c_str(), "splits = "))
+    splits = std::atol(s + 9);
+  bool loads = config.find("tma = false") != std::string::npos;
+  return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
+         std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "");
+}
+
 std::string jsonEscape(const std::string &s) {
   std::string out;
   for (char c : s) {
@@ -283,7 +308,8 @@ std::string jsonEscape(const std::string &s) {
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string jsonPath, filter, command = argv[0];
+  std::string jsonPath, command = argv[0];
+  std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     command += " " + arg;
@@ -292,7 +318,9 @@ int main(int argc, char **argv) {
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
-      filter = argv[++i], command += std::string(" ") + argv[i];
+      filters.push_back(argv[++i]), command += std::string(" ") + argv[i];
+    else if (arg == "--config" && i + 1 < argc)
+      forcedConfig = argv[++i], command += std::string(" '") + argv[i] + "'";
   }
   auto loaded = mepi::runtime::cudaDriver();
   if (!loaded) {
@@ -347,16 +375,18 @@ int main(int argc, char **argv) {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   std::printf("device: %s (L2 %d MiB), %s\n", name, l2 >> 20, date);
-  std::printf("%-16s %-5s %-10s %6s %6s %6s %10s %10s %7s %8s %8s %8s\n", "shape", "dtype",
+  std::printf("%-16s %-5s %-10s %6s %6s %6s %10s %10s %7s %8s %8s %8s  %s\n", "shape", "dtype",
               "epilog", "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us",
-              "ref us");
+              "ref us", "mepi kernel");
   std::string rows;
   double logSum = 0;
   int counted = 0;
   for (const Problem &p : problems) {
     std::string label = std::string(p.shape.name) + " " + (p.bf16 ? "bf16" : "fp16") + " " +
                         p.epilog;
-    if (!filter.empty() && label.find(filter) == std::string::npos)
+    if (!filters.empty() && llvm::none_of(filters, [&](const std::string &f) {
+          return label.find(f) != std::string::npos;
+        }))
       continue;
     Measurement r = measure(p, lt, stream, size_t(l2), quick);
     double flops = 2.0 * p.shape.m * p.shape.n * p.shape.k;
@@ -367,10 +397,11 @@ int main(int argc, char **argv) {
       logSum += std::log(ratio);
       ++counted;
     }
-    std::printf("%-16s %-5s %-10s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f%s%s\n",
+    std::printf("%-16s %-5s %-10s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
                 p.shape.name, p.bf16 ? "bf16" : "fp16", p.epilog, p.shape.m, p.shape.n,
                 p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs, r.refHostUs,
-                r.error.empty() ? "" : "  ERROR: ", r.error.c_str());
+                shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
+                r.error.c_str());
     std::fflush(stdout);
     char row[1024];
     std::snprintf(row, sizeof row,
@@ -378,10 +409,11 @@ int main(int argc, char **argv) {
                   "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
                   "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
                   "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
-                  "\"ref_host_us\": %.2f, \"error\": \"%s\"}",
+                  "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"}",
                   p.shape.name, p.shape.m, p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
                   p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
-                  r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.error).c_str());
+                  r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
+                  jsonEscape(r.error).c_str());
     rows += (rows.empty() ? "" : ",\n") + std::string(row);
   }
   double geomean = counted ? std::exp(logSum / counted) : 0;
