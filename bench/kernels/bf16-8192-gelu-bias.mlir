@@ -2,7 +2,7 @@
 // for reading the wgmma kernel's ptxas report and SASS: scripts/device-run.sh sass.
 func.func @gemm(%a: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
                 %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %alpha: f32,
-                %bias: memref<8192xbf16>, %d: memref<8192x8192xbf16>) {
+                %bias: memref<8192xbf16>, %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<8192x8192xbf16>, memref<8192x8192xbf16>) alpha(%alpha)
       inputs(%bias as row : memref<8192xbf16>) outs(%d : memref<8192x8192xbf16>)
       attributes {transpose_b} epilog {

@@ -199,10 +199,12 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
 
   b.setInsertionPointToEnd(planned.module->getBody());
   auto fn = func::FuncOp::create(b, loc, "mepi_matmul", b.getFunctionType(argTypes, {}));
-  // What the addresses of a and b promise decides whether TMA kernels may read them.
+  // What the addresses of a and b promise decides whether TMA kernels may read them. D is
+  // allocated by the runtime (cuMemAlloc: 256-byte aligned), which allows vector stores.
   if (problem.addressAlignment >= 16)
     for (unsigned arg : {0u, 1u})
-      fn.setArgAttr(arg, "mepi.alignment", b.getI64IntegerAttr(16));
+      fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
+  fn.setArgAttr(argTypes.size() - 1, kAlignmentAttr, b.getI64IntegerAttr(16));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   unsigned next = 0;

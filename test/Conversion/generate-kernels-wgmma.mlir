@@ -24,11 +24,15 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The epilog reads the staged accumulators and adds the per-row bias, with bounds checks
-// (1000 and 4000 are not multiples of the tile).
+// The epilog stages one 32-column chunk at a time (a runtime loop; a switch picks the chunk's
+// registers), then each thread reads 4 columns of it and adds the per-row bias, with bounds
+// checks (1000 and 4000 are not multiples of the tile). D's alignment is not known here:
+// scalar stores.
+// CHECK: scf.for
+// CHECK: scf.index_switch
 // CHECK: nvvm.barrier
 // CHECK: scf.for
-// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK: scf.if
 // CHECK: memref.load %{{.*}} : memref<1000xbf16>
 // CHECK: memref.store %{{.*}} : memref<1000x4000xbf16>

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -63,6 +64,17 @@ static void printEpilogInputs(OpAsmPrinter &printer, MatmulOp, OperandRange oper
 
 #define GET_OP_CLASSES
 #include "mepi/IR/MepiOps.cpp.inc"
+
+int64_t mlir::mepi::getPromisedAlignment(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg)
+    return 0;
+  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!fn || arg.getOwner() != &fn.getFunctionBody().front())
+    return 0;
+  auto attr = fn.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), kAlignmentAttr);
+  return attr ? attr.getInt() : 0;
+}
 
 //===----------------------------------------------------------------------===//
 // Memory effects

@@ -15,4 +15,13 @@
 #define GET_OP_CLASSES
 #include "mepi/IR/MepiOps.h.inc"
 
+namespace mlir::mepi {
+/// Argument attribute of a planned function: the byte alignment the caller promises for the
+/// addresses of a memref argument (the runtime sets it from the operands it checked).
+inline constexpr llvm::StringLiteral kAlignmentAttr = "mepi.alignment";
+/// The alignment in bytes promised for `value` (kAlignmentAttr on the entry block argument of
+/// a function), 0 when unknown.
+int64_t getPromisedAlignment(Value value);
+} // namespace mlir::mepi
+
 #endif // MEPI_IR_MEPIOPS_H

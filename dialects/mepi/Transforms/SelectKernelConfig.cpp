@@ -27,19 +27,6 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
-/// The alignment in bytes the function promises for `value` (argument attribute
-/// `mepi.alignment`), 0 when unknown.
-int64_t promisedAlignment(Value value) {
-  auto arg = dyn_cast<BlockArgument>(value);
-  if (!arg)
-    return 0;
-  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  if (!fn || arg.getOwner() != &fn.getFunctionBody().front())
-    return 0;
-  auto attr = fn.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "mepi.alignment");
-  return attr ? attr.getInt() : 0;
-}
-
 /// A static 2-D memref of 16-bit floats with contiguous rows (K-major for A and for B^T).
 bool isKMajorOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
@@ -59,7 +46,7 @@ bool isTmaOperand(Value value) {
   SmallVector<int64_t> strides;
   int64_t offset;
   return succeeded(type.getStridesAndOffset(strides, offset)) && (strides[0] * 2) % 16 == 0 &&
-         promisedAlignment(value) >= 16;
+         getPromisedAlignment(value) >= 16;
 }
 
 /// Whether the wgmma family can run `op` (see the pass description).

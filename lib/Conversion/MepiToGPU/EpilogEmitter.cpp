@@ -96,9 +96,9 @@ static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i
   return memref::LoadOp::create(b, loc, input, indices);
 }
 
-void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
-                                    const IRMapping &operands, Value acc,
-                                    const ElementIndex &index) {
+SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
+                                                const IRMapping &operands, Value acc,
+                                                const ElementIndex &index) {
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
   if (Value c = op.getC()) {
@@ -122,11 +122,17 @@ void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
     b.clone(nested, region);
 
   auto yield = cast<YieldOp>(body.getTerminator());
+  return llvm::map_to_vector(yield.getValues(),
+                             [&](Value v) { return region.lookupOrDefault(v); });
+}
+
+void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
+                                    const IRMapping &operands, Value acc,
+                                    const ElementIndex &index) {
+  SmallVector<Value> values = emitEpilogValues(b, loc, op, operands, acc, index);
   SmallVector<Value> outIdx(index.batch);
   outIdx.append({index.row, index.col});
-  memref::StoreOp::create(b, loc, region.lookupOrDefault(yield.getValues()[0]),
-                          operands.lookup(op.getD()), outIdx);
-  for (auto [aux, value] : llvm::zip(op.getAux(), yield.getValues().drop_front()))
-    memref::StoreOp::create(b, loc, region.lookupOrDefault(value), operands.lookup(aux),
-                            outIdx);
+  memref::StoreOp::create(b, loc, values[0], operands.lookup(op.getD()), outIdx);
+  for (auto [aux, value] : llvm::zip(op.getAux(), ArrayRef(values).drop_front()))
+    memref::StoreOp::create(b, loc, value, operands.lookup(aux), outIdx);
 }

@@ -34,7 +34,13 @@ SmallVector<Value> emitBroadcastBatchIndices(OpBuilder &b, Location loc, Value m
 Value emitToF32(OpBuilder &b, Location loc, Value value);
 
 /// From the raw accumulator sum(op(A)·op(B)) at `index`: applies alpha and beta·C, loads the
-/// epilog inputs, inlines the epilog region and stores its results to D and the aux outputs.
+/// epilog inputs and inlines the epilog region. Returns its results: D's value, then one per
+/// aux output.
+SmallVector<Value> emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
+                                    const IRMapping &operands, Value acc,
+                                    const ElementIndex &index);
+
+/// emitEpilogValues, then stores the results to D and the aux outputs at `index`.
 void emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
                         Value acc, const ElementIndex &index);
 

@@ -49,10 +49,13 @@ constexpr int64_t kWorkspaceAlignment = 256;
 /// The epilog stages the accumulators through shared memory, kChunkColumns columns at a time:
 /// each consumer warpgroup writes its 64 x kChunkColumns f32 block from the fragment layout,
 /// then its threads walk the block row by row, so that a warp's loads of epilog inputs and
-/// stores of D are consecutive addresses and the epilog code exists once per chunk instead of
-/// once per register. Rows are padded by 8 floats: a warp's 8-byte fragment stores then fill
-/// all 32 banks twice, the minimum for 256 bytes.
+/// stores of D are consecutive addresses, and the epilog code exists once (the chunks are a
+/// runtime loop) instead of once per register. Rows are padded by 8 floats: a warp's 8-byte
+/// fragment stores then fill all 32 banks twice, the minimum for 256 bytes.
 constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
+/// Consecutive columns one thread takes through the epilog at a time (one float4 from the
+/// staging block, one vector store of D where D's layout allows it).
+constexpr int64_t kEpilogVector = 4;
 
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
@@ -666,7 +669,7 @@ void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, Matmul
   OpBuilder &b = e.b;
   Location loc = e.loc;
   SharedLayout layout(config);
-  int64_t tileN = config.getTileN();
+  int64_t tileN = config.getTileN(), chunks = tileN / kChunkColumns;
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value thread = e.rem(c.tid, e.i32(kWarpgroup));
   Value lane = e.rem(c.tid, e.i32(32));
@@ -675,19 +678,39 @@ void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, Matmul
                                          e.mul(consumer, e.i32(layout.stagingBytes))));
   auto syncWarpgroup = [&] { syncConsumer(e, consumer); };
   auto vec2 = VectorType::get({2}, b.getF32Type());
+  auto vec4 = VectorType::get({kEpilogVector}, b.getF32Type());
   // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
   // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
   Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
   Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
   Value rowBase = e.add(e.mul(tileRow, e.i32(config.getTileM())), e.mul(consumer, e.i32(64)));
-  bool needsBounds = c.m % config.getTileM() != 0 || c.n % tileN != 0;
-  int64_t perThread = 64 * kChunkColumns / kWarpgroup;
+  Value colBase = e.mul(tileCol, e.i32(tileN));
+  bool rowBounds = c.m % config.getTileM() != 0, colBounds = c.n % tileN != 0;
+  // D row-major with rows of whole vectors, at an address aligned for them: each group of
+  // kEpilogVector columns is one store, and inside or outside D as a whole.
+  MemRefType dType = op.getD().getType();
+  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
+  bool vectorStores = op.getAux().empty() && dType.getLayout().isIdentity() &&
+                      c.n % kEpilogVector == 0 &&
+                      getPromisedAlignment(op.getD()) >= kEpilogVector * dBytes;
 
-  for (int64_t chunk = 0; chunk < tileN / kChunkColumns; ++chunk) {
+  // The chunk loop is a runtime loop so that the epilog is emitted once; only the copy of the
+  // chunk's registers to shared memory, which needs static register indices, is per chunk.
+  auto chunkLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(chunks), e.i32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(chunkLoop.getBody());
+  Value chunk = chunkLoop.getInductionVar();
+  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, chunks));
+  auto copy = scf::IndexSwitchOp::create(b, loc, TypeRange{}, e.toIndex(chunk), caseValues,
+                                         chunks);
+  b.createBlock(&copy.getDefaultRegion());
+  scf::YieldOp::create(b, loc);
+  for (int64_t ch = 0; ch < chunks; ++ch) {
+    b.createBlock(&copy.getCaseRegions()[ch]);
     // Registers of this chunk's columns, two adjacent columns per 8-byte store.
-    for (int64_t r = chunk * 16; r < chunk * 16 + 16; r += 2) {
+    for (int64_t r = ch * 16; r < ch * 16 + 16; r += 2) {
       Value row = e.add(fragmentRow, e.i32(8 * ((r / 2) % 2)));
-      Value col = e.add(fragmentCol, e.i32(8 * (r / 4) - chunk * kChunkColumns));
+      Value col = e.add(fragmentCol, e.i32(8 * (r / 4) - ch * kChunkColumns));
       Value offset = e.mul(e.add(e.mul(row, e.i32(kStagingPitch)), col), e.i32(4));
       Value pair = LLVM::UndefOp::create(b, loc, vec2);
       for (int64_t j = 0; j < 2; ++j)
@@ -695,32 +718,73 @@ void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, Matmul
             b, loc, pair, LLVM::ExtractValueOp::create(b, loc, acc, r + j), e.i32(j));
       LLVM::StoreOp::create(b, loc, pair, e.offset(staging, offset), /*alignment=*/8);
     }
-    syncWarpgroup();
-    // Element i * 128 + thread of the 64 x kChunkColumns block: a warp covers one row.
-    auto elements = scf::ForOp::create(b, loc, e.i32(0), e.i32(perThread), e.i32(1));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(elements.getBody());
-      Value linear = e.add(e.mul(elements.getInductionVar(), e.i32(kWarpgroup)), thread);
-      Value localRow = e.div(linear, e.i32(kChunkColumns));
-      Value localCol = e.rem(linear, e.i32(kChunkColumns));
-      Value offset = e.mul(e.add(e.mul(localRow, e.i32(kStagingPitch)), localCol), e.i32(4));
-      Value value = LLVM::LoadOp::create(b, loc, b.getF32Type(), e.offset(staging, offset),
-                                         /*alignment=*/4);
-      Value row = e.add(rowBase, localRow);
-      Value col = e.add(e.mul(tileCol, e.i32(tileN)), e.add(e.i32(chunk * kChunkColumns), localCol));
-      ElementIndex element;
-      element.row = e.toIndex(row);
-      element.col = e.toIndex(col);
-      if (needsBounds) {
-        Value inside = e.andI(e.ult(row, e.i32(c.m)), e.ult(col, e.i32(c.n)));
-        auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-        b.setInsertionPointToStart(store.thenBlock());
-      }
-      emitEpilogAndStore(b, loc, op, operands, value, element);
-    }
-    syncWarpgroup(); // the block is read before the next chunk overwrites it
+    scf::YieldOp::create(b, loc);
   }
+  b.setInsertionPointAfter(copy);
+  syncWarpgroup();
+
+  // Group i * 128 + thread of kEpilogVector columns: a warp covers 4 rows of the chunk, and a
+  // thread has kEpilogVector independent elements per step to overlap their latencies.
+  int64_t groupsPerRow = kChunkColumns / kEpilogVector;
+  int64_t steps = 64 * groupsPerRow / kWarpgroup;
+  auto groups = scf::ForOp::create(b, loc, e.i32(0), e.i32(steps), e.i32(1));
+  b.setInsertionPointToStart(groups.getBody());
+  Value linear = e.add(e.mul(groups.getInductionVar(), e.i32(kWarpgroup)), thread);
+  Value localRow = e.div(linear, e.i32(groupsPerRow));
+  Value localCol = e.mul(e.rem(linear, e.i32(groupsPerRow)), e.i32(kEpilogVector));
+  Value offset = e.mul(e.add(e.mul(localRow, e.i32(kStagingPitch)), localCol), e.i32(4));
+  Value values = LLVM::LoadOp::create(b, loc, vec4, e.offset(staging, offset), /*alignment=*/16);
+  Value row = e.add(rowBase, localRow);
+  Value col0 = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), localCol));
+  auto element = [&](int64_t j) {
+    ElementIndex index;
+    index.row = e.toIndex(row);
+    index.col = e.toIndex(e.add(col0, e.i32(j)));
+    return std::make_pair(LLVM::ExtractElementOp::create(b, loc, values, e.i32(j)).getResult(),
+                          index);
+  };
+  auto guardIf = [&](Value inside) {
+    auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(store.thenBlock());
+  };
+  if (vectorStores) {
+    Value inside;
+    if (rowBounds)
+      inside = e.ult(row, e.i32(c.m));
+    if (colBounds) {
+      Value colInside = e.ult(col0, e.i32(c.n));
+      inside = inside ? e.andI(inside, colInside) : colInside;
+    }
+    if (inside)
+      guardIf(inside);
+    Type dElement = dType.getElementType();
+    Value out = LLVM::UndefOp::create(b, loc, VectorType::get({kEpilogVector}, dElement));
+    for (int64_t j = 0; j < kEpilogVector; ++j) {
+      auto [acc, index] = element(j);
+      Value v = emitEpilogValues(b, loc, op, operands, acc, index)[0];
+      out = LLVM::InsertElementOp::create(b, loc, out, v, e.i32(j));
+    }
+    Value dPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+        b, loc, operands.lookup(op.getD()));
+    Value dAddress = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dPointer);
+    Value dBase = LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), dAddress);
+    Value linearIndex = e.add(e.mul(e.zext64(row), e.i64(c.n)), e.zext64(col0));
+    Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
+                                       ArrayRef<LLVM::GEPArg>{linearIndex});
+    LLVM::StoreOp::create(b, loc, out, target, /*alignment=*/kEpilogVector * dBytes);
+  } else {
+    for (int64_t j = 0; j < kEpilogVector; ++j) {
+      OpBuilder::InsertionGuard perElement(b);
+      auto [acc, index] = element(j);
+      if (rowBounds || colBounds) {
+        Value colJ = e.add(col0, e.i32(j));
+        guardIf(e.andI(e.ult(row, e.i32(c.m)), e.ult(colJ, e.i32(c.n))));
+      }
+      emitEpilogAndStore(b, loc, op, operands, acc, index);
+    }
+  }
+  b.setInsertionPointAfter(groups);
+  syncWarpgroup(); // the block is read before the next chunk overwrites it
 }
 } // namespace
 
