@@ -776,7 +776,8 @@ const Case kSample{ElementType::BF16, {1000, 1024}, {1024, 4096}, {1000, 4096}, 
 
 int main(int argc, char **argv) {
   bool quick = false, compileOnlyMode = false, sample = false;
-  std::vector<std::string> filters; // --filter TEXT (repeatable): only cases whose line has one
+  // --filter TEXT (repeatable): only cases whose line or forced configuration has one
+  std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
     quick |= std::string(argv[i]) == "--quick";
     compileOnlyMode |= std::string(argv[i]) == "--compile-only";
@@ -833,7 +834,7 @@ int main(int argc, char **argv) {
     return why.empty() ? 0 : 1;
   }
   for (const Case &c : allCases(quick)) {
-    if (!selected(describe(c)))
+    if (!selected(describe(c) + " " + c.config))
       continue;
     double err = 0, ms = 0;
     std::string why = runApiCase(dev, c, rng, err, ms, Mode::Plain);
