@@ -70,9 +70,8 @@ Value mlir::mepi::emitToF32(OpBuilder &b, Location loc, Value value) {
   return arith::TruncFOp::create(b, loc, f32, value);
 }
 
-/// Loads the element of epilog input `i` that belongs to the output element at `index`.
-static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
-                             const ElementIndex &index) {
+Value mlir::mepi::emitEpilogInputLoad(OpBuilder &b, Location loc, MatmulOp op, unsigned i,
+                                      Value input, const ElementIndex &index) {
   auto memref = dyn_cast<MemRefType>(input.getType());
   if (!memref)
     return input; // A scalar passed by value.
@@ -98,7 +97,8 @@ static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i
 
 SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                                 const IRMapping &operands, Value acc,
-                                                const ElementIndex &index) {
+                                                const ElementIndex &index,
+                                                ArrayRef<Value> preloadedInputs) {
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
   if (Value c = op.getC()) {
@@ -114,7 +114,9 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
   region.map(op.getAccArg(), acc);
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
     region.map(op.getInputArg(i),
-               loadEpilogInput(b, loc, op, i, operands.lookup(input), index));
+               i < preloadedInputs.size() && preloadedInputs[i]
+                   ? preloadedInputs[i]
+                   : emitEpilogInputLoad(b, loc, op, i, operands.lookup(input), index));
   region.map(op.getRowArg(), index.row);
   region.map(op.getColArg(), index.col);
   Block &body = op.getEpilog().front();
@@ -128,8 +130,10 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
 
 void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
                                     const IRMapping &operands, Value acc,
-                                    const ElementIndex &index) {
-  SmallVector<Value> values = emitEpilogValues(b, loc, op, operands, acc, index);
+                                    const ElementIndex &index,
+                                    ArrayRef<Value> preloadedInputs) {
+  SmallVector<Value> values =
+      emitEpilogValues(b, loc, op, operands, acc, index, preloadedInputs);
   SmallVector<Value> outIdx(index.batch);
   outIdx.append({index.row, index.col});
   memref::StoreOp::create(b, loc, values[0], operands.lookup(op.getD()), outIdx);
