@@ -24,18 +24,17 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The per-row bias is loaded once per tile (four rows per thread), before the epilog's chunk
-// loop, for rows inside D. The epilog stages one 32-column chunk at a time (a runtime loop; a
-// switch picks the chunk's registers), then each thread reads 4 columns of it per step, with
-// bounds checks (1000 and 4000 are not multiples of the tile). D's alignment is not known
-// here: scalar stores.
-// CHECK: scf.if
-// CHECK: memref.load %{{.*}} : memref<1000xbf16>
+// The epilog stages one 32-column chunk at a time (a runtime loop; a switch picks the chunk's
+// registers), then each thread reads 4 columns of it and adds the per-row bias, with bounds
+// checks (1000 and 4000 are not multiples of the tile). D's alignment is not known here:
+// scalar stores.
 // CHECK: scf.for
 // CHECK: scf.index_switch
 // CHECK: nvvm.barrier
+// CHECK: scf.for
 // CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK: scf.if
+// CHECK: memref.load %{{.*}} : memref<1000xbf16>
 // CHECK: memref.store %{{.*}} : memref<1000x4000xbf16>
 func.func @gemm(%a: memref<1000x1024xbf16>, %b: memref<4000x1024xbf16>, %bias: memref<1000xbf16>,
                 %d: memref<1000x4000xbf16>) {

@@ -70,8 +70,9 @@ Value mlir::mepi::emitToF32(OpBuilder &b, Location loc, Value value) {
   return arith::TruncFOp::create(b, loc, f32, value);
 }
 
-Value mlir::mepi::emitEpilogInputLoad(OpBuilder &b, Location loc, MatmulOp op, unsigned i,
-                                      Value input, const ElementIndex &index) {
+/// Loads the element of epilog input `i` that belongs to the output element at `index`.
+static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
+                             const ElementIndex &index) {
   auto memref = dyn_cast<MemRefType>(input.getType());
   if (!memref)
     return input; // A scalar passed by value.
@@ -97,8 +98,7 @@ Value mlir::mepi::emitEpilogInputLoad(OpBuilder &b, Location loc, MatmulOp op, u
 
 SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                                 const IRMapping &operands, Value acc,
-                                                const ElementIndex &index,
-                                                ArrayRef<Value> preloadedInputs) {
+                                                const ElementIndex &index) {
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
   if (Value c = op.getC()) {
@@ -114,9 +114,7 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
   region.map(op.getAccArg(), acc);
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
     region.map(op.getInputArg(i),
-               i < preloadedInputs.size() && preloadedInputs[i]
-                   ? preloadedInputs[i]
-                   : emitEpilogInputLoad(b, loc, op, i, operands.lookup(input), index));
+               loadEpilogInput(b, loc, op, i, operands.lookup(input), index));
   region.map(op.getRowArg(), index.row);
   region.map(op.getColArg(), index.col);
   Block &body = op.getEpilog().front();
@@ -130,10 +128,8 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
 
 void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
                                     const IRMapping &operands, Value acc,
-                                    const ElementIndex &index,
-                                    ArrayRef<Value> preloadedInputs) {
-  SmallVector<Value> values =
-      emitEpilogValues(b, loc, op, operands, acc, index, preloadedInputs);
+                                    const ElementIndex &index) {
+  SmallVector<Value> values = emitEpilogValues(b, loc, op, operands, acc, index);
   SmallVector<Value> outIdx(index.batch);
   outIdx.append({index.row, index.col});
   memref::StoreOp::create(b, loc, values[0], operands.lookup(op.getD()), outIdx);

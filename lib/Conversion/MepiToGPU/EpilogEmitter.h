@@ -33,23 +33,16 @@ SmallVector<Value> emitBroadcastBatchIndices(OpBuilder &b, Location loc, Value m
 /// `value` converted to f32.
 Value emitToF32(OpBuilder &b, Location loc, Value value);
 
-/// Loads the element of epilog input `i` (the kernel's `input`) that belongs to the output
-/// element at `index`; a scalar passed by value is returned as is.
-Value emitEpilogInputLoad(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
-                          const ElementIndex &index);
-
 /// From the raw accumulator sum(op(A)·op(B)) at `index`: applies alpha and beta·C, loads the
-/// epilog inputs (except those given non-null in `preloadedInputs`, by input position) and
-/// inlines the epilog region. Returns its results: D's value, then one per aux output.
+/// epilog inputs and inlines the epilog region. Returns its results: D's value, then one per
+/// aux output.
 SmallVector<Value> emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                     const IRMapping &operands, Value acc,
-                                    const ElementIndex &index,
-                                    ArrayRef<Value> preloadedInputs = {});
+                                    const ElementIndex &index);
 
 /// emitEpilogValues, then stores the results to D and the aux outputs at `index`.
 void emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
-                        Value acc, const ElementIndex &index,
-                        ArrayRef<Value> preloadedInputs = {});
+                        Value acc, const ElementIndex &index);
 
 } // namespace mlir::mepi
 

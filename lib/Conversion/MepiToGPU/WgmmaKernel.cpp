@@ -694,46 +694,6 @@ void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, Matmul
                       c.n % kEpilogVector == 0 &&
                       getPromisedAlignment(op.getD()) >= kEpilogVector * dBytes;
 
-  // Group s * 128 + thread of kEpilogVector columns: a warp covers 4 rows of the chunk, and a
-  // thread has kEpilogVector independent elements per step to overlap their latencies.
-  // The steps are unrolled here; their rows do not depend on the chunk, so per-row epilog
-  // inputs (the bias) are loaded once per tile, before the chunk loop: inside it, the stores
-  // of D (which may alias them, as far as the compiler knows) would serialize each step's
-  // load behind the previous step's store.
-  int64_t groupsPerRow = kChunkColumns / kEpilogVector;
-  int64_t steps = 64 * groupsPerRow / kWarpgroup;
-  SmallVector<Value> localRows, localCols;
-  SmallVector<SmallVector<Value>> rowInputs(steps);
-  for (int64_t step = 0; step < steps; ++step) {
-    Value linear = e.add(e.i32(step * kWarpgroup), thread);
-    localRows.push_back(e.div(linear, e.i32(groupsPerRow)));
-    localCols.push_back(e.mul(e.rem(linear, e.i32(groupsPerRow)), e.i32(kEpilogVector)));
-    for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
-      Value arg = operands.lookup(input);
-      if (op.getInputKind(i) != BroadcastKind::Row || !isa<MemRefType>(arg.getType())) {
-        rowInputs[step].push_back(Value());
-        continue;
-      }
-      Value row = e.add(rowBase, localRows.back());
-      ElementIndex index;
-      index.row = e.toIndex(row);
-      if (!rowBounds) {
-        rowInputs[step].push_back(emitEpilogInputLoad(b, loc, op, i, arg, index));
-        continue;
-      }
-      // Rows past M: never stored, so any value will do; do not read past the input.
-      Type elt = cast<MemRefType>(arg.getType()).getElementType();
-      auto load = scf::IfOp::create(b, loc, TypeRange{elt}, e.ult(row, e.i32(c.m)),
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard inside(b);
-      b.setInsertionPointToStart(load.thenBlock());
-      scf::YieldOp::create(b, loc, emitEpilogInputLoad(b, loc, op, i, arg, index));
-      b.setInsertionPointToStart(load.elseBlock());
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
-      scf::YieldOp::create(b, loc, zero);
-      rowInputs[step].push_back(load.getResult(0));
-    }
-  }
   // The chunk loop is a runtime loop so that the epilog is emitted once; only the copy of the
   // chunk's registers to shared memory, which needs static register indices, is per chunk.
   auto chunkLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(chunks), e.i32(1));
@@ -763,62 +723,67 @@ void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, Matmul
   b.setInsertionPointAfter(copy);
   syncWarpgroup();
 
-  for (int64_t step = 0; step < steps; ++step) {
-    OpBuilder::InsertionGuard perStep(b);
-    Value offset = e.mul(
-        e.add(e.mul(localRows[step], e.i32(kStagingPitch)), localCols[step]), e.i32(4));
-    Value values =
-        LLVM::LoadOp::create(b, loc, vec4, e.offset(staging, offset), /*alignment=*/16);
-    Value row = e.add(rowBase, localRows[step]);
-    Value col0 = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), localCols[step]));
-    auto element = [&](int64_t j) {
-      ElementIndex index;
-      index.row = e.toIndex(row);
-      index.col = e.toIndex(e.add(col0, e.i32(j)));
-      return std::make_pair(LLVM::ExtractElementOp::create(b, loc, values, e.i32(j)).getResult(),
-                            index);
-    };
-    auto guardIf = [&](Value inside) {
-      auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(store.thenBlock());
-    };
-    if (vectorStores) {
-      Value inside;
-      if (rowBounds)
-        inside = e.ult(row, e.i32(c.m));
-      if (colBounds) {
-        Value colInside = e.ult(col0, e.i32(c.n));
-        inside = inside ? e.andI(inside, colInside) : colInside;
+  // Group i * 128 + thread of kEpilogVector columns: a warp covers 4 rows of the chunk, and a
+  // thread has kEpilogVector independent elements per step to overlap their latencies.
+  int64_t groupsPerRow = kChunkColumns / kEpilogVector;
+  int64_t steps = 64 * groupsPerRow / kWarpgroup;
+  auto groups = scf::ForOp::create(b, loc, e.i32(0), e.i32(steps), e.i32(1));
+  b.setInsertionPointToStart(groups.getBody());
+  Value linear = e.add(e.mul(groups.getInductionVar(), e.i32(kWarpgroup)), thread);
+  Value localRow = e.div(linear, e.i32(groupsPerRow));
+  Value localCol = e.mul(e.rem(linear, e.i32(groupsPerRow)), e.i32(kEpilogVector));
+  Value offset = e.mul(e.add(e.mul(localRow, e.i32(kStagingPitch)), localCol), e.i32(4));
+  Value values = LLVM::LoadOp::create(b, loc, vec4, e.offset(staging, offset), /*alignment=*/16);
+  Value row = e.add(rowBase, localRow);
+  Value col0 = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), localCol));
+  auto element = [&](int64_t j) {
+    ElementIndex index;
+    index.row = e.toIndex(row);
+    index.col = e.toIndex(e.add(col0, e.i32(j)));
+    return std::make_pair(LLVM::ExtractElementOp::create(b, loc, values, e.i32(j)).getResult(),
+                          index);
+  };
+  auto guardIf = [&](Value inside) {
+    auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(store.thenBlock());
+  };
+  if (vectorStores) {
+    Value inside;
+    if (rowBounds)
+      inside = e.ult(row, e.i32(c.m));
+    if (colBounds) {
+      Value colInside = e.ult(col0, e.i32(c.n));
+      inside = inside ? e.andI(inside, colInside) : colInside;
+    }
+    if (inside)
+      guardIf(inside);
+    Type dElement = dType.getElementType();
+    Value out = LLVM::UndefOp::create(b, loc, VectorType::get({kEpilogVector}, dElement));
+    for (int64_t j = 0; j < kEpilogVector; ++j) {
+      auto [acc, index] = element(j);
+      Value v = emitEpilogValues(b, loc, op, operands, acc, index)[0];
+      out = LLVM::InsertElementOp::create(b, loc, out, v, e.i32(j));
+    }
+    Value dPointer = memref::ExtractAlignedPointerAsIndexOp::create(
+        b, loc, operands.lookup(op.getD()));
+    Value dAddress = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dPointer);
+    Value dBase = LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), dAddress);
+    Value linearIndex = e.add(e.mul(e.zext64(row), e.i64(c.n)), e.zext64(col0));
+    Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
+                                       ArrayRef<LLVM::GEPArg>{linearIndex});
+    LLVM::StoreOp::create(b, loc, out, target, /*alignment=*/kEpilogVector * dBytes);
+  } else {
+    for (int64_t j = 0; j < kEpilogVector; ++j) {
+      OpBuilder::InsertionGuard perElement(b);
+      auto [acc, index] = element(j);
+      if (rowBounds || colBounds) {
+        Value colJ = e.add(col0, e.i32(j));
+        guardIf(e.andI(e.ult(row, e.i32(c.m)), e.ult(colJ, e.i32(c.n))));
       }
-      if (inside)
-        guardIf(inside);
-      Type dElement = dType.getElementType();
-      Value out = LLVM::UndefOp::create(b, loc, VectorType::get({kEpilogVector}, dElement));
-      for (int64_t j = 0; j < kEpilogVector; ++j) {
-        auto [acc, index] = element(j);
-        Value v = emitEpilogValues(b, loc, op, operands, acc, index, rowInputs[step])[0];
-        out = LLVM::InsertElementOp::create(b, loc, out, v, e.i32(j));
-      }
-      Value dPointer = memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, operands.lookup(op.getD()));
-      Value dAddress = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dPointer);
-      Value dBase = LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), dAddress);
-      Value linearIndex = e.add(e.mul(e.zext64(row), e.i64(c.n)), e.zext64(col0));
-      Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
-                                         ArrayRef<LLVM::GEPArg>{linearIndex});
-      LLVM::StoreOp::create(b, loc, out, target, /*alignment=*/kEpilogVector * dBytes);
-    } else {
-      for (int64_t j = 0; j < kEpilogVector; ++j) {
-        OpBuilder::InsertionGuard perElement(b);
-        auto [acc, index] = element(j);
-        if (rowBounds || colBounds) {
-          Value colJ = e.add(col0, e.i32(j));
-          guardIf(e.andI(e.ult(row, e.i32(c.m)), e.ult(colJ, e.i32(c.n))));
-        }
-        emitEpilogAndStore(b, loc, op, operands, acc, index, rowInputs[step]);
-      }
+      emitEpilogAndStore(b, loc, op, operands, acc, index);
     }
   }
+  b.setInsertionPointAfter(groups);
   syncWarpgroup(); // the block is read before the next chunk overwrites it
 }
 } // namespace
