@@ -21,8 +21,8 @@ MatmulProblem problem(ElementType type, int64_t m, int64_t n, int64_t k, std::st
   p.transposeA = transA;
   p.transposeB = transB;
   p.epilog = epilog;
-  if (epilog.find("BIAS") != std::string::npos)
-    p.bias = layout(type, {m});
+  if (epilog.find("BIAS") != std::string::npos && epilog.find("BGRAD") == std::string::npos)
+    p.builtinInputs.push_back({"bias", layout(type, {m})});
   return p;
 }
 
@@ -87,7 +87,7 @@ TEST(Planner, MismatchedKIsAClearError) {
 
 TEST(Planner, WrongBiasLengthNamesTheInput) {
   MatmulProblem p = problem(ElementType::F16, 8, 4, 16, "BIAS");
-  p.bias = layout(ElementType::F16, {4});
+  p.builtinInputs = {{"bias", layout(ElementType::F16, {4})}};
   EXPECT_NE(errorOf(p).find("expected epilog input 0 (row) to have shape [batch..., 8]"),
             std::string::npos)
       << errorOf(p);
@@ -103,11 +103,14 @@ TEST(Planner, UnsupportedTypeCombination) {
 
 TEST(Planner, EpilogInputsMustMatchTheEpilog) {
   MatmulProblem missing = problem(ElementType::F32, 8, 8, 8, "BIAS");
-  missing.bias.reset();
+  missing.builtinInputs.clear();
   EXPECT_EQ(errorOf(missing), "epilog BIAS expects epilog input 'bias'");
   MatmulProblem extra = problem(ElementType::F32, 8, 8, 8, "RELU");
-  extra.bias = layout(ElementType::F32, {8});
-  EXPECT_EQ(errorOf(extra), "epilog RELU takes no epilog input, got 'bias'");
+  extra.builtinInputs = {{"bias", layout(ElementType::F32, {8})}};
+  EXPECT_EQ(errorOf(extra), "epilog RELU takes no epilog input 'bias'");
+  MatmulProblem wrongKey = problem(ElementType::F32, 8, 8, 8, "DRELU");
+  wrongKey.builtinInputs = {{"gelu_aux", layout(ElementType::F32, {8, 8})}};
+  EXPECT_EQ(errorOf(wrongKey), "epilog DRELU takes no epilog input 'gelu_aux', only 'relu_aux'");
   MatmulProblem unknown = problem(ElementType::F32, 8, 8, 8, "SWISH");
   EXPECT_NE(errorOf(unknown).find("unknown epilog 'SWISH'"), std::string::npos);
 }
@@ -303,3 +306,72 @@ TEST(Planner, ForcedKernelConfig) {
   EXPECT_NE(llvm::toString(wrong.takeError()).find("wgmma kernels need K-major A and B"),
             std::string::npos);
 }
+
+/// Column-major [rows, cols] strides.
+static std::vector<int64_t> colMajor(int64_t rows) { return {1, rows}; }
+
+TEST(Planner, AuxOutputsHaveNvmathLayouts) {
+  // RELU_AUX: a bit per element, M = 100 -> 13 bytes per column, padded to 16.
+  llvm::Expected<std::vector<NamedLayout>> relu =
+      epilogOutputLayouts(problem(ElementType::BF16, 100, 30, 64, "RELU_AUX_BIAS"));
+  ASSERT_TRUE(bool(relu)) << llvm::toString(relu.takeError());
+  ASSERT_EQ(relu->size(), 1u);
+  EXPECT_EQ((*relu)[0].key, "relu_aux");
+  EXPECT_EQ((*relu)[0].layout.type, ElementType::U8);
+  EXPECT_EQ((*relu)[0].layout.shape, (std::vector<int64_t>{16, 30}));
+  EXPECT_EQ((*relu)[0].layout.strides, colMajor(16));
+  // GELU_AUX: D's type, M padded to 8.
+  llvm::Expected<std::vector<NamedLayout>> gelu =
+      epilogOutputLayouts(problem(ElementType::F16, 100, 30, 64, "GELU_AUX"));
+  ASSERT_TRUE(bool(gelu)) << llvm::toString(gelu.takeError());
+  EXPECT_EQ((*gelu)[0].layout.type, ElementType::F16);
+  EXPECT_EQ((*gelu)[0].layout.shape, (std::vector<int64_t>{104, 30}));
+  EXPECT_EQ((*gelu)[0].layout.strides, colMajor(104));
+  // DGELU_BGRAD: the bias gradient in D's type, one per row; result_amax one f32 after it.
+  MatmulProblem backward = problem(ElementType::BF16, 100, 30, 64, "DGELU_BGRAD");
+  backward.resultAmax = true;
+  llvm::Expected<std::vector<NamedLayout>> grads = epilogOutputLayouts(backward);
+  ASSERT_TRUE(bool(grads)) << llvm::toString(grads.takeError());
+  ASSERT_EQ(grads->size(), 2u);
+  EXPECT_EQ((*grads)[0].key, "dgelu_bgrad");
+  EXPECT_EQ((*grads)[0].layout.shape, (std::vector<int64_t>{100}));
+  EXPECT_EQ((*grads)[1].key, "result_amax");
+  EXPECT_EQ((*grads)[1].layout.type, ElementType::F32);
+  EXPECT_TRUE((*grads)[1].layout.shape.empty());
+}
+
+TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {
+  MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, "DRELU_BGRAD");
+  p.builtinInputs = {{"relu_aux", {ElementType::U8, {13, 30}, colMajor(13)}}};
+  EXPECT_EQ(errorOf(p), "epilog input 'relu_aux': expected u8 shape [16, 30] strides [1, 16] "
+                        "(the layout the forward epilog writes), got u8 shape [13, 30] strides "
+                        "[1, 13]");
+  MatmulProblem g = problem(ElementType::BF16, 100, 30, 64, "DGELU");
+  g.builtinInputs = {{"gelu_aux", layout(ElementType::BF16, {104, 30})}};
+  EXPECT_NE(errorOf(g).find("expected bf16 shape [104, 30] strides [1, 104]"), std::string::npos)
+      << errorOf(g);
+}
+
+/// Every built-in epilog plans, verifies and compiles to a cubin (the planned IR declares its
+/// aux outputs and reductions).
+class EveryEpilog : public ::testing::TestWithParam<const char *> {};
+TEST_P(EveryEpilog, Compiles) {
+  std::string name = GetParam();
+  MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, name);
+  if (name.rfind("DRELU", 0) == 0)
+    p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, colMajor(16)}}};
+  if (name.rfind("DGELU", 0) == 0)
+    p.builtinInputs = {{"gelu_aux", {ElementType::BF16, {104, 30}, colMajor(104)}}};
+  p.resultAmax = true;
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_FALSE(kernel->cubin.empty());
+  EXPECT_NE(kernel->plannedIR.find("reduce("), std::string::npos) << kernel->plannedIR;
+  EXPECT_GT(kernel->workspaceBytes, 0); // the amax completes across blocks
+  if (name.find("_AUX") != std::string::npos)
+    EXPECT_NE(kernel->plannedIR.find("aux("), std::string::npos) << kernel->plannedIR;
+}
+INSTANTIATE_TEST_SUITE_P(Catalog, EveryEpilog,
+                         ::testing::Values("RELU_AUX", "RELU_AUX_BIAS", "GELU_AUX",
+                                           "GELU_AUX_BIAS", "DRELU", "DRELU_BGRAD", "DGELU",
+                                           "DGELU_BGRAD"));

@@ -11,6 +11,7 @@
 #include "mepi/Errors.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +28,8 @@ namespace runtime {
 struct MatmulProblem;
 } // namespace runtime
 
-enum class DType { Float16, BFloat16, Float32 };
+/// UInt8: the bytes of a bitmask (the "relu_aux" mask), not numbers.
+enum class DType { Float16, BFloat16, Float32, UInt8 };
 
 /// A device tensor: pointer, device ordinal, element type, shape and strides in elements
 /// (empty strides: row-major). Leading dimensions beyond the last two are batch dimensions.
@@ -39,12 +41,29 @@ struct Tensor {
   std::vector<int64_t> strides;
 };
 
-/// The built-in epilogs (nvmath-python's names, and SIGMOID, TANH, SILU). The bias is per row
-/// of D (length M).
-enum class Epilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias, Sigmoid, Tanh, Silu };
+/// The built-in epilogs: nvmath-python's (cuBLASLt's) catalog, and SIGMOID, TANH, SILU.
+///
+/// Inputs (EpilogInputs): "bias", one value per row of D ([batch...,] M, any float type), for
+/// the *BIAS epilogs; "relu_aux" for DRELU and DRELU_BGRAD, "gelu_aux" for DGELU and
+/// DGELU_BGRAD, as the forward epilog returned them.
+/// Aux outputs (Matmul::auxOutputs(), by nvmath-python's keys):
+///   - "relu_aux" (RELU_AUX, RELU_AUX_BIAS): cuBLASLt's ReLU mask, bit row % 8 of byte
+///     (row / 8, col) is 1 where the ReLU's input was > 0; u8 [batch..., ceil(M/8) rounded up
+///     to 16, N], column-major (strides [..., 1, rows]);
+///   - "gelu_aux" (GELU_AUX, GELU_AUX_BIAS): the GELU's input in D's type, [batch..., M rounded
+///     up to 8, N], column-major;
+///   - "drelu_bgrad", "dgelu_bgrad" (DRELU_BGRAD, DGELU_BGRAD): the bias gradient, the sum of
+///     each row of D, in D's type, [M] (or [batch..., M, 1]);
+///   - "result_amax" (Options::resultAmax): max |D| as one f32, before D is rounded.
+enum class Epilog {
+  Default, Relu, ReluAux, Bias, ReluBias, ReluAuxBias, DRelu, DReluBGrad,
+  Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu
+};
 
 struct EpilogInputs {
   std::optional<Tensor> bias;
+  std::optional<Tensor> reluAux;
+  std::optional<Tensor> geluAux;
 };
 
 /// How a user epilog input is indexed by the output element (row, col): one value per row of D
@@ -96,6 +115,8 @@ struct Options {
   /// "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>"; empty: the planner's
   /// heuristic. plan() fails when the configuration cannot run the problem.
   std::string kernelConfig;
+  /// Also compute max |D| over all of D (an aux output "result_amax", one f32).
+  bool resultAmax = false;
 };
 
 class Matmul {
@@ -116,9 +137,13 @@ public:
   /// Launches on `stream` and returns D (allocated by mepi on first execute, owned by this
   /// object, rewritten by later executes). Throws if not planned or operands were released.
   Tensor execute(CUstream stream = nullptr);
-  /// Replaces operands with others of the same dtype, shape and strides (checked).
+  /// The aux outputs of the planned epilog by key (see Epilog), written by each execute() and
+  /// owned by this object like D. Empty for epilogs without aux outputs.
+  const std::map<std::string, Tensor> &auxOutputs() const;
+  /// Replaces operands and epilog inputs with others of the same dtype, shape and strides
+  /// (checked); the planned epilog's inputs must all be given again.
   void resetOperands(const Tensor &a, const Tensor &b, std::optional<Tensor> c = std::nullopt,
-                     std::optional<Tensor> bias = std::nullopt);
+                     const EpilogInputs &inputs = {});
   /// Forgets the operand pointers; execute() throws until resetOperands().
   void releaseOperands();
   /// Releases D and the kernel; the object can only be destroyed afterwards.
@@ -128,7 +153,7 @@ public:
   std::string kernelConfiguration() const;
 
 private:
-  void planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,
+  void planProblem(const runtime::MatmulProblem &problem, std::vector<Tensor> builtinInputs,
                    std::vector<Tensor> userInputs,
                    std::vector<mlir::mepi::DeviceObject> objects);
   friend Tensor matmul(const Tensor &, const Tensor &, std::optional<Tensor>, float,

@@ -180,8 +180,9 @@ MepiLogicalResult mepiMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a
     if (!a || !b)
       throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
                         ": expected a tensor, got NULL");
-    m.matmul.resetOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
-                           tensorOf(bias, "bias"));
+    mepi::EpilogInputs inputs;
+    inputs.bias = tensorOf(bias, "bias");
+    m.matmul.resetOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"), inputs);
   });
 }
 

@@ -162,12 +162,15 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
     prepared->addMemref(args.c, *problem.c);
     prepared->addFloat(args.beta);
   }
-  if (problem.bias)
-    prepared->addMemref(args.bias, *problem.bias);
+  for (size_t i = 0; i < problem.builtinInputs.size(); ++i)
+    prepared->addMemref(i < args.builtinInputs.size() ? args.builtinInputs[i] : 0,
+                        problem.builtinInputs[i].layout);
   for (size_t i = 0; i < problem.userInputs.size(); ++i)
     prepared->addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0,
                         problem.userInputs[i].layout);
   prepared->addMemref(args.d, problem.d);
+  for (const auto &[ptr, layout] : args.outputs)
+    prepared->addMemref(ptr, layout);
   // Addresses only now: the vectors no longer grow.
   for (auto [slot, index] : prepared->slots)
     prepared->params.push_back(

@@ -12,9 +12,12 @@ namespace mepi::runtime {
 
 /// Device addresses and launch-time scalars of one execution.
 struct LaunchArguments {
-  CUdeviceptr a = 0, b = 0, c = 0, bias = 0, d = 0;
+  CUdeviceptr a = 0, b = 0, c = 0, d = 0;
   CUdeviceptr workspace = 0; ///< CompiledKernel::workspaceBytes, zero-initialised
+  std::vector<CUdeviceptr> builtinInputs; ///< in the order of MatmulProblem::builtinInputs
   std::vector<CUdeviceptr> userInputs; ///< in the order of MatmulProblem::userInputs
+  /// The epilog's outputs besides D, in the order and layouts of epilogOutputLayouts.
+  std::vector<std::pair<CUdeviceptr, OperandLayout>> outputs;
   float alpha = 1.0f, beta = 0.0f;
 };
 

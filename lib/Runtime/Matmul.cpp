@@ -35,23 +35,53 @@ ElementType elementType(DType dtype) {
   case DType::Float16: return ElementType::F16;
   case DType::BFloat16: return ElementType::BF16;
   case DType::Float32: return ElementType::F32;
+  case DType::UInt8: return ElementType::U8;
   }
   return ElementType::F32;
+}
+
+DType dtypeOf(ElementType type) {
+  switch (type) {
+  case ElementType::F16: return DType::Float16;
+  case ElementType::BF16: return DType::BFloat16;
+  case ElementType::U8: return DType::UInt8;
+  default: return DType::Float32;
+  }
 }
 
 const char *epilogName(Epilog epilog) {
   switch (epilog) {
   case Epilog::Default: return "DEFAULT";
-  case Epilog::Bias: return "BIAS";
   case Epilog::Relu: return "RELU";
+  case Epilog::ReluAux: return "RELU_AUX";
+  case Epilog::Bias: return "BIAS";
   case Epilog::ReluBias: return "RELU_BIAS";
+  case Epilog::ReluAuxBias: return "RELU_AUX_BIAS";
+  case Epilog::DRelu: return "DRELU";
+  case Epilog::DReluBGrad: return "DRELU_BGRAD";
   case Epilog::Gelu: return "GELU";
+  case Epilog::GeluAux: return "GELU_AUX";
   case Epilog::GeluBias: return "GELU_BIAS";
+  case Epilog::GeluAuxBias: return "GELU_AUX_BIAS";
+  case Epilog::DGelu: return "DGELU";
+  case Epilog::DGeluBGrad: return "DGELU_BGRAD";
   case Epilog::Sigmoid: return "SIGMOID";
   case Epilog::Tanh: return "TANH";
   case Epilog::Silu: return "SILU";
   }
   return "?";
+}
+
+/// The given epilog inputs by key, in the order the built-in epilogs read them.
+std::vector<std::pair<const char *, const Tensor *>> namedInputs(const EpilogInputs &inputs) {
+  std::vector<std::pair<const char *, const Tensor *>> named;
+  if (inputs.bias)
+    named.push_back({"bias", &*inputs.bias});
+  if (inputs.reluAux)
+    named.push_back({"relu_aux", &*inputs.reluAux});
+  if (inputs.geluAux)
+    named.push_back({"gelu_aux", &*inputs.geluAux});
+  return named;
 }
 
 /// The layout of `t`, after checks that need no device: rank, strides, pointer.
@@ -152,7 +182,8 @@ std::string deviceArch(int device) {
 struct Matmul::State {
   MatmulProblem problem; // without epilog/bias until plan()
   Tensor a, b;
-  std::optional<Tensor> c, bias;
+  std::optional<Tensor> c;
+  std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
   float alpha = 1.0f, beta = 0.0f;
   Options options;
@@ -167,6 +198,9 @@ struct Matmul::State {
   size_t dBytes = 0;
   CUdeviceptr workspace = 0; // the plan's mepi.workspace, kept across executions and re-plans
   size_t workspaceBytes = 0;
+  std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
+  std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
+  std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
 
   static void freeDevice(CUdeviceptr &ptr) {
     if (!ptr)
@@ -178,6 +212,12 @@ struct Matmul::State {
     ptr = 0;
   }
   void freeResult() { freeDevice(d); }
+  void freeOutputs() {
+    for (CUdeviceptr &ptr : outputs)
+      freeDevice(ptr);
+    outputs.clear();
+    aux.clear();
+  }
   void freeWorkspace() {
     freeDevice(workspace);
     workspaceBytes = 0;
@@ -221,6 +261,7 @@ Matmul &Matmul::operator=(Matmul &&) noexcept = default;
 Matmul::~Matmul() {
   if (state) {
     state->freeResult();
+    state->freeOutputs();
     state->freeWorkspace();
   }
 }
@@ -244,10 +285,14 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   problem.epilog = epilogName(epilog);
   problem.userEpilog.reset();
   problem.userInputs.clear();
-  problem.bias.reset();
-  if (inputs.bias)
-    problem.bias = validated(*inputs.bias, "bias", 1);
-  planProblem(problem, inputs.bias, {}, {});
+  problem.builtinInputs.clear();
+  problem.resultAmax = state->options.resultAmax;
+  std::vector<Tensor> tensors;
+  for (auto [key, tensor] : namedInputs(inputs)) {
+    problem.builtinInputs.push_back({key, validated(*tensor, key, 0)});
+    tensors.push_back(*tensor);
+  }
+  planProblem(problem, std::move(tensors), {}, {});
 }
 
 void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
@@ -256,7 +301,8 @@ void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &
   MatmulProblem problem = state->problem;
   problem.userEpilog = UserEpilogSource{epilog.mlir, epilog.function};
   problem.userInputs.clear();
-  problem.bias.reset();
+  problem.builtinInputs.clear();
+  problem.resultAmax = state->options.resultAmax;
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < inputs.size(); ++i) {
     problem.userInputs.push_back(
@@ -273,18 +319,21 @@ void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &
                                                        : Kind::Fatbin;
     objects.push_back({kind, code.name, code.bytes});
   }
-  planProblem(problem, std::nullopt, std::move(tensors), std::move(objects));
+  planProblem(problem, {}, std::move(tensors), std::move(objects));
 }
 
-void Matmul::planProblem(const runtime::MatmulProblem &problem, std::optional<Tensor> bias,
-                         std::vector<Tensor> userInputs,
+void Matmul::planProblem(const runtime::MatmulProblem &problem,
+                         std::vector<Tensor> builtinInputs, std::vector<Tensor> userInputs,
                          std::vector<mlir::mepi::DeviceObject> objects) {
   State &s = *state;
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(problem, arch, objects), "plan");
+  std::vector<NamedLayout> outputLayouts = check(epilogOutputLayouts(problem), "plan");
+  s.freeOutputs();
+  s.outputLayouts = std::move(outputLayouts);
   s.problem = problem;
-  s.bias = std::move(bias);
+  s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
   s.pointersChecked = false;
   s.prepared.reset(); // before the module it points into
@@ -324,8 +373,8 @@ Tensor Matmul::execute(CUstream stream) {
     checkDevicePointer(driver, s.b, "b");
     if (s.c)
       checkDevicePointer(driver, *s.c, "c");
-    if (s.bias)
-      checkDevicePointer(driver, *s.bias, "bias");
+    for (size_t i = 0; i < s.builtinInputs.size(); ++i)
+      checkDevicePointer(driver, s.builtinInputs[i], s.problem.builtinInputs[i].key);
     for (size_t i = 0; i < s.userInputs.size(); ++i)
       checkDevicePointer(driver, s.userInputs[i], "epilog input " + std::to_string(i));
     s.pointersChecked = true;
@@ -338,6 +387,36 @@ Tensor Matmul::execute(CUstream stream) {
       count *= dim;
     s.dBytes = count * elementTypeBytes(s.problem.d.type);
     check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");
+  }
+  if (s.outputs.size() != s.outputLayouts.size()) {
+    for (const NamedLayout &output : s.outputLayouts) {
+      size_t bytes = elementTypeBytes(output.layout.type);
+      for (size_t i = 0; i < output.layout.shape.size(); ++i)
+        if (output.layout.shape[i] > 1)
+          bytes += (output.layout.shape[i] - 1) * output.layout.strides[i] *
+                   elementTypeBytes(output.layout.type);
+      CUdeviceptr ptr = 0;
+      check(checkCuda(driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc(" + output.key + ")"),
+            "execute");
+      s.outputs.push_back(ptr);
+      // A bitmask's padding bytes are never written: give them a defined value once.
+      if (output.layout.type == ElementType::U8)
+        check(checkCuda(driver.cuMemsetD8Async(ptr, 0, bytes, stream),
+                        "cuMemsetD8Async(" + output.key + ")"),
+              "execute");
+      Tensor &t = s.aux[output.key];
+      t.data = reinterpret_cast<void *>(ptr);
+      t.device = s.a.device;
+      t.dtype = dtypeOf(output.layout.type);
+      t.shape = output.layout.shape;
+      t.strides = output.layout.strides;
+      // nvmath-python's batched bias gradients are [batch..., M, 1].
+      if (t.shape.size() > 1 && output.layout.type != ElementType::U8 &&
+          t.shape.size() + 1 == s.problem.d.shape.size()) {
+        t.shape.push_back(1);
+        t.strides.push_back(1);
+      }
+    }
   }
   if (s.kernel->workspaceBytes > static_cast<int64_t>(s.workspaceBytes)) {
     s.freeWorkspace();
@@ -356,7 +435,10 @@ Tensor Matmul::execute(CUstream stream) {
     args.a = reinterpret_cast<CUdeviceptr>(s.a.data);
     args.b = reinterpret_cast<CUdeviceptr>(s.b.data);
     args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
-    args.bias = s.bias ? reinterpret_cast<CUdeviceptr>(s.bias->data) : 0;
+    for (const Tensor &input : s.builtinInputs)
+      args.builtinInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
+    for (size_t i = 0; i < s.outputs.size(); ++i)
+      args.outputs.push_back({s.outputs[i], s.outputLayouts[i].layout});
     args.d = s.d;
     args.alpha = s.alpha;
     args.beta = s.beta;
@@ -375,16 +457,18 @@ Tensor Matmul::execute(CUstream stream) {
   d.device = s.a.device;
   d.shape = s.problem.d.shape;
   d.strides = s.problem.d.strides;
-  switch (s.problem.d.type) {
-  case ElementType::F16: d.dtype = DType::Float16; break;
-  case ElementType::BF16: d.dtype = DType::BFloat16; break;
-  default: d.dtype = DType::Float32; break;
-  }
+  d.dtype = dtypeOf(s.problem.d.type);
   return d;
 }
 
+const std::map<std::string, Tensor> &Matmul::auxOutputs() const {
+  if (!state || !state->kernel)
+    fail("auxOutputs() called before plan()");
+  return state->aux;
+}
+
 void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
-                           std::optional<Tensor> bias) {
+                           const EpilogInputs &inputs) {
   if (!state)
     fail("resetOperands() after free()");
   State &s = *state;
@@ -395,11 +479,22 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
            : "resetOperands: operand c missing");
   if (c)
     expectSameLayout(*c, *s.problem.c, "c");
-  if (bias.has_value() != s.problem.bias.has_value())
-    fail(bias ? "resetOperands: bias given, but the planned epilog takes none"
-              : "resetOperands: bias missing for the planned epilog");
-  if (bias)
-    expectSameLayout(*bias, *s.problem.bias, "bias");
+  std::vector<std::pair<const char *, const Tensor *>> named = namedInputs(inputs);
+  std::vector<Tensor> builtinInputs;
+  for (const NamedLayout &planned : s.problem.builtinInputs) {
+    auto given = std::find_if(named.begin(), named.end(),
+                              [&](auto &n) { return planned.key == n.first; });
+    if (given == named.end())
+      fail("resetOperands: epilog input '" + planned.key + "' missing for the planned epilog");
+    expectSameLayout(*given->second, planned.layout, planned.key);
+    builtinInputs.push_back(*given->second);
+  }
+  if (named.size() != s.problem.builtinInputs.size())
+    for (auto [key, tensor] : named)
+      if (std::none_of(s.problem.builtinInputs.begin(), s.problem.builtinInputs.end(),
+                       [&, key = key](const NamedLayout &p) { return p.key == key; }))
+        fail(std::string("resetOperands: epilog input '") + key +
+             "' given, but the planned epilog takes none");
   // The planned kernel may read a and b through TMA, which needs what plan() saw.
   for (auto [t, name] : {std::pair<const Tensor &, const char *>{a, "a"}, {b, "b"}})
     if (commonAlignment(t.data, t.data) < s.problem.addressAlignment)
@@ -409,7 +504,7 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.a = a;
   s.b = b;
   s.c = c;
-  s.bias = bias;
+  s.builtinInputs = std::move(builtinInputs);
   s.released = false;
   s.pointersChecked = false;
   s.prepared.reset();
@@ -430,6 +525,7 @@ void Matmul::free() {
   if (!state)
     return;
   state->freeResult();
+  state->freeOutputs();
   state->freeWorkspace();
   state.reset();
 }

@@ -21,6 +21,7 @@ using namespace mlir::mepi;
 using ::mepi::runtime::CompiledKernel;
 using ::mepi::runtime::ElementType;
 using ::mepi::runtime::MatmulProblem;
+using ::mepi::runtime::NamedLayout;
 using ::mepi::runtime::EpilogInput;
 using ::mepi::runtime::OperandLayout;
 
@@ -32,6 +33,7 @@ Type mlirElementType(MLIRContext *ctx, ElementType type) {
   case ElementType::F32: return Float32Type::get(ctx);
   case ElementType::F8E4M3FN: return Float8E4M3FNType::get(ctx);
   case ElementType::F8E5M2: return Float8E5M2Type::get(ctx);
+  case ElementType::U8: return IntegerType::get(ctx, 8);
   }
   return {};
 }
@@ -119,8 +121,8 @@ llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
                                    (fn ? "a declaration" : "none"));
 
   SmallVector<Type> expectedInputs = {b.getF32Type()};
-  for (Value input : op.getEpilogInputs())
-    expectedInputs.push_back(cast<MemRefType>(input.getType()).getElementType());
+  for (unsigned i = 0; i < op.getEpilogInputs().size(); ++i)
+    expectedInputs.push_back(op.getInputElementType(i));
   expectedInputs.append({b.getIndexType(), b.getIndexType()});
   auto expected =
       b.getFunctionType(expectedInputs, {op.getD().getType().getElementType()});
@@ -147,6 +149,106 @@ llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
   return llvm::Error::success();
 }
 
+/// "[a, b, c]".
+std::string dimsText(const std::vector<int64_t> &dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+std::string layoutText(const OperandLayout &layout) {
+  return std::string(::mepi::runtime::elementTypeName(layout.type)) + " shape " +
+         dimsText(layout.shape) + " strides " + dimsText(layout.strides);
+}
+
+/// D's batch dimensions, M and N.
+struct OutputShape {
+  std::vector<int64_t> batch;
+  int64_t m, n;
+  explicit OutputShape(const MatmulProblem &p)
+      : batch(p.d.shape.begin(), p.d.shape.end() - 2), m(p.d.shape[p.d.shape.size() - 2]),
+        n(p.d.shape.back()) {}
+};
+
+/// A column-major [batch..., rows, N] matrix of `type`, batches row-major around it: the
+/// layout of cuBLASLt's epilog aux matrices, which nvmath-python returns.
+OperandLayout columnMajor(ElementType type, const OutputShape &out, int64_t rows) {
+  OperandLayout layout{type, out.batch, {}};
+  layout.shape.push_back(rows);
+  layout.shape.push_back(out.n);
+  layout.strides = ::mepi::runtime::rowMajorStrides(out.batch);
+  for (int64_t &stride : layout.strides)
+    stride *= rows * out.n;
+  layout.strides.push_back(1);
+  layout.strides.push_back(rows);
+  return layout;
+}
+
+/// The layout of an aux matrix (as written by the forward epilog and read by the backward one):
+/// "relu_aux" is 1 bit per element, M padded to 128 bits per column (u8 [batch...,
+/// ceil(M/8) rounded up to 16, N]); "gelu_aux" has D's type with M padded to 8.
+OperandLayout auxLayout(llvm::StringRef key, const MatmulProblem &p) {
+  OutputShape out(p);
+  if (key == "relu_aux")
+    return columnMajor(ElementType::U8, out, llvm::alignTo(llvm::divideCeil(out.m, 8), 16));
+  return columnMajor(p.d.type, out, llvm::alignTo(out.m, 8));
+}
+
+/// The layout of a reduction's result: a bias gradient has D's type and [batch...,] M values;
+/// the amax is one f32.
+OperandLayout reductionLayout(const EpilogOperand &reduction, const MatmulProblem &p) {
+  if (reduction.kind == BroadcastKind::Scalar)
+    return {ElementType::F32, {}, {}};
+  OutputShape out(p);
+  std::vector<int64_t> shape = out.batch;
+  shape.push_back(reduction.kind == BroadcastKind::Row ? out.m : out.n);
+  return {p.d.type, shape, ::mepi::runtime::rowMajorStrides(shape)};
+}
+
+/// The problem's built-in epilog inputs, checked: each one the epilog reads is given once, in
+/// the order of `signature`, no other, and an aux matrix has the layout its forward epilog
+/// writes.
+llvm::Expected<std::vector<NamedLayout>>
+orderedBuiltinInputs(const MatmulProblem &problem, const EpilogSignature &signature) {
+  for (const NamedLayout &given : problem.builtinInputs) {
+    bool known = llvm::any_of(signature.inputs,
+                              [&](const EpilogOperand &input) { return input.key == given.key; });
+    if (!known)
+      return llvm::createStringError(
+          "epilog " + problem.epilog + " takes no epilog input '" + given.key + "'" +
+          (signature.inputs.empty() ? std::string()
+                                    : ", only '" + signature.inputs.front().key.str() + "'"));
+    if (llvm::count_if(problem.builtinInputs,
+                       [&](const NamedLayout &other) { return other.key == given.key; }) > 1)
+      return llvm::createStringError("epilog input '" + given.key + "' given twice");
+  }
+  std::vector<NamedLayout> ordered;
+  for (const EpilogOperand &input : signature.inputs) {
+    auto given = llvm::find_if(problem.builtinInputs,
+                               [&](const NamedLayout &n) { return n.key == input.key; });
+    if (given == problem.builtinInputs.end())
+      return llvm::createStringError("epilog " + problem.epilog + " expects epilog input '" +
+                                     input.key.str() + "'");
+    if (input.kind == BroadcastKind::Bitmask || input.kind == BroadcastKind::Matrix) {
+      OperandLayout want = auxLayout(input.key, problem);
+      if (given->layout.type != want.type || given->layout.shape != want.shape ||
+          given->layout.strides != want.strides)
+        return llvm::createStringError(
+            "epilog input '" + input.key.str() + "': expected " + layoutText(want) +
+            " (the layout the forward epilog writes), got " + layoutText(given->layout));
+    }
+    ordered.push_back(*given);
+  }
+  // The launch passes the inputs in the problem's order.
+  for (size_t i = 0; i < ordered.size(); ++i)
+    if (ordered[i].key != problem.builtinInputs[i].key)
+      return llvm::createStringError("epilog " + problem.epilog + ": expected input '" +
+                                     ordered[i].key + "' at position " + std::to_string(i) +
+                                     ", got '" + problem.builtinInputs[i].key + "'");
+  return ordered;
+}
+
 struct PlannedModule {
   std::unique_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
@@ -167,22 +269,33 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   DiagnosticCollector diagnostics(ctx);
 
   std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
+  std::vector<NamedLayout> inputs; // the built-in epilog's, in its signature's order
+  EpilogSignature signature;
   if (problem.userEpilog) {
-    if (problem.bias)
-      return llvm::createStringError(
-          "a user epilog takes its inputs as user epilog inputs, got a 'bias'");
+    if (!problem.builtinInputs.empty())
+      return llvm::createStringError("a user epilog takes its inputs as user epilog inputs, "
+                                     "got '" + problem.builtinInputs.front().key + "'");
+    if (problem.resultAmax)
+      return llvm::createStringError("result_amax is not available with a user epilog: "
+                                     "declare the reduction in the epilog instead");
   } else if (!epilog) {
-    return llvm::createStringError(
-        "unknown epilog '" + problem.epilog +
-        "': expected DEFAULT, BIAS, RELU, RELU_BIAS, GELU, GELU_BIAS, SIGMOID, TANH or SILU");
+    return llvm::createStringError("unknown epilog '" + problem.epilog + "': expected one of " +
+                                   builtinEpilogNames());
   } else if (!problem.userInputs.empty()) {
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +
                                    std::to_string(problem.userInputs.size()));
-  } else if (builtinEpilogHasBias(*epilog) != problem.bias.has_value())
-    return llvm::createStringError(
-        "epilog " + problem.epilog +
-        (problem.bias ? " takes no epilog input, got 'bias'" : " expects epilog input 'bias'"));
+  } else {
+    signature = getBuiltinEpilogSignature(*epilog);
+    llvm::Expected<std::vector<NamedLayout>> ordered =
+        orderedBuiltinInputs(problem, signature);
+    if (!ordered)
+      return ordered.takeError();
+    inputs = std::move(*ordered);
+  }
+  llvm::Expected<std::vector<NamedLayout>> outputs = ::mepi::runtime::epilogOutputLayouts(problem);
+  if (!outputs)
+    return outputs.takeError();
 
   Location loc = UnknownLoc::get(ctx);
   OpBuilder b(ctx);
@@ -191,11 +304,13 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
                                 b.getF32Type()};
   if (problem.c)
     argTypes.append({memrefType(ctx, *problem.c), b.getF32Type()});
-  if (problem.bias)
-    argTypes.push_back(memrefType(ctx, *problem.bias));
+  for (const NamedLayout &input : inputs)
+    argTypes.push_back(memrefType(ctx, input.layout));
   for (const EpilogInput &input : problem.userInputs)
     argTypes.push_back(memrefType(ctx, input.layout));
   argTypes.push_back(memrefType(ctx, problem.d));
+  for (const NamedLayout &output : *outputs)
+    argTypes.push_back(memrefType(ctx, output.layout));
 
   b.setInsertionPointToEnd(planned.module->getBody());
   auto fn = func::FuncOp::create(b, loc, "mepi_matmul", b.getFunctionType(argTypes, {}));
@@ -204,7 +319,8 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   if (problem.addressAlignment >= 16)
     for (unsigned arg : {0u, 1u})
       fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
-  fn.setArgAttr(argTypes.size() - 1, kAlignmentAttr, b.getI64IntegerAttr(16));
+  fn.setArgAttr(argTypes.size() - 1 - outputs->size(), kAlignmentAttr,
+                b.getI64IntegerAttr(16));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   unsigned next = 0;
@@ -215,17 +331,31 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     c = entry->getArgument(next++);
     beta = entry->getArgument(next++);
   }
-  SmallVector<Value> inputs;
   SmallVector<Attribute> kinds;
-  if (problem.bias) {
-    inputs.push_back(entry->getArgument(next++));
-    kinds.push_back(BroadcastKindAttr::get(ctx, BroadcastKind::Row));
+  SmallVector<Value> inputValues;
+  for (const EpilogOperand &input : signature.inputs) {
+    inputValues.push_back(entry->getArgument(next++));
+    kinds.push_back(BroadcastKindAttr::get(ctx, input.kind));
   }
   for (const EpilogInput &input : problem.userInputs) {
-    inputs.push_back(entry->getArgument(next++));
+    inputValues.push_back(entry->getArgument(next++));
     kinds.push_back(BroadcastKindAttr::get(ctx, broadcastKind(input.kind)));
   }
   Value d = entry->getArgument(next++);
+  SmallVector<Value> aux, reductions;
+  SmallVector<Attribute> auxKinds, reductionKinds, combiners;
+  for (const EpilogOperand &output : signature.aux) {
+    aux.push_back(entry->getArgument(next++));
+    auxKinds.push_back(BroadcastKindAttr::get(ctx, output.kind));
+  }
+  SmallVector<EpilogOperand> declared(signature.reductions);
+  if (problem.resultAmax)
+    declared.push_back(kResultAmax);
+  for (const EpilogOperand &output : declared) {
+    reductions.push_back(entry->getArgument(next++));
+    reductionKinds.push_back(BroadcastKindAttr::get(ctx, output.kind));
+    combiners.push_back(CombinerAttr::get(ctx, output.combiner));
+  }
   KernelConfigAttr config;
   if (!problem.kernelConfig.empty()) {
     config = dyn_cast_or_null<KernelConfigAttr>(parseAttribute(problem.kernelConfig, ctx));
@@ -234,8 +364,10 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
                                      "got '" + problem.kernelConfig + "'" +
                                      diagnostics.messagesSuffix());
   }
-  auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputs, b.getArrayAttr(kinds), d,
-                             ValueRange{}, problem.transposeA ? b.getUnitAttr() : UnitAttr(),
+  auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputValues, b.getArrayAttr(kinds),
+                             d, aux, b.getArrayAttr(auxKinds), reductions,
+                             b.getArrayAttr(reductionKinds), b.getArrayAttr(combiners),
+                             problem.transposeA ? b.getUnitAttr() : UnitAttr(),
                              problem.transposeB ? b.getUnitAttr() : UnitAttr(),
                              computeAttr(ctx, problem), config);
   func::ReturnOp::create(b, loc);
@@ -243,7 +375,7 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     if (llvm::Error e = buildUserEpilogCall(b, op, *problem.userEpilog, *planned.module))
       return std::move(e);
   } else {
-    buildBuiltinEpilog(b, op, *epilog);
+    buildBuiltinEpilog(b, op, *epilog, problem.resultAmax);
   }
 
   if (failed(verify(*planned.module)))
@@ -300,6 +432,25 @@ std::string printModule(ModuleOp module) {
   return text;
 }
 } // namespace
+
+auto ::mepi::runtime::epilogOutputLayouts(const MatmulProblem &problem)
+    -> llvm::Expected<std::vector<NamedLayout>> {
+  std::vector<NamedLayout> outputs;
+  if (!problem.userEpilog) {
+    std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
+    if (!epilog)
+      return llvm::createStringError("unknown epilog '" + problem.epilog +
+                                     "': expected one of " + builtinEpilogNames());
+    EpilogSignature signature = getBuiltinEpilogSignature(*epilog);
+    for (const EpilogOperand &aux : signature.aux)
+      outputs.push_back({aux.key.str(), auxLayout(aux.key, problem)});
+    for (const EpilogOperand &reduction : signature.reductions)
+      outputs.push_back({reduction.key.str(), reductionLayout(reduction, problem)});
+  }
+  if (problem.resultAmax)
+    outputs.push_back({kResultAmax.key.str(), reductionLayout(kResultAmax, problem)});
+  return outputs;
+}
 
 auto ::mepi::runtime::planModule(const MatmulProblem &problem)
     -> llvm::Expected<std::string> {

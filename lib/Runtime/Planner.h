@@ -41,6 +41,12 @@ struct CompiledKernel {
   std::string linkLog;
 };
 
+/// The outputs besides D that the problem's epilog writes, in kernel argument order (aux
+/// outputs, then reductions, then "result_amax"), with the layouts mepi allocates: those
+/// nvmath-python documents (aux matrices column-major with padded rows, bias gradients of D's
+/// type, the amax one f32).
+llvm::Expected<std::vector<NamedLayout>> epilogOutputLayouts(const MatmulProblem &problem);
+
 /// The planned mepi module of `problem` as text (verified), before any lowering.
 llvm::Expected<std::string> planModule(const MatmulProblem &problem);
 

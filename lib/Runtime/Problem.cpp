@@ -10,6 +10,7 @@ const char *mepi::runtime::elementTypeName(ElementType type) {
   case ElementType::F32: return "f32";
   case ElementType::F8E4M3FN: return "f8e4m3fn";
   case ElementType::F8E5M2: return "f8e5m2";
+  case ElementType::U8: return "u8";
   }
   return "?";
 }
@@ -20,7 +21,8 @@ unsigned mepi::runtime::elementTypeBytes(ElementType type) {
   case ElementType::BF16: return 2;
   case ElementType::F32: return 4;
   case ElementType::F8E4M3FN:
-  case ElementType::F8E5M2: return 1;
+  case ElementType::F8E5M2:
+  case ElementType::U8: return 1;
   }
   return 0;
 }

@@ -10,7 +10,8 @@
 
 namespace mepi::runtime {
 
-enum class ElementType { F16, BF16, F32, F8E4M3FN, F8E5M2 };
+/// U8: bytes of a bitmask (the ReLU aux), not numbers.
+enum class ElementType { F16, BF16, F32, F8E4M3FN, F8E5M2, U8 };
 const char *elementTypeName(ElementType type);
 unsigned elementTypeBytes(ElementType type);
 
@@ -19,6 +20,13 @@ struct OperandLayout {
   ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;
+};
+
+/// An operand of a built-in epilog by its nvmath-python key ("bias", "relu_aux", "gelu_aux",
+/// "drelu_bgrad", "result_amax", ...).
+struct NamedLayout {
+  std::string key;
+  OperandLayout layout;
 };
 
 /// How a user epilog input is indexed by the output element (mepi's broadcast kinds).
@@ -38,16 +46,19 @@ struct UserEpilogSource {
   std::string function;
 };
 
-/// D = epilog(alpha * op(A) * op(B) + beta * C, bias). alpha and beta are launch-time values, so
-/// one compiled kernel serves every alpha/beta.
+/// D = epilog(alpha * op(A) * op(B) + beta * C, inputs...). alpha and beta are launch-time
+/// values, so one compiled kernel serves every alpha/beta.
 struct MatmulProblem {
   OperandLayout a, b, d;
   std::optional<OperandLayout> c;
-  std::optional<OperandLayout> bias; ///< length M (one value per row of D)
   bool transposeA = false;
   bool transposeB = false;
   bool allowTF32 = false;         ///< f32 operands may be multiplied at TF32 precision
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
+  /// The built-in epilog's inputs by key, in any order ("bias": [batch...,] M, one value per row
+  /// of D; "relu_aux", "gelu_aux": what the forward epilog wrote, see epilogOutputLayouts).
+  std::vector<NamedLayout> builtinInputs;
+  bool resultAmax = false; ///< also compute max |D| (f32, before D is rounded)
   std::optional<UserEpilogSource> userEpilog; ///< replaces `epilog` when set
   std::vector<EpilogInput> userInputs;        ///< the inputs the user epilog reads
   /// Bytes to which the addresses of a and b are both aligned, at most 16 (0: unknown). TMA

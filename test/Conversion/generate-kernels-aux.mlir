@@ -20,7 +20,7 @@
 func.func @relu_mask(%a: memref<8x32xf32>, %b: memref<32x16xf32>, %d: memref<8x16xf32>,
                      %mask: memref<8x16xi8>) {
   mepi.matmul ins(%a, %b : memref<8x32xf32>, memref<32x16xf32>) outs(%d : memref<8x16xf32>)
-      aux(%mask : memref<8x16xi8>)
+      aux(%mask as matrix : memref<8x16xi8>)
       attributes {config = #mepi.kernel_config<simt, tile = [16, 16, 1]>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %zero = arith.constant 0.0 : f32

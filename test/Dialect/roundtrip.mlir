@@ -18,7 +18,7 @@ func.func @plain(%a: memref<17x65xf16>, %b: memref<65x33xf16>, %d: memref<17x33x
 // CHECK-LABEL: func.func @everything
 // CHECK: mepi.matmul ins(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<3x64x16xbf16>, memref<1x64x32xbf16>) alpha(%{{[a-z0-9_]+}}) c(%{{[a-z0-9_]+}} : memref<16x32xbf16>) beta(%{{[a-z0-9_]+}})
 // CHECK-SAME: inputs(%{{[a-z0-9_]+}} as row : memref<16xf32>, %{{[a-z0-9_]+}} as col : memref<3x32xbf16>, %{{[a-z0-9_]+}} as scalar : f32, %{{[a-z0-9_]+}} as matrix : memref<3x16x32xf16>)
-// CHECK-SAME: outs(%{{[a-z0-9_]+}} : memref<3x16x32xbf16>) aux(%{{[a-z0-9_]+}} : memref<3x16x32xi8>)
+// CHECK-SAME: outs(%{{[a-z0-9_]+}} : memref<3x16x32xbf16>) aux(%{{[a-z0-9_]+}} as matrix : memref<3x16x32xi8>)
 // CHECK-SAME: attributes {config = #mepi.kernel_config<simt, tile = [8, 32, 1]>, transpose_a}
 func.func @everything(%a: memref<3x64x16xbf16>, %b: memref<1x64x32xbf16>, %alpha: f32,
                       %c: memref<16x32xbf16>, %beta: f32, %r: memref<16xf32>,
@@ -28,7 +28,7 @@ func.func @everything(%a: memref<3x64x16xbf16>, %b: memref<1x64x32xbf16>, %alpha
       c(%c : memref<16x32xbf16>) beta(%beta)
       inputs(%r as row : memref<16xf32>, %cv as col : memref<3x32xbf16>, %s as scalar : f32,
              %m as matrix : memref<3x16x32xf16>)
-      outs(%d : memref<3x16x32xbf16>) aux(%mask : memref<3x16x32xi8>)
+      outs(%d : memref<3x16x32xbf16>) aux(%mask as matrix : memref<3x16x32xi8>)
       attributes {transpose_a, config = #mepi.kernel_config<simt, tile = [8, 32, 1]>} epilog {
   ^bb0(%acc: f32, %ri: f32, %ci: bf16, %si: f32, %mi: f16, %row: index, %col: index):
     %x = arith.addf %acc, %ri : f32
@@ -59,6 +59,32 @@ func.func @fp8(%a: memref<32x64xf8E4M3FN>, %b: memref<64x16xf8E5M2>, %d: memref<
   ^bb0(%acc: f32, %row: index, %col: index):
     %t = arith.truncf %acc : f32 to f8E4M3FN
     mepi.yield %t : f8E4M3FN
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @backward
+// CHECK: inputs(%{{[a-z0-9_]+}} as bitmask : memref<16x30xi8, strided<[1, 16]>>)
+// CHECK-SAME: aux(%{{[a-z0-9_]+}} as bitmask : memref<16x30xi8, strided<[1, 16]>>, %{{[a-z0-9_]+}} as matrix : memref<104x30xbf16, strided<[1, 104]>>)
+// CHECK-SAME: reduce(%{{[a-z0-9_]+}} as row add : memref<100xbf16>, %{{[a-z0-9_]+}} as scalar max : memref<f32>)
+// CHECK: ^bb0(%{{[a-z0-9_]+}}: f32, %{{[a-z0-9_]+}}: i1, %{{[a-z0-9_]+}}: index, %{{[a-z0-9_]+}}: index):
+func.func @backward(%w: memref<100x64xbf16>, %g: memref<64x30xbf16>,
+                    %mask: memref<16x30xi8, strided<[1, 16]>>, %d: memref<100x30xbf16>,
+                    %out_mask: memref<16x30xi8, strided<[1, 16]>>,
+                    %pre: memref<104x30xbf16, strided<[1, 104]>>, %bgrad: memref<100xbf16>,
+                    %amax: memref<f32>) {
+  mepi.matmul ins(%w, %g : memref<100x64xbf16>, memref<64x30xbf16>)
+      inputs(%mask as bitmask : memref<16x30xi8, strided<[1, 16]>>)
+      outs(%d : memref<100x30xbf16>)
+      aux(%out_mask as bitmask : memref<16x30xi8, strided<[1, 16]>>,
+          %pre as matrix : memref<104x30xbf16, strided<[1, 104]>>)
+      reduce(%bgrad as row add : memref<100xbf16>, %amax as scalar max : memref<f32>) epilog {
+  ^bb0(%acc: f32, %positive: i1, %row: index, %col: index):
+    %zero = arith.constant 0.0 : f32
+    %x = arith.select %positive, %acc, %zero : f32
+    %t = arith.truncf %x : f32 to bf16
+    %abs = math.absf %x : f32
+    mepi.yield %t, %positive, %t, %x, %abs : bf16, i1, bf16, f32, f32
   }
   return
 }

@@ -377,7 +377,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       if (status.empty() && mode == Mode::ResetOperands) { // same layouts, kernel reused
         HostTensor a2 = randomTensor(c.type, c.aShape, rng, c.columnMajorA);
         HostTensor b2 = randomTensor(c.type, c.bShape, rng);
-        mm.resetOperands(toDevice(a2), toDevice(b2), cDev, biasDev);
+        mm.resetOperands(toDevice(a2), toDevice(b2), cDev, mepi::EpilogInputs{biasDev});
         poison(); // D is the same buffer across executes
         download(mm.execute(), out);
         status = compareWithReference(c, a2, b2, cT, bias, out, rng, err);

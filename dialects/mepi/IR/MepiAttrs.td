@@ -11,7 +11,10 @@ def Mepi_BroadcastKind : I32EnumAttr<"BroadcastKind",
       I32EnumAttrCase<"Row", 0, "row">,        // one value per output row: [batch..., M]
       I32EnumAttrCase<"Col", 1, "col">,        // one value per output column: [batch..., N]
       I32EnumAttrCase<"Scalar", 2, "scalar">,  // one value for the whole output
-      I32EnumAttrCase<"Matrix", 3, "matrix">   // one value per element: [batch..., M, N]
+      I32EnumAttrCase<"Matrix", 3, "matrix">,  // one value per element: [batch..., >= M, N]
+      // one bit per element, cuBLASLt's ReLU mask: i8 [batch..., >= ceil(M / 8), N], bit
+      // row % 8 of byte (row / 8, col)
+      I32EnumAttrCase<"Bitmask", 4, "bitmask">
     ]> {
   let cppNamespace = "::mlir::mepi";
   let genSpecializedAttr = 0;
@@ -22,6 +25,18 @@ def Mepi_BroadcastKindAttr : EnumAttr<Mepi_Dialect, Mepi_BroadcastKind, "broadca
 }
 def Mepi_BroadcastKindArrayAttr : TypedArrayAttrBase<Mepi_BroadcastKindAttr,
     "array of epilog input broadcast kinds">;
+
+def Mepi_Combiner : I32EnumAttr<"Combiner", "how a declared reduction combines its values", [
+      I32EnumAttrCase<"Add", 0, "add">, // the sum (f32, in a fixed order: deterministic)
+      I32EnumAttrCase<"Max", 1, "max">  // the maximum
+    ]> {
+  let cppNamespace = "::mlir::mepi";
+  let genSpecializedAttr = 0;
+}
+def Mepi_CombinerAttr : EnumAttr<Mepi_Dialect, Mepi_Combiner, "combiner"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+def Mepi_CombinerArrayAttr : TypedArrayAttrBase<Mepi_CombinerAttr, "array of reduction combiners">;
 
 def Mepi_ComputeType : I32EnumAttr<"ComputeType", "precision of the products of A and B", [
       I32EnumAttrCase<"F32", 0, "float32">,    // full f32 products and f32 accumulation

@@ -12,27 +12,42 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 //===----------------------------------------------------------------------===//
-// Assembly: `inputs(%x as col : memref<...>, ...)`
+// Assembly: `inputs(%x as col : memref<...>, ...)`, `aux(%m as bitmask : memref<...>)`,
+// `reduce(%r as row add : memref<...>)`
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseEpilogInputs(OpAsmParser &parser,
-                                     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
-                                     SmallVectorImpl<Type> &types, ArrayAttr &kinds) {
-  SmallVector<Attribute> kindAttrs;
-  if (succeeded(parser.parseOptionalKeyword("inputs"))) {
+/// Parses `keyword(%v as kind [combiner] : type, ...)` when `keyword` comes next.
+static ParseResult parseKindedOperands(OpAsmParser &parser, StringRef keyword,
+                                       SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+                                       SmallVectorImpl<Type> &types, ArrayAttr &kinds,
+                                       ArrayAttr *combiners) {
+  SmallVector<Attribute> kindAttrs, combinerAttrs;
+  if (succeeded(parser.parseOptionalKeyword(keyword))) {
     auto parseOne = [&]() -> ParseResult {
       OpAsmParser::UnresolvedOperand operand;
-      StringRef kindName;
+      StringRef kindName, combinerName;
       Type type;
-      SMLoc kindLoc;
+      SMLoc kindLoc, combinerLoc;
       if (parser.parseOperand(operand) || parser.parseKeyword("as") ||
-          (kindLoc = parser.getCurrentLocation(), parser.parseKeyword(&kindName)) ||
-          parser.parseColonType(type))
+          (kindLoc = parser.getCurrentLocation(), parser.parseKeyword(&kindName)))
         return failure();
       std::optional<BroadcastKind> kind = symbolizeBroadcastKind(kindName);
       if (!kind)
-        return parser.emitError(kindLoc)
-               << "expected broadcast kind row, col, scalar or matrix, got '" << kindName << "'";
+        return parser.emitError(kindLoc) << "expected broadcast kind row, col, scalar, matrix "
+                                            "or bitmask, got '"
+                                         << kindName << "'";
+      if (combiners) {
+        combinerLoc = parser.getCurrentLocation();
+        if (parser.parseKeyword(&combinerName))
+          return failure();
+        std::optional<Combiner> combiner = symbolizeCombiner(combinerName);
+        if (!combiner)
+          return parser.emitError(combinerLoc)
+                 << "expected combiner add or max, got '" << combinerName << "'";
+        combinerAttrs.push_back(CombinerAttr::get(parser.getContext(), *combiner));
+      }
+      if (parser.parseColonType(type))
+        return failure();
       operands.push_back(operand);
       types.push_back(type);
       kindAttrs.push_back(BroadcastKindAttr::get(parser.getContext(), *kind));
@@ -42,14 +57,16 @@ static ParseResult parseEpilogInputs(OpAsmParser &parser,
       return failure();
   }
   kinds = parser.getBuilder().getArrayAttr(kindAttrs);
+  if (combiners)
+    *combiners = parser.getBuilder().getArrayAttr(combinerAttrs);
   return success();
 }
 
-static void printEpilogInputs(OpAsmPrinter &printer, MatmulOp, OperandRange operands,
-                              TypeRange types, ArrayAttr kinds) {
+static void printKindedOperands(OpAsmPrinter &printer, StringRef keyword, OperandRange operands,
+                                TypeRange types, ArrayAttr kinds, ArrayAttr combiners) {
   if (operands.empty())
     return;
-  printer << "inputs(";
+  printer << keyword << "(";
   for (auto [i, operand] : llvm::enumerate(operands)) {
     if (i)
       printer << ", ";
@@ -57,9 +74,41 @@ static void printEpilogInputs(OpAsmPrinter &printer, MatmulOp, OperandRange oper
     if (i < kinds.size())
       if (auto kind = dyn_cast<BroadcastKindAttr>(kinds[i]))
         printer << stringifyBroadcastKind(kind.getValue());
+    if (combiners && i < combiners.size())
+      if (auto combiner = dyn_cast<CombinerAttr>(combiners[i]))
+        printer << " " << stringifyCombiner(combiner.getValue());
     printer << " : " << types[i];
   }
   printer << ")";
+}
+
+static ParseResult parseEpilogInputs(OpAsmParser &parser,
+                                     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+                                     SmallVectorImpl<Type> &types, ArrayAttr &kinds) {
+  return parseKindedOperands(parser, "inputs", operands, types, kinds, nullptr);
+}
+static void printEpilogInputs(OpAsmPrinter &printer, MatmulOp, OperandRange operands,
+                              TypeRange types, ArrayAttr kinds) {
+  printKindedOperands(printer, "inputs", operands, types, kinds, {});
+}
+static ParseResult parseAuxOutputs(OpAsmParser &parser,
+                                   SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+                                   SmallVectorImpl<Type> &types, ArrayAttr &kinds) {
+  return parseKindedOperands(parser, "aux", operands, types, kinds, nullptr);
+}
+static void printAuxOutputs(OpAsmPrinter &printer, MatmulOp, OperandRange operands,
+                            TypeRange types, ArrayAttr kinds) {
+  printKindedOperands(printer, "aux", operands, types, kinds, {});
+}
+static ParseResult parseReductions(OpAsmParser &parser,
+                                   SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+                                   SmallVectorImpl<Type> &types, ArrayAttr &kinds,
+                                   ArrayAttr &combiners) {
+  return parseKindedOperands(parser, "reduce", operands, types, kinds, &combiners);
+}
+static void printReductions(OpAsmPrinter &printer, MatmulOp, OperandRange operands,
+                            TypeRange types, ArrayAttr kinds, ArrayAttr combiners) {
+  printKindedOperands(printer, "reduce", operands, types, kinds, combiners);
 }
 
 #define GET_OP_CLASSES
@@ -85,6 +134,8 @@ void MatmulOp::getEffects(
   SmallPtrSet<OpOperand *, 4> written = {&getDMutable()};
   for (OpOperand &aux : getAuxMutable())
     written.insert(&aux);
+  for (OpOperand &reduction : getReductionsMutable())
+    written.insert(&reduction);
   for (OpOperand &operand : getOperation()->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
@@ -130,6 +181,78 @@ LogicalResult verifyBatchBroadcast(MatmulOp op, StringRef what, ArrayRef<int64_t
                               << " to be 1 or " << dimStr(dDim) << " (as in d), got " << dim;
   }
   return success();
+}
+
+/// Number of trailing dimensions that an operand of broadcast kind `kind` indexes by (row, col).
+unsigned coreRank(BroadcastKind kind) {
+  switch (kind) {
+  case BroadcastKind::Scalar: return 0;
+  case BroadcastKind::Row:
+  case BroadcastKind::Col: return 1;
+  case BroadcastKind::Matrix:
+  case BroadcastKind::Bitmask: return 2;
+  }
+  return 0;
+}
+
+/// Checks the trailing dimensions of `type` for kind `kind`: [M] (row), [N] (col), [>= M, N]
+/// (matrix: rows past M are padding) or [>= ceil(M / 8), N] (bitmask: 8 rows per byte).
+LogicalResult verifyCoreShape(MatmulOp op, StringRef what, MemRefType type, BroadcastKind kind) {
+  ArrayRef<int64_t> dShape = op.getD().getType().getShape();
+  int64_t m = dShape[dShape.size() - 2], n = dShape.back();
+  struct Dim {
+    int64_t size;
+    bool atLeast;
+  };
+  SmallVector<Dim> core;
+  switch (kind) {
+  case BroadcastKind::Scalar: break;
+  case BroadcastKind::Row: core = {{m, false}}; break;
+  case BroadcastKind::Col: core = {{n, false}}; break;
+  case BroadcastKind::Matrix: core = {{m, true}, {n, false}}; break;
+  case BroadcastKind::Bitmask:
+    core = {{ShapedType::isDynamic(m) ? m : llvm::divideCeil(m, 8), true}, {n, false}};
+    break;
+  }
+  ArrayRef<int64_t> shape = type.getShape();
+  bool ok = shape.size() >= core.size();
+  for (size_t i = 0; ok && i < core.size(); ++i) {
+    int64_t got = shape[shape.size() - core.size() + i];
+    ok = core[i].atLeast && !ShapedType::isDynamic(got) && !ShapedType::isDynamic(core[i].size)
+             ? got >= core[i].size
+             : dimsMatch(got, core[i].size);
+  }
+  if (ok)
+    return success();
+  std::string want;
+  llvm::raw_string_ostream os(want);
+  os << "[batch...";
+  for (Dim dim : core)
+    os << ", " << (dim.atLeast ? ">= " : "") << dimStr(dim.size);
+  os << "]";
+  return op.emitOpError() << "expected " << what << " to have shape " << want << ", got "
+                          << type;
+}
+
+/// Checks that the dimensions of `shape` before its `coreRank` trailing ones are D's batch
+/// dimensions (outputs are written for every batch element, so they do not broadcast).
+LogicalResult verifyExactBatch(MatmulOp op, StringRef what, ArrayRef<int64_t> shape,
+                               unsigned coreRank) {
+  ArrayRef<int64_t> dBatch = op.getD().getType().getShape().drop_back(2);
+  ArrayRef<int64_t> batch = shape.drop_back(coreRank);
+  bool ok = batch.size() == dBatch.size() &&
+            llvm::all_of(llvm::zip(batch, dBatch),
+                         [](auto p) { return dimsMatch(std::get<0>(p), std::get<1>(p)); });
+  if (ok)
+    return success();
+  auto render = [](ArrayRef<int64_t> dims) {
+    std::string text = "[";
+    llvm::raw_string_ostream os(text);
+    llvm::interleaveComma(dims, os, [&](int64_t d) { os << dimStr(d); });
+    return text + "]";
+  };
+  return op.emitOpError() << "expected " << what << " to have the batch dimensions of d "
+                          << render(dBatch) << ", got " << render(batch);
 }
 } // namespace
 
@@ -237,38 +360,60 @@ LogicalResult MatmulOp::verify() {
     }
     if (!memref)
       return emitOpError() << "expected " << what << " to be a memref, got " << input.getType();
-    SmallVector<int64_t> core;
-    if (kind == BroadcastKind::Row || kind == BroadcastKind::Matrix)
-      core.push_back(dShape[dShape.size() - 2]);
-    if (kind == BroadcastKind::Col || kind == BroadcastKind::Matrix)
-      core.push_back(dShape.back());
-    ArrayRef<int64_t> shape = memref.getShape();
-    bool coreOk = shape.size() >= core.size() &&
-                  llvm::all_of(llvm::zip(shape.take_back(core.size()), core),
-                               [](auto p) { return dimsMatch(std::get<0>(p), std::get<1>(p)); });
-    if (!coreOk) {
-      std::string want;
-      llvm::raw_string_ostream os(want);
-      os << "[batch...";
-      for (int64_t dim : core)
-        os << ", " << dimStr(dim);
-      os << "]";
-      return emitOpError() << "expected " << what << " to have shape " << want << ", got "
-                           << memref;
-    }
-    if (failed(verifyBatchBroadcast(*this, what, shape, core.size())))
+    if (kind == BroadcastKind::Bitmask && !memref.getElementType().isInteger(8))
+      return emitOpError() << "expected " << what << " to have i8 elements, got "
+                           << memref.getElementType();
+    if (failed(verifyCoreShape(*this, what, memref, kind)) ||
+        failed(verifyBatchBroadcast(*this, what, memref.getShape(), coreRank(kind))))
       return failure();
   }
 
-  // Aux outputs are written in full: they have exactly D's shape.
+  // Aux outputs are written at every element position of D, so they have D's batch dimensions.
+  if (getAuxKinds().size() != getAux().size())
+    return emitOpError() << "expected " << getAux().size()
+                         << " aux kinds (one per aux output), got " << getAuxKinds().size();
   for (auto [i, aux] : llvm::enumerate(getAux())) {
+    BroadcastKind kind = getAuxKind(i);
+    std::string what;
+    llvm::raw_string_ostream(what) << "aux " << i << " (" << stringifyBroadcastKind(kind) << ")";
+    if (kind != BroadcastKind::Matrix && kind != BroadcastKind::Bitmask)
+      return emitOpError() << "expected " << what << " to be matrix or bitmask";
     auto auxType = cast<MemRefType>(aux.getType());
-    if (auxType.getShape() != dShape &&
-        !(auxType.getRank() == dType.getRank() &&
-          llvm::all_of(llvm::zip(auxType.getShape(), dShape),
-                       [](auto p) { return dimsMatch(std::get<0>(p), std::get<1>(p)); })))
-      return emitOpError() << "expected aux " << i << " to have the shape of d " << dType
-                           << ", got " << auxType;
+    if (kind == BroadcastKind::Bitmask && !auxType.getElementType().isInteger(8))
+      return emitOpError() << "expected " << what << " to have i8 elements, got "
+                           << auxType.getElementType();
+    if (failed(verifyCoreShape(*this, what, auxType, kind)) ||
+        failed(verifyExactBatch(*this, what, auxType.getShape(), 2)))
+      return failure();
+  }
+
+  // Reductions: one value per row or column of every batch element of D, or one in all.
+  if (getReductionKinds().size() != getReductions().size() ||
+      getReductionCombiners().size() != getReductions().size())
+    return emitOpError() << "expected " << getReductions().size()
+                         << " reduction kinds and combiners (one per reduction), got "
+                         << getReductionKinds().size() << " and "
+                         << getReductionCombiners().size();
+  for (auto [i, result] : llvm::enumerate(getReductions())) {
+    BroadcastKind kind = getReductionKind(i);
+    std::string what;
+    llvm::raw_string_ostream(what) << "reduction " << i << " (" << stringifyBroadcastKind(kind)
+                                   << ")";
+    if (kind != BroadcastKind::Row && kind != BroadcastKind::Col &&
+        kind != BroadcastKind::Scalar)
+      return emitOpError() << "expected " << what << " to be row, col or scalar";
+    auto type = cast<MemRefType>(result.getType());
+    if (!isWideFloat(type.getElementType()))
+      return emitOpError() << "expected " << what << " to have f16, bf16 or f32 elements, got "
+                           << type.getElementType();
+    if (kind == BroadcastKind::Scalar) {
+      if (type.getRank() != 0)
+        return emitOpError() << "expected " << what << " to be a rank-0 memref, got " << type;
+      continue;
+    }
+    if (failed(verifyCoreShape(*this, what, type, kind)) ||
+        failed(verifyExactBatch(*this, what, type.getShape(), 1)))
+      return failure();
   }
   return success();
 }
@@ -277,9 +422,10 @@ LogicalResult MatmulOp::verify() {
 // MatmulOp verifier (epilog region)
 //===----------------------------------------------------------------------===//
 
-/// The type a block argument has for an epilog input: the element type of a memref input, or
-/// the scalar value's own type.
-static Type epilogElementType(Value input) {
+Type MatmulOp::getInputElementType(unsigned i) {
+  Value input = getEpilogInputs()[i];
+  if (getInputKind(i) == BroadcastKind::Bitmask)
+    return IntegerType::get(getContext(), 1);
   if (auto memref = dyn_cast<MemRefType>(input.getType()))
     return memref.getElementType();
   return input.getType();
@@ -295,7 +441,7 @@ LogicalResult MatmulOp::verifyRegions() {
     return emitOpError() << "expected epilog argument 0 (acc) to be f32, got "
                          << getAccArg().getType();
   for (auto [i, input] : llvm::enumerate(getEpilogInputs())) {
-    Type want = epilogElementType(input);
+    Type want = getInputElementType(i);
     if (getInputArg(i).getType() != want)
       return emitOpError() << "expected epilog argument " << i + 1 << " (input " << i
                            << ") to be " << want << ", got " << getInputArg(i).getType();
@@ -308,20 +454,30 @@ LogicalResult MatmulOp::verifyRegions() {
   if (!yield)
     return emitOpError() << "expected epilog to end in mepi.yield, got "
                          << body.getTerminator()->getName();
-  size_t numAux = getAux().size();
-  if (yield.getValues().size() != numAux + 1)
-    return emitOpError() << "expected epilog to yield " << numAux + 1 << " values (d and "
-                         << numAux << " aux), got " << yield.getValues().size();
+  size_t numAux = getAux().size(), numReductions = getReductions().size();
+  if (yield.getValues().size() != 1 + numAux + numReductions)
+    return emitOpError() << "expected epilog to yield " << 1 + numAux + numReductions
+                         << " values (d, " << numAux << " aux and " << numReductions
+                         << " reductions), got " << yield.getValues().size();
   Type dElt = getD().getType().getElementType();
   if (yield.getValues()[0].getType() != dElt)
     return emitOpError() << "expected yielded value 0 to be " << dElt
                          << " (element type of d), got " << yield.getValues()[0].getType();
   for (auto [i, aux] : llvm::enumerate(getAux())) {
-    Type auxElt = cast<MemRefType>(aux.getType()).getElementType();
+    bool bitmask = getAuxKind(i) == BroadcastKind::Bitmask;
+    Type want = bitmask ? IntegerType::get(getContext(), 1)
+                        : cast<MemRefType>(aux.getType()).getElementType();
     Type got = yield.getValues()[i + 1].getType();
-    if (got != auxElt)
-      return emitOpError() << "expected yielded value " << i + 1 << " to be " << auxElt
-                           << " (element type of aux " << i << "), got " << got;
+    if (got != want)
+      return emitOpError() << "expected yielded value " << i + 1 << " to be " << want << " ("
+                           << (bitmask ? "a bit of" : "element type of") << " aux " << i
+                           << "), got " << got;
+  }
+  for (size_t i = 0; i < numReductions; ++i) {
+    Type got = yield.getValues()[1 + numAux + i].getType();
+    if (!got.isF32())
+      return emitOpError() << "expected yielded value " << 1 + numAux + i
+                           << " to be f32 (reduction " << i << "), got " << got;
   }
   return success();
 }

@@ -15,7 +15,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
 
       acc = alpha * sum_k op(A)[batch..., row, k] * op(B)[batch..., k, col]
             + beta * C[batch..., row, col]
-      D[batch..., row, col], aux_i[batch..., row, col] = epilog(acc, inputs..., row, col)
+      D[batch..., row, col], aux_i[batch..., row, col], r_j = epilog(acc, inputs..., row, col)
 
     in f32 accumulation. `op(X)` is X or, with `transpose_a` / `transpose_b`, its transpose over
     the last two dimensions. Leading (batch) dimensions broadcast as in numpy.matmul: each batch
@@ -24,9 +24,20 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
 
     The epilog is a single-block region with arguments `(acc: f32, in_0, ..., in_n-1, row: index,
     col: index)`; `in_i` is an element of epilog input i, indexed by its broadcast kind: `row`
-    inputs have shape [batch..., M], `col` [batch..., N], `matrix` [batch..., M, N] (leading batch
-    dimensions optional and broadcast), and `scalar` inputs are a value or a rank-0 memref. The
-    region ends in `mepi.yield` with the value stored to D followed by one value per aux output.
+    inputs have shape [batch..., M], `col` [batch..., N], `matrix` [batch..., M', N] with
+    M' >= M (rows past M are padding; any strides), `bitmask` inputs are i8 [batch...,
+    M'', N] with M'' >= ceil(M / 8) and give the i1 at bit `row % 8` of byte (row / 8, col)
+    (cuBLASLt's ReLU mask), and `scalar` inputs are a value or a rank-0 memref. Leading batch
+    dimensions are optional and broadcast.
+
+    The region ends in `mepi.yield` with the value stored to D, one value per aux output, then
+    one f32 per reduction. Aux outputs are `matrix` (D's element positions, rows may be
+    padded, any strides) or `bitmask` (an i1 per element, packed as for bitmask inputs; the
+    padding bits are zero). A reduction combines (`add` or `max`) its yielded f32 over the
+    elements of each row of D (`row`: result [batch..., M]), of each column (`col`: [batch...,
+    N]) or over all of D (`scalar`: a rank-0 result); the result is converted to its element
+    type once complete. Sums are taken in an order that does not depend on timing, so results
+    are reproducible.
 
     Example (bias + ReLU, bias per column):
 
@@ -43,6 +54,22 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
       mepi.yield %t : bf16
     }
     ```
+
+    Example (the backward ReLU: the forward pass's mask zeroes the gradient, and the bias
+    gradient is the sum of each row):
+
+    ```mlir
+    mepi.matmul ins(%w, %g : memref<100x64xbf16>, memref<64x30xbf16>)
+        inputs(%mask as bitmask : memref<16x30xi8, strided<[1, 16]>>)
+        outs(%d : memref<100x30xbf16>)
+        reduce(%bgrad as row add : memref<100xbf16>) epilog {
+    ^bb0(%acc: f32, %positive: i1, %row: index, %col: index):
+      %zero = arith.constant 0.0 : f32
+      %x = arith.select %positive, %acc, %zero : f32
+      %t = arith.truncf %x : f32 to bf16
+      mepi.yield %t, %x : bf16, f32
+    }
+    ```
   }];
   let arguments = (ins
     AnyMemRef:$a,
@@ -54,6 +81,10 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Mepi_BroadcastKindArrayAttr:$input_kinds,
     AnyMemRef:$d,
     Variadic<AnyMemRef>:$aux,
+    Mepi_BroadcastKindArrayAttr:$aux_kinds,
+    Variadic<AnyMemRef>:$reductions,
+    Mepi_BroadcastKindArrayAttr:$reduction_kinds,
+    Mepi_CombinerArrayAttr:$reduction_combiners,
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
     OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
@@ -66,7 +97,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     (`beta` `(` $beta^ `)`)?
     custom<EpilogInputs>($epilog_inputs, type($epilog_inputs), $input_kinds)
     `outs` `(` $d `:` type($d) `)`
-    (`aux` `(` $aux^ `:` type($aux) `)`)?
+    custom<AuxOutputs>($aux, type($aux), $aux_kinds)
+    custom<Reductions>($reductions, type($reductions), $reduction_kinds, $reduction_combiners)
     attr-dict-with-keyword `epilog` $epilog
   }];
   let hasVerifier = 1;
@@ -87,17 +119,29 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     BroadcastKind getInputKind(unsigned i) {
       return ::llvm::cast<BroadcastKindAttr>(getInputKinds()[i]).getValue();
     }
+    /// The type of the epilog's block argument for input `i`: the element type of a memref
+    /// input, i1 for a bitmask, or the scalar value's own type.
+    ::mlir::Type getInputElementType(unsigned i);
+    BroadcastKind getAuxKind(unsigned i) {
+      return ::llvm::cast<BroadcastKindAttr>(getAuxKinds()[i]).getValue();
+    }
+    BroadcastKind getReductionKind(unsigned i) {
+      return ::llvm::cast<BroadcastKindAttr>(getReductionKinds()[i]).getValue();
+    }
+    Combiner getReductionCombiner(unsigned i) {
+      return ::llvm::cast<CombinerAttr>(getReductionCombiners()[i]).getValue();
+    }
   }];
 }
 
 def Mepi_YieldOp : Mepi_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"MatmulOp">]> {
-  let summary = "ends an epilog region with the stored value and the aux values";
+  let summary = "ends an epilog region with the stored value, the aux values and reductions";
   let description = [{
     The first operand is stored to the matmul's D (its element type), the following ones to its
-    aux outputs in order.
+    aux outputs in order (an i1 for a bitmask), then one f32 per declared reduction.
 
     ```mlir
-    mepi.yield %d, %mask : bf16, i8
+    mepi.yield %d, %positive, %d_f32 : bf16, i1, f32
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$values);

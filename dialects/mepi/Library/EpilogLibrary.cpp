@@ -3,43 +3,67 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::mepi;
 
+namespace {
+struct EpilogName {
+  BuiltinEpilog epilog;
+  llvm::StringLiteral name;
+};
+constexpr EpilogName kEpilogNames[] = {
+    {BuiltinEpilog::Default, "DEFAULT"},        {BuiltinEpilog::Relu, "RELU"},
+    {BuiltinEpilog::ReluAux, "RELU_AUX"},       {BuiltinEpilog::Bias, "BIAS"},
+    {BuiltinEpilog::ReluBias, "RELU_BIAS"},     {BuiltinEpilog::ReluAuxBias, "RELU_AUX_BIAS"},
+    {BuiltinEpilog::DRelu, "DRELU"},            {BuiltinEpilog::DReluBGrad, "DRELU_BGRAD"},
+    {BuiltinEpilog::Gelu, "GELU"},              {BuiltinEpilog::GeluAux, "GELU_AUX"},
+    {BuiltinEpilog::GeluBias, "GELU_BIAS"},     {BuiltinEpilog::GeluAuxBias, "GELU_AUX_BIAS"},
+    {BuiltinEpilog::DGelu, "DGELU"},            {BuiltinEpilog::DGeluBGrad, "DGELU_BGRAD"},
+    {BuiltinEpilog::Sigmoid, "SIGMOID"},        {BuiltinEpilog::Tanh, "TANH"},
+    {BuiltinEpilog::Silu, "SILU"}};
+} // namespace
+
 std::optional<BuiltinEpilog> mlir::mepi::parseBuiltinEpilog(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<BuiltinEpilog>>(name)
-      .Case("DEFAULT", BuiltinEpilog::Default)
-      .Case("BIAS", BuiltinEpilog::Bias)
-      .Case("RELU", BuiltinEpilog::Relu)
-      .Case("RELU_BIAS", BuiltinEpilog::ReluBias)
-      .Case("GELU", BuiltinEpilog::Gelu)
-      .Case("GELU_BIAS", BuiltinEpilog::GeluBias)
-      .Case("SIGMOID", BuiltinEpilog::Sigmoid)
-      .Case("TANH", BuiltinEpilog::Tanh)
-      .Case("SILU", BuiltinEpilog::Silu)
-      .Default(std::nullopt);
+  for (const EpilogName &entry : kEpilogNames)
+    if (entry.name == name)
+      return entry.epilog;
+  return std::nullopt;
 }
 
 llvm::StringRef mlir::mepi::builtinEpilogName(BuiltinEpilog epilog) {
-  switch (epilog) {
-  case BuiltinEpilog::Default: return "DEFAULT";
-  case BuiltinEpilog::Bias: return "BIAS";
-  case BuiltinEpilog::Relu: return "RELU";
-  case BuiltinEpilog::ReluBias: return "RELU_BIAS";
-  case BuiltinEpilog::Gelu: return "GELU";
-  case BuiltinEpilog::GeluBias: return "GELU_BIAS";
-  case BuiltinEpilog::Sigmoid: return "SIGMOID";
-  case BuiltinEpilog::Tanh: return "TANH";
-  case BuiltinEpilog::Silu: return "SILU";
-  }
+  for (const EpilogName &entry : kEpilogNames)
+    if (entry.epilog == epilog)
+      return entry.name;
   return "?";
 }
 
-bool mlir::mepi::builtinEpilogHasBias(BuiltinEpilog epilog) {
-  return epilog == BuiltinEpilog::Bias || epilog == BuiltinEpilog::ReluBias ||
-         epilog == BuiltinEpilog::GeluBias;
+std::string mlir::mepi::builtinEpilogNames() {
+  std::string names;
+  for (const EpilogName &entry : kEpilogNames)
+    names += (names.empty() ? "" : ", ") + entry.name.str();
+  return names;
+}
+
+EpilogSignature mlir::mepi::getBuiltinEpilogSignature(BuiltinEpilog epilog) {
+  using E = BuiltinEpilog;
+  EpilogSignature s;
+  if (llvm::is_contained({E::Bias, E::ReluBias, E::ReluAuxBias, E::GeluBias, E::GeluAuxBias},
+                         epilog))
+    s.inputs.push_back({"bias", BroadcastKind::Row});
+  if (epilog == E::DRelu || epilog == E::DReluBGrad)
+    s.inputs.push_back({"relu_aux", BroadcastKind::Bitmask});
+  if (epilog == E::DGelu || epilog == E::DGeluBGrad)
+    s.inputs.push_back({"gelu_aux", BroadcastKind::Matrix});
+  if (epilog == E::ReluAux || epilog == E::ReluAuxBias)
+    s.aux.push_back({"relu_aux", BroadcastKind::Bitmask});
+  if (epilog == E::GeluAux || epilog == E::GeluAuxBias)
+    s.aux.push_back({"gelu_aux", BroadcastKind::Matrix});
+  if (epilog == E::DReluBGrad)
+    s.reductions.push_back({"drelu_bgrad", BroadcastKind::Row, Combiner::Add});
+  if (epilog == E::DGeluBGrad)
+    s.reductions.push_back({"dgelu_bgrad", BroadcastKind::Row, Combiner::Add});
+  return s;
 }
 
 namespace {
@@ -72,42 +96,86 @@ Value emitSigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = f32Const(b, loc, 1.0);
   return divApprox(b, loc, one, arith::AddFOp::create(b, loc, one, e));
 }
+
+/// gelu'(z) for the tanh form: with s = sigmoid(2u) = 0.5 (1 + tanh(u)) and
+/// 1 - tanh(u)^2 = 4 s (1 - s), gelu'(z) = s + 2 z s (1 - s) sqrt(2/pi) (1 + 3 * 0.044715 z^2).
+Value emitGeluDerivative(OpBuilder &b, Location loc, Value z) {
+  constexpr double kC = 0.7978845608028654, kA = 0.044715;
+  Value z2 = arith::MulFOp::create(b, loc, z, z);
+  Value z3 = arith::MulFOp::create(b, loc, z2, z);
+  Value u = arith::MulFOp::create(b, loc, f32Const(b, loc, kC),
+                                  math::FmaOp::create(b, loc, f32Const(b, loc, kA), z3, z));
+  Value s = emitSigmoid(b, loc, arith::MulFOp::create(b, loc, f32Const(b, loc, 2.0), u));
+  Value oneMinusS = arith::SubFOp::create(b, loc, f32Const(b, loc, 1.0), s);
+  Value slope = math::FmaOp::create(b, loc, f32Const(b, loc, 3 * kA * kC), z2,
+                                    f32Const(b, loc, kC));
+  Value t = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, z, s),
+                                  arith::MulFOp::create(b, loc, oneMinusS, slope));
+  return math::FmaOp::create(b, loc, f32Const(b, loc, 2.0), t, s);
+}
 } // namespace
 
-void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog) {
+void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog,
+                                    bool resultAmax) {
+  using E = BuiltinEpilog;
   OpBuilder::InsertionGuard guard(builder);
+  OpBuilder &b = builder;
   Location loc = op.getLoc();
-  SmallVector<Type> argTypes = {builder.getF32Type()};
-  for (Value input : op.getEpilogInputs()) {
-    Type type = input.getType();
-    if (auto memref = dyn_cast<MemRefType>(type))
-      type = memref.getElementType();
-    argTypes.push_back(type);
-  }
-  argTypes.append({builder.getIndexType(), builder.getIndexType()});
-  Block *body = builder.createBlock(&op.getEpilog(), {}, argTypes,
-                                    SmallVector<Location>(argTypes.size(), loc));
+  SmallVector<Type> argTypes = {b.getF32Type()};
+  for (unsigned i = 0; i < op.getEpilogInputs().size(); ++i)
+    argTypes.push_back(op.getInputElementType(i));
+  argTypes.append({b.getIndexType(), b.getIndexType()});
+  Block *body =
+      b.createBlock(&op.getEpilog(), {}, argTypes, SmallVector<Location>(argTypes.size(), loc));
+
+  EpilogSignature signature = getBuiltinEpilogSignature(epilog);
+  auto input = [&](StringRef key) -> Value {
+    for (auto [i, operand] : llvm::enumerate(signature.inputs))
+      if (operand.key == key)
+        return body->getArgument(1 + i);
+    return {};
+  };
+  auto toF32 = [&](Value v) -> Value {
+    return v.getType().isF32() ? v : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  };
+  Value zero = f32Const(b, loc, 0.0);
+  Type dElt = op.getD().getType().getElementType();
+  SmallVector<Value> aux, reductions;
 
   Value x = body->getArgument(0);
-  if (builtinEpilogHasBias(epilog)) {
-    Value bias = body->getArgument(1);
-    if (!bias.getType().isF32())
-      bias = arith::ExtFOp::create(builder, loc, builder.getF32Type(), bias);
-    x = arith::AddFOp::create(builder, loc, x, bias);
+  if (Value bias = input("bias"))
+    x = arith::AddFOp::create(b, loc, x, toF32(bias));
+  switch (epilog) {
+  case E::Relu: case E::ReluBias: case E::ReluAux: case E::ReluAuxBias:
+    if (!signature.aux.empty()) // the mask: where the ReLU lets its input through
+      aux.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero));
+    x = arith::MaximumFOp::create(b, loc, x, zero);
+    break;
+  case E::Gelu: case E::GeluBias: case E::GeluAux: case E::GeluAuxBias:
+    if (!signature.aux.empty()) // the GELU's input, in the type of D, for DGELU
+      aux.push_back(x.getType() == dElt ? x : arith::TruncFOp::create(b, loc, dElt, x));
+    x = emitGelu(b, loc, x);
+    break;
+  case E::DRelu: case E::DReluBGrad:
+    x = arith::SelectOp::create(b, loc, input("relu_aux"), x, zero);
+    break;
+  case E::DGelu: case E::DGeluBGrad:
+    x = arith::MulFOp::create(b, loc, x, emitGeluDerivative(b, loc, toF32(input("gelu_aux"))));
+    break;
+  case E::Sigmoid: x = emitSigmoid(b, loc, x); break;
+  case E::Tanh: x = math::TanhOp::create(b, loc, x); break;
+  case E::Silu: x = arith::MulFOp::create(b, loc, x, emitSigmoid(b, loc, x)); break;
+  case E::Default: case E::Bias: break;
   }
-  if (epilog == BuiltinEpilog::Relu || epilog == BuiltinEpilog::ReluBias)
-    x = arith::MaximumFOp::create(builder, loc, x, f32Const(builder, loc, 0.0));
-  if (epilog == BuiltinEpilog::Gelu || epilog == BuiltinEpilog::GeluBias)
-    x = emitGelu(builder, loc, x);
-  if (epilog == BuiltinEpilog::Sigmoid)
-    x = emitSigmoid(builder, loc, x);
-  if (epilog == BuiltinEpilog::Tanh)
-    x = math::TanhOp::create(builder, loc, x);
-  if (epilog == BuiltinEpilog::Silu)
-    x = arith::MulFOp::create(builder, loc, x, emitSigmoid(builder, loc, x));
+  if (!signature.reductions.empty()) // the bias gradient: the sum of D's row
+    reductions.push_back(x);
+  if (resultAmax)
+    reductions.push_back(math::AbsFOp::create(b, loc, x));
 
-  Type dElt = op.getD().getType().getElementType();
-  if (dElt != x.getType())
-    x = arith::TruncFOp::create(builder, loc, dElt, x);
-  YieldOp::create(builder, loc, ValueRange{x});
+  SmallVector<Value> yielded = {dElt != x.getType()
+                                    ? arith::TruncFOp::create(b, loc, dElt, x).getResult()
+                                    : x};
+  llvm::append_range(yielded, aux);
+  llvm::append_range(yielded, reductions);
+  YieldOp::create(b, loc, yielded);
 }

@@ -1,4 +1,5 @@
-// The built-in epilogs (bias, ReLU, GELU and their combinations) as epilog region bodies.
+// The built-in epilogs (nvmath-python's catalog, plus SIGMOID, TANH and SILU) as epilog region
+// bodies, with the inputs they read, the aux outputs they write and the reductions they declare.
 //
 // A built-in epilog is not a special kernel: it is a small region that fills a mepi.matmul's
 // epilog exactly like a user epilog does, so every kernel family supports all of them.
@@ -11,21 +12,47 @@
 
 namespace mlir::mepi {
 
-enum class BuiltinEpilog { Default, Bias, Relu, ReluBias, Gelu, GeluBias, Sigmoid, Tanh, Silu };
+enum class BuiltinEpilog {
+  Default, Relu, ReluAux, Bias, ReluBias, ReluAuxBias, DRelu, DReluBGrad,
+  Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu
+};
 
-/// Parses "DEFAULT", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS" (nvmath-python's names),
-/// "SIGMOID", "TANH" and "SILU".
+/// Parses nvmath-python's names ("DEFAULT", "RELU_AUX_BIAS", "DGELU_BGRAD", ...) and "SIGMOID",
+/// "TANH", "SILU".
 std::optional<BuiltinEpilog> parseBuiltinEpilog(llvm::StringRef name);
 llvm::StringRef builtinEpilogName(BuiltinEpilog epilog);
+/// The names parseBuiltinEpilog accepts, comma separated (for diagnostics).
+std::string builtinEpilogNames();
 
-/// Whether the epilog reads a bias. As in nvmath-python and cuBLASLt, the bias has one value per
-/// row of D (length M, added to each column: `d += bias[:, None]`), declared `row`.
-bool builtinEpilogHasBias(BuiltinEpilog epilog);
+/// One operand of an epilog: its nvmath-python key and how it is indexed.
+struct EpilogOperand {
+  llvm::StringRef key;
+  BroadcastKind kind;
+  Combiner combiner = Combiner::Add; ///< reductions only
+};
+
+/// What an epilog reads and writes besides D, in the order of the op's operands:
+///   inputs: "bias" (row: one value per row of D, length M, added to each column, as in
+///     nvmath-python and cuBLASLt), "relu_aux" (bitmask), "gelu_aux" (matrix);
+///   aux: "relu_aux" (bitmask: 1 where the ReLU's input was > 0), "gelu_aux" (matrix: the
+///     GELU's input);
+///   reductions: "drelu_bgrad" / "dgelu_bgrad" (row add: the bias gradient, the sum of each
+///     row of D).
+struct EpilogSignature {
+  SmallVector<EpilogOperand> inputs, aux, reductions;
+};
+EpilogSignature getBuiltinEpilogSignature(BuiltinEpilog epilog);
+
+/// The reduction that `result_amax` adds after the epilog's own: max |D| over all of D, taken
+/// in f32 before D is rounded to its type.
+inline constexpr EpilogOperand kResultAmax = {"result_amax", BroadcastKind::Scalar,
+                                              Combiner::Max};
 
 /// Fills the empty epilog region of `op`: creates its block arguments (acc, the op's epilog
-/// inputs, row, col) and the body of `epilog`, ending in mepi.yield of a D element. The op must
-/// have exactly the epilog inputs the epilog reads (the bias first, declared `row`).
-void buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog);
+/// inputs, row, col) and the body of `epilog`, ending in mepi.yield. The op has exactly the
+/// inputs, aux outputs and reductions of the epilog's signature in order, then the amax
+/// reduction when `resultAmax`.
+void buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog, bool resultAmax);
 
 } // namespace mlir::mepi
 

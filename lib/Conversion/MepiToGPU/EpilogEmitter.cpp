@@ -89,11 +89,24 @@ static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i
   case BroadcastKind::Matrix:
     core = {index.row, index.col};
     break;
+  case BroadcastKind::Bitmask: {
+    Value eight = arith::ConstantIndexOp::create(b, loc, 8);
+    core = {arith::DivUIOp::create(b, loc, index.row, eight), index.col};
+    break;
+  }
   }
   SmallVector<Value> indices =
       emitBroadcastBatchIndices(b, loc, input, core.size(), index.batch);
   indices.append(core);
-  return memref::LoadOp::create(b, loc, input, indices);
+  Value loaded = memref::LoadOp::create(b, loc, input, indices);
+  if (op.getInputKind(i) != BroadcastKind::Bitmask)
+    return loaded;
+  // Bit row % 8 of the byte (cuBLASLt's ReLU mask: the lowest bit is the first row).
+  Value eight = arith::ConstantIndexOp::create(b, loc, 8);
+  Value bit = arith::IndexCastUIOp::create(
+      b, loc, b.getI8Type(), arith::RemUIOp::create(b, loc, index.row, eight));
+  Value shifted = arith::ShRUIOp::create(b, loc, loaded, bit);
+  return arith::TruncIOp::create(b, loc, b.getI1Type(), shifted);
 }
 
 SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
@@ -126,13 +139,21 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
                              [&](Value v) { return region.lookupOrDefault(v); });
 }
 
-void mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
-                                    const IRMapping &operands, Value acc,
-                                    const ElementIndex &index) {
+SmallVector<Value> mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
+                                                  const IRMapping &operands, Value acc,
+                                                  const ElementIndex &index) {
   SmallVector<Value> values = emitEpilogValues(b, loc, op, operands, acc, index);
   SmallVector<Value> outIdx(index.batch);
   outIdx.append({index.row, index.col});
   memref::StoreOp::create(b, loc, values[0], operands.lookup(op.getD()), outIdx);
-  for (auto [aux, value] : llvm::zip(op.getAux(), ArrayRef(values).drop_front()))
-    memref::StoreOp::create(b, loc, value, operands.lookup(aux), outIdx);
+  for (auto [i, aux] : llvm::enumerate(op.getAux()))
+    if (op.getAuxKind(i) == BroadcastKind::Matrix)
+      memref::StoreOp::create(b, loc, values[1 + i], operands.lookup(aux), outIdx);
+  return values;
+}
+
+bool mlir::mepi::hasBitmaskAux(MatmulOp op) {
+  return llvm::any_of(llvm::seq<unsigned>(0, op.getAux().size()), [&](unsigned i) {
+    return op.getAuxKind(i) == BroadcastKind::Bitmask;
+  });
 }

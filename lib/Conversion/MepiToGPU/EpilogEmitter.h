@@ -40,9 +40,15 @@ SmallVector<Value> emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                     const IRMapping &operands, Value acc,
                                     const ElementIndex &index);
 
-/// emitEpilogValues, then stores the results to D and the aux outputs at `index`.
-void emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
-                        Value acc, const ElementIndex &index);
+/// emitEpilogValues, then stores the results to D and the matrix aux outputs at `index`.
+/// Returns all the values: bitmask aux bits and reduction values are the kernel family's to
+/// combine across threads (a bit alone cannot be stored; a reduction spans elements).
+SmallVector<Value> emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
+                                      const IRMapping &operands, Value acc,
+                                      const ElementIndex &index);
+
+/// Whether `op` has an aux output of kind bitmask.
+bool hasBitmaskAux(MatmulOp op);
 
 } // namespace mlir::mepi
 

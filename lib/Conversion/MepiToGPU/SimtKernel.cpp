@@ -5,8 +5,10 @@
 // speed; it stays as the fallback and the baseline that the others are checked against.
 #include "EpilogEmitter.h"
 #include "KernelGenerator.h"
+#include "Reductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,6 +26,36 @@ Value emitRoundToTF32(OpBuilder &b, Location loc, Value v) {
   Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000u)));
   Value rounded = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, half), mask);
   return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
+}
+
+/// sum_k op(A)[row, k] * op(B)[k, col] in f32 for the element at `element`.
+Value emitDotProduct(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
+                     const ElementIndex &element, Value k) {
+  Value a = operands.lookup(op.getA()), bMat = operands.lookup(op.getB());
+  bool transA = op.getTransposeA(), transB = op.getTransposeB();
+  bool tf32 = op.getCompute() == ComputeType::TF32;
+  SmallVector<Value> aBatch = emitBroadcastBatchIndices(b, loc, a, 2, element.batch);
+  SmallVector<Value> bBatch = emitBroadcastBatchIndices(b, loc, bMat, 2, element.batch);
+  Value row = element.row, col = element.col;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lower, k, step, ValueRange{zero},
+      [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
+        SmallVector<Value> aIdx(aBatch), bIdx(bBatch);
+        aIdx.append(transA ? SmallVector<Value>{kk, row} : SmallVector<Value>{row, kk});
+        bIdx.append(transB ? SmallVector<Value>{col, kk} : SmallVector<Value>{kk, col});
+        Value av = emitToF32(lb, l, memref::LoadOp::create(lb, l, a, aIdx));
+        Value bv = emitToF32(lb, l, memref::LoadOp::create(lb, l, bMat, bIdx));
+        if (tf32) {
+          av = emitRoundToTF32(lb, l, av);
+          bv = emitRoundToTF32(lb, l, bv);
+        }
+        Value sum = math::FmaOp::create(lb, l, av, bv, iter[0]);
+        scf::YieldOp::create(lb, l, sum);
+      });
+  return loop.getResult(0);
 }
 
 class SimtKernelGenerator : public KernelGenerator {
@@ -49,19 +81,24 @@ public:
                                    "got "
                                 << type << " for operand " << i;
     }
+    // A block packs whole bytes of a bitmask: 8 rows each.
+    if (hasBitmaskAux(op) && config.getTileM() % 8 != 0)
+      return op.emitOpError() << "expected a simt tile of a multiple of 8 rows for a bitmask "
+                                 "aux output, got "
+                              << config.getTileM();
+    if (!op.getReductions().empty() && !op.getD().getType().hasStaticShape())
+      return op.emitOpError() << "expected a static shape of d for reductions, got "
+                              << op.getD().getType();
     return success();
   }
 
   void emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
-                ValueRange /*leading*/) const override {
+                ValueRange leading) const override {
     Location loc = op.getLoc();
-    Value a = operands.lookup(op.getA()), bMat = operands.lookup(op.getB()),
-          d = operands.lookup(op.getD());
+    Value a = operands.lookup(op.getA()), d = operands.lookup(op.getD());
     int64_t aRank = cast<MemRefType>(a.getType()).getRank();
-    int64_t bRank = cast<MemRefType>(bMat.getType()).getRank();
     int64_t dRank = cast<MemRefType>(d.getType()).getRank();
-    bool transA = op.getTransposeA(), transB = op.getTransposeB();
-    bool tf32 = op.getCompute() == ComputeType::TF32;
+    bool transA = op.getTransposeA();
 
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     // One op per statement: C++ leaves the order of nested call arguments unspecified, and the
@@ -81,35 +118,47 @@ public:
     Value colIn = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, n);
     Value inBounds = arith::AndIOp::create(b, loc, rowIn, colIn);
 
-    auto ifOp = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
+    // Values that other threads of the block combine: bitmask aux bits and reduction values.
+    // Threads outside D take part with a zero bit and the reduction's identity.
+    SmallVector<Type> sharedTypes;
+    for (unsigned i = 0; i < op.getAux().size(); ++i)
+      if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+        sharedTypes.push_back(b.getI1Type());
+    sharedTypes.append(op.getReductions().size(), b.getF32Type());
 
     ElementIndex element;
     element.batch = emitDelinearizedBatch(
         b, loc, d, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
     element.row = row;
     element.col = col;
-    SmallVector<Value> aBatch = emitBroadcastBatchIndices(b, loc, a, 2, element.batch);
-    SmallVector<Value> bBatch = emitBroadcastBatchIndices(b, loc, bMat, 2, element.batch);
-
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-    auto loop = scf::ForOp::create(
-        b, loc, index(0), k, index(1), ValueRange{zero},
-        [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
-          SmallVector<Value> aIdx(aBatch), bIdx(bBatch);
-          aIdx.append(transA ? SmallVector<Value>{kk, row} : SmallVector<Value>{row, kk});
-          bIdx.append(transB ? SmallVector<Value>{col, kk} : SmallVector<Value>{kk, col});
-          Value av = emitToF32(lb, l, memref::LoadOp::create(lb, l, a, aIdx));
-          Value bv = emitToF32(lb, l, memref::LoadOp::create(lb, l, bMat, bIdx));
-          if (tf32) {
-            av = emitRoundToTF32(lb, l, av);
-            bv = emitRoundToTF32(lb, l, bv);
-          }
-          Value sum = math::FmaOp::create(lb, l, av, bv, iter[0]);
-          scf::YieldOp::create(lb, l, sum);
-        });
-    emitEpilogAndStore(b, loc, op, operands, loop.getResult(0), element);
+    auto ifOp = scf::IfOp::create(b, loc, sharedTypes, inBounds,
+                                  /*withElseRegion=*/!sharedTypes.empty());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value acc = emitDotProduct(b, loc, op, operands, element, k);
+      SmallVector<Value> values = emitEpilogAndStore(b, loc, op, operands, acc, element);
+      SmallVector<Value> shared;
+      for (unsigned i = 0; i < op.getAux().size(); ++i)
+        if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+          shared.push_back(values[1 + i]);
+      llvm::append_range(shared, ArrayRef(values).drop_front(1 + op.getAux().size()));
+      if (!shared.empty())
+        scf::YieldOp::create(b, loc, shared);
+      if (!sharedTypes.empty()) {
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        Emitter e{b, loc};
+        SmallVector<Value> outside;
+        for (Type type : ArrayRef(sharedTypes).drop_back(op.getReductions().size()))
+          outside.push_back(arith::ConstantIntOp::create(b, loc, type, 0));
+        for (unsigned j = 0; j < op.getReductions().size(); ++j)
+          outside.push_back(emitReductionIdentity(e, op.getReductionCombiner(j)));
+        scf::YieldOp::create(b, loc, outside);
+      }
+    }
+    if (!sharedTypes.empty())
+      emitBlockCombination(b, loc, op, operands, leading.empty() ? Value() : leading.back(),
+                           element, ifOp.getResults());
   }
 
   LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {
@@ -132,6 +181,195 @@ public:
   std::optional<SmallVector<int32_t, 3>> knownBlockSize() const override {
     return SmallVector<int32_t, 3>{static_cast<int32_t>(config.getTileN()),
                                    static_cast<int32_t>(config.getTileM()), 1};
+  }
+
+  SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const override {
+    if (op.getReductions().empty())
+      return {};
+    int64_t bytes = 0;
+    planReductions(op, tileGrid(op), 0, bytes);
+    return {WorkspaceOp::create(b, op.getLoc(), LLVM::LLVMPointerType::get(b.getContext()),
+                                bytes)};
+  }
+
+private:
+  TileGrid tileGrid(MatmulOp op) const {
+    ArrayRef<int64_t> shape = op.getD().getType().getShape();
+    TileGrid grid;
+    for (int64_t dim : shape.drop_back(2))
+      grid.batch *= dim;
+    grid.m = shape[shape.size() - 2];
+    grid.n = shape.back();
+    grid.tileM = config.getTileM();
+    grid.tileN = config.getTileN();
+    return grid;
+  }
+
+  /// After every thread of the block has its element's bitmask bits and reduction values
+  /// (`shared`, in that order): packs each bitmask column's 8 rows into a byte, combines each
+  /// reduction over the block and completes it across blocks (Reductions.h).
+  /// `workspace` is the kernel's workspace argument: taken before workgroup attributions are
+  /// added, which reallocate the block's argument list that `leading` views.
+  void emitBlockCombination(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
+                            Value workspaceArg, const ElementIndex &element,
+                            ValueRange shared) const {
+    Emitter e{b, loc};
+    auto func = b.getBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>();
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    int64_t tileM = config.getTileM(), tileN = config.getTileN();
+    auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    auto eqIndex = [&](Value x, int64_t v) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, index(v));
+    };
+    auto ltIndex = [&](Value x, int64_t v) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, index(v));
+    };
+    auto i32 = [&](Value x) {
+      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x).getResult();
+    };
+    auto thenIf = [&](Value condition) {
+      auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    };
+    TileGrid grid = tileGrid(op);
+    Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+    Value rowIn = ltIndex(element.row, grid.m), colIn = ltIndex(element.col, grid.n);
+
+    SmallVector<Value> buffers;
+    for (Value value : shared) {
+      bool bit = value.getType().isInteger(1);
+      Type element = bit ? Type(b.getI8Type()) : Type(b.getF32Type());
+      Value buffer = func.addWorkgroupAttribution(
+          MemRefType::get({tileM, tileN}, element, MemRefLayoutAttrInterface{}, workgroup), loc);
+      Value stored = bit ? arith::ExtUIOp::create(b, loc, b.getI8Type(), value).getResult()
+                         : value;
+      memref::StoreOp::create(b, loc, stored, buffer, ValueRange{ty, tx});
+      buffers.push_back(buffer);
+    }
+    gpu::BarrierOp::create(b, loc);
+
+    // Bitmasks: the thread of every 8th row packs its column's 8 rows (tile_m % 8 == 0, and
+    // rows past M contributed zeros).
+    unsigned next = 0;
+    Value eight = index(8);
+    for (auto [i, aux] : llvm::enumerate(op.getAux())) {
+      if (op.getAuxKind(i) != BroadcastKind::Bitmask)
+        continue;
+      Value buffer = buffers[next++];
+      OpBuilder::InsertionGuard guard(b);
+      thenIf(e.andI(e.andI(rowIn, colIn), eqIndex(arith::RemUIOp::create(b, loc, ty, eight), 0)));
+      Value byte = arith::ConstantIntOp::create(b, loc, 0, 8);
+      for (int64_t j = 0; j < 8; ++j) {
+        Value flag = memref::LoadOp::create(
+            b, loc, buffer, ValueRange{arith::AddIOp::create(b, loc, ty, index(j)), tx});
+        Value shifted = arith::ShLIOp::create(b, loc, flag,
+                                              arith::ConstantIntOp::create(b, loc, j, 8));
+        byte = arith::OrIOp::create(b, loc, byte, shifted);
+      }
+      SmallVector<Value> indices(element.batch);
+      indices.append({arith::DivUIOp::create(b, loc, element.row, eight), element.col});
+      memref::StoreOp::create(b, loc, byte, operands.lookup(aux), indices);
+    }
+    if (op.getReductions().empty())
+      return;
+
+    // Reductions: one owner thread per row / column / block combines the block's values.
+    int64_t end = 0;
+    SmallVector<ReductionLayout> layouts = planReductions(op, grid, 0, end);
+    Value workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(), workspaceArg);
+    Value bx = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value by = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+    Value bz = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+    struct Part {
+      Value owner, group, contributor, local;
+      SmallVector<Value> resultIndices;
+    };
+    SmallVector<Part> parts;
+    for (auto [j, layout] : llvm::enumerate(layouts)) {
+      Value buffer = buffers[next + j];
+      Part part;
+      int64_t rows = tileM, cols = tileN;
+      Value firstRow = index(0), firstCol = index(0);
+      switch (layout.kind) {
+      case BroadcastKind::Row:
+        part.owner = e.andI(eqIndex(tx, 0), rowIn);
+        part.group = e.add(e.mul(bz, e.i32(grid.tilesM())), by);
+        part.contributor = bx;
+        part.local = i32(ty);
+        part.resultIndices = element.batch;
+        part.resultIndices.push_back(element.row);
+        rows = 1;
+        firstRow = ty;
+        break;
+      case BroadcastKind::Col:
+        part.owner = e.andI(eqIndex(ty, 0), colIn);
+        part.group = e.add(e.mul(bz, e.i32(grid.tilesN())), bx);
+        part.contributor = by;
+        part.local = i32(tx);
+        part.resultIndices = element.batch;
+        part.resultIndices.push_back(element.col);
+        cols = 1;
+        firstCol = tx;
+        break;
+      default:
+        part.owner = e.andI(eqIndex(tx, 0), eqIndex(ty, 0));
+        part.group = e.i32(0);
+        part.contributor =
+            e.add(e.mul(e.add(e.mul(bz, e.i32(grid.tilesM())), by), e.i32(grid.tilesN())), bx);
+        part.local = e.i32(0);
+        break;
+      }
+      OpBuilder::InsertionGuard guard(b);
+      thenIf(part.owner);
+      // Row-major over the owner's rows and columns of the block: a fixed order.
+      Value total = emitReductionIdentity(e, layout.combiner);
+      auto rowLoop = scf::ForOp::create(b, loc, index(0), index(rows), index(1), total);
+      b.setInsertionPointToStart(rowLoop.getBody());
+      auto colLoop = scf::ForOp::create(b, loc, index(0), index(cols), index(1),
+                                        rowLoop.getRegionIterArg(0));
+      b.setInsertionPointToStart(colLoop.getBody());
+      Value r = arith::AddIOp::create(b, loc, firstRow, rowLoop.getInductionVar());
+      Value c = arith::AddIOp::create(b, loc, firstCol, colLoop.getInductionVar());
+      Value v = memref::LoadOp::create(b, loc, buffer, ValueRange{r, c});
+      scf::YieldOp::create(b, loc,
+                           emitCombine(e, layout.combiner, colLoop.getRegionIterArg(0), v));
+      b.setInsertionPointAfter(colLoop);
+      scf::YieldOp::create(b, loc, colLoop.getResult(0));
+      b.setInsertionPointAfter(rowLoop);
+      LLVM::StoreOp::create(b, loc, rowLoop.getResult(0),
+                            emitPartialAddress(e, workspace, layout, part.group,
+                                               part.contributor, part.local),
+                            /*alignment=*/4);
+      parts.push_back(std::move(part));
+    }
+    // Release the partials, then one thread counts the block in for every reduction.
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    gpu::BarrierOp::create(b, loc);
+    Value lastFlags = func.addWorkgroupAttribution(
+        MemRefType::get({static_cast<int64_t>(layouts.size())}, b.getI32Type(),
+                        MemRefLayoutAttrInterface{}, workgroup),
+        loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      thenIf(e.andI(eqIndex(tx, 0), eqIndex(ty, 0)));
+      for (auto [j, layout] : llvm::enumerate(layouts)) {
+        Value last = emitArrival(e, workspace, layout, parts[j].group);
+        memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last),
+                                lastFlags, ValueRange{index(j)});
+      }
+    }
+    gpu::BarrierOp::create(b, loc);
+    for (auto [j, layout] : llvm::enumerate(layouts)) {
+      OpBuilder::InsertionGuard guard(b);
+      Value flag = memref::LoadOp::create(b, loc, lastFlags, ValueRange{index(j)});
+      thenIf(e.andI(e.ne(flag, e.i32(0)), parts[j].owner));
+      // Acquire: the other blocks' partials, released before their count.
+      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+      Value result =
+          emitCombinedPartials(e, workspace, layout, parts[j].group, parts[j].local);
+      emitStoreReduction(e, op, operands, j, result, parts[j].resultIndices);
+    }
   }
 };
 } // namespace

@@ -25,6 +25,7 @@
 // float4, R = tile_n / 2 accumulator registers per thread, so that a warp's partial stores and
 // loads are 512 contiguous bytes.
 #include "EpilogEmitter.h"
+#include "Emitter.h"
 #include "KernelGenerator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -75,51 +76,6 @@ struct SharedLayout {
 };
 
 /// Emission helpers over one builder and location; i32 arithmetic unless named otherwise.
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-
-  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
-  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-  Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
-  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value eq(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
-  }
-  Value ult(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value toIndex(Value x) {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), x);
-  }
-  Value zext64(Value x) { return arith::ExtUIOp::create(b, loc, b.getI64Type(), x); }
-  Value ne(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, y);
-  }
-
-  Type globalPtr() { return LLVM::LLVMPointerType::get(b.getContext(), 1); }
-  /// `base` + `offsetBytes` (i64) bytes of a global pointer.
-  Value globalOffset(Value base, Value offsetBytes) {
-    return LLVM::GEPOp::create(b, loc, globalPtr(), b.getI8Type(), base,
-                               ArrayRef<LLVM::GEPArg>{offsetBytes});
-  }
-
-  Type sharedPtr() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
-  /// `base` + `offset` bytes (a shared-memory pointer).
-  Value offset(Value base, Value offsetBytes) {
-    return LLVM::GEPOp::create(b, loc, sharedPtr(), b.getI8Type(), base,
-                               ArrayRef<LLVM::GEPArg>{offsetBytes});
-  }
-};
-
 /// wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle starting at the
 /// shared address `address`: start address / 16 in bits 0-13, stride between 8-row core
 /// matrices (1024 bytes) / 16 in bits 32-45, swizzle mode 1 (128 bytes) in bits 62-63. The
@@ -166,6 +122,9 @@ public:
     if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape() ||
         !op.getA().getType().hasStaticShape())
       return op.emitOpError() << "wgmma kernels need static rank-2 operands";
+    if (hasBitmaskAux(op) || !op.getReductions().empty())
+      return op.emitOpError() << "wgmma kernels do not yet support bitmask aux outputs or "
+                                 "reductions; use the simt family";
     int64_t kSteps = llvm::divideCeil(op.getA().getType().getShape()[1], config.getTileK());
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
