@@ -3,9 +3,8 @@
 // NaN before each run; random inputs are drawn anew for every case.
 // Usage: mepi-gpu-tests [--quick] [--compile-only] [--sample]
 // (one line per case, then "N passed, M failed"; --sample: only the README's sample problem)
-#include "Runtime/CudaDriver.h"
-#include "Runtime/Problem.h"
-#include "mepi/Matmul.h"
+#include "EpilogCatalog.h"
+#include "GpuTestSupport.h"
 
 #include "llvm/Support/Signals.h"
 
@@ -21,102 +20,9 @@
 #include <unistd.h>
 
 using namespace mepi::runtime;
+using namespace gputest;
 
 namespace {
-// Host conversions to the device element types (round to nearest even).
-uint16_t toBF16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7FFF + ((u >> 16) & 1);
-  return static_cast<uint16_t>(u >> 16);
-}
-float fromBF16(uint16_t h) {
-  uint32_t u = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint16_t toF16(float f) {
-  _Float16 h = static_cast<_Float16>(f);
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
-float fromF16(uint16_t u) {
-  _Float16 h;
-  std::memcpy(&h, &u, 2);
-  return static_cast<float>(h);
-}
-
-/// A host tensor: the values as the device sees them (already rounded) and their bytes.
-struct HostTensor {
-  OperandLayout layout;
-  std::vector<double> values; // indexed by the layout's strides (same storage as bytes)
-  std::vector<uint8_t> bytes;
-};
-
-int64_t storageSize(const OperandLayout &l) {
-  int64_t size = 1;
-  for (size_t i = 0; i < l.shape.size(); ++i)
-    size += (l.shape[i] - 1) * l.strides[i];
-  return size;
-}
-
-HostTensor randomTensor(ElementType type, std::vector<int64_t> shape, std::mt19937 &rng,
-                        bool columnMajor = false) {
-  HostTensor t;
-  t.layout.type = type;
-  t.layout.shape = shape;
-  t.layout.strides = rowMajorStrides(shape);
-  if (columnMajor) // a column-major matrix: rows are adjacent in memory
-    t.layout.strides = {1, shape[0]};
-  int64_t n = storageSize(t.layout);
-  unsigned bytesPer = elementTypeBytes(type);
-  t.values.resize(n);
-  t.bytes.resize(n * bytesPer);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < n; ++i) {
-    float f = dist(rng);
-    if (type == ElementType::BF16) {
-      uint16_t h = toBF16(f);
-      std::memcpy(&t.bytes[i * 2], &h, 2);
-      t.values[i] = fromBF16(h);
-    } else if (type == ElementType::F16) {
-      uint16_t h = toF16(f);
-      std::memcpy(&t.bytes[i * 2], &h, 2);
-      t.values[i] = fromF16(h);
-    } else {
-      std::memcpy(&t.bytes[i * 4], &f, 4);
-      t.values[i] = f;
-    }
-  }
-  return t;
-}
-
-double readDevice(const std::vector<uint8_t> &bytes, ElementType type, int64_t i) {
-  if (type == ElementType::F32) {
-    float f;
-    std::memcpy(&f, &bytes[i * 4], 4);
-    return f;
-  }
-  uint16_t h;
-  std::memcpy(&h, &bytes[i * 2], 2);
-  return type == ElementType::BF16 ? fromBF16(h) : fromF16(h);
-}
-
-/// Element (batch b of D, row i, col j) of a [batch..., R, C] tensor with numpy broadcasting.
-int64_t offsetOf(const OperandLayout &l, const std::vector<int64_t> &dBatch, int64_t i,
-                 int64_t j) {
-  size_t r = l.shape.size();
-  int64_t off = i * l.strides[r - 2] + j * l.strides[r - 1];
-  size_t nb = r - 2;
-  for (size_t k = 0; k < nb; ++k) {
-    int64_t idx = dBatch[dBatch.size() - nb + k];
-    if (l.shape[k] != 1)
-      off += idx * l.strides[k];
-  }
-  return off;
-}
 
 struct Case {
   ElementType type;
@@ -134,19 +40,12 @@ struct Case {
 /// The configuration of the kernel the last plan() chose (printed with each case).
 std::string lastKernelConfig;
 
-struct Device {
-  const CudaDriver *d;
-  CUcontext ctx;
-};
 
 #define CHECK_CU(expr, what)                                                                   \
   if (llvm::Error e = checkCuda((expr), what)) {                                               \
     return "error: " + llvm::toString(std::move(e));                                           \
   }
 
-double geluRef(double x) {
-  return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-}
 
 /// Compares D (device bytes `out`) with the fp64 reference of case `c` on the host tensors; for
 /// large problems on a sample of rows (first, last and random ones). Returns "" or the failure.
@@ -241,50 +140,10 @@ std::string compareWithReference(const Case &c, const HostTensor &a, const HostT
   return "";
 }
 
-void cu(CUresult r, const char *what) {
-  if (llvm::Error e = checkCuda(r, what))
-    throw mepi::Error(llvm::toString(std::move(e)));
-}
 
-mepi::DType apiDType(ElementType type);
-
-/// Device copies of host tensors for one case, freed together when the case ends.
-class DeviceArena {
-public:
-  explicit DeviceArena(const CudaDriver &driver) : driver(driver) {}
-  DeviceArena(const DeviceArena &) = delete;
-  ~DeviceArena() {
-    for (CUdeviceptr ptr : allocations)
-      driver.cuMemFree(ptr);
-  }
-  /// Uploads `t` and describes it as an API tensor.
-  mepi::Tensor toDevice(const HostTensor &t) {
-    CUdeviceptr ptr = 0;
-    cu(driver.cuMemAlloc(&ptr, std::max<size_t>(t.bytes.size(), 1)), "cuMemAlloc");
-    allocations.push_back(ptr);
-    cu(driver.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "cuMemcpyHtoD");
-    mepi::Tensor tensor;
-    tensor.data = reinterpret_cast<void *>(ptr);
-    tensor.dtype = apiDType(t.layout.type);
-    tensor.shape = t.layout.shape;
-    tensor.strides = t.layout.strides;
-    return tensor;
-  }
-  /// Takes ownership of memory allocated elsewhere (the function form's D).
-  void adopt(void *ptr) { allocations.push_back(reinterpret_cast<CUdeviceptr>(ptr)); }
-
-private:
-  const CudaDriver &driver;
-  std::vector<CUdeviceptr> allocations;
-};
 
 enum class Mode { Plain, ResetOperands, FunctionForm };
 
-mepi::DType apiDType(ElementType type) {
-  return type == ElementType::F16    ? mepi::DType::Float16
-         : type == ElementType::BF16 ? mepi::DType::BFloat16
-                                     : mepi::DType::Float32;
-}
 
 mepi::Epilog apiEpilog(const std::string &name) {
   return name == "DEFAULT"     ? mepi::Epilog::Default
@@ -845,6 +704,7 @@ int main(int argc, char **argv) {
                 why.c_str());
     std::fflush(stdout);
   }
+  runEpilogCatalog(dev, rng, quick, selected, passed, failed);
   if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

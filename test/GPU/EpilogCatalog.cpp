@@ -1,0 +1,329 @@
+// GPU tests of the epilog catalog: every built-in epilog with aux outputs, aux inputs, bias
+// gradients or result_amax against an fp64 host reference on random inputs and odd shapes, and
+// the forward epilog's aux fed to the backward one (a layer's gradients by hand).
+#include "EpilogCatalog.h"
+
+#include <cstdio>
+#include <map>
+
+namespace gputest {
+namespace {
+
+double geluDerivativeRef(double z) {
+  constexpr double c = 0.7978845608028654, a = 0.044715;
+  double t = std::tanh(c * (z + a * z * z * z));
+  return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * a * z * z);
+}
+
+/// The epilog's aux matrices in nvmath-python's layout (column-major, rows padded).
+int64_t maskBytesPerColumn(int64_t m) { return (((m + 7) / 8) + 15) / 16 * 16; }
+int64_t geluRows(int64_t m) { return (m + 7) / 8 * 8; }
+
+struct Run {
+  std::vector<uint8_t> d;
+  std::map<std::string, std::vector<uint8_t>> aux;
+  std::string config;
+};
+
+/// Plans `epilog` for A [m, k] x B (as [n, k] with transposeB when `kMajorB`, else [k, n]),
+/// executes twice on poisoned outputs (the second run also checks that the workspace counters
+/// were left at zero) and downloads D and the aux outputs.
+Run execute(const Device &dev, DeviceArena &arena, mepi::Epilog epilog, const HostTensor &a,
+            const HostTensor &b, bool kMajorB, const mepi::EpilogInputs &inputs, bool amax,
+            ElementType type) {
+  const CudaDriver &d = *dev.d;
+  mepi::Options options;
+  options.resultAmax = amax;
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
+                  mepi::Qualifiers{false, kMajorB}, options);
+  mm.plan(epilog, inputs);
+  Run run;
+  run.config = mm.kernelConfiguration();
+  mepi::Tensor dT = mm.execute();
+  int64_t dCount = dT.shape[0] * dT.shape[1];
+  run.d.resize(dCount * elementTypeBytes(type));
+  for (int round = 0; round < 2; ++round) {
+    cu(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+    cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, run.d.size()), "poison d");
+    for (const auto &[key, t] : mm.auxOutputs()) {
+      int64_t count = 1;
+      for (size_t i = 0; i < t.shape.size(); ++i)
+        count += (t.shape[i] - 1) * t.strides[i];
+      size_t bytes = count * (t.dtype == mepi::DType::UInt8     ? 1
+                              : t.dtype == mepi::DType::Float32 ? 4
+                                                                : 2);
+      run.aux[key].resize(bytes);
+      cu(d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(t.data), 0xFF, bytes), "poison aux");
+    }
+    mm.execute();
+  }
+  cu(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  cu(d.cuMemcpyDtoH(run.d.data(), reinterpret_cast<CUdeviceptr>(dT.data), run.d.size()), "DtoH");
+  for (const auto &[key, t] : mm.auxOutputs())
+    cu(d.cuMemcpyDtoH(run.aux[key].data(), reinterpret_cast<CUdeviceptr>(t.data),
+                      run.aux[key].size()),
+       "DtoH aux");
+  return run;
+}
+
+/// ||out - ref|| / ||ref|| over the pairs, or a message when above `tol`.
+std::string relativeError(const char *what, const std::vector<double> &out,
+                          const std::vector<double> &ref, double tol, double &err) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i]))
+      return std::string(what) + ": non-finite value at " + std::to_string(i);
+    num += (out[i] - ref[i]) * (out[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  double e = std::sqrt(num / std::max(den, 1e-300));
+  err = std::max(err, e);
+  if (!(e <= tol))
+    return std::string(what) + ": relative error " + std::to_string(e) + " above " +
+           std::to_string(tol);
+  return "";
+}
+
+struct Shape {
+  int64_t m, n, k;
+  bool kMajorB; // B given as [n, k] (transposeB): the wgmma family's layout
+};
+
+/// One catalog case: returns "" or the failure; `err` the largest relative error seen.
+std::string runCase(const Device &dev, const std::string &name, mepi::Epilog epilog, Shape s,
+                    bool amax, std::mt19937 &rng, double &err, std::string &config) {
+  const ElementType type = ElementType::BF16;
+  const double tol = 1e-2;
+  DeviceArena arena(*dev.d);
+  int64_t m = s.m, n = s.n, k = s.k;
+  HostTensor a = randomTensor(type, {m, k}, rng);
+  HostTensor b = randomTensor(type, s.kMajorB ? std::vector<int64_t>{n, k}
+                                              : std::vector<int64_t>{k, n}, rng);
+  auto bAt = [&](int64_t kk, int64_t j) {
+    return s.kMajorB ? b.values[j * k + kk] : b.values[kk * n + j];
+  };
+  bool hasBias = name.find("BIAS") != std::string::npos && name.find("BGRAD") == std::string::npos;
+  bool dRelu = name.rfind("DRELU", 0) == 0, dGelu = name.rfind("DGELU", 0) == 0;
+  mepi::EpilogInputs inputs;
+  HostTensor bias, geluIn;
+  std::vector<uint8_t> maskIn;
+  int64_t maskLd = maskBytesPerColumn(m), geluLd = geluRows(m);
+  if (hasBias) {
+    bias = randomTensor(type, {m}, rng);
+    inputs.bias = arena.toDevice(bias);
+  }
+  if (dRelu) { // random bits in the forward epilog's layout
+    HostTensor mask;
+    mask.layout = {ElementType::U8, {maskLd, n}, {1, maskLd}};
+    mask.bytes.resize(maskLd * n);
+    for (uint8_t &byte : mask.bytes)
+      byte = static_cast<uint8_t>(rng());
+    maskIn = mask.bytes;
+    inputs.reluAux = arena.toDevice(mask);
+  }
+  if (dGelu) {
+    geluIn = randomTensor(type, {n, geluLd}, rng); // column-major [geluLd, n] storage
+    geluIn.layout = {type, {geluLd, n}, {1, geluLd}};
+    inputs.geluAux = arena.toDevice(geluIn);
+  }
+  Run run = execute(dev, arena, epilog, a, b, s.kMajorB, inputs, amax, type);
+  config = run.config;
+
+  // fp64 reference.
+  std::vector<double> dRef(m * n), pre(m * n), dOut(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc += a.values[i * k + kk] * bAt(kk, j);
+      double x = acc + (hasBias ? bias.values[i] : 0.0);
+      pre[i * n + j] = x;
+      double y = x;
+      if (name.rfind("RELU", 0) == 0)
+        y = std::max(x, 0.0);
+      else if (name.rfind("GELU", 0) == 0)
+        y = geluRef(x);
+      else if (dRelu)
+        y = (maskIn[j * maskLd + i / 8] >> (i % 8)) & 1 ? x : 0.0;
+      else if (dGelu)
+        y = x * geluDerivativeRef(geluIn.values[j * geluLd + i]);
+      dRef[i * n + j] = y;
+      dOut[i * n + j] = readDevice(run.d, type, i * n + j);
+    }
+  std::string why = relativeError("d", dOut, dRef, tol, err);
+  if (!why.empty())
+    return why;
+
+  if (run.aux.count("relu_aux")) {
+    const std::vector<uint8_t> &mask = run.aux["relu_aux"];
+    int64_t wrong = 0;
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < (m + 7) / 8 * 8; ++i) {
+        bool bit = (mask[j * maskLd + i / 8] >> (i % 8)) & 1;
+        if (i >= m) { // rows past M in the last byte are zero
+          if (bit)
+            return "relu_aux: bit of row " + std::to_string(i) + " >= M set";
+          continue;
+        }
+        double x = pre[i * n + j];
+        // Only a pre-activation within rounding of zero may go either way.
+        if (bit != (x > 0) && std::abs(x) > 1e-3)
+          ++wrong;
+      }
+    if (wrong)
+      return "relu_aux: " + std::to_string(wrong) + " bits differ from the reference";
+  }
+  if (run.aux.count("gelu_aux")) {
+    std::vector<double> out(m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        out[i * n + j] = readDevice(run.aux["gelu_aux"], type, j * geluLd + i);
+    why = relativeError("gelu_aux", out, pre, tol, err);
+    if (!why.empty())
+      return why;
+  }
+  for (const char *key : {"drelu_bgrad", "dgelu_bgrad"}) {
+    if (!run.aux.count(key))
+      continue;
+    std::vector<double> out(m), ref(m, 0.0);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j)
+        ref[i] += dRef[i * n + j];
+      out[i] = readDevice(run.aux[key], type, i);
+    }
+    why = relativeError(key, out, ref, tol, err);
+    if (!why.empty())
+      return why;
+  }
+  if (amax) {
+    if (!run.aux.count("result_amax"))
+      return "result_amax missing from the aux outputs";
+    double ref = 0;
+    for (double y : dRef)
+      ref = std::max(ref, std::abs(y));
+    why = relativeError("result_amax", {readDevice(run.aux["result_amax"], ElementType::F32, 0)},
+                        {ref}, tol, err);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
+/// Forward RELU_AUX_BIAS (or GELU_AUX_BIAS), then the backward DRELU_BGRAD (DGELU_BGRAD) of the
+/// next layer's gradient through it: D2 = (A2 @ B2) * act'(pre), bgrad = sum over columns,
+/// against the same gradients written out by hand from the fp64 forward pass.
+std::string runChain(const Device &dev, bool gelu, Shape s, int64_t k2, std::mt19937 &rng,
+                     double &err) {
+  const ElementType type = ElementType::BF16;
+  DeviceArena arena(*dev.d);
+  int64_t m = s.m, n = s.n, k = s.k;
+  HostTensor w = randomTensor(type, {m, k}, rng), x = randomTensor(type, {k, n}, rng);
+  HostTensor bias = randomTensor(type, {m}, rng);
+  mepi::Matmul forward(arena.toDevice(w), arena.toDevice(x));
+  mepi::EpilogInputs fin;
+  fin.bias = arena.toDevice(bias);
+  forward.plan(gelu ? mepi::Epilog::GeluAuxBias : mepi::Epilog::ReluAuxBias, fin);
+  forward.execute();
+  mepi::Tensor aux = forward.auxOutputs().at(gelu ? "gelu_aux" : "relu_aux");
+
+  HostTensor w2 = randomTensor(type, {m, k2}, rng), g = randomTensor(type, {k2, n}, rng);
+  mepi::Matmul backward(arena.toDevice(w2), arena.toDevice(g));
+  mepi::EpilogInputs bin;
+  (gelu ? bin.geluAux : bin.reluAux) = aux;
+  backward.plan(gelu ? mepi::Epilog::DGeluBGrad : mepi::Epilog::DReluBGrad, bin);
+  mepi::Tensor d2 = backward.execute();
+  mepi::Tensor bgrad = backward.auxOutputs().at(gelu ? "dgelu_bgrad" : "drelu_bgrad");
+  cu(dev.d->cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+  std::vector<uint8_t> dBytes(m * n * 2), gBytes(m * 2);
+  cu(dev.d->cuMemcpyDtoH(dBytes.data(), reinterpret_cast<CUdeviceptr>(d2.data), dBytes.size()),
+     "DtoH");
+  cu(dev.d->cuMemcpyDtoH(gBytes.data(), reinterpret_cast<CUdeviceptr>(bgrad.data),
+                         gBytes.size()),
+     "DtoH");
+
+  std::vector<double> dRef(m * n), dOut(m * n), gRef(m, 0.0), gOut(m);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double t = bias.values[i], up = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        t += w.values[i * k + kk] * x.values[kk * n + j];
+      for (int64_t kk = 0; kk < k2; ++kk)
+        up += w2.values[i * k2 + kk] * g.values[kk * n + j];
+      double grad = gelu ? up * geluDerivativeRef(t) : (t > 0 ? up : 0.0);
+      dRef[i * n + j] = grad;
+      gRef[i] += grad;
+      dOut[i * n + j] = readDevice(dBytes, type, i * n + j);
+    }
+    gOut[i] = readDevice(gBytes, type, i);
+  }
+  std::string why = relativeError("d", dOut, dRef, 1e-2, err);
+  if (why.empty())
+    why = relativeError("bgrad", gOut, gRef, 1e-2, err);
+  return why;
+}
+} // namespace
+
+int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
+                     const std::function<bool(const std::string &)> &selected, int &passed,
+                     int &failed) {
+  struct Entry {
+    const char *name;
+    mepi::Epilog epilog;
+  };
+  const Entry entries[] = {
+      {"RELU_AUX", mepi::Epilog::ReluAux},         {"RELU_AUX_BIAS", mepi::Epilog::ReluAuxBias},
+      {"GELU_AUX", mepi::Epilog::GeluAux},         {"GELU_AUX_BIAS", mepi::Epilog::GeluAuxBias},
+      {"DRELU", mepi::Epilog::DRelu},              {"DRELU_BGRAD", mepi::Epilog::DReluBGrad},
+      {"DGELU", mepi::Epilog::DGelu},              {"DGELU_BGRAD", mepi::Epilog::DGeluBGrad},
+      {"BIAS", mepi::Epilog::Bias},                {"GELU_BIAS", mepi::Epilog::GeluBias}};
+  // Odd shapes; B as [n, k] is what the wgmma family takes, [k, n] goes to simt.
+  std::vector<Shape> shapes = {{100, 30, 64, false}, {257, 131, 99, true}};
+  if (!quick)
+    shapes.push_back({1000, 520, 300, true});
+  for (const Entry &entry : entries)
+    for (Shape s : shapes)
+      for (bool amax : {false, true}) {
+        std::string name = entry.name;
+        if ((name == "BIAS" || name == "GELU_BIAS") && !amax)
+          continue; // covered by the main matrix; here for result_amax
+        char line[256];
+        std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s", entry.name,
+                      amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
+                      s.kMajorB ? "B[n,k]" : "B[k,n]");
+        if (!selected(line))
+          continue;
+        double err = 0;
+        std::string config, why;
+        try {
+          why = runCase(dev, name, entry.epilog, s, amax, rng, err, config);
+        } catch (const mepi::Error &e) {
+          why = std::string("error: ") + e.what();
+        }
+        bool ok = why.empty();
+        (ok ? passed : failed)++;
+        std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line, config.c_str(), err,
+                    ok ? "" : "  ", why.c_str());
+        std::fflush(stdout);
+      }
+  for (bool gelu : {false, true}) {
+    std::string line = std::string("catalog chain ") +
+                       (gelu ? "GELU_AUX_BIAS -> DGELU_BGRAD" : "RELU_AUX_BIAS -> DRELU_BGRAD") +
+                       " bf16 m=300 n=77 k=65 k2=129";
+    if (!selected(line))
+      continue;
+    double err = 0;
+    std::string why;
+    try {
+      why = runChain(dev, gelu, {300, 77, 65, false}, 129, rng, err);
+    } catch (const mepi::Error &e) {
+      why = std::string("error: ") + e.what();
+    }
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), err,
+                ok ? "" : "  ", why.c_str());
+  }
+  return failed;
+}
+
+} // namespace gputest
