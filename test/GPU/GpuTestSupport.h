@@ -126,9 +126,12 @@ inline void cu(CUresult r, const char *what) {
 }
 
 inline mepi::DType apiDType(ElementType type) {
-  return type == ElementType::F16    ? mepi::DType::Float16
-         : type == ElementType::BF16 ? mepi::DType::BFloat16
-                                     : mepi::DType::Float32;
+  switch (type) {
+  case ElementType::F16: return mepi::DType::Float16;
+  case ElementType::BF16: return mepi::DType::BFloat16;
+  case ElementType::U8: return mepi::DType::UInt8;
+  default: return mepi::DType::Float32;
+  }
 }
 
 /// Device copies of host tensors for one case, freed together when the case ends.

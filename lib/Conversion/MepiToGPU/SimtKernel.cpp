@@ -236,12 +236,20 @@ private:
     Value ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
     Value rowIn = ltIndex(element.row, grid.m), colIn = ltIndex(element.col, grid.n);
 
+    // Workgroup buffers 16-byte aligned: LLVM vectorizes the loops that read them.
+    auto addBuffer = [&](ArrayRef<int64_t> shape, Type element) -> Value {
+      Value buffer = func.addWorkgroupAttribution(
+          MemRefType::get(shape, element, MemRefLayoutAttrInterface{}, workgroup), loc);
+      func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
+                                       LLVM::LLVMDialect::getAlignAttrName(),
+                                       b.getI64IntegerAttr(16));
+      return buffer;
+    };
     SmallVector<Value> buffers;
     for (Value value : shared) {
       bool bit = value.getType().isInteger(1);
       Type element = bit ? Type(b.getI8Type()) : Type(b.getF32Type());
-      Value buffer = func.addWorkgroupAttribution(
-          MemRefType::get({tileM, tileN}, element, MemRefLayoutAttrInterface{}, workgroup), loc);
+      Value buffer = addBuffer({tileM, tileN}, element);
       Value stored = bit ? arith::ExtUIOp::create(b, loc, b.getI8Type(), value).getResult()
                          : value;
       memref::StoreOp::create(b, loc, stored, buffer, ValueRange{ty, tx});
@@ -346,10 +354,7 @@ private:
     // Release the partials, then one thread counts the block in for every reduction.
     NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     gpu::BarrierOp::create(b, loc);
-    Value lastFlags = func.addWorkgroupAttribution(
-        MemRefType::get({static_cast<int64_t>(layouts.size())}, b.getI32Type(),
-                        MemRefLayoutAttrInterface{}, workgroup),
-        loc);
+    Value lastFlags = addBuffer({static_cast<int64_t>(layouts.size())}, b.getI32Type());
     {
       OpBuilder::InsertionGuard guard(b);
       thenIf(e.andI(eqIndex(tx, 0), eqIndex(ty, 0)));
