@@ -32,8 +32,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
 
     The region ends in `mepi.yield` with the value stored to D, one value per aux output, then
     one f32 per reduction. Aux outputs are `matrix` (D's element positions, rows may be
-    padded, any strides) or `bitmask` (an i1 per element, packed as for bitmask inputs; the
-    padding bits are zero). A reduction combines (`add` or `max`) its yielded f32 over the
+    padded, any strides) or `bitmask` (an i1 per element, packed as for bitmask inputs; the bits
+    of rows past M in a written byte are zero, bytes past ceil(M / 8) are not written). A reduction combines (`add` or `max`) its yielded f32 over the
     elements of each row of D (`row`: result [batch..., M]), of each column (`col`: [batch...,
     N]) or over all of D (`scalar`: a rank-0 result); the result is converted to its element
     type once complete. Sums are taken in an order that does not depend on timing, so results
