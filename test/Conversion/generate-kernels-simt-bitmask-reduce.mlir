@@ -8,7 +8,8 @@
 // CHECK: gpu.launch_func @mepi_kernels::@relu_aux_amax_matmul_0 {{.*}} args(%[[WS]] : !llvm.ptr,
 
 // CHECK-LABEL: gpu.func @relu_aux_amax_matmul_0(
-// CHECK-SAME: workgroup(%[[FLAGS:[a-z0-9_]+]] : memref<16x16xi8, #gpu.address_space<workgroup>>, %[[VALS:[a-z0-9_]+]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[LAST:[a-z0-9_]+]] : memref<1xi32, #gpu.address_space<workgroup>>)
+// Workgroup buffers 16-byte aligned: LLVM vectorizes the loops that read them.
+// CHECK-SAME: workgroup(%[[FLAGS:[a-z0-9_]+]] : memref<16x16xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VALS:[a-z0-9_]+]] : memref<16x16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[LAST:[a-z0-9_]+]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: %[[BITS:[a-z0-9_]+]]:2 = scf.if
 // CHECK: memref.store %{{.*}}, %[[FLAGS]]
 // CHECK: memref.store %[[BITS]]#1, %[[VALS]]
