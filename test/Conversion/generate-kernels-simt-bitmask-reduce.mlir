@@ -80,3 +80,25 @@ func.func @bitmask_tile(%a: memref<100x64xbf16>, %b: memref<30x64xbf16>, %d: mem
   }
   return
 }
+
+// -----
+
+// A column reduction: the thread of row 0 combines its column; the result has one value per
+// column of D.
+// CHECK-LABEL: gpu.func @col_max_matmul_0(
+// CHECK: arith.maximumf
+// CHECK: llvm.atomicrmw add
+// CHECK: scf.for
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<30xf32>
+func.func @col_max(%a: memref<100x64xbf16>, %b: memref<30x64xbf16>, %d: memref<100x30xbf16>,
+                   %colmax: memref<30xf32>) {
+  mepi.matmul ins(%a, %b : memref<100x64xbf16>, memref<30x64xbf16>) outs(%d : memref<100x30xbf16>)
+      reduce(%colmax as col max : memref<30xf32>)
+      attributes {transpose_b, config = #mepi.kernel_config<simt, tile = [16, 16, 1]>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t, %acc : bf16, f32
+  }
+  return
+}

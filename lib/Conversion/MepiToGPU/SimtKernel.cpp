@@ -299,34 +299,25 @@ private:
       Part part;
       int64_t rows = tileM, cols = tileN;
       Value firstRow = index(0), firstCol = index(0);
-      switch (layout.kind) {
-      case BroadcastKind::Row:
-        part.owner = e.andI(eqIndex(tx, 0), rowIn);
-        part.group = e.add(e.mul(bz, e.i32(grid.tilesM())), by);
-        part.contributor = bx;
-        part.local = i32(ty);
-        part.resultIndices = element.batch;
-        part.resultIndices.push_back(element.row);
-        rows = 1;
-        firstRow = ty;
-        break;
-      case BroadcastKind::Col:
-        part.owner = e.andI(eqIndex(ty, 0), colIn);
-        part.group = e.add(e.mul(bz, e.i32(grid.tilesN())), bx);
-        part.contributor = by;
-        part.local = i32(tx);
-        part.resultIndices = element.batch;
-        part.resultIndices.push_back(element.col);
-        cols = 1;
-        firstCol = tx;
-        break;
-      default:
+      if (layout.kind == BroadcastKind::Scalar) {
         part.owner = e.andI(eqIndex(tx, 0), eqIndex(ty, 0));
         part.group = e.i32(0);
         part.contributor =
             e.add(e.mul(e.add(e.mul(bz, e.i32(grid.tilesM())), by), e.i32(grid.tilesN())), bx);
         part.local = e.i32(0);
-        break;
+      } else {
+        // A row reduction: the thread of column 0 owns its row, the tile columns contribute;
+        // a column reduction is its mirror image.
+        bool row = layout.kind == BroadcastKind::Row;
+        Value own = row ? ty : tx, across = row ? tx : ty;
+        part.owner = e.andI(eqIndex(across, 0), row ? rowIn : colIn);
+        part.group = e.add(e.mul(bz, e.i32(row ? grid.tilesM() : grid.tilesN())), row ? by : bx);
+        part.contributor = row ? bx : by;
+        part.local = i32(own);
+        part.resultIndices = element.batch;
+        part.resultIndices.push_back(row ? element.row : element.col);
+        (row ? rows : cols) = 1;
+        (row ? firstRow : firstCol) = own;
       }
       OpBuilder::InsertionGuard guard(b);
       thenIf(part.owner);
