@@ -353,23 +353,29 @@ TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {
 }
 
 /// Every built-in epilog plans, verifies and compiles to a cubin (the planned IR declares its
-/// aux outputs and reductions).
+/// aux outputs and reductions), on the simt family (B row-major) and on the wgmma family
+/// (B^T K-major: the bitmask packing and the reductions of its staged epilog).
 class EveryEpilog : public ::testing::TestWithParam<const char *> {};
 TEST_P(EveryEpilog, Compiles) {
   std::string name = GetParam();
-  MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, name);
-  if (name.rfind("DRELU", 0) == 0)
-    p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, colMajor(16)}}};
-  if (name.rfind("DGELU", 0) == 0)
-    p.builtinInputs = {{"gelu_aux", {ElementType::BF16, {104, 30}, colMajor(104)}}};
-  p.resultAmax = true;
-  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  EXPECT_FALSE(kernel->cubin.empty());
-  EXPECT_NE(kernel->plannedIR.find("reduce("), std::string::npos) << kernel->plannedIR;
-  EXPECT_GT(kernel->workspaceBytes, 0); // the amax completes across blocks
-  if (name.find("_AUX") != std::string::npos)
-    EXPECT_NE(kernel->plannedIR.find("aux("), std::string::npos) << kernel->plannedIR;
+  for (bool kMajorB : {false, true}) {
+    SCOPED_TRACE(kMajorB ? "wgmma" : "simt");
+    MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, name, false, kMajorB);
+    if (name.rfind("DRELU", 0) == 0)
+      p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, colMajor(16)}}};
+    if (name.rfind("DGELU", 0) == 0)
+      p.builtinInputs = {{"gelu_aux", {ElementType::BF16, {104, 30}, colMajor(104)}}};
+    p.resultAmax = true;
+    llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    EXPECT_FALSE(kernel->cubin.empty());
+    EXPECT_NE(kernel->plannedIR.find("reduce("), std::string::npos) << kernel->plannedIR;
+    EXPECT_NE(kernel->config.find(kMajorB ? "<wgmma" : "<simt"), std::string::npos)
+        << kernel->config;
+    EXPECT_GT(kernel->workspaceBytes, 0); // the amax completes across blocks
+    if (name.find("_AUX") != std::string::npos)
+      EXPECT_NE(kernel->plannedIR.find("aux("), std::string::npos) << kernel->plannedIR;
+  }
 }
 INSTANTIATE_TEST_SUITE_P(Catalog, EveryEpilog,
                          ::testing::Values("RELU_AUX", "RELU_AUX_BIAS", "GELU_AUX",

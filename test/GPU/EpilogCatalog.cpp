@@ -276,10 +276,15 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
       {"DRELU", mepi::Epilog::DRelu},              {"DRELU_BGRAD", mepi::Epilog::DReluBGrad},
       {"DGELU", mepi::Epilog::DGelu},              {"DGELU_BGRAD", mepi::Epilog::DGeluBGrad},
       {"BIAS", mepi::Epilog::Bias},                {"GELU_BIAS", mepi::Epilog::GeluBias}};
-  // Odd shapes; B as [n, k] is what the wgmma family takes, [k, n] goes to simt.
+  // Odd shapes; B as [n, k] is what the wgmma family takes, [k, n] goes to simt. Rows of 99
+  // and 300 elements are no multiple of 16 bytes (ordinary loads); K = 512 takes TMA, and
+  // 200 x 260 x 4096 splits K (the reductions then run after the split-K sum).
   std::vector<Shape> shapes = {{100, 30, 64, false}, {257, 131, 99, true}};
-  if (!quick)
+  if (!quick) {
     shapes.push_back({1000, 520, 300, true});
+    shapes.push_back({777, 1000, 512, true});
+    shapes.push_back({200, 260, 4096, true});
+  }
   for (const Entry &entry : entries)
     for (Shape s : shapes)
       for (bool amax : {false, true}) {

@@ -145,7 +145,7 @@ LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ord
 
   LaunchGeometry geometry = generator->emitLaunchGeometry(host, op);
   Value sharedBytes;
-  if (int64_t bytes = generator->dynamicSharedMemoryBytes())
+  if (int64_t bytes = generator->dynamicSharedMemoryBytes(op))
     sharedBytes = arith::ConstantIntOp::create(host, loc, bytes, 32);
   auto launch = gpu::LaunchFuncOp::create(host, loc, kernel, geometry.grid, geometry.block,
                                           sharedBytes, launchOperands);

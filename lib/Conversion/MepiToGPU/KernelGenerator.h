@@ -42,7 +42,7 @@ public:
     return {};
   }
   /// Dynamic shared memory per block in bytes.
-  virtual int64_t dynamicSharedMemoryBytes() const { return 0; }
+  virtual int64_t dynamicSharedMemoryBytes(MatmulOp op) const { return 0; }
   /// Sets target attributes on the kernel function (e.g. blocks per multiprocessor).
   virtual void decorateKernel(gpu::GPUFuncOp kernel) const {}
 

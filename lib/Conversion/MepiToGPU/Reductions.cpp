@@ -59,6 +59,35 @@ Value mlir::mepi::emitCombine(Emitter &e, Combiner combiner, Value x, Value y) {
   return arith::MaximumFOp::create(e.b, e.loc, x, y);
 }
 
+SmallVector<Type> mlir::mepi::combinedValueTypes(MatmulOp op) {
+  Builder b(op.getContext());
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < op.getAux().size(); ++i)
+    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+      types.push_back(b.getI1Type());
+  types.append(op.getReductions().size(), b.getF32Type());
+  return types;
+}
+
+SmallVector<Value> mlir::mepi::pickCombinedValues(MatmulOp op, ArrayRef<Value> values) {
+  SmallVector<Value> picked;
+  for (unsigned i = 0; i < op.getAux().size(); ++i)
+    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+      picked.push_back(values[1 + i]);
+  llvm::append_range(picked, values.drop_front(1 + op.getAux().size()));
+  return picked;
+}
+
+SmallVector<Value> mlir::mepi::emitOutsideCombinedValues(Emitter &e, MatmulOp op) {
+  SmallVector<Value> values;
+  for (unsigned i = 0; i < op.getAux().size(); ++i)
+    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+      values.push_back(arith::ConstantIntOp::create(e.b, e.loc, e.b.getI1Type(), 0));
+  for (unsigned j = 0; j < op.getReductions().size(); ++j)
+    values.push_back(emitReductionIdentity(e, op.getReductionCombiner(j)));
+  return values;
+}
+
 Value mlir::mepi::emitPartialAddress(Emitter &e, Value workspace, const ReductionLayout &layout,
                                      Value group, Value contributor, Value local) {
   Value slot = e.add(e.mul(e.zext64(group), e.i64(layout.contributors)), e.zext64(contributor));

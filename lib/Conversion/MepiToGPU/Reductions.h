@@ -61,6 +61,14 @@ Value emitArrival(Emitter &e, Value workspace, const ReductionLayout &layout, Va
 Value emitCombinedPartials(Emitter &e, Value workspace, const ReductionLayout &layout,
                            Value group, Value local);
 
+/// The values of one element that other threads combine, in this order: an i1 per bitmask aux
+/// output (its bit), then an f32 per declared reduction.
+SmallVector<Type> combinedValueTypes(MatmulOp op);
+/// Those values among `values`, the results of emitEpilogValues / emitEpilogAndStore.
+SmallVector<Value> pickCombinedValues(MatmulOp op, ArrayRef<Value> values);
+/// Those values for an element outside D: zero bits and the reductions' identities.
+SmallVector<Value> emitOutsideCombinedValues(Emitter &e, MatmulOp op);
+
 /// Converts `value` to the element type of reduction `i` of `op` and stores it at `indices`.
 void emitStoreReduction(Emitter &e, MatmulOp op, const IRMapping &operands, unsigned i,
                         Value value, ValueRange indices);

@@ -120,11 +120,7 @@ public:
 
     // Values that other threads of the block combine: bitmask aux bits and reduction values.
     // Threads outside D take part with a zero bit and the reduction's identity.
-    SmallVector<Type> sharedTypes;
-    for (unsigned i = 0; i < op.getAux().size(); ++i)
-      if (op.getAuxKind(i) == BroadcastKind::Bitmask)
-        sharedTypes.push_back(b.getI1Type());
-    sharedTypes.append(op.getReductions().size(), b.getF32Type());
+    SmallVector<Type> sharedTypes = combinedValueTypes(op);
 
     ElementIndex element;
     element.batch = emitDelinearizedBatch(
@@ -138,21 +134,13 @@ public:
       b.setInsertionPointToStart(ifOp.thenBlock());
       Value acc = emitDotProduct(b, loc, op, operands, element, k);
       SmallVector<Value> values = emitEpilogAndStore(b, loc, op, operands, acc, element);
-      SmallVector<Value> shared;
-      for (unsigned i = 0; i < op.getAux().size(); ++i)
-        if (op.getAuxKind(i) == BroadcastKind::Bitmask)
-          shared.push_back(values[1 + i]);
-      llvm::append_range(shared, ArrayRef(values).drop_front(1 + op.getAux().size()));
+      SmallVector<Value> shared = pickCombinedValues(op, values);
       if (!shared.empty())
         scf::YieldOp::create(b, loc, shared);
       if (!sharedTypes.empty()) {
         b.setInsertionPointToStart(ifOp.elseBlock());
         Emitter e{b, loc};
-        SmallVector<Value> outside;
-        for (Type type : ArrayRef(sharedTypes).drop_back(op.getReductions().size()))
-          outside.push_back(arith::ConstantIntOp::create(b, loc, type, 0));
-        for (unsigned j = 0; j < op.getReductions().size(); ++j)
-          outside.push_back(emitReductionIdentity(e, op.getReductionCombiner(j)));
+        SmallVector<Value> outside = emitOutsideCombinedValues(e, op);
         scf::YieldOp::create(b, loc, outside);
       }
     }

@@ -27,6 +27,7 @@
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
+#include "WgmmaEpilog.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -46,28 +47,22 @@ constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 constexpr int64_t kWorkspaceAlignment = 256;
-
-/// The epilog stages the accumulators through shared memory, kChunkColumns columns at a time:
-/// each consumer warpgroup writes its 64 x kChunkColumns f32 block from the fragment layout,
-/// then its threads walk the block row by row, so that a warp's loads of epilog inputs and
-/// stores of D are consecutive addresses, and the epilog code exists once (the chunks are a
-/// runtime loop) instead of once per register. Rows are padded by 8 floats: a warp's 8-byte
-/// fragment stores then fill all 32 banks twice, the minimum for 256 bytes.
-constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
-/// Consecutive columns one thread takes through the epilog at a time (one float4 from the
-/// staging block, one vector store of D where D's layout allows it).
-constexpr int64_t kEpilogVector = 4;
+constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per block on sm_90
 
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
-  int64_t aBytes, bBytes, stageBytes, staging, stagingBytes, barriers, flags, total;
-  explicit SharedLayout(KernelConfigAttr config) {
+  int64_t aBytes = 0, bBytes = 0, stageBytes = 0, staging = 0, scratch = 0, scratchBytes = 0,
+          barriers = 0, flags = 0, total = 0;
+  SharedLayout() = default;
+  SharedLayout(KernelConfigAttr config, MatmulOp op) {
+    int64_t consumers = config.getTileM() / 64;
     aBytes = config.getTileM() * kSwizzleBytes;
     bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
     staging = config.getStages() * stageBytes;
-    stagingBytes = 64 * kStagingPitch * 4; // per consumer warpgroup
-    barriers = staging + config.getTileM() / 64 * stagingBytes;
+    scratch = staging + consumers * wgmmaStagingBytes();
+    scratchBytes = wgmmaEpilogScratchBytes(op); // per consumer warpgroup
+    barriers = scratch + consumers * scratchBytes;
     // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
     // dynamic base to 1024 bytes.
     flags = barriers + 16 * config.getStages();
@@ -107,9 +102,32 @@ public:
   int64_t counterBytes(int64_t tiles) const {
     return llvm::alignTo(tiles * consumers() * 4, kWorkspaceAlignment);
   }
-  int64_t workspaceBytes(MatmulOp op) const {
+  /// How the tiles cover D for the declared reductions: each consumer warpgroup is a row slice.
+  TileGrid tileGrid(MatmulOp op) const {
+    ArrayRef<int64_t> shape = op.getD().getType().getShape();
+    TileGrid grid;
+    grid.m = shape[0];
+    grid.n = shape[1];
+    grid.tileM = config.getTileM();
+    grid.tileN = config.getTileN();
+    grid.slices = consumers();
+    return grid;
+  }
+  /// Workspace: the split-K counters and partials, then the reductions' (Reductions.h).
+  int64_t splitKBytes(MatmulOp op) const {
+    if (config.getSplits() == 1)
+      return 0;
     int64_t n = tiles(op, config);
     return counterBytes(n) + n * config.getSplits() * config.getTileM() * config.getTileN() * 4;
+  }
+  SmallVector<ReductionLayout> reductionLayouts(MatmulOp op, int64_t &workspaceBytes) const {
+    workspaceBytes = splitKBytes(op);
+    if (op.getReductions().empty())
+      return {};
+    return planReductions(op, tileGrid(op), workspaceBytes, workspaceBytes);
+  }
+  bool needsWorkspace(MatmulOp op) const {
+    return config.getSplits() > 1 || !op.getReductions().empty();
   }
 
   LogicalResult checkSupported(MatmulOp op) const override {
@@ -122,9 +140,10 @@ public:
     if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape() ||
         !op.getA().getType().hasStaticShape())
       return op.emitOpError() << "wgmma kernels need static rank-2 operands";
-    if (hasBitmaskAux(op) || !op.getReductions().empty())
-      return op.emitOpError() << "wgmma kernels do not yet support bitmask aux outputs or "
-                                 "reductions; use the simt family";
+    if (int64_t bytes = SharedLayout(config, op).total; bytes > kMaxSharedBytes)
+      return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
+                              << config.getStages() << " stages and the epilog, more than the "
+                              << kMaxSharedBytes << " a block can have; use fewer stages";
     int64_t kSteps = llvm::divideCeil(op.getA().getType().getShape()[1], config.getTileK());
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
@@ -145,12 +164,17 @@ public:
                                             b.getDenseI64ArrayAttr({boxK, config.getTileN()}),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
-    if (config.getSplits() > 1)
-      leading.push_back(WorkspaceOp::create(b, loc, ptr, workspaceBytes(op)));
+    if (needsWorkspace(op)) {
+      int64_t bytes = 0;
+      reductionLayouts(op, bytes);
+      leading.push_back(WorkspaceOp::create(b, loc, ptr, bytes));
+    }
     return leading;
   }
 
-  int64_t dynamicSharedMemoryBytes() const override { return SharedLayout(config).total; }
+  int64_t dynamicSharedMemoryBytes(MatmulOp op) const override {
+    return SharedLayout(config, op).total;
+  }
 
   std::optional<SmallVector<int32_t, 3>> knownBlockSize() const override {
     return SmallVector<int32_t, 3>{static_cast<int32_t>(threads()), 1, 1};
@@ -198,8 +222,8 @@ private:
   scf::ForOp emitUnitLoop(Emitter &e, const Context &c) const;
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
                                              Value acc) const;
-  void emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
-                        Value acc, Value tileRow, Value tileCol) const;
+  void emitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
+                  Value acc, const WorkUnit &unit) const;
 };
 
 /// Values shared by both roles.
@@ -211,6 +235,8 @@ struct WgmmaKernelGenerator::Context {
   Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
   int64_t m, n, k, tilesM, tilesN, kSteps, units;
   Type elementType;
+  SharedLayout layout;
+  SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
 
 auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit) const
@@ -248,8 +274,9 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
                                     ValueRange leading) const {
   Location loc = op.getLoc();
   Emitter e{b, loc};
-  SharedLayout layout(config);
   Context c;
+  c.layout = SharedLayout(config, op);
+  const SharedLayout &layout = c.layout;
   if (config.getTma()) {
     c.mapA = leading[0];
     c.mapB = leading[1];
@@ -262,9 +289,11 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.tilesN = llvm::divideCeil(c.n, config.getTileN());
   c.kSteps = llvm::divideCeil(c.k, config.getTileK());
   c.units = c.tilesM * c.tilesN * config.getSplits();
-  if (config.getSplits() > 1)
+  if (needsWorkspace(op))
     c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
                                                 leading[config.getTma() ? 2 : 0]);
+  int64_t workspaceBytes = 0;
+  c.reductions = reductionLayouts(op, workspaceBytes);
   c.elementType = op.getA().getType().getElementType();
 
   // The dynamic shared memory symbol, declared once per kernel module.
@@ -339,7 +368,7 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
                                         const IRMapping &operands) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  SharedLayout layout(config);
+  const SharedLayout &layout = c.layout;
   int64_t stages = config.getStages();
   OpBuilder::InsertionGuard guard(b);
   scf::ForOp units = emitUnitLoop(e, c);
@@ -375,7 +404,7 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
                                         const StageLoad &load) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  SharedLayout layout(config);
+  const SharedLayout &layout = c.layout;
   auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), load.full, e.i32(layout.stageBytes),
                                          NVVM::MemScopeKind::CTA, false, Value());
@@ -393,7 +422,7 @@ void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const
                                              Value a, Value bMatrix) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  SharedLayout layout(config);
+  const SharedLayout &layout = c.layout;
   int64_t tileK = config.getTileK();
   Value thread = c.tid; // the producer is warpgroup 0
   // Element i * 128 + thread of a rows x 64 tile: a warp reads 32 consecutive elements of a
@@ -461,7 +490,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   OpBuilder &b = e.b;
   Location loc = e.loc;
   MLIRContext *ctx = b.getContext();
-  SharedLayout layout(config);
+  const SharedLayout &layout = c.layout;
   int64_t stages = config.getStages(), tileN = config.getTileN();
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
@@ -524,29 +553,24 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers());
 
   if (config.getSplits() == 1) {
-    emitStagedEpilog(e, c, op, operands, acc, unit.tileRow, unit.tileCol);
+    emitEpilog(e, c, op, operands, acc, unit);
   } else {
     auto [isLast, sum] = emitSplitReduction(e, c, unit, acc);
     auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(last.thenBlock());
-    emitStagedEpilog(e, c, op, operands, sum, unit.tileRow, unit.tileCol);
+    emitEpilog(e, c, op, operands, sum, unit);
   }
   scf::YieldOp::create(b, loc, itEnd);
 }
 
-/// Named barrier 1 + consumer: the consumer warpgroup's 128 threads (0 is the block's).
-static void syncConsumer(Emitter &e, Value consumer) {
-  NVVM::BarrierOp::create(e.b, e.loc, Type(), e.add(consumer, e.i32(1)), e.i32(kWarpgroup),
-                          NVVM::BarrierReductionAttr(), Value());
-}
 
 std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, const Context &c,
                                                                  const WorkUnit &unit,
                                                                  Value acc) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  SharedLayout layout(config);
+  const SharedLayout &layout = c.layout;
   int64_t splits = config.getSplits(), quads = registers() / 4;
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value thread = e.rem(c.tid, e.i32(kWarpgroup));
@@ -571,7 +595,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   }
   // Release: the partials are visible GPU-wide before the leader counts the warpgroup in.
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  syncConsumer(e, consumer);
+  emitConsumerBarrier(e, consumer);
   Value flag = e.offset(c.base, e.add(e.i32(layout.flags), e.mul(consumer, e.i32(4))));
   {
     auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
@@ -590,7 +614,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
     LLVM::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
                           /*alignment=*/4);
   }
-  syncConsumer(e, consumer);
+  emitConsumerBarrier(e, consumer);
   Value isLast = e.ne(LLVM::LoadOp::create(b, loc, b.getI32Type(), flag, /*alignment=*/4),
                       e.i32(0));
   // The last arrival sums the partials in split order: the same bits whoever arrives last.
@@ -622,128 +646,22 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   }
   return {isLast, sum.getResult(0)};
 }
-void WgmmaKernelGenerator::emitStagedEpilog(Emitter &e, const Context &c, MatmulOp op,
-                                            const IRMapping &operands, Value acc,
-                                            Value tileRow, Value tileCol) const {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  SharedLayout layout(config);
-  int64_t tileN = config.getTileN(), chunks = tileN / kChunkColumns;
-  Value consumer = e.sub(c.warpgroup, e.i32(1));
-  Value thread = e.rem(c.tid, e.i32(kWarpgroup));
-  Value lane = e.rem(c.tid, e.i32(32));
-  Value warp = e.div(thread, e.i32(32));
-  Value staging = e.offset(c.base, e.add(e.i32(layout.staging),
-                                         e.mul(consumer, e.i32(layout.stagingBytes))));
-  auto syncWarpgroup = [&] { syncConsumer(e, consumer); };
-  auto vec2 = VectorType::get({2}, b.getF32Type());
-  auto vec4 = VectorType::get({kEpilogVector}, b.getF32Type());
-  // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
-  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
-  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
-  Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
-  Value rowBase = e.add(e.mul(tileRow, e.i32(config.getTileM())), e.mul(consumer, e.i32(64)));
-  Value colBase = e.mul(tileCol, e.i32(tileN));
-  bool rowBounds = c.m % config.getTileM() != 0, colBounds = c.n % tileN != 0;
-  // D row-major with rows of whole vectors, at an address aligned for them: each group of
-  // kEpilogVector columns is one store, and inside or outside D as a whole.
-  MemRefType dType = op.getD().getType();
-  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  bool vectorStores = op.getAux().empty() && dType.getLayout().isIdentity() &&
-                      c.n % kEpilogVector == 0 &&
-                      getPromisedAlignment(op.getD()) >= kEpilogVector * dBytes;
-
-  // The chunk loop is a runtime loop so that the epilog is emitted once; only the copy of the
-  // chunk's registers to shared memory, which needs static register indices, is per chunk.
-  auto chunkLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(chunks), e.i32(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(chunkLoop.getBody());
-  Value chunk = chunkLoop.getInductionVar();
-  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, chunks));
-  auto copy = scf::IndexSwitchOp::create(b, loc, TypeRange{}, e.toIndex(chunk), caseValues,
-                                         chunks);
-  b.createBlock(&copy.getDefaultRegion());
-  scf::YieldOp::create(b, loc);
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    b.createBlock(&copy.getCaseRegions()[ch]);
-    // Registers of this chunk's columns, two adjacent columns per 8-byte store.
-    for (int64_t r = ch * 16; r < ch * 16 + 16; r += 2) {
-      Value row = e.add(fragmentRow, e.i32(8 * ((r / 2) % 2)));
-      Value col = e.add(fragmentCol, e.i32(8 * (r / 4) - ch * kChunkColumns));
-      Value offset = e.mul(e.add(e.mul(row, e.i32(kStagingPitch)), col), e.i32(4));
-      Value pair = LLVM::UndefOp::create(b, loc, vec2);
-      for (int64_t j = 0; j < 2; ++j)
-        pair = LLVM::InsertElementOp::create(
-            b, loc, pair, LLVM::ExtractValueOp::create(b, loc, acc, r + j), e.i32(j));
-      LLVM::StoreOp::create(b, loc, pair, e.offset(staging, offset), /*alignment=*/8);
-    }
-    scf::YieldOp::create(b, loc);
-  }
-  b.setInsertionPointAfter(copy);
-  syncWarpgroup();
-
-  // Group i * 128 + thread of kEpilogVector columns: a warp covers 4 rows of the chunk, and a
-  // thread has kEpilogVector independent elements per step to overlap their latencies.
-  int64_t groupsPerRow = kChunkColumns / kEpilogVector;
-  int64_t steps = 64 * groupsPerRow / kWarpgroup;
-  auto groups = scf::ForOp::create(b, loc, e.i32(0), e.i32(steps), e.i32(1));
-  b.setInsertionPointToStart(groups.getBody());
-  Value linear = e.add(e.mul(groups.getInductionVar(), e.i32(kWarpgroup)), thread);
-  Value localRow = e.div(linear, e.i32(groupsPerRow));
-  Value localCol = e.mul(e.rem(linear, e.i32(groupsPerRow)), e.i32(kEpilogVector));
-  Value offset = e.mul(e.add(e.mul(localRow, e.i32(kStagingPitch)), localCol), e.i32(4));
-  Value values = LLVM::LoadOp::create(b, loc, vec4, e.offset(staging, offset), /*alignment=*/16);
-  Value row = e.add(rowBase, localRow);
-  Value col0 = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), localCol));
-  auto element = [&](int64_t j) {
-    ElementIndex index;
-    index.row = e.toIndex(row);
-    index.col = e.toIndex(e.add(col0, e.i32(j)));
-    return std::make_pair(LLVM::ExtractElementOp::create(b, loc, values, e.i32(j)).getResult(),
-                          index);
-  };
-  auto guardIf = [&](Value inside) {
-    auto store = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(store.thenBlock());
-  };
-  if (vectorStores) {
-    Value inside;
-    if (rowBounds)
-      inside = e.ult(row, e.i32(c.m));
-    if (colBounds) {
-      Value colInside = e.ult(col0, e.i32(c.n));
-      inside = inside ? e.andI(inside, colInside) : colInside;
-    }
-    if (inside)
-      guardIf(inside);
-    Type dElement = dType.getElementType();
-    Value out = LLVM::UndefOp::create(b, loc, VectorType::get({kEpilogVector}, dElement));
-    for (int64_t j = 0; j < kEpilogVector; ++j) {
-      auto [acc, index] = element(j);
-      Value v = emitEpilogValues(b, loc, op, operands, acc, index)[0];
-      out = LLVM::InsertElementOp::create(b, loc, out, v, e.i32(j));
-    }
-    Value dPointer = memref::ExtractAlignedPointerAsIndexOp::create(
-        b, loc, operands.lookup(op.getD()));
-    Value dAddress = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dPointer);
-    Value dBase = LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), dAddress);
-    Value linearIndex = e.add(e.mul(e.zext64(row), e.i64(c.n)), e.zext64(col0));
-    Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
-                                       ArrayRef<LLVM::GEPArg>{linearIndex});
-    LLVM::StoreOp::create(b, loc, out, target, /*alignment=*/kEpilogVector * dBytes);
-  } else {
-    for (int64_t j = 0; j < kEpilogVector; ++j) {
-      OpBuilder::InsertionGuard perElement(b);
-      auto [acc, index] = element(j);
-      if (rowBounds || colBounds) {
-        Value colJ = e.add(col0, e.i32(j));
-        guardIf(e.andI(e.ult(row, e.i32(c.m)), e.ult(colJ, e.i32(c.n))));
-      }
-      emitEpilogAndStore(b, loc, op, operands, acc, index);
-    }
-  }
-  b.setInsertionPointAfter(groups);
-  syncWarpgroup(); // the block is read before the next chunk overwrites it
+void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
+                                      const IRMapping &operands, Value acc,
+                                      const WorkUnit &unit) const {
+  WgmmaEpilogFrame frame;
+  frame.m = c.m;
+  frame.n = c.n;
+  frame.tileM = config.getTileM();
+  frame.tileN = config.getTileN();
+  frame.consumers = consumers();
+  frame.staging = c.layout.staging;
+  frame.scratch = c.layout.scratch;
+  frame.reductions = c.reductions;
+  frame.base = c.base;
+  frame.workspace = c.workspace;
+  frame.tid = c.tid;
+  emitWgmmaEpilog(e, op, operands, frame, acc, unit.tileRow, unit.tileCol);
 }
 } // namespace
 

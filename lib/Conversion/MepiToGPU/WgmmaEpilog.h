@@ -1,0 +1,54 @@
+// The wgmma family's epilog: from one consumer warpgroup's accumulator registers (64 rows x
+// tile_n columns of f32) to D, the aux outputs and the declared reductions.
+//
+// The accumulators go through shared memory kChunkColumns columns at a time (the staging
+// block), so that a warp's epilog-input loads and D stores are consecutive addresses and the
+// epilog region is emitted once. What threads must combine (bitmask bits, reduction values) goes
+// through a per-consumer scratch area:
+//   - a bitmask aux: one flag byte per element of the chunk; after the chunk, each thread packs
+//     the 8 rows of a byte and stores it (cuBLASLt's mask layout);
+//   - a row reduction: one f32 slot per (row, thread of the row), combined over the chunks, then
+//     per row at the end of the tile;
+//   - a column reduction: one slot per (row group of 4 threads' rows, column), combined per
+//     chunk into the column's partial;
+//   - a scalar reduction: one slot per thread, combined at the end of the tile.
+// Every combination runs in a fixed order, then completes across tiles through Reductions.h with
+// the consumer warpgroup as the row slice, so results do not depend on scheduling.
+#ifndef MEPI_CONVERSION_MEPITOGPU_WGMMAEPILOG_H
+#define MEPI_CONVERSION_MEPITOGPU_WGMMAEPILOG_H
+
+#include "Emitter.h"
+#include "Reductions.h"
+
+namespace mlir::mepi {
+
+/// Bytes of one consumer warpgroup's staging block (64 rows x kChunkColumns f32, padded rows).
+int64_t wgmmaStagingBytes();
+
+/// Bytes of one consumer warpgroup's epilog scratch area for `op` (0 when nothing combines).
+int64_t wgmmaEpilogScratchBytes(MatmulOp op);
+
+/// Named barrier 1 + consumer: the 128 threads of consumer warpgroup `consumer` (0-based; named
+/// barrier 0 is the block's).
+void emitConsumerBarrier(Emitter &e, Value consumer);
+
+/// Where the epilog works, fixed per kernel.
+struct WgmmaEpilogFrame {
+  int64_t m = 0, n = 0, tileM = 0, tileN = 0, consumers = 0;
+  int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
+  int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area
+  SmallVector<ReductionLayout> reductions;
+  Value base;      ///< aligned dynamic shared memory (ptr<3>)
+  Value workspace; ///< global pointer (reductions only)
+  Value tid;       ///< thread index in the block (i32); consumers are warpgroups 1..C
+};
+
+/// Applies the epilog to one consumer warpgroup's accumulators `acc` (an LLVM struct of
+/// tile_n / 2 f32 in the wgmma fragment layout) of tile (tileRow, tileCol), storing D and the
+/// aux outputs and completing the reductions.
+void emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
+                     const WgmmaEpilogFrame &frame, Value acc, Value tileRow, Value tileCol);
+
+} // namespace mlir::mepi
+
+#endif // MEPI_CONVERSION_MEPITOGPU_WGMMAEPILOG_H
