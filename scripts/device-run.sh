@@ -5,6 +5,7 @@
 #   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case)
 #   scripts/device-run.sh examples     the C++ and C host programs of examples/ (installed mepi)
 #   scripts/device-run.sh lto          nvJitLink links a user LTO-IR object (libNVVM lookup)
+#   scripts/device-run.sh interop      the ReLU mask against cuBLASLt's, bit for bit (interop.log)
 #   scripts/device-run.sh bench        mepi-bench vs cuBLASLt: table in bench.log, JSON in dense.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
@@ -60,6 +61,11 @@ run_lto() {
   return "${PIPESTATUS[0]}"
 }
 
+run_interop() {
+  "$bundle/bin/mepi-cublaslt-interop" 2>&1 | tee "$out/interop.log"
+  return "${PIPESTATUS[0]}"
+}
+
 run_bench() {
   "$bundle/bin/mepi-bench" --json "$out/dense.json" ${MEPI_BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
   return "${PIPESTATUS[0]}"
@@ -89,9 +95,10 @@ for set in "${@:-smoke}"; do
     gpu-tests) run_gpu_tests || status=1 ;;
     examples) run_examples || status=1 ;;
     lto) run_lto || status=1 ;;
+    interop) run_interop || status=1 ;;
     bench) run_bench || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, bench, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, sass)" >&2
        status=2 ;;
   esac
 done

@@ -6,7 +6,15 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--json FILE] [--filter SUBSTRING]... [--config KERNEL_CONFIG]
+//   mepi-bench [--quick] [--catalog] [--json FILE] [--filter SUBSTRING]...
+//              [--config KERNEL_CONFIG]
+//
+// --catalog measures the epilogs with aux outputs and bias gradients (RELU_AUX_BIAS,
+// GELU_AUX_BIAS, DRELU_BGRAD, DGELU_BGRAD) in fp16 instead of the default set. Their aux
+// buffers have the layouts both take: the ReLU mask column-major with rows of ceil(M/8)
+// rounded up to 16 bytes (cuBLASLt: ld = M rounded up to 128 bits), gelu_aux column-major
+// with M rounded up to 8 rows; the backward epilogs read random ones and write the bias
+// gradient (length M).
 //
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
@@ -123,6 +131,10 @@ template <typename F> double medianMs(CUstream stream, int iterations, F &&launc
 
 cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
+  if (name == "RELU_AUX_BIAS") return CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
+  if (name == "GELU_AUX_BIAS") return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  if (name == "DRELU_BGRAD") return CUBLASLT_EPILOGUE_DRELU_BGRAD;
+  if (name == "DGELU_BGRAD") return CUBLASLT_EPILOGUE_DGELU_BGRAD;
   if (name == "RELU_BIAS") return CUBLASLT_EPILOGUE_RELU_BIAS;
   if (name == "GELU_BIAS") return CUBLASLT_EPILOGUE_GELU_BIAS;
   if (name == "RELU") return CUBLASLT_EPILOGUE_RELU;
@@ -132,6 +144,10 @@ cublasLtEpilogue_t cublasEpilog(const std::string &name) {
 
 mepi::Epilog mepiEpilog(const std::string &name) {
   if (name == "BIAS") return mepi::Epilog::Bias;
+  if (name == "RELU_AUX_BIAS") return mepi::Epilog::ReluAuxBias;
+  if (name == "GELU_AUX_BIAS") return mepi::Epilog::GeluAuxBias;
+  if (name == "DRELU_BGRAD") return mepi::Epilog::DReluBGrad;
+  if (name == "DGELU_BGRAD") return mepi::Epilog::DGeluBGrad;
   if (name == "RELU_BIAS") return mepi::Epilog::ReluBias;
   if (name == "GELU_BIAS") return mepi::Epilog::GeluBias;
   if (name == "RELU") return mepi::Epilog::Relu;
@@ -143,7 +159,14 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
                     bool quick) {
   Measurement r;
   const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
-  bool hasBias = std::string(p.epilog).find("BIAS") != std::string::npos;
+  std::string epilog = p.epilog;
+  bool backward = epilog.find("BGRAD") != std::string::npos;
+  bool hasBias = epilog.find("BIAS") != std::string::npos; // as input, or its gradient
+  bool reluAux = epilog.find("RELU_AUX") != std::string::npos || epilog == "DRELU_BGRAD";
+  bool geluAux = epilog.find("GELU_AUX") != std::string::npos || epilog == "DGELU_BGRAD";
+  // The aux layouts both libraries take (column-major, padded rows).
+  int64_t maskPitch = ((m + 7) / 8 + 15) / 16 * 16; // bytes per column of the ReLU mask
+  int64_t geluPitch = (m + 7) / 8 * 8;               // elements per column of gelu_aux
   size_t inputBytes = 2 * size_t(m * k + n * k);
   // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
   r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
@@ -153,6 +176,12 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     bs.push_back(randomBuffer(size_t(n * k), p.bf16, 2 * i + 2));
   }
   CUdeviceptr bias = hasBias ? randomBuffer(size_t(m), p.bf16, 99) : 0;
+  // Aux buffers: written by the forward epilogs, read (random contents) by the backward ones.
+  // A random 16-bit pattern is also a random mask.
+  size_t auxBytes = reluAux ? size_t(maskPitch * n) : geluAux ? size_t(geluPitch * n) * 2 : 0;
+  CUdeviceptr aux = auxBytes ? randomBuffer((auxBytes + 1) / 2, p.bf16, 98) : 0;
+  // cuBLASLt's bias gradient output (mepi allocates its own).
+  CUdeviceptr refGrad = backward ? randomBuffer(size_t(m), p.bf16, 97) : 0;
   CUdeviceptr refD;
   cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
   size_t workspaceBytes = 32u << 20;
@@ -163,6 +192,8 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
     for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
     if (bias) driver->cuMemFree(bias);
+    if (aux) driver->cuMemFree(aux);
+    if (refGrad) driver->cuMemFree(refGrad);
     driver->cuMemFree(refD);
     driver->cuMemFree(workspace);
   };
@@ -184,8 +215,15 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
                        std::nullopt, mepi::Qualifiers{false, true}, options);
       auto t0 = std::chrono::steady_clock::now();
       mepi::EpilogInputs inputs;
-      if (hasBias)
+      if (hasBias && !backward)
         inputs.bias = tensor(bias, {m});
+      if (backward) {
+        mepi::Tensor t = tensor(aux, {reluAux ? maskPitch : geluPitch, n});
+        t.strides = {1, t.shape[0]};
+        if (reluAux)
+          t.dtype = mepi::DType::UInt8;
+        (reluAux ? inputs.reluAux : inputs.geluAux) = t;
+      }
       mms.back().plan(mepiEpilog(p.epilog), inputs);
       r.config = mms.back().kernelConfiguration();
       if (i == 0)
@@ -224,13 +262,24 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
            "EPILOGUE");
     cudaDataType_t type = p.bf16 ? CUDA_R_16BF : CUDA_R_16F;
     if (hasBias) {
-      void *biasPtr = reinterpret_cast<void *>(bias);
+      // The bias (forward) or the bias gradient it writes (backward).
+      void *biasPtr = reinterpret_cast<void *>(backward ? refGrad : bias);
       cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,
                                             sizeof biasPtr),
              "BIAS_POINTER");
       cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type,
                                             sizeof type),
              "BIAS_DATA_TYPE");
+    }
+    if (aux) {
+      void *auxPtr = reinterpret_cast<void *>(aux);
+      int64_t auxLd = reluAux ? maskPitch * 8 : geluPitch; // in elements (bits for the mask)
+      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                            &auxPtr, sizeof auxPtr),
+             "AUX_POINTER");
+      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &auxLd,
+                                            sizeof auxLd),
+             "AUX_LD");
     }
     cublasLtMatrixLayout_t la, lb, ld;
     cublas(cublasLtMatrixLayoutCreate(&la, type, k, m, k), "layout A");
@@ -307,7 +356,7 @@ std::string jsonEscape(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false;
+  bool quick = false, catalog = false;
   std::string jsonPath, command = argv[0];
   std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
@@ -315,6 +364,8 @@ int main(int argc, char **argv) {
     command += " " + arg;
     if (arg == "--quick")
       quick = true;
+    else if (arg == "--catalog")
+      catalog = true;
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
@@ -359,6 +410,14 @@ int main(int argc, char **argv) {
       {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
   std::vector<Problem> problems;
   for (const Shape &s : shapes) {
+    if (catalog) { // fp16, as the anchor problem (65536 x 16384 x 8192) is
+      Shape named = s;
+      if (std::string(s.name) == "blog-relu-bias")
+        named.name = "m65536";
+      for (const char *e : {"RELU_AUX_BIAS", "GELU_AUX_BIAS", "DRELU_BGRAD", "DGELU_BGRAD"})
+        problems.push_back({named, false, e});
+      continue;
+    }
     if (std::string(s.name) == "blog-relu-bias") { // the nvmath-python epilog blog's problem
       problems.push_back({s, false, "RELU_BIAS"});
       continue;
@@ -375,7 +434,7 @@ int main(int argc, char **argv) {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   std::printf("device: %s (L2 %d MiB), %s\n", name, l2 >> 20, date);
-  std::printf("%-16s %-5s %-10s %6s %6s %6s %10s %10s %7s %8s %8s %8s  %s\n", "shape", "dtype",
+  std::printf("%-16s %-5s %-13s %6s %6s %6s %10s %10s %7s %8s %8s %8s  %s\n", "shape", "dtype",
               "epilog", "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us",
               "ref us", "mepi kernel");
   std::string rows;
@@ -397,7 +456,7 @@ int main(int argc, char **argv) {
       logSum += std::log(ratio);
       ++counted;
     }
-    std::printf("%-16s %-5s %-10s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
+    std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
                 p.shape.name, p.bf16 ? "bf16" : "fp16", p.epilog, p.shape.m, p.shape.n,
                 p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs, r.refHostUs,
                 shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
@@ -423,7 +482,8 @@ int main(int argc, char **argv) {
     json << "{\n  \"device\": \"" << jsonEscape(name) << "\",\n  \"date\": \"" << date
          << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n"
          << "  \"layout\": \"A MxK and B NxK, both K-major (TN); D row-major (mepi), "
-            "column-major (cuBLASLt); bias length M\",\n"
+            "column-major (cuBLASLt); bias length M; aux "
+            "column-major with padded rows\",\n"
          << "  \"geomean_ratio\": " << geomean << ",\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }
