@@ -48,7 +48,7 @@ struct Tensor {
 /// DGELU_BGRAD, as the forward epilog returned them.
 /// Aux outputs (Matmul::auxOutputs(), by nvmath-python's keys):
 ///   - "relu_aux" (RELU_AUX, RELU_AUX_BIAS): cuBLASLt's ReLU mask, bit row % 8 of byte
-///     (row / 8, col) is 1 where the ReLU's input was > 0; u8 [batch..., ceil(M/8) rounded up
+///     (row / 8, col) is 1 where the ReLU's input was >= 0; u8 [batch..., ceil(M/8) rounded up
 ///     to 16, N], column-major (strides [..., 1, rows]);
 ///   - "gelu_aux" (GELU_AUX, GELU_AUX_BIAS): the GELU's input in D's type, [batch..., M rounded
 ///     up to 8, N], column-major;

@@ -3,7 +3,7 @@
 //
 // Inputs are small integers (A, B in {-1, 0, 1}, the bias in {-2, ..., 2}), so every sum is
 // exact in f32 whatever the summation order: both libraries must then agree exactly, including
-// on pre-activations that are exactly 0 (the mask bit is x > 0). Per shape and dtype:
+// on pre-activations that are exactly 0 (the mask bit is x >= 0, cuBLASLt's choice). Per shape and dtype:
 //   1. RELU_AUX_BIAS in mepi and in cuBLASLt: D equal element for element, the masks equal on
 //      every bit of the M rows of each column (bits past M are padding);
 //   2. DRELU_BGRAD in mepi with cuBLASLt's mask, and in cuBLASLt with mepi's mask: D and the
@@ -49,9 +49,11 @@ std::vector<uint8_t> download(const Device &dev, const void *ptr, size_t bytes) 
 
 /// cuBLASLt's D (column-major M x N) = A B^T with `epilogue`; `aux` is the ReLU mask (written by
 /// RELU_AUX_BIAS, read by DRELU_BGRAD), `bias` the bias (read) or its gradient (written).
-void cublasLtRun(cublasLtHandle_t lt, cublasLtEpilogue_t epilogue, cudaDataType_t type,
-                 int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *d,
-                 void *aux, void *bias) {
+constexpr size_t kWorkspaceBytes = 32u << 20;
+
+void cublasLtRun(cublasLtHandle_t lt, CUdeviceptr workspace, cublasLtEpilogue_t epilogue,
+                 cudaDataType_t type, int64_t m, int64_t n, int64_t k, const void *a,
+                 const void *b, void *d, void *aux, void *bias) {
   cublasLtMatmulDesc_t desc;
   cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
   cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
@@ -73,6 +75,10 @@ void cublasLtRun(cublasLtHandle_t lt, cublasLtEpilogue_t epilogue, cudaDataType_
   cublas(cublasLtMatrixLayoutCreate(&ld, type, m, n, m), "layout D");
   cublasLtMatmulPreference_t pref;
   cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
+  size_t maxWorkspace = kWorkspaceBytes; // the bias-gradient epilogs need one
+  cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                              &maxWorkspace, sizeof maxWorkspace),
+         "workspace preference");
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
@@ -81,7 +87,7 @@ void cublasLtRun(cublasLtHandle_t lt, cublasLtEpilogue_t epilogue, cudaDataType_
     throw mepi::Error("cuBLASLt has no algorithm for this problem");
   float alpha = 1.0f, beta = 0.0f;
   cublas(cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &heuristic.algo,
-                        nullptr, 0, nullptr),
+                        reinterpret_cast<void *>(workspace), kWorkspaceBytes, nullptr),
          "cublasLtMatmul");
   cublasLtMatmulPreferenceDestroy(pref);
   cublasLtMatrixLayoutDestroy(la);
@@ -101,18 +107,22 @@ int64_t compareD(const std::vector<uint8_t> &mepiD, const std::vector<uint8_t> &
   return bad;
 }
 
-/// Mask bits of rows < M that differ; `ones` counts mepi's set bits.
+/// Mask bits of rows < M that differ; `ones` counts mepi's set bits. `first` names the first
+/// difference and how many were set only in x (mepi) and only in y (cuBLASLt).
 int64_t compareMasks(const std::vector<uint8_t> &x, const std::vector<uint8_t> &y, int64_t m,
                      int64_t n, int64_t &ones, std::string &first) {
-  int64_t bad = 0, pitch = maskPitch(m);
+  int64_t bad = 0, onlyX = 0, pitch = maskPitch(m);
   ones = 0;
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i) {
       int bx = (x[j * pitch + i / 8] >> (i % 8)) & 1, by = (y[j * pitch + i / 8] >> (i % 8)) & 1;
       ones += bx;
+      onlyX += bx && !by;
       if (bx != by && bad++ == 0)
         first = "bit (" + std::to_string(i) + "," + std::to_string(j) + ")";
     }
+  first += "; set only by mepi: " + std::to_string(onlyX) +
+           ", only by cuBLASLt: " + std::to_string(bad - onlyX);
   return bad;
 }
 
@@ -121,7 +131,8 @@ struct Shape {
 };
 
 /// One shape and dtype; returns "" or what differed.
-std::string runCase(const Device &dev, cublasLtHandle_t lt, ElementType type, Shape s,
+std::string runCase(const Device &dev, cublasLtHandle_t lt, CUdeviceptr workspace,
+                    ElementType type, Shape s,
                     std::mt19937 &rng, std::string &summary) {
   const CudaDriver &d = *dev.d;
   DeviceArena arena(d);
@@ -149,7 +160,7 @@ std::string runCase(const Device &dev, cublasLtHandle_t lt, ElementType type, Sh
   summary = forward.kernelConfiguration();
   mepi::Tensor mepiD = forward.execute();
   const mepi::Tensor &mepiMask = forward.auxOutputs().at("relu_aux");
-  cublasLtRun(lt, CUBLASLT_EPILOGUE_RELU_AUX_BIAS, cudaType, m, n, k, aT.data, bT.data,
+  cublasLtRun(lt, workspace, CUBLASLT_EPILOGUE_RELU_AUX_BIAS, cudaType, m, n, k, aT.data, bT.data,
               refD.data, refMask.data, biasT.data);
   cu(d.cuCtxSynchronize(), "forward");
   std::string first;
@@ -178,7 +189,7 @@ std::string runCase(const Device &dev, cublasLtHandle_t lt, ElementType type, Sh
   backward.plan(mepi::Epilog::DReluBGrad, maskInput);
   mepi::Tensor mepiDx = backward.execute();
   const mepi::Tensor &mepiGrad = backward.auxOutputs().at("drelu_bgrad");
-  cublasLtRun(lt, CUBLASLT_EPILOGUE_DRELU_BGRAD, cudaType, m, n, k, aT.data, bT.data,
+  cublasLtRun(lt, workspace, CUBLASLT_EPILOGUE_DRELU_BGRAD, cudaType, m, n, k, aT.data, bT.data,
               refD2.data, mepiMask.data, refGrad.data);
   cu(d.cuCtxSynchronize(), "backward");
   badD = compareD(download(dev, mepiDx.data, m * n * 2), download(dev, refD2.data, m * n * 2), m,
@@ -223,6 +234,8 @@ int main() {
     std::printf("cublasLtCreate failed\n");
     return 1;
   }
+  CUdeviceptr workspace = 0;
+  cu(driver->cuMemAlloc(&workspace, kWorkspaceBytes), "cuMemAlloc(workspace)");
   std::mt19937 rng(20261122);
   // Odd M and N (a partial mask byte, partial tiles); |D| <= K + 2 stays an exact bf16
   // integer (<= 256) for K <= 254, which the backward comparison needs.
@@ -232,7 +245,7 @@ int main() {
     for (Shape s : shapes) {
       std::string summary, why;
       try {
-        why = runCase(dev, lt, type, s, rng, summary);
+        why = runCase(dev, lt, workspace, type, s, rng, summary);
       } catch (const mepi::Error &e) {
         why = std::string("error: ") + e.what();
       }
@@ -245,5 +258,6 @@ int main() {
     }
   std::printf("%d passed, %d failed\n", passed, failed);
   cublasLtDestroy(lt);
+  driver->cuMemFree(workspace);
   return failed == 0 ? 0 : 1;
 }

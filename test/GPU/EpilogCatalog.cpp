@@ -167,7 +167,7 @@ std::string runCase(const Device &dev, const std::string &name, mepi::Epilog epi
         }
         double x = pre[i * n + j];
         // Only a pre-activation within rounding of zero may go either way.
-        if (bit != (x > 0) && std::abs(x) > 1e-3)
+        if (bit != (x >= 0) && std::abs(x) > 1e-3)
           ++wrong;
       }
     if (wrong)
@@ -249,7 +249,7 @@ std::string runChain(const Device &dev, bool gelu, Shape s, int64_t k2, std::mt1
         t += w.values[i * k + kk] * x.values[kk * n + j];
       for (int64_t kk = 0; kk < k2; ++kk)
         up += w2.values[i * k2 + kk] * g.values[kk * n + j];
-      double grad = gelu ? up * geluDerivativeRef(t) : (t > 0 ? up : 0.0);
+      double grad = gelu ? up * geluDerivativeRef(t) : (t >= 0 ? up : 0.0);
       dRef[i * n + j] = grad;
       gRef[i] += grad;
       dOut[i * n + j] = readDevice(dBytes, type, i * n + j);

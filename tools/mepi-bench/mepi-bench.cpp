@@ -161,7 +161,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
   std::string epilog = p.epilog;
   bool backward = epilog.find("BGRAD") != std::string::npos;
-  bool hasBias = epilog.find("BIAS") != std::string::npos; // as input, or its gradient
+  bool hasBias = epilog.find("BIAS") != std::string::npos; // the input of the forward epilogs
   bool reluAux = epilog.find("RELU_AUX") != std::string::npos || epilog == "DRELU_BGRAD";
   bool geluAux = epilog.find("GELU_AUX") != std::string::npos || epilog == "DGELU_BGRAD";
   // The aux layouts both libraries take (column-major, padded rows).
@@ -261,7 +261,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
            "EPILOGUE");
     cudaDataType_t type = p.bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    if (hasBias) {
+    if (hasBias || backward) {
       // The bias (forward) or the bias gradient it writes (backward).
       void *biasPtr = reinterpret_cast<void *>(backward ? refGrad : bias);
       cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,

@@ -147,8 +147,10 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
     x = arith::AddFOp::create(b, loc, x, toF32(bias));
   switch (epilog) {
   case E::Relu: case E::ReluBias: case E::ReluAux: case E::ReluAuxBias:
-    if (!signature.aux.empty()) // the mask: where the ReLU lets its input through
-      aux.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero));
+    // The mask bit: x >= 0, as cuBLASLt sets it (mepi-cublaslt-interop compares them bit for
+    // bit on integer inputs, where x is often exactly 0): the gradient passes at 0.
+    if (!signature.aux.empty())
+      aux.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, zero));
     x = arith::MaximumFOp::create(b, loc, x, zero);
     break;
   case E::Gelu: case E::GeluBias: case E::GeluAux: case E::GeluAuxBias:
