@@ -10,7 +10,12 @@ extern "C" {
 
 typedef struct CUstream_st *MepiStream; /* a CUstream; NULL is the default stream */
 
-typedef enum { MEPI_DTYPE_F16 = 0, MEPI_DTYPE_BF16 = 1, MEPI_DTYPE_F32 = 2 } MepiDType;
+typedef enum {
+  MEPI_DTYPE_F16 = 0,
+  MEPI_DTYPE_BF16 = 1,
+  MEPI_DTYPE_F32 = 2,
+  MEPI_DTYPE_U8 = 3 /* the ReLU mask */
+} MepiDType;
 
 typedef enum {
   MEPI_EPILOG_DEFAULT = 0,
@@ -21,7 +26,15 @@ typedef enum {
   MEPI_EPILOG_GELU_BIAS = 5,
   MEPI_EPILOG_SIGMOID = 6,
   MEPI_EPILOG_TANH = 7,
-  MEPI_EPILOG_SILU = 8
+  MEPI_EPILOG_SILU = 8,
+  MEPI_EPILOG_RELU_AUX = 9,
+  MEPI_EPILOG_RELU_AUX_BIAS = 10,
+  MEPI_EPILOG_DRELU = 11,
+  MEPI_EPILOG_DRELU_BGRAD = 12,
+  MEPI_EPILOG_GELU_AUX = 13,
+  MEPI_EPILOG_GELU_AUX_BIAS = 14,
+  MEPI_EPILOG_DGELU = 15,
+  MEPI_EPILOG_DGELU_BGRAD = 16
 } MepiEpilog;
 
 /** How a user epilog input is indexed by the output element (see mepi::InputKind). */
@@ -58,6 +71,20 @@ typedef struct {
   const int64_t *strides;
 } MepiTensor;
 
+/** The built-in epilogs' inputs, by nvmath-python's keys ("bias", "relu_aux", "gelu_aux"; see
+ *  mepi::EpilogInputs for their layouts); NULL where the epilog takes none. */
+typedef struct {
+  const MepiTensor *bias;
+  const MepiTensor *reluAux;
+  const MepiTensor *geluAux;
+} MepiEpilogInputs;
+
+/** Options (see mepi::Options); zero-initialized means the defaults. */
+typedef struct {
+  bool resultAmax;           /* also compute max |D|: aux output "result_amax" */
+  MepiStringRef kernelConfig; /* empty: the planner's heuristic */
+} MepiMatmulOptions;
+
 typedef struct {
   void *ptr;
 } MepiMatmul;
@@ -71,9 +98,19 @@ MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const Mepi
                             float alpha, const float *beta, bool transposeA, bool transposeB,
                             MepiError *error);
 
+/** mepiMatmulCreate with options (`options` may be NULL). */
+MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
+                                       const MepiTensor *c, float alpha, const float *beta,
+                                       bool transposeA, bool transposeB,
+                                       const MepiMatmulOptions *options, MepiError *error);
+
 /** Plans with `epilog` (`bias` may be NULL when the epilog takes none) and compiles its kernel. */
 MepiLogicalResult mepiMatmulPlan(MepiMatmul matmul, MepiEpilog epilog, const MepiTensor *bias,
                                  MepiError *error);
+
+/** Plans with any built-in epilog and its inputs (`inputs` may be NULL when it takes none). */
+MepiLogicalResult mepiMatmulPlanWithInputs(MepiMatmul matmul, MepiEpilog epilog,
+                                           const MepiEpilogInputs *inputs, MepiError *error);
 
 /** Plans with a user epilog given as MLIR text: `function` is a func.func of type
  *  (f32 acc, one element per input..., index row, index col) -> element type of D. `inputs` and
@@ -90,10 +127,25 @@ MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir
 MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTensor *result,
                                     MepiError *error);
 
+/** The aux outputs the planned epilog writes (relu_aux, gelu_aux, drelu_bgrad, dgelu_bgrad,
+ *  result_amax), owned by `matmul`, allocated by the first execute: 0 before it. */
+int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul);
+
+/** Aux output `index` (in key order): its key and the tensor, valid until the next call on
+ *  `matmul`. */
+MepiLogicalResult mepiMatmulGetAuxOutput(MepiMatmul matmul, int index, MepiStringRef *key,
+                                         MepiTensor *tensor, MepiError *error);
+
 /** Replaces the operands by others of the same dtype, shape and strides (checked). */
 MepiLogicalResult mepiMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a,
                                           const MepiTensor *b, const MepiTensor *c,
                                           const MepiTensor *bias, MepiError *error);
+
+/** mepiMatmulResetOperands with every built-in epilog input (`inputs` may be NULL). */
+MepiLogicalResult mepiMatmulResetOperandsWithInputs(MepiMatmul matmul, const MepiTensor *a,
+                                                    const MepiTensor *b, const MepiTensor *c,
+                                                    const MepiEpilogInputs *inputs,
+                                                    MepiError *error);
 
 /** Forgets the operand pointers until the next mepiMatmulResetOperands. */
 void mepiMatmulReleaseOperands(MepiMatmul matmul);

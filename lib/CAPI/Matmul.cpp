@@ -3,12 +3,14 @@
 
 #include "mepi/Matmul.h"
 
+#include <iterator>
+#include <map>
 #include <string>
 
 namespace {
 struct CMatmul {
   mepi::Matmul matmul;
-  std::vector<int64_t> resultShape, resultStrides;
+  std::vector<int64_t> resultShape, resultStrides; // of the last tensor handed out
 };
 
 CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }
@@ -23,6 +25,7 @@ mepi::DType dtypeOf(MepiDType dtype) {
   case MEPI_DTYPE_F16: return mepi::DType::Float16;
   case MEPI_DTYPE_BF16: return mepi::DType::BFloat16;
   case MEPI_DTYPE_F32: return mepi::DType::Float32;
+  case MEPI_DTYPE_U8: return mepi::DType::UInt8;
   }
   throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }
@@ -54,8 +57,41 @@ mepi::Epilog epilogOf(MepiEpilog epilog) {
   case MEPI_EPILOG_SIGMOID: return mepi::Epilog::Sigmoid;
   case MEPI_EPILOG_TANH: return mepi::Epilog::Tanh;
   case MEPI_EPILOG_SILU: return mepi::Epilog::Silu;
+  case MEPI_EPILOG_RELU_AUX: return mepi::Epilog::ReluAux;
+  case MEPI_EPILOG_RELU_AUX_BIAS: return mepi::Epilog::ReluAuxBias;
+  case MEPI_EPILOG_DRELU: return mepi::Epilog::DRelu;
+  case MEPI_EPILOG_DRELU_BGRAD: return mepi::Epilog::DReluBGrad;
+  case MEPI_EPILOG_GELU_AUX: return mepi::Epilog::GeluAux;
+  case MEPI_EPILOG_GELU_AUX_BIAS: return mepi::Epilog::GeluAuxBias;
+  case MEPI_EPILOG_DGELU: return mepi::Epilog::DGelu;
+  case MEPI_EPILOG_DGELU_BGRAD: return mepi::Epilog::DGeluBGrad;
   }
   throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
+}
+
+mepi::EpilogInputs inputsOf(const MepiEpilogInputs *inputs) {
+  mepi::EpilogInputs result;
+  if (inputs) {
+    result.bias = tensorOf(inputs->bias, "bias");
+    result.reluAux = tensorOf(inputs->reluAux, "relu_aux");
+    result.geluAux = tensorOf(inputs->geluAux, "gelu_aux");
+  }
+  return result;
+}
+
+/// Describes `t` in `out`; its shape and strides live in `m` until the next call.
+void describe(CMatmul &m, const mepi::Tensor &t, MepiTensor *out) {
+  m.resultShape = t.shape;
+  m.resultStrides = t.strides;
+  out->data = t.data;
+  out->device = t.device;
+  out->dtype = t.dtype == mepi::DType::Float16    ? MEPI_DTYPE_F16
+               : t.dtype == mepi::DType::BFloat16 ? MEPI_DTYPE_BF16
+               : t.dtype == mepi::DType::UInt8    ? MEPI_DTYPE_U8
+                                                  : MEPI_DTYPE_F32;
+  out->rank = static_cast<int>(m.resultShape.size());
+  out->shape = m.resultShape.data();
+  out->strides = m.resultStrides.data();
 }
 
 /// Runs `f`, turning a mepi::Error (or a null handle) into a failure with an error object.
@@ -91,9 +127,10 @@ MepiStringRef mepiErrorGetMessage(MepiError error) {
 
 void mepiErrorDestroy(MepiError error) { delete static_cast<std::string *>(error.ptr); }
 
-MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const MepiTensor *c,
-                            float alpha, const float *beta, bool transposeA, bool transposeB,
-                            MepiError *error) {
+MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
+                                       const MepiTensor *c, float alpha, const float *beta,
+                                       bool transposeA, bool transposeB,
+                                       const MepiMatmulOptions *options, MepiError *error) {
   if (error)
     error->ptr = nullptr;
   try {
@@ -102,8 +139,15 @@ MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const Mepi
     std::optional<float> betaValue;
     if (beta)
       betaValue = *beta;
+    mepi::Options cppOptions;
+    if (options) {
+      cppOptions.resultAmax = options->resultAmax;
+      if (options->kernelConfig.data)
+        cppOptions.kernelConfig.assign(options->kernelConfig.data, options->kernelConfig.length);
+    }
     auto *handle = new CMatmul{mepi::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
-                                            alpha, betaValue, {transposeA, transposeB}),
+                                            alpha, betaValue, {transposeA, transposeB},
+                                            cppOptions),
                                {}, {}};
     return {handle};
   } catch (const mepi::Error &e) {
@@ -114,11 +158,24 @@ MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const Mepi
   return {nullptr};
 }
 
+MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const MepiTensor *c,
+                            float alpha, const float *beta, bool transposeA, bool transposeB,
+                            MepiError *error) {
+  return mepiMatmulCreateWithOptions(a, b, c, alpha, beta, transposeA, transposeB, nullptr,
+                                     error);
+}
+
 MepiLogicalResult mepiMatmulPlan(MepiMatmul matmul, MepiEpilog epilog, const MepiTensor *bias,
                                  MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
     m.matmul.plan(epilogOf(epilog), {tensorOf(bias, "bias")});
   });
+}
+
+MepiLogicalResult mepiMatmulPlanWithInputs(MepiMatmul matmul, MepiEpilog epilog,
+                                           const MepiEpilogInputs *inputs, MepiError *error) {
+  return guarded(matmul, error,
+                 [&](CMatmul &m) { m.matmul.plan(epilogOf(epilog), inputsOf(inputs)); });
 }
 
 MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir,
@@ -158,32 +215,48 @@ MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTe
                                     MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
     mepi::Tensor d = m.matmul.execute(stream);
-    if (!result)
-      return;
-    m.resultShape = d.shape;
-    m.resultStrides = d.strides;
-    result->data = d.data;
-    result->device = d.device;
-    result->dtype = d.dtype == mepi::DType::Float16    ? MEPI_DTYPE_F16
-                    : d.dtype == mepi::DType::BFloat16 ? MEPI_DTYPE_BF16
-                                                       : MEPI_DTYPE_F32;
-    result->rank = static_cast<int>(m.resultShape.size());
-    result->shape = m.resultShape.data();
-    result->strides = m.resultStrides.data();
+    if (result)
+      describe(m, d, result);
+  });
+}
+
+int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul) {
+  return matmul.ptr ? static_cast<int>(unwrap(matmul)->matmul.auxOutputs().size()) : 0;
+}
+
+MepiLogicalResult mepiMatmulGetAuxOutput(MepiMatmul matmul, int index, MepiStringRef *key,
+                                         MepiTensor *tensor, MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    const std::map<std::string, mepi::Tensor> &outputs = m.matmul.auxOutputs();
+    if (index < 0 || index >= static_cast<int>(outputs.size()))
+      throw mepi::Error("aux output " + std::to_string(index) + ": expected an index below " +
+                        std::to_string(outputs.size()) + " (the outputs exist after execute)");
+    auto it = std::next(outputs.begin(), index);
+    if (key)
+      *key = {it->first.data(), it->first.size()};
+    if (tensor)
+      describe(m, it->second, tensor);
+  });
+}
+
+MepiLogicalResult mepiMatmulResetOperandsWithInputs(MepiMatmul matmul, const MepiTensor *a,
+                                                    const MepiTensor *b, const MepiTensor *c,
+                                                    const MepiEpilogInputs *inputs,
+                                                    MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    if (!a || !b)
+      throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
+                        ": expected a tensor, got NULL");
+    m.matmul.resetOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
+                           inputsOf(inputs));
   });
 }
 
 MepiLogicalResult mepiMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a,
                                           const MepiTensor *b, const MepiTensor *c,
                                           const MepiTensor *bias, MepiError *error) {
-  return guarded(matmul, error, [&](CMatmul &m) {
-    if (!a || !b)
-      throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
-                        ": expected a tensor, got NULL");
-    mepi::EpilogInputs inputs;
-    inputs.bias = tensorOf(bias, "bias");
-    m.matmul.resetOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"), inputs);
-  });
+  MepiEpilogInputs inputs = {bias, nullptr, nullptr};
+  return mepiMatmulResetOperandsWithInputs(matmul, a, b, c, &inputs, error);
 }
 
 void mepiMatmulReleaseOperands(MepiMatmul matmul) {

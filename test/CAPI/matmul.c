@@ -84,6 +84,39 @@ int main(void) {
                                                           1, NULL, 0, &error)))
     report("user epilog inputs", error);
 
+  // The catalog through the C API: options, every built-in input, aux outputs after execute.
+  MepiMatmulOptions options = {true, {NULL, 0}};
+  MepiMatmul withAmax = mepiMatmulCreateWithOptions(&a, &b, NULL, 1.0f, NULL, false, false,
+                                                    &options, &error);
+  // CHECK: drelu without mask: plan: {{.*}}relu_aux
+  if (mepiLogicalResultIsFailure(
+          mepiMatmulPlanWithInputs(withAmax, MEPI_EPILOG_DRELU_BGRAD, NULL, &error)))
+    report("drelu without mask", error);
+  int64_t maskShape[] = {16, 4}, maskStrides[] = {1, 16}, rowBias[] = {8};
+  MepiTensor mask = {fakePointer(), 0, MEPI_DTYPE_U8, 2, maskShape, maskStrides};
+  MepiEpilogInputs maskInput = {NULL, &mask, NULL};
+  // CHECK: drelu_bgrad: ok
+  if (mepiLogicalResultIsSuccess(
+          mepiMatmulPlanWithInputs(withAmax, MEPI_EPILOG_DRELU_BGRAD, &maskInput, &error)))
+    printf("drelu_bgrad: ok\n");
+  else
+    report("drelu_bgrad", error);
+  MepiTensor goodBias = {fakePointer(), 0, MEPI_DTYPE_F16, 1, rowBias, NULL};
+  MepiEpilogInputs biasInput = {&goodBias, NULL, NULL};
+  // CHECK: relu_aux_bias: ok, aux outputs before execute: 0
+  if (mepiLogicalResultIsSuccess(
+          mepiMatmulPlanWithInputs(withAmax, MEPI_EPILOG_RELU_AUX_BIAS, &biasInput, &error)))
+    printf("relu_aux_bias: ok, aux outputs before execute: %d\n",
+           mepiMatmulGetNumAuxOutputs(withAmax));
+  else
+    report("relu_aux_bias", error);
+  // CHECK: aux output: aux output 0: expected an index below 0 (the outputs exist after execute)
+  MepiStringRef key;
+  MepiTensor auxTensor;
+  if (mepiLogicalResultIsFailure(mepiMatmulGetAuxOutput(withAmax, 0, &key, &auxTensor, &error)))
+    report("aux output", error);
+  mepiMatmulDestroy(withAmax);
+
   // CHECK: reset: resetOperands: operand b: expected shape [16, 4], got [12, 8]
   b.shape = bShape;
   if (mepiLogicalResultIsFailure(mepiMatmulResetOperands(mm, &a, &b, NULL, NULL, &error)))

@@ -3,6 +3,8 @@
 // the forward epilog's aux fed to the backward one (a layer's gradients by hand).
 #include "EpilogCatalog.h"
 
+#include "mepi-c/Matmul.h"
+
 #include <cstdio>
 #include <map>
 
@@ -263,6 +265,87 @@ std::string runChain(const Device &dev, bool gelu, Shape s, int64_t k2, std::mt1
 }
 } // namespace
 
+/// RELU_AUX_BIAS with result_amax through the C API (options, built-in inputs, aux outputs)
+/// gives the bytes the C++ API gives on the same inputs: D, the mask and the amax.
+std::string runCApiCase(const Device &dev, std::mt19937 &rng) {
+  const ElementType type = ElementType::BF16;
+  const int64_t m = 257, n = 131, k = 96;
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(type, {m, k}, rng), b = randomTensor(type, {n, k}, rng);
+  HostTensor bias = randomTensor(type, {m}, rng);
+  mepi::EpilogInputs inputs;
+  inputs.bias = arena.toDevice(bias);
+  Run cpp = execute(dev, arena, mepi::Epilog::ReluAuxBias, a, b, true, inputs, true, type);
+
+  mepi::Tensor aT = arena.toDevice(a), bT = arena.toDevice(b);
+  auto cTensor = [](const mepi::Tensor &t) {
+    return MepiTensor{t.data, 0, MEPI_DTYPE_BF16, static_cast<int>(t.shape.size()),
+                      t.shape.data(), t.strides.empty() ? nullptr : t.strides.data()};
+  };
+  MepiTensor ca = cTensor(aT), cb = cTensor(bT), cbias = cTensor(*inputs.bias);
+  MepiMatmulOptions options = {true, {nullptr, 0}};
+  MepiError error;
+  auto failure = [&](const char *what) {
+    MepiStringRef message = mepiErrorGetMessage(error);
+    std::string why = std::string(what) + ": " + std::string(message.data, message.length);
+    mepiErrorDestroy(error);
+    return why;
+  };
+  MepiMatmul mm = mepiMatmulCreateWithOptions(&ca, &cb, nullptr, 1.0f, nullptr, false, true,
+                                              &options, &error);
+  if (mepiMatmulIsNull(mm))
+    return failure("create");
+  MepiEpilogInputs cInputs = {&cbias, nullptr, nullptr};
+  MepiTensor d;
+  std::string why;
+  if (mepiLogicalResultIsFailure(
+          mepiMatmulPlanWithInputs(mm, MEPI_EPILOG_RELU_AUX_BIAS, &cInputs, &error)))
+    why = failure("plan");
+  else if (mepiLogicalResultIsFailure(mepiMatmulExecute(mm, nullptr, &d, &error)))
+    why = failure("execute");
+  std::vector<uint8_t> bytes;
+  auto fetch = [&](const void *ptr, size_t size) {
+    bytes.resize(size);
+    cu(dev.d->cuCtxSynchronize(), "synchronize");
+    cu(dev.d->cuMemcpyDtoH(bytes.data(), reinterpret_cast<CUdeviceptr>(ptr), size), "DtoH");
+    return bytes;
+  };
+  if (why.empty() && fetch(d.data, cpp.d.size()) != cpp.d)
+    why = "D differs from the C++ API's";
+  int count = mepiMatmulGetNumAuxOutputs(mm);
+  if (why.empty() && count != static_cast<int>(cpp.aux.size()))
+    why = "expected " + std::to_string(cpp.aux.size()) + " aux outputs, got " +
+          std::to_string(count);
+  for (int i = 0; why.empty() && i < count; ++i) {
+    MepiStringRef key;
+    MepiTensor t;
+    if (mepiLogicalResultIsFailure(mepiMatmulGetAuxOutput(mm, i, &key, &t, &error))) {
+      why = failure("aux output");
+      break;
+    }
+    std::string name(key.data, key.length);
+    const std::vector<uint8_t> &expected = cpp.aux[name];
+    std::vector<uint8_t> got = fetch(t.data, expected.size());
+    // Mask bits past M are padding (and the C++ run poisoned them): compare rows < M only.
+    std::vector<uint8_t> want = expected;
+    if (name == "relu_aux") {
+      std::vector<uint8_t> gotBits, wantBits;
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+          int64_t byte = j * maskBytesPerColumn(m) + i / 8;
+          gotBits.push_back((got[byte] >> (i % 8)) & 1);
+          wantBits.push_back((want[byte] >> (i % 8)) & 1);
+        }
+      got = std::move(gotBits);
+      want = std::move(wantBits);
+    }
+    if (got != want)
+      why = "aux output '" + name + "' differs from the C++ API's";
+  }
+  mepiMatmulDestroy(mm);
+  return why;
+}
+
 int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
                      const std::function<bool(const std::string &)> &selected, int &passed,
                      int &failed) {
@@ -310,6 +393,18 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
                     ok ? "" : "  ", why.c_str());
         std::fflush(stdout);
       }
+  if (std::string line = "catalog C API RELU_AUX_BIAS+amax bf16 257x131x96 B[n,k]";
+      selected(line)) {
+    std::string why;
+    try {
+      why = runCApiCase(dev, rng);
+    } catch (const mepi::Error &e) {
+      why = std::string("error: ") + e.what();
+    }
+    (why.empty() ? passed : failed)++;
+    std::printf("%s %s%s%s\n", why.empty() ? "PASS" : "FAIL", line.c_str(),
+                why.empty() ? "" : "  ", why.c_str());
+  }
   for (bool gelu : {false, true}) {
     std::string line = std::string("catalog chain ") +
                        (gelu ? "GELU_AUX_BIAS -> DGELU_BGRAD" : "RELU_AUX_BIAS -> DRELU_BGRAD") +
