@@ -261,6 +261,37 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_FALSE(simt->persistent);
 }
 
+TEST(Planner, StagedOperandsGiveTmaTheirRows) {
+  // K = 4099: an 8198-byte pitch, no multiple of 16; staged rows are padded to 4104 elements.
+  OperandLayout odd = layout(ElementType::BF16, {4095, 4099});
+  alignas(16) static char memory[32];
+  EXPECT_TRUE(needsTmaStaging(odd, memory));
+  OperandLayout staged = stagedLayout(odd);
+  EXPECT_EQ(staged.shape, odd.shape);
+  EXPECT_EQ(staged.strides, (std::vector<int64_t>{4104, 1}));
+  EXPECT_FALSE(needsTmaStaging(staged, memory));
+  // An aligned pitch at an address 2 bytes past 16: staged, with the pitch kept.
+  OperandLayout even = layout(ElementType::F16, {300, 256});
+  EXPECT_TRUE(needsTmaStaging(even, memory + 2));
+  EXPECT_FALSE(needsTmaStaging(even, memory));
+  EXPECT_EQ(stagedLayout(even).strides, even.strides);
+  // Only 16-bit operands with contiguous rows (what the tensor-core kernels read).
+  EXPECT_FALSE(needsTmaStaging(layout(ElementType::F32, {33, 33}), memory));
+  OperandLayout columnMajor{ElementType::BF16, {33, 33}, {1, 33}};
+  EXPECT_FALSE(needsTmaStaging(columnMajor, memory));
+  EXPECT_FALSE(needsTmaStaging(layout(ElementType::BF16, {2, 33, 33}), memory));
+
+  // The staged problem plans TMA loads with the padded pitch.
+  MatmulProblem p = problem(ElementType::BF16, 4095, 4097, 4099, "GELU_BIAS", false, true);
+  p.a = stagedLayout(p.a);
+  p.b = stagedLayout(p.b);
+  p.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->tensorMaps.size(), 2u) << kernel->config;
+  EXPECT_EQ(kernel->config.find("tma = false"), std::string::npos) << kernel->config;
+}
+
 TEST(Planner, SplitKForFewTilesWithLongK) {
   // 128 x 4096 x 14336: 32 tiles of 128 x 128, 224 k-steps: 4 splits, 128 work units. The
   // workspace holds 32 x 2 counters (padded to 256 bytes) and 32 x 4 partial tiles of f32.
@@ -373,8 +404,9 @@ TEST_P(EveryEpilog, Compiles) {
     EXPECT_NE(kernel->config.find(kMajorB ? "<wgmma" : "<simt"), std::string::npos)
         << kernel->config;
     EXPECT_GT(kernel->workspaceBytes, 0); // the amax completes across blocks
-    if (name.find("_AUX") != std::string::npos)
+    if (name.find("_AUX") != std::string::npos) {
       EXPECT_NE(kernel->plannedIR.find("aux("), std::string::npos) << kernel->plannedIR;
+    }
   }
 }
 INSTANTIATE_TEST_SUITE_P(Catalog, EveryEpilog,

@@ -37,6 +37,7 @@ namespace mepi::runtime {
   X(cuMemFree)                                                                                 \
   X(cuMemcpyHtoD)                                                                              \
   X(cuMemcpyDtoH)                                                                              \
+  X(cuMemcpy2DAsync)                                                                           \
   X(cuMemsetD8)                                                                                \
   X(cuMemsetD8Async)                                                                           \
   X(cuStreamCreate)                                                                            \

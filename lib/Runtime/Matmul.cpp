@@ -6,6 +6,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <tuple>
+
 using namespace mepi;
 using namespace mepi::runtime;
 
@@ -201,6 +203,15 @@ struct Matmul::State {
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
+  // The problem the kernel was compiled for: `problem` with staged operands' layouts.
+  MatmulProblem planned;
+  // An operand TMA cannot read in place (needsTmaStaging), copied on the launch stream before
+  // each launch into a buffer with 16-byte rows that the kernel reads instead.
+  struct Staged {
+    CUdeviceptr buffer = 0;
+    size_t bytes = 0;
+  };
+  std::optional<Staged> stagedA, stagedB;
 
   static void freeDevice(CUdeviceptr &ptr) {
     if (!ptr)
@@ -221,6 +232,38 @@ struct Matmul::State {
   void freeWorkspace() {
     freeDevice(workspace);
     workspaceBytes = 0;
+  }
+  void freeStaged() {
+    for (std::optional<Staged> *staged : {&stagedA, &stagedB})
+      if (*staged)
+        freeDevice((*staged)->buffer);
+  }
+  void freeAll() {
+    freeResult();
+    freeOutputs();
+    freeWorkspace();
+    freeStaged();
+  }
+  /// Copies the staged operands, then launches: the whole of one execution, in stream order.
+  CUresult launch(const CudaDriver &driver, CUstream stream) const {
+    for (auto [staged, tensor, layout] :
+         {std::tuple{&stagedA, &a, &problem.a}, std::tuple{&stagedB, &b, &problem.b}}) {
+      if (!*staged)
+        continue;
+      unsigned bytes = elementTypeBytes(layout->type);
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.srcDevice = reinterpret_cast<CUdeviceptr>(tensor->data);
+      copy.srcPitch = layout->strides[0] * bytes;
+      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.dstDevice = (*staged)->buffer;
+      copy.dstPitch = (staged == &stagedA ? planned.a : planned.b).strides[0] * bytes;
+      copy.WidthInBytes = layout->shape[1] * bytes;
+      copy.Height = layout->shape[0];
+      if (CUresult r = driver.cuMemcpy2DAsync(&copy, stream); r != CUDA_SUCCESS)
+        return r;
+    }
+    return prepared->launch(driver, stream);
   }
 };
 
@@ -259,11 +302,8 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
 Matmul::Matmul(Matmul &&) noexcept = default;
 Matmul &Matmul::operator=(Matmul &&) noexcept = default;
 Matmul::~Matmul() {
-  if (state) {
-    state->freeResult();
-    state->freeOutputs();
-    state->freeWorkspace();
-  }
+  if (state)
+    state->freeAll();
 }
 
 namespace {
@@ -327,12 +367,36 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
                          std::vector<mlir::mepi::DeviceObject> objects) {
   State &s = *state;
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
+  // Tensor-core kernels read K-major A and B through TMA; stage those whose rows it cannot
+  // address, unless the planned kernel turns out not to use TMA for them.
+  MatmulProblem planned = problem;
+  bool stageA = arch == "sm_90a" && !problem.transposeA && needsTmaStaging(problem.a, s.a.data);
+  bool stageB = arch == "sm_90a" && problem.transposeB && needsTmaStaging(problem.b, s.b.data);
+  if (stageA)
+    planned.a = stagedLayout(problem.a);
+  if (stageB)
+    planned.b = stagedLayout(problem.b);
+  planned.addressAlignment =
+      commonAlignment(stageA ? nullptr : s.a.data, stageB ? nullptr : s.b.data);
   KernelCache::Entry kernel =
-      check(KernelCache::global().getOrCompile(problem, arch, objects), "plan");
+      check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
+  if ((stageA || stageB) && kernel->tensorMaps.empty()) {
+    stageA = stageB = false;
+    planned = problem;
+    kernel = check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
+  }
   std::vector<NamedLayout> outputLayouts = check(epilogOutputLayouts(problem), "plan");
   s.freeOutputs();
   s.outputLayouts = std::move(outputLayouts);
   s.problem = problem;
+  s.planned = std::move(planned);
+  s.freeStaged();
+  s.stagedA.reset();
+  s.stagedB.reset();
+  if (stageA)
+    s.stagedA.emplace();
+  if (stageB)
+    s.stagedB.emplace();
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
   s.pointersChecked = false;
@@ -351,7 +415,7 @@ Tensor Matmul::execute(CUstream stream) {
     fail("execute() after releaseOperands(): call resetOperands() first");
   // Fast path: the same operands as last time; one cuLaunchKernel.
   if (s.prepared) {
-    CUresult r = s.prepared->launch(*s.driver, stream);
+    CUresult r = s.launch(*s.driver, stream);
     if (r == CUDA_SUCCESS)
       return s.result;
     if (r != CUDA_ERROR_INVALID_CONTEXT) // else: this thread has no context yet, set it below
@@ -429,11 +493,19 @@ Tensor Matmul::execute(CUstream stream) {
                     "cuMemsetD8Async(workspace)"),
           "execute");
   }
+  for (auto [staged, layout, name] :
+       {std::tuple{&s.stagedA, &s.planned.a, "a"}, std::tuple{&s.stagedB, &s.planned.b, "b"}})
+    if (*staged && !(*staged)->buffer) {
+      (*staged)->bytes = layout->shape[0] * layout->strides[0] * elementTypeBytes(layout->type);
+      check(checkCuda(driver.cuMemAlloc(&(*staged)->buffer, (*staged)->bytes),
+                      std::string("cuMemAlloc(staged ") + name + ")"),
+            "execute");
+    }
   if (!s.prepared) {
     LaunchArguments args;
     args.workspace = s.workspace;
-    args.a = reinterpret_cast<CUdeviceptr>(s.a.data);
-    args.b = reinterpret_cast<CUdeviceptr>(s.b.data);
+    args.a = s.stagedA ? s.stagedA->buffer : reinterpret_cast<CUdeviceptr>(s.a.data);
+    args.b = s.stagedB ? s.stagedB->buffer : reinterpret_cast<CUdeviceptr>(s.b.data);
     args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
     for (const Tensor &input : s.builtinInputs)
       args.builtinInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
@@ -445,10 +517,10 @@ Tensor Matmul::execute(CUstream stream) {
     for (const Tensor &input : s.userInputs)
       args.userInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
     s.prepared = check(
-        PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.problem, args),
+        PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.planned, args),
         "execute");
   }
-  check(checkCuda(s.prepared->launch(driver, stream),
+  check(checkCuda(s.launch(driver, stream),
                   "cuLaunchKernel(" + s.kernel->kernelName + ")"),
         "execute");
 
@@ -496,11 +568,14 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
         fail(std::string("resetOperands: epilog input '") + key +
              "' given, but the planned epilog takes none");
   // The planned kernel may read a and b through TMA, which needs what plan() saw.
-  for (auto [t, name] : {std::pair<const Tensor &, const char *>{a, "a"}, {b, "b"}})
-    if (commonAlignment(t.data, t.data) < s.problem.addressAlignment)
+  // A staged operand is copied, so its address does not matter.
+  for (auto [t, staged, name] :
+       {std::tuple<const Tensor &, bool, const char *>{a, s.stagedA.has_value(), "a"},
+        {b, s.stagedB.has_value(), "b"}})
+    if (!staged && commonAlignment(t.data, t.data) < s.planned.addressAlignment)
       fail(llvm::formatv("resetOperands: operand {0}: the planned kernel needs {1}-byte aligned "
                          "addresses, got {2}; plan a new Matmul for these operands",
-                         name, s.problem.addressAlignment, t.data));
+                         name, s.planned.addressAlignment, t.data));
   s.a = a;
   s.b = b;
   s.c = c;
@@ -524,9 +599,7 @@ void Matmul::releaseOperands() {
 void Matmul::free() {
   if (!state)
     return;
-  state->freeResult();
-  state->freeOutputs();
-  state->freeWorkspace();
+  state->freeAll();
   state.reset();
 }
 

@@ -1,6 +1,8 @@
 // Element type facts and row-major strides (no MLIR: also compiled into API-only programs).
 #include "Runtime/Problem.h"
 
+#include <cstdint>
+
 using mepi::runtime::ElementType;
 
 const char *mepi::runtime::elementTypeName(ElementType type) {
@@ -35,3 +37,17 @@ auto mepi::runtime::rowMajorStrides(const std::vector<int64_t> &shape)
   return strides;
 }
 
+
+bool mepi::runtime::needsTmaStaging(const OperandLayout &layout, const void *address) {
+  if (layout.shape.size() != 2 || layout.strides.size() != 2 || layout.strides[1] != 1 ||
+      !(layout.type == ElementType::F16 || layout.type == ElementType::BF16))
+    return false;
+  int64_t pitchBytes = layout.strides[0] * elementTypeBytes(layout.type);
+  return pitchBytes % 16 != 0 || reinterpret_cast<uintptr_t>(address) % 16 != 0;
+}
+
+auto mepi::runtime::stagedLayout(const OperandLayout &layout) -> OperandLayout {
+  int64_t perChunk = 16 / elementTypeBytes(layout.type);
+  int64_t pitch = (layout.shape[1] + perChunk - 1) / perChunk * perChunk;
+  return {layout.type, layout.shape, {pitch, 1}};
+}

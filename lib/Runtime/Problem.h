@@ -70,6 +70,15 @@ struct MatmulProblem {
 /// Row-major strides of `shape`.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 
+/// Whether `layout` at `address` is a 2-D 16-bit operand with contiguous rows that TMA cannot
+/// read in place: its row pitch or its address is not a multiple of 16 bytes (e.g. K = 4099).
+/// Tensor-core kernels then read a staged copy (stagedLayout) that execute() refreshes.
+bool needsTmaStaging(const OperandLayout &layout, const void *address);
+
+/// The layout of the staged copy of such an operand: the same shape, rows padded to a multiple
+/// of 16 bytes. The padding is never read: TMA's bounds are the shape, so it zero-fills there.
+OperandLayout stagedLayout(const OperandLayout &layout);
+
 } // namespace mepi::runtime
 
 #endif // MEPI_RUNTIME_PROBLEM_H

@@ -35,6 +35,9 @@ struct Case {
   std::optional<ElementType> outType; ///< D's type when not that of A and B
   bool tf32 = false;                   ///< f32 operands at TF32 precision (Options::allowTF32)
   std::string config;                  ///< forced kernel configuration (Options::kernelConfig)
+  /// A and B start this many bytes past a 256-byte aligned allocation (2: TMA cannot read them
+  /// in place, so they are staged); the operands of resetOperands start aligned.
+  int64_t misalignBytes = 0;
 };
 
 /// The configuration of the kernel the last plan() chose (printed with each case).
@@ -209,7 +212,8 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
           .count();
     };
     if (mode == Mode::FunctionForm) {
-      mepi::Tensor aDev = toDevice(a), bDev = toDevice(b);
+      mepi::Tensor aDev = arena.toDevice(a, c.misalignBytes);
+      mepi::Tensor bDev = arena.toDevice(b, c.misalignBytes);
       t0 = std::chrono::steady_clock::now();
       mepi::Tensor dT = mepi::matmul(aDev, bDev, cDev, c.alpha, beta, epilog, {biasDev}, q);
       ms = elapsed();
@@ -217,7 +221,8 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       download(dT, out);
       status = compareWithReference(c, a, b, cT, bias, out, rng, err);
     } else {
-      mepi::Tensor aDev = toDevice(a), bDev = toDevice(b);
+      mepi::Tensor aDev = arena.toDevice(a, c.misalignBytes);
+      mepi::Tensor bDev = arena.toDevice(b, c.misalignBytes);
       mepi::Matmul mm(aDev, bDev, cDev, c.alpha, beta, q, options);
       t0 = std::chrono::steady_clock::now();
       mm.plan(epilog, {biasDev});
@@ -448,6 +453,9 @@ std::string describe(const Case &c) {
                 c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "",
                 c.outType ? " D:" : "", c.outType ? elementTypeName(*c.outType) : "",
                 c.tf32 ? " tf32" : "");
+  if (c.misalignBytes)
+    std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " a,b at +%lldB",
+                  static_cast<long long>(c.misalignBytes));
   return c.config.empty() ? std::string(buf) : std::string(buf) + " forced";
 }
 
@@ -519,8 +527,19 @@ std::vector<Case> allCases(bool quick) {
     wide.outType = ElementType::F32;
     cases.push_back(wide);
   }
-  // Rows TMA cannot address (K not a multiple of 8): the producer loads with ordinary loads.
+  // Rows TMA cannot address (K not a multiple of 8, or an address not a multiple of 16): the
+  // runtime stages A and B into 16-byte rows before each launch; forced `tma = false` keeps
+  // the ordinary-load producer, which reads them in place.
   for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    Case shifted{t, {300, 256}, {500, 256}, {300, 500}, false, true, "GELU_BIAS"};
+    shifted.misalignBytes = 2;
+    cases.push_back(shifted);
+    Case shiftedOdd{t, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"};
+    shiftedOdd.misalignBytes = 6;
+    cases.push_back(shiftedOdd);
+    Case oddLoads{t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"};
+    oddLoads.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>";
+    cases.push_back(oddLoads);
     cases.push_back({t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"});
     cases.push_back({t, {17, 1031}, {4000, 1031}, {17, 4000}, false, true, "RELU_BIAS"});
     if (!quick)
@@ -713,7 +732,10 @@ int main(int argc, char **argv) {
       {ElementType::BF16, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU_BIAS", true,
        0.75f, 0.5f},
       {ElementType::F16, {65, 17}, {33, 65}, {17, 33}, true, true, "GELU"},
-      {ElementType::F32, {2, 31, 40}, {40, 9}, {2, 31, 9}, false, false, "BIAS"}};
+      {ElementType::F32, {2, 31, 40}, {40, 9}, {2, 31, 9}, false, false, "BIAS"},
+      // staged A and B (K = 203, at +2 bytes), then operands at aligned addresses
+      {ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS", true,
+       1.0f, 0.5f, false, std::nullopt, false, "", 2}};
   for (Mode mode : {Mode::ResetOperands, Mode::FunctionForm})
     for (const Case &c : apiCases) {
       double err = 0, ms = 0;

@@ -143,11 +143,13 @@ public:
     for (CUdeviceptr ptr : allocations)
       driver.cuMemFree(ptr);
   }
-  /// Uploads `t` and describes it as an API tensor.
-  mepi::Tensor toDevice(const HostTensor &t) {
-    CUdeviceptr ptr = 0;
-    cu(driver.cuMemAlloc(&ptr, std::max<size_t>(t.bytes.size(), 1)), "cuMemAlloc");
-    allocations.push_back(ptr);
+  /// Uploads `t` and describes it as an API tensor, `offsetBytes` past an allocation's start
+  /// (an offset that is not a multiple of 16 gives an address TMA cannot read).
+  mepi::Tensor toDevice(const HostTensor &t, size_t offsetBytes = 0) {
+    CUdeviceptr base = 0;
+    cu(driver.cuMemAlloc(&base, std::max<size_t>(t.bytes.size() + offsetBytes, 1)), "cuMemAlloc");
+    allocations.push_back(base);
+    CUdeviceptr ptr = base + offsetBytes;
     cu(driver.cuMemcpyHtoD(ptr, t.bytes.data(), t.bytes.size()), "cuMemcpyHtoD");
     mepi::Tensor tensor;
     tensor.data = reinterpret_cast<void *>(ptr);
