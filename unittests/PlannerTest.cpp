@@ -331,11 +331,12 @@ TEST(Planner, ForcedKernelConfig) {
   // A configuration the problem cannot use fails to plan, with the reason.
   p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>";
   p.transposeB = false;
-  p.b = layout(ElementType::F16, {200, 500});
+  p.b = {ElementType::F16, {200, 500}, {1, 200}}; // column-major: no contiguous rows
   llvm::Expected<CompiledKernel> wrong = compileProblem(p, "sm_90a");
   ASSERT_FALSE(bool(wrong));
-  EXPECT_NE(llvm::toString(wrong.takeError()).find("wgmma kernels need K-major A and B"),
-            std::string::npos);
+  std::string why = llvm::toString(wrong.takeError());
+  EXPECT_NE(why.find("wgmma kernels need A and B with contiguous rows"), std::string::npos)
+      << why;
 }
 
 /// Column-major [rows, cols] strides.
@@ -384,14 +385,17 @@ TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {
 }
 
 /// Every built-in epilog plans, verifies and compiles to a cubin (the planned IR declares its
-/// aux outputs and reductions), on the simt family (B row-major) and on the wgmma family
-/// (B^T K-major: the bitmask packing and the reductions of its staged epilog).
+/// aux outputs and reductions), on the simt family (A column-major) and on the wgmma family
+/// (B row-major or B^T: the bitmask packing and the reductions of its staged epilog).
 class EveryEpilog : public ::testing::TestWithParam<const char *> {};
 TEST_P(EveryEpilog, Compiles) {
   std::string name = GetParam();
-  for (bool kMajorB : {false, true}) {
-    SCOPED_TRACE(kMajorB ? "wgmma" : "simt");
+  for (int variant : {0, 1, 2}) {
+    bool simt = variant == 0, kMajorB = variant == 2;
+    SCOPED_TRACE(simt ? "simt" : kMajorB ? "wgmma B^T" : "wgmma B");
     MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, name, false, kMajorB);
+    if (simt)
+      p.a.strides = colMajor(100);
     if (name.rfind("DRELU", 0) == 0)
       p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, colMajor(16)}}};
     if (name.rfind("DGELU", 0) == 0)
@@ -401,7 +405,7 @@ TEST_P(EveryEpilog, Compiles) {
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
     EXPECT_FALSE(kernel->cubin.empty());
     EXPECT_NE(kernel->plannedIR.find("reduce("), std::string::npos) << kernel->plannedIR;
-    EXPECT_NE(kernel->config.find(kMajorB ? "<wgmma" : "<simt"), std::string::npos)
+    EXPECT_NE(kernel->config.find(simt ? "<simt" : "<wgmma"), std::string::npos)
         << kernel->config;
     EXPECT_GT(kernel->workspaceBytes, 0); // the amax completes across blocks
     if (name.find("_AUX") != std::string::npos) {

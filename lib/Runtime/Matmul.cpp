@@ -367,11 +367,11 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
                          std::vector<mlir::mepi::DeviceObject> objects) {
   State &s = *state;
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
-  // Tensor-core kernels read K-major A and B through TMA; stage those whose rows it cannot
-  // address, unless the planned kernel turns out not to use TMA for them.
+  // Tensor-core kernels read A and B through TMA; stage those whose rows it cannot address,
+  // unless the planned kernel turns out not to use TMA for them.
   MatmulProblem planned = problem;
-  bool stageA = arch == "sm_90a" && !problem.transposeA && needsTmaStaging(problem.a, s.a.data);
-  bool stageB = arch == "sm_90a" && problem.transposeB && needsTmaStaging(problem.b, s.b.data);
+  bool stageA = arch == "sm_90a" && needsTmaStaging(problem.a, s.a.data);
+  bool stageB = arch == "sm_90a" && needsTmaStaging(problem.b, s.b.data);
   if (stageA)
     planned.a = stagedLayout(problem.a);
   if (stageB)

@@ -506,8 +506,8 @@ std::vector<Case> allCases(bool quick) {
       cases.push_back(wide);
     }
   }
-  // The wgmma family (sm_90a): 16-bit K-major A and B (transpose_b), rows 16-byte aligned
-  // (K a multiple of 8). Shapes reach each configuration of the heuristic: short M (one
+  // The wgmma family (sm_90a): 16-bit A and B with contiguous rows, 16-byte aligned (K a
+  // multiple of 8); K-major here, MN-major below. Shapes reach each configuration of the heuristic: short M (one
   // consumer warpgroup, 64 x 128), few tiles (128 x 128) and many tiles (128 x 256), with
   // residues in M, N and K and a K shorter than one stage.
   std::vector<std::array<int64_t, 3>> wgmmaShapes = {
@@ -526,6 +526,35 @@ std::vector<Case> allCases(bool quick) {
     Case wide{t, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS", true, 1.0f, 0.5f};
     wide.outType = ElementType::F32;
     cases.push_back(wide);
+  }
+  // MN-major operands (A given as [K, M] with transpose_a, B as [K, N]): TMA boxes of 64-row
+  // blocks and transposed wgmma reads, every orientation, tile and residue; staged odd pitches
+  // (N or M not a multiple of 8) and the ordinary-load producer.
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {1, 1, 8}, {17, 4000, 1032}, {127, 136, 264}, {1000, 1000, 1000}})
+      for (auto [transA, transB] : {std::pair{false, false}, {true, true}, {true, false}}) {
+        std::vector<int64_t> aShape = transA ? std::vector<int64_t>{k, m} : std::vector{m, k};
+        std::vector<int64_t> bShape = transB ? std::vector<int64_t>{n, k} : std::vector{k, n};
+        cases.push_back({t, aShape, bShape, {m, n}, transA, transB, "GELU_BIAS"});
+      }
+    cases.push_back({t, {200, 300}, {200, 504}, {300, 504}, true, false, "RELU_BIAS", true, 0.5f,
+                     -1.25f});
+    cases.push_back({t, {257, 203}, {203, 131}, {257, 131}, false, false, "BIAS"});
+    cases.push_back({t, {203, 257}, {203, 131}, {257, 131}, true, false, "GELU"});
+    for (auto [tileM, tileN, stages] :
+         std::vector<std::array<int, 3>>{{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 64, 8}}) {
+      Case forced{t, {264, 300}, {264, 500}, {300, 500}, true, false, "RELU_BIAS"};
+      forced.config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                      std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
+      cases.push_back(forced);
+    }
+    Case loadsMN{t, {203, 257}, {203, 131}, {257, 131}, true, false, "GELU_BIAS"};
+    loadsMN.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>";
+    cases.push_back(loadsMN);
+    Case splitMN{t, {4096, 64}, {4096, 200}, {64, 200}, true, false, "BIAS"};
+    splitMN.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 8>";
+    cases.push_back(splitMN);
   }
   // Rows TMA cannot address (K not a multiple of 8, or an address not a multiple of 16): the
   // runtime stages A and B into 16-byte rows before each launch; forced `tma = false` keeps

@@ -9,7 +9,8 @@
 // CHECK: cvt.rn.bf16.f32 [[OUT:%rs[0-9]+]], {{%r[0-9]+}};
 // CHECK: st.global.{{[bu]}}16 [{{%rd[0-9]+}}], [[OUT]];
 func.func @bf16(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %d: memref<64x48xbf16>) {
-  mepi.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%d : memref<64x48xbf16>) epilog {
+  mepi.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>) outs(%d : memref<64x48xbf16>)
+      attributes {config = #mepi.kernel_config<simt, tile = [16, 48, 1]>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %t = arith.truncf %acc : f32 to bf16
     mepi.yield %t : bf16

@@ -117,8 +117,9 @@ func.func @f32(%a: memref<256x256xf32> {mepi.alignment = 16 : i64},
 
 // -----
 
+// B [K, N] (N-major) is read transposed by the wgmma family.
 // CHECK-LABEL: func.func @n_major_b
-// CHECK: config = #mepi.kernel_config<simt
+// CHECK: config = #mepi.kernel_config<wgmma
 func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},
                      %b: memref<256x256xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
   mepi.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%d : memref<256x256xbf16>) epilog {

@@ -32,9 +32,9 @@ def MepiSelectKernelConfig : Pass<"mepi-select-kernel-config"> {
     Attaches `config = #mepi.kernel_config<...>` to every `mepi.matmul` that has none, by a
     heuristic over the problem's static shape. The options force a tile instead.
 
-    On an sm_90a `chip`, a matmul of 16-bit A and B, both K-major (A is M x K and B is N x K
-    with `transpose_b`, rows contiguous), static and rank 2, gets the `wgmma` family; everything
-    else gets `simt`. The wgmma kernel loads with TMA when both row pitches are multiples of 16
+    On an sm_90a `chip`, a matmul of 16-bit A and B with contiguous rows (K-major: A M x K, B
+    N x K with `transpose_b`; or MN-major: A K x M with `transpose_a`, B K x N), static and
+    rank 2, gets the `wgmma` family; everything else gets `simt`. The wgmma kernel loads with TMA when both row pitches are multiples of 16
     bytes and the function argument attribute `mepi.alignment` >= 16 is on both (the runtime
     sets it from the actual addresses); otherwise with `tma = false` (ordinary loads).
   }];

@@ -27,8 +27,10 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
-/// A static 2-D memref of 16-bit floats with contiguous rows (K-major for A and for B^T).
-bool isKMajorOperand(Value value) {
+/// A static 2-D memref of 16-bit floats with contiguous rows: K-major (A, or B given as
+/// [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a, or B [K, N]); the
+/// wgmma family reads both.
+bool isRowContiguousOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
   if (type.getRank() != 2 || !type.hasStaticShape() || type.getElementTypeBitWidth() != 16 ||
       !isa<FloatType>(type.getElementType()))
@@ -54,10 +56,9 @@ bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
   if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
     return false;
-  if (op.getTransposeA() || !op.getTransposeB() || op.getD().getType().getRank() != 2 ||
-      !op.getD().getType().hasStaticShape())
+  if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape())
     return false;
-  return isKMajorOperand(op.getA()) && isKMajorOperand(op.getB());
+  return isRowContiguousOperand(op.getA()) && isRowContiguousOperand(op.getB());
 }
 
 /// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
@@ -85,7 +86,8 @@ int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
   constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
-  int64_t m = shape[0], n = shape[1], k = op.getA().getType().getShape()[1];
+  int64_t m = shape[0], n = shape[1];
+  int64_t k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
   // Stages fill what is left of 200 KiB (plus the 20 KiB staging blocks of 2 consumers, the
   // barriers and alignment slack, within the 227 KiB a block can have) once the epilog's scratch
   // beyond 8 KiB is set aside.
@@ -136,8 +138,8 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
       bool wgmma = strategy == "wgmma" ||
                    (strategy.empty() && isHopperArchSpecific(chip) && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
-        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B, both "
-                            "K-major (transpose_b), and static rank 2";
+        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B with "
+                            "contiguous rows, and static rank 2";
         return WalkResult::interrupt();
       }
       KernelConfigAttr config =

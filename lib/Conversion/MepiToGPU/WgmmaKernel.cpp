@@ -10,10 +10,14 @@
 // its phase (it / stages) & 1 follow from one counter `it` that runs across tiles.
 //
 // Shared memory (dynamic, aligned to 1024 bytes for the 128-byte swizzle):
-//   stage s: A tile (tile_m rows x 128 bytes) | B tile (tile_n rows x 128 bytes)
+//   stage s: A tile (tile_m x 64 elements) | B tile (tile_n x 64 elements)
 //   then full[stages] (TMA bytes landed) and empty[stages] (consumers done) mbarriers.
-// Operand tiles are K-major with the 128-byte swizzle that TMA writes and wgmma descriptors
-// read; reads past the operand's edges fill zeros, so M, N and K need no multiple of the tile.
+// Operand tiles keep the operand's memory order, in 128-byte lines with the 128-byte swizzle
+// that TMA writes and wgmma descriptors read:
+//   K-major (A [M, K], B given as [N, K]): line r holds row r's 64 k-values; one TMA box.
+//   MN-major (A given as [K, M], B [K, N]): 64-row blocks of 8 KiB, line k of block j holding
+//   rows 64j..64j+63 at k; one TMA box per block; the wgmma reads them transposed.
+// Reads past the operand's edges fill zeros, so M, N and K need no multiple of the tile.
 //
 // Split-K (splits = S > 1): the grid walks work units (tile, split) instead of tiles; unit
 // (t, s) accumulates k-steps [s * kSteps / S, (s + 1) * kSteps / S) of tile t. Each consumer
@@ -40,7 +44,9 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 namespace {
-constexpr int64_t kSwizzleBytes = 128;   // one row of a K-major stage tile
+constexpr int64_t kSwizzleBytes = 128;   // one line of a stage tile
+constexpr int64_t kBlockRows = 64;       // rows of an MN-major tile block (one 128-byte line)
+constexpr int64_t kBlockBytes = 64 * kSwizzleBytes; // an MN-major block: 64 k-lines
 constexpr int64_t kWarpgroup = 128;      // threads
 constexpr int64_t kGroupM = 8;           // tile rows per group of the tile order
 constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
@@ -70,16 +76,26 @@ struct SharedLayout {
   }
 };
 
-/// Emission helpers over one builder and location; i32 arithmetic unless named otherwise.
-/// wgmma shared-memory descriptor of a K-major tile with the 128-byte swizzle starting at the
-/// shared address `address`: start address / 16 in bits 0-13, stride between 8-row core
-/// matrices (1024 bytes) / 16 in bits 32-45, swizzle mode 1 (128 bytes) in bits 62-63. The
-/// leading offset is unused for swizzled K-major layouts (1 by convention).
-Value emitMatrixDescriptor(Emitter &e, Value address) {
-  constexpr uint64_t kFixed = (uint64_t{1} << 16) | (uint64_t{1024 / 16} << 32) |
-                              (uint64_t{1} << 62);
+/// wgmma shared-memory descriptor of a stage tile with the 128-byte swizzle starting at the
+/// shared address `address`: start address / 16 in bits 0-13, leading offset / 16 in bits
+/// 16-29, stride offset / 16 in bits 32-45, swizzle mode 1 (128 bytes) in bits 62-63.
+///   K-major: stride = 1024 bytes between 8-row core matrices; the leading offset is unused
+///   (1 by convention).
+///   MN-major: leading = 8 KiB from one 64-row block to the next, stride = 1024 bytes from 8
+///   k-lines to the next.
+Value emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor) {
+  uint64_t leading = mnMajor ? kBlockBytes / 16 : 1;
+  uint64_t fixed = (leading << 16) | (uint64_t{1024 / 16} << 32) | (uint64_t{1} << 62);
   Value start = e.shr(e.andI(address, e.i32(0x3FFFF)), e.i32(4));
-  return e.orI(e.zext64(start), e.i64(static_cast<int64_t>(kFixed)));
+  return e.orI(e.zext64(start), e.i64(static_cast<int64_t>(fixed)));
+}
+
+/// Whether the stored operand runs along M (A) or N (B) in memory: A given as [K, M]
+/// (transpose_a) or B as [K, N] (no transpose_b).
+bool isMNMajorA(MatmulOp op) { return op.getTransposeA(); }
+bool isMNMajorB(MatmulOp op) { return !op.getTransposeB(); }
+int64_t reductionDim(MatmulOp op) {
+  return op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
 }
 
 NVVM::WGMMATypes wgmmaType(Type t) {
@@ -135,16 +151,22 @@ public:
     if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
       return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, got " << aElt
                               << " and " << op.getB().getType().getElementType();
-    if (op.getTransposeA() || !op.getTransposeB())
-      return op.emitOpError() << "wgmma kernels need K-major A and B (transpose_b only)";
     if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape() ||
         !op.getA().getType().hasStaticShape())
       return op.emitOpError() << "wgmma kernels need static rank-2 operands";
+    for (Value operand : {op.getA(), op.getB()}) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(cast<MemRefType>(operand.getType()).getStridesAndOffset(strides, offset)) ||
+          strides.size() != 2 || strides[1] != 1 || ShapedType::isDynamic(strides[0]))
+        return op.emitOpError() << "wgmma kernels need A and B with contiguous rows (stride 1 "
+                                   "in the last dimension, a static row pitch)";
+    }
     if (int64_t bytes = SharedLayout(config, op).total; bytes > kMaxSharedBytes)
       return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
                               << config.getStages() << " stages and the epilog, more than the "
                               << kMaxSharedBytes << " a block can have; use fewer stages";
-    int64_t kSteps = llvm::divideCeil(op.getA().getType().getShape()[1], config.getTileK());
+    int64_t kSteps = llvm::divideCeil(reductionDim(op), config.getTileK());
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
                               << config.getTileK() << " each), got " << config.getSplits();
@@ -156,12 +178,17 @@ public:
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     SmallVector<Value> leading;
     if (config.getTma()) {
-      int64_t boxK = kSwizzleBytes / 2;
+      // Boxes of 64 elements (one swizzled line) by the tile's rows (K-major) or by 64 k-lines
+      // (MN-major, one box per 64-row block).
+      int64_t line = kSwizzleBytes / 2;
+      auto box = [&](bool mnMajor, int64_t rows) {
+        return b.getDenseI64ArrayAttr({line, mnMajor ? config.getTileK() : rows});
+      };
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(),
-                                            b.getDenseI64ArrayAttr({boxK, config.getTileM()}),
+                                            box(isMNMajorA(op), config.getTileM()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(),
-                                            b.getDenseI64ArrayAttr({boxK, config.getTileN()}),
+                                            box(isMNMajorB(op), config.getTileN()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
     if (needsWorkspace(op)) {
@@ -235,6 +262,7 @@ struct WgmmaKernelGenerator::Context {
   Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
   int64_t m, n, k, tilesM, tilesN, kSteps, units;
   Type elementType;
+  bool mnMajorA = false, mnMajorB = false;
   SharedLayout layout;
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
@@ -284,7 +312,9 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
   c.m = dShape[0];
   c.n = dShape[1];
-  c.k = op.getA().getType().getShape()[1];
+  c.k = reductionDim(op);
+  c.mnMajorA = isMNMajorA(op);
+  c.mnMajorB = isMNMajorB(op);
   c.tilesM = llvm::divideCeil(c.m, config.getTileM());
   c.tilesN = llvm::divideCeil(c.n, config.getTileN());
   c.kSteps = llvm::divideCeil(c.k, config.getTileK());
@@ -408,14 +438,23 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
   auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), load.full, e.i32(layout.stageBytes),
                                          NVVM::MemScopeKind::CTA, false, Value());
-  auto copy = [&](Value dst, Value map, Value row) {
+  auto copy = [&](Value dst, Value map, Value inner, Value outer) {
     Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, cluster, map, ValueRange{load.k, row}, load.full, ValueRange{}, Value(),
+        b, loc, cluster, map, ValueRange{inner, outer}, load.full, ValueRange{}, Value(),
         Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
   };
-  copy(load.stageBase, c.mapA, load.rowA);
-  copy(e.offset(load.stageBase, e.i32(layout.aBytes)), c.mapB, load.rowB);
+  // Coordinates innermost first: (k, row) for K-major, (row, k) per 64-row block otherwise.
+  auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor) {
+    if (!mnMajor)
+      return copy(dst, map, load.k, row);
+    for (int64_t block = 0; block < rows / kBlockRows; ++block)
+      copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
+           e.add(row, e.i32(block * kBlockRows)), load.k);
+  };
+  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA);
+  copyTile(e.offset(load.stageBase, e.i32(layout.aBytes)), c.mapB, load.rowB, config.getTileN(),
+           c.mnMajorB);
 }
 
 void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
@@ -425,18 +464,23 @@ void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const
   const SharedLayout &layout = c.layout;
   int64_t tileK = config.getTileK();
   Value thread = c.tid; // the producer is warpgroup 0
-  // Element i * 128 + thread of a rows x 64 tile: a warp reads 32 consecutive elements of a
-  // row. Each lands where TMA's 128-byte swizzle puts it: 16-byte chunk j of row r at chunk
-  // j ^ (r % 8). Elements past the operand's edges are zeros, as TMA fills them.
-  auto loadTile = [&](Value source, Value dst, Value rowBase, int64_t rows, int64_t limit) {
+  // Element i * 128 + thread of a rows x 64 tile, in the operand's memory order, so that a
+  // warp reads 32 consecutive elements. Each lands where TMA's 128-byte swizzle puts it:
+  // 16-byte chunk j of line l at chunk j ^ (l % 8), where a line is a row's 64 k-values
+  // (K-major) or 64 rows at one k (MN-major, in 64-row blocks of 8 KiB). Elements past the
+  // operand's edges are zeros, as TMA fills them.
+  auto loadTile = [&](Value source, Value dst, Value rowBase, int64_t rows, int64_t limit,
+                      bool mnMajor) {
     Type elt = cast<MemRefType>(source.getType()).getElementType();
     auto loop =
         scf::ForOp::create(b, loc, e.i32(0), e.i32(rows * tileK / kWarpgroup), e.i32(1));
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(loop.getBody());
     Value linear = e.add(e.mul(loop.getInductionVar(), e.i32(kWarpgroup)), thread);
-    Value r = e.div(linear, e.i32(tileK));
-    Value kk = e.rem(linear, e.i32(tileK));
+    int64_t contiguous = mnMajor ? rows : tileK;
+    Value inner = e.rem(linear, e.i32(contiguous)), outer = e.div(linear, e.i32(contiguous));
+    Value r = mnMajor ? inner : outer;
+    Value kk = mnMajor ? outer : inner;
     Value row = e.add(rowBase, r);
     Value k = e.add(load.k, kk);
     Value inside = e.andI(e.ult(row, e.i32(limit)), e.ult(k, e.i32(c.k)));
@@ -444,21 +488,27 @@ void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const
     {
       OpBuilder::InsertionGuard then(b);
       b.setInsertionPointToStart(element.thenBlock());
-      Value v = memref::LoadOp::create(b, loc, source, ValueRange{e.toIndex(row), e.toIndex(k)});
+      SmallVector<Value> at{e.toIndex(row), e.toIndex(k)};
+      if (mnMajor)
+        std::swap(at[0], at[1]);
+      Value v = memref::LoadOp::create(b, loc, source, at);
       scf::YieldOp::create(b, loc, v);
       b.setInsertionPointToStart(element.elseBlock());
       Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
       scf::YieldOp::create(b, loc, zero);
     }
-    Value byte = e.mul(kk, e.i32(2));
-    Value chunk = e.xorI(e.div(byte, e.i32(16)), e.rem(r, e.i32(8)));
-    Value offset = e.add(e.add(e.mul(r, e.i32(kSwizzleBytes)), e.mul(chunk, e.i32(16))),
+    Value line = mnMajor ? kk : r;
+    Value byte = e.mul(mnMajor ? e.rem(r, e.i32(kBlockRows)) : kk, e.i32(2));
+    Value chunk = e.xorI(e.div(byte, e.i32(16)), e.rem(line, e.i32(8)));
+    Value offset = e.add(e.add(e.mul(line, e.i32(kSwizzleBytes)), e.mul(chunk, e.i32(16))),
                          e.rem(byte, e.i32(16)));
+    if (mnMajor)
+      offset = e.add(offset, e.mul(e.div(r, e.i32(kBlockRows)), e.i32(kBlockBytes)));
     LLVM::StoreOp::create(b, loc, element.getResult(0), e.offset(dst, offset), /*alignment=*/2);
   };
-  loadTile(a, load.stageBase, load.rowA, config.getTileM(), c.m);
+  loadTile(a, load.stageBase, load.rowA, config.getTileM(), c.m, c.mnMajorA);
   loadTile(bMatrix, e.offset(load.stageBase, e.i32(layout.aBytes)), load.rowB,
-           config.getTileN(), c.n);
+           config.getTileN(), c.n, c.mnMajorB);
   // The tensor cores read shared memory through the async proxy: make these writes visible to
   // it before arriving.
   NVVM::FenceProxyOp::create(
@@ -523,17 +573,24 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
     NVVM::MBarrierTryWaitParityOp::create(b, loc, full, phase, e.i32(kWaitTicks));
     Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
-    Value aAddress = e.add(stageAddress, e.mul(consumer, e.i32(64 * kSwizzleBytes)));
+    // The consumer's 64 rows of A: 64 lines (K-major) or one block (MN-major), 8 KiB either way.
+    Value aAddress = e.add(stageAddress, e.mul(consumer, e.i32(kBlockBytes)));
     Value bAddress = e.add(stageAddress, e.i32(layout.aBytes));
+    // A step of k16 advances 32 bytes within each K-major line, or 16 MN-major lines.
+    auto kStep = [&](bool mnMajor) { return mnMajor ? kInstrK * kSwizzleBytes : kInstrK * 2; };
+    // wgmma reads A row-major and B column-major (K-major both); MN-major ones transposed.
+    NVVM::MMALayout layoutA = c.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+    NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
-      // Within the 128-byte swizzle atom, step k advances the start address by 32 bytes.
-      Value descA = emitMatrixDescriptor(e, e.add(aAddress, e.i32(kk * kInstrK * 2)));
-      Value descB = emitMatrixDescriptor(e, e.add(bAddress, e.i32(kk * kInstrK * 2)));
+      Value descA = emitMatrixDescriptor(
+          e, e.add(aAddress, e.i32(kk * kStep(c.mnMajorA))), c.mnMajorA);
+      Value descB = emitMatrixDescriptor(
+          e, e.add(bAddress, e.i32(kk * kStep(c.mnMajorB))), c.mnMajorB);
       acc = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, accType, acc, descA, descB, shape, inType, inType, NVVM::WGMMATypes::f32,
-          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
+          layoutB, NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
