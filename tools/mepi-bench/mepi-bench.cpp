@@ -6,8 +6,11 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG]
+//
+// --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
+// mepi reads transposed from shared memory and cuBLASLt takes as op T of an N x K matrix).
 //
 // --catalog measures the epilogs with aux outputs and bias gradients (RELU_AUX_BIAS,
 // GELU_AUX_BIAS, DRELU_BGRAD, DGELU_BGRAD) in fp16 instead of the default set. Their aux
@@ -59,6 +62,7 @@ struct Measurement {
 
 const CudaDriver *driver = nullptr;
 std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
+bool rowMajorB = false;   ///< --layout nn: B is K x N row-major
 
 void cu(CUresult r, const char *what) {
   if (llvm::Error e = checkCuda(r, what))
@@ -211,8 +215,9 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     for (int i = 0; i < r.rotation; ++i) {
       mepi::Options options;
       options.kernelConfig = forcedConfig;
-      mms.emplace_back(tensor(as[i], {m, k}), tensor(bs[i], {n, k}), std::nullopt, 1.0f,
-                       std::nullopt, mepi::Qualifiers{false, true}, options);
+      mms.emplace_back(tensor(as[i], {m, k}),
+                       rowMajorB ? tensor(bs[i], {k, n}) : tensor(bs[i], {n, k}), std::nullopt,
+                       1.0f, std::nullopt, mepi::Qualifiers{false, !rowMajorB}, options);
       auto t0 = std::chrono::steady_clock::now();
       mepi::EpilogInputs inputs;
       if (hasBias && !backward)
@@ -249,13 +254,14 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     });
     r.executeHostUs = hostUs / r.iterations;
 
-    // cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N).
+    // cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N)
+    // or, row-major K x N, as N x K col-major (T).
     cublasLtMatmulDesc_t desc;
     cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
-    cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
-    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT),
+    cublasOperation_t opA = CUBLAS_OP_T, opB = rowMajorB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
            "TRANSA");
-    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof opN),
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
            "TRANSB");
     cublasLtEpilogue_t epi = cublasEpilog(p.epilog);
     cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
@@ -283,7 +289,9 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     }
     cublasLtMatrixLayout_t la, lb, ld;
     cublas(cublasLtMatrixLayoutCreate(&la, type, k, m, k), "layout A");
-    cublas(cublasLtMatrixLayoutCreate(&lb, type, k, n, k), "layout B");
+    cublas(rowMajorB ? cublasLtMatrixLayoutCreate(&lb, type, n, k, n)
+                     : cublasLtMatrixLayoutCreate(&lb, type, k, n, k),
+           "layout B");
     cublas(cublasLtMatrixLayoutCreate(&ld, type, m, n, m), "layout D");
     cublasLtMatmulPreference_t pref;
     cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
@@ -370,6 +378,8 @@ int main(int argc, char **argv) {
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
       filters.push_back(argv[++i]), command += std::string(" ") + argv[i];
+    else if (arg == "--layout" && i + 1 < argc)
+      rowMajorB = std::string(argv[++i]) == "nn", command += std::string(" ") + argv[i];
     else if (arg == "--config" && i + 1 < argc)
       forcedConfig = argv[++i], command += std::string(" '") + argv[i] + "'";
   }
@@ -481,8 +491,10 @@ int main(int argc, char **argv) {
     std::ofstream json(jsonPath);
     json << "{\n  \"device\": \"" << jsonEscape(name) << "\",\n  \"date\": \"" << date
          << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n"
-         << "  \"layout\": \"A MxK and B NxK, both K-major (TN); D row-major (mepi), "
-            "column-major (cuBLASLt); bias length M; aux "
+         << "  \"layout\": \""
+         << (rowMajorB ? "A MxK and B KxN, both row-major (NN, B N-major)"
+                       : "A MxK and B NxK, both K-major (TN)")
+         << "; D row-major (mepi), column-major (cuBLASLt); bias length M; aux "
             "column-major with padded rows\",\n"
          << "  \"geomean_ratio\": " << geomean << ",\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
