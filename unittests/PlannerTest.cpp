@@ -370,6 +370,21 @@ TEST(Planner, AuxOutputsHaveNvmathLayouts) {
   EXPECT_EQ((*grads)[1].key, "result_amax");
   EXPECT_EQ((*grads)[1].layout.type, ElementType::F32);
   EXPECT_TRUE((*grads)[1].layout.shape.empty());
+
+  // BGRADA / BGRADB: one sum per row of op(A) (M) / column of op(B) (N), in D's type, after
+  // the reductions.
+  for (const char *name : {"BGRADA", "BGRADB"}) {
+    MatmulProblem p = problem(ElementType::F16, 100, 30, 64, name, true, false);
+    p.resultAmax = true;
+    llvm::Expected<std::vector<NamedLayout>> sums = epilogOutputLayouts(p);
+    ASSERT_TRUE(bool(sums)) << llvm::toString(sums.takeError());
+    ASSERT_EQ(sums->size(), 2u);
+    EXPECT_EQ((*sums)[0].key, "result_amax");
+    EXPECT_EQ((*sums)[1].key, std::string(name) == "BGRADA" ? "bgrada" : "bgradb");
+    EXPECT_EQ((*sums)[1].layout.type, ElementType::F16);
+    EXPECT_EQ((*sums)[1].layout.shape,
+              (std::vector<int64_t>{std::string(name) == "BGRADA" ? 100 : 30}));
+  }
 }
 
 TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {
@@ -408,6 +423,12 @@ TEST_P(EveryEpilog, Compiles) {
     EXPECT_NE(kernel->config.find(simt ? "<simt" : "<wgmma"), std::string::npos)
         << kernel->config;
     EXPECT_GT(kernel->workspaceBytes, 0); // the amax completes across blocks
+    if (name.rfind("BGRAD", 0) == 0) { // BGRADA / BGRADB: the op's a_sums / b_sums
+      EXPECT_NE(kernel->plannedIR.find(name == "BGRADA" ? "a_sums(" : "b_sums("),
+                std::string::npos)
+          << kernel->plannedIR;
+      EXPECT_EQ(kernel->config.find("splits"), std::string::npos) << kernel->config;
+    }
     if (name.find("_AUX") != std::string::npos) {
       EXPECT_NE(kernel->plannedIR.find("aux("), std::string::npos) << kernel->plannedIR;
     }
@@ -416,4 +437,4 @@ TEST_P(EveryEpilog, Compiles) {
 INSTANTIATE_TEST_SUITE_P(Catalog, EveryEpilog,
                          ::testing::Values("RELU_AUX", "RELU_AUX_BIAS", "GELU_AUX",
                                            "GELU_AUX_BIAS", "DRELU", "DRELU_BGRAD", "DGELU",
-                                           "DGELU_BGRAD"));
+                                           "DGELU_BGRAD", "BGRADA", "BGRADB"));

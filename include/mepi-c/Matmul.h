@@ -34,7 +34,9 @@ typedef enum {
   MEPI_EPILOG_GELU_AUX = 13,
   MEPI_EPILOG_GELU_AUX_BIAS = 14,
   MEPI_EPILOG_DGELU = 15,
-  MEPI_EPILOG_DGELU_BGRAD = 16
+  MEPI_EPILOG_DGELU_BGRAD = 16,
+  MEPI_EPILOG_BGRADA = 17,
+  MEPI_EPILOG_BGRADB = 18
 } MepiEpilog;
 
 /** How a user epilog input is indexed by the output element (see mepi::InputKind). */

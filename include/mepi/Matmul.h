@@ -54,10 +54,13 @@ struct Tensor {
 ///     up to 8, N], column-major;
 ///   - "drelu_bgrad", "dgelu_bgrad" (DRELU_BGRAD, DGELU_BGRAD): the bias gradient, the sum of
 ///     each row of D, in D's type, [M] (or [batch..., M, 1]);
+///   - "bgrada" (BGRADA): the sum of each row of op(A) over K, in D's type, [M] (or
+///     [batch..., M, 1]); "bgradb" (BGRADB): the sum of each column of op(B) over K, [N] (or
+///     [batch..., N, 1]). D = op(A) op(B) as with DEFAULT.
 ///   - "result_amax" (Options::resultAmax): max |D| as one f32, before D is rounded.
 enum class Epilog {
   Default, Relu, ReluAux, Bias, ReluBias, ReluAuxBias, DRelu, DReluBGrad,
-  Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu
+  Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu, BGradA, BGradB
 };
 
 struct EpilogInputs {

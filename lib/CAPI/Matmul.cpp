@@ -65,6 +65,8 @@ mepi::Epilog epilogOf(MepiEpilog epilog) {
   case MEPI_EPILOG_GELU_AUX_BIAS: return mepi::Epilog::GeluAuxBias;
   case MEPI_EPILOG_DGELU: return mepi::Epilog::DGelu;
   case MEPI_EPILOG_DGELU_BGRAD: return mepi::Epilog::DGeluBGrad;
+  case MEPI_EPILOG_BGRADA: return mepi::Epilog::BGradA;
+  case MEPI_EPILOG_BGRADB: return mepi::Epilog::BGradB;
   }
   throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
 }

@@ -70,6 +70,8 @@ const char *epilogName(Epilog epilog) {
   case Epilog::Sigmoid: return "SIGMOID";
   case Epilog::Tanh: return "TANH";
   case Epilog::Silu: return "SILU";
+  case Epilog::BGradA: return "BGRADA";
+  case Epilog::BGradB: return "BGRADB";
   }
   return "?";
 }

@@ -356,6 +356,9 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     reductionKinds.push_back(BroadcastKindAttr::get(ctx, output.kind));
     combiners.push_back(CombinerAttr::get(ctx, output.combiner));
   }
+  Value aSums, bSums;
+  for (const EpilogOperand &sums : signature.operandSums)
+    (sums.kind == BroadcastKind::Row ? aSums : bSums) = entry->getArgument(next++);
   KernelConfigAttr config;
   if (!problem.kernelConfig.empty()) {
     config = dyn_cast_or_null<KernelConfigAttr>(parseAttribute(problem.kernelConfig, ctx));
@@ -366,7 +369,8 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   }
   auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputValues, b.getArrayAttr(kinds),
                              d, aux, b.getArrayAttr(auxKinds), reductions,
-                             b.getArrayAttr(reductionKinds), b.getArrayAttr(combiners),
+                             b.getArrayAttr(reductionKinds), b.getArrayAttr(combiners), aSums,
+                             bSums,
                              problem.transposeA ? b.getUnitAttr() : UnitAttr(),
                              problem.transposeB ? b.getUnitAttr() : UnitAttr(),
                              computeAttr(ctx, problem), config);
@@ -449,6 +453,11 @@ auto ::mepi::runtime::epilogOutputLayouts(const MatmulProblem &problem)
   }
   if (problem.resultAmax)
     outputs.push_back({kResultAmax.key.str(), reductionLayout(kResultAmax, problem)});
+  // After every reduction: the op's a_sums / b_sums follow its reductions.
+  if (std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
+      epilog && !problem.userEpilog)
+    for (const EpilogOperand &sums : getBuiltinEpilogSignature(*epilog).operandSums)
+      outputs.push_back({sums.key.str(), reductionLayout(sums, problem)});
   return outputs;
 }
 

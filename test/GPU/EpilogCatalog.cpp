@@ -27,17 +27,19 @@ struct Run {
   std::string config;
 };
 
-/// Plans `epilog` for A [m, k] x B (as [n, k] with transposeB when `kMajorB`, else [k, n]),
+/// Plans `epilog` for A ([m, k], or [k, m] with transposeA when `transA`) x B (as [n, k] with
+/// transposeB when `kMajorB`, else [k, n]) with a forced kernel `config` unless empty,
 /// executes twice on poisoned outputs (the second run also checks that the workspace counters
 /// were left at zero) and downloads D and the aux outputs.
 Run execute(const Device &dev, DeviceArena &arena, mepi::Epilog epilog, const HostTensor &a,
-            const HostTensor &b, bool kMajorB, const mepi::EpilogInputs &inputs, bool amax,
-            ElementType type) {
+            const HostTensor &b, bool transA, bool kMajorB, const std::string &config,
+            const mepi::EpilogInputs &inputs, bool amax, ElementType type) {
   const CudaDriver &d = *dev.d;
   mepi::Options options;
   options.resultAmax = amax;
+  options.kernelConfig = config;
   mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
-                  mepi::Qualifiers{false, kMajorB}, options);
+                  mepi::Qualifiers{transA, kMajorB}, options);
   mm.plan(epilog, inputs);
   Run run;
   run.config = mm.kernelConfiguration();
@@ -88,7 +90,9 @@ std::string relativeError(const char *what, const std::vector<double> &out,
 
 struct Shape {
   int64_t m, n, k;
-  bool kMajorB; // B given as [n, k] (transposeB): the wgmma family's layout
+  bool kMajorB;        // B given as [n, k] (transposeB), else [k, n]
+  bool transA = false; // A given as [k, m] (transposeA), else [m, k]
+  std::string config;  // a forced kernel configuration (e.g. the simt family)
 };
 
 /// One catalog case: returns "" or the failure; `err` the largest relative error seen.
@@ -98,9 +102,13 @@ std::string runCase(const Device &dev, const std::string &name, mepi::Epilog epi
   const double tol = 1e-2;
   DeviceArena arena(*dev.d);
   int64_t m = s.m, n = s.n, k = s.k;
-  HostTensor a = randomTensor(type, {m, k}, rng);
+  HostTensor a = randomTensor(type, s.transA ? std::vector<int64_t>{k, m}
+                                             : std::vector<int64_t>{m, k}, rng);
   HostTensor b = randomTensor(type, s.kMajorB ? std::vector<int64_t>{n, k}
                                               : std::vector<int64_t>{k, n}, rng);
+  auto aAt = [&](int64_t i, int64_t kk) {
+    return s.transA ? a.values[kk * m + i] : a.values[i * k + kk];
+  };
   auto bAt = [&](int64_t kk, int64_t j) {
     return s.kMajorB ? b.values[j * k + kk] : b.values[kk * n + j];
   };
@@ -128,7 +136,7 @@ std::string runCase(const Device &dev, const std::string &name, mepi::Epilog epi
     geluIn.layout = {type, {geluLd, n}, {1, geluLd}};
     inputs.geluAux = arena.toDevice(geluIn);
   }
-  Run run = execute(dev, arena, epilog, a, b, s.kMajorB, inputs, amax, type);
+  Run run = execute(dev, arena, epilog, a, b, s.transA, s.kMajorB, s.config, inputs, amax, type);
   config = run.config;
 
   // fp64 reference.
@@ -137,7 +145,7 @@ std::string runCase(const Device &dev, const std::string &name, mepi::Epilog epi
     for (int64_t j = 0; j < n; ++j) {
       double acc = 0;
       for (int64_t kk = 0; kk < k; ++kk)
-        acc += a.values[i * k + kk] * bAt(kk, j);
+        acc += aAt(i, kk) * bAt(kk, j);
       double x = acc + (hasBias ? bias.values[i] : 0.0);
       pre[i * n + j] = x;
       double y = x;
@@ -191,6 +199,25 @@ std::string runCase(const Device &dev, const std::string &name, mepi::Epilog epi
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j)
         ref[i] += dRef[i * n + j];
+      out[i] = readDevice(run.aux[key], type, i);
+    }
+    why = relativeError(key, out, ref, tol, err);
+    if (!why.empty())
+      return why;
+  }
+  // The operand sums over K: of each row of op(A) (bgrada), of each column of op(B) (bgradb).
+  for (bool ofA : {true, false}) {
+    const char *key = ofA ? "bgrada" : "bgradb";
+    bool wanted = name == (ofA ? "BGRADA" : "BGRADB");
+    if (run.aux.count(key) != size_t(wanted))
+      return std::string(key) + (wanted ? " missing from" : " unexpected in") + " the aux outputs";
+    if (!wanted)
+      continue;
+    int64_t count = ofA ? m : n;
+    std::vector<double> out(count), ref(count, 0.0);
+    for (int64_t i = 0; i < count; ++i) {
+      for (int64_t kk = 0; kk < k; ++kk)
+        ref[i] += ofA ? aAt(i, kk) : bAt(kk, i);
       out[i] = readDevice(run.aux[key], type, i);
     }
     why = relativeError(key, out, ref, tol, err);
@@ -275,7 +302,7 @@ std::string runCApiCase(const Device &dev, std::mt19937 &rng) {
   HostTensor bias = randomTensor(type, {m}, rng);
   mepi::EpilogInputs inputs;
   inputs.bias = arena.toDevice(bias);
-  Run cpp = execute(dev, arena, mepi::Epilog::ReluAuxBias, a, b, true, inputs, true, type);
+  Run cpp = execute(dev, arena, mepi::Epilog::ReluAuxBias, a, b, false, true, "", inputs, true, type);
 
   mepi::Tensor aT = arena.toDevice(a), bT = arena.toDevice(b);
   auto cTensor = [](const mepi::Tensor &t) {
@@ -358,15 +385,22 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
       {"GELU_AUX", mepi::Epilog::GeluAux},         {"GELU_AUX_BIAS", mepi::Epilog::GeluAuxBias},
       {"DRELU", mepi::Epilog::DRelu},              {"DRELU_BGRAD", mepi::Epilog::DReluBGrad},
       {"DGELU", mepi::Epilog::DGelu},              {"DGELU_BGRAD", mepi::Epilog::DGeluBGrad},
-      {"BIAS", mepi::Epilog::Bias},                {"GELU_BIAS", mepi::Epilog::GeluBias}};
-  // Odd shapes; B as [n, k] is what the wgmma family takes, [k, n] goes to simt. Rows of 99
-  // and 300 elements are no multiple of 16 bytes (ordinary loads); K = 512 takes TMA, and
-  // 200 x 260 x 4096 splits K (the reductions then run after the split-K sum).
-  std::vector<Shape> shapes = {{100, 30, 64, false}, {257, 131, 99, true}};
+      {"BIAS", mepi::Epilog::Bias},                {"GELU_BIAS", mepi::Epilog::GeluBias},
+      {"BGRADA", mepi::Epilog::BGradA},            {"BGRADB", mepi::Epilog::BGradB}};
+  // Odd shapes on the wgmma family, every orientation of A and B (rows of 99, 300 and 30
+  // elements are no multiple of 16 bytes: staged), and the simt family forced. K = 512 takes
+  // TMA in place, and 200 x 260 x 4096 splits K (the reductions then run after the split-K
+  // sum; the operand sums forbid the split).
+  const std::string simt = "#mepi.kernel_config<simt, tile = [16, 32, 1]>";
+  std::vector<Shape> shapes = {{100, 30, 64, false, false, simt},
+                               {257, 131, 99, true},
+                               {300, 200, 128, false, true}};
   if (!quick) {
     shapes.push_back({1000, 520, 300, true});
     shapes.push_back({777, 1000, 512, true});
     shapes.push_back({200, 260, 4096, true});
+    shapes.push_back({256, 264, 520, true, true});
+    shapes.push_back({64, 300, 1000, false, false});
   }
   for (const Entry &entry : entries)
     for (Shape s : shapes)
@@ -375,9 +409,10 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         if ((name == "BIAS" || name == "GELU_BIAS") && !amax)
           continue; // covered by the main matrix; here for result_amax
         char line[256];
-        std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s", entry.name,
+        std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", entry.name,
                       amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
-                      s.kMajorB ? "B[n,k]" : "B[k,n]");
+                      s.transA ? "A[k,m]" : "A[m,k]", s.kMajorB ? "B[n,k]" : "B[k,n]",
+                      s.config.empty() ? "" : " simt");
         if (!selected(line))
           continue;
         double err = 0;

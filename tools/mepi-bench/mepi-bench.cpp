@@ -13,7 +13,8 @@
 // mepi reads transposed from shared memory and cuBLASLt takes as op T of an N x K matrix).
 //
 // --catalog measures the epilogs with aux outputs and bias gradients (RELU_AUX_BIAS,
-// GELU_AUX_BIAS, DRELU_BGRAD, DGELU_BGRAD) in fp16 instead of the default set. Their aux
+// GELU_AUX_BIAS, DRELU_BGRAD, DGELU_BGRAD, BGRADA, BGRADB) in fp16 instead of the default set;
+// BGRADA runs with A M-major and BGRADB with B N-major, the only layouts cuBLASLt takes them in. Their aux
 // buffers have the layouts both take: the ReLU mask column-major with rows of ceil(M/8)
 // rounded up to 16 bytes (cuBLASLt: ld = M rounded up to 128 bits), gelu_aux column-major
 // with M rounded up to 8 rows; the backward epilogs read random ones and write the bias
@@ -139,6 +140,8 @@ cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "GELU_AUX_BIAS") return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
   if (name == "DRELU_BGRAD") return CUBLASLT_EPILOGUE_DRELU_BGRAD;
   if (name == "DGELU_BGRAD") return CUBLASLT_EPILOGUE_DGELU_BGRAD;
+  if (name == "BGRADA") return CUBLASLT_EPILOGUE_BGRADA;
+  if (name == "BGRADB") return CUBLASLT_EPILOGUE_BGRADB;
   if (name == "RELU_BIAS") return CUBLASLT_EPILOGUE_RELU_BIAS;
   if (name == "GELU_BIAS") return CUBLASLT_EPILOGUE_GELU_BIAS;
   if (name == "RELU") return CUBLASLT_EPILOGUE_RELU;
@@ -152,6 +155,8 @@ mepi::Epilog mepiEpilog(const std::string &name) {
   if (name == "GELU_AUX_BIAS") return mepi::Epilog::GeluAuxBias;
   if (name == "DRELU_BGRAD") return mepi::Epilog::DReluBGrad;
   if (name == "DGELU_BGRAD") return mepi::Epilog::DGeluBGrad;
+  if (name == "BGRADA") return mepi::Epilog::BGradA;
+  if (name == "BGRADB") return mepi::Epilog::BGradB;
   if (name == "RELU_BIAS") return mepi::Epilog::ReluBias;
   if (name == "GELU_BIAS") return mepi::Epilog::GeluBias;
   if (name == "RELU") return mepi::Epilog::Relu;
@@ -168,6 +173,10 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   bool hasBias = epilog.find("BIAS") != std::string::npos; // the input of the forward epilogs
   bool reluAux = epilog.find("RELU_AUX") != std::string::npos || epilog == "DRELU_BGRAD";
   bool geluAux = epilog.find("GELU_AUX") != std::string::npos || epilog == "DGELU_BGRAD";
+  // cuBLASLt takes BGRADA only with A M-major (transa = N: mepi's A [K, M] with transpose_a),
+  // BGRADB only with B N-major (transb = T: B [K, N] row-major).
+  bool mMajorA = epilog == "BGRADA";
+  bool nMajorB = rowMajorB || epilog == "BGRADB";
   // The aux layouts both libraries take (column-major, padded rows).
   int64_t maskPitch = ((m + 7) / 8 + 15) / 16 * 16; // bytes per column of the ReLU mask
   int64_t geluPitch = (m + 7) / 8 * 8;               // elements per column of gelu_aux
@@ -185,7 +194,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   size_t auxBytes = reluAux ? size_t(maskPitch * n) : geluAux ? size_t(geluPitch * n) * 2 : 0;
   CUdeviceptr aux = auxBytes ? randomBuffer((auxBytes + 1) / 2, p.bf16, 98) : 0;
   // cuBLASLt's bias gradient output (mepi allocates its own).
-  CUdeviceptr refGrad = backward ? randomBuffer(size_t(m), p.bf16, 97) : 0;
+  CUdeviceptr refGrad = backward ? randomBuffer(size_t(std::max(m, n)), p.bf16, 97) : 0;
   CUdeviceptr refD;
   cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
   size_t workspaceBytes = 32u << 20;
@@ -215,14 +224,14 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     for (int i = 0; i < r.rotation; ++i) {
       mepi::Options options;
       options.kernelConfig = forcedConfig;
-      mms.emplace_back(tensor(as[i], {m, k}),
-                       rowMajorB ? tensor(bs[i], {k, n}) : tensor(bs[i], {n, k}), std::nullopt,
-                       1.0f, std::nullopt, mepi::Qualifiers{false, !rowMajorB}, options);
+      mms.emplace_back(mMajorA ? tensor(as[i], {k, m}) : tensor(as[i], {m, k}),
+                       nMajorB ? tensor(bs[i], {k, n}) : tensor(bs[i], {n, k}), std::nullopt,
+                       1.0f, std::nullopt, mepi::Qualifiers{mMajorA, !nMajorB}, options);
       auto t0 = std::chrono::steady_clock::now();
       mepi::EpilogInputs inputs;
       if (hasBias && !backward)
         inputs.bias = tensor(bias, {m});
-      if (backward) {
+      if (backward && aux) {
         mepi::Tensor t = tensor(aux, {reluAux ? maskPitch : geluPitch, n});
         t.strides = {1, t.shape[0]};
         if (reluAux)
@@ -258,7 +267,8 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     // or, row-major K x N, as N x K col-major (T).
     cublasLtMatmulDesc_t desc;
     cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
-    cublasOperation_t opA = CUBLAS_OP_T, opB = rowMajorB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opA = mMajorA ? CUBLAS_OP_N : CUBLAS_OP_T;
+    cublasOperation_t opB = nMajorB ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
            "TRANSA");
     cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
@@ -288,8 +298,10 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
              "AUX_LD");
     }
     cublasLtMatrixLayout_t la, lb, ld;
-    cublas(cublasLtMatrixLayoutCreate(&la, type, k, m, k), "layout A");
-    cublas(rowMajorB ? cublasLtMatrixLayoutCreate(&lb, type, n, k, n)
+    cublas(mMajorA ? cublasLtMatrixLayoutCreate(&la, type, m, k, m)
+                   : cublasLtMatrixLayoutCreate(&la, type, k, m, k),
+           "layout A");
+    cublas(nMajorB ? cublasLtMatrixLayoutCreate(&lb, type, n, k, n)
                      : cublasLtMatrixLayoutCreate(&lb, type, k, n, k),
            "layout B");
     cublas(cublasLtMatrixLayoutCreate(&ld, type, m, n, m), "layout D");
@@ -424,7 +436,8 @@ int main(int argc, char **argv) {
       Shape named = s;
       if (std::string(s.name) == "blog-relu-bias")
         named.name = "m65536";
-      for (const char *e : {"RELU_AUX_BIAS", "GELU_AUX_BIAS", "DRELU_BGRAD", "DGELU_BGRAD"})
+      for (const char *e : {"RELU_AUX_BIAS", "GELU_AUX_BIAS", "DRELU_BGRAD", "DGELU_BGRAD",
+                            "BGRADA", "BGRADB"})
         problems.push_back({named, false, e});
       continue;
     }
@@ -494,7 +507,8 @@ int main(int argc, char **argv) {
          << "  \"layout\": \""
          << (rowMajorB ? "A MxK and B KxN, both row-major (NN, B N-major)"
                        : "A MxK and B NxK, both K-major (TN)")
-         << "; D row-major (mepi), column-major (cuBLASLt); bias length M; aux "
+         << "; BGRADA with A KxM row-major (M-major), BGRADB with B KxN row-major (N-major); "
+            "D row-major (mepi), column-major (cuBLASLt); bias length M; aux "
             "column-major with padded rows\",\n"
          << "  \"geomean_ratio\": " << geomean << ",\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";

@@ -136,6 +136,10 @@ void MatmulOp::getEffects(
     written.insert(&aux);
   for (OpOperand &reduction : getReductionsMutable())
     written.insert(&reduction);
+  for (OpOperand &sums : getASumsMutable())
+    written.insert(&sums);
+  for (OpOperand &sums : getBSumsMutable())
+    written.insert(&sums);
   for (OpOperand &operand : getOperation()->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
@@ -413,6 +417,20 @@ LogicalResult MatmulOp::verify() {
     }
     if (failed(verifyCoreShape(*this, what, type, kind)) ||
         failed(verifyExactBatch(*this, what, type.getShape(), 1)))
+      return failure();
+  }
+
+  // Operand sums: one value per row of op(A) (as per row of D) or per column of op(B).
+  for (auto [sums, kind, name] : {std::tuple{getASums(), BroadcastKind::Row, "a_sums"},
+                                  std::tuple{getBSums(), BroadcastKind::Col, "b_sums"}}) {
+    if (!sums)
+      continue;
+    auto type = cast<MemRefType>(sums.getType());
+    if (!isWideFloat(type.getElementType()))
+      return emitOpError() << "expected " << name << " to have f16, bf16 or f32 elements, got "
+                           << type.getElementType();
+    if (failed(verifyCoreShape(*this, name, type, kind)) ||
+        failed(verifyExactBatch(*this, name, type.getShape(), 1)))
       return failure();
   }
   return success();

@@ -39,6 +39,11 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     type once complete. Sums are taken in an order that does not depend on timing, so results
     are reproducible.
 
+    `a_sums` and `b_sums` are operand reductions, outside the epilog: a_sums[batch..., row] =
+    sum_k op(A)[batch..., row, k] ([batch..., M]) and b_sums[batch..., col] = sum_k
+    op(B)[batch..., k, col] ([batch..., N]), in f32, converted to their element type (the
+    bias gradients of cuBLASLt's BGRADA and BGRADB epilogs).
+
     Example (bias + ReLU, bias per column):
 
     ```mlir
@@ -85,6 +90,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Variadic<AnyMemRef>:$reductions,
     Mepi_BroadcastKindArrayAttr:$reduction_kinds,
     Mepi_CombinerArrayAttr:$reduction_combiners,
+    Optional<AnyMemRef>:$a_sums,
+    Optional<AnyMemRef>:$b_sums,
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
     OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
@@ -99,6 +106,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     `outs` `(` $d `:` type($d) `)`
     custom<AuxOutputs>($aux, type($aux), $aux_kinds)
     custom<Reductions>($reductions, type($reductions), $reduction_kinds, $reduction_combiners)
+    (`a_sums` `(` $a_sums^ `:` type($a_sums) `)`)?
+    (`b_sums` `(` $b_sums^ `:` type($b_sums) `)`)?
     attr-dict-with-keyword `epilog` $epilog
   }];
   let hasVerifier = 1;

@@ -20,6 +20,7 @@ constexpr EpilogName kEpilogNames[] = {
     {BuiltinEpilog::Gelu, "GELU"},              {BuiltinEpilog::GeluAux, "GELU_AUX"},
     {BuiltinEpilog::GeluBias, "GELU_BIAS"},     {BuiltinEpilog::GeluAuxBias, "GELU_AUX_BIAS"},
     {BuiltinEpilog::DGelu, "DGELU"},            {BuiltinEpilog::DGeluBGrad, "DGELU_BGRAD"},
+    {BuiltinEpilog::BGradA, "BGRADA"},          {BuiltinEpilog::BGradB, "BGRADB"},
     {BuiltinEpilog::Sigmoid, "SIGMOID"},        {BuiltinEpilog::Tanh, "TANH"},
     {BuiltinEpilog::Silu, "SILU"}};
 } // namespace
@@ -63,6 +64,10 @@ EpilogSignature mlir::mepi::getBuiltinEpilogSignature(BuiltinEpilog epilog) {
     s.reductions.push_back({"drelu_bgrad", BroadcastKind::Row, Combiner::Add});
   if (epilog == E::DGeluBGrad)
     s.reductions.push_back({"dgelu_bgrad", BroadcastKind::Row, Combiner::Add});
+  if (epilog == E::BGradA)
+    s.operandSums.push_back({"bgrada", BroadcastKind::Row, Combiner::Add});
+  if (epilog == E::BGradB)
+    s.operandSums.push_back({"bgradb", BroadcastKind::Col, Combiner::Add});
   return s;
 }
 
@@ -167,7 +172,7 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
   case E::Sigmoid: x = emitSigmoid(b, loc, x); break;
   case E::Tanh: x = math::TanhOp::create(b, loc, x); break;
   case E::Silu: x = arith::MulFOp::create(b, loc, x, emitSigmoid(b, loc, x)); break;
-  case E::Default: case E::Bias: break;
+  case E::Default: case E::Bias: case E::BGradA: case E::BGradB: break;
   }
   if (!signature.reductions.empty()) // the bias gradient: the sum of D's row
     reductions.push_back(x);

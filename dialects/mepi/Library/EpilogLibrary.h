@@ -14,7 +14,7 @@ namespace mlir::mepi {
 
 enum class BuiltinEpilog {
   Default, Relu, ReluAux, Bias, ReluBias, ReluAuxBias, DRelu, DReluBGrad,
-  Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu
+  Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, BGradA, BGradB, Sigmoid, Tanh, Silu
 };
 
 /// Parses nvmath-python's names ("DEFAULT", "RELU_AUX_BIAS", "DGELU_BGRAD", ...) and "SIGMOID",
@@ -37,9 +37,11 @@ struct EpilogOperand {
 ///   aux: "relu_aux" (bitmask: 1 where the ReLU's input was > 0), "gelu_aux" (matrix: the
 ///     GELU's input);
 ///   reductions: "drelu_bgrad" / "dgelu_bgrad" (row add: the bias gradient, the sum of each
-///     row of D).
+///     row of D);
+///   operand sums: "bgrada" (row: the sum of each row of op(A), the op's a_sums) and "bgradb"
+///     (col: the sum of each column of op(B), b_sums).
 struct EpilogSignature {
-  SmallVector<EpilogOperand> inputs, aux, reductions;
+  SmallVector<EpilogOperand> inputs, aux, reductions, operandSums;
 };
 EpilogSignature getBuiltinEpilogSignature(BuiltinEpilog epilog);
 

@@ -5,6 +5,7 @@
 // speed; it stays as the fallback and the baseline that the others are checked against.
 #include "EpilogEmitter.h"
 #include "KernelGenerator.h"
+#include "OperandSums.h"
 #include "Reductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -147,6 +148,25 @@ public:
     if (!sharedTypes.empty())
       emitBlockCombination(b, loc, op, operands, leading.empty() ? Value() : leading.back(),
                            element, ifOp.getResults());
+    // Operand sums: the threads of D's first column sum op(A)'s rows, those of its first row
+    // op(B)'s columns (a loop over K each; this family is the reference, not the fast path).
+    Value zeroIndex = index(0);
+    for (auto [sums, ofA] : {std::pair{op.getASums(), true}, std::pair{op.getBSums(), false}}) {
+      if (!sums)
+        continue;
+      Value mine = ofA ? arith::AndIOp::create(
+                             b, loc, rowIn,
+                             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, col, zeroIndex))
+                       : arith::AndIOp::create(
+                             b, loc, colIn,
+                             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row, zeroIndex));
+      auto first = scf::IfOp::create(b, loc, mine, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(first.thenBlock());
+      Value at = ofA ? row : col;
+      Value sum = emitOperandSum(b, loc, op, operands, ofA, element, at);
+      emitStoreOperandSum(b, loc, operands.lookup(sums), element.batch, at, sum);
+    }
   }
 
   LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {

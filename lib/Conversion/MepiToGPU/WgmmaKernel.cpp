@@ -31,6 +31,7 @@
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
+#include "OperandSums.h"
 #include "WgmmaEpilog.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -167,6 +168,10 @@ public:
                               << config.getStages() << " stages and the epilog, more than the "
                               << kMaxSharedBytes << " a block can have; use fewer stages";
     int64_t kSteps = llvm::divideCeil(reductionDim(op), config.getTileK());
+    if ((op.getASums() || op.getBSums()) && config.getSplits() > 1)
+      return op.emitOpError() << "operand sums (a_sums, b_sums) need whole k ranges: expected "
+                                 "no split-K, got "
+                              << config.getSplits() << " splits";
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
                               << config.getTileK() << " each), got " << config.getSplits();
@@ -557,17 +562,60 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
   };
 
+  // Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
+  // 64), those of the first tile row the rows of B (split between the consumers in 64-row
+  // groups, or all by consumer 0 when there are fewer than 64 each), from the stage tiles
+  // while the wgmmas run.
+  struct SumsPlan {
+    Value sums;       // the kernel's a_sums / b_sums memref
+    TileSums tile;
+    Value active;     // i1: this consumer sums in this unit
+    Value firstRow;   // of the operand's rows (of op(A) / op(B)^T) this consumer covers
+    int64_t stageOffset = 0; // i32 bytes of its first group within the stage, plus consumer part
+    Value consumerOffset;    // i32 bytes
+    int64_t limit = 0;
+  };
+  Value localThread = e.rem(c.tid, e.i32(kWarpgroup));
+  SmallVector<SumsPlan> sumsPlans;
+
   OpBuilder::InsertionGuard guard(b);
   scf::ForOp units = emitUnitLoop(e, c);
   WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
+  if (Value sums = op.getASums()) {
+    SumsPlan p{operands.lookup(sums), {c.mnMajorA, 1}};
+    p.active = e.eq(unit.tileCol, e.i32(0));
+    p.firstRow = e.add(e.mul(unit.tileRow, e.i32(config.getTileM())),
+                       e.mul(consumer, e.i32(kBlockRows)));
+    p.consumerOffset = e.mul(consumer, e.i32(kBlockBytes));
+    p.limit = c.m;
+    sumsPlans.push_back(p);
+  }
+  if (Value sums = op.getBSums()) {
+    bool split = tileN / consumers() >= kBlockRows;
+    int64_t rows = split ? tileN / consumers() : tileN;
+    SumsPlan p{operands.lookup(sums), {c.mnMajorB, rows / kBlockRows}};
+    p.active = e.eq(unit.tileRow, e.i32(0));
+    if (!split)
+      p.active = e.andI(p.active, e.eq(consumer, e.i32(0)));
+    Value first = split ? e.mul(consumer, e.i32(rows)) : e.i32(0);
+    p.firstRow = e.add(e.mul(unit.tileCol, e.i32(tileN)), first);
+    p.stageOffset = layout.aBytes;
+    p.consumerOffset = e.mul(e.div(first, e.i32(kBlockRows)), e.i32(kBlockBytes));
+    p.limit = c.n;
+    sumsPlans.push_back(p);
+  }
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
-  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
-                                  ValueRange{units.getRegionIterArg(0), zero});
+  SmallVector<Value> loopInit = {units.getRegionIterArg(0), zero};
+  Value f32Zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  for (const SumsPlan &p : sumsPlans)
+    loopInit.append(p.tile.values(), f32Zero);
+  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1), loopInit);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value it = kLoop.getRegionIterArg(0);
     Value acc = kLoop.getRegionIterArg(1);
+    SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(2));
     Value stage = e.rem(it, e.i32(stages));
     Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
     auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
@@ -593,6 +641,25 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
           layoutB, NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // The operand sums read the stage the wgmmas read, before it is released.
+    SmallVector<Value> nextPartials;
+    size_t offset = 0;
+    for (const SumsPlan &p : sumsPlans) {
+      SmallVector<Value> mine(partials.begin() + offset,
+                              partials.begin() + offset + p.tile.values());
+      offset += p.tile.values();
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(mine)), p.active,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value tile = e.offset(c.base, e.add(e.mul(stage, e.i32(layout.stageBytes)),
+                                          e.add(e.i32(p.stageOffset), p.consumerOffset)));
+      scf::YieldOp::create(b, loc, p.tile.emitAccumulate(e, tile, localThread, c.elementType,
+                                                          mine));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, mine);
+      llvm::append_range(nextPartials, ifOp.getResults());
+    }
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
@@ -602,9 +669,23 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       b.setInsertionPointToStart(notFirst.thenBlock());
       release(e.sub(it, e.i32(1)));
     }
-    scf::YieldOp::create(b, loc, ValueRange{e.add(it, e.i32(1)), acc});
+    SmallVector<Value> yielded = {e.add(it, e.i32(1)), acc};
+    llvm::append_range(yielded, nextPartials);
+    scf::YieldOp::create(b, loc, yielded);
   }
   Value itEnd = kLoop.getResult(0);
+  {
+    size_t offset = 2;
+    for (const SumsPlan &p : sumsPlans) {
+      SmallVector<Value> partial(kLoop.getResults().begin() + offset,
+                                 kLoop.getResults().begin() + offset + p.tile.values());
+      offset += p.tile.values();
+      auto ifOp = scf::IfOp::create(b, loc, p.active, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      p.tile.emitStore(e, localThread, partial, p.sums, p.firstRow, p.limit);
+    }
+  }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   release(e.sub(itEnd, e.i32(1)));
   Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers());

@@ -1,0 +1,39 @@
+// Operand sums on the wgmma family (BGRADA's and BGRADB's bias gradients): A MN-major (transpose_a,
+// as cuBLASLt's BGRADA takes it) and B K-major. The consumers add 16-byte chunks of the stage
+// tiles (ld.shared.v4) while the wgmmas run and combine them with butterfly shuffles; no split-K
+// is chosen; ptxas assembles it without spills. The simt family sums with a loop over K.
+// REQUIRES: ptxas
+// RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s --check-prefix=CONFIG
+// RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: mepi-opt %s --mepi-select-kernel-config="strategy=simt" --mepi-generate-kernels | FileCheck %s --check-prefix=SIMT
+
+// CONFIG: a_sums(%{{.*}} : memref<304xbf16>) b_sums(%{{.*}} : memref<500xbf16>)
+// CONFIG-SAME: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>
+
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: ld.shared.v4.b32
+// CHECK: shfl.sync.bfly.b32
+
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-NOT: warning
+
+// SIMT: gpu.func @sums_matmul_0
+// SIMT: scf.for
+// SIMT: arith.addf
+// SIMT: memref.store %{{.*}} : memref<304xbf16>
+// SIMT: scf.for
+// SIMT: memref.store %{{.*}} : memref<500xbf16>
+func.func @sums(%a: memref<4096x304xbf16> {mepi.alignment = 16 : i64},
+                %b: memref<500x4096xbf16> {mepi.alignment = 16 : i64},
+                %d: memref<304x500xbf16>, %ga: memref<304xbf16>, %gb: memref<500xbf16>) {
+  mepi.matmul ins(%a, %b : memref<4096x304xbf16>, memref<500x4096xbf16>) outs(%d : memref<304x500xbf16>)
+      a_sums(%ga : memref<304xbf16>) b_sums(%gb : memref<500xbf16>)
+      attributes {transpose_a, transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
