@@ -390,7 +390,7 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
   // Odd shapes on the wgmma family, every orientation of A and B (rows of 99, 300 and 30
   // elements are no multiple of 16 bytes: staged), and the simt family forced. K = 512 takes
   // TMA in place, and 200 x 260 x 4096 splits K (the reductions then run after the split-K
-  // sum; the operand sums forbid the split).
+  // sum, and the operand sums are summed with the accumulators' partials).
   const std::string simt = "#mepi.kernel_config<simt, tile = [16, 32, 1]>";
   std::vector<Shape> shapes = {{100, 30, 64, false, false, simt},
                                {257, 131, 99, true},
@@ -401,6 +401,7 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({200, 260, 4096, true});
     shapes.push_back({256, 264, 520, true, true});
     shapes.push_back({64, 300, 1000, false, false});
+    shapes.push_back({128, 136, 4096, false, true}); // split-K, A and B both MN-major
   }
   for (const Entry &entry : entries)
     for (Shape s : shapes)

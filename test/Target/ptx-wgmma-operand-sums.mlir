@@ -1,7 +1,8 @@
 // Operand sums on the wgmma family (BGRADA's and BGRADB's bias gradients): A MN-major (transpose_a,
 // as cuBLASLt's BGRADA takes it) and B K-major. The consumers add 16-byte chunks of the stage
-// tiles (ld.shared.v4) while the wgmmas run and combine them with butterfly shuffles; no split-K
-// is chosen; ptxas assembles it without spills. The simt family sums with a loop over K.
+// tiles (ld.shared.v4) while the wgmmas run and combine them with butterfly shuffles; under
+// split-K (12 tiles) the partial sums travel with the accumulators' partials and the last split
+// stores them; ptxas assembles it without spills. The simt family sums with a loop over K.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s --check-prefix=CONFIG
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -10,7 +11,7 @@
 // RUN: mepi-opt %s --mepi-select-kernel-config="strategy=simt" --mepi-generate-kernels | FileCheck %s --check-prefix=SIMT
 
 // CONFIG: a_sums(%{{.*}} : memref<304xbf16>) b_sums(%{{.*}} : memref<500xbf16>)
-// CONFIG-SAME: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>
+// CONFIG-SAME: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 8>
 
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: ld.shared.v4.b32

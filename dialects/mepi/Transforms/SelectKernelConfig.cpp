@@ -112,9 +112,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
     tileN = forcedN;
   int64_t tiles = llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
   int64_t splits = 1;
-  // Operand sums (a_sums, b_sums) are taken over whole k ranges: no split-K for them.
-  bool operandSums = op.getASums() || op.getBSums();
-  if (forcedM <= 0 && forcedN <= 0 && 2 * tiles <= kMultiprocessors && !operandSums) {
+  if (forcedM <= 0 && forcedN <= 0 && 2 * tiles <= kMultiprocessors) {
     int64_t kSteps = llvm::divideCeil(k, 64);
     splits = std::max<int64_t>(
         1, std::min({kMultiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));

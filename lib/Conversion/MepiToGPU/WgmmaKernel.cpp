@@ -130,12 +130,33 @@ public:
     grid.slices = consumers();
     return grid;
   }
+  /// Rows of B each consumer sums for b_sums: an even share in 64-row groups, or all of them
+  /// (consumer 0) when a share would be less than 64.
+  int64_t bSumRows() const {
+    int64_t tileN = config.getTileN();
+    return tileN / consumers() >= kBlockRows ? tileN / consumers() : tileN;
+  }
+  /// Per-thread partial operand sums (TileSums::values of a_sums, then b_sums).
+  int64_t operandSumValues(MatmulOp op) const {
+    int64_t values = 0;
+    if (op.getASums())
+      values += TileSums{isMNMajorA(op), 1}.values();
+    if (op.getBSums())
+      values += TileSums{isMNMajorB(op), bSumRows() / kBlockRows}.values();
+    return values;
+  }
+  /// f32 values per thread in a split-K partial: the accumulators, then the partial operand
+  /// sums (padded to float4), which the last split sums in the same split order.
+  int64_t splitRecordFloats(MatmulOp op) const {
+    return registers() + llvm::alignTo(operandSumValues(op), 4);
+  }
   /// Workspace: the split-K counters and partials, then the reductions' (Reductions.h).
   int64_t splitKBytes(MatmulOp op) const {
     if (config.getSplits() == 1)
       return 0;
     int64_t n = tiles(op, config);
-    return counterBytes(n) + n * config.getSplits() * config.getTileM() * config.getTileN() * 4;
+    return counterBytes(n) +
+           n * config.getSplits() * consumers() * kWarpgroup * splitRecordFloats(op) * 4;
   }
   SmallVector<ReductionLayout> reductionLayouts(MatmulOp op, int64_t &workspaceBytes) const {
     workspaceBytes = splitKBytes(op);
@@ -168,10 +189,6 @@ public:
                               << config.getStages() << " stages and the epilog, more than the "
                               << kMaxSharedBytes << " a block can have; use fewer stages";
     int64_t kSteps = llvm::divideCeil(reductionDim(op), config.getTileK());
-    if ((op.getASums() || op.getBSums()) && config.getSplits() > 1)
-      return op.emitOpError() << "operand sums (a_sums, b_sums) need whole k ranges: expected "
-                                 "no split-K, got "
-                              << config.getSplits() << " splits";
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
                               << config.getTileK() << " each), got " << config.getSplits();
@@ -252,8 +269,11 @@ private:
   /// The for loop over this block's work units (blockIdx.x, + gridDim.x, ...) carrying the
   /// stage counter; the builder is left in its body.
   scf::ForOp emitUnitLoop(Emitter &e, const Context &c) const;
+  /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
+  /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
+  /// records of all splits summed in split order.
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
-                                             Value acc) const;
+                                             Value record) const;
   void emitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
                   Value acc, const WorkUnit &unit) const;
 };
@@ -591,8 +611,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     sumsPlans.push_back(p);
   }
   if (Value sums = op.getBSums()) {
-    bool split = tileN / consumers() >= kBlockRows;
-    int64_t rows = split ? tileN / consumers() : tileN;
+    int64_t rows = bSumRows();
+    bool split = rows < tileN;
     SumsPlan p{operands.lookup(sums), {c.mnMajorB, rows / kBlockRows}};
     p.active = e.eq(unit.tileRow, e.i32(0));
     if (!split)
@@ -674,30 +694,56 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     scf::YieldOp::create(b, loc, yielded);
   }
   Value itEnd = kLoop.getResult(0);
-  {
-    size_t offset = 2;
+  SmallVector<Value> sumPartials(kLoop.getResults().drop_front(2));
+  // Stores the operand sums of the tiles that take them, from the (total) per-thread partials.
+  auto storeSums = [&](ArrayRef<Value> partials) {
+    size_t offset = 0;
     for (const SumsPlan &p : sumsPlans) {
-      SmallVector<Value> partial(kLoop.getResults().begin() + offset,
-                                 kLoop.getResults().begin() + offset + p.tile.values());
+      ArrayRef<Value> mine = partials.slice(offset, p.tile.values());
       offset += p.tile.values();
       auto ifOp = scf::IfOp::create(b, loc, p.active, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard then(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      p.tile.emitStore(e, localThread, partial, p.sums, p.firstRow, p.limit);
+      p.tile.emitStore(e, localThread, ValueRange(mine), p.sums, p.firstRow, p.limit);
     }
-  }
+  };
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   release(e.sub(itEnd, e.i32(1)));
   Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers());
 
   if (config.getSplits() == 1) {
+    storeSums(sumPartials);
     emitEpilog(e, c, op, operands, acc, unit);
   } else {
-    auto [isLast, sum] = emitSplitReduction(e, c, unit, acc);
+    // The partial operand sums travel with the accumulators: one record per thread.
+    Value record = acc;
+    if (!sumPartials.empty()) {
+      int64_t floats = splitRecordFloats(op);
+      auto recordType =
+          LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(floats, f32));
+      record = LLVM::ZeroOp::create(b, loc, recordType);
+      for (int64_t i = 0; i < registers(); ++i)
+        record = LLVM::InsertValueOp::create(b, loc, record,
+                                             LLVM::ExtractValueOp::create(b, loc, acc, i), i);
+      for (auto [i, v] : llvm::enumerate(sumPartials))
+        record = LLVM::InsertValueOp::create(b, loc, record, v, registers() + i);
+    }
+    auto [isLast, sum] = emitSplitReduction(e, c, unit, record);
     auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(last.thenBlock());
-    emitEpilog(e, c, op, operands, sum, unit);
+    Value total = sum;
+    if (!sumPartials.empty()) {
+      total = LLVM::ZeroOp::create(b, loc, accType);
+      for (int64_t i = 0; i < registers(); ++i)
+        total = LLVM::InsertValueOp::create(b, loc, total,
+                                            LLVM::ExtractValueOp::create(b, loc, sum, i), i);
+      SmallVector<Value> sums;
+      for (size_t i = 0; i < sumPartials.size(); ++i)
+        sums.push_back(LLVM::ExtractValueOp::create(b, loc, sum, registers() + i));
+      storeSums(sums);
+    }
+    emitEpilog(e, c, op, operands, total, unit);
   }
   scf::YieldOp::create(b, loc, itEnd);
 }
@@ -709,7 +755,8 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const SharedLayout &layout = c.layout;
-  int64_t splits = config.getSplits(), quads = registers() / 4;
+  int64_t floats = cast<LLVM::LLVMStructType>(acc.getType()).getBody().size();
+  int64_t splits = config.getSplits(), quads = floats / 4;
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value thread = e.rem(c.tid, e.i32(kWarpgroup));
   Value isLeader = e.eq(thread, e.i32(0));
@@ -718,7 +765,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   // Byte offset of this thread's float4 `quad` in the partials of split `split`.
   auto partial = [&](Value split, int64_t quad) {
     Value block = e.add(e.mul(slot, e.i32(splits)), split);
-    Value blockBytes = e.mul(e.zext64(block), e.i64(registers() * kWarpgroup * 4));
+    Value blockBytes = e.mul(e.zext64(block), e.i64(floats * kWarpgroup * 4));
     Value within = e.i64(counterBytes(c.tilesM * c.tilesN) + quad * kWarpgroup * 16);
     Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
     return e.globalOffset(c.workspace, bytes);
