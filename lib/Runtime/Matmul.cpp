@@ -248,8 +248,9 @@ struct Matmul::State {
   }
   /// Copies the staged operands, then launches: the whole of one execution, in stream order.
   CUresult launch(const CudaDriver &driver, CUstream stream) const {
-    for (auto [staged, tensor, layout] :
-         {std::tuple{&stagedA, &a, &problem.a}, std::tuple{&stagedB, &b, &problem.b}}) {
+    for (auto [staged, tensor, layout, copyLayout] :
+         {std::tuple{&stagedA, &a, &problem.a, &planned.a},
+          std::tuple{&stagedB, &b, &problem.b, &planned.b}}) {
       if (!*staged)
         continue;
       unsigned bytes = elementTypeBytes(layout->type);
@@ -259,7 +260,7 @@ struct Matmul::State {
       copy.srcPitch = layout->strides[0] * bytes;
       copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
       copy.dstDevice = (*staged)->buffer;
-      copy.dstPitch = (staged == &stagedA ? planned.a : planned.b).strides[0] * bytes;
+      copy.dstPitch = copyLayout->strides[0] * bytes;
       copy.WidthInBytes = layout->shape[1] * bytes;
       copy.Height = layout->shape[0];
       if (CUresult r = driver.cuMemcpy2DAsync(&copy, stream); r != CUDA_SUCCESS)

@@ -591,8 +591,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     TileSums tile;
     Value active;     // i1: this consumer sums in this unit
     Value firstRow;   // of the operand's rows (of op(A) / op(B)^T) this consumer covers
-    int64_t stageOffset = 0; // i32 bytes of its first group within the stage, plus consumer part
-    Value consumerOffset;    // i32 bytes
+    int64_t stageOffset = 0; // bytes from the stage's start to the operand's tile (A: 0)
+    Value consumerOffset;    // i32 bytes from there to this consumer's first 64-row group
     int64_t limit = 0;
   };
   Value localThread = e.rem(c.tid, e.i32(kWarpgroup));
