@@ -437,3 +437,44 @@ INSTANTIATE_TEST_SUITE_P(Catalog, EveryEpilog,
                          ::testing::Values("RELU_AUX", "RELU_AUX_BIAS", "GELU_AUX",
                                            "GELU_AUX_BIAS", "DRELU", "DRELU_BGRAD", "DGELU",
                                            "DGELU_BGRAD", "BGRADA", "BGRADB"));
+
+// Outputs are returned in declared order; the op takes the aux outputs first, then reductions.
+TEST(PlannerUserEpilog, OutputsBesidesD) {
+  const char *mlir = R"mlir(
+    func.func @f(%acc: f32, %row: index, %col: index) -> (bf16, f32, bf16, i1) {
+      %zero = arith.constant 0.0 : f32
+      %t = arith.truncf %acc : f32 to bf16
+      %pos = arith.cmpf ogt, %acc, %zero : f32
+      return %t, %acc, %t, %pos : bf16, f32, bf16, i1
+    }
+  )mlir";
+  MatmulProblem p = userProblem(mlir, "f");
+  p.userEpilog->outputs = {{"row_sum", OutputKind::RowReduction, ElementType::F32},
+                           {"pre", OutputKind::Matrix, ElementType::BF16},
+                           {"mask", OutputKind::Bitmask, ElementType::U8}};
+  llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(p);
+  ASSERT_TRUE(bool(outputs)) << llvm::toString(outputs.takeError());
+  ASSERT_EQ(outputs->size(), 3u);
+  EXPECT_EQ((*outputs)[0].key, "pre");
+  EXPECT_EQ((*outputs)[0].layout.shape, (std::vector<int64_t>{17, 33}));
+  EXPECT_EQ((*outputs)[1].key, "mask");
+  EXPECT_EQ((*outputs)[1].layout.shape, (std::vector<int64_t>{16, 33})) << "cuBLASLt's mask";
+  EXPECT_EQ((*outputs)[2].key, "row_sum");
+  EXPECT_EQ((*outputs)[2].layout.shape, (std::vector<int64_t>{17}));
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_NE(kernel->plannedIR.find("aux(%arg4 as matrix : memref<17x33xbf16>, %arg5 as bitmask"),
+            std::string::npos)
+      << kernel->plannedIR;
+  EXPECT_NE(kernel->plannedIR.find("reduce(%arg6 as row add : memref<17xf32>)"),
+            std::string::npos)
+      << kernel->plannedIR;
+
+  p.userEpilog->outputs.pop_back();
+  EXPECT_EQ(errorOf(p), "user epilog @f: expected type (f32, index, index) -> (bf16, f32, bf16) "
+                        "for this problem, got (f32, index, index) -> (bf16, f32, bf16, i1)");
+  p.userEpilog->outputs.push_back({"pre", OutputKind::Matrix, ElementType::BF16});
+  EXPECT_EQ(errorOf(p), "user epilog output 'pre' declared twice");
+  p.userEpilog->outputs.back() = {"pre8", OutputKind::Matrix, ElementType::U8};
+  EXPECT_EQ(errorOf(p), "user epilog output 'pre8': expected type f16, bf16 or f32, got u8");
+}

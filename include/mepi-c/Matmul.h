@@ -62,6 +62,25 @@ typedef struct {
   size_t size;
 } MepiDeviceCode;
 
+/** What a user epilog output is (see mepi::UserEpilogOutput). */
+typedef enum {
+  MEPI_OUTPUT_MATRIX = 0,
+  MEPI_OUTPUT_BITMASK = 1,
+  MEPI_OUTPUT_ROW_REDUCTION = 2,
+  MEPI_OUTPUT_COL_REDUCTION = 3,
+  MEPI_OUTPUT_SCALAR_REDUCTION = 4
+} MepiOutputKind;
+
+typedef enum { MEPI_COMBINE_ADD = 0, MEPI_COMBINE_MAX = 1 } MepiCombiner;
+
+/** An output a user epilog writes besides D, read back with mepiMatmulGetAuxOutput by `key`. */
+typedef struct {
+  MepiStringRef key;
+  MepiOutputKind kind;
+  MepiDType dtype;       /* Matrix and reductions: f16, bf16 or f32 */
+  MepiCombiner combiner; /* reductions */
+} MepiUserEpilogOutput;
+
 /** A DLPack-style device tensor. `strides` (in elements) may be NULL for row-major. The arrays
  *  are read during the call only. */
 typedef struct {
@@ -123,6 +142,13 @@ MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir
                                            const MepiInputKind *kinds, int numInputs,
                                            const MepiDeviceCode *code, int numCode,
                                            MepiError *error);
+
+/** mepiMatmulPlanUserEpilog with outputs besides D: the function returns D's element, then one
+ *  value per output in this order (`outputs` has `numOutputs` entries, read during the call). */
+MepiLogicalResult mepiMatmulPlanUserEpilogWithOutputs(
+    MepiMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
+    const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
+    const MepiUserEpilogOutput *outputs, int numOutputs, MepiError *error);
 
 /** Launches on `stream`. On success `*result` (if not NULL) describes D, owned by `matmul`; its
  *  shape and strides stay valid until the next call on `matmul`. */

@@ -89,8 +89,27 @@ struct DeviceCode {
   std::vector<char> bytes;
 };
 
+/// An output a user epilog writes besides D, returned by Matmul::auxOutputs() under `key`:
+///   - Matrix: one value per element of D, row-major [batch..., M, N] of `dtype` (f16, bf16,
+///     f32); the function returns it in `dtype`;
+///   - Bitmask: one bit per element of D in cuBLASLt's ReLU-mask layout (as "relu_aux"); the
+///     function returns an i1;
+///   - RowReduction, ColReduction, ScalarReduction: the function returns one f32 per element;
+///     they are combined (`combiner`: sum or max) over each row of D ([batch..., M]), each
+///     column ([batch..., N]) or all of D (a rank-0 tensor), in f32 and in a fixed order, and
+///     stored as `dtype`.
+struct UserEpilogOutput {
+  enum class Kind { Matrix, Bitmask, RowReduction, ColReduction, ScalarReduction };
+  enum class Combiner { Add, Max };
+  std::string key;
+  Kind kind = Kind::Matrix;
+  DType dtype = DType::Float32;
+  Combiner combiner = Combiner::Add;
+};
+
 /// A user epilog as MLIR text: `function` is a func.func of type
-/// (f32 acc, one element per input..., index row, index col) -> element type of D,
+/// (f32 acc, one element per input..., index row, index col)
+///   -> (element type of D, one value per output...),
 /// e.g. `func.func @silu(%acc: f32, %row: index, %col: index) -> bf16 { ... }`.
 /// It is inlined into the kernel (no call remains); other functions in the text may be called.
 /// Functions only declared in the text (`func.func private @f(f32) -> f32`) are external device
@@ -99,7 +118,10 @@ struct UserEpilog {
   std::string mlir;
   std::string function;
   std::vector<DeviceCode> deviceCode;
+  std::vector<UserEpilogOutput> outputs;
 };
+
+class EpilogBuilder; // mepi/EpilogBuilder.h
 
 struct Qualifiers {
   bool transposeA = false;
@@ -137,6 +159,11 @@ public:
   void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
   /// Plans the problem with a user epilog reading `inputs` (kept for later executes).
   void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
+  /// Plans the problem with a builder epilog (mepi/EpilogBuilder.h) reading `inputs` by the
+  /// names it declared: each one it reads must be given, and no other. Epilog inputs read by
+  /// user epilogs are kept as given; resetOperands replaces only a, b and C (which a builder
+  /// epilog may read).
+  void plan(const EpilogBuilder &epilog, const std::map<std::string, Tensor> &inputs = {});
   /// Launches on `stream` and returns D (allocated by mepi on first execute, owned by this
   /// object, rewritten by later executes). Throws if not planned or operands were released.
   Tensor execute(CUstream stream = nullptr);
@@ -156,6 +183,8 @@ public:
   std::string kernelConfiguration() const;
 
 private:
+  void planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs,
+                      const std::vector<std::string> &inputNames, bool readsC);
   void planProblem(const runtime::MatmulProblem &problem, std::vector<Tensor> builtinInputs,
                    std::vector<Tensor> userInputs,
                    std::vector<mlir::mepi::DeviceObject> objects);

@@ -1,5 +1,5 @@
 // The C API over mepi::Matmul: handles, error objects, no exception crosses the boundary.
-#include "mepi-c/Matmul.h"
+#include "CAPI/Wrap.h"
 
 #include "mepi/Matmul.h"
 
@@ -8,43 +8,7 @@
 #include <string>
 
 namespace {
-struct CMatmul {
-  mepi::Matmul matmul;
-  std::vector<int64_t> resultShape, resultStrides; // of the last tensor handed out
-};
-
-CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }
-
-void setError(MepiError *error, const std::string &message) {
-  if (error)
-    error->ptr = new std::string(message);
-}
-
-mepi::DType dtypeOf(MepiDType dtype) {
-  switch (dtype) {
-  case MEPI_DTYPE_F16: return mepi::DType::Float16;
-  case MEPI_DTYPE_BF16: return mepi::DType::BFloat16;
-  case MEPI_DTYPE_F32: return mepi::DType::Float32;
-  case MEPI_DTYPE_U8: return mepi::DType::UInt8;
-  }
-  throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
-}
-
-std::optional<mepi::Tensor> tensorOf(const MepiTensor *t, const char *name) {
-  if (!t)
-    return std::nullopt;
-  if (t->rank < 0 || (t->rank > 0 && !t->shape))
-    throw mepi::Error(std::string("operand ") + name + ": expected a shape array of rank " +
-                      std::to_string(t->rank) + ", got " + (t->shape ? "a negative rank" : "NULL"));
-  mepi::Tensor tensor;
-  tensor.data = t->data;
-  tensor.device = t->device;
-  tensor.dtype = dtypeOf(t->dtype);
-  tensor.shape.assign(t->shape, t->shape + t->rank);
-  if (t->strides)
-    tensor.strides.assign(t->strides, t->strides + t->rank);
-  return tensor;
-}
+using namespace mepi::capi;
 
 mepi::Epilog epilogOf(MepiEpilog epilog) {
   switch (epilog) {
@@ -96,24 +60,6 @@ void describe(CMatmul &m, const mepi::Tensor &t, MepiTensor *out) {
   out->strides = m.resultStrides.data();
 }
 
-/// Runs `f`, turning a mepi::Error (or a null handle) into a failure with an error object.
-template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, F &&f) {
-  if (error)
-    error->ptr = nullptr;
-  if (!m.ptr) {
-    setError(error, "null MepiMatmul handle");
-    return {0};
-  }
-  try {
-    f(*unwrap(m));
-    return {1};
-  } catch (const mepi::Error &e) {
-    setError(error, e.what());
-  } catch (const std::exception &e) {
-    setError(error, std::string("internal error: ") + e.what());
-  }
-  return {0};
-}
 } // namespace
 
 extern "C" {
@@ -185,11 +131,19 @@ MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir
                                            const MepiInputKind *kinds, int numInputs,
                                            const MepiDeviceCode *code, int numCode,
                                            MepiError *error) {
+  return mepiMatmulPlanUserEpilogWithOutputs(matmul, mlir, function, inputs, kinds, numInputs,
+                                             code, numCode, nullptr, 0, error);
+}
+
+MepiLogicalResult mepiMatmulPlanUserEpilogWithOutputs(
+    MepiMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
+    const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
+    const MepiUserEpilogOutput *outputs, int numOutputs, MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
-    if (numInputs < 0 || numCode < 0 || (numInputs && (!inputs || !kinds)) ||
-        (numCode && !code))
-      throw mepi::Error("user epilog: expected arrays of numInputs inputs and kinds and numCode "
-                        "device codes, got NULL or a negative count");
+    if (numInputs < 0 || numCode < 0 || numOutputs < 0 || (numInputs && (!inputs || !kinds)) ||
+        (numCode && !code) || (numOutputs && !outputs))
+      throw mepi::Error("user epilog: expected arrays of numInputs inputs and kinds, numCode "
+                        "device codes and numOutputs outputs, got NULL or a negative count");
     mepi::UserEpilog epilog{std::string(mlir.data, mlir.length),
                             std::string(function.data, function.length), {}};
     for (int i = 0; i < numCode; ++i) {
@@ -199,6 +153,16 @@ MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir
       const char *bytes = static_cast<const char *>(code[i].data);
       dc.bytes.assign(bytes, bytes + code[i].size);
       epilog.deviceCode.push_back(std::move(dc));
+    }
+    for (int i = 0; i < numOutputs; ++i) {
+      if (outputs[i].kind < MEPI_OUTPUT_MATRIX || outputs[i].kind > MEPI_OUTPUT_SCALAR_REDUCTION)
+        throw mepi::Error("user epilog: output " + std::to_string(i) + ": unknown kind " +
+                          std::to_string(static_cast<int>(outputs[i].kind)));
+      epilog.outputs.push_back(
+          {std::string(outputs[i].key.data, outputs[i].key.length),
+           static_cast<mepi::UserEpilogOutput::Kind>(outputs[i].kind), dtypeOf(outputs[i].dtype),
+           outputs[i].combiner == MEPI_COMBINE_MAX ? mepi::UserEpilogOutput::Combiner::Max
+                                                   : mepi::UserEpilogOutput::Combiner::Add});
     }
     std::vector<mepi::UserEpilogInput> userInputs;
     for (int i = 0; i < numInputs; ++i) {

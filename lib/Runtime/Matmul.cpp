@@ -1,5 +1,6 @@
 // The C++ API's Matmul: operand validation, planning through the kernel cache, execution.
 #include "mepi/Matmul.h"
+#include "mepi/EpilogBuilder.h"
 
 #include "Runtime/KernelCache.h"
 #include "Runtime/Launch.h"
@@ -189,6 +190,7 @@ struct Matmul::State {
   std::optional<Tensor> c;
   std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
+  bool userInputReadsC = false; // the last user input is C (a builder epilog read it)
   float alpha = 1.0f, beta = 0.0f;
   Options options;
   bool released = false;
@@ -319,6 +321,17 @@ runtime::InputKind inputKind(mepi::InputKind kind) {
   }
   return runtime::InputKind::Row;
 }
+runtime::OutputKind outputKind(UserEpilogOutput::Kind kind) {
+  using Kind = UserEpilogOutput::Kind;
+  switch (kind) {
+  case Kind::Matrix: return runtime::OutputKind::Matrix;
+  case Kind::Bitmask: return runtime::OutputKind::Bitmask;
+  case Kind::RowReduction: return runtime::OutputKind::RowReduction;
+  case Kind::ColReduction: return runtime::OutputKind::ColReduction;
+  case Kind::ScalarReduction: return runtime::OutputKind::ScalarReduction;
+  }
+  return runtime::OutputKind::Matrix;
+}
 } // namespace
 
 void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
@@ -339,18 +352,79 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
 }
 
 void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    names.push_back("epilog input " + std::to_string(i));
+  planUserEpilog(epilog, inputs, names, false);
+}
+
+void Matmul::plan(const EpilogBuilder &epilog, const std::map<std::string, Tensor> &inputs) {
+  if (!state)
+    fail("plan() after free()");
+  std::vector<UserEpilogInput> ordered;
+  std::vector<std::string> names;
+  std::vector<DType> types;
+  std::string declared;
+  for (const auto &[name, kind] : epilog.inputs()) {
+    auto given = inputs.find(name);
+    if (given == inputs.end())
+      fail("plan: epilog input '" + name + "' is read by the epilog builder but not given");
+    ordered.push_back({given->second, kind});
+    names.push_back("epilog input '" + name + "'");
+    types.push_back(given->second.dtype);
+    declared += (declared.empty() ? "'" : ", '") + name + "'";
+  }
+  for (const auto &[name, tensor] : inputs)
+    if (!llvm::is_contained(names, "epilog input '" + name + "'"))
+      fail("plan: epilog input '" + name + "' is given but the epilog builder does not read it" +
+           (declared.empty() ? std::string(" (it reads none)") : " (it reads " + declared + ")"));
+  if (epilog.readsC()) {
+    if (!state->c)
+      fail("plan: the epilog builder reads C, but this Matmul has no operand c");
+    ordered.push_back({*state->c, mepi::InputKind::Matrix});
+    names.push_back("c");
+    types.push_back(state->c->dtype);
+  }
+  planUserEpilog(epilog.toUserEpilog(dtypeOf(state->problem.d.type), types), ordered, names,
+                 epilog.readsC());
+}
+
+void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs,
+                            const std::vector<std::string> &inputNames, bool readsC) {
   if (!state)
     fail("plan() after free()");
   MatmulProblem problem = state->problem;
-  problem.userEpilog = UserEpilogSource{epilog.mlir, epilog.function};
+  problem.userEpilog = UserEpilogSource{epilog.mlir, epilog.function, {}};
+  for (const UserEpilogOutput &output : epilog.outputs)
+    problem.userEpilog->outputs.push_back(
+        {output.key, outputKind(output.kind), elementType(output.dtype),
+         output.combiner == UserEpilogOutput::Combiner::Add ? runtime::Combiner::Add
+                                                            : runtime::Combiner::Max});
   problem.userInputs.clear();
   problem.builtinInputs.clear();
   problem.resultAmax = state->options.resultAmax;
   std::vector<Tensor> tensors;
+  int64_t m = problem.d.shape[problem.d.shape.size() - 2], n = problem.d.shape.back();
   for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::vector<int64_t> &shape = inputs[i].tensor.shape;
+    // The verifier checks batch dimensions too; this names the input and the dimension first.
+    auto expectLast = [&](int64_t want, const char *kind, const char *dim) {
+      if (shape.empty() || shape.back() != want)
+        fail(llvm::formatv("plan: {0} ({1}): expected shape [batch..., {2}] ({3} of D), got {4}",
+                           inputNames[i], kind, want, dim, dims(shape)));
+    };
+    switch (inputs[i].kind) {
+    case InputKind::Row: expectLast(m, "row", "M"); break;
+    case InputKind::Col: expectLast(n, "col", "N"); break;
+    case InputKind::Matrix: expectLast(n, "matrix", "N"); break;
+    case InputKind::Scalar:
+      if (!shape.empty())
+        fail(llvm::formatv("plan: {0} (scalar): expected a rank-0 tensor, got shape {1}",
+                           inputNames[i], dims(shape)));
+      break;
+    }
     problem.userInputs.push_back(
-        {validated(inputs[i].tensor, "epilog input " + std::to_string(i), 0),
-         inputKind(inputs[i].kind)});
+        {validated(inputs[i].tensor, inputNames[i], 0), inputKind(inputs[i].kind)});
     tensors.push_back(inputs[i].tensor);
   }
   std::vector<mlir::mepi::DeviceObject> objects;
@@ -363,6 +437,7 @@ void Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &
     objects.push_back({kind, code.name, code.bytes});
   }
   planProblem(problem, {}, std::move(tensors), std::move(objects));
+  state->userInputReadsC = readsC;
 }
 
 void Matmul::planProblem(const runtime::MatmulProblem &problem,
@@ -402,6 +477,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
     s.stagedB.emplace();
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
+  s.userInputReadsC = false;
   s.pointersChecked = false;
   s.prepared.reset(); // before the module it points into
   s.kernel = std::move(kernel);
@@ -582,6 +658,8 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.a = a;
   s.b = b;
   s.c = c;
+  if (s.userInputReadsC)
+    s.userInputs.back() = *c;
   s.builtinInputs = std::move(builtinInputs);
   s.released = false;
   s.pointersChecked = false;

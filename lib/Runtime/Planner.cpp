@@ -96,6 +96,24 @@ std::string typeString(Type type) {
   return text;
 }
 
+using ::mepi::runtime::EpilogOutput;
+using ::mepi::runtime::OutputKind;
+
+bool isAuxOutput(const EpilogOutput &output) {
+  return output.kind == OutputKind::Matrix || output.kind == OutputKind::Bitmask;
+}
+
+/// A user epilog's outputs in the op's operand order: the aux outputs, then the reductions,
+/// each in the order declared. (The function returns them in the declared order.)
+std::vector<size_t> userOutputsInOpOrder(const ::mepi::runtime::UserEpilogSource &source) {
+  std::vector<size_t> order;
+  for (bool aux : {true, false})
+    for (size_t i = 0; i < source.outputs.size(); ++i)
+      if (isAuxOutput(source.outputs[i]) == aux)
+        order.push_back(i);
+  return order;
+}
+
 /// Parses the user's MLIR, checks its function against the problem, copies its functions into
 /// `module` (private: inlined, then erased, by mepi-inline-epilog-calls) and fills the epilog of
 /// `op` with a call to it.
@@ -124,8 +142,24 @@ llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
   for (unsigned i = 0; i < op.getEpilogInputs().size(); ++i)
     expectedInputs.push_back(op.getInputElementType(i));
   expectedInputs.append({b.getIndexType(), b.getIndexType()});
-  auto expected =
-      b.getFunctionType(expectedInputs, {op.getD().getType().getElementType()});
+  // The function returns D's element, then the outputs in declared order; the op takes them as
+  // aux outputs, then reductions (userOutputsInOpOrder).
+  SmallVector<Type> expectedResults = {op.getD().getType().getElementType()};
+  std::vector<size_t> opOrder = userOutputsInOpOrder(source);
+  SmallVector<unsigned> yieldPosition(source.outputs.size());
+  for (auto [position, declared] : llvm::enumerate(opOrder))
+    yieldPosition[declared] = 1 + position;
+  for (size_t i = 0; i < source.outputs.size(); ++i) {
+    unsigned position = yieldPosition[i];
+    if (position <= op.getAux().size())
+      expectedResults.push_back(op.getAuxKind(position - 1) == BroadcastKind::Bitmask
+                                    ? b.getI1Type()
+                                    : cast<MemRefType>(op.getAux()[position - 1].getType())
+                                          .getElementType());
+    else
+      expectedResults.push_back(b.getF32Type());
+  }
+  auto expected = b.getFunctionType(expectedInputs, expectedResults);
   if (fn.getFunctionType() != expected)
     return llvm::createStringError("user epilog @" + source.function + ": expected type " +
                                    typeString(expected) + " for this problem, got " +
@@ -145,7 +179,11 @@ llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
                               SmallVector<Location>(expectedInputs.size(), loc));
   auto call = func::CallOp::create(b, loc, source.function, expected.getResults(),
                                    body->getArguments());
-  YieldOp::create(b, loc, call.getResults());
+  SmallVector<Value> yielded(call.getNumResults());
+  yielded[0] = call.getResult(0);
+  for (size_t i = 0; i < source.outputs.size(); ++i)
+    yielded[yieldPosition[i]] = call.getResult(1 + i);
+  YieldOp::create(b, loc, yielded);
   return llvm::Error::success();
 }
 
@@ -204,6 +242,41 @@ OperandLayout reductionLayout(const EpilogOperand &reduction, const MatmulProble
   std::vector<int64_t> shape = out.batch;
   shape.push_back(reduction.kind == BroadcastKind::Row ? out.m : out.n);
   return {p.d.type, shape, ::mepi::runtime::rowMajorStrides(shape)};
+}
+
+BroadcastKind outputKind(OutputKind kind) {
+  switch (kind) {
+  case OutputKind::Matrix: return BroadcastKind::Matrix;
+  case OutputKind::Bitmask: return BroadcastKind::Bitmask;
+  case OutputKind::RowReduction: return BroadcastKind::Row;
+  case OutputKind::ColReduction: return BroadcastKind::Col;
+  case OutputKind::ScalarReduction: return BroadcastKind::Scalar;
+  }
+  return BroadcastKind::Matrix;
+}
+
+/// The layout of a user epilog output (see EpilogOutput), after checking its key and type.
+llvm::Expected<OperandLayout> userOutputLayout(const EpilogOutput &output,
+                                               const MatmulProblem &p) {
+  if (output.key.empty())
+    return llvm::createStringError("user epilog output: expected a key, got an empty one");
+  if (output.kind == OutputKind::Bitmask)
+    return auxLayout("relu_aux", p);
+  if (output.type != ElementType::F16 && output.type != ElementType::BF16 &&
+      output.type != ElementType::F32)
+    return llvm::createStringError(
+        "user epilog output '" + output.key + "': expected type f16, bf16 or f32, got " +
+        ::mepi::runtime::elementTypeName(output.type));
+  OutputShape out(p);
+  std::vector<int64_t> shape = out.batch;
+  switch (output.kind) {
+  case OutputKind::Matrix: shape.insert(shape.end(), {out.m, out.n}); break;
+  case OutputKind::RowReduction: shape.push_back(out.m); break;
+  case OutputKind::ColReduction: shape.push_back(out.n); break;
+  case OutputKind::ScalarReduction: shape.clear(); break;
+  case OutputKind::Bitmask: break;
+  }
+  return OperandLayout{output.type, shape, ::mepi::runtime::rowMajorStrides(shape)};
 }
 
 /// The problem's built-in epilog inputs, checked: each one the epilog reads is given once, in
@@ -356,6 +429,23 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     reductionKinds.push_back(BroadcastKindAttr::get(ctx, output.kind));
     combiners.push_back(CombinerAttr::get(ctx, output.combiner));
   }
+  if (problem.userEpilog) {
+    for (size_t i : userOutputsInOpOrder(*problem.userEpilog)) {
+      const EpilogOutput &output = problem.userEpilog->outputs[i];
+      Value arg = entry->getArgument(next++);
+      auto kind = BroadcastKindAttr::get(ctx, outputKind(output.kind));
+      if (isAuxOutput(output)) {
+        aux.push_back(arg);
+        auxKinds.push_back(kind);
+        continue;
+      }
+      reductions.push_back(arg);
+      reductionKinds.push_back(kind);
+      combiners.push_back(CombinerAttr::get(
+          ctx, output.combiner == ::mepi::runtime::Combiner::Add ? Combiner::Add
+                                                                  : Combiner::Max));
+    }
+  }
   Value aSums, bSums;
   for (const EpilogOperand &sums : signature.operandSums)
     (sums.kind == BroadcastKind::Row ? aSums : bSums) = entry->getArgument(next++);
@@ -440,7 +530,20 @@ std::string printModule(ModuleOp module) {
 auto ::mepi::runtime::epilogOutputLayouts(const MatmulProblem &problem)
     -> llvm::Expected<std::vector<NamedLayout>> {
   std::vector<NamedLayout> outputs;
-  if (!problem.userEpilog) {
+  if (problem.userEpilog) {
+    const ::mepi::runtime::UserEpilogSource &source = *problem.userEpilog;
+    for (size_t i : userOutputsInOpOrder(source)) {
+      const EpilogOutput &output = source.outputs[i];
+      for (size_t j = 0; j < i; ++j)
+        if (source.outputs[j].key == output.key)
+          return llvm::createStringError("user epilog output '" + output.key +
+                                         "' declared twice");
+      llvm::Expected<OperandLayout> layout = userOutputLayout(output, problem);
+      if (!layout)
+        return layout.takeError();
+      outputs.push_back({output.key, *layout});
+    }
+  } else {
     std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
     if (!epilog)
       return llvm::createStringError("unknown epilog '" + problem.epilog +

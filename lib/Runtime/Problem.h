@@ -39,11 +39,27 @@ struct EpilogInput {
   InputKind kind = InputKind::Row;
 };
 
+/// An output a user epilog writes besides D, stored under `key` (mepi's aux and reduction
+/// kinds): a row-major [batch..., M, N] matrix of `type` (Matrix); cuBLASLt's 1-bit mask
+/// (Bitmask, the layout of "relu_aux"); or the `combiner` reduction of one f32 per element over
+/// each row ([batch..., M]), each column ([batch..., N]) or all of D ([]), stored as `type`.
+enum class OutputKind { Matrix, Bitmask, RowReduction, ColReduction, ScalarReduction };
+enum class Combiner { Add, Max };
+struct EpilogOutput {
+  std::string key;
+  OutputKind kind = OutputKind::Matrix;
+  ElementType type = ElementType::F32;
+  Combiner combiner = Combiner::Add;
+};
+
 /// A user epilog as MLIR text: a func.func `function` of type
-/// (acc: f32, one element per input..., row: index, col: index) -> D's element type.
+/// (acc: f32, one element per input..., row: index, col: index)
+///   -> (D's element type, one value per output...)
+/// where a Matrix output returns its element type, a Bitmask output an i1 and a reduction an f32.
 struct UserEpilogSource {
   std::string mlir;
   std::string function;
+  std::vector<EpilogOutput> outputs;
 };
 
 /// D = epilog(alpha * op(A) * op(B) + beta * C, inputs...). alpha and beta are launch-time

@@ -1,0 +1,73 @@
+// What the C API's source files share: the handle behind MepiMatmul, conversions of C
+// descriptors, and the guard that turns exceptions into MepiError objects.
+#ifndef MEPI_CAPI_WRAP_H
+#define MEPI_CAPI_WRAP_H
+
+#include "mepi-c/Matmul.h"
+#include "mepi/Matmul.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mepi::capi {
+struct CMatmul {
+  mepi::Matmul matmul;
+  std::vector<int64_t> resultShape, resultStrides; // of the last tensor handed out
+};
+
+inline CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }
+
+inline void setError(MepiError *error, const std::string &message) {
+  if (error)
+    error->ptr = new std::string(message);
+}
+
+inline mepi::DType dtypeOf(MepiDType dtype) {
+  switch (dtype) {
+  case MEPI_DTYPE_F16: return mepi::DType::Float16;
+  case MEPI_DTYPE_BF16: return mepi::DType::BFloat16;
+  case MEPI_DTYPE_F32: return mepi::DType::Float32;
+  case MEPI_DTYPE_U8: return mepi::DType::UInt8;
+  }
+  throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+}
+
+inline std::optional<mepi::Tensor> tensorOf(const MepiTensor *t, const char *name) {
+  if (!t)
+    return std::nullopt;
+  if (t->rank < 0 || (t->rank > 0 && !t->shape))
+    throw mepi::Error(std::string("operand ") + name + ": expected a shape array of rank " +
+                      std::to_string(t->rank) + ", got " + (t->shape ? "a negative rank" : "NULL"));
+  mepi::Tensor tensor;
+  tensor.data = t->data;
+  tensor.device = t->device;
+  tensor.dtype = dtypeOf(t->dtype);
+  tensor.shape.assign(t->shape, t->shape + t->rank);
+  if (t->strides)
+    tensor.strides.assign(t->strides, t->strides + t->rank);
+  return tensor;
+}
+
+/// Runs `f`, turning a mepi::Error (or a null handle) into a failure with an error object.
+template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, F &&f) {
+  if (error)
+    error->ptr = nullptr;
+  if (!m.ptr) {
+    setError(error, "null MepiMatmul handle");
+    return {0};
+  }
+  try {
+    f(*unwrap(m));
+    return {1};
+  } catch (const mepi::Error &e) {
+    setError(error, e.what());
+  } catch (const std::exception &e) {
+    setError(error, std::string("internal error: ") + e.what());
+  }
+  return {0};
+}
+} // namespace mepi::capi
+
+#endif // MEPI_CAPI_WRAP_H
