@@ -42,7 +42,8 @@ run_gpu_tests() {
 run_examples() {
   local status=0
   : > "$out/examples.log"
-  for example in linear_relu_bias linear_gelu_c silu_epilog external_epilog; do
+  for example in linear_relu_bias linear_gelu_c silu_epilog external_epilog quantize_builder \
+      column_reduction; do
     LD_LIBRARY_PATH="$bundle/lib" "$bundle/bin/$example" 2>&1 | tee -a "$out/examples.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done

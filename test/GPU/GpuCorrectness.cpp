@@ -4,6 +4,7 @@
 // Usage: mepi-gpu-tests [--quick] [--compile-only] [--sample]
 // (one line per case, then "N passed, M failed"; --sample: only the README's sample problem)
 #include "EpilogCatalog.h"
+#include "UserEpilogs.h"
 #include "GpuTestSupport.h"
 
 #include "llvm/Support/Signals.h"
@@ -753,6 +754,7 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
   }
   runEpilogCatalog(dev, rng, quick, selected, passed, failed);
+  runUserEpilogs(dev, rng, quick, selected, passed, failed);
   if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -1,0 +1,73 @@
+/* The C epilog builder without a GPU: a quantizing epilog planned into a kernel, and the first
+ * misuse reported by the builder and by plan (nothing launches). */
+// RUN: mepi-capi-epilog-builder 2>&1 | FileCheck %s
+
+#include "mepi-c/EpilogBuilder.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static MepiStringRef ref(const char *s) {
+  MepiStringRef r = {s, strlen(s)};
+  return r;
+}
+
+static void report(const char *what, MepiError error) {
+  if (mepiErrorIsNull(error)) {
+    printf("%s: ok\n", what);
+    return;
+  }
+  MepiStringRef message = mepiErrorGetMessage(error);
+  printf("%s: %.*s\n", what, (int)message.length, message.data);
+  mepiErrorDestroy(error);
+}
+
+int main(void) {
+  void *fake = (void *)(uintptr_t)0x7f0000000000ull;
+  int64_t aShape[] = {33, 64}, bShape[] = {64, 47}, scaleShape[] = {47};
+  MepiTensor a = {fake, 0, MEPI_DTYPE_BF16, 2, aShape, NULL};
+  MepiTensor b = {fake, 0, MEPI_DTYPE_BF16, 2, bShape, NULL};
+  MepiTensor scale = {fake, 0, MEPI_DTYPE_F32, 1, scaleShape, NULL};
+  MepiError error;
+  MepiMatmul mm = mepiMatmulCreate(&a, &b, NULL, 1.0f, NULL, false, false, &error);
+
+  /* q = clamp(round(acc * scale[col]), -127, 127); row_amax = max |acc * scale[col]| per row */
+  MepiEpilogBuilder e = mepiEpilogBuilderCreate();
+  MepiEpilogValue scaled =
+      mepiEpilogBuilderBinary(e, MEPI_BINARY_MUL, mepiEpilogBuilderAccumulator(e),
+                              mepiEpilogBuilderInput(e, ref("scale"), MEPI_INPUT_COL));
+  MepiEpilogValue q = mepiEpilogBuilderUnary(e, MEPI_UNARY_ROUND, scaled);
+  q = mepiEpilogBuilderBinary(e, MEPI_BINARY_MAX, q, mepiEpilogBuilderConstant(e, -127));
+  q = mepiEpilogBuilderBinary(e, MEPI_BINARY_MIN, q, mepiEpilogBuilderConstant(e, 127));
+  mepiEpilogBuilderStore(e, q);
+  mepiEpilogBuilderReduction(e, ref("row_amax"), mepiEpilogBuilderUnary(e, MEPI_UNARY_ABS, scaled),
+                             MEPI_REDUCE_ROW, MEPI_COMBINE_MAX, MEPI_DTYPE_F32);
+  // CHECK: builder: ok
+  report("builder", mepiEpilogBuilderGetError(e));
+  MepiStringRef names[] = {ref("scale")};
+  // CHECK-NEXT: plan: ok
+  mepiMatmulPlanEpilogBuilder(mm, e, names, &scale, 1, &error);
+  report("plan", error);
+  // CHECK-NEXT: missing input: plan: epilog input 'scale' is read by the epilog builder but not given
+  mepiMatmulPlanEpilogBuilder(mm, e, NULL, NULL, 0, &error);
+  report("missing input", error);
+  mepiEpilogBuilderDestroy(e);
+
+  /* A type error is kept in the builder; later nodes on the invalid value fail quietly. */
+  MepiEpilogBuilder bad = mepiEpilogBuilderCreate();
+  MepiEpilogValue sum = mepiEpilogBuilderBinary(bad, MEPI_BINARY_ADD,
+                                                mepiEpilogBuilderAccumulator(bad),
+                                                mepiEpilogBuilderRow(bad));
+  // CHECK-NEXT: invalid value: 1
+  printf("invalid value: %d\n", sum == MEPI_EPILOG_VALUE_INVALID);
+  mepiEpilogBuilderStore(bad, mepiEpilogBuilderUnary(bad, MEPI_UNARY_EXP, sum));
+  // CHECK-NEXT: bad builder: epilog builder: add: expected operands of one type, got f32 and index
+  report("bad builder", mepiEpilogBuilderGetError(bad));
+  // CHECK-NEXT: bad plan: epilog builder: add: expected operands of one type, got f32 and index
+  mepiMatmulPlanEpilogBuilder(mm, bad, NULL, NULL, 0, &error);
+  report("bad plan", error);
+  mepiEpilogBuilderDestroy(bad);
+  mepiMatmulDestroy(mm);
+  return 0;
+}
