@@ -24,7 +24,8 @@ cmake -G Ninja -S "$root/examples" -B "$build/examples" -DCMAKE_PREFIX_PATH="$bu
 ninja -C "$build/examples" > /dev/null
 cp "$build/examples/linear_relu_bias" "$build/examples/linear_gelu_c" "$build/examples/silu_epilog" \
   "$build/examples/external_epilog" "$build/examples/user_gelu.ltoir" \
-  "$build/examples/quantize_builder" "$build/examples/column_reduction" "$stage/mepi/bin/"
+  "$build/examples/quantize_builder" "$build/examples/column_reduction" \
+  "$build/bin/mepi-bench-bias-gelu.cubin" "$stage/mepi/bin/"
 strip --strip-debug "$stage/mepi/lib/libmepi.so.0"
 cp -r "$root/examples" "$stage/mepi/"
 mkdir -p "$stage/mepi/inputs"

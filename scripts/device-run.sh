@@ -42,11 +42,25 @@ run_gpu_tests() {
 run_examples() {
   local status=0
   : > "$out/examples.log"
+  # A fresh kernel cache: each example's kernel is compiled here and kept for the SASS check.
+  export MEPI_CACHE_DIR="$work/examples-cache"
   for example in linear_relu_bias linear_gelu_c silu_epilog external_epilog quantize_builder \
       column_reduction; do
     LD_LIBRARY_PATH="$bundle/lib" "$bundle/bin/$example" 2>&1 | tee -a "$out/examples.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
+  # User epilogs in MLIR (text or builder) are inlined: their kernels' SASS has no CALL. The
+  # external one (user_gelu from LTO-IR) keeps its call.
+  {
+    echo "== SASS of the examples' kernels (cuobjdump --dump-sass)"
+    for entry in "$MEPI_CACHE_DIR"/*/; do
+      local epilog calls hgmma
+      epilog=$(grep -o 'func.call @[a-z_]*' "$entry/planned.mlir" | head -1)
+      calls=$(cuobjdump --dump-sass "$entry/kernel.cubin" | grep -cE '\bCALL\.')
+      hgmma=$(cuobjdump --dump-sass "$entry/kernel.cubin" | grep -c 'HGMMA')
+      echo "${epilog:-built-in epilog}: CALL instructions $calls, HGMMA $hgmma ($(basename "$entry"))"
+    done
+  } 2>&1 | tee -a "$out/examples.log"
   return "$status"
 }
 

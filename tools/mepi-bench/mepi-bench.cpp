@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG]
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -20,13 +20,15 @@
 // with M rounded up to 8 rows; the backward epilogs read random ones and write the bias
 // gradient (length M).
 //
+// --user measures a user epilog (bias + GELU as MLIR text, by the epilog builder and, with
+// --ltoir FILE, calling user_gelu from LTO-IR) against the built-in GELU_BIAS and against the
+// unfused sequence (cuBLASLt's matmul, then an elementwise kernel), bf16, every shape.
+//
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
-#include "Runtime/CudaDriver.h"
-#include "mepi/Matmul.h"
-
-#include <cublasLt.h>
+#include "BenchSupport.h"
+#include "UserEpilogBench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,15 +41,9 @@
 #include <thread>
 #include <vector>
 
-using mepi::runtime::checkCuda;
-using mepi::runtime::CudaDriver;
+using namespace bench;
 
 namespace {
-struct Shape {
-  int64_t m, n, k;
-  const char *name;
-};
-
 struct Problem {
   Shape shape;
   bool bf16;
@@ -61,78 +57,8 @@ struct Measurement {
   std::string error;
 };
 
-const CudaDriver *driver = nullptr;
 std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
 bool rowMajorB = false;   ///< --layout nn: B is K x N row-major
-
-void cu(CUresult r, const char *what) {
-  if (llvm::Error e = checkCuda(r, what))
-    throw mepi::Error(llvm::toString(std::move(e)));
-}
-
-void cublas(cublasStatus_t s, const char *what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw mepi::Error(std::string(what) + " failed: cublasStatus " + std::to_string(int(s)));
-}
-
-uint16_t toHalfBits(float f, bool bf16) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if (bf16) {
-    u += 0x7FFF + ((u >> 16) & 1);
-    return static_cast<uint16_t>(u >> 16);
-  }
-  _Float16 h = static_cast<_Float16>(f);
-  uint16_t r;
-  std::memcpy(&r, &h, 2);
-  return r;
-}
-
-/// A device buffer of `count` random 16-bit values in [-1, 1), filled from the host in parallel.
-CUdeviceptr randomBuffer(size_t count, bool bf16, uint64_t seed) {
-  std::vector<uint16_t> host(count);
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  size_t chunk = (count + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      uint64_t x = seed * 0x9E3779B97F4A7C15ull + t + 1;
-      for (size_t i = t * chunk; i < std::min(count, (t + 1) * chunk); ++i) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        float f = static_cast<float>((x >> 40) & 0xFFFFFF) / 16777216.0f * 2.0f - 1.0f;
-        host[i] = toHalfBits(f, bf16);
-      }
-    });
-  for (std::thread &t : pool)
-    t.join();
-  CUdeviceptr ptr;
-  cu(driver->cuMemAlloc(&ptr, count * 2), "cuMemAlloc");
-  cu(driver->cuMemcpyHtoD(ptr, host.data(), count * 2), "cuMemcpyHtoD");
-  return ptr;
-}
-
-/// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
-template <typename F> double medianMs(CUstream stream, int iterations, F &&launch) {
-  std::vector<CUevent> events(2 * iterations);
-  for (CUevent &e : events)
-    cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
-  for (int i = 0; i < iterations; ++i) {
-    cu(driver->cuEventRecord(events[2 * i], stream), "cuEventRecord");
-    launch(i);
-    cu(driver->cuEventRecord(events[2 * i + 1], stream), "cuEventRecord");
-  }
-  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
-  std::vector<double> ms(iterations);
-  for (int i = 0; i < iterations; ++i) {
-    float t = 0;
-    cu(driver->cuEventElapsedTime(&t, events[2 * i], events[2 * i + 1]), "cuEventElapsedTime");
-    ms[i] = t;
-  }
-  for (CUevent &e : events)
-    driver->cuEventDestroy(e);
-  std::sort(ms.begin(), ms.end());
-  return ms[iterations / 2];
-}
 
 cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
@@ -197,9 +123,6 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   CUdeviceptr refGrad = backward ? randomBuffer(size_t(std::max(m, n)), p.bf16, 97) : 0;
   CUdeviceptr refD;
   cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
-  size_t workspaceBytes = 32u << 20;
-  CUdeviceptr workspace;
-  cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
 
   auto release = [&] {
     for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
@@ -208,7 +131,6 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     if (aux) driver->cuMemFree(aux);
     if (refGrad) driver->cuMemFree(refGrad);
     driver->cuMemFree(refD);
-    driver->cuMemFree(workspace);
   };
   try {
     // mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves).
@@ -244,86 +166,18 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
         r.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                        .count();
     }
-    for (auto &mm : mms) // warm-up: module load, first-launch costs
-      mm.execute(stream);
-    cu(driver->cuStreamSynchronize(stream), "warm-up");
-    // Calibrate: about 300 ms of launches per measurement (at least 3, at most 50).
-    auto c0 = std::chrono::steady_clock::now();
-    mms[0].execute(stream);
-    cu(driver->cuStreamSynchronize(stream), "calibrate");
-    double once = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0)
-                      .count();
-    r.iterations = int(std::clamp((quick ? 100.0 : 300.0) / std::max(once, 1e-3), 3.0, 50.0));
-    double hostUs = 0;
-    r.mepiMs = medianMs(stream, r.iterations, [&](int i) {
-      auto h0 = std::chrono::steady_clock::now();
-      mms[i % r.rotation].execute(stream);
-      hostUs += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0)
-                    .count();
-    });
-    r.executeHostUs = hostUs / r.iterations;
+    r.mepiMs = mepiMs(mms, stream, quick, &r.executeHostUs, &r.iterations);
 
     // cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N)
     // or, row-major K x N, as N x K col-major (T).
-    cublasLtMatmulDesc_t desc;
-    cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
-    cublasOperation_t opA = mMajorA ? CUBLAS_OP_N : CUBLAS_OP_T;
-    cublasOperation_t opB = nMajorB ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
-           "TRANSA");
-    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
-           "TRANSB");
-    cublasLtEpilogue_t epi = cublasEpilog(p.epilog);
-    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
-           "EPILOGUE");
-    cudaDataType_t type = p.bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    if (hasBias || backward) {
-      // The bias (forward) or the bias gradient it writes (backward).
-      void *biasPtr = reinterpret_cast<void *>(backward ? refGrad : bias);
-      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,
-                                            sizeof biasPtr),
-             "BIAS_POINTER");
-      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type,
-                                            sizeof type),
-             "BIAS_DATA_TYPE");
-    }
-    if (aux) {
-      void *auxPtr = reinterpret_cast<void *>(aux);
-      int64_t auxLd = reluAux ? maskPitch * 8 : geluPitch; // in elements (bits for the mask)
-      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
-                                            &auxPtr, sizeof auxPtr),
-             "AUX_POINTER");
-      cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &auxLd,
-                                            sizeof auxLd),
-             "AUX_LD");
-    }
-    cublasLtMatrixLayout_t la, lb, ld;
-    cublas(mMajorA ? cublasLtMatrixLayoutCreate(&la, type, m, k, m)
-                   : cublasLtMatrixLayoutCreate(&la, type, k, m, k),
-           "layout A");
-    cublas(nMajorB ? cublasLtMatrixLayoutCreate(&lb, type, n, k, n)
-                     : cublasLtMatrixLayoutCreate(&lb, type, k, n, k),
-           "layout B");
-    cublas(cublasLtMatrixLayoutCreate(&ld, type, m, n, m), "layout D");
-    cublasLtMatmulPreference_t pref;
-    cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
-    cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                &workspaceBytes, sizeof workspaceBytes),
-           "workspace pref");
-    cublasLtMatmulHeuristicResult_t heuristic{};
-    int found = 0;
-    cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
-           "AlgoGetHeuristic");
-    if (!found)
-      throw mepi::Error("cuBLASLt has no algorithm for this problem");
-    float alpha = 1.0f, beta = 0.0f;
+    LtMatmulSpec spec{m, n, k, p.bf16, mMajorA, nMajorB, cublasEpilog(p.epilog)};
+    if (hasBias || backward) // the bias (forward) or the bias gradient it writes (backward)
+      spec.bias = backward ? refGrad : bias;
+    spec.aux = aux;
+    spec.auxLd = reluAux ? maskPitch * 8 : geluPitch;
+    LtMatmul ref(lt, spec);
     auto refLaunch = [&](int i) {
-      cublas(cublasLtMatmul(lt, desc, &alpha, reinterpret_cast<void *>(as[i % r.rotation]), la,
-                            reinterpret_cast<void *>(bs[i % r.rotation]), lb, &beta,
-                            reinterpret_cast<void *>(refD), ld, reinterpret_cast<void *>(refD), ld,
-                            &heuristic.algo, reinterpret_cast<void *>(workspace), workspaceBytes,
-                            reinterpret_cast<cudaStream_t>(stream)),
-             "cublasLtMatmul");
+      ref.launch(as[i % r.rotation], bs[i % r.rotation], refD, stream);
     };
     for (int i = 0; i < r.rotation; ++i)
       refLaunch(i);
@@ -336,11 +190,6 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
                        .count();
     });
     r.refHostUs = refHostUs / refIterations;
-    cublasLtMatmulPreferenceDestroy(pref);
-    cublasLtMatrixLayoutDestroy(la);
-    cublasLtMatrixLayoutDestroy(lb);
-    cublasLtMatrixLayoutDestroy(ld);
-    cublasLtMatmulDescDestroy(desc);
   } catch (const mepi::Error &e) {
     r.error = e.what();
   }
@@ -373,11 +222,106 @@ std::string jsonEscape(const std::string &s) {
   }
   return out;
 }
+std::vector<char> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw mepi::Error("cannot read " + path);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+bool selectedLabel(const std::vector<std::string> &filters, const std::string &label) {
+  return filters.empty() || llvm::any_of(filters, [&](const std::string &f) {
+           return label.find(f) != std::string::npos;
+         });
+}
+
+/// --user: the bias + GELU user epilog on every shape (bf16), see UserEpilogBench.h.
+int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream stream,
+                 size_t l2Bytes, bool quick, const std::vector<std::string> &filters,
+                 const std::string &ltoirPath, const char *argv0, const char *device,
+                 const char *date, const std::string &command, const std::string &jsonPath) {
+  CUmodule module;
+  CUfunction elementwise;
+  std::vector<char> ltoir;
+  try {
+    // The elementwise kernel's cubin lies beside this program (built by nvcc with it).
+    std::string self = argv0, dir = self.substr(0, self.find_last_of('/') + 1);
+    std::vector<char> cubin = readFile(dir + "mepi-bench-bias-gelu.cubin");
+    cu(driver->cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData(bias_gelu)");
+    cu(driver->cuModuleGetFunction(&elementwise, module, "bias_gelu_bf16"), "bias_gelu_bf16");
+    if (!ltoirPath.empty())
+      ltoir = readFile(ltoirPath);
+  } catch (const mepi::Error &e) {
+    std::printf("%s\n", e.what());
+    return 1;
+  }
+  std::printf("device: %s, %s; bf16, D = gelu(A B^T + bias[row]); times in ms\n", device, date);
+  std::printf("%-16s %6s %6s %6s %8s %8s %8s %8s %8s %8s %8s %9s %9s\n", "shape", "m", "n", "k",
+              "built-in", "mlir", "builder", "extern", "unfused", "lt gemm", "lt fused",
+              "mlir/bi", "unf/mlir");
+  std::string rows;
+  double logBuiltin = 0, logUnfused = 0;
+  int counted = 0;
+  for (const Shape &s : shapes) {
+    if (std::string(s.name) == "blog-relu-bias" || !selectedLabel(filters, s.name))
+      continue;
+    UserEpilogResult r = measureUserEpilog(s, lt, stream, l2Bytes, quick, elementwise, ltoir);
+    double vsBuiltin = r.error.empty() ? r.builtinMs / r.mlirMs : 0;
+    double vsUnfused = r.error.empty() ? r.unfusedMs / r.mlirMs : 0;
+    if (r.error.empty()) {
+      logBuiltin += std::log(vsBuiltin);
+      logUnfused += std::log(vsUnfused);
+      ++counted;
+    }
+    std::printf("%-16s %6ld %6ld %6ld %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9.3f %9.3f%s%s\n",
+                s.name, s.m, s.n, s.k, r.builtinMs, r.mlirMs, r.builderMs, r.externalMs,
+                r.unfusedMs, r.gemmMs, r.fusedRefMs, vsBuiltin, vsUnfused,
+                r.error.empty() ? "" : "  ERROR: ", r.error.c_str());
+    std::fflush(stdout);
+    double flops = 2.0 * s.m * s.n * s.k;
+    auto tflops = [&](double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0; };
+    char row[1400];
+    std::snprintf(
+        row, sizeof row,
+        "    {\"name\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, \"dtype\": \"bf16\", "
+        "\"epilog\": \"user bias+GELU (MLIR text)\", \"mepi_tflops\": %.2f, "
+        "\"ref_tflops\": %.2f, \"ratio\": %.4f, \"user_mlir_ms\": %.4f, "
+        "\"user_builder_ms\": %.4f, \"user_external_ms\": %.4f, \"builtin_gelu_bias_ms\": %.4f, "
+        "\"unfused_ms\": %.4f, \"cublaslt_gemm_ms\": %.4f, \"cublaslt_gelu_bias_ms\": %.4f, "
+        "\"user_vs_builtin\": %.4f, \"builder_vs_builtin\": %.4f, \"mepi_config\": \"%s\", "
+        "\"error\": \"%s\"}",
+        s.name, s.m, s.n, s.k, tflops(r.mlirMs), tflops(r.unfusedMs), vsUnfused, r.mlirMs,
+        r.builderMs, r.externalMs, r.builtinMs, r.unfusedMs, r.gemmMs, r.fusedRefMs, vsBuiltin,
+        r.error.empty() ? r.builtinMs / r.builderMs : 0.0, jsonEscape(r.config).c_str(),
+        jsonEscape(r.error).c_str());
+    rows += (rows.empty() ? "" : ",\n") + std::string(row);
+  }
+  double geoBuiltin = counted ? std::exp(logBuiltin / counted) : 0;
+  double geoUnfused = counted ? std::exp(logUnfused / counted) : 0;
+  std::printf("geometric means over %d shapes: built-in/user %.3f, unfused/user %.3f\n", counted,
+              geoBuiltin, geoUnfused);
+  if (!jsonPath.empty()) {
+    std::ofstream json(jsonPath);
+    json << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"date\": \"" << date
+         << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n"
+         << "  \"layout\": \"A MxK, B NxK (TN), bf16; bias length M (per row of D); mepi D "
+            "row-major, cuBLASLt D column-major\",\n"
+         << "  \"meaning\": \"mepi_tflops: the user epilog (MLIR text) fused by mepi; "
+            "ref_tflops: the unfused sequence, cuBLASLt matmul then a bias+GELU elementwise "
+            "kernel (bias_gelu.cu); ratio = unfused_ms / user_mlir_ms; user_vs_builtin = "
+            "builtin_gelu_bias_ms / user_mlir_ms\",\n"
+         << "  \"geomean_user_vs_builtin\": " << geoBuiltin
+         << ",\n  \"geomean_ratio\": " << geoUnfused << ",\n  \"results\": [\n"
+         << rows << "\n  ]\n}\n";
+  }
+  driver->cuModuleUnload(module);
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false, catalog = false;
-  std::string jsonPath, command = argv[0];
+  bool quick = false, catalog = false, user = false;
+  std::string jsonPath, ltoirPath, command = argv[0];
   std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -386,6 +330,10 @@ int main(int argc, char **argv) {
       quick = true;
     else if (arg == "--catalog")
       catalog = true;
+    else if (arg == "--user")
+      user = true;
+    else if (arg == "--ltoir" && i + 1 < argc)
+      ltoirPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
@@ -430,6 +378,12 @@ int main(int argc, char **argv) {
       {4096, 14336, 4096, "llm-up"},       {4096, 4096, 14336, "llm-down"},
       {16384, 8192, 8192, "m16384"},       {16384, 14336, 4096, "m16384-up"},
       {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (user)
+    return runUserBench(shapes, lt, stream, size_t(l2), quick, filters, ltoirPath, argv[0],
+                        name, date, command, jsonPath);
   std::vector<Problem> problems;
   for (const Shape &s : shapes) {
     if (catalog) { // fp16, as the anchor problem (65536 x 16384 x 8192) is
@@ -453,9 +407,6 @@ int main(int argc, char **argv) {
       }
   }
 
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   std::printf("device: %s (L2 %d MiB), %s\n", name, l2 >> 20, date);
   std::printf("%-16s %-5s %-13s %6s %6s %6s %10s %10s %7s %8s %8s %8s  %s\n", "shape", "dtype",
               "epilog", "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us",
@@ -466,9 +417,7 @@ int main(int argc, char **argv) {
   for (const Problem &p : problems) {
     std::string label = std::string(p.shape.name) + " " + (p.bf16 ? "bf16" : "fp16") + " " +
                         p.epilog;
-    if (!filters.empty() && llvm::none_of(filters, [&](const std::string &f) {
-          return label.find(f) != std::string::npos;
-        }))
+    if (!selectedLabel(filters, label))
       continue;
     Measurement r = measure(p, lt, stream, size_t(l2), quick);
     double flops = 2.0 * p.shape.m * p.shape.n * p.shape.k;

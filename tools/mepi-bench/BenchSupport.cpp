@@ -1,0 +1,154 @@
+// mepi-bench's shared pieces (see BenchSupport.h).
+#include "BenchSupport.h"
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+using namespace bench;
+
+const mepi::runtime::CudaDriver *bench::driver = nullptr;
+
+void bench::cu(CUresult r, const char *what) {
+  if (llvm::Error e = mepi::runtime::checkCuda(r, what))
+    throw mepi::Error(llvm::toString(std::move(e)));
+}
+
+void bench::cublas(cublasStatus_t s, const char *what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw mepi::Error(std::string(what) + " failed: cublasStatus " + std::to_string(int(s)));
+}
+
+namespace {
+uint16_t toHalfBits(float f, bool bf16) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (bf16) {
+    u += 0x7FFF + ((u >> 16) & 1);
+    return static_cast<uint16_t>(u >> 16);
+  }
+  _Float16 h = static_cast<_Float16>(f);
+  uint16_t r;
+  std::memcpy(&r, &h, 2);
+  return r;
+}
+} // namespace
+
+CUdeviceptr bench::randomBuffer(size_t count, bool bf16, uint64_t seed) {
+  std::vector<uint16_t> host(count);
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  size_t chunk = (count + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      uint64_t x = seed * 0x9E3779B97F4A7C15ull + t + 1;
+      for (size_t i = t * chunk; i < std::min(count, (t + 1) * chunk); ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        float f = static_cast<float>((x >> 40) & 0xFFFFFF) / 16777216.0f * 2.0f - 1.0f;
+        host[i] = toHalfBits(f, bf16);
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  CUdeviceptr ptr;
+  cu(driver->cuMemAlloc(&ptr, count * 2), "cuMemAlloc");
+  cu(driver->cuMemcpyHtoD(ptr, host.data(), count * 2), "cuMemcpyHtoD");
+  return ptr;
+}
+
+LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
+  cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
+  cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+  cublasOperation_t opA = s.mMajorA ? CUBLAS_OP_N : CUBLAS_OP_T;
+  cublasOperation_t opB = s.nMajorB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
+         "TRANSA");
+  cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
+         "TRANSB");
+  cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &s.epilog,
+                                        sizeof s.epilog),
+         "EPILOGUE");
+  cudaDataType_t type = s.bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  if (s.bias) {
+    void *biasPtr = reinterpret_cast<void *>(s.bias);
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,
+                                          sizeof biasPtr),
+           "BIAS_POINTER");
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type,
+                                          sizeof type),
+           "BIAS_DATA_TYPE");
+  }
+  if (s.aux) {
+    void *auxPtr = reinterpret_cast<void *>(s.aux);
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                                          &auxPtr, sizeof auxPtr),
+           "AUX_POINTER");
+    cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &s.auxLd,
+                                          sizeof s.auxLd),
+           "AUX_LD");
+  }
+  cublas(s.mMajorA ? cublasLtMatrixLayoutCreate(&la, type, s.m, s.k, s.m)
+                   : cublasLtMatrixLayoutCreate(&la, type, s.k, s.m, s.k),
+         "layout A");
+  cublas(s.nMajorB ? cublasLtMatrixLayoutCreate(&lb, type, s.n, s.k, s.n)
+                   : cublasLtMatrixLayoutCreate(&lb, type, s.k, s.n, s.k),
+         "layout B");
+  cublas(cublasLtMatrixLayoutCreate(&ld, type, s.m, s.n, s.m), "layout D");
+  cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
+  cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                              &workspaceBytes, sizeof workspaceBytes),
+         "workspace pref");
+  int found = 0;
+  cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
+         "AlgoGetHeuristic");
+  if (!found)
+    throw mepi::Error("cuBLASLt has no algorithm for this problem");
+}
+
+LtMatmul::~LtMatmul() {
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  if (la) cublasLtMatrixLayoutDestroy(la);
+  if (lb) cublasLtMatrixLayoutDestroy(lb);
+  if (ld) cublasLtMatrixLayoutDestroy(ld);
+  if (desc) cublasLtMatmulDescDestroy(desc);
+  if (workspace) driver->cuMemFree(workspace);
+}
+
+void LtMatmul::launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) {
+  float alpha = 1.0f, beta = 0.0f;
+  cublas(cublasLtMatmul(lt, desc, &alpha, reinterpret_cast<void *>(a), la,
+                        reinterpret_cast<void *>(b), lb, &beta, reinterpret_cast<void *>(d), ld,
+                        reinterpret_cast<void *>(d), ld, &heuristic.algo,
+                        reinterpret_cast<void *>(workspace), workspaceBytes,
+                        reinterpret_cast<cudaStream_t>(stream)),
+         "cublasLtMatmul");
+}
+
+int bench::calibratedIterations(CUstream stream, bool quick, const std::function<void()> &once) {
+  auto c0 = std::chrono::steady_clock::now();
+  once();
+  cu(driver->cuStreamSynchronize(stream), "calibrate");
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
+  return int(std::clamp((quick ? 100.0 : 300.0) / std::max(ms, 1e-3), 3.0, 50.0));
+}
+
+double bench::mepiMs(std::vector<mepi::Matmul> &mms, CUstream stream, bool quick,
+                     double *hostUs, int *iterations) {
+  for (mepi::Matmul &mm : mms) // warm-up: module load, first-launch costs
+    mm.execute(stream);
+  cu(driver->cuStreamSynchronize(stream), "warm-up");
+  int n = calibratedIterations(stream, quick, [&] { mms[0].execute(stream); });
+  double host = 0;
+  double ms = medianMs(stream, n, [&](int i) {
+    auto h0 = std::chrono::steady_clock::now();
+    mms[i % mms.size()].execute(stream);
+    host += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0)
+                .count();
+  });
+  if (hostUs)
+    *hostUs = host / n;
+  if (iterations)
+    *iterations = n;
+  return ms;
+}

@@ -1,0 +1,91 @@
+// What mepi-bench's measurements share: the driver table, error checks, random device buffers,
+// event timing, and a cuBLASLt matmul set up once and launched many times.
+#ifndef MEPI_TOOLS_BENCHSUPPORT_H
+#define MEPI_TOOLS_BENCHSUPPORT_H
+
+#include "Runtime/CudaDriver.h"
+#include "mepi/Matmul.h"
+
+#include <cublasLt.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+struct Shape {
+  int64_t m, n, k;
+  const char *name;
+};
+
+extern const mepi::runtime::CudaDriver *driver;
+
+void cu(CUresult r, const char *what);
+void cublas(cublasStatus_t s, const char *what);
+
+/// A device buffer of `count` random 16-bit values in [-1, 1), filled from the host in parallel.
+CUdeviceptr randomBuffer(size_t count, bool bf16, uint64_t seed);
+
+/// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
+template <typename F> double medianMs(CUstream stream, int iterations, F &&launch) {
+  std::vector<CUevent> events(2 * iterations);
+  for (CUevent &e : events)
+    cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  for (int i = 0; i < iterations; ++i) {
+    cu(driver->cuEventRecord(events[2 * i], stream), "cuEventRecord");
+    launch(i);
+    cu(driver->cuEventRecord(events[2 * i + 1], stream), "cuEventRecord");
+  }
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::vector<double> ms(iterations);
+  for (int i = 0; i < iterations; ++i) {
+    float t = 0;
+    cu(driver->cuEventElapsedTime(&t, events[2 * i], events[2 * i + 1]), "cuEventElapsedTime");
+    ms[i] = t;
+  }
+  for (CUevent &e : events)
+    driver->cuEventDestroy(e);
+  std::sort(ms.begin(), ms.end());
+  return ms[iterations / 2];
+}
+
+/// About 300 ms (100 with `quick`) of launches of `once`, timed once: at least 3, at most 50.
+int calibratedIterations(CUstream stream, bool quick, const std::function<void()> &once);
+
+/// The median time of executing `mms` in turn on `stream`, after a warm-up and calibration;
+/// adds the mean host time of execute() to `hostUs` when given.
+double mepiMs(std::vector<mepi::Matmul> &mms, CUstream stream, bool quick,
+              double *hostUs = nullptr, int *iterations = nullptr);
+
+/// D (column-major M x N, 16-bit) = op(A) op(B) with an epilog, through cuBLASLt: A as K x M
+/// column-major (op T) or, M-major, M x K (op N); B as K x N (op N) or, N-major, N x K (op T).
+struct LtMatmulSpec {
+  int64_t m, n, k;
+  bool bf16 = true;
+  bool mMajorA = false, nMajorB = false;
+  cublasLtEpilogue_t epilog = CUBLASLT_EPILOGUE_DEFAULT;
+  CUdeviceptr bias = 0;  ///< the bias, or the bias gradient a backward epilog writes
+  CUdeviceptr aux = 0;   ///< the epilog's aux matrix
+  int64_t auxLd = 0;     ///< in elements (bits for the ReLU mask)
+};
+
+class LtMatmul {
+public:
+  LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &spec);
+  LtMatmul(const LtMatmul &) = delete;
+  ~LtMatmul();
+  void launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream);
+
+private:
+  cublasLtHandle_t lt;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  CUdeviceptr workspace = 0;
+  size_t workspaceBytes = 32u << 20;
+};
+} // namespace bench
+
+#endif // MEPI_TOOLS_BENCHSUPPORT_H

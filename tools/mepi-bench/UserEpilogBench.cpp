@@ -1,0 +1,142 @@
+// mepi-bench --user (see UserEpilogBench.h).
+#include "UserEpilogBench.h"
+
+#include "mepi/EpilogBuilder.h"
+
+using namespace bench;
+
+namespace {
+// GELU of acc + bias[row], with tanh, as a user writes it (the formula of the built-in GELU).
+const char *kBiasGelu = R"mlir(
+  func.func @bias_gelu(%acc: f32, %bias: bf16, %row: index, %col: index) -> bf16 {
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %c = arith.constant 0.7978845608 : f32
+    %c3 = arith.constant 0.044715 : f32
+    %b = arith.extf %bias : bf16 to f32
+    %x = arith.addf %acc, %b : f32
+    %x2 = arith.mulf %x, %x : f32
+    %x3 = arith.mulf %x2, %x : f32
+    %in = math.fma %x3, %c3, %x : f32
+    %arg = arith.mulf %in, %c : f32
+    %t = math.tanh %arg : f32
+    %s = arith.addf %one, %t : f32
+    %hx = arith.mulf %x, %half : f32
+    %y = arith.mulf %hx, %s : f32
+    %d = arith.truncf %y : f32 to bf16
+    return %d : bf16
+  }
+)mlir";
+
+// The same through a call to user_gelu, device code linked by nvJitLink.
+const char *kExternal = R"mlir(
+  func.func private @user_gelu(f32) -> f32
+  func.func @bias_gelu(%acc: f32, %bias: bf16, %row: index, %col: index) -> bf16 {
+    %b = arith.extf %bias : bf16 to f32
+    %x = arith.addf %acc, %b : f32
+    %y = func.call @user_gelu(%x) : (f32) -> f32
+    %d = arith.truncf %y : f32 to bf16
+    return %d : bf16
+  }
+)mlir";
+
+mepi::EpilogBuilder biasGeluBuilder() {
+  mepi::EpilogBuilder e;
+  mepi::EpilogValue x = e.add(e.accumulator(), e.input("bias", mepi::InputKind::Row));
+  mepi::EpilogValue inner =
+      e.mul(e.fma(e.mul(e.mul(x, x), x), e.constant(0.044715), x), e.constant(0.7978845608));
+  e.store(e.mul(e.mul(x, e.constant(0.5)), e.add(e.constant(1.0), e.tanh(inner))));
+  return e;
+}
+} // namespace
+
+UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t lt,
+                                          CUstream stream, size_t l2Bytes, bool quick,
+                                          CUfunction elementwise,
+                                          const std::vector<char> &ltoir) {
+  UserEpilogResult r;
+  const int64_t m = shape.m, n = shape.n, k = shape.k;
+  size_t inputBytes = 2 * size_t(m * k + n * k);
+  int rotation =
+      inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
+  std::vector<CUdeviceptr> as, bs;
+  for (int i = 0; i < rotation; ++i) {
+    as.push_back(randomBuffer(size_t(m * k), true, 2 * i + 1));
+    bs.push_back(randomBuffer(size_t(n * k), true, 2 * i + 2));
+  }
+  CUdeviceptr bias = randomBuffer(size_t(m), true, 99), refD;
+  cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
+  try {
+    auto tensor = [](CUdeviceptr ptr, std::vector<int64_t> shape) {
+      mepi::Tensor t;
+      t.data = reinterpret_cast<void *>(ptr);
+      t.dtype = mepi::DType::BFloat16;
+      t.shape = std::move(shape);
+      return t;
+    };
+    // One planned Matmul per input set and variant; the kernel compiles once per variant.
+    auto time = [&](auto plan) {
+      std::vector<mepi::Matmul> mms;
+      for (int i = 0; i < rotation; ++i) {
+        mms.emplace_back(tensor(as[i], {m, k}), tensor(bs[i], {n, k}), std::nullopt, 1.0f,
+                         std::nullopt, mepi::Qualifiers{false, true});
+        plan(mms.back());
+      }
+      r.config = mms.back().kernelConfiguration();
+      return mepiMs(mms, stream, quick);
+    };
+    mepi::Tensor biasT = tensor(bias, {m});
+    r.builtinMs = time([&](mepi::Matmul &mm) {
+      mepi::EpilogInputs inputs;
+      inputs.bias = biasT;
+      mm.plan(mepi::Epilog::GeluBias, inputs);
+    });
+    r.mlirMs = time([&](mepi::Matmul &mm) {
+      mm.plan(mepi::UserEpilog{kBiasGelu, "bias_gelu"}, {{biasT, mepi::InputKind::Row}});
+    });
+    mepi::EpilogBuilder builder = biasGeluBuilder();
+    r.builderMs = time([&](mepi::Matmul &mm) { mm.plan(builder, {{"bias", biasT}}); });
+    if (!ltoir.empty())
+      r.externalMs = time([&](mepi::Matmul &mm) {
+        mm.plan(mepi::UserEpilog{kExternal,
+                                 "bias_gelu",
+                                 {{mepi::DeviceCode::Kind::LTOIR, "user_gelu.ltoir", ltoir}}},
+                {{biasT, mepi::InputKind::Row}});
+      });
+
+    // cuBLASLt: the matmul alone, the matmul then the elementwise kernel, and its own fused
+    // GELU_BIAS (D column-major, the bias per row).
+    LtMatmul gemm(lt, {m, n, k, true, false, false, CUBLASLT_EPILOGUE_DEFAULT});
+    LtMatmulSpec fusedSpec{m, n, k, true, false, false, CUBLASLT_EPILOGUE_GELU_BIAS};
+    fusedSpec.bias = bias;
+    LtMatmul fused(lt, fusedSpec);
+    long long rows = m, total = m * n;
+    void *dPtr = reinterpret_cast<void *>(refD), *biasPtr = reinterpret_cast<void *>(bias);
+    void *params[] = {&dPtr, &biasPtr, &rows, &total};
+    unsigned threads = 256;
+    unsigned blocks = unsigned(std::min<long long>((total / 8 + threads) / threads, 132 * 16));
+    auto unfused = [&](int i) {
+      gemm.launch(as[i % rotation], bs[i % rotation], refD, stream);
+      cu(driver->cuLaunchKernel(elementwise, blocks, 1, 1, threads, 1, 1, 0, stream, params,
+                                nullptr),
+         "cuLaunchKernel(bias_gelu_bf16)");
+    };
+    int iterations = std::max(20, calibratedIterations(stream, quick, [&] { unfused(0); }));
+    for (int i = 0; i < rotation; ++i)
+      unfused(i);
+    r.unfusedMs = medianMs(stream, iterations, unfused);
+    r.gemmMs = medianMs(stream, iterations, [&](int i) {
+      gemm.launch(as[i % rotation], bs[i % rotation], refD, stream);
+    });
+    r.fusedRefMs = medianMs(stream, iterations, [&](int i) {
+      fused.launch(as[i % rotation], bs[i % rotation], refD, stream);
+    });
+  } catch (const mepi::Error &e) {
+    r.error = e.what();
+  }
+  for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
+  for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
+  driver->cuMemFree(bias);
+  driver->cuMemFree(refD);
+  return r;
+}
