@@ -49,16 +49,22 @@ run_examples() {
     LD_LIBRARY_PATH="$bundle/lib" "$bundle/bin/$example" 2>&1 | tee -a "$out/examples.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
-  # User epilogs in MLIR (text or builder) are inlined: their kernels' SASS has no CALL. The
-  # external one (user_gelu from LTO-IR) keeps its call.
+  # User epilogs in MLIR (text or builder) are inlined: their kernels' SASS calls no user
+  # function. The external one (user_gelu from LTO-IR) keeps its call. ptxas's own subroutines
+  # (__cuda_*: the slow path of IEEE division) are listed apart.
   {
     echo "== SASS of the examples' kernels (cuobjdump --dump-sass)"
     for entry in "$MEPI_CACHE_DIR"/*/; do
-      local epilog calls hgmma
+      local epilog sass calls hgmma functions internal
       epilog=$(grep -o 'func.call @[a-z_]*' "$entry/planned.mlir" | head -1)
-      calls=$(cuobjdump --dump-sass "$entry/kernel.cubin" | grep -cE '\bCALL\.')
-      hgmma=$(cuobjdump --dump-sass "$entry/kernel.cubin" | grep -c 'HGMMA')
-      echo "${epilog:-built-in epilog}: CALL instructions $calls, HGMMA $hgmma ($(basename "$entry"))"
+      sass=$(cuobjdump --dump-sass "$entry/kernel.cubin")
+      calls=$(grep -cE '\bCALL\.' <<< "$sass")
+      hgmma=$(grep -c 'HGMMA' <<< "$sass")
+      functions=$(grep -oE 'Function : [A-Za-z0-9_]+' <<< "$sass" | sed 's/Function : //' |
+        grep -vE '^(mepi_matmul_|__cuda_)' | tr '\n' ' ')
+      internal=$(grep -oE 'Function : __cuda_[A-Za-z0-9_]+' <<< "$sass" | sed 's/Function : //' |
+        tr '\n' ' ')
+      echo "${epilog:-built-in epilog}: CALL $calls, HGMMA $hgmma; functions called: ${functions:-none}; ptxas subroutines: ${internal:-none}"
     done
   } 2>&1 | tee -a "$out/examples.log"
   return "$status"

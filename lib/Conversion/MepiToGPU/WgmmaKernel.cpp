@@ -300,13 +300,23 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
   w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
   w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
   // Grouped order: kGroupM tile rows, walked column by column.
+  // Every group has kGroupM rows but the last, which has tilesM % kGroupM: both constants, so
+  // each division is by a constant (a variable divisor of a few bits becomes a div.u16, which
+  // ptxas makes a subroutine call).
   Value perGroup = e.i32(kGroupM * c.tilesN);
   Value group = e.div(w.tile, perGroup);
   Value firstRow = e.mul(group, e.i32(kGroupM));
-  Value rows = e.min(e.sub(e.i32(c.tilesM), firstRow), e.i32(kGroupM));
   Value local = e.rem(w.tile, perGroup);
-  w.tileRow = e.add(firstRow, e.rem(local, rows));
-  w.tileCol = e.div(local, rows);
+  Value rowInGroup = e.rem(local, e.i32(kGroupM)), colOfGroup = e.div(local, e.i32(kGroupM));
+  if (int64_t lastRows = c.tilesM % kGroupM) {
+    Value full = e.ult(group, e.i32(c.tilesM / kGroupM));
+    rowInGroup = arith::SelectOp::create(e.b, e.loc, full, rowInGroup,
+                                         e.rem(local, e.i32(lastRows)));
+    colOfGroup = arith::SelectOp::create(e.b, e.loc, full, colOfGroup,
+                                         e.div(local, e.i32(lastRows)));
+  }
+  w.tileRow = e.add(firstRow, rowInGroup);
+  w.tileCol = colOfGroup;
   // Balanced slices of the k-steps: sizes differ by at most one.
   w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(c.kSteps)), e.i32(splits)) : e.i32(0);
   w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(c.kSteps)), e.i32(splits))
