@@ -152,3 +152,35 @@ double bench::mepiMs(std::vector<mepi::Matmul> &mms, CUstream stream, bool quick
     *iterations = n;
   return ms;
 }
+
+std::vector<double>
+bench::interleavedMedianMs(CUstream stream, int iterations,
+                           const std::vector<std::function<void(int)>> &launches) {
+  size_t n = launches.size();
+  std::vector<CUevent> events(2 * n * iterations);
+  for (CUevent &e : events)
+    cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  for (int i = 0; i < iterations; ++i)
+    for (size_t v = 0; v < n; ++v) {
+      size_t at = 2 * (i * n + v);
+      cu(driver->cuEventRecord(events[at], stream), "cuEventRecord");
+      launches[v](i);
+      cu(driver->cuEventRecord(events[at + 1], stream), "cuEventRecord");
+    }
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::vector<double> medians(n);
+  for (size_t v = 0; v < n; ++v) {
+    std::vector<double> ms(iterations);
+    for (int i = 0; i < iterations; ++i) {
+      float t = 0;
+      size_t at = 2 * (i * n + v);
+      cu(driver->cuEventElapsedTime(&t, events[at], events[at + 1]), "cuEventElapsedTime");
+      ms[i] = t;
+    }
+    std::sort(ms.begin(), ms.end());
+    medians[v] = ms[iterations / 2];
+  }
+  for (CUevent &e : events)
+    driver->cuEventDestroy(e);
+  return medians;
+}

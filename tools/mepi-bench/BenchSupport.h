@@ -50,6 +50,12 @@ template <typename F> double medianMs(CUstream stream, int iterations, F &&launc
   return ms[iterations / 2];
 }
 
+/// The median time of each of `launches` over `iterations` rounds in which every one of them
+/// runs once, in turn, each between two events: variants compared this way share the card's
+/// clock and temperature, which drift over a run of separate measurements.
+std::vector<double> interleavedMedianMs(CUstream stream, int iterations,
+                                        const std::vector<std::function<void(int)>> &launches);
+
 /// About 300 ms (100 with `quick`) of launches of `once`, timed once: at least 3, at most 50.
 int calibratedIterations(CUstream stream, bool quick, const std::function<void()> &once);
 

@@ -131,26 +131,23 @@ UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t l
         [&](int i) { gemm.launch(as[i % rotation], bs[i % rotation], refD, stream); },
         [&](int i) { fused.launch(as[i % rotation], bs[i % rotation], refD, stream); }};
 
-    // Three rounds, the order reversed in the middle one; each time is the least of its
-    // rounds' medians, so that a clock drift during one measurement does not pick a winner.
-    std::vector<double> mepiBest(variants.size(), 1e30), refBest(refs.size(), 1e30);
-    for (int round = 0; round < 3; ++round) {
-      for (size_t j = 0; j < variants.size(); ++j) {
-        size_t v = round == 1 ? variants.size() - 1 - j : j;
-        mepiBest[v] = std::min(mepiBest[v], mepiMs(variants[v], stream, quick));
-      }
-      for (size_t j = 0; j < refs.size(); ++j) {
-        size_t v = round == 1 ? refs.size() - 1 - j : j;
-        refBest[v] = std::min(refBest[v], medianMs(stream, refIterations, refs[v]));
-      }
+    // The fused variants and the cuBLASLt ones, interleaved launch by launch (the external
+    // variant, an order of magnitude slower, apart).
+    std::vector<std::function<void(int)>> launches;
+    for (size_t v = 0; v < 3; ++v) {
+      mepiMs(variants[v], stream, true); // warm-up
+      launches.push_back([&, v](int i) { variants[v][i % rotation].execute(stream); });
     }
-    r.builtinMs = mepiBest[0];
-    r.mlirMs = mepiBest[1];
-    r.builderMs = mepiBest[2];
-    r.externalMs = ltoir.empty() ? 0 : mepiBest[3];
-    r.unfusedMs = refBest[0];
-    r.gemmMs = refBest[1];
-    r.fusedRefMs = refBest[2];
+    launches.insert(launches.end(), refs.begin(), refs.end());
+    std::vector<double> ms =
+        interleavedMedianMs(stream, std::max(quick ? 10 : 30, refIterations / 4), launches);
+    r.builtinMs = ms[0];
+    r.mlirMs = ms[1];
+    r.builderMs = ms[2];
+    r.unfusedMs = ms[3];
+    r.gemmMs = ms[4];
+    r.fusedRefMs = ms[5];
+    r.externalMs = ltoir.empty() ? 0 : mepiMs(variants[3], stream, quick);
   } catch (const mepi::Error &e) {
     r.error = e.what();
   }
