@@ -152,3 +152,16 @@ TEST(EpilogBuilder, InputsMustMatchWhatItReads) {
   EXPECT_EQ(errorOf([&] { mm.plan(quantize(), {{"scale", tensor({15})}}); }),
             "plan: epilog input 'scale' (col): expected shape [batch..., 16] (N of D), got [15]");
 }
+
+TEST(EpilogBuilder, FastMathMarksTheNodesAfterIt) {
+  EpilogBuilder e;
+  EpilogValue accurate = e.tanh(e.accumulator());
+  e.setFastMath(true);
+  EpilogValue fast = e.tanh(accurate);
+  e.store(e.div(fast, e.exp(accurate)));
+  std::string text = e.toUserEpilog(DType::BFloat16, {}).mlir;
+  EXPECT_TRUE(contains(text, "math.tanh %acc : f32")) << text;
+  EXPECT_TRUE(contains(text, "math.tanh %v1 fastmath<afn> : f32")) << text;
+  EXPECT_TRUE(contains(text, "math.exp %v1 fastmath<afn> : f32")) << text;
+  EXPECT_TRUE(contains(text, "arith.divf %v2, %v3 fastmath<afn> : f32")) << text;
+}

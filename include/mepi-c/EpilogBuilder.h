@@ -49,6 +49,9 @@ void mepiEpilogBuilderDestroy(MepiEpilogBuilder builder);
 /** The first error met while building, or a null error; the caller owns it. */
 MepiError mepiEpilogBuilderGetError(MepiEpilogBuilder builder);
 
+/** See mepi::EpilogBuilder::setFastMath: applies to the nodes added after the call. */
+void mepiEpilogBuilderSetFastMath(MepiEpilogBuilder builder, bool enabled);
+
 MepiEpilogValue mepiEpilogBuilderAccumulator(MepiEpilogBuilder builder);
 MepiEpilogValue mepiEpilogBuilderC(MepiEpilogBuilder builder);
 MepiEpilogValue mepiEpilogBuilderRow(MepiEpilogBuilder builder);

@@ -108,6 +108,13 @@ public:
     return min(max(x, lo), hi);
   }
 
+  /// Lets exp, log, tanh, sqrt, rsqrt, pow and division use the hardware's approximate
+  /// instructions (MUFU: ex2.approx, tanh.approx.f32 with a relative error near 2^-11,
+  /// div.approx), as the built-in epilogs do for GELU and SIGMOID; below the precision of a bf16
+  /// or f16 D, not of an f32 one. Off by default: libdevice's accurate functions and IEEE
+  /// division. Applies to the nodes added after the call.
+  void setFastMath(bool enabled);
+
   // Outputs.
   /// The value stored to D (an f32, rounded to D's type). Exactly one store.
   void store(EpilogValue x);

@@ -64,6 +64,11 @@ MepiError mepiEpilogBuilderGetError(MepiEpilogBuilder builder) {
   return error;
 }
 
+void mepiEpilogBuilderSetFastMath(MepiEpilogBuilder builder, bool enabled) {
+  if (CBuilder *b = unwrap(builder))
+    b->builder.setFastMath(enabled);
+}
+
 MepiEpilogValue mepiEpilogBuilderAccumulator(MepiEpilogBuilder builder) {
   return node(builder, {}, [](CBuilder &b) { return b.builder.accumulator(); });
 }

@@ -18,6 +18,7 @@ struct EpilogBuilder::Node {
   double value = 0;             ///< Constant
   int64_t indexValue = 0;       ///< IndexConstant
   size_t input = 0;             ///< Input: position in Graph::inputs
+  bool fast = false;            ///< may approximate (fastmath<afn>)
 };
 
 namespace {
@@ -33,6 +34,7 @@ struct EpilogBuilder::Graph {
   std::optional<int32_t> acc, c, row, col;
   std::optional<int32_t> stored;
   std::vector<Output> outputs;
+  bool fastMath = false;
 };
 
 namespace {
@@ -140,6 +142,7 @@ EpilogBuilder::~EpilogBuilder() = default;
 
 EpilogValue EpilogBuilder::addNode(const Node &node) {
   graph->nodes.push_back(node);
+  graph->nodes.back().fast = graph->fastMath;
   return EpilogValue(graph.get(), static_cast<int32_t>(graph->nodes.size() - 1), node.type);
 }
 
@@ -319,6 +322,8 @@ std::vector<std::pair<std::string, InputKind>> EpilogBuilder::inputs() const {
   return graph->inputs;
 }
 
+void EpilogBuilder::setFastMath(bool enabled) { graph->fastMath = enabled; }
+
 bool EpilogBuilder::readsC() const { return graph->c.has_value(); }
 
 UserEpilog EpilogBuilder::toUserEpilog(DType resultType,
@@ -378,14 +383,21 @@ UserEpilog EpilogBuilder::toUserEpilog(DType resultType,
     case Node::Kind::IndexConstant:
       os << "  " << v << " = arith.constant " << n.indexValue << " : index\n";
       break;
-    case Node::Kind::Unary:
-      os << "  " << v << " = " << unaryName(static_cast<UnaryOp>(n.op)) << " " << operand(0)
-         << " : f32\n";
+    case Node::Kind::Unary: {
+      auto op = static_cast<UnaryOp>(n.op);
+      bool approximable = op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Tanh ||
+                          op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt;
+      os << "  " << v << " = " << unaryName(op) << " " << operand(0)
+         << (n.fast && approximable ? " fastmath<afn>" : "") << " : f32\n";
       break;
+    }
     case Node::Kind::Binary: {
       ValueType operandType = g.nodes[n.operands[0]].type;
-      os << "  " << v << " = " << binaryName(static_cast<BinaryOp>(n.op), operandType) << " "
-         << operand(0) << ", " << operand(1) << " : " << mlirType(operandType) << "\n";
+      auto op = static_cast<BinaryOp>(n.op);
+      bool approximable = op == BinaryOp::Div || op == BinaryOp::Pow;
+      os << "  " << v << " = " << binaryName(op, operandType) << " " << operand(0) << ", "
+         << operand(1) << (n.fast && approximable ? " fastmath<afn>" : "") << " : "
+         << mlirType(operandType) << "\n";
       break;
     }
     case Node::Kind::Fma:

@@ -31,6 +31,7 @@ static void addKernelLowering(OpPassManager &pm) {
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createMepiApproximateMath());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createMepiLowerTensorMapParams());
   kernels.addPass(createConvertNVVMToLLVMPass());

@@ -32,4 +32,16 @@ def MepiLinkCubin : Pass<"mepi-link-cubin", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def MepiApproximateMath : Pass<"mepi-approximate-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower math ops that allow approximation (fastmath<afn>) to Hopper's instructions";
+  let description = [{
+    An f32 `math.tanh` with the `afn` fast-math flag becomes `tanh.approx.f32` (one MUFU.TANH,
+    relative error about 2^-11) instead of libdevice's `tanhf` (a dozen instructions and a
+    branch). Without the flag nothing changes: approximation is the epilog's choice. Other
+    functions need no pass: `math.exp` with `afn` already lowers to `__nv_fast_expf`
+    (`ex2.approx`) and `arith.divf` with `afn` to `div.approx.f32`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // MEPI_TARGET_PASSES_TD

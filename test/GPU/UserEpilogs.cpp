@@ -218,6 +218,32 @@ std::string runBuilderReadsC(const Device &dev, const Shape &s, std::mt19937 &rn
     y[i] += c.values[i] * scale.values[0];
   return compare("D", fetch(dev, d), ElementType::F16, y, 1e-2, err);
 }
+/// The builder with fast math: D = gelu(acc + bias[row]) through tanh.approx.f32, bf16.
+std::string runBuilderFastGelu(const Device &dev, const Shape &s, std::mt19937 &rng,
+                               double &err, std::string &config) {
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(ElementType::BF16, {s.m, s.k}, rng);
+  HostTensor b = randomTensor(ElementType::BF16, {s.n, s.k}, rng);
+  HostTensor bias = randomTensor(ElementType::BF16, {s.m}, rng);
+  mepi::EpilogBuilder e;
+  e.setFastMath(true);
+  mepi::EpilogValue x = e.add(e.accumulator(), e.input("bias", mepi::InputKind::Row));
+  mepi::EpilogValue inner =
+      e.mul(e.fma(e.mul(e.mul(x, x), x), e.constant(0.044715), x), e.constant(0.7978845608));
+  e.store(e.mul(e.mul(x, e.constant(0.5)), e.add(e.constant(1.0), e.tanh(inner))));
+  mepi::Options options;
+  options.kernelConfig = s.config;
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
+                  {false, true}, options);
+  mm.plan(e, {{"bias", arena.toDevice(bias)}});
+  config = mm.kernelConfiguration();
+  mepi::Tensor d = executeTwice(dev, mm);
+  std::vector<double> y = reference(a, b, s);
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j)
+      y[i * s.n + j] = geluRef(y[i * s.n + j] + bias.values[i]);
+  return compare("D", fetch(dev, d), ElementType::BF16, y, 1e-2, err);
+}
 } // namespace
 
 int runUserEpilogs(const Device &dev, std::mt19937 &rng, bool quick,
@@ -235,7 +261,8 @@ int runUserEpilogs(const Device &dev, std::mt19937 &rng, bool quick,
   const std::pair<const char *, Runner> kinds[] = {
       {"builder clamp-and-scale + row amax", runQuantizer},
       {"MLIR text + matrix/bitmask/col-sum/amax outputs", runTextOutputs},
-      {"builder reading C", runBuilderReadsC}};
+      {"builder reading C", runBuilderReadsC},
+      {"builder fast-math bias+GELU", runBuilderFastGelu}};
   for (const auto &[name, run] : kinds)
     for (const Shape &s : shapes) {
       char line[256];

@@ -1,5 +1,5 @@
-// mepi-bench --user: a user epilog (bias + GELU as MLIR text, by the builder, and calling
-// external LTO-IR) fused by mepi, against the same epilog built in and against the unfused
+// mepi-bench --user: a user epilog (bias + GELU as MLIR text with an accurate tanh, by the
+// builder with fast math, and calling external LTO-IR) fused by mepi, against the same epilog built in and against the unfused
 // sequence: a cuBLASLt matmul, then a separate elementwise kernel.
 #ifndef MEPI_TOOLS_USEREPILOGBENCH_H
 #define MEPI_TOOLS_USEREPILOGBENCH_H
