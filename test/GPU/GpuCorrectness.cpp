@@ -39,6 +39,7 @@ struct Case {
   /// A and B start this many bytes past a 256-byte aligned allocation (2: TMA cannot read them
   /// in place, so they are staged); the operands of resetOperands start aligned.
   int64_t misalignBytes = 0;
+  std::optional<ElementType> biasType; ///< the bias's type when not that of A and B
 };
 
 /// The configuration of the kernel the last plan() chose (printed with each case).
@@ -187,7 +188,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       cT = randomTensor(c.outType.value_or(c.type), {m, c.dShape.back()}, rng);
     bool hasBias = c.epilog.find("BIAS") != std::string::npos;
     if (hasBias)
-      bias = randomTensor(c.type, {m}, rng);
+      bias = randomTensor(c.biasType.value_or(c.type), {m}, rng);
     std::optional<mepi::Tensor> cDev, biasDev;
     if (c.withC)
       cDev = toDevice(cT);
@@ -454,6 +455,9 @@ std::string describe(const Case &c) {
                 c.withC ? " +beta*C" : "", c.columnMajorA ? " colmajorA" : "",
                 c.outType ? " D:" : "", c.outType ? elementTypeName(*c.outType) : "",
                 c.tf32 ? " tf32" : "");
+  if (c.biasType)
+    std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " bias:%s",
+                  elementTypeName(*c.biasType));
   if (c.misalignBytes)
     std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " a,b at +%lldB",
                   static_cast<long long>(c.misalignBytes));
@@ -505,6 +509,18 @@ std::vector<Case> allCases(bool quick) {
       Case wide{t, {127, 255}, {255, 129}, {127, 129}, false, false, "GELU_BIAS", true, 1.0f, 0.5f};
       wide.outType = ElementType::F32;
       cases.push_back(wide);
+      // A bias of another type than D's: f32, and the other 16-bit type; simt and wgmma.
+      for (ElementType biasType : {ElementType::F32, t == ElementType::BF16 ? ElementType::F16
+                                                                            : ElementType::BF16})
+        for (bool kMajorB : {false, true}) {
+          Case mixed{t, {257, 99}, kMajorB ? std::vector<int64_t>{131, 99}
+                                           : std::vector<int64_t>{99, 131},
+                     {257, 131}, false, kMajorB, "GELU_BIAS"};
+          mixed.biasType = biasType;
+          if (!kMajorB)
+            mixed.config = "#mepi.kernel_config<simt, tile = [16, 32, 1]>";
+          cases.push_back(mixed);
+        }
     }
   }
   // The wgmma family (sm_90a): 16-bit A and B with contiguous rows, 16-byte aligned (K a
@@ -654,7 +670,7 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
         beta = c.beta;
       }
       if (c.epilog.find("BIAS") != std::string::npos)
-        bias = fake({m}, c.type);
+        bias = fake({m}, c.biasType.value_or(c.type));
       mepi::Options options;
       options.arch = "sm_90a";
       if (c.outType)
