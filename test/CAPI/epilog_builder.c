@@ -68,6 +68,25 @@ int main(void) {
   mepiMatmulPlanEpilogBuilder(mm, bad, NULL, NULL, 0, &error);
   report("bad plan", error);
   mepiEpilogBuilderDestroy(bad);
+  /* MLIR text with an output besides D: the function must return it too. */
+  const char *text =
+      "func.func @f(%acc: f32, %row: index, %col: index) -> (bf16, f32) {\n"
+      "  %t = arith.truncf %acc : f32 to bf16\n"
+      "  return %t, %acc : bf16, f32\n"
+      "}\n";
+  MepiUserEpilogOutput colSum = {ref("col_sum"), MEPI_OUTPUT_COL_REDUCTION, MEPI_DTYPE_F32,
+                                 MEPI_COMBINE_ADD};
+  // CHECK-NEXT: with outputs: ok
+  mepiMatmulPlanUserEpilogWithOutputs(mm, ref(text), ref("f"), NULL, NULL, 0, NULL, 0, &colSum, 1,
+                                      &error);
+  report("with outputs", error);
+  MepiUserEpilogOutput two[] = {colSum, colSum};
+  two[1].key = ref("col_max");
+  two[1].combiner = MEPI_COMBINE_MAX;
+  // CHECK-NEXT: one output too many: plan: user epilog @f: expected type (f32, index, index) -> (bf16, f32, f32) for this problem, got (f32, index, index) -> (bf16, f32)
+  mepiMatmulPlanUserEpilogWithOutputs(mm, ref(text), ref("f"), NULL, NULL, 0, NULL, 0, two, 2,
+                                      &error);
+  report("one output too many", error);
   mepiMatmulDestroy(mm);
   return 0;
 }
