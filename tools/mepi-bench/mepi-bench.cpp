@@ -21,7 +21,7 @@
 // gradient (length M).
 //
 // --user measures a user epilog (bias + GELU as MLIR text, by the epilog builder and, with
-// --ltoir FILE, calling user_gelu from LTO-IR) against the built-in GELU_BIAS and against the
+// --ltoir FILE or user_gelu.ltoir beside the program, calling user_gelu from LTO-IR) against the built-in GELU_BIAS and against the
 // unfused sequence (cuBLASLt's matmul, then an elementwise kernel), bf16, every shape.
 //
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
@@ -249,8 +249,12 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
     std::vector<char> cubin = readFile(dir + "mepi-bench-bias-gelu.cubin");
     cu(driver->cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData(bias_gelu)");
     cu(driver->cuModuleGetFunction(&elementwise, module, "bias_gelu_bf16"), "bias_gelu_bf16");
+    // The external variant's device code: --ltoir, or the examples' user_gelu beside this
+    // program (the device bundle puts it there).
     if (!ltoirPath.empty())
       ltoir = readFile(ltoirPath);
+    else if (std::ifstream(dir + "user_gelu.ltoir"))
+      ltoir = readFile(dir + "user_gelu.ltoir");
   } catch (const mepi::Error &e) {
     std::printf("%s\n", e.what());
     return 1;
