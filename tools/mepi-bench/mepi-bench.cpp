@@ -21,8 +21,9 @@
 // gradient (length M).
 //
 // --user measures a user epilog (bias + GELU as MLIR text, by the epilog builder and, with
-// --ltoir FILE or user_gelu.ltoir beside the program, calling user_gelu from LTO-IR) against the built-in GELU_BIAS and against the
-// unfused sequence (cuBLASLt's matmul, then an elementwise kernel), bf16, every shape.
+// --ltoir FILE or user_gelu.ltoir beside the program, calling user_gelu from LTO-IR) against
+// the built-in GELU_BIAS and against the unfused sequence (cuBLASLt's matmul, then an
+// elementwise kernel), bf16, every shape.
 //
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
