@@ -178,3 +178,35 @@ TEST(MatmulApi, KernelConfigurationBeforePlan) {
   EXPECT_EQ(errorOf([&] { mm.kernelConfiguration(); }),
             "kernelConfiguration() called before plan()");
 }
+
+// The ranked candidates: the heuristic's choice first, every one a configuration plan() accepts
+// for the problem (each is compiled here, as autotune() would).
+TEST(MatmulApi, CandidateConfigurationsAllPlan) {
+  mepi::Qualifiers tb{false, true};
+  mepi::Matmul mm(tensor({300, 1024}), tensor({520, 1024}), std::nullopt, 1.0f, std::nullopt,
+                  tb);
+  EXPECT_EQ(errorOf([&] { mm.candidateConfigurations(); }),
+            "candidateConfigurations() called before plan()");
+  mm.plan(mepi::Epilog::Bias, {tensor({300})});
+  std::vector<std::string> candidates = mm.candidateConfigurations();
+  ASSERT_GE(candidates.size(), 4u);
+  EXPECT_EQ(candidates.front(), mm.kernelConfiguration());
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(),
+                      "#mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5>"),
+            candidates.end());
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(),
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2>"),
+            candidates.end());
+  EXPECT_EQ(candidates.size(), 8u); // 4 tiles, each with 2 splits (16 k-steps: no more)
+  for (const std::string &config : candidates) {
+    mepi::Options options;
+    options.kernelConfig = config;
+    mepi::Matmul forced(tensor({300, 1024}), tensor({520, 1024}), std::nullopt, 1.0f,
+                        std::nullopt, tb, options);
+    EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({300})}); }), "") << config;
+    EXPECT_EQ(forced.kernelConfiguration(), config);
+    if (config == candidates.back())
+      EXPECT_EQ(errorOf([&] { forced.autotune(); }),
+                "autotune: Options::kernelConfig forces the configuration '" + config + "'");
+  }
+}

@@ -181,6 +181,19 @@ public:
   /// The planned kernel's configuration as mepi's IR prints it, e.g.
   /// `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`. Throws if not planned.
   std::string kernelConfiguration() const;
+  /// The kernel configurations that can run the planned problem, best first by the heuristic
+  /// (whose own choice comes first), as kernelConfiguration() prints them. Throws if not
+  /// planned.
+  std::vector<std::string> candidateConfigurations() const;
+  /// Times the first `prune` candidates (all when `prune` <= 0) on the current operands and
+  /// epilog inputs: `iterations` launches each on `stream`, timed with CUDA events, with L2
+  /// flushed before every launch; then plans the fastest, and remembers it for this problem, so
+  /// that later plans of the same problem in this process take it. Returns the candidates with
+  /// their median times in ms, fastest first (a candidate that cannot run this problem is left
+  /// out). Writes D and the aux outputs like execute(). Throws if not planned, or when
+  /// Options::kernelConfig forces a configuration.
+  std::vector<std::pair<std::string, double>> autotune(int iterations = 3, int prune = 0,
+                                                       CUstream stream = nullptr);
 
 private:
   void planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs,

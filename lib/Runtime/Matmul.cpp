@@ -7,6 +7,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <mutex>
 #include <tuple>
 
 using namespace mepi;
@@ -184,6 +186,42 @@ std::string deviceArch(int device) {
 }
 } // namespace
 
+namespace {
+/// autotune()'s choices, per problem (the kernel cache key of the problem planned without a
+/// forced configuration), for the life of the process.
+class TunedConfigs {
+public:
+  static TunedConfigs &global() {
+    static TunedConfigs tuned;
+    return tuned;
+  }
+  std::optional<std::string> find(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = choices.find(key);
+    return it == choices.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  void remember(const std::string &key, const std::string &config) {
+    std::lock_guard<std::mutex> lock(mutex);
+    choices[key] = config;
+  }
+  bool empty() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return choices.empty();
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, std::string> choices;
+};
+
+/// The key of `planned` (its staged layouts, no forced configuration) for TunedConfigs.
+std::string tunedKey(MatmulProblem planned, const std::string &arch,
+                     llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
+  planned.kernelConfig.clear();
+  return kernelCacheKey(check(planModule(planned), "plan"), arch, objects);
+}
+} // namespace
+
 struct Matmul::State {
   MatmulProblem problem; // without epilog/bias until plan()
   Tensor a, b;
@@ -191,6 +229,8 @@ struct Matmul::State {
   std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
   bool userInputReadsC = false; // the last user input is C (a builder epilog read it)
+  std::vector<mlir::mepi::DeviceObject> objects; // a user epilog's device code (re-plans)
+  std::string arch;                              // the target the kernel was compiled for
   float alpha = 1.0f, beta = 0.0f;
   Options options;
   bool released = false;
@@ -456,6 +496,11 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
     planned.b = stagedLayout(problem.b);
   planned.addressAlignment =
       commonAlignment(stageA ? nullptr : s.a.data, stageB ? nullptr : s.b.data);
+  // autotune()'s choice for this problem, unless the caller forces one.
+  if (planned.kernelConfig.empty() && !TunedConfigs::global().empty())
+    if (std::optional<std::string> tuned =
+            TunedConfigs::global().find(tunedKey(planned, arch, objects)))
+      planned.kernelConfig = *tuned;
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   if ((stageA || stageB) && kernel->tensorMaps.empty()) {
@@ -478,6 +523,8 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
   s.userInputReadsC = false;
+  s.objects = std::move(objects);
+  s.arch = arch;
   s.pointersChecked = false;
   s.prepared.reset(); // before the module it points into
   s.kernel = std::move(kernel);
@@ -670,6 +717,101 @@ std::string Matmul::kernelConfiguration() const {
   if (!state || !state->kernel)
     fail("kernelConfiguration() called before plan()");
   return state->kernel->config;
+}
+
+std::vector<std::string> Matmul::candidateConfigurations() const {
+  if (!state || !state->kernel)
+    fail("candidateConfigurations() called before plan()");
+  return check(rankedKernelConfigs(state->planned, state->arch), "candidateConfigurations");
+}
+
+std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int prune,
+                                                             CUstream stream) {
+  if (!state || !state->kernel)
+    fail("autotune() called before plan()");
+  State &s = *state;
+  if (iterations < 1)
+    fail(llvm::formatv("autotune: expected iterations >= 1, got {0}", iterations));
+  if (!s.problem.kernelConfig.empty())
+    fail("autotune: Options::kernelConfig forces the configuration '" + s.problem.kernelConfig +
+         "'");
+  std::vector<std::string> candidates = candidateConfigurations();
+  if (prune > 0 && size_t(prune) < candidates.size())
+    candidates.resize(prune);
+  // What plan() was given, to plan each candidate the same way.
+  MatmulProblem problem = s.problem;
+  std::vector<Tensor> builtinInputs = s.builtinInputs, userInputs = s.userInputs;
+  std::vector<mlir::mepi::DeviceObject> objects = s.objects;
+  bool readsC = s.userInputReadsC;
+  std::string key = tunedKey(s.planned, s.arch, objects);
+  auto planWith = [&](const std::string &config) {
+    MatmulProblem p = problem;
+    p.kernelConfig = config;
+    planProblem(p, builtinInputs, userInputs, objects);
+    s.problem.kernelConfig.clear(); // the caller forced nothing
+    s.userInputReadsC = readsC;
+  };
+
+  execute(stream); // the driver, context and operand checks
+  const CudaDriver &driver = *s.driver;
+  CUdevice device;
+  int l2Bytes = 0;
+  check(checkCuda(driver.cuDeviceGet(&device, s.a.device), "cuDeviceGet"), "autotune");
+  driver.cuDeviceGetAttribute(&l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
+  // Writing twice the L2's size evicts the operands a previous launch left there.
+  size_t flushBytes = std::max<size_t>(2 * size_t(l2Bytes), 1 << 20);
+  CUdeviceptr flush = 0;
+  CUevent start = nullptr, stop = nullptr;
+  auto release = [&] {
+    if (flush)
+      driver.cuMemFree(flush);
+    if (start)
+      driver.cuEventDestroy(start);
+    if (stop)
+      driver.cuEventDestroy(stop);
+  };
+  std::vector<std::pair<std::string, double>> timed;
+  try {
+    check(checkCuda(driver.cuMemAlloc(&flush, flushBytes), "cuMemAlloc(L2 flush)"), "autotune");
+    check(checkCuda(driver.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate"),
+          "autotune");
+    check(checkCuda(driver.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate"), "autotune");
+    for (const std::string &config : candidates) {
+      try {
+        planWith(config);
+      } catch (const Error &) {
+        continue; // this configuration cannot run the problem
+      }
+      execute(stream); // loads the module, allocates what this kernel needs
+      std::vector<double> ms;
+      for (int i = 0; i < iterations; ++i) {
+        check(checkCuda(driver.cuMemsetD8Async(flush, uint8_t(i), flushBytes, stream),
+                        "cuMemsetD8Async(L2 flush)"),
+              "autotune");
+        check(checkCuda(driver.cuEventRecord(start, stream), "cuEventRecord"), "autotune");
+        execute(stream);
+        check(checkCuda(driver.cuEventRecord(stop, stream), "cuEventRecord"), "autotune");
+        check(checkCuda(driver.cuEventSynchronize(stop), "cuEventSynchronize"), "autotune");
+        float elapsed = 0;
+        check(checkCuda(driver.cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime"),
+              "autotune");
+        ms.push_back(elapsed);
+      }
+      std::sort(ms.begin(), ms.end());
+      timed.push_back({s.kernel->config, ms[ms.size() / 2]});
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+  if (timed.empty())
+    fail("autotune: no candidate configuration could run this problem");
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const auto &x, const auto &y) { return x.second < y.second; });
+  TunedConfigs::global().remember(key, timed.front().first);
+  planWith(""); // takes the remembered choice
+  return timed;
 }
 
 void Matmul::releaseOperands() {

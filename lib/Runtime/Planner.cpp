@@ -5,6 +5,7 @@
 #include "Target/Registration.h"
 #include "mepi/IR/MepiOps.h"
 #include "mepi/Library/EpilogLibrary.h"
+#include "mepi/Transforms/KernelConfigs.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -570,6 +571,24 @@ auto ::mepi::runtime::planModule(const MatmulProblem &problem)
   if (!planned)
     return planned.takeError();
   return printModule(*planned->module);
+}
+
+auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::StringRef arch)
+    -> llvm::Expected<std::vector<std::string>> {
+  MatmulProblem unforced = problem;
+  unforced.kernelConfig.clear();
+  llvm::Expected<PlannedModule> planned = plan(unforced);
+  if (!planned)
+    return planned.takeError();
+  std::vector<std::string> ranked;
+  planned->module->walk([&](MatmulOp op) {
+    for (KernelConfigAttr config : rankKernelConfigs(op, arch)) {
+      std::string text;
+      llvm::raw_string_ostream(text) << config;
+      ranked.push_back(text);
+    }
+  });
+  return ranked;
 }
 
 auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringRef arch,

@@ -50,6 +50,12 @@ llvm::Expected<std::vector<NamedLayout>> epilogOutputLayouts(const MatmulProblem
 /// The planned mepi module of `problem` as text (verified), before any lowering.
 llvm::Expected<std::string> planModule(const MatmulProblem &problem);
 
+/// The kernel configurations that can run `problem` on `arch`, as #mepi.kernel_config text,
+/// best first by the heuristic (its own choice first; see rankKernelConfigs). Ignores
+/// problem.kernelConfig.
+llvm::Expected<std::vector<std::string>> rankedKernelConfigs(const MatmulProblem &problem,
+                                                             llvm::StringRef arch);
+
 /// Plans, lowers to PTX and links for `arch` (e.g. "sm_90a") with `objects`. Needs no GPU.
 llvm::Expected<CompiledKernel> compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
                                               llvm::ArrayRef<mlir::mepi::DeviceObject> objects = {});

@@ -3,6 +3,7 @@
 // NaN before each run; random inputs are drawn anew for every case.
 // Usage: mepi-gpu-tests [--quick] [--compile-only] [--sample]
 // (one line per case, then "N passed, M failed"; --sample: only the README's sample problem)
+#include "Autotune.h"
 #include "EpilogCatalog.h"
 #include "UserEpilogs.h"
 #include "GpuTestSupport.h"
@@ -771,6 +772,7 @@ int main(int argc, char **argv) {
   }
   runEpilogCatalog(dev, rng, quick, selected, passed, failed);
   runUserEpilogs(dev, rng, quick, selected, passed, failed);
+  runAutotune(dev, rng, selected, passed, failed);
   if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -8,6 +8,8 @@
 #include "mepi/Matmul.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -165,6 +167,66 @@ private:
   const CudaDriver &driver;
   std::vector<CUdeviceptr> allocations;
 };
+
+/// A B^T in fp64 for row-major A [m, k] and B [n, k].
+inline std::vector<double> referenceTN(const HostTensor &a, const HostTensor &b, int64_t m,
+                                       int64_t n, int64_t k) {
+  std::vector<double> acc(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        sum += a.values[i * k + kk] * b.values[j * k + kk];
+      acc[i * n + j] = sum;
+    }
+  return acc;
+}
+
+inline std::vector<uint8_t> fetch(const Device &dev, const mepi::Tensor &t) {
+  int64_t elements = 1;
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    elements += (t.shape[i] - 1) * (t.strides.empty() ? 1 : t.strides[i]);
+  size_t bytes = elements * (t.dtype == mepi::DType::Float32 ? 4
+                             : t.dtype == mepi::DType::UInt8 ? 1
+                                                             : 2);
+  std::vector<uint8_t> out(bytes);
+  cu(dev.d->cuCtxSynchronize(), "synchronize");
+  cu(dev.d->cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(t.data), bytes), "DtoH");
+  return out;
+}
+
+/// Runs `mm` twice with D and every aux output poisoned in between (so that each must be
+/// written in full by the second run).
+inline mepi::Tensor executeTwice(const Device &dev, mepi::Matmul &mm) {
+  mepi::Tensor d = mm.execute();
+  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, fetch(dev, d).size()),
+     "poison D");
+  for (const auto &[key, t] : mm.auxOutputs())
+    cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(t.data), 0xFF, fetch(dev, t).size()),
+       "poison aux");
+  return mm.execute();
+}
+
+/// Relative L2 error of `got` (device bytes of `type`) against `want`; "" or why it failed.
+inline std::string compare(const char *what, const std::vector<uint8_t> &got, ElementType type,
+                    const std::vector<double> &want, double tolerance, double &err) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double o = readDevice(got, type, i);
+    if (!std::isfinite(o))
+      return std::string(what) + ": non-finite value at " + std::to_string(i);
+    num += (o - want[i]) * (o - want[i]);
+    den += want[i] * want[i];
+  }
+  double e = std::sqrt(num / std::max(den, 1e-30));
+  err = std::max(err, e);
+  if (!(e <= tolerance)) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%s: relative error %.2e above %.0e", what, e, tolerance);
+    return line;
+  }
+  return "";
+}
 
 } // namespace gputest
 

@@ -15,65 +15,6 @@ struct Shape {
   std::string config; ///< forced kernel configuration, empty: the planner's
 };
 
-/// op(A) op(B) in fp64 for row-major A [m, k] and B [n, k].
-std::vector<double> reference(const HostTensor &a, const HostTensor &b, const Shape &s) {
-  std::vector<double> acc(s.m * s.n);
-  for (int64_t i = 0; i < s.m; ++i)
-    for (int64_t j = 0; j < s.n; ++j) {
-      double sum = 0;
-      for (int64_t kk = 0; kk < s.k; ++kk)
-        sum += a.values[i * s.k + kk] * b.values[j * s.k + kk];
-      acc[i * s.n + j] = sum;
-    }
-  return acc;
-}
-
-std::vector<uint8_t> fetch(const Device &dev, const mepi::Tensor &t) {
-  int64_t elements = 1;
-  for (size_t i = 0; i < t.shape.size(); ++i)
-    elements += (t.shape[i] - 1) * (t.strides.empty() ? 1 : t.strides[i]);
-  size_t bytes = elements * (t.dtype == mepi::DType::Float32 ? 4
-                             : t.dtype == mepi::DType::UInt8 ? 1
-                                                             : 2);
-  std::vector<uint8_t> out(bytes);
-  cu(dev.d->cuCtxSynchronize(), "synchronize");
-  cu(dev.d->cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(t.data), bytes), "DtoH");
-  return out;
-}
-
-/// Runs `mm` twice with D and every aux output poisoned in between (so that each must be
-/// written in full by the second run).
-mepi::Tensor executeTwice(const Device &dev, mepi::Matmul &mm) {
-  mepi::Tensor d = mm.execute();
-  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, fetch(dev, d).size()),
-     "poison D");
-  for (const auto &[key, t] : mm.auxOutputs())
-    cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(t.data), 0xFF, fetch(dev, t).size()),
-       "poison aux");
-  return mm.execute();
-}
-
-/// Relative L2 error of `got` (device bytes of `type`) against `want`; "" or why it failed.
-std::string compare(const char *what, const std::vector<uint8_t> &got, ElementType type,
-                    const std::vector<double> &want, double tolerance, double &err) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    double o = readDevice(got, type, i);
-    if (!std::isfinite(o))
-      return std::string(what) + ": non-finite value at " + std::to_string(i);
-    num += (o - want[i]) * (o - want[i]);
-    den += want[i] * want[i];
-  }
-  double e = std::sqrt(num / std::max(den, 1e-30));
-  err = std::max(err, e);
-  if (!(e <= tolerance)) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%s: relative error %.2e above %.0e", what, e, tolerance);
-    return line;
-  }
-  return "";
-}
-
 /// The clamp-and-scale quantizer by the builder: D = clamp(round(acc * scale[col]), -127, 127)
 /// (integers, exact in bf16), and the amax of acc * scale[col] over each row (f32).
 std::string runQuantizer(const Device &dev, const Shape &s, std::mt19937 &rng, double &err,
@@ -101,7 +42,7 @@ std::string runQuantizer(const Device &dev, const Shape &s, std::mt19937 &rng, d
   config = mm.kernelConfiguration();
   mepi::Tensor d = executeTwice(dev, mm);
 
-  std::vector<double> acc = reference(a, b, s), q(acc.size()), amax(s.m, 0.0);
+  std::vector<double> acc = referenceTN(a, b, s.m, s.n, s.k), q(acc.size()), amax(s.m, 0.0);
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j) {
       double v = acc[i * s.n + j] * scale.values[j];
@@ -159,7 +100,7 @@ std::string runTextOutputs(const Device &dev, const Shape &s, std::mt19937 &rng,
   config = mm.kernelConfiguration();
   mepi::Tensor d = executeTwice(dev, mm);
 
-  std::vector<double> y = reference(a, b, s), colSum(s.n, 0.0), amax(1, 0.0);
+  std::vector<double> y = referenceTN(a, b, s.m, s.n, s.k), colSum(s.n, 0.0), amax(1, 0.0);
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j) {
       double &v = y[i * s.n + j];
@@ -213,7 +154,7 @@ std::string runBuilderReadsC(const Device &dev, const Shape &s, std::mt19937 &rn
   mm.plan(e, {{"scale", arena.toDevice(scale)}});
   config = mm.kernelConfiguration();
   mepi::Tensor d = executeTwice(dev, mm);
-  std::vector<double> y = reference(a, b, s);
+  std::vector<double> y = referenceTN(a, b, s.m, s.n, s.k);
   for (size_t i = 0; i < y.size(); ++i)
     y[i] += c.values[i] * scale.values[0];
   return compare("D", fetch(dev, d), ElementType::F16, y, 1e-2, err);
@@ -238,7 +179,7 @@ std::string runBuilderFastGelu(const Device &dev, const Shape &s, std::mt19937 &
   mm.plan(e, {{"bias", arena.toDevice(bias)}});
   config = mm.kernelConfiguration();
   mepi::Tensor d = executeTwice(dev, mm);
-  std::vector<double> y = reference(a, b, s);
+  std::vector<double> y = referenceTN(a, b, s.m, s.n, s.k);
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j)
       y[i * s.n + j] = geluRef(y[i * s.n + j] + bias.values[i]);

@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG]
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -24,6 +24,8 @@
 // --ltoir FILE or user_gelu.ltoir beside the program, calling user_gelu from LTO-IR) against
 // the built-in GELU_BIAS and against the unfused sequence (cuBLASLt's matmul, then an
 // elementwise kernel), bf16, every shape.
+//
+// --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms).
 //
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
@@ -60,6 +62,7 @@ struct Measurement {
 
 std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
 bool rowMajorB = false;   ///< --layout nn: B is K x N row-major
+bool autotune = false;    ///< --autotune: Matmul::autotune() before timing
 
 cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
@@ -162,6 +165,9 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
         (reluAux ? inputs.reluAux : inputs.geluAux) = t;
       }
       mms.back().plan(mepiEpilog(p.epilog), inputs);
+      // --autotune: the first input set times the candidates; the others plan its choice.
+      if (autotune && i == 0)
+        mms.back().autotune(3, 0, stream);
       r.config = mms.back().kernelConfiguration();
       if (i == 0)
         r.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -340,6 +346,8 @@ int main(int argc, char **argv) {
       catalog = true;
     else if (arg == "--user")
       user = true;
+    else if (arg == "--autotune")
+      autotune = true;
     else if (arg == "--ltoir" && i + 1 < argc)
       ltoirPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--json" && i + 1 < argc)

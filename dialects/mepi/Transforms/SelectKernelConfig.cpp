@@ -1,4 +1,5 @@
 // mepi-select-kernel-config: attach a kernel configuration to each mepi.matmul.
+#include "mepi/Transforms/KernelConfigs.h"
 #include "mepi/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -123,7 +124,35 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
+} // namespace
 
+SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringRef chip) {
+  if (!isHopperArchSpecific(chip) || !isWgmmaEligible(op))
+    return {chooseSimtConfig(op, 0, 0)};
+  SmallVector<KernelConfigAttr> ranked = {chooseWgmmaConfig(op, 0, 0)};
+  auto add = [&](KernelConfigAttr config) {
+    if (!llvm::is_contained(ranked, config))
+      ranked.push_back(config);
+  };
+  // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
+  constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8;
+  ArrayRef<int64_t> shape = op.getD().getType().getShape();
+  int64_t k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
+  int64_t kSteps = llvm::divideCeil(k, 64);
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256}, {128, 128}, {64, 256},
+                              {64, 128}}) {
+    KernelConfigAttr plain = chooseWgmmaConfig(op, tileM, tileN);
+    add(plain);
+    int64_t tiles = llvm::divideCeil(shape[0], tileM) * llvm::divideCeil(shape[1], tileN);
+    for (int64_t splits : {2, 4, 8})
+      if (kSteps >= splits * kMinStepsPerSplit && tiles * splits <= 2 * kMultiprocessors)
+        add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
+                                  plain.getStages(), splits, plain.getTma()));
+  }
+  return ranked;
+}
+
+namespace {
 struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKernelConfigPass> {
   using Base::Base;
 

@@ -1,0 +1,18 @@
+// The kernel configurations that can run a mepi.matmul, ranked: what plan() shows as
+// candidates and autotune() times.
+#ifndef MEPI_TRANSFORMS_KERNELCONFIGS_H
+#define MEPI_TRANSFORMS_KERNELCONFIGS_H
+
+#include "mepi/IR/MepiOps.h"
+
+namespace mlir::mepi {
+
+/// The configurations for `op` on `chip`: first the one mepi-select-kernel-config picks, then
+/// the other tile shapes of its family (with their own stage counts) and split-K variants that
+/// keep at least a few k-steps per split, in the order the heuristic prefers them. Each is
+/// valid for the problem; none is left out because it is expected to be slow.
+SmallVector<KernelConfigAttr> rankKernelConfigs(MatmulOp op, StringRef chip);
+
+} // namespace mlir::mepi
+
+#endif // MEPI_TRANSFORMS_KERNELCONFIGS_H
