@@ -293,16 +293,17 @@ TEST(Planner, StagedOperandsGiveTmaTheirRows) {
 }
 
 TEST(Planner, SplitKForFewTilesWithLongK) {
-  // 128 x 4096 x 14336: 32 tiles of 128 x 128, 224 k-steps: 4 splits, 128 work units. The
-  // workspace holds 32 x 2 counters (padded to 256 bytes) and 32 x 4 partial tiles of f32.
+  // 128 x 4096 x 14336: 64 tiles of 64 x 128, 224 k-steps: 2 splits, 128 work units. The
+  // workspace holds 64 counters (one consumer each, padded to 256 bytes) and 64 x 2 partial
+  // tiles of f32.
   MatmulProblem p = problem(ElementType::BF16, 128, 4096, 14336, "DEFAULT", false, true);
   p.addressAlignment = 16;
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ(kernel->config,
-            "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>");
-  EXPECT_EQ(kernel->splits, 4);
-  EXPECT_EQ(kernel->workspaceBytes, 256 + 32 * 4 * 128 * 128 * 4);
+            "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>");
+  EXPECT_EQ(kernel->splits, 2);
+  EXPECT_EQ(kernel->workspaceBytes, 256 + 64 * 2 * 64 * 128 * 4);
   EXPECT_EQ(kernel->tensorMaps.size(), 2u);
 
   // Enough tiles: no split, no workspace.

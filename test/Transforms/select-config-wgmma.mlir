@@ -69,9 +69,10 @@ func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64}
 
 // -----
 
-// 128 x 4096 x 14336 (an LLM down projection at batch 128): 32 tiles, 224 k-steps: 4 splits.
+// 128 x 4096 x 14336 (an LLM down projection at batch 128): 128 rows take 64-row tiles, 64 of
+// them, 224 k-steps: 2 splits.
 // CHECK-LABEL: func.func @long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>
 func.func @long_k(%a: memref<128x14336xbf16> {mepi.alignment = 16 : i64},
                   %b: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}, %d: memref<128x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<128x14336xbf16>, memref<4096x14336xbf16>) outs(%d : memref<128x4096xbf16>)

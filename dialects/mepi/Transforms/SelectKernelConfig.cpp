@@ -63,8 +63,10 @@ bool isWgmmaEligible(MatmulOp op) {
 }
 
 /// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
-/// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 64 rows) uses one
-/// consumer warpgroup, 64 x 256 or 64 x 128. Stages fill ~200 KiB of shared memory. Narrower
+/// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 128 rows) uses one
+/// consumer warpgroup, 64 x 256 or 64 x 128: at M = 128 two 64-row tiles per column give twice
+/// the blocks of one 128-row tile without split-K (autotune measured 0.99 of cuBLASLt with
+/// 64 x 128 against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). Stages fill ~200 KiB of shared memory. Narrower
 /// tiles (128 x 64, 64 x 64) exist but measured slower on the H200 for the small-M shapes
 /// (bench/NOTES.md); they stay available to Options::kernelConfig. When even the narrow tile
 /// leaves half of the multiprocessors idle, K is split (split-K) so that about one work unit per
@@ -98,7 +100,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
     return std::min<int64_t>(8, budget / ((tileM + tileN) * 128));
   };
   SmallVector<std::pair<int64_t, int64_t>> candidates =
-      m <= 64 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
+      m <= 128 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
               : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
   auto [tileM, tileN] = candidates.back();
   for (auto [cm, cn] : candidates)
