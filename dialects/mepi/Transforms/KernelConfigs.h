@@ -9,7 +9,8 @@ namespace mlir::mepi {
 
 /// The configurations for `op` on `chip`: first the one mepi-select-kernel-config picks, then
 /// the other tile shapes of its family (with their own stage counts) and split-K variants that
-/// keep at least a few k-steps per split, in the order the heuristic prefers them. Each is
+/// keep at least a few k-steps per split, in the order the heuristic prefers them, then each
+/// unsplit one with three quarters of its stages. Each is
 /// valid for the problem; none is left out because it is expected to be slow.
 SmallVector<KernelConfigAttr> rankKernelConfigs(MatmulOp op, StringRef chip);
 
