@@ -1,5 +1,6 @@
 // On sm_90a, 16-bit K-major operands get the wgmma family: 128 x 256 when that covers 132
-// SMs, 128 x 128 otherwise, 64 x 128 for short M (stages filling ~200 KiB); with TMA loads
+// SMs, 128 x 128 otherwise (and, with 4 stages, for a D of 2^30 elements or more), 64 x 128
+// for short M (stages filling ~200 KiB); with TMA loads
 // when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
 // 16 splits. Other layouts, f32 and other chips keep simt.
@@ -127,6 +128,22 @@ func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 65536 x 16384 x 8192 (a D of 2^30 elements): 128 x 128 with 4 stages.
+// CHECK-LABEL: func.func @huge
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4>
+func.func @huge(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
+                %b: memref<16384x8192xf16> {mepi.alignment = 16 : i64}, %d: memref<65536x16384xf16>) {
+  mepi.matmul ins(%a, %b : memref<65536x8192xf16>, memref<16384x8192xf16>) outs(%d : memref<65536x16384xf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to f16
+    mepi.yield %r : f16
   }
   return
 }
