@@ -1,5 +1,6 @@
 // The epilog builder without a GPU: the MLIR it prints, plans compiled to sm_90a cubins through
 // libmepi, and a clear error for each misuse.
+#include "ApiTestSupport.h"
 #include "mepi/EpilogBuilder.h"
 
 #include <gtest/gtest.h>
@@ -11,21 +12,10 @@ using mepi::EpilogValue;
 using mepi::InputKind;
 using Combiner = mepi::UserEpilogOutput::Combiner;
 
-mepi::Tensor tensor(std::vector<int64_t> shape, DType dtype = DType::BFloat16) {
-  mepi::Tensor t;
-  t.data = reinterpret_cast<void *>(uintptr_t(0x7f0000000000));
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  return t;
-}
+using apitest::errorOf;
 
-template <typename F> std::string errorOf(F &&f) {
-  try {
-    f();
-  } catch (const mepi::Error &e) {
-    return e.what();
-  }
-  return "";
+mepi::Tensor tensor(std::vector<int64_t> shape, DType dtype = DType::BFloat16) {
+  return apitest::fakeTensor(std::move(shape), dtype);
 }
 
 bool contains(const std::string &text, const std::string &part) {

@@ -1,30 +1,15 @@
 // The C++ API's checks: every bad input is a mepi::Error naming the operand, expected and actual
 // values, raised before anything is launched (no GPU needed: the pointers are never touched).
-#include "mepi/Matmul.h"
+#include "ApiTestSupport.h"
 
 #include <gtest/gtest.h>
 
 namespace {
-void *fakeDevicePointer(uintptr_t offset = 0) {
-  return reinterpret_cast<void *>(uintptr_t(0x7f0000000000) + offset);
-}
+using apitest::errorOf;
 
 mepi::Tensor tensor(std::vector<int64_t> shape, mepi::DType dtype = mepi::DType::Float16,
                     uintptr_t offset = 0) {
-  mepi::Tensor t;
-  t.data = fakeDevicePointer(offset);
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  return t;
-}
-
-template <typename F> std::string errorOf(F &&f) {
-  try {
-    f();
-  } catch (const mepi::Error &e) {
-    return e.what();
-  }
-  return "";
+  return apitest::fakeTensor(std::move(shape), dtype, offset);
 }
 } // namespace
 
