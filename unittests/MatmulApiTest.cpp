@@ -191,8 +191,9 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
                         std::nullopt, tb, options);
     EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({300})}); }), "") << config;
     EXPECT_EQ(forced.kernelConfiguration(), config);
-    if (config == candidates.back())
+    if (config == candidates.back()) {
       EXPECT_EQ(errorOf([&] { forced.autotune(); }),
                 "autotune: Options::kernelConfig forces the configuration '" + config + "'");
+    }
   }
 }
