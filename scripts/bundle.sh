@@ -29,7 +29,8 @@ cp "$build/examples/linear_relu_bias" "$build/examples/linear_gelu_c" "$build/ex
 strip --strip-debug "$stage/mepi/lib/libmepi.so.0"
 cp -r "$root/examples" "$stage/mepi/"
 mkdir -p "$stage/mepi/inputs"
-cp "$root/test/Target/Inputs/user-scale.cu" "$root/test/Target/Inputs/user-gelu.cu" "$stage/mepi/inputs/"
+cp "$root/test/Target/Inputs/user-scale.cu" "$root/test/Target/Inputs/user-gelu.cu" \
+  "$root/test/Target/Inputs/user-affine.cu" "$stage/mepi/inputs/"
 cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"
 git -C "$root" rev-parse HEAD > "$stage/mepi/REVISION" 2>/dev/null || echo unknown > "$stage/mepi/REVISION"
 

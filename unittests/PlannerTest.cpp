@@ -479,3 +479,28 @@ TEST(PlannerUserEpilog, OutputsBesidesD) {
   p.userEpilog->outputs.back() = {"pre8", OutputKind::Matrix, ElementType::U8};
   EXPECT_EQ(errorOf(p), "user epilog output 'pre8': expected type f16, bf16 or f32, got u8");
 }
+
+// User data: one more i64 argument after the inputs, read here through the LLVM dialect (the
+// address of two f32 parameters) and inlined like the rest of the epilog.
+TEST(PlannerUserEpilog, UserDataIsAnI64Argument) {
+  const char *mlir = R"mlir(
+    func.func @affine(%acc: f32, %user: i64, %row: index, %col: index) -> bf16 {
+      %p = llvm.inttoptr %user : i64 to !llvm.ptr<1>
+      %scale = llvm.load %p invariant : !llvm.ptr<1> -> f32
+      %q = llvm.getelementptr %p[1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
+      %shift = llvm.load %q invariant : !llvm.ptr<1> -> f32
+      %y = math.fma %acc, %scale, %shift : f32
+      %t = arith.truncf %y : f32 to bf16
+      return %t : bf16
+    }
+  )mlir";
+  MatmulProblem p = userProblem(mlir, "affine");
+  p.userEpilog->userData = true;
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_NE(kernel->plannedIR.find("as scalar : i64"), std::string::npos) << kernel->plannedIR;
+  EXPECT_EQ(kernel->ptx.find("call"), std::string::npos);
+  p.userEpilog->userData = false;
+  EXPECT_EQ(errorOf(p), "user epilog @affine: expected type (f32, index, index) -> bf16 for this "
+                        "problem, got (f32, i64, index, index) -> bf16");
+}

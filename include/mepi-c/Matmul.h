@@ -144,11 +144,14 @@ MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir
                                            MepiError *error);
 
 /** mepiMatmulPlanUserEpilog with outputs besides D: the function returns D's element, then one
- *  value per output in this order (`outputs` has `numOutputs` entries, read during the call). */
+ *  value per output in this order (`outputs` has `numOutputs` entries, read during the call).
+ *  A non-null `userData` is passed to every launch: the function then takes one more argument
+ *  after the inputs, an i64 holding it (see mepi::UserEpilog::userData). */
 MepiLogicalResult mepiMatmulPlanUserEpilogWithOutputs(
     MepiMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
     const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
-    const MepiUserEpilogOutput *outputs, int numOutputs, MepiError *error);
+    const MepiUserEpilogOutput *outputs, int numOutputs, const void *userData,
+    MepiError *error);
 
 /** Launches on `stream`. On success `*result` (if not NULL) describes D, owned by `matmul`; its
  *  shape and strides stay valid until the next call on `matmul`. */

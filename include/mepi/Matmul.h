@@ -81,7 +81,8 @@ struct UserEpilogInput {
 
 /// Device code a user epilog calls, linked by nvJitLink: PTX or LTO-IR (nvcc -dlto, NVRTC,
 /// Numba), cubin or fatbin. Its functions follow the C ABI: `extern "C" __device__ float
-/// f(float acc, ...)` with scalar arguments (pass the row/col indices as int64_t).
+/// f(float acc, ...)` with scalar arguments (pass the row/col indices as int64_t, and
+/// UserEpilog::userData, an i64 in the epilog, as a `const void *`).
 struct DeviceCode {
   enum class Kind { PTX, LTOIR, Cubin, Fatbin };
   Kind kind = Kind::PTX;
@@ -119,6 +120,11 @@ struct UserEpilog {
   std::string function;
   std::vector<DeviceCode> deviceCode;
   std::vector<UserEpilogOutput> outputs;
+  /// User data for the epilog (e.g. a device pointer to a parameter struct), passed by value
+  /// to every launch: when set, the function takes one more argument after the inputs, an
+  /// `i64` holding this address, which it hands to external functions as their
+  /// `const void *user` (see DeviceCode). Null: no such argument. Kept for later executes.
+  const void *userData = nullptr;
 };
 
 class EpilogBuilder; // mepi/EpilogBuilder.h

@@ -132,13 +132,14 @@ MepiLogicalResult mepiMatmulPlanUserEpilog(MepiMatmul matmul, MepiStringRef mlir
                                            const MepiDeviceCode *code, int numCode,
                                            MepiError *error) {
   return mepiMatmulPlanUserEpilogWithOutputs(matmul, mlir, function, inputs, kinds, numInputs,
-                                             code, numCode, nullptr, 0, error);
+                                             code, numCode, nullptr, 0, nullptr, error);
 }
 
 MepiLogicalResult mepiMatmulPlanUserEpilogWithOutputs(
     MepiMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
     const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
-    const MepiUserEpilogOutput *outputs, int numOutputs, MepiError *error) {
+    const MepiUserEpilogOutput *outputs, int numOutputs, const void *userData,
+    MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
     if (numInputs < 0 || numCode < 0 || numOutputs < 0 || (numInputs && (!inputs || !kinds)) ||
         (numCode && !code) || (numOutputs && !outputs))
@@ -146,6 +147,7 @@ MepiLogicalResult mepiMatmulPlanUserEpilogWithOutputs(
                         "device codes and numOutputs outputs, got NULL or a negative count");
     mepi::UserEpilog epilog{std::string(mlir.data, mlir.length),
                             std::string(function.data, function.length), {}};
+    epilog.userData = userData;
     for (int i = 0; i < numCode; ++i) {
       mepi::DeviceCode dc;
       dc.kind = static_cast<mepi::DeviceCode::Kind>(code[i].kind);

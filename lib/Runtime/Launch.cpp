@@ -168,6 +168,8 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
   for (size_t i = 0; i < problem.userInputs.size(); ++i)
     prepared->addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0,
                         problem.userInputs[i].layout);
+  if (problem.userEpilog && problem.userEpilog->userData)
+    prepared->addWord(static_cast<int64_t>(args.userData));
   prepared->addMemref(args.d, problem.d);
   for (const auto &[ptr, layout] : args.outputs)
     prepared->addMemref(ptr, layout);

@@ -16,6 +16,7 @@ struct LaunchArguments {
   CUdeviceptr workspace = 0; ///< CompiledKernel::workspaceBytes, zero-initialised
   std::vector<CUdeviceptr> builtinInputs; ///< in the order of MatmulProblem::builtinInputs
   std::vector<CUdeviceptr> userInputs; ///< in the order of MatmulProblem::userInputs
+  uint64_t userData = 0; ///< the user epilog's user data address, when it takes one
   /// The epilog's outputs besides D, in the order and layouts of epilogOutputLayouts.
   std::vector<std::pair<CUdeviceptr, OperandLayout>> outputs;
   float alpha = 1.0f, beta = 0.0f;

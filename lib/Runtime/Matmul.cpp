@@ -229,6 +229,7 @@ struct Matmul::State {
   std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
   bool userInputReadsC = false; // the last user input is C (a builder epilog read it)
+  const void *userData = nullptr; // the user epilog's UserEpilog::userData
   std::vector<mlir::mepi::DeviceObject> objects; // a user epilog's device code (re-plans)
   std::string arch;                              // the target the kernel was compiled for
   float alpha = 1.0f, beta = 0.0f;
@@ -434,7 +435,8 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
   if (!state)
     fail("plan() after free()");
   MatmulProblem problem = state->problem;
-  problem.userEpilog = UserEpilogSource{epilog.mlir, epilog.function, {}};
+  problem.userEpilog =
+      UserEpilogSource{epilog.mlir, epilog.function, {}, epilog.userData != nullptr};
   for (const UserEpilogOutput &output : epilog.outputs)
     problem.userEpilog->outputs.push_back(
         {output.key, outputKind(output.kind), elementType(output.dtype),
@@ -478,6 +480,7 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
   }
   planProblem(problem, {}, std::move(tensors), std::move(objects));
   state->userInputReadsC = readsC;
+  state->userData = epilog.userData;
 }
 
 void Matmul::planProblem(const runtime::MatmulProblem &problem,
@@ -523,6 +526,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
   s.userInputReadsC = false;
+  s.userData = nullptr;
   s.objects = std::move(objects);
   s.arch = arch;
   s.pointersChecked = false;
@@ -642,6 +646,7 @@ Tensor Matmul::execute(CUstream stream) {
     args.beta = s.beta;
     for (const Tensor &input : s.userInputs)
       args.userInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
+    args.userData = reinterpret_cast<uintptr_t>(s.userData);
     s.prepared = check(
         PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.planned, args),
         "execute");
@@ -743,6 +748,7 @@ std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int
   std::vector<Tensor> builtinInputs = s.builtinInputs, userInputs = s.userInputs;
   std::vector<mlir::mepi::DeviceObject> objects = s.objects;
   bool readsC = s.userInputReadsC;
+  const void *userData = s.userData;
   std::string key = tunedKey(s.planned, s.arch, objects);
   auto planWith = [&](const std::string &config) {
     MatmulProblem p = problem;
@@ -750,6 +756,7 @@ std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int
     planProblem(p, builtinInputs, userInputs, objects);
     s.problem.kernelConfig.clear(); // the caller forced nothing
     s.userInputReadsC = readsC;
+    s.userData = userData;
   };
 
   execute(stream); // the driver, context and operand checks

@@ -382,6 +382,9 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     argTypes.push_back(memrefType(ctx, input.layout));
   for (const EpilogInput &input : problem.userInputs)
     argTypes.push_back(memrefType(ctx, input.layout));
+  bool userData = problem.userEpilog && problem.userEpilog->userData;
+  if (userData) // by value: a scalar input of the epilog
+    argTypes.push_back(b.getI64Type());
   argTypes.push_back(memrefType(ctx, problem.d));
   for (const NamedLayout &output : *outputs)
     argTypes.push_back(memrefType(ctx, output.layout));
@@ -414,6 +417,10 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   for (const EpilogInput &input : problem.userInputs) {
     inputValues.push_back(entry->getArgument(next++));
     kinds.push_back(BroadcastKindAttr::get(ctx, broadcastKind(input.kind)));
+  }
+  if (userData) {
+    inputValues.push_back(entry->getArgument(next++));
+    kinds.push_back(BroadcastKindAttr::get(ctx, BroadcastKind::Scalar));
   }
   Value d = entry->getArgument(next++);
   SmallVector<Value> aux, reductions;

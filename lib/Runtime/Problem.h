@@ -56,10 +56,13 @@ struct EpilogOutput {
 /// (acc: f32, one element per input..., row: index, col: index)
 ///   -> (D's element type, one value per output...)
 /// where a Matrix output returns its element type, a Bitmask output an i1 and a reduction an f32.
+/// With `userData`, the function takes one more argument after the inputs: an i64, the address
+/// of the caller's user data (given at launch), which external C functions take as a pointer.
 struct UserEpilogSource {
   std::string mlir;
   std::string function;
   std::vector<EpilogOutput> outputs;
+  bool userData = false;
 };
 
 /// D = epilog(alpha * op(A) * op(B) + beta * C, inputs...). alpha and beta are launch-time

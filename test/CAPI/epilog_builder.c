@@ -78,14 +78,14 @@ int main(void) {
                                  MEPI_COMBINE_ADD};
   // CHECK-NEXT: with outputs: ok
   mepiMatmulPlanUserEpilogWithOutputs(mm, ref(text), ref("f"), NULL, NULL, 0, NULL, 0, &colSum, 1,
-                                      &error);
+                                      NULL, &error);
   report("with outputs", error);
   MepiUserEpilogOutput two[] = {colSum, colSum};
   two[1].key = ref("col_max");
   two[1].combiner = MEPI_COMBINE_MAX;
   // CHECK-NEXT: one output too many: plan: user epilog @f: expected type (f32, index, index) -> (bf16, f32, f32) for this problem, got (f32, index, index) -> (bf16, f32)
   mepiMatmulPlanUserEpilogWithOutputs(mm, ref(text), ref("f"), NULL, NULL, 0, NULL, 0, two, 2,
-                                      &error);
+                                      NULL, &error);
   report("one output too many", error);
   mepiMatmulDestroy(mm);
   return 0;

@@ -341,14 +341,14 @@ std::string runUserEpilogCase(const Device &dev, bool withInputs, std::mt19937 &
   return status;
 }
 
-/// The device code of user-gelu.cu as LTO-IR, compiled by nvcc now (nvcc -dlto -ltoir).
-std::vector<char> compileUserGelu(std::string &why) {
+/// The device code of inputs/<name>.cu as LTO-IR, compiled by nvcc now (nvcc -dlto -ltoir).
+std::vector<char> compileUserCode(const std::string &name, std::string &why) {
   char self[4096] = {0};
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
   std::string dir = len > 0 ? std::string(self, len) : std::string(".");
   dir = dir.substr(0, dir.rfind('/'));
-  std::string source = dir + "/../inputs/user-gelu.cu";
-  std::string output = "/tmp/mepi-user-gelu-" + std::to_string(getpid()) + ".ltoir";
+  std::string source = dir + "/../inputs/" + name + ".cu";
+  std::string output = "/tmp/mepi-" + name + "-" + std::to_string(getpid()) + ".ltoir";
   std::string command = "nvcc -arch=lto_90a -dlto -ltoir -rdc=true " + source + " -o " + output;
   if (std::system(command.c_str()) != 0) {
     why = "cannot compile the user device code: " + command;
@@ -389,7 +389,7 @@ std::string runExternalEpilogCase(const Device &dev, std::mt19937 &rng, double &
       return %r : bf16
     })mlir";
   std::string status;
-  std::vector<char> code = compileUserGelu(status);
+  std::vector<char> code = compileUserCode("user-gelu", status);
   if (!status.empty())
     return status;
   const CudaDriver &d = *dev.d;
@@ -696,6 +696,53 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
   return failed ? 1 : 0;
 }
 
+/// User data: the epilog passes its i64 argument to external code as `const void *` (the
+/// parameters of an affine epilog in device memory), and the parameters change between
+/// executes without a new plan.
+std::string runUserDataCase(const Device &dev, std::mt19937 &rng, double &err) {
+  const char *text = R"mlir(
+    func.func private @user_affine(f32, i64) -> f32
+    func.func @epilog(%acc: f32, %user: i64, %row: index, %col: index) -> bf16 {
+      %y = func.call @user_affine(%acc, %user) : (f32, i64) -> f32
+      %t = arith.truncf %y : f32 to bf16
+      return %t : bf16
+    })mlir";
+  std::string status;
+  std::vector<char> code = compileUserCode("user-affine", status);
+  if (!status.empty())
+    return status;
+  const CudaDriver &d = *dev.d;
+  DeviceArena arena(d);
+  try {
+    const int64_t m = 127, n = 129, k = 255;
+    HostTensor a = randomTensor(ElementType::BF16, {m, k}, rng);
+    HostTensor b = randomTensor(ElementType::BF16, {k, n}, rng);
+    HostTensor params = randomTensor(ElementType::F32, {2}, rng);
+    mepi::Tensor paramsDev = arena.toDevice(params);
+    mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b));
+    mepi::UserEpilog epilog{text, "epilog",
+                            {{mepi::DeviceCode::Kind::LTOIR, "user-affine.ltoir", code}}};
+    epilog.userData = paramsDev.data;
+    mm.plan(epilog);
+    for (int round = 0; round < 2 && status.empty(); ++round) {
+      if (round == 1) { // new parameters in the same buffer
+        float next[2] = {-0.75f, 0.25f};
+        params.values = {next[0], next[1]};
+        cu(d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(paramsDev.data), next, sizeof next),
+           "params");
+      }
+      status = checkUserEpilog(d, mm, a, b, m, n, k,
+                               [&](double acc, int64_t, int64_t) {
+                                 return acc * params.values[0] + params.values[1];
+                               },
+                               err);
+    }
+  } catch (const mepi::Error &e) {
+    status = std::string("mepi::Error: ") + e.what();
+  }
+  return status;
+}
+
 /// The README's sample problem (examples/bias_gelu.mlir).
 const Case kSample{ElementType::BF16, {1000, 1024}, {1024, 4096}, {1000, 4096}, false, false,
                    "GELU_BIAS"};
@@ -816,6 +863,15 @@ int main(int argc, char **argv) {
     std::printf("%s user epilog calling external LTO-IR (user_gelu) bf16 127x129x255 relerr=%.2e; "
                 "2048^3: via call %.3f ms, inlined %.3f ms%s%s\n",
                 ok ? "PASS" : "FAIL", err, externalMs, inlinedMs, ok ? "" : "  ", why.c_str());
+  }
+  {
+    double err = 0;
+    std::string why = runUserDataCase(dev, rng, err);
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s user epilog with user data: external LTO-IR user_affine(acc, params) bf16 "
+                "127x129x255 relerr=%.2e%s%s\n",
+                ok ? "PASS" : "FAIL", err, ok ? "" : "  ", why.c_str());
   }
   // A host pointer is refused with the operand named, before any launch.
   {
