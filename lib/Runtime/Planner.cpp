@@ -396,8 +396,9 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   if (problem.addressAlignment >= 16)
     for (unsigned arg : {0u, 1u})
       fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
-  fn.setArgAttr(argTypes.size() - 1 - outputs->size(), kAlignmentAttr,
-                b.getI64IntegerAttr(16));
+  // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned).
+  for (size_t arg = argTypes.size() - 1 - outputs->size(); arg < argTypes.size(); ++arg)
+    fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   unsigned next = 0;

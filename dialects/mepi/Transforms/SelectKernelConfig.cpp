@@ -74,13 +74,18 @@ bool isWgmmaEligible(MatmulOp op) {
 /// fill stays a small part of a unit.
 /// Shared memory the wgmma epilog needs per consumer warpgroup beyond its staging block, to
 /// combine bitmask bits and reductions (the generator's scratch layout, WgmmaEpilog.cpp, which
-/// checks the total): 64 x 36 flag bytes per bitmask aux, 512 f32 slots per row or column
+/// checks the total): 64 x 36 flag bytes per bitmask aux, a 32-column transposing block per
+/// matrix aux (the generator uses it for column-major ones), 512 f32 slots per row or column
 /// reduction, 128 per scalar one.
 int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
   int64_t bytes = 16;
-  for (Attribute kind : op.getAuxKinds())
+  for (auto [i, kind] : llvm::enumerate(op.getAuxKinds())) {
     if (cast<BroadcastKindAttr>(kind).getValue() == BroadcastKind::Bitmask)
       bytes += 64 * 36;
+    else // a column-major matrix's transposing block: 32 columns of 64 rows + 16 bytes
+      bytes += 32 * (64 * cast<MemRefType>(op.getAux()[i].getType()).getElementTypeBitWidth() / 8 +
+                     16);
+  }
   for (unsigned j = 0; j < op.getReductions().size(); ++j)
     bytes += op.getReductionKind(j) == BroadcastKind::Scalar ? 512 : 2048;
   return bytes;

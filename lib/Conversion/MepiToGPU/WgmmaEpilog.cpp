@@ -30,9 +30,47 @@ constexpr int64_t kRowsPerStep = kWarpgroup / kThreadsPerRow;
 /// threads of 8 byte rows read distinct banks (two-way at most).
 constexpr int64_t kMaskPitch = kChunkColumns + 4;
 
+/// Whether D takes one vector store per kEpilogVector columns: row-major with N a multiple of
+/// it, at an address promised aligned for it (mepi allocates D).
+bool hasVectorStores(MatmulOp op) {
+  MemRefType dType = op.getD().getType();
+  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
+  return dType.getLayout().isIdentity() && dType.hasStaticShape() &&
+         dType.getShape().back() % kEpilogVector == 0 &&
+         getPromisedAlignment(op.getD()) >= kEpilogVector * dBytes;
+}
+
+/// A column-major matrix aux output ([rows, N], strides [1, ld], unbatched) whose columns a
+/// warp can write as 16-byte vectors: ld and rows keep every 16 bytes of a column aligned, and
+/// the buffer is promised 16-byte aligned (mepi allocates it). gelu_aux is one. Only with D's
+/// vector stores, whose epilog path fills the block.
+bool isColumnMajorAux(MatmulOp op, unsigned i) {
+  if (op.getAuxKind(i) != BroadcastKind::Matrix || !hasVectorStores(op))
+    return false;
+  auto type = cast<MemRefType>(op.getAux()[i].getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() != 2 || !type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) || offset != 0 || strides[0] != 1 ||
+      ShapedType::isDynamic(strides[1]))
+    return false;
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  return (bytes == 2 || bytes == 4) && (strides[1] * bytes) % 16 == 0 &&
+         (type.getShape()[0] * bytes) % 16 == 0 && getPromisedAlignment(op.getAux()[i]) >= 16;
+}
+
+/// Bytes per column of a column-major aux's transposing block in shared memory: 64 rows, plus
+/// 16 bytes so that the 8 column groups of a warp's stores fall in different banks while each
+/// column stays 16-byte aligned for the vector reads.
+int64_t transposePitch(MatmulOp op, unsigned i) {
+  return 64 * cast<MemRefType>(op.getAux()[i].getType()).getElementTypeBitWidth() / 8 + 16;
+}
+
 /// Byte offsets inside one consumer's scratch area.
 struct ScratchLayout {
   SmallVector<int64_t> masks; ///< per bitmask aux output, in aux order: 64 x kMaskPitch flags
+  /// Per aux output: its transposing block (kChunkColumns x transposePitch), or -1.
+  SmallVector<int64_t> transposed;
   SmallVector<int64_t> slots; ///< per reduction: f32 slots (512, or 128 for a scalar)
   int64_t flags = 0;          ///< per reduction: i32, whether this warpgroup arrived last
   int64_t bytes = 0;
@@ -42,6 +80,11 @@ struct ScratchLayout {
         masks.push_back(bytes);
         bytes += 64 * kMaskPitch;
       }
+    for (unsigned i = 0; i < op.getAux().size(); ++i) {
+      transposed.push_back(isColumnMajorAux(op, i) ? llvm::alignTo(bytes, 16) : -1);
+      if (transposed.back() >= 0)
+        bytes = transposed.back() + kChunkColumns * transposePitch(op, i);
+    }
     for (unsigned j = 0; j < op.getReductions().size(); ++j) {
       slots.push_back(bytes);
       bytes += (op.getReductionKind(j) == BroadcastKind::Scalar ? kWarpgroup
@@ -139,12 +182,15 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   // kEpilogVector columns is one store, and inside or outside D as a whole.
   MemRefType dType = op.getD().getType();
   int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  bool matrixAux = llvm::any_of(llvm::seq<unsigned>(0, op.getAux().size()), [&](unsigned i) {
-    return op.getAuxKind(i) == BroadcastKind::Matrix;
-  });
-  bool vectorStores = !matrixAux && dType.getLayout().isIdentity() &&
-                      f.n % kEpilogVector == 0 &&
-                      getPromisedAlignment(op.getD()) >= kEpilogVector * dBytes;
+  bool vectorStores = hasVectorStores(op);
+  bool transposedAux = llvm::any_of(scratch.transposed, [](int64_t at) { return at >= 0; });
+  // An aux output's 16-byte-aligned address, as a global pointer.
+  auto auxBase = [&](unsigned i) {
+    Value pointer =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operands.lookup(op.getAux()[i]));
+    Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), pointer);
+    return LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), address).getResult();
+  };
 
   // Row and scalar slots start at the identity; each thread writes only its own slots.
   for (unsigned j = 0; j < numReductions; ++j) {
@@ -230,6 +276,25 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
             SmallVector<Value> results = emitEpilogValues(b, loc, op, operands, accValue, index);
             out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(j));
             llvm::append_range(picked, pickCombinedValues(op, results));
+            // Matrix aux outputs: column-major ones into their transposing block (written out
+            // by whole columns after the chunk), others element by element.
+            for (unsigned i = 0; i < op.getAux().size(); ++i) {
+              if (op.getAuxKind(i) != BroadcastKind::Matrix)
+                continue;
+              if (scratch.transposed[i] < 0) {
+                SmallVector<Value> at(index.batch);
+                at.append({index.row, index.col});
+                memref::StoreOp::create(b, loc, results[1 + i], operands.lookup(op.getAux()[i]),
+                                        at);
+                continue;
+              }
+              int64_t bytes = results[1 + i].getType().getIntOrFloatBitWidth() / 8;
+              Value column = e.add(localCol, e.i32(j));
+              Value at = e.add(e.i32(scratch.transposed[i]),
+                               e.add(e.mul(column, e.i32(transposePitch(op, i))),
+                                     e.mul(localRow, e.i32(bytes))));
+              store(results[1 + i], e.offset(area, at), bytes);
+            }
           }
           Value dPointer = memref::ExtractAlignedPointerAsIndexOp::create(
               b, loc, operands.lookup(op.getD()));
@@ -290,11 +355,42 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       }
     }
 
-    bool combinesPerChunk = masks > 0 || llvm::any_of(llvm::seq(0u, numReductions), [&](unsigned j) {
+    bool combinesPerChunk = masks > 0 || transposedAux ||
+                            llvm::any_of(llvm::seq(0u, numReductions), [&](unsigned j) {
                               return kindOf(j) == BroadcastKind::Col;
                             });
     if (combinesPerChunk)
       sync();
+    // Column-major aux outputs: each column of the chunk's block is 64 contiguous rows, written
+    // as 16-byte vectors, consecutive threads along a column. A vector covers whole rows of the
+    // buffer's padded row count, so it is inside or outside as a whole.
+    for (unsigned i = 0; i < op.getAux().size(); ++i) {
+      if (scratch.transposed[i] < 0)
+        continue;
+      auto type = cast<MemRefType>(op.getAux()[i].getType());
+      int64_t bytes = type.getElementTypeBitWidth() / 8, rowsPerVector = 16 / bytes;
+      int64_t vectorsPerColumn = 64 / rowsPerVector;
+      int64_t ld = type.getStridesAndOffset().first[1], rows = type.getShape()[0];
+      Value base = auxBase(i);
+      auto vector = VectorType::get({4}, b.getI32Type());
+      for (int64_t first = 0; first < kChunkColumns * vectorsPerColumn; first += kWarpgroup) {
+        OpBuilder::InsertionGuard auxGuard(b);
+        Value linear = e.add(thread, e.i32(first));
+        Value column = e.div(linear, e.i32(vectorsPerColumn));
+        Value localRowStart = e.mul(e.rem(linear, e.i32(vectorsPerColumn)), e.i32(rowsPerVector));
+        Value globalRow = e.add(rowBase, localRowStart);
+        Value globalCol = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), column));
+        thenIf(e, e.andI(e.ult(globalRow, e.i32(rows)), e.ult(globalCol, e.i32(f.n))));
+        Value from = e.add(e.i32(scratch.transposed[i]),
+                           e.add(e.mul(column, e.i32(transposePitch(op, i))),
+                                 e.mul(localRowStart, e.i32(bytes))));
+        Value values = load(vector, e.offset(area, from), 16);
+        Value element = e.add(e.mul(e.zext64(globalCol), e.i64(ld)), e.zext64(globalRow));
+        Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), type.getElementType(), base,
+                                           ArrayRef<LLVM::GEPArg>{element});
+        store(values, target, 16);
+      }
+    }
     // Bitmask bytes: thread t packs byte row t % 8 of columns t / 8 and t / 8 + 16; a warp's
     // stores are runs of 8 consecutive bytes of the column-major mask.
     unsigned maskIndex = 0;
