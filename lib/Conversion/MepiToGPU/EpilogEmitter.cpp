@@ -111,7 +111,8 @@ static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i
 
 SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                                 const IRMapping &operands, Value acc,
-                                                const ElementIndex &index) {
+                                                const ElementIndex &index,
+                                                ArrayRef<Value> preloaded) {
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
   if (Value c = op.getC()) {
@@ -126,8 +127,10 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
   IRMapping region;
   region.map(op.getAccArg(), acc);
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
-    region.map(op.getInputArg(i),
-               loadEpilogInput(b, loc, op, i, operands.lookup(input), index));
+    region.map(op.getInputArg(i), i < preloaded.size() && preloaded[i]
+                                      ? preloaded[i]
+                                      : loadEpilogInput(b, loc, op, i, operands.lookup(input),
+                                                        index));
   region.map(op.getRowArg(), index.row);
   region.map(op.getColArg(), index.col);
   Block &body = op.getEpilog().front();

@@ -36,9 +36,12 @@ Value emitToF32(OpBuilder &b, Location loc, Value value);
 /// From the raw accumulator sum(op(A)·op(B)) at `index`: applies alpha and beta·C, loads the
 /// epilog inputs and inlines the epilog region. Returns its results: D's value, then one per
 /// aux output.
+/// `preloaded`, when given, holds per epilog input the value the kernel family already loaded
+/// for this element (null: load it here).
 SmallVector<Value> emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                     const IRMapping &operands, Value acc,
-                                    const ElementIndex &index);
+                                    const ElementIndex &index,
+                                    ArrayRef<Value> preloaded = {});
 
 /// emitEpilogValues, then stores the results to D and the matrix aux outputs at `index`.
 /// Returns all the values: bitmask aux bits and reduction values are the kernel family's to

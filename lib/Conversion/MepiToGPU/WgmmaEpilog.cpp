@@ -201,6 +201,24 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       store(identity(j), slot(j, thread), 4);
   }
 
+  // Per-row inputs (a bias) of the thread's kSteps rows, loaded once per tile: the rows are
+  // the same in every chunk, and a load inside the step would wait behind the previous step's
+  // stores of D (nothing tells the compiler they do not alias), exposing its latency 4 times
+  // a chunk. Rows past M read row 0 (valid memory); their elements are never stored.
+  SmallVector<SmallVector<Value>> rowInputs(op.getEpilogInputs().size());
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
+    auto type = dyn_cast<MemRefType>(input.getType());
+    if (op.getInputKind(i) != BroadcastKind::Row || !type || type.getRank() != 1)
+      continue;
+    for (int64_t s = 0; s < kSteps; ++s) {
+      Value row = e.add(rowBase, e.add(e.i32(s * kRowsPerStep),
+                                       e.div(thread, e.i32(kThreadsPerRow))));
+      Value safe = arith::SelectOp::create(b, loc, e.ult(row, e.i32(f.m)), row, e.i32(0));
+      rowInputs[i].push_back(memref::LoadOp::create(b, loc, operands.lookup(input),
+                                                    ValueRange{e.toIndex(safe)}));
+    }
+  }
+
   // The chunk loop is a runtime loop so that the epilog is emitted once; only the copy of the
   // chunk's registers to shared memory, which needs static register indices, is per chunk.
   auto chunkLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(chunks), e.i32(1));
@@ -249,6 +267,17 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       Value offset = e.mul(e.add(e.mul(localRow, e.i32(kStagingPitch)), localCol), e.i32(4));
       Value values = load(vec4, e.offset(staging, offset), 16);
       Value row = e.add(rowBase, localRow);
+      // This step's preloaded row inputs.
+      SmallVector<Value> preloaded(op.getEpilogInputs().size());
+      for (auto [i, perStep] : llvm::enumerate(rowInputs)) {
+        if (perStep.empty())
+          continue;
+        Value picked = perStep[0];
+        for (int64_t s = 1; s < kSteps; ++s)
+          picked = arith::SelectOp::create(b, loc, e.eq(steps.getInductionVar(), e.i32(s)),
+                                           perStep[s], picked);
+        preloaded[i] = picked;
+      }
       Value col0 = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), localCol));
       auto element = [&](int64_t j) {
         ElementIndex index;
@@ -273,7 +302,8 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
           SmallVector<Value> picked;
           for (int64_t j = 0; j < kEpilogVector; ++j) {
             auto [accValue, index] = element(j);
-            SmallVector<Value> results = emitEpilogValues(b, loc, op, operands, accValue, index);
+            SmallVector<Value> results =
+                emitEpilogValues(b, loc, op, operands, accValue, index, preloaded);
             out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(j));
             llvm::append_range(picked, pickCombinedValues(op, results));
             // Matrix aux outputs: column-major ones into their transposing block (written out
