@@ -7,8 +7,27 @@
 #include "llvm/Support/SHA256.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
+#include <sys/stat.h>
 
 using namespace mepi::runtime;
+
+namespace {
+/// The binary that holds this code (libmepi, or a program linking the runtime statically) by
+/// its size and modification time: a rebuilt compiler may generate other code for the same
+/// planned IR, and the version string does not change between builds. Read once per process.
+const std::string &buildFingerprint() {
+  static const std::string fingerprint = [] {
+    Dl_info info;
+    struct stat st;
+    if (!dladdr(reinterpret_cast<void *>(&kernelCacheKey), &info) || !info.dli_fname ||
+        stat(info.dli_fname, &st) != 0)
+      return std::string("unknown");
+    return std::to_string(st.st_size) + "@" + std::to_string(st.st_mtime);
+  }();
+  return fingerprint;
+}
+} // namespace
 
 #ifndef MEPI_VERSION_STRING
 #define MEPI_VERSION_STRING "unknown"
@@ -25,6 +44,7 @@ std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::Strin
     hash.update(value);
   };
   field("mepi", MEPI_VERSION_STRING);
+  field("build", buildFingerprint());
   field("ir", plannedIR);
   field("arch", arch);
   field("nvjitlink", mlir::mepi::jitLinkVersion());

@@ -16,7 +16,8 @@
 
 namespace mepi::runtime {
 
-/// The cache key (hex SHA-256): mepi's version, the planned module's canonical text, the target
+/// The cache key (hex SHA-256): mepi's version and build (the size and time of the binary that
+/// holds the compiler), the planned module's canonical text, the target
 /// arch, nvJitLink's and the driver's versions, the user objects' bytes and the environment that
 /// changes codegen.
 std::string kernelCacheKey(llvm::StringRef plannedIR, llvm::StringRef arch,

@@ -184,6 +184,15 @@ public:
         return op.emitOpError() << "wgmma kernels need A and B with contiguous rows (stride 1 "
                                    "in the last dimension, a static row pitch)";
     }
+    // The epilog stages 32 accumulator columns at a time; an MN-major B tile is 64-row blocks.
+    if (config.getTileN() % 32 != 0)
+      return op.emitOpError() << "expected tile_n a multiple of 32 for the wgmma epilog (it "
+                                 "stages 32 columns at a time), got "
+                              << config.getTileN();
+    if (isMNMajorB(op) && config.getTileN() % kBlockRows != 0)
+      return op.emitOpError() << "expected tile_n a multiple of " << kBlockRows
+                              << " for a B given as [K, N] (it loads 64-row blocks), got "
+                              << config.getTileN();
     if (int64_t bytes = SharedLayout(config, op).total; bytes > kMaxSharedBytes)
       return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
                               << config.getStages() << " stages and the epilog, more than the "
