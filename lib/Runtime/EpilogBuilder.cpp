@@ -118,6 +118,16 @@ const char *predicateName(Predicate p, ValueType type) {
   return "?";
 }
 
+/// The type the epilog function returns for an output: the matrix's element type, an i1 for
+/// a bitmask bit, an f32 for a reduction.
+const char *outputResultType(const Output &o) {
+  switch (o.declared.kind) {
+  case UserEpilogOutput::Kind::Matrix: return mlirType(o.declared.dtype);
+  case UserEpilogOutput::Kind::Bitmask: return "i1";
+  default: return "f32";
+  }
+}
+
 /// An f32 constant by its bits: exact, and valid for infinities and NaN.
 std::string f32Literal(double value) {
   float f = static_cast<float>(value);
@@ -346,10 +356,7 @@ UserEpilog EpilogBuilder::toUserEpilog(DType resultType,
     os << ", %in" << i << ": " << mlirType(inputTypes[i]);
   os << ", %row: index, %col: index) -> (" << mlirType(resultType);
   for (const Output &o : g.outputs)
-    os << ", "
-       << (o.declared.kind == UserEpilogOutput::Kind::Matrix    ? mlirType(o.declared.dtype)
-           : o.declared.kind == UserEpilogOutput::Kind::Bitmask ? "i1"
-                                                                : "f32");
+    os << ", " << outputResultType(o);
   os << ") {\n";
 
   std::vector<std::string> names(g.nodes.size());
@@ -455,10 +462,7 @@ UserEpilog EpilogBuilder::toUserEpilog(DType resultType,
     os << (i ? ", " : " ") << results[i];
   os << " : " << mlirType(resultType);
   for (const Output &o : g.outputs)
-    os << ", "
-       << (o.declared.kind == UserEpilogOutput::Kind::Matrix    ? mlirType(o.declared.dtype)
-           : o.declared.kind == UserEpilogOutput::Kind::Bitmask ? "i1"
-                                                                : "f32");
+    os << ", " << outputResultType(o);
   os << "\n}\n";
 
   UserEpilog epilog;

@@ -406,7 +406,8 @@ void Matmul::plan(const EpilogBuilder &epilog, const std::map<std::string, Tenso
   std::vector<std::string> names;
   std::vector<DType> types;
   std::string declared;
-  for (const auto &[name, kind] : epilog.inputs()) {
+  const auto read = epilog.inputs();
+  for (const auto &[name, kind] : read) {
     auto given = inputs.find(name);
     if (given == inputs.end())
       fail("plan: epilog input '" + name + "' is read by the epilog builder but not given");
@@ -416,7 +417,7 @@ void Matmul::plan(const EpilogBuilder &epilog, const std::map<std::string, Tenso
     declared += (declared.empty() ? "'" : ", '") + name + "'";
   }
   for (const auto &[name, tensor] : inputs)
-    if (!llvm::is_contained(names, "epilog input '" + name + "'"))
+    if (llvm::none_of(read, [&name = name](const auto &in) { return in.first == name; }))
       fail("plan: epilog input '" + name + "' is given but the epilog builder does not read it" +
            (declared.empty() ? std::string(" (it reads none)") : " (it reads " + declared + ")"));
   if (epilog.readsC()) {
