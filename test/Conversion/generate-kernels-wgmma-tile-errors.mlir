@@ -27,3 +27,19 @@ func.func @mn_major_b(%a: memref<200x128xbf16>, %b: memref<128x96xbf16>, %d: mem
   }
   return
 }
+
+// -----
+
+// A ping-pong consumer computes whole tiles: it has no 64-row share of the operand sums.
+func.func @pingpong_sums(%a: memref<200x128xbf16>, %b: memref<128x128xbf16>, %d: memref<200x128xbf16>,
+                         %ga: memref<200xbf16>) {
+  // expected-error @+1 {{ping-pong wgmma kernels take no operand sums (a_sums, b_sums); use the cooperative kernel}}
+  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<128x128xbf16>)
+      outs(%d : memref<200x128xbf16>) a_sums(%ga : memref<200xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

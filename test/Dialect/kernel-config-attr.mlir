@@ -18,3 +18,8 @@
 
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4, tma = false>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4, tma = false>} : () -> ()
+
+// -----
+
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5, pingpong = true>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5, pingpong = true>} : () -> ()

@@ -33,3 +33,19 @@ func.func private @no_splits() attributes {c = #mepi.kernel_config<wgmma, tile =
 
 // expected-error @+1 {{expected 1 split for simt, got 2}}
 func.func private @simt_splits() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], stages = 1, splits = 2>}
+
+// -----
+
+// A ping-pong consumer holds the whole tile's accumulators.
+// expected-error @+1 {{expected tile_m * tile_n at most 16384 for a ping-pong wgmma kernel (one warpgroup holds the whole tile), got 128 x 256}}
+func.func private @pingpong_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, pingpong = true>}
+
+// -----
+
+// expected-error @+1 {{expected 1 split for a ping-pong wgmma kernel, got 2}}
+func.func private @pingpong_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 2, pingpong = true>}
+
+// -----
+
+// expected-error @+1 {{expected no pingpong setting for simt}}
+func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], pingpong = true>}

@@ -402,6 +402,11 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({256, 264, 520, true, true});
     shapes.push_back({64, 300, 1000, false, false});
     shapes.push_back({128, 136, 4096, false, true}); // split-K, A and B both MN-major
+    // Ping-pong (each consumer both 64-row slices of a tile: the reductions' contributors are
+    // the slices, whichever warpgroup computes them); it takes no operand sums (BGRADA/B).
+    shapes.push_back({1000, 520, 300, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
+                      "pingpong = true>"});
   }
   for (const Entry &entry : entries)
     for (Shape s : shapes)
@@ -409,11 +414,14 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         std::string name = entry.name;
         if ((name == "BIAS" || name == "GELU_BIAS") && !amax)
           continue; // covered by the main matrix; here for result_amax
+        bool pingpong = s.config.find("pingpong") != std::string::npos;
+        if (pingpong && (name == "BGRADA" || name == "BGRADB"))
+          continue; // operand sums: the cooperative kernel only
         char line[256];
         std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", entry.name,
                       amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
                       s.transA ? "A[k,m]" : "A[m,k]", s.kMajorB ? "B[n,k]" : "B[k,n]",
-                      s.config.empty() ? "" : " simt");
+                      s.config.empty() ? "" : pingpong ? " pingpong" : " simt");
         if (!selected(line))
           continue;
         double err = 0;

@@ -639,6 +639,32 @@ std::vector<Case> allCases(bool quick) {
   if (!quick)
     cases.push_back(split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",
                           splitPrefix + "[128, 128, 64], stages = 6, splits = 16>"));
+  // Ping-pong, forced: both tiles it takes (two 64-row slices per consumer, or one 256 wide),
+  // residues, beta * C with f32 D, MN-major operands, the ordinary-load producer and staged
+  // rows. 2100 x 2000 has 272 tiles of 128 x 128 on at most 132 blocks: blocks of 2 and of 3
+  // units, so the consumers hand the main loop over, and the last unit is either one's.
+  for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{{128, 128, 6}, {64, 256, 5}}) {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages);
+    std::string inPlace = config + ", pingpong = true>";
+    auto pingpong = [&](Case c, const std::string &forced) {
+      c.config = forced;
+      cases.push_back(c);
+    };
+    pingpong({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"},
+             inPlace);
+    pingpong({ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS",
+              true, 0.5f, 2.0f, false, ElementType::F32},
+             inPlace);
+    pingpong({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"},
+             inPlace);
+    pingpong({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"},
+             inPlace);
+    pingpong({ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"},
+             config + ", tma = false, pingpong = true>");
+    pingpong({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"},
+             inPlace); // rows of 406 bytes: staged
+  }
   return cases;
 }
 } // namespace

@@ -204,7 +204,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   return r;
 }
 
-/// "wgmma 128x256 s4 k1" from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
+/// "wgmma 128x256 s4 k1" (" pp" for ping-pong) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
 std::string shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
   char strategy[16] = {0};
@@ -216,8 +216,10 @@ std::string shortConfig(const std::string &config) {
   if (const char *s = std::strstr(config.c_str(), "splits = "))
     splits = std::atol(s + 9);
   bool loads = config.find("tma = false") != std::string::npos;
+  bool pingpong = config.find("pingpong = true") != std::string::npos;
   return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
-         std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "");
+         std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
+         (pingpong ? " pp" : "");
 }
 
 std::string jsonEscape(const std::string &s) {

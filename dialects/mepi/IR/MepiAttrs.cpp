@@ -18,7 +18,7 @@ static constexpr int64_t kMaxSplits = 32;
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
-                                       bool tma) {
+                                       bool tma, bool pingpong) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -44,6 +44,15 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
       return emitError() << "expected tile_k 64 for wgmma, got " << tileK;
     if (stages < 2 || stages > 8)
       return emitError() << "expected 2 to 8 stages for wgmma, got " << stages;
+    // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.
+    if (pingpong && tileM * tileN > 128 * 128)
+      return emitError() << "expected tile_m * tile_n at most 16384 for a ping-pong wgmma "
+                            "kernel (one warpgroup holds the whole tile), got "
+                         << tileM << " x " << tileN;
+    if (pingpong && splits != 1)
+      return emitError() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
+  } else if (pingpong) {
+    return emitError() << "expected no pingpong setting for simt";
   }
   return success();
 }

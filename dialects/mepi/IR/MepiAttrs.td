@@ -76,23 +76,30 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       stores its f32 partial sums in the plan's workspace and the last to finish adds them up
       in split order (the result does not depend on which block finishes last) and applies the
       epilog. It gives small M x N problems with a long K enough blocks to fill the GPU.
+      With `pingpong = true` there are two consumer warpgroups whatever tile_m is, and each
+      computes whole tiles (tile_m / 64 wgmmas per k16 step, so tile_m * tile_n <= 16384 for
+      the accumulators to fit in 128 registers a thread): they take alternate tiles, and their
+      main loops run one after the other, so that one's epilog runs while the other's wgmmas
+      keep the tensor cores busy. It takes no split-K and no operand sums.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
                         DefaultValuedParameter<"int64_t", "1">:$splits,
-                        DefaultValuedParameter<"bool", "true">:$tma);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma)^)? `>`";
+                        DefaultValuedParameter<"bool", "true">:$tma,
+                        DefaultValuedParameter<"bool", "false">:$pingpong);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false);
     }]>
   ];
   let genVerifyDecl = 1;

@@ -91,7 +91,8 @@ int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
   return bytes;
 }
 
-KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
+KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN,
+                                   bool pingpong = false) {
   constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
   int64_t m = shape[0], n = shape[1];
@@ -101,7 +102,8 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // beyond 8 KiB is set aside.
   int64_t scratch = wgmmaEpilogScratchEstimate(op);
   auto stagesFor = [&](int64_t tileM, int64_t tileN) {
-    int64_t budget = 200 * 1024 - std::max<int64_t>(0, tileM / 64 * scratch - 8 * 1024);
+    int64_t consumers = pingpong ? 2 : tileM / 64;
+    int64_t budget = 200 * 1024 - std::max<int64_t>(0, consumers * scratch - 8 * 1024);
     return std::min<int64_t>(8, budget / ((tileM + tileN) * 128));
   };
   SmallVector<std::pair<int64_t, int64_t>> candidates =
@@ -138,7 +140,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   if (huge && forcedM <= 0 && forcedN <= 0)
     stages = std::min<int64_t>(stages, 4);
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
-                               splits, tma);
+                               pingpong ? 1 : splits, tma, pingpong);
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -165,8 +167,14 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     for (int64_t splits : {2, 4, 8})
       if (kSteps >= splits * kMinStepsPerSplit && tiles * splits <= 2 * kMultiprocessors)
         add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
-                                  plain.getStages(), splits, plain.getTma()));
+                                  plain.getStages(), splits, plain.getTma(),
+                                  /*pingpong=*/false));
   }
+  // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
+  // accumulators one warpgroup can hold; not with operand sums.
+  if (!op.getASums() && !op.getBSums())
+    for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 128}, {64, 256}})
+      add(chooseWgmmaConfig(op, tileM, tileN, /*pingpong=*/true));
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
   // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
@@ -175,7 +183,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       continue;
     int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                              config.getTileN(), 64, fewer, 1, config.getTma()));
+                              config.getTileN(), 64, fewer, 1, config.getTma(),
+                              config.getPingpong()));
   }
   return ranked;
 }

@@ -137,7 +137,7 @@ int64_t mlir::mepi::wgmmaEpilogScratchBytes(MatmulOp op) { return ScratchLayout(
 
 void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                  const WgmmaEpilogFrame &f, Value acc, Value tileRow,
-                                 Value tileCol) {
+                                 Value tileCol, Value slice) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   ScratchLayout scratch(op);
@@ -175,7 +175,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
   Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
   Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
-  Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(consumer, e.i32(64)));
+  Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(slice, e.i32(64)));
   Value colBase = e.mul(tileCol, e.i32(f.tileN));
   bool rowBounds = f.m % f.tileM != 0, colBounds = f.n % f.tileN != 0;
   // D row-major with rows of whole vectors, at an address aligned for them: each group of
@@ -458,7 +458,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       for (int64_t r = 0; r < kRowsPerStep; ++r)
         total = combine(j, total,
                         load(f32, slot(j, e.add(thread, e.i32(r * kChunkColumns))), 4));
-      Value contributor = e.add(e.mul(tileRow, e.i32(f.consumers)), consumer);
+      Value contributor = e.add(e.mul(tileRow, e.i32(f.slices)), slice);
       Value local = e.add(e.mul(chunk, e.i32(kChunkColumns)), thread);
       store(total, emitPartialAddress(e, f.workspace, layout, tileCol, contributor, local), 4);
     }
@@ -469,7 +469,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
 
   // Row and scalar partials of the tile, then every reduction counts this warpgroup in.
   int64_t tilesN = llvm::divideCeil(f.n, f.tileN);
-  Value rowGroup = e.add(e.mul(tileRow, e.i32(f.consumers)), consumer);
+  Value rowGroup = e.add(e.mul(tileRow, e.i32(f.slices)), slice);
   for (auto [j, layout] : llvm::enumerate(f.reductions)) {
     OpBuilder::InsertionGuard partialGuard(b);
     if (layout.kind == BroadcastKind::Row) {
@@ -490,7 +490,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
                                    load(f32, slot(j, loop.getInductionVar()), 4)));
       b.setInsertionPointAfter(loop);
       Value tile = e.add(e.mul(tileRow, e.i32(tilesN)), tileCol);
-      Value contributor = e.add(e.mul(tile, e.i32(f.consumers)), consumer);
+      Value contributor = e.add(e.mul(tile, e.i32(f.slices)), slice);
       store(loop.getResult(0),
             emitPartialAddress(e, f.workspace, layout, e.i32(0), contributor, e.i32(0)), 4);
     }

@@ -1,5 +1,6 @@
-// The wgmma family's epilog: from one consumer warpgroup's accumulator registers (64 rows x
-// tile_n columns of f32) to D, the aux outputs and the declared reductions.
+// The wgmma family's epilog: from the accumulator registers of one 64-row slice of a tile (64
+// rows x tile_n columns of f32, held by one consumer warpgroup) to D, the aux outputs and the
+// declared reductions.
 //
 // The accumulators go through shared memory kChunkColumns columns at a time (the staging
 // block), so that a warp's epilog-input loads and D stores are consecutive addresses and the
@@ -13,7 +14,7 @@
 //     chunk into the column's partial;
 //   - a scalar reduction: one slot per thread, combined at the end of the tile.
 // Every combination runs in a fixed order, then completes across tiles through Reductions.h with
-// the consumer warpgroup as the row slice, so results do not depend on scheduling.
+// the 64-row slice as the contributor, so results do not depend on scheduling.
 #ifndef MEPI_CONVERSION_MEPITOGPU_WGMMAEPILOG_H
 #define MEPI_CONVERSION_MEPITOGPU_WGMMAEPILOG_H
 
@@ -34,7 +35,8 @@ void emitConsumerBarrier(Emitter &e, Value consumer);
 
 /// Where the epilog works, fixed per kernel.
 struct WgmmaEpilogFrame {
-  int64_t m = 0, n = 0, tileM = 0, tileN = 0, consumers = 0;
+  int64_t m = 0, n = 0, tileM = 0, tileN = 0;
+  int64_t slices = 0;  ///< 64-row slices of a tile (tileM / 64)
   int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
   int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area
   SmallVector<ReductionLayout> reductions;
@@ -43,11 +45,13 @@ struct WgmmaEpilogFrame {
   Value tid;       ///< thread index in the block (i32); consumers are warpgroups 1..C
 };
 
-/// Applies the epilog to one consumer warpgroup's accumulators `acc` (an LLVM struct of
-/// tile_n / 2 f32 in the wgmma fragment layout) of tile (tileRow, tileCol), storing D and the
-/// aux outputs and completing the reductions.
+/// Applies the epilog to the accumulators `acc` (an LLVM struct of tile_n / 2 f32 in the wgmma
+/// fragment layout) of 64-row slice `slice` (i32) of tile (tileRow, tileCol), storing D and the
+/// aux outputs and completing the reductions. The calling warpgroup's staging block, scratch
+/// area and named barrier are its own, whichever slice it computes.
 void emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
-                     const WgmmaEpilogFrame &frame, Value acc, Value tileRow, Value tileCol);
+                     const WgmmaEpilogFrame &frame, Value acc, Value tileRow, Value tileCol,
+                     Value slice);
 
 } // namespace mlir::mepi
 

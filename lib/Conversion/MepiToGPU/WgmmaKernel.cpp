@@ -25,6 +25,15 @@
 // counter; the S-th to arrive adds the S partials in split order, resets the counter and runs
 // the epilog. Nobody waits for anybody, so the units need not be resident at once.
 //
+// Ping-pong (pingpong = true): two consumer warpgroups, each computing whole tiles with
+// tile_m / 64 wgmmas per k16 (the tile's row slices). Consumer j of the block takes the block's
+// units j, j + 2, ... ; the producer still walks every unit, so the stage counter of the block's
+// i-th unit starts at i * kSteps. Two named barriers hand the right to run a main loop from one
+// consumer to the other: consumer 1 starts its first main loop once consumer 0's has issued its
+// last wgmma, and so on, so that one consumer's epilog runs while the other's wgmmas keep the
+// tensor cores busy. The hand-over is also what keeps the parity waits sound: a consumer never
+// waits on a stage more than one fill ahead of the producer.
+//
 // Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][C][S][R / 4][128] of
 // float4, R = tile_n / 2 accumulator registers per thread, so that a warp's partial stores and
 // loads are 512 contiguous bytes.
@@ -54,7 +63,15 @@ constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 constexpr int64_t kWorkspaceAlignment = 256;
+// Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
+// c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
+constexpr int64_t kMainloopTurnBarrier = 3;
 constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per block on sm_90
+
+/// Consumer warpgroups of a block: one per 64-row slice of the tile, or two ping-pong ones.
+int64_t consumerWarpgroups(KernelConfigAttr config) {
+  return config.getPingpong() ? 2 : config.getTileM() / 64;
+}
 
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
@@ -62,7 +79,7 @@ struct SharedLayout {
           barriers = 0, flags = 0, total = 0;
   SharedLayout() = default;
   SharedLayout(KernelConfigAttr config, MatmulOp op) {
-    int64_t consumers = config.getTileM() / 64;
+    int64_t consumers = consumerWarpgroups(config);
     aBytes = config.getTileM() * kSwizzleBytes;
     bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
@@ -107,9 +124,12 @@ class WgmmaKernelGenerator : public KernelGenerator {
 public:
   using KernelGenerator::KernelGenerator;
 
-  int64_t consumers() const { return config.getTileM() / 64; }
+  int64_t consumers() const { return consumerWarpgroups(config); }
+  /// 64-row slices of a tile (one wgmma m64 each); a consumer computes one, or all (ping-pong).
+  int64_t rowSlices() const { return config.getTileM() / 64; }
+  int64_t slicesPerConsumer() const { return config.getPingpong() ? rowSlices() : 1; }
   int64_t threads() const { return kWarpgroup * (1 + consumers()); }
-  int64_t registers() const { return config.getTileN() / 2; } // f32 accumulators per thread
+  int64_t registers() const { return config.getTileN() / 2; } // f32 accumulators per slice
   static int64_t tiles(MatmulOp op, KernelConfigAttr config) {
     ArrayRef<int64_t> shape = op.getD().getType().getShape();
     return llvm::divideCeil(shape[0], config.getTileM()) *
@@ -127,7 +147,7 @@ public:
     grid.n = shape[1];
     grid.tileM = config.getTileM();
     grid.tileN = config.getTileN();
-    grid.slices = consumers();
+    grid.slices = rowSlices();
     return grid;
   }
   /// Rows of B each consumer sums for b_sums: an even share in 64-row groups, or all of them
@@ -197,6 +217,9 @@ public:
       return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
                               << config.getStages() << " stages and the epilog, more than the "
                               << kMaxSharedBytes << " a block can have; use fewer stages";
+    if (config.getPingpong() && (op.getASums() || op.getBSums()))
+      return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
+                                 "b_sums); use the cooperative kernel";
     int64_t kSteps = llvm::divideCeil(reductionDim(op), config.getTileK());
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
@@ -275,16 +298,19 @@ private:
     Value tile, split, tileRow, tileCol, kBegin, kEnd;
   };
   WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit) const;
-  /// The for loop over this block's work units (blockIdx.x, + gridDim.x, ...) carrying the
-  /// stage counter; the builder is left in its body.
-  scf::ForOp emitUnitLoop(Emitter &e, const Context &c) const;
+  /// The for loop over this block's work units carrying the stage counter (starting at `init`,
+  /// 0 if null): blockIdx.x + skip * gridDim.x, then every `stride`-th of the block's units;
+  /// the builder is left in its body.
+  scf::ForOp emitUnitLoop(Emitter &e, const Context &c, Value skip = {}, int64_t stride = 1,
+                          Value init = {}) const;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
                                              Value record) const;
+  /// The epilog of row slice `slice` of the unit's tile, from its accumulators `acc`.
   void emitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
-                  Value acc, const WorkUnit &unit) const;
+                  Value acc, const WorkUnit &unit, Value slice) const;
 };
 
 /// Values shared by both roles.
@@ -333,11 +359,16 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
   return w;
 }
 
-scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c) const {
+scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c, Value skip,
+                                              int64_t stride, Value init) const {
   OpBuilder &b = e.b;
   Value first = NVVM::BlockIdXOp::create(b, e.loc, b.getI32Type());
-  Value step = NVVM::GridDimXOp::create(b, e.loc, b.getI32Type());
-  auto loop = scf::ForOp::create(b, e.loc, first, e.i32(c.units), step, ValueRange{e.i32(0)});
+  Value grid = NVVM::GridDimXOp::create(b, e.loc, b.getI32Type());
+  if (skip)
+    first = e.add(first, e.mul(skip, grid));
+  Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
+  auto loop = scf::ForOp::create(b, e.loc, first, e.i32(c.units), step,
+                                 ValueRange{init ? init : e.i32(0)});
   b.setInsertionPointToStart(loop.getBody());
   return loop;
 }
@@ -398,7 +429,9 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
       // TMA: the issuing thread arrives; ordinary loads: each producer thread does.
       int64_t producerArrivals = config.getTma() ? 1 : kWarpgroup;
       NVVM::MBarrierInitOp::create(b, loc, full, e.i32(producerArrivals), Value());
-      NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(consumers()), Value());
+      // Each stage is read by every consumer, or by one (ping-pong).
+      NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(config.getPingpong() ? 1 : consumers()),
+                                   Value());
     }
   }
   gpu::BarrierOp::create(b, loc);
@@ -590,6 +623,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
+  bool pingpong = config.getPingpong();
+  int64_t slices = slicesPerConsumer();
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, tileN, kInstrK);
   NVVM::WGMMATypes inType = wgmmaType(c.elementType);
 
@@ -618,7 +653,10 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   SmallVector<SumsPlan> sumsPlans;
 
   OpBuilder::InsertionGuard guard(b);
-  scf::ForOp units = emitUnitLoop(e, c);
+  // Ping-pong: consumer j takes the block's units j, j + 2, ...; the block's i-th unit's stages
+  // start at i * kSteps.
+  scf::ForOp units = pingpong ? emitUnitLoop(e, c, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
+                              : emitUnitLoop(e, c);
   WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
   if (Value sums = op.getASums()) {
     SumsPlan p{operands.lookup(sums), {c.mnMajorA, 1}};
@@ -643,8 +681,23 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     p.limit = c.n;
     sumsPlans.push_back(p);
   }
+  // Ping-pong: wait for the other consumer's main loop of the block's previous unit (the
+  // block's first unit has none).
+  Value grid = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
+  Value hasPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                            units.getInductionVar(), grid);
+  Value hasNext = e.ult(e.add(units.getInductionVar(), grid), e.i32(c.units));
+  auto turnBarrier = [&](Value which) { return e.add(which, e.i32(kMainloopTurnBarrier)); };
+  if (pingpong) {
+    auto wait = scf::IfOp::create(b, loc, hasPrevious, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(wait.thenBlock());
+    NVVM::BarrierOp::create(b, loc, Type(), turnBarrier(consumer), e.i32(2 * kWarpgroup),
+                            NVVM::BarrierReductionAttr(), Value());
+  }
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
-  SmallVector<Value> loopInit = {units.getRegionIterArg(0), zero};
+  SmallVector<Value> loopInit = {units.getRegionIterArg(0)};
+  loopInit.append(slices, zero);
   Value f32Zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   for (const SumsPlan &p : sumsPlans)
     loopInit.append(p.tile.values(), f32Zero);
@@ -653,15 +706,17 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value it = kLoop.getRegionIterArg(0);
-    Value acc = kLoop.getRegionIterArg(1);
-    SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(2));
+    SmallVector<Value> accs(kLoop.getRegionIterArgs().slice(1, slices));
+    SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(1 + slices));
     Value stage = e.rem(it, e.i32(stages));
     Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
     auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
     NVVM::MBarrierTryWaitParityOp::create(b, loc, full, phase, e.i32(kWaitTicks));
     Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
-    // The consumer's 64 rows of A: 64 lines (K-major) or one block (MN-major), 8 KiB either way.
-    Value aAddress = e.add(stageAddress, e.mul(consumer, e.i32(kBlockBytes)));
+    // A slice's 64 rows of A: 64 lines (K-major) or one block (MN-major), 8 KiB either way. A
+    // cooperative consumer computes slice `consumer`, a ping-pong one all of them.
+    Value aAddress = pingpong ? stageAddress
+                              : e.add(stageAddress, e.mul(consumer, e.i32(kBlockBytes)));
     Value bAddress = e.add(stageAddress, e.i32(layout.aBytes));
     // A step of k16 advances 32 bytes within each K-major line, or 16 MN-major lines.
     auto kStep = [&](bool mnMajor) { return mnMajor ? kInstrK * kSwizzleBytes : kInstrK * 2; };
@@ -670,14 +725,16 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
-      Value descA = emitMatrixDescriptor(
-          e, e.add(aAddress, e.i32(kk * kStep(c.mnMajorA))), c.mnMajorA);
       Value descB = emitMatrixDescriptor(
           e, e.add(bAddress, e.i32(kk * kStep(c.mnMajorB))), c.mnMajorB);
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, accType, acc, descA, descB, shape, inType, inType, NVVM::WGMMATypes::f32,
-          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, layoutA,
-          layoutB, NVVM::MMAIntOverflowAttr());
+      for (int64_t s = 0; s < slices; ++s) {
+        Value descA = emitMatrixDescriptor(
+            e, e.add(aAddress, e.i32(s * kBlockBytes + kk * kStep(c.mnMajorA))), c.mnMajorA);
+        accs[s] = NVVM::WgmmaMmaAsyncOp::create(
+            b, loc, accType, accs[s], descA, descB, shape, inType, inType,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+            NVVM::WGMMAScaleIn::one, layoutA, layoutB, NVVM::MMAIntOverflowAttr());
+      }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // The operand sums read the stage the wgmmas read, before it is released.
@@ -708,12 +765,22 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       b.setInsertionPointToStart(notFirst.thenBlock());
       release(e.sub(it, e.i32(1)));
     }
-    SmallVector<Value> yielded = {e.add(it, e.i32(1)), acc};
+    SmallVector<Value> yielded = {e.add(it, e.i32(1))};
+    llvm::append_range(yielded, accs);
     llvm::append_range(yielded, nextPartials);
     scf::YieldOp::create(b, loc, yielded);
   }
   Value itEnd = kLoop.getResult(0);
-  SmallVector<Value> sumPartials(kLoop.getResults().drop_front(2));
+  SmallVector<Value> sumPartials(kLoop.getResults().drop_front(1 + slices));
+  // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
+  // (when the block has a next unit, which is the other consumer's).
+  if (pingpong) {
+    auto handOver = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(handOver.thenBlock());
+    NVVM::BarrierArriveOp::create(b, loc, turnBarrier(e.sub(e.i32(1), consumer)),
+                                  e.i32(2 * kWarpgroup));
+  }
   // Stores the operand sums of the tiles that take them, from the (total) per-thread partials.
   auto storeSums = [&](ArrayRef<Value> partials) {
     size_t offset = 0;
@@ -728,12 +795,20 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   };
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   release(e.sub(itEnd, e.i32(1)));
-  Value acc = emitAccumulatorFence(e, kLoop.getResult(1), registers());
+  SmallVector<Value> accs;
+  for (int64_t s = 0; s < slices; ++s)
+    accs.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
+  // Ping-pong: the block's next unit is the other consumer's; this one's next starts a unit on.
+  Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
 
-  if (config.getSplits() == 1) {
+  if (pingpong) {
+    for (int64_t s = 0; s < slices; ++s)
+      emitEpilog(e, c, op, operands, accs[s], unit, e.i32(s));
+  } else if (config.getSplits() == 1) {
     storeSums(sumPartials);
-    emitEpilog(e, c, op, operands, acc, unit);
+    emitEpilog(e, c, op, operands, accs[0], unit, consumer);
   } else {
+    Value acc = accs[0];
     // The partial operand sums travel with the accumulators: one record per thread.
     Value record = acc;
     if (!sumPartials.empty()) {
@@ -762,9 +837,9 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
         sums.push_back(LLVM::ExtractValueOp::create(b, loc, sum, registers() + i));
       storeSums(sums);
     }
-    emitEpilog(e, c, op, operands, total, unit);
+    emitEpilog(e, c, op, operands, total, unit, consumer);
   }
-  scf::YieldOp::create(b, loc, itEnd);
+  scf::YieldOp::create(b, loc, nextIt);
 }
 
 
@@ -852,20 +927,20 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
 }
 void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                       const IRMapping &operands, Value acc,
-                                      const WorkUnit &unit) const {
+                                      const WorkUnit &unit, Value slice) const {
   WgmmaEpilogFrame frame;
   frame.m = c.m;
   frame.n = c.n;
   frame.tileM = config.getTileM();
   frame.tileN = config.getTileN();
-  frame.consumers = consumers();
+  frame.slices = rowSlices();
   frame.staging = c.layout.staging;
   frame.scratch = c.layout.scratch;
   frame.reductions = c.reductions;
   frame.base = c.base;
   frame.workspace = c.workspace;
   frame.tid = c.tid;
-  emitWgmmaEpilog(e, op, operands, frame, acc, unit.tileRow, unit.tileCol);
+  emitWgmmaEpilog(e, op, operands, frame, acc, unit.tileRow, unit.tileCol, slice);
 }
 } // namespace
 
