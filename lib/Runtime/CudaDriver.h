@@ -31,6 +31,7 @@ namespace mepi::runtime {
   X(cuModuleGetFunction)                                                                       \
   X(cuFuncSetAttribute)                                                                        \
   X(cuLaunchKernel)                                                                            \
+  X(cuOccupancyMaxActiveClusters)                                                              \
   X(cuTensorMapEncodeTiled)                                                                    \
   X(cuPointerGetAttribute)                                                                     \
   X(cuMemAlloc)                                                                                \

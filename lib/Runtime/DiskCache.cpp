@@ -62,20 +62,22 @@ std::optional<std::string> DiskCache::directoryFromEnvironment() {
   return std::nullopt;
 }
 
-/// The launch fields of a manifest: block, shared_bytes, persistent, splits, workspace_bytes
-/// and tensor_maps.
+/// The launch fields of a manifest: block, shared_bytes, persistent, splits, cluster,
+/// workspace_bytes and tensor_maps.
 static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &kernel) {
   const llvm::json::Array *block = object.getArray("block");
   std::optional<int64_t> shared = object.getInteger("shared_bytes");
   std::optional<bool> persistent = object.getBoolean("persistent");
   std::optional<llvm::StringRef> config = object.getString("config");
   std::optional<int64_t> splits = object.getInteger("splits");
+  std::optional<int64_t> cluster = object.getInteger("cluster");
   std::optional<int64_t> workspace = object.getInteger("workspace_bytes");
   const llvm::json::Array *maps = object.getArray("tensor_maps");
   if (!block || block->size() != 3 || !shared || !persistent || !maps || !config || !splits ||
-      *splits < 1 || !workspace || *workspace < 0)
+      *splits < 1 || !cluster || *cluster < 1 || !workspace || *workspace < 0)
     return false;
   kernel.splits = *splits;
+  kernel.cluster = *cluster;
   kernel.workspaceBytes = *workspace;
   kernel.config = config->str();
   for (size_t i = 0; i < 3; ++i) {
@@ -114,6 +116,7 @@ static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &m
   manifest["config"] = kernel.config;
   manifest["persistent"] = kernel.persistent;
   manifest["splits"] = kernel.splits;
+  manifest["cluster"] = kernel.cluster;
   manifest["workspace_bytes"] = kernel.workspaceBytes;
   manifest["tensor_maps"] = std::move(maps);
 }

@@ -120,18 +120,36 @@ void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProbl
     grid[2] = static_cast<unsigned>(batch);
     return;
   }
-  // One block per multiprocessor at most; each loops over its share of the work units.
-  int multiprocessors = 1;
+  // One block per multiprocessor at most; each loops over its share of the work units. With
+  // clusters, as many clusters as can run at once (the multiprocessors of a GPC that a cluster
+  // cannot fill stay out): a cluster waiting for a free GPC would double the time.
+  int multiprocessors = 1, clusters = 0;
   if (auto driver = cudaDriver()) {
     CUdevice device;
     if (driver->cuCtxGetDevice(&device) == CUDA_SUCCESS)
       driver->cuDeviceGetAttribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                                    device);
+    if (kernel.cluster > 1) {
+      CUlaunchConfig config = {};
+      config.gridDimX = static_cast<unsigned>(kernel.cluster * multiprocessors);
+      config.gridDimY = config.gridDimZ = 1;
+      config.blockDimX = block[0];
+      config.blockDimY = block[1];
+      config.blockDimZ = block[2];
+      config.sharedMemBytes = sharedBytes;
+      if (driver->cuOccupancyMaxActiveClusters(&clusters, function, &config) != CUDA_SUCCESS)
+        clusters = 0;
+    }
   } else {
     llvm::consumeError(driver.takeError());
   }
-  int64_t units = tilesM * tilesN * batch * kernel.splits;
-  grid[0] = static_cast<unsigned>(std::min<int64_t>(units, multiprocessors));
+  if (kernel.cluster > 1 && clusters <= 0)
+    clusters = multiprocessors / static_cast<int>(kernel.cluster);
+  int64_t tileRows = (tilesM + kernel.cluster - 1) / kernel.cluster;
+  int64_t units = tileRows * tilesN * batch * kernel.splits;
+  grid[0] = kernel.cluster > 1
+                ? static_cast<unsigned>(std::min<int64_t>(units, clusters) * kernel.cluster)
+                : static_cast<unsigned>(std::min<int64_t>(units, multiprocessors));
   grid[1] = grid[2] = 1;
 }
 

@@ -496,6 +496,7 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
   llvm::raw_string_ostream(kernel.config) << config;
   kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
   kernel.splits = config.getSplits();
+  kernel.cluster = config.getCluster();
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
   SmallVector<Value, 3> sizes = {block.x, block.y, block.z};
   for (auto [i, size] : llvm::enumerate(sizes)) {

@@ -34,6 +34,9 @@ struct CompiledKernel {
   bool persistent = false;
   /// Blocks per output tile (split-K): the grid covers tiles x splits work units.
   int64_t splits = 1;
+  /// Blocks per cluster (the kernel's own cluster shape, along x): each takes one of the
+  /// cluster's vertically adjacent tiles, so the grid covers tile rows / cluster work units.
+  int64_t cluster = 1;
   /// Zero-initialised device memory the kernel needs besides the operands (mepi.workspace);
   /// passed after the tensor maps.
   int64_t workspaceBytes = 0;

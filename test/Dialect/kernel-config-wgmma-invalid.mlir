@@ -47,5 +47,5 @@ func.func private @pingpong_splits() attributes {c = #mepi.kernel_config<wgmma, 
 
 // -----
 
-// expected-error @+1 {{expected no pingpong setting for simt}}
+// expected-error @+1 {{expected no pingpong or cluster setting for simt}}
 func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], pingpong = true>}

@@ -407,6 +407,11 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({1000, 520, 300, true, false,
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
                       "pingpong = true>"});
+    // A cluster of 2 (B multicast): 5 tile rows, so the last pair's second tile lies below D
+    // and neither stores nor counts itself into the reductions.
+    shapes.push_back({520, 300, 256, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
+                      "cluster = 2>"});
   }
   for (const Entry &entry : entries)
     for (Shape s : shapes)
@@ -421,7 +426,10 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", entry.name,
                       amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
                       s.transA ? "A[k,m]" : "A[m,k]", s.kMajorB ? "B[n,k]" : "B[k,n]",
-                      s.config.empty() ? "" : pingpong ? " pingpong" : " simt");
+                      s.config.empty()                                      ? ""
+                      : pingpong                                            ? " pingpong"
+                      : s.config.find("cluster") != std::string::npos ? " cluster"
+                                                                            : " simt");
         if (!selected(line))
           continue;
         double err = 0;

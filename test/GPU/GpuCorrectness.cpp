@@ -665,6 +665,26 @@ std::vector<Case> allCases(bool quick) {
     pingpong({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"},
              inPlace); // rows of 406 bytes: staged
   }
+  // Clusters of 2 with B multicast, forced: an odd number of tile rows (the last pair's second
+  // tile lies below D: 300 rows, and 384 = 3 whole tiles, where no row bound would stop its
+  // stores), more pair units than clusters (2100 x 2000), MN-major A and B (whole 64-row blocks
+  // per block), beta * C with f32 D, one consumer (64-row tiles) and staged rows.
+  for (auto [tileM, tileN, stages] :
+       std::vector<std::array<int, 3>>{{128, 256, 4}, {128, 128, 6}, {64, 256, 5}}) {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) +
+                         ", cluster = 2>";
+    auto clustered = [&](Case c) {
+      c.config = config;
+      cases.push_back(c);
+    };
+    clustered({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"});
+    clustered({ElementType::F16, {384, 264}, {520, 264}, {384, 520}, false, true, "RELU_BIAS",
+               true, 0.5f, 2.0f, false, ElementType::F32});
+    clustered({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    clustered({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
+    clustered({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"});
+  }
   return cases;
 }
 } // namespace

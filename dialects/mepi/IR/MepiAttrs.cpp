@@ -18,7 +18,7 @@ static constexpr int64_t kMaxSplits = 32;
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
-                                       bool tma, bool pingpong) {
+                                       bool tma, bool pingpong, int64_t cluster) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -51,8 +51,16 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                          << tileM << " x " << tileN;
     if (pingpong && splits != 1)
       return emitError() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
-  } else if (pingpong) {
-    return emitError() << "expected no pingpong setting for simt";
+    // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
+    // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
+    // generator checks).
+    if (cluster != 1 && cluster != 2)
+      return emitError() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
+    if (cluster != 1 && (splits != 1 || pingpong || !tma))
+      return emitError() << "expected a cluster of 2 only with TMA loads, 1 split and no "
+                            "ping-pong";
+  } else if (pingpong || cluster != 1) {
+    return emitError() << "expected no pingpong or cluster setting for simt";
   }
   return success();
 }

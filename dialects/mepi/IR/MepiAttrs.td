@@ -81,25 +81,31 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       the accumulators to fit in 128 registers a thread): they take alternate tiles, and their
       main loops run one after the other, so that one's epilog runs while the other's wgmmas
       keep the tensor cores busy. It takes no split-K and no operand sums.
+      With `cluster = 2` two blocks of a cluster compute vertically adjacent tiles (tile rows
+      2i and 2i + 1 of one tile column), which read the same tile of B: each loads half of it
+      and multicasts it into both blocks' shared memory (TMA multicast), halving B's traffic
+      from L2. It needs TMA loads and takes no split-K and no ping-pong.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
     `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
                         DefaultValuedParameter<"int64_t", "1">:$splits,
                         DefaultValuedParameter<"bool", "true">:$tma,
-                        DefaultValuedParameter<"bool", "false">:$pingpong);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong)^)? `>`";
+                        DefaultValuedParameter<"bool", "false">:$pingpong,
+                        DefaultValuedParameter<"int64_t", "1">:$cluster);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1);
     }]>
   ];
   let genVerifyDecl = 1;

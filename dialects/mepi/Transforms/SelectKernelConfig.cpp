@@ -140,7 +140,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   if (huge && forcedM <= 0 && forcedN <= 0)
     stages = std::min<int64_t>(stages, 4);
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
-                               pingpong ? 1 : splits, tma, pingpong);
+                               pingpong ? 1 : splits, tma, pingpong, /*cluster=*/1);
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -168,7 +168,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       if (kSteps >= splits * kMinStepsPerSplit && tiles * splits <= 2 * kMultiprocessors)
         add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
                                   plain.getStages(), splits, plain.getTma(),
-                                  /*pingpong=*/false));
+                                  /*pingpong=*/false, /*cluster=*/1));
   }
   // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
   // accumulators one warpgroup can hold; not with operand sums.
@@ -184,7 +184,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                               config.getTileN(), 64, fewer, 1, config.getTma(),
-                              config.getPingpong()));
+                              config.getPingpong(), config.getCluster()));
   }
   return ranked;
 }

@@ -34,6 +34,16 @@
 // tensor cores busy. The hand-over is also what keeps the parity waits sound: a consumer never
 // waits on a stage more than one fill ahead of the producer.
 //
+// Clusters (cluster = 2): the two blocks of a cluster walk the same sequence of pair units, a
+// pair unit being tile rows 2i and 2i + 1 of one tile column, block rank r taking row 2i + r.
+// Both tiles read the same tile of B: block r loads half r of it and multicasts it into both
+// blocks' stages, and its full barrier expects the whole stage (its A, both halves of B). A
+// stage may only be refilled once the consumers of both blocks freed it, so each consumer
+// warpgroup arrives on the empty barrier of both blocks. The barriers are initialized before a
+// cluster barrier, and a last cluster barrier keeps each block alive until its peer no longer
+// writes into it. A pair's second tile may lie below D (odd tile rows): it loads zeros and skips
+// its epilog.
+//
 // Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][C][S][R / 4][128] of
 // float4, R = tile_n / 2 accumulator registers per thread, so that a warp's partial stores and
 // loads are 512 contiguous bytes.
@@ -125,11 +135,19 @@ public:
   using KernelGenerator::KernelGenerator;
 
   int64_t consumers() const { return consumerWarpgroups(config); }
+  int64_t cluster() const { return config.getCluster(); }
   /// 64-row slices of a tile (one wgmma m64 each); a consumer computes one, or all (ping-pong).
   int64_t rowSlices() const { return config.getTileM() / 64; }
   int64_t slicesPerConsumer() const { return config.getPingpong() ? rowSlices() : 1; }
   int64_t threads() const { return kWarpgroup * (1 + consumers()); }
   int64_t registers() const { return config.getTileN() / 2; } // f32 accumulators per slice
+  /// Work units of the grid: (tile, split) pairs, or pair units of a cluster's two tile rows.
+  int64_t workUnits(MatmulOp op) const {
+    ArrayRef<int64_t> shape = op.getD().getType().getShape();
+    int64_t tileRows = llvm::divideCeil(shape[0], config.getTileM());
+    return llvm::divideCeil(tileRows, cluster()) *
+           llvm::divideCeil(shape[1], config.getTileN()) * config.getSplits();
+  }
   static int64_t tiles(MatmulOp op, KernelConfigAttr config) {
     ArrayRef<int64_t> shape = op.getD().getType().getShape();
     return llvm::divideCeil(shape[0], config.getTileM()) *
@@ -209,10 +227,11 @@ public:
       return op.emitOpError() << "expected tile_n a multiple of 32 for the wgmma epilog (it "
                                  "stages 32 columns at a time), got "
                               << config.getTileN();
-    if (isMNMajorB(op) && config.getTileN() % kBlockRows != 0)
-      return op.emitOpError() << "expected tile_n a multiple of " << kBlockRows
-                              << " for a B given as [K, N] (it loads 64-row blocks), got "
-                              << config.getTileN();
+    if (isMNMajorB(op) && config.getTileN() % (kBlockRows * cluster()) != 0)
+      return op.emitOpError() << "expected tile_n a multiple of " << kBlockRows * cluster()
+                              << " for a B given as [K, N] (it loads 64-row blocks"
+                              << (cluster() > 1 ? ", half of them per block of the cluster" : "")
+                              << "), got " << config.getTileN();
     if (int64_t bytes = SharedLayout(config, op).total; bytes > kMaxSharedBytes)
       return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
                               << config.getStages() << " stages and the epilog, more than the "
@@ -241,8 +260,9 @@ public:
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(),
                                             box(isMNMajorA(op), config.getTileM()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
+      // In a cluster each block loads half of B's tile rows.
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(),
-                                            box(isMNMajorB(op), config.getTileN()),
+                                            box(isMNMajorB(op), config.getTileN() / cluster()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
     if (needsWorkspace(op)) {
@@ -265,6 +285,10 @@ public:
     // One block per multiprocessor: with the thread count this caps registers at entry, which
     // setmaxnreg needs to redistribute them between the roles.
     kernel->setAttr("nvvm.minctasm", OpBuilder(kernel).getI32IntegerAttr(1));
+    // The cluster shape is the kernel's own (.reqnctapercluster): a plain launch forms them.
+    if (cluster() > 1)
+      kernel->setAttr("nvvm.cluster_dim", OpBuilder(kernel).getDenseI32ArrayAttr(
+                                              {static_cast<int32_t>(cluster()), 1, 1}));
   }
 
   LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {
@@ -273,7 +297,7 @@ public:
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     LaunchGeometry geometry;
-    geometry.grid = {index(tiles(op, config) * config.getSplits()), index(1), index(1)};
+    geometry.grid = {index(workUnits(op) * cluster()), index(1), index(1)};
     geometry.block = {index(threads()), index(1), index(1)};
     return geometry;
   }
@@ -293,9 +317,10 @@ private:
   void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
                          Value bMatrix) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
-  /// A work unit's tile and k-steps [kBegin, kEnd).
+  /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
+  /// only for the second tile of a cluster's pair below D).
   struct WorkUnit {
-    Value tile, split, tileRow, tileCol, kBegin, kEnd;
+    Value tile, split, tileRow, tileCol, kBegin, kEnd, inside;
   };
   WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit) const;
   /// The for loop over this block's work units carrying the stage counter (starting at `init`,
@@ -320,6 +345,7 @@ struct WgmmaKernelGenerator::Context {
   Value base;                       // aligned dynamic shared memory (ptr<3>)
   Value baseAddress;                // its shared-window address (i32)
   Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
+  Value rank;                       // the block's rank in its cluster (i32; 0 without one)
   int64_t m, n, k, tilesM, tilesN, kSteps, units;
   Type elementType;
   bool mnMajorA = false, mnMajorB = false;
@@ -334,7 +360,8 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
   // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
   w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
   w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
-  // Grouped order: kGroupM tile rows, walked column by column.
+  // Grouped order: kGroupM tile rows (pair rows in a cluster), walked column by column.
+  int64_t rows = llvm::divideCeil(c.tilesM, cluster());
   // Every group has kGroupM rows but the last, which has tilesM % kGroupM: both constants, so
   // each division is by a constant (a variable divisor of a few bits becomes a div.u16, which
   // ptxas makes a subroutine call).
@@ -343,15 +370,18 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
   Value firstRow = e.mul(group, e.i32(kGroupM));
   Value local = e.rem(w.tile, perGroup);
   Value rowInGroup = e.rem(local, e.i32(kGroupM)), colOfGroup = e.div(local, e.i32(kGroupM));
-  if (int64_t lastRows = c.tilesM % kGroupM) {
-    Value full = e.ult(group, e.i32(c.tilesM / kGroupM));
+  if (int64_t lastRows = rows % kGroupM) {
+    Value full = e.ult(group, e.i32(rows / kGroupM));
     rowInGroup = arith::SelectOp::create(e.b, e.loc, full, rowInGroup,
                                          e.rem(local, e.i32(lastRows)));
     colOfGroup = arith::SelectOp::create(e.b, e.loc, full, colOfGroup,
                                          e.div(local, e.i32(lastRows)));
   }
   w.tileRow = e.add(firstRow, rowInGroup);
+  if (cluster() > 1)
+    w.tileRow = e.add(e.mul(w.tileRow, e.i32(cluster())), c.rank);
   w.tileCol = colOfGroup;
+  w.inside = e.ult(w.tileRow, e.i32(c.tilesM));
   // Balanced slices of the k-steps: sizes differ by at most one.
   w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(c.kSteps)), e.i32(splits)) : e.i32(0);
   w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(c.kSteps)), e.i32(splits))
@@ -362,8 +392,11 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
 scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c, Value skip,
                                               int64_t stride, Value init) const {
   OpBuilder &b = e.b;
-  Value first = NVVM::BlockIdXOp::create(b, e.loc, b.getI32Type());
-  Value grid = NVVM::GridDimXOp::create(b, e.loc, b.getI32Type());
+  // A cluster's blocks walk the cluster's units together.
+  Value first = cluster() > 1 ? NVVM::ClusterIdXOp::create(b, e.loc, b.getI32Type()).getResult()
+                              : NVVM::BlockIdXOp::create(b, e.loc, b.getI32Type()).getResult();
+  Value grid = cluster() > 1 ? NVVM::ClusterDimXOp::create(b, e.loc, b.getI32Type()).getResult()
+                             : NVVM::GridDimXOp::create(b, e.loc, b.getI32Type()).getResult();
   if (skip)
     first = e.add(first, e.mul(skip, grid));
   Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
@@ -393,7 +426,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.tilesM = llvm::divideCeil(c.m, config.getTileM());
   c.tilesN = llvm::divideCeil(c.n, config.getTileN());
   c.kSteps = llvm::divideCeil(c.k, config.getTileK());
-  c.units = c.tilesM * c.tilesN * config.getSplits();
+  c.units = workUnits(op);
   if (needsWorkspace(op))
     c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
                                                 leading[config.getTma() ? 2 : 0]);
@@ -415,6 +448,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.base = e.offset(raw, e.sub(c.baseAddress, rawAddress));
   c.tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   c.warpgroup = e.div(c.tid, e.i32(kWarpgroup));
+  c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
@@ -429,12 +463,22 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
       // TMA: the issuing thread arrives; ordinary loads: each producer thread does.
       int64_t producerArrivals = config.getTma() ? 1 : kWarpgroup;
       NVVM::MBarrierInitOp::create(b, loc, full, e.i32(producerArrivals), Value());
-      // Each stage is read by every consumer, or by one (ping-pong).
-      NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(config.getPingpong() ? 1 : consumers()),
-                                   Value());
+      // Each stage is read by every consumer, or by one (ping-pong), of every block of the
+      // cluster.
+      int64_t readers = (config.getPingpong() ? 1 : consumers()) * cluster();
+      NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(readers), Value());
     }
+    if (cluster() > 1) // the peer block arrives on them and multicasts into this block
+      NVVM::FenceMbarrierInitOp::create(b, loc);
   }
-  gpu::BarrierOp::create(b, loc);
+  auto clusterBarrier = [&] {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  };
+  if (cluster() > 1)
+    clusterBarrier();
+  else
+    gpu::BarrierOp::create(b, loc);
 
   // One branch per role, as setmaxnreg requires.
   auto role = scf::IfOp::create(b, loc, e.eq(c.warpgroup, e.i32(0)), /*withElseRegion=*/true);
@@ -457,6 +501,10 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
                                    NVVM::SetMaxRegisterAction::increase);
     emitConsumer(e, c, op, operands);
   }
+  // Neither block of a cluster leaves while its peer may still multicast into it or arrive on
+  // its barriers.
+  if (cluster() > 1)
+    clusterBarrier();
 }
 
 /// Pointers of stage `stage`'s barriers: full (TMA landed) and empty (consumers done).
@@ -515,23 +563,34 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
   auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), load.full, e.i32(layout.stageBytes),
                                          NVVM::MemScopeKind::CTA, false, Value());
-  auto copy = [&](Value dst, Value map, Value inner, Value outer) {
-    Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
+  // `multicast` (i16 mask of the cluster's blocks, or null): the copy lands at the same offset
+  // in each, completing the barrier at the same offset in each.
+  auto copy = [&](Value dst, Value map, Value inner, Value outer, Value multicast) {
+    Value clusterDst = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, cluster, map, ValueRange{inner, outer}, load.full, ValueRange{}, Value(),
+        b, loc, clusterDst, map, ValueRange{inner, outer}, load.full, ValueRange{}, multicast,
         Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
   };
   // Coordinates innermost first: (k, row) for K-major, (row, k) per 64-row block otherwise.
-  auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor) {
+  auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor,
+                      Value multicast) {
     if (!mnMajor)
-      return copy(dst, map, load.k, row);
+      return copy(dst, map, load.k, row, multicast);
     for (int64_t block = 0; block < rows / kBlockRows; ++block)
       copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
-           e.add(row, e.i32(block * kBlockRows)), load.k);
+           e.add(row, e.i32(block * kBlockRows)), load.k, multicast);
   };
-  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA);
-  copyTile(e.offset(load.stageBase, e.i32(layout.aBytes)), c.mapB, load.rowB, config.getTileN(),
-           c.mnMajorB);
+  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA, Value());
+  // In a cluster, block r loads rows [r * tileN / 2, (r + 1) * tileN / 2) of B's tile (whole
+  // lines, or whole 64-row blocks) into both blocks.
+  int64_t rowsB = config.getTileN() / cluster();
+  Value multicast, bBase = e.offset(load.stageBase, e.i32(layout.aBytes)), rowB = load.rowB;
+  if (cluster() > 1) {
+    multicast = arith::ConstantIntOp::create(b, loc, (1 << cluster()) - 1, 16);
+    bBase = e.offset(bBase, e.mul(c.rank, e.i32(layout.bBytes / cluster())));
+    rowB = e.add(rowB, e.mul(c.rank, e.i32(rowsB)));
+  }
+  copyTile(bBase, c.mapB, rowB, rowsB, c.mnMajorB, multicast);
 }
 
 void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
@@ -633,7 +692,17 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(leader.thenBlock());
     auto [full, empty] = stageBarriers(e, c.base, layout, stages, e.rem(it, e.i32(stages)));
-    NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+    if (cluster() == 1) {
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
+      return;
+    }
+    // The stage is free in this block for both producers of the cluster.
+    auto sharedCluster = LLVM::LLVMPointerType::get(ctx, 7);
+    for (int64_t r = 0; r < cluster(); ++r) {
+      Value remote = NVVM::MapaOp::create(b, loc, sharedCluster, empty, e.i32(r));
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(), NVVM::MemScopeKind::CLUSTER,
+                                     /*relaxed=*/false);
+    }
   };
 
   // Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
@@ -805,6 +874,13 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     for (int64_t s = 0; s < slices; ++s)
       emitEpilog(e, c, op, operands, accs[s], unit, e.i32(s));
   } else if (config.getSplits() == 1) {
+    // A cluster's tile below D (its pair's second) has nothing to store.
+    std::optional<OpBuilder::InsertionGuard> insideGuard;
+    if (cluster() > 1) {
+      insideGuard.emplace(b);
+      auto inside = scf::IfOp::create(b, loc, unit.inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(inside.thenBlock());
+    }
     storeSums(sumPartials);
     emitEpilog(e, c, op, operands, accs[0], unit, consumer);
   } else {
