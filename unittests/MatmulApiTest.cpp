@@ -186,9 +186,13 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
                       "pingpong = true>"),
             candidates.end());
-  // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, and each unsplit one
-  // with fewer stages.
-  EXPECT_EQ(candidates.size(), 16u);
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(),
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
+                      "cluster = 2>"),
+            candidates.end());
+  // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, each unsplit one in
+  // a cluster of 2, and the 4 tiles with fewer stages.
+  EXPECT_EQ(candidates.size(), 20u);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;

@@ -668,12 +668,13 @@ std::vector<Case> allCases(bool quick) {
   // Clusters of 2 with B multicast, forced: an odd number of tile rows (the last pair's second
   // tile lies below D: 300 rows, and 384 = 3 whole tiles, where no row bound would stop its
   // stores), more pair units than clusters (2100 x 2000), MN-major A and B (whole 64-row blocks
-  // per block), beta * C with f32 D, one consumer (64-row tiles) and staged rows.
-  for (auto [tileM, tileN, stages] :
-       std::vector<std::array<int, 3>>{{128, 256, 4}, {128, 128, 6}, {64, 256, 5}}) {
+  // per block), beta * C with f32 D, one consumer (64-row tiles), staged rows, and ping-pong
+  // consumers in clusters.
+  for (auto [tileM, tileN, stages, pingpong] : std::vector<std::array<int, 4>>{
+           {128, 256, 4, 0}, {128, 128, 6, 0}, {64, 256, 5, 0}, {128, 128, 6, 1}}) {
     std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
                          std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) +
-                         ", cluster = 2>";
+                         (pingpong ? ", pingpong = true" : "") + ", cluster = 2>";
     auto clustered = [&](Case c) {
       c.config = config;
       cases.push_back(c);

@@ -22,7 +22,7 @@
 // CHECK-DAG: mov.u32 {{.*}}, %nclusterid.x;
 // CHECK-DAG: mapa.shared::cluster.u64 {{.*}}, 1;
 // CHECK-DAG: mapa.shared::cluster.u64 {{.*}}, 0;
-// CHECK-DAG: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CHECK-DAG: mbarrier.arrive.shared::cluster.b64
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 // CHECK: barrier.cluster.arrive.aligned;
 // CHECK-NEXT: barrier.cluster.wait.aligned;

@@ -56,9 +56,8 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     // generator checks).
     if (cluster != 1 && cluster != 2)
       return emitError() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
-    if (cluster != 1 && (splits != 1 || pingpong || !tma))
-      return emitError() << "expected a cluster of 2 only with TMA loads, 1 split and no "
-                            "ping-pong";
+    if (cluster != 1 && (splits != 1 || !tma))
+      return emitError() << "expected a cluster of 2 only with TMA loads and 1 split";
   } else if (pingpong || cluster != 1) {
     return emitError() << "expected no pingpong or cluster setting for simt";
   }

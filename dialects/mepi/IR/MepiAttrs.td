@@ -84,7 +84,7 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       With `cluster = 2` two blocks of a cluster compute vertically adjacent tiles (tile rows
       2i and 2i + 1 of one tile column), which read the same tile of B: each loads half of it
       and multicasts it into both blocks' shared memory (TMA multicast), halving B's traffic
-      from L2. It needs TMA loads and takes no split-K and no ping-pong.
+      from L2. It needs TMA loads and takes no split-K.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,

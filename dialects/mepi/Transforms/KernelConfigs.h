@@ -9,9 +9,11 @@ namespace mlir::mepi {
 
 /// The configurations for `op` on `chip`: first the one mepi-select-kernel-config picks, then
 /// the other tile shapes of its family (with their own stage counts) and split-K variants that
-/// keep at least a few k-steps per split, in the order the heuristic prefers them, then each
-/// unsplit one with three quarters of its stages. Each is
-/// valid for the problem; none is left out because it is expected to be slow.
+/// keep at least a few k-steps per split, in the order the heuristic prefers them, then the
+/// ping-pong kernels (without operand sums), each unsplit one in a cluster of 2 (B multicast)
+/// where D has more than one tile row, and the cooperative unsplit ones with three quarters of
+/// their stages. Each is valid for the problem; none is left out because it is expected to be
+/// slow.
 SmallVector<KernelConfigAttr> rankKernelConfigs(MatmulOp op, StringRef chip);
 
 } // namespace mlir::mepi

@@ -175,11 +175,20 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
   if (!op.getASums() && !op.getBSums())
     for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 128}, {64, 256}})
       add(chooseWgmmaConfig(op, tileM, tileN, /*pingpong=*/true));
+  // Clusters of 2 (B multicast between vertically adjacent tiles) of each unsplit TMA
+  // configuration so far with at least two tile rows.
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
+    if (config.getSplits() == 1 && config.getTma() && config.getCluster() == 1 &&
+        shape[0] > config.getTileM())
+      add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
+                                config.getTileN(), 64, config.getStages(), 1, true,
+                                config.getPingpong(), /*cluster=*/2));
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
   // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
-    if (config.getSplits() != 1 || config.getStages() <= 2)
+    if (config.getSplits() != 1 || config.getStages() <= 2 || config.getPingpong() ||
+        config.getCluster() != 1)
       continue;
     int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),

@@ -699,9 +699,11 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     // The stage is free in this block for both producers of the cluster.
     auto sharedCluster = LLVM::LLVMPointerType::get(ctx, 7);
     for (int64_t r = 0; r < cluster(); ++r) {
+      // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release
+      // makes ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
+      // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
       Value remote = NVVM::MapaOp::create(b, loc, sharedCluster, empty, e.i32(r));
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(), NVVM::MemScopeKind::CLUSTER,
-                                     /*relaxed=*/false);
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value());
     }
   };
 
@@ -752,7 +754,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   }
   // Ping-pong: wait for the other consumer's main loop of the block's previous unit (the
   // block's first unit has none).
-  Value grid = NVVM::GridDimXOp::create(b, loc, b.getI32Type());
+  Value grid = cluster() > 1 ? NVVM::ClusterDimXOp::create(b, loc, b.getI32Type()).getResult()
+                             : NVVM::GridDimXOp::create(b, loc, b.getI32Type()).getResult();
   Value hasPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                             units.getInductionVar(), grid);
   Value hasNext = e.ult(e.add(units.getInductionVar(), grid), e.i32(c.units));
@@ -871,6 +874,12 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
 
   if (pingpong) {
+    std::optional<OpBuilder::InsertionGuard> insideGuard;
+    if (cluster() > 1) { // a cluster's tile below D (its pair's second) has nothing to store
+      insideGuard.emplace(b);
+      auto inside = scf::IfOp::create(b, loc, unit.inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(inside.thenBlock());
+    }
     for (int64_t s = 0; s < slices; ++s)
       emitEpilog(e, c, op, operands, accs[s], unit, e.i32(s));
   } else if (config.getSplits() == 1) {
