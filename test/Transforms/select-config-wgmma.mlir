@@ -1,5 +1,5 @@
-// On sm_90a, 16-bit K-major operands get the wgmma family: 128 x 256 when that covers 132
-// SMs, 128 x 128 otherwise (and, with 4 stages, for a D of 2^30 elements or more), 64 x 128
+// On sm_90a, 16-bit K-major operands get the wgmma family: 128 x 256 in clusters of 2 when
+// that covers 132 SMs, 128 x 128 otherwise (and, with 4 stages, for a D of 2^30 elements or more), 64 x 128
 // for short M (stages filling ~200 KiB); with TMA loads
 // when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
@@ -8,7 +8,7 @@
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
 // CHECK-LABEL: func.func @big
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>
 // NOCHIP-LABEL: func.func @big
 // NOCHIP: config = #mepi.kernel_config<simt
 func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
