@@ -158,12 +158,38 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   EXPECT_EQ((*read)->sharedBytes, compiled->sharedBytes);
   EXPECT_TRUE((*read)->persistent);
   EXPECT_EQ((*read)->splits, 2);
+  EXPECT_EQ((*read)->cluster, 1);
   EXPECT_GT(compiled->workspaceBytes, 0);
   EXPECT_EQ((*read)->workspaceBytes, compiled->workspaceBytes);
   ASSERT_EQ((*read)->tensorMaps.size(), 2u);
   EXPECT_EQ((*read)->tensorMaps[1].argument, 1u);
   EXPECT_EQ((*read)->tensorMaps[1].box, compiled->tensorMaps[1].box);
   EXPECT_EQ((*read)->tensorMaps[1].swizzle, 128);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// A cluster shape travels with the cached kernel: the launch sizes its grid by it.
+TEST(DiskCache, TheClusterShapeRoundTrips) {
+  std::string dir = tempCacheDir("mepi-cache-cluster");
+  MatmulProblem p = smallProblem(64);
+  p.a = {ElementType::BF16, {300, 200}, {}};
+  p.b = {ElementType::BF16, {500, 200}, {}};
+  p.d = {ElementType::BF16, {300, 500}, {}};
+  p.transposeB = true;
+  p.addressAlignment = 16;
+  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>";
+  {
+    KernelCache first(dir);
+    auto kernel = first.getOrCompile(p, "sm_90a");
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    EXPECT_EQ((*kernel)->cluster, 2);
+  }
+  KernelCache second(dir);
+  auto read = second.getOrCompile(p, "sm_90a");
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(second.diskHits(), 1u);
+  EXPECT_EQ((*read)->cluster, 2);
+  EXPECT_EQ((*read)->tensorMaps[1].box, (std::array<int64_t, 2>{64, 128}));
   llvm::sys::fs::remove_directories(dir);
 }
 

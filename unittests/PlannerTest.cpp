@@ -224,22 +224,25 @@ TEST(Planner, GeluIsOneExpNotTanh) {
 }
 
 // 16-bit K-major operands at 16-byte aligned addresses get the wgmma family on sm_90a, with the
-// launch the runtime needs (persistent 384-thread blocks, dynamic shared memory, two TMA
-// descriptors for a and b); without the alignment promise they get the SIMT kernel.
+// launch the runtime needs (persistent 384-thread blocks in clusters of 2, dynamic shared
+// memory, two TMA descriptors for a and b, B's box half the tile: each block of the cluster
+// loads half); without the alignment promise they get the SIMT kernel.
 TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   MatmulProblem p = problem(ElementType::BF16, 4096, 4096, 1024, "GELU_BIAS", false, true);
   p.addressAlignment = 16;
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  EXPECT_EQ(kernel->config, "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>");
+  EXPECT_EQ(kernel->config,
+            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>");
   EXPECT_TRUE(kernel->persistent);
+  EXPECT_EQ(kernel->cluster, 2);
   EXPECT_EQ(kernel->block, (std::array<int64_t, 3>{384, 1, 1}));
   EXPECT_GT(kernel->sharedBytes, 4 * (128 + 256) * 128);
   ASSERT_EQ(kernel->tensorMaps.size(), 2u);
   EXPECT_EQ(kernel->tensorMaps[0].argument, 0u);
   EXPECT_EQ(kernel->tensorMaps[0].box, (std::array<int64_t, 2>{64, 128}));
   EXPECT_EQ(kernel->tensorMaps[1].argument, 1u);
-  EXPECT_EQ(kernel->tensorMaps[1].box, (std::array<int64_t, 2>{64, 256}));
+  EXPECT_EQ(kernel->tensorMaps[1].box, (std::array<int64_t, 2>{64, 128}));
   EXPECT_EQ(kernel->tensorMaps[1].swizzle, 128);
   EXPECT_TRUE(isElf(kernel->cubin));
 
