@@ -228,7 +228,7 @@ TEST(Planner, GeluIsOneExpNotTanh) {
 // memory, two TMA descriptors for a and b, B's box half the tile: each block of the cluster
 // loads half); without the alignment promise they get the SIMT kernel.
 TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
-  MatmulProblem p = problem(ElementType::BF16, 4096, 4096, 1024, "GELU_BIAS", false, true);
+  MatmulProblem p = problem(ElementType::BF16, 4096, 4096, 8192, "GELU_BIAS", false, true);
   p.addressAlignment = 16;
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
@@ -245,6 +245,16 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_EQ(kernel->tensorMaps[1].box, (std::array<int64_t, 2>{64, 128}));
   EXPECT_EQ(kernel->tensorMaps[1].swizzle, 128);
   EXPECT_TRUE(isElf(kernel->cubin));
+
+  // K = 4096 or less: ping-pong consumers, 128 x 128 tiles, 4 stages, no cluster.
+  MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 1024, "GELU_BIAS", false, true);
+  shortK.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> pingpong = compileProblem(shortK, "sm_90a");
+  ASSERT_TRUE(bool(pingpong)) << llvm::toString(pingpong.takeError());
+  EXPECT_EQ(pingpong->config,
+            "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>");
+  EXPECT_EQ(pingpong->block, (std::array<int64_t, 3>{384, 1, 1}));
+  EXPECT_EQ(pingpong->cluster, 1);
 
   // Addresses aligned to 8 bytes only: the producer loads with ordinary loads, no descriptors.
   p.addressAlignment = 8;

@@ -1,5 +1,6 @@
-// On sm_90a, 16-bit K-major operands get the wgmma family: 128 x 256 in clusters of 2 when
-// that covers 132 SMs, 128 x 128 otherwise (and, with 4 stages, for a D of 2^30 elements or more), 64 x 128
+// On sm_90a, 16-bit K-major operands get the wgmma family: ping-pong 128 x 128 with 4 stages
+// when K <= 4096 and there are two such tiles per SM, else 128 x 256 in clusters of 2 when that
+// covers 132 SMs, 128 x 128 otherwise (and, with 4 stages, for a D of 2^30 elements or more), 64 x 128
 // for short M (stages filling ~200 KiB); with TMA loads
 // when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
@@ -8,12 +9,27 @@
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
 // CHECK-LABEL: func.func @big
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>
 // NOCHIP-LABEL: func.func @big
 // NOCHIP: config = #mepi.kernel_config<simt
 func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64}, %d: memref<4096x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @big_long_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>
+func.func @big_long_k(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
+                      %b: memref<4096x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<4096x4096xbf16>) {
+  mepi.matmul ins(%a, %b : memref<4096x8192xbf16>, memref<4096x8192xbf16>) outs(%d : memref<4096x4096xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
