@@ -133,15 +133,24 @@ TEST(DiskCache, ASecondProcessReadsInsteadOfCompiling) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-TEST(DiskCache, TheLaunchShapeRoundTrips) {
-  std::string dir = tempCacheDir("mepi-cache-launch");
+namespace {
+/// A bf16 300 x 500 x 200 problem the wgmma family takes, with the forced configuration `config`.
+MatmulProblem wgmmaProblem(const char *config) {
   MatmulProblem p = smallProblem(64);
   p.a = {ElementType::BF16, {300, 200}, {}};
   p.b = {ElementType::BF16, {500, 200}, {}};
   p.d = {ElementType::BF16, {300, 500}, {}};
   p.transposeB = true;
   p.addressAlignment = 16;
-  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>";
+  p.kernelConfig = config;
+  return p;
+}
+} // namespace
+
+TEST(DiskCache, TheLaunchShapeRoundTrips) {
+  std::string dir = tempCacheDir("mepi-cache-launch");
+  MatmulProblem p =
+      wgmmaProblem("#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>");
   KernelCache::Entry compiled;
   {
     KernelCache first(dir);
@@ -171,13 +180,8 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
 // A cluster shape travels with the cached kernel: the launch sizes its grid by it.
 TEST(DiskCache, TheClusterShapeRoundTrips) {
   std::string dir = tempCacheDir("mepi-cache-cluster");
-  MatmulProblem p = smallProblem(64);
-  p.a = {ElementType::BF16, {300, 200}, {}};
-  p.b = {ElementType::BF16, {500, 200}, {}};
-  p.d = {ElementType::BF16, {300, 500}, {}};
-  p.transposeB = true;
-  p.addressAlignment = 16;
-  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>";
+  MatmulProblem p =
+      wgmmaProblem("#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>");
   {
     KernelCache first(dir);
     auto kernel = first.getOrCompile(p, "sm_90a");
