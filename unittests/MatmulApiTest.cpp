@@ -190,9 +190,9 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
                       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
                       "cluster = 2>"),
             candidates.end());
-  // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, each unsplit one in
-  // a cluster of 2, and the 4 tiles with fewer stages.
-  EXPECT_EQ(candidates.size(), 20u);
+  // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each
+  // unsplit one in a cluster of 2, and the 5 cooperative tiles with fewer stages.
+  EXPECT_EQ(candidates.size(), 23u);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;

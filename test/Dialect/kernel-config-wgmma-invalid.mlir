@@ -1,8 +1,13 @@
 // #mepi.kernel_config verifies the wgmma family's constraints.
 // RUN: mepi-opt %s --split-input-file --verify-diagnostics
 
-// expected-error @+1 {{expected tile_m 64 or 128 for wgmma, got 256}}
-func.func private @m() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4>}
+// expected-error @+1 {{expected tile_m 64, 128 or 256 for wgmma, got 512}}
+func.func private @m() attributes {c = #mepi.kernel_config<wgmma, tile = [512, 128, 64], stages = 4>}
+
+// -----
+
+// expected-error @+1 {{expected tile_n at most 128 and 1 split for 256-row wgmma tiles (each consumer holds two 64-row slices), got tile_n 256 and 1 splits}}
+func.func private @m256() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 256, 64], stages = 4>}
 
 // -----
 

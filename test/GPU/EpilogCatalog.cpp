@@ -407,6 +407,9 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({1000, 520, 300, true, false,
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
                       "pingpong = true>"});
+    // 256-row tiles: two consumers, two slices each (no operand sums: BGRADA/B skipped).
+    shapes.push_back({700, 300, 256, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4>"});
     // A cluster of 2 (B multicast): 5 tile rows, so the last pair's second tile lies below D
     // and neither stores nor counts itself into the reductions.
     shapes.push_back({520, 300, 256, true, false,
@@ -420,14 +423,16 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         if ((name == "BIAS" || name == "GELU_BIAS") && !amax)
           continue; // covered by the main matrix; here for result_amax
         bool pingpong = s.config.find("pingpong") != std::string::npos;
-        if (pingpong && (name == "BGRADA" || name == "BGRADB"))
-          continue; // operand sums: the cooperative kernel only
+        bool tall = s.config.find("tile = [256") != std::string::npos;
+        if ((pingpong || tall) && (name == "BGRADA" || name == "BGRADB"))
+          continue; // operand sums: the cooperative kernel of 64 or 128 rows only
         char line[256];
         std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", entry.name,
                       amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
                       s.transA ? "A[k,m]" : "A[m,k]", s.kMajorB ? "B[n,k]" : "B[k,n]",
                       s.config.empty()                                      ? ""
                       : pingpong                                            ? " pingpong"
+                      : tall                                                ? " tall"
                       : s.config.find("cluster") != std::string::npos ? " cluster"
                                                                             : " simt");
         if (!selected(line))

@@ -665,13 +665,31 @@ std::vector<Case> allCases(bool quick) {
     pingpong({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"},
              inPlace); // rows of 406 bytes: staged
   }
+  // 256-row tiles (two consumers of two 64-row slices each), forced: residues, beta * C with f32
+  // D, MN-major A and B, the ordinary-load producer, staged rows, more tiles than blocks.
+  {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4";
+    auto tall = [&](Case c, const std::string &suffix) {
+      c.config = config + suffix;
+      cases.push_back(c);
+    };
+    tall({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"}, ">");
+    tall({ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS", true,
+          0.5f, 2.0f, false, ElementType::F32},
+         ">");
+    tall({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"}, ">");
+    tall({ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"},
+         ", tma = false>");
+    tall({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"}, ">");
+    tall({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"}, ">");
+  }
   // Clusters of 2 with B multicast, forced: an odd number of tile rows (the last pair's second
   // tile lies below D: 300 rows, and 384 = 3 whole tiles, where no row bound would stop its
   // stores), more pair units than clusters (2100 x 2000), MN-major A and B (whole 64-row blocks
   // per block), beta * C with f32 D, one consumer (64-row tiles), staged rows, and ping-pong
   // consumers in clusters.
   for (auto [tileM, tileN, stages, pingpong] : std::vector<std::array<int, 4>>{
-           {128, 256, 4, 0}, {128, 128, 6, 0}, {64, 256, 5, 0}, {128, 128, 6, 1}}) {
+           {128, 256, 4, 0}, {128, 128, 6, 0}, {64, 256, 5, 0}, {128, 128, 6, 1}, {256, 128, 4, 0}}) {
     std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
                          std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) +
                          (pingpong ? ", pingpong = true" : "") + ", cluster = 2>";

@@ -36,8 +36,13 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   if (strategy == KernelStrategy::Wgmma) {
     // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
     // 128-byte swizzle atom of 16-bit elements along K per stage.
-    if (tileM != 64 && tileM != 128)
-      return emitError() << "expected tile_m 64 or 128 for wgmma, got " << tileM;
+    if (tileM != 64 && tileM != 128 && tileM != 256)
+      return emitError() << "expected tile_m 64, 128 or 256 for wgmma, got " << tileM;
+    // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
+    if (tileM == 256 && (tileN > 128 || splits != 1))
+      return emitError() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "
+                            "(each consumer holds two 64-row slices), got tile_n "
+                         << tileN << " and " << splits << " splits";
     if (tileN % 8 != 0 || tileN > 256)
       return emitError() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
     if (tileK != 64)

@@ -102,7 +102,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // beyond 8 KiB is set aside.
   int64_t scratch = wgmmaEpilogScratchEstimate(op);
   auto stagesFor = [&](int64_t tileM, int64_t tileN) {
-    int64_t consumers = pingpong ? 2 : tileM / 64;
+    int64_t consumers = pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
     int64_t budget = 200 * 1024 - std::max<int64_t>(0, consumers * scratch - 8 * 1024);
     return std::min<int64_t>(8, budget / ((tileM + tileN) * 128));
   };
@@ -194,6 +194,9 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
   if (!op.getASums() && !op.getBSums())
     for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 128}, {64, 256}})
       add(chooseWgmmaConfig(op, tileM, tileN, /*pingpong=*/true));
+  // 256 x 128: two consumers of two 64-row slices each (not with operand sums).
+  if (!op.getASums() && !op.getBSums() && shape[0] > 128)
+    add(chooseWgmmaConfig(op, 256, 128));
   // Clusters of 2 (B multicast between vertically adjacent tiles) of each unsplit TMA
   // configuration so far with at least two tile rows.
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))

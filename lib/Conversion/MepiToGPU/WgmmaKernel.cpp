@@ -78,9 +78,10 @@ constexpr int64_t kWorkspaceAlignment = 256;
 constexpr int64_t kMainloopTurnBarrier = 3;
 constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per block on sm_90
 
-/// Consumer warpgroups of a block: one per 64-row slice of the tile, or two ping-pong ones.
+/// Consumer warpgroups of a block: one per 64-row slice of the tile up to two (a 256-row tile
+/// gives each two slices), or two ping-pong ones.
 int64_t consumerWarpgroups(KernelConfigAttr config) {
-  return config.getPingpong() ? 2 : config.getTileM() / 64;
+  return config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / 64, 2);
 }
 
 /// Byte offsets of the shared-memory layout for one configuration.
@@ -138,7 +139,7 @@ public:
   int64_t cluster() const { return config.getCluster(); }
   /// 64-row slices of a tile (one wgmma m64 each); a consumer computes one, or all (ping-pong).
   int64_t rowSlices() const { return config.getTileM() / 64; }
-  int64_t slicesPerConsumer() const { return config.getPingpong() ? rowSlices() : 1; }
+  int64_t slicesPerConsumer() const { return rowSlices() / (config.getPingpong() ? 1 : consumers()); }
   int64_t threads() const { return kWarpgroup * (1 + consumers()); }
   int64_t registers() const { return config.getTileN() / 2; } // f32 accumulators per slice
   /// Work units of the grid: (tile, split) pairs, or pair units of a cluster's two tile rows.
@@ -239,6 +240,9 @@ public:
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
                                  "b_sums); use the cooperative kernel";
+    if (config.getTileM() == 256 && (op.getASums() || op.getBSums()))
+      return op.emitOpError() << "256-row wgmma tiles take no operand sums (a_sums, b_sums); "
+                                 "use 128 rows";
     int64_t kSteps = llvm::divideCeil(reductionDim(op), config.getTileK());
     if (config.getSplits() > kSteps)
       return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
@@ -788,7 +792,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     // A slice's 64 rows of A: 64 lines (K-major) or one block (MN-major), 8 KiB either way. A
     // cooperative consumer computes slice `consumer`, a ping-pong one all of them.
     Value aAddress = pingpong ? stageAddress
-                              : e.add(stageAddress, e.mul(consumer, e.i32(kBlockBytes)));
+                              : e.add(stageAddress, e.mul(consumer, e.i32(slices * kBlockBytes)));
     Value bAddress = e.add(stageAddress, e.i32(layout.aBytes));
     // A step of k16 advances 32 bytes within each K-major line, or 16 MN-major lines.
     auto kStep = [&](bool mnMajor) { return mnMajor ? kInstrK * kSwizzleBytes : kInstrK * 2; };
@@ -891,7 +895,10 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       b.setInsertionPointToStart(inside.thenBlock());
     }
     storeSums(sumPartials);
-    emitEpilog(e, c, op, operands, accs[0], unit, consumer);
+    // Consumer c computes slices [c * slices, (c + 1) * slices).
+    for (int64_t s = 0; s < slices; ++s)
+      emitEpilog(e, c, op, operands, accs[s], unit,
+                 e.add(e.mul(consumer, e.i32(slices)), e.i32(s)));
   } else {
     Value acc = accs[0];
     // The partial operand sums travel with the accumulators: one record per thread.
