@@ -665,24 +665,6 @@ std::vector<Case> allCases(bool quick) {
     pingpong({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"},
              inPlace); // rows of 406 bytes: staged
   }
-  // Two K-atoms per stage (tile_k = 128), forced: K a multiple of 128, of 64 only (the last
-  // stage's second atom lies past K) and of neither, short M, split-K, a cluster, ping-pong,
-  // 256-row tiles and beta * C with f32 D.
-  for (const char *tail : {"[64, 128, 128], stages = 4>", "[64, 256, 128], stages = 2>",
-                           "[64, 128, 128], stages = 4, splits = 3>",
-                           "[128, 256, 128], stages = 2, cluster = 2>",
-                           "[128, 128, 128], stages = 3, pingpong = true>",
-                           "[256, 128, 128], stages = 2>"}) {
-    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + tail;
-    for (Case c : std::vector<Case>{
-             {ElementType::BF16, {17, 1032}, {4000, 1032}, {17, 4000}, false, true, "GELU_BIAS"},
-             {ElementType::F16, {300, 1024}, {500, 1024}, {300, 500}, false, true, "RELU_BIAS",
-              true, 0.5f, 2.0f, false, ElementType::F32},
-             {ElementType::BF16, {257, 1000}, {131, 1000}, {257, 131}, false, true, "BIAS"}}) {
-      c.config = config;
-      cases.push_back(c);
-    }
-  }
   // 256-row tiles (two consumers of two 64-row slices each), forced: residues, beta * C with f32
   // D, MN-major A and B, the ordinary-load producer, staged rows, more tiles than blocks.
   {

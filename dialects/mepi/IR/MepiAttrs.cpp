@@ -45,9 +45,8 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                          << tileN << " and " << splits << " splits";
     if (tileN % 8 != 0 || tileN > 256)
       return emitError() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
-    // One or two 128-byte swizzle atoms of 16-bit elements along K per stage.
-    if (tileK != 64 && tileK != 128)
-      return emitError() << "expected tile_k 64 or 128 for wgmma, got " << tileK;
+    if (tileK != 64)
+      return emitError() << "expected tile_k 64 for wgmma, got " << tileK;
     if (stages < 2 || stages > 8)
       return emitError() << "expected 2 to 8 stages for wgmma, got " << stages;
     // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.

@@ -194,17 +194,6 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
   if (!op.getASums() && !op.getBSums())
     for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 128}, {64, 256}})
       add(chooseWgmmaConfig(op, tileM, tileN, /*pingpong=*/true));
-  // Short M (streaming B): 64-row tiles with two K-atoms per stage, so each row of B is read
-  // 256 bytes at a time (K-major operands through TMA, no operand sums).
-  if (shape[0] <= 128 && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
-      !op.getBSums())
-    for (int64_t tileN : {128, 256}) {
-      KernelConfigAttr plain = chooseWgmmaConfig(op, 64, tileN);
-      if (plain.getTma())
-        add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 64, tileN, 128,
-                                  std::max<int64_t>(2, plain.getStages() / 2), 1, true,
-                                  /*pingpong=*/false, /*cluster=*/1));
-    }
   // 256 x 128: two consumers of two 64-row slices each (not with operand sums).
   if (!op.getASums() && !op.getBSums() && shape[0] > 128)
     add(chooseWgmmaConfig(op, 256, 128));
@@ -225,7 +214,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       continue;
     int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                              config.getTileN(), config.getTileK(), fewer, 1, config.getTma(),
+                              config.getTileN(), 64, fewer, 1, config.getTma(),
                               config.getPingpong(), config.getCluster()));
   }
   return ranked;

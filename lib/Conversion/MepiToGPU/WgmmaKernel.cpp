@@ -85,19 +85,14 @@ int64_t consumerWarpgroups(KernelConfigAttr config) {
 }
 
 /// Byte offsets of the shared-memory layout for one configuration.
-/// A stage holds tile_k / 64 K-atoms (64 k-values, one swizzled line per row) of each operand:
-/// A's atoms, then B's.
 struct SharedLayout {
-  int64_t atomA = 0, atomB = 0, aBytes = 0, bBytes = 0, stageBytes = 0, staging = 0, scratch = 0,
-          scratchBytes = 0, barriers = 0, flags = 0, total = 0;
+  int64_t aBytes = 0, bBytes = 0, stageBytes = 0, staging = 0, scratch = 0, scratchBytes = 0,
+          barriers = 0, flags = 0, total = 0;
   SharedLayout() = default;
   SharedLayout(KernelConfigAttr config, MatmulOp op) {
     int64_t consumers = consumerWarpgroups(config);
-    int64_t atoms = config.getTileK() / 64;
-    atomA = config.getTileM() * kSwizzleBytes;
-    atomB = config.getTileN() * kSwizzleBytes;
-    aBytes = atoms * atomA;
-    bBytes = atoms * atomB;
+    aBytes = config.getTileM() * kSwizzleBytes;
+    bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
     staging = config.getStages() * stageBytes;
     scratch = staging + consumers * wgmmaStagingBytes();
@@ -245,12 +240,6 @@ public:
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
                                  "b_sums); use the cooperative kernel";
-    // Several K-atoms per stage: K-major operands through TMA only (one box per atom).
-    if (config.getTileK() != 64 &&
-        (isMNMajorA(op) || isMNMajorB(op) || !config.getTma() || op.getASums() || op.getBSums()))
-      return op.emitOpError() << "expected tile_k 64 unless A and B are K-major, loaded by TMA "
-                                 "and without operand sums, got "
-                              << config.getTileK();
     if (config.getTileM() == 256 && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "256-row wgmma tiles take no operand sums (a_sums, b_sums); "
                                  "use 128 rows";
@@ -270,7 +259,7 @@ public:
       // (MN-major, one box per 64-row block).
       int64_t line = kSwizzleBytes / 2;
       auto box = [&](bool mnMajor, int64_t rows) {
-        return b.getDenseI64ArrayAttr({line, mnMajor ? int64_t(64) : rows});
+        return b.getDenseI64ArrayAttr({line, mnMajor ? config.getTileK() : rows});
       };
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(),
                                             box(isMNMajorA(op), config.getTileM()),
@@ -587,31 +576,25 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
         Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
   };
   // Coordinates innermost first: (k, row) for K-major, (row, k) per 64-row block otherwise.
-  auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor, Value k,
+  auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor,
                       Value multicast) {
     if (!mnMajor)
-      return copy(dst, map, k, row, multicast);
+      return copy(dst, map, load.k, row, multicast);
     for (int64_t block = 0; block < rows / kBlockRows; ++block)
       copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
-           e.add(row, e.i32(block * kBlockRows)), k, multicast);
+           e.add(row, e.i32(block * kBlockRows)), load.k, multicast);
   };
+  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA, Value());
   // In a cluster, block r loads rows [r * tileN / 2, (r + 1) * tileN / 2) of B's tile (whole
   // lines, or whole 64-row blocks) into both blocks.
   int64_t rowsB = config.getTileN() / cluster();
-  Value multicast, rowB = load.rowB, halfB = e.i32(0);
+  Value multicast, bBase = e.offset(load.stageBase, e.i32(layout.aBytes)), rowB = load.rowB;
   if (cluster() > 1) {
     multicast = arith::ConstantIntOp::create(b, loc, (1 << cluster()) - 1, 16);
-    halfB = e.mul(c.rank, e.i32(layout.atomB / cluster()));
+    bBase = e.offset(bBase, e.mul(c.rank, e.i32(layout.bBytes / cluster())));
     rowB = e.add(rowB, e.mul(c.rank, e.i32(rowsB)));
   }
-  // One box per K-atom of the stage.
-  for (int64_t atom = 0; atom < config.getTileK() / 64; ++atom) {
-    Value k = e.add(load.k, e.i32(atom * 64));
-    copyTile(e.offset(load.stageBase, e.i32(atom * layout.atomA)), c.mapA, load.rowA,
-             config.getTileM(), c.mnMajorA, k, Value());
-    Value bBase = e.offset(load.stageBase, e.i32(layout.aBytes + atom * layout.atomB));
-    copyTile(e.offset(bBase, halfB), c.mapB, rowB, rowsB, c.mnMajorB, k, multicast);
-  }
+  copyTile(bBase, c.mapB, rowB, rowsB, c.mnMajorB, multicast);
 }
 
 void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
@@ -817,19 +800,12 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     NVVM::MMALayout layoutA = c.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    // k16 step kk of K-atom kk / 4 (tile_k > 64 is K-major only).
-    constexpr int64_t kStepsPerAtom = 64 / kInstrK;
     for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
-      int64_t atom = kk / kStepsPerAtom, inAtom = kk % kStepsPerAtom;
       Value descB = emitMatrixDescriptor(
-          e, e.add(bAddress, e.i32(atom * layout.atomB + inAtom * kStep(c.mnMajorB))),
-          c.mnMajorB);
+          e, e.add(bAddress, e.i32(kk * kStep(c.mnMajorB))), c.mnMajorB);
       for (int64_t s = 0; s < slices; ++s) {
         Value descA = emitMatrixDescriptor(
-            e,
-            e.add(aAddress, e.i32(atom * layout.atomA + s * kBlockBytes +
-                                  inAtom * kStep(c.mnMajorA))),
-            c.mnMajorA);
+            e, e.add(aAddress, e.i32(s * kBlockBytes + kk * kStep(c.mnMajorA))), c.mnMajorA);
         accs[s] = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, accType, accs[s], descA, descB, shape, inType, inType,
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
