@@ -260,7 +260,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
   Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(slice, e.i32(64)));
   Value colBase = e.mul(tileCol, e.i32(f.tileN));
-  if (isDirectEpilog(op))
+  if (f.directStores && isDirectEpilog(op))
     return emitDirectEpilog(e, op, operands, f, acc, rowBase, colBase, fragmentRow, fragmentCol);
   bool rowBounds = f.m % f.tileM != 0, colBounds = f.n % f.tileN != 0;
   // D row-major with rows of whole vectors, at an address aligned for them: each group of
