@@ -38,9 +38,9 @@ struct WgmmaEpilogFrame {
   int64_t m = 0, n = 0, tileM = 0, tileN = 0;
   int64_t slices = 0;  ///< 64-row slices of a tile (tileM / 64)
   /// D may go from the registers straight to global memory when the epilog writes D only: the
-  /// cooperative kernels with one slice per consumer gained 1-12 % by it on the H200; the
-  /// ping-pong and 256-row ones lost (their epilog overlaps a main loop, which the scattered
-  /// stores slow down; bench/NOTES.md).
+  /// cooperative 128-row kernels gained 1-12 % by it on the H200; the ping-pong and 256-row
+  /// ones lost 2-6 % (their epilog overlaps a main loop, which the scattered stores slow down),
+  /// and so did the 64-row ones of short M (decode16 GELU_BIAS 0.83 -> 0.77; bench/NOTES.md).
   bool directStores = false;
   int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
   int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area

@@ -1026,7 +1026,8 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.tileM = config.getTileM();
   frame.tileN = config.getTileN();
   frame.slices = rowSlices();
-  frame.directStores = !config.getPingpong() && slicesPerConsumer() == 1;
+  frame.directStores =
+      !config.getPingpong() && slicesPerConsumer() == 1 && config.getTileM() == 128;
   frame.staging = c.layout.staging;
   frame.scratch = c.layout.scratch;
   frame.reductions = c.reductions;
