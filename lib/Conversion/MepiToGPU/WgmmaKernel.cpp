@@ -327,6 +327,13 @@ private:
     Value tile, split, tileRow, tileCol, kBegin, kEnd, inside;
   };
   WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit) const;
+  /// How many walk the work units side by side: the blocks of the grid, or its clusters.
+  Value emitWalkers(Emitter &e) const {
+    Type i32 = e.b.getI32Type();
+    if (cluster() > 1)
+      return NVVM::ClusterDimXOp::create(e.b, e.loc, i32);
+    return NVVM::GridDimXOp::create(e.b, e.loc, i32);
+  }
   /// The for loop over this block's work units carrying the stage counter (starting at `init`,
   /// 0 if null): blockIdx.x + skip * gridDim.x, then every `stride`-th of the block's units;
   /// the builder is left in its body.
@@ -399,8 +406,7 @@ scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c, Valu
   // A cluster's blocks walk the cluster's units together.
   Value first = cluster() > 1 ? NVVM::ClusterIdXOp::create(b, e.loc, b.getI32Type()).getResult()
                               : NVVM::BlockIdXOp::create(b, e.loc, b.getI32Type()).getResult();
-  Value grid = cluster() > 1 ? NVVM::ClusterDimXOp::create(b, e.loc, b.getI32Type()).getResult()
-                             : NVVM::GridDimXOp::create(b, e.loc, b.getI32Type()).getResult();
+  Value grid = emitWalkers(e);
   if (skip)
     first = e.add(first, e.mul(skip, grid));
   Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
@@ -758,8 +764,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   }
   // Ping-pong: wait for the other consumer's main loop of the block's previous unit (the
   // block's first unit has none).
-  Value grid = cluster() > 1 ? NVVM::ClusterDimXOp::create(b, loc, b.getI32Type()).getResult()
-                             : NVVM::GridDimXOp::create(b, loc, b.getI32Type()).getResult();
+  Value grid = emitWalkers(e);
   Value hasPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                             units.getInductionVar(), grid);
   Value hasNext = e.ult(e.add(units.getInductionVar(), grid), e.i32(c.units));
@@ -877,16 +882,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   // Ping-pong: the block's next unit is the other consumer's; this one's next starts a unit on.
   Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
 
-  if (pingpong) {
-    std::optional<OpBuilder::InsertionGuard> insideGuard;
-    if (cluster() > 1) { // a cluster's tile below D (its pair's second) has nothing to store
-      insideGuard.emplace(b);
-      auto inside = scf::IfOp::create(b, loc, unit.inside, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(inside.thenBlock());
-    }
-    for (int64_t s = 0; s < slices; ++s)
-      emitEpilog(e, c, op, operands, accs[s], unit, e.i32(s));
-  } else if (config.getSplits() == 1) {
+  if (config.getSplits() == 1) { // ping-pong kernels are never split
     // A cluster's tile below D (its pair's second) has nothing to store.
     std::optional<OpBuilder::InsertionGuard> insideGuard;
     if (cluster() > 1) {
@@ -895,10 +891,11 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       b.setInsertionPointToStart(inside.thenBlock());
     }
     storeSums(sumPartials);
-    // Consumer c computes slices [c * slices, (c + 1) * slices).
+    // A cooperative consumer c computes slices [c * slices, (c + 1) * slices), a ping-pong one
+    // all of them.
+    Value first = pingpong ? e.i32(0) : e.mul(consumer, e.i32(slices));
     for (int64_t s = 0; s < slices; ++s)
-      emitEpilog(e, c, op, operands, accs[s], unit,
-                 e.add(e.mul(consumer, e.i32(slices)), e.i32(s)));
+      emitEpilog(e, c, op, operands, accs[s], unit, e.add(first, e.i32(s)));
   } else {
     Value acc = accs[0];
     // The partial operand sums travel with the accumulators: one record per thread.
