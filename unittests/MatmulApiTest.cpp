@@ -180,7 +180,8 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
                       "#mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
-                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2>"),
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2, "
+                      "store = registers>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
@@ -188,7 +189,7 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
-                      "cluster = 2>"),
+                      "cluster = 2, store = registers>"),
             candidates.end());
   // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each
   // unsplit one in a cluster of 2, and the 5 cooperative tiles with fewer stages.

@@ -233,7 +233,8 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ(kernel->config,
-            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>");
+            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, "
+            "store = registers>");
   EXPECT_TRUE(kernel->persistent);
   EXPECT_EQ(kernel->cluster, 2);
   EXPECT_EQ(kernel->block, (std::array<int64_t, 3>{384, 1, 1}));
@@ -261,7 +262,8 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   llvm::Expected<CompiledKernel> loads = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(loads)) << llvm::toString(loads.takeError());
   EXPECT_EQ(loads->config,
-            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false>");
+            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false, "
+            "store = registers>");
   EXPECT_TRUE(loads->persistent);
   EXPECT_TRUE(loads->tensorMaps.empty());
 

@@ -157,14 +157,31 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
                             const MatmulProblem &problem, const LaunchArguments &args)
     -> llvm::Expected<std::unique_ptr<PreparedLaunch>> {
   std::unique_ptr<PreparedLaunch> prepared(new PreparedLaunch(function));
+  // The planned function's arguments in order (Planner.cpp); the scalars have no layout.
+  std::vector<std::pair<CUdeviceptr, const OperandLayout *>> arguments = {
+      {args.a, &problem.a}, {args.b, &problem.b}, {0, nullptr}};
+  if (problem.c)
+    arguments.insert(arguments.end(), {{args.c, &*problem.c}, {0, nullptr}});
+  for (size_t i = 0; i < problem.builtinInputs.size(); ++i)
+    arguments.push_back({i < args.builtinInputs.size() ? args.builtinInputs[i] : 0,
+                         &problem.builtinInputs[i].layout});
+  for (size_t i = 0; i < problem.userInputs.size(); ++i)
+    arguments.push_back({i < args.userInputs.size() ? args.userInputs[i] : 0,
+                         &problem.userInputs[i].layout});
+  if (problem.userEpilog && problem.userEpilog->userData)
+    arguments.push_back({0, nullptr});
+  arguments.push_back({args.d, &problem.d});
+  for (const auto &[ptr, layout] : args.outputs)
+    arguments.push_back({ptr, &layout});
   for (const TensorMapSpec &spec : kernel.tensorMaps) {
-    // Only a (argument 0) and b (argument 1) are read through TMA.
-    if (spec.argument > 1)
+    // TMA reads a and b and may write d: 2-D operands the runtime checked or allocated.
+    if (spec.argument >= arguments.size() ||
+        !arguments[spec.argument].second || arguments[spec.argument].second->shape.size() != 2)
       return llvm::createStringError("the kernel wants a tensor map of argument " +
-                                     std::to_string(spec.argument) + ", which is not a or b");
-    const OperandLayout &layout = spec.argument == 0 ? problem.a : problem.b;
-    if (llvm::Error e = prepared->addTensorMap(spec, spec.argument == 0 ? args.a : args.b,
-                                               layout))
+                                     std::to_string(spec.argument) +
+                                     ", which is not a 2-D operand");
+    auto [ptr, layout] = arguments[spec.argument];
+    if (llvm::Error e = prepared->addTensorMap(spec, ptr, *layout))
       return std::move(e);
   }
   if (kernel.workspaceBytes) {

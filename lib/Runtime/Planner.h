@@ -15,7 +15,7 @@ namespace mepi::runtime {
 
 /// A TMA descriptor the launcher encodes (cuTensorMapEncodeTiled) and passes by value.
 struct TensorMapSpec {
-  unsigned argument = 0;             ///< the planned function's argument it describes (a: 0, b: 1)
+  unsigned argument = 0;             ///< the planned function's argument it describes (a: 0, b: 1, d)
   std::array<int64_t, 2> box{};      ///< elements per load: inner (contiguous), outer
   int64_t swizzle = 0;               ///< bytes: 0, 32, 64 or 128
 };

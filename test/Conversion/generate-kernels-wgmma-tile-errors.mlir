@@ -43,3 +43,54 @@ func.func @pingpong_sums(%a: memref<200x128xbf16>, %b: memref<128x128xbf16>, %d:
   }
   return
 }
+
+// -----
+
+// D from the registers serves epilogs that write D only.
+func.func @registers_aux(%a: memref<200x128xbf16>, %b: memref<128x128xbf16>,
+                         %d: memref<200x128xbf16> {mepi.alignment = 16 : i64},
+                         %aux: memref<200x128xbf16>) {
+  // expected-error @+1 {{store = registers needs an epilog that writes D only (no aux output, no reduction) into a static row-major D; use store = staged}}
+  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<128x128xbf16>)
+      outs(%d : memref<200x128xbf16>) aux(%aux as matrix : memref<200x128xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r, %r : bf16, bf16
+  }
+  return
+}
+
+// -----
+
+// A TMA store addresses rows of a multiple of 16 bytes: 1001 bf16 are 2002.
+func.func @tma_store_rows(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<1002x128xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<200x1002xbf16> {mepi.alignment = 16 : i64}) {
+  // expected-error @+1 {{store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a 16-byte aligned address, got 'memref<200x1002xbf16>'}}
+  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1002x128xbf16>)
+      outs(%d : memref<200x1002xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = tma>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// A TMA store writes 128 bytes of each row: 64 bf16 columns.
+func.func @tma_store_tile(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<1024x128xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<200x1024xbf16> {mepi.alignment = 16 : i64}) {
+  // expected-error @+1 {{store = tma needs tile_n a multiple of 64 (128 bytes of D), got 96}}
+  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1024x128xbf16>)
+      outs(%d : memref<200x1024xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 64], stages = 4, store = tma>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

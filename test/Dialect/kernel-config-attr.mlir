@@ -23,3 +23,13 @@
 
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5, pingpong = true>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5, pingpong = true>} : () -> ()
+
+// -----
+
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>} : () -> ()
+
+// -----
+
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>} : () -> ()

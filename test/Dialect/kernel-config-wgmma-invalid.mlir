@@ -52,5 +52,16 @@ func.func private @pingpong_splits() attributes {c = #mepi.kernel_config<wgmma, 
 
 // -----
 
-// expected-error @+1 {{expected no pingpong or cluster setting for simt}}
+// expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
 func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], pingpong = true>}
+
+// -----
+
+// TMA stores of D take the tensor-map path of a TMA kernel.
+// expected-error @+1 {{expected store = tma only with TMA loads}}
+func.func private @tma_store_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false, store = tma>}
+
+// -----
+
+// expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
+func.func private @store_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], store = registers>}

@@ -704,6 +704,33 @@ std::vector<Case> allCases(bool quick) {
     clustered({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
     clustered({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"});
   }
+  // D through TMA stores (and from the registers outside the cooperative 128-row kernels),
+  // forced in every kernel form: residue rows and columns (D rows of 1008 bytes, the TMA
+  // store clips at the edges), beta * C with f32 D (32-column lines), more tiles than blocks
+  // (2100 x 2000), MN-major A and B, 64-column tiles (one line per slice: the buffers
+  // alternate across tiles), split-K (the last split stores), and clusters of 2.
+  for (const char *form :
+       {"[128, 256, 64], stages = 4, store = tma", "[128, 128, 64], stages = 6, store = tma",
+        "[64, 256, 64], stages = 5, store = tma", "[64, 128, 64], stages = 8, store = tma",
+        "[128, 64, 64], stages = 8, store = tma", "[256, 128, 64], stages = 4, store = tma",
+        "[128, 128, 64], stages = 4, pingpong = true, store = tma",
+        "[64, 256, 64], stages = 4, pingpong = true, store = tma",
+        "[128, 256, 64], stages = 4, cluster = 2, store = tma",
+        "[128, 128, 64], stages = 4, pingpong = true, store = registers",
+        "[256, 128, 64], stages = 4, store = registers"}) {
+    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+    auto stored = [&](Case c) {
+      c.config = config;
+      cases.push_back(c);
+    };
+    stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
+    stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
+            0.5f, 2.0f, false, ElementType::F32});
+    stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
+  }
+  cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 3, store = tma>"));
   return cases;
 }
 } // namespace

@@ -204,7 +204,8 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   return r;
 }
 
-/// "wgmma 128x256 s4 k1" (" pp" for ping-pong) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
+/// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " tma" / " reg" for
+/// D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
 std::string shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
   char strategy[16] = {0};
@@ -217,9 +218,13 @@ std::string shortConfig(const std::string &config) {
     splits = std::atol(s + 9);
   bool loads = config.find("tma = false") != std::string::npos;
   bool pingpong = config.find("pingpong = true") != std::string::npos;
+  bool cluster = config.find("cluster = 2") != std::string::npos;
+  const char *store = config.find("store = tma") != std::string::npos         ? " tma"
+                      : config.find("store = registers") != std::string::npos ? " reg"
+                                                                              : "";
   return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
          std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
-         (pingpong ? " pp" : "");
+         (pingpong ? " pp" : "") + (cluster ? " c2" : "") + store;
 }
 
 std::string jsonEscape(const std::string &s) {

@@ -18,7 +18,8 @@ static constexpr int64_t kMaxSplits = 32;
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
-                                       bool tma, bool pingpong, int64_t cluster) {
+                                       bool tma, bool pingpong, int64_t cluster,
+                                       DStore store) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -63,8 +64,10 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
       return emitError() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
     if (cluster != 1 && (splits != 1 || !tma))
       return emitError() << "expected a cluster of 2 only with TMA loads and 1 split";
-  } else if (pingpong || cluster != 1) {
-    return emitError() << "expected no pingpong or cluster setting for simt";
+    if (store == DStore::Tma && !tma)
+      return emitError() << "expected store = tma only with TMA loads";
+  } else if (pingpong || cluster != 1 || store != DStore::Staged) {
+    return emitError() << "expected no pingpong, cluster or store setting for simt";
   }
   return success();
 }

@@ -58,6 +58,15 @@ def Mepi_KernelStrategy : I32EnumAttr<"KernelStrategy", "kernel family used for 
 }
 def Mepi_KernelStrategyAttr : EnumAttr<Mepi_Dialect, Mepi_KernelStrategy, "strategy">;
 
+def Mepi_DStore : I32EnumAttr<"DStore", "how a wgmma kernel's epilog writes D", [
+      I32EnumAttrCase<"Staged", 0, "staged">,       // through shared memory, vector stores
+      I32EnumAttrCase<"Registers", 1, "registers">, // from the registers, 2-element stores
+      I32EnumAttrCase<"Tma", 2, "tma">              // through shared memory, TMA stores
+    ]> {
+  let cppNamespace = "::mlir::mepi";
+  let genSpecializedAttr = 0;
+}
+
 def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
   let mnemonic = "kernel_config";
   let summary = "kernel configuration chosen for one matmul";
@@ -85,27 +94,39 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       2i and 2i + 1 of one tile column), which read the same tile of B: each loads half of it
       and multicasts it into both blocks' shared memory (TMA multicast), halving B's traffic
       from L2. It needs TMA loads and takes no split-K.
+      `store` is how the epilog writes D. `staged` (the default) takes the accumulators through
+      shared memory 32 columns at a time, so that a warp's input loads and D stores are whole
+      consecutive vectors; it serves every epilog. When the epilog writes D only (no aux output,
+      no reduction), `registers` stores each thread's pairs of elements straight from the
+      registers (no shared memory, no barrier), and `tma` writes each 64 x 128-byte piece of
+      the tile into a swizzled shared buffer (two per consumer warpgroup, alternating) that one
+      thread then hands to a TMA store, which runs while the consumer goes on; `tma` needs TMA
+      loads and a D whose rows TMA can address.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
     `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`,
     `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
                         DefaultValuedParameter<"int64_t", "1">:$splits,
                         DefaultValuedParameter<"bool", "true">:$tma,
                         DefaultValuedParameter<"bool", "false">:$pingpong,
-                        DefaultValuedParameter<"int64_t", "1">:$cluster);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster)^)? `>`";
+                        DefaultValuedParameter<"int64_t", "1">:$cluster,
+                        DefaultValuedParameter<"::mlir::mepi::DStore",
+                                               "::mlir::mepi::DStore::Staged">:$store);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1, DStore::Staged);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1,
+                  DStore::Staged);
     }]>
   ];
   let genVerifyDecl = 1;

@@ -125,6 +125,22 @@ int64_t mlir::mepi::getPromisedAlignment(Value value) {
   return attr ? attr.getInt() : 0;
 }
 
+bool mlir::mepi::canStoreDFromRegisters(MatmulOp op) {
+  MemRefType dType = op.getD().getType();
+  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
+  return op.getAux().empty() && op.getReductions().empty() && dType.getRank() == 2 &&
+         dType.getLayout().isIdentity() && dType.hasStaticShape() &&
+         dType.getShape().back() % 2 == 0 && getPromisedAlignment(op.getD()) >= 2 * dBytes;
+}
+
+bool mlir::mepi::canStoreDThroughTma(MatmulOp op) {
+  MemRefType dType = op.getD().getType();
+  Type element = dType.getElementType();
+  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
+  return canStoreDFromRegisters(op) && (element.isBF16() || element.isF16() || element.isF32()) &&
+         (dType.getShape().back() * dBytes) % 16 == 0 && getPromisedAlignment(op.getD()) >= 16;
+}
+
 //===----------------------------------------------------------------------===//
 // Memory effects
 //===----------------------------------------------------------------------===//

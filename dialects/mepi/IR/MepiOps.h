@@ -22,6 +22,14 @@ inline constexpr llvm::StringLiteral kAlignmentAttr = "mepi.alignment";
 /// The alignment in bytes promised for `value` (kAlignmentAttr on the entry block argument of
 /// a function), 0 when unknown.
 int64_t getPromisedAlignment(Value value);
+
+/// Whether `op`'s epilog writes D only (no aux output, no reduction) into a static row-major D
+/// whose element pairs are aligned: the wgmma kernels may store D from the registers
+/// (`store = registers`).
+bool canStoreDFromRegisters(MatmulOp op);
+/// Whether, besides, D is bf16, f16 or f32 with rows of a multiple of 16 bytes at a 16-byte
+/// aligned address, which a TMA descriptor can address (`store = tma`).
+bool canStoreDThroughTma(MatmulOp op);
 } // namespace mlir::mepi
 
 #endif // MEPI_IR_MEPIOPS_H

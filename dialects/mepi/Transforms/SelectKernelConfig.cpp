@@ -91,6 +91,16 @@ int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
   return bytes;
 }
 
+/// How the epilog writes D by default: from the registers in the cooperative 128-row kernels
+/// when it writes D only, which gained 1-12 % there on the H200; the ping-pong and 256-row
+/// kernels lost 2-6 % by it (their epilog overlaps a main loop, which the scattered 4-byte
+/// stores slow down), and so did the 64-row ones of short M (decode16 GELU_BIAS 0.83 -> 0.77;
+/// bench/NOTES.md). Elsewhere through shared memory.
+DStore defaultStore(MatmulOp op, int64_t tileM, bool pingpong) {
+  return !pingpong && tileM == 128 && canStoreDFromRegisters(op) ? DStore::Registers
+                                                                  : DStore::Staged;
+}
+
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN,
                                    bool pingpong = false) {
   constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
@@ -137,7 +147,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
       !op.getASums() && !op.getBSums())
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1);
+                                 /*cluster=*/1, DStore::Staged);
   if (forcedM > 0)
     tileM = forcedM;
   if (forcedN > 0)
@@ -159,7 +169,8 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
                         ? 2
                         : 1;
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
-                               pingpong ? 1 : splits, tma, pingpong, cluster);
+                               pingpong ? 1 : splits, tma, pingpong, cluster,
+                               defaultStore(op, tileM, pingpong));
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -187,7 +198,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       if (kSteps >= splits * kMinStepsPerSplit && tiles * splits <= 2 * kMultiprocessors)
         add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
                                   plain.getStages(), splits, plain.getTma(),
-                                  /*pingpong=*/false, /*cluster=*/1));
+                                  /*pingpong=*/false, /*cluster=*/1, plain.getStore()));
   }
   // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
   // accumulators one warpgroup can hold; not with operand sums.
@@ -204,7 +215,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
         shape[0] > config.getTileM())
       add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                                 config.getTileN(), 64, config.getStages(), 1, true,
-                                config.getPingpong(), /*cluster=*/2));
+                                config.getPingpong(), /*cluster=*/2, config.getStore()));
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
   // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
@@ -215,7 +226,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                               config.getTileN(), 64, fewer, 1, config.getTma(),
-                              config.getPingpong(), config.getCluster()));
+                              config.getPingpong(), config.getCluster(), config.getStore()));
   }
   return ranked;
 }

@@ -2,6 +2,7 @@
 #include "WgmmaEpilog.h"
 
 #include "EpilogEmitter.h"
+#include "WgmmaRegisterEpilog.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -131,92 +132,19 @@ void mlir::mepi::emitConsumerBarrier(Emitter &e, Value consumer) {
                           NVVM::BarrierReductionAttr(), Value());
 }
 
-int64_t mlir::mepi::wgmmaStagingBytes() { return 64 * kStagingPitch * 4; }
+int64_t mlir::mepi::wgmmaStagingBytes(DStore store) {
+  switch (store) {
+  case DStore::Staged:
+    return 64 * kStagingPitch * 4;
+  case DStore::Registers:
+    return 0;
+  case DStore::Tma:
+    return 2 * 64 * 128;
+  }
+  llvm_unreachable("unknown D store");
+}
 
 int64_t mlir::mepi::wgmmaEpilogScratchBytes(MatmulOp op) { return ScratchLayout(op).bytes; }
-
-/// Whether the epilog writes D only (no aux outputs, no reductions) into a row-major D whose
-/// element pairs are aligned: then it goes from the registers straight to D.
-static bool isDirectEpilog(MatmulOp op) {
-  MemRefType dType = op.getD().getType();
-  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  return op.getAux().empty() && op.getReductions().empty() && dType.getLayout().isIdentity() &&
-         dType.hasStaticShape() && dType.getShape().back() % 2 == 0 &&
-         getPromisedAlignment(op.getD()) >= 2 * dBytes;
-}
-
-/// The direct epilog: no staging through shared memory and no barrier. Each thread walks its
-/// registers 8 columns at a time (a runtime loop, so that the epilog region is emitted four
-/// times, not tile_n / 2): registers 4g .. 4g + 3 are columns (c, c + 1) of rows r and r + 8,
-/// each pair one store of two elements.
-static void emitDirectEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
-                             const WgmmaEpilogFrame &f, Value acc, Value rowBase,
-                             Value colBase, Value fragmentRow, Value fragmentCol) {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  Type f32 = b.getF32Type();
-  MemRefType dType = op.getD().getType();
-  Type dElement = dType.getElementType();
-  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  int64_t groups = f.tileN / 8;
-  Value rows[2] = {e.add(rowBase, fragmentRow), e.add(rowBase, e.add(fragmentRow, e.i32(8)))};
-  // Per-row inputs of the thread's two rows, loaded once (rows past M read row 0).
-  SmallVector<std::array<Value, 2>> rowInputs(op.getEpilogInputs().size());
-  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
-    auto type = dyn_cast<MemRefType>(input.getType());
-    if (op.getInputKind(i) != BroadcastKind::Row || !type || type.getRank() != 1)
-      continue;
-    for (int h = 0; h < 2; ++h) {
-      Value safe = arith::SelectOp::create(b, loc, e.ult(rows[h], e.i32(f.m)), rows[h], e.i32(0));
-      rowInputs[i][h] = memref::LoadOp::create(b, loc, operands.lookup(input),
-                                               ValueRange{e.toIndex(safe)});
-    }
-  }
-  Value dPointer =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operands.lookup(op.getD()));
-  Value dAddress = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dPointer);
-  Value dBase = LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), dAddress);
-  auto loop = scf::ForOp::create(b, loc, e.i32(0), e.i32(groups), e.i32(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value group = loop.getInductionVar();
-  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, groups));
-  auto pick = scf::IndexSwitchOp::create(b, loc, SmallVector<Type>(4, f32), e.toIndex(group),
-                                         caseValues, groups);
-  for (int64_t g = 0; g <= groups; ++g) {
-    Region &region = g < groups ? pick.getCaseRegions()[g] : pick.getDefaultRegion();
-    b.createBlock(&region);
-    SmallVector<Value> four;
-    for (int64_t j = 0; j < 4; ++j)
-      four.push_back(LLVM::ExtractValueOp::create(b, loc, acc, 4 * (g < groups ? g : 0) + j));
-    scf::YieldOp::create(b, loc, four);
-  }
-  b.setInsertionPointAfter(pick);
-  Value col = e.add(colBase, e.add(fragmentCol, e.mul(group, e.i32(8))));
-  for (int h = 0; h < 2; ++h) {
-    SmallVector<Value> preloaded(op.getEpilogInputs().size());
-    for (auto [i, pair] : llvm::enumerate(rowInputs))
-      preloaded[i] = pair[h];
-    // n is even and col is even: col < n covers col + 1.
-    Value inside = e.andI(e.ult(rows[h], e.i32(f.m)), e.ult(col, e.i32(f.n)));
-    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard then(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value out = LLVM::UndefOp::create(b, loc, VectorType::get({2}, dElement));
-    for (int64_t j = 0; j < 2; ++j) {
-      ElementIndex index;
-      index.row = e.toIndex(rows[h]);
-      index.col = e.toIndex(e.add(col, e.i32(j)));
-      SmallVector<Value> results = emitEpilogValues(b, loc, op, operands,
-                                                    pick.getResult(2 * h + j), index, preloaded);
-      out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(j));
-    }
-    Value linear = e.add(e.mul(e.zext64(rows[h]), e.i64(f.n)), e.zext64(col));
-    Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
-                                       ArrayRef<LLVM::GEPArg>{linear});
-    LLVM::StoreOp::create(b, loc, out, target, 2 * dBytes);
-  }
-}
 
 void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                  const WgmmaEpilogFrame &f, Value acc, Value tileRow,
@@ -232,7 +160,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   Value lane = e.rem(f.tid, e.i32(32));
   Value warp = e.div(thread, e.i32(32));
   Value staging = e.offset(
-      f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(wgmmaStagingBytes()))));
+      f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(wgmmaStagingBytes(f.store)))));
   Value area = e.offset(f.base, e.add(e.i32(f.scratch), e.mul(consumer, e.i32(scratch.bytes))));
   auto sync = [&] { emitConsumerBarrier(e, consumer); };
   auto vec2 = VectorType::get({2}, f32);
@@ -260,8 +188,9 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
   Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(slice, e.i32(64)));
   Value colBase = e.mul(tileCol, e.i32(f.tileN));
-  if (f.directStores && isDirectEpilog(op))
-    return emitDirectEpilog(e, op, operands, f, acc, rowBase, colBase, fragmentRow, fragmentCol);
+  if (f.store != DStore::Staged)
+    return emitRegisterEpilog(e, op, operands, f, acc, rowBase, colBase, fragmentRow,
+                              fragmentCol);
   bool rowBounds = f.m % f.tileM != 0, colBounds = f.n % f.tileN != 0;
   // D row-major with rows of whole vectors, at an address aligned for them: each group of
   // kEpilogVector columns is one store, and inside or outside D as a whole.

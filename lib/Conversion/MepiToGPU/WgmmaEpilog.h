@@ -23,8 +23,9 @@
 
 namespace mlir::mepi {
 
-/// Bytes of one consumer warpgroup's staging block (64 rows x kChunkColumns f32, padded rows).
-int64_t wgmmaStagingBytes();
+/// Bytes of one consumer warpgroup's staging block for D: 64 rows x kChunkColumns f32, padded
+/// rows (staged); none (registers); two TMA store buffers of 64 x 128 bytes (tma).
+int64_t wgmmaStagingBytes(DStore store);
 
 /// Bytes of one consumer warpgroup's epilog scratch area for `op` (0 when nothing combines).
 int64_t wgmmaEpilogScratchBytes(MatmulOp op);
@@ -37,11 +38,10 @@ void emitConsumerBarrier(Emitter &e, Value consumer);
 struct WgmmaEpilogFrame {
   int64_t m = 0, n = 0, tileM = 0, tileN = 0;
   int64_t slices = 0;  ///< 64-row slices of a tile (tileM / 64)
-  /// D may go from the registers straight to global memory when the epilog writes D only: the
-  /// cooperative 128-row kernels gained 1-12 % by it on the H200; the ping-pong and 256-row
-  /// ones lost 2-6 % (their epilog overlaps a main loop, which the scattered stores slow down),
-  /// and so did the 64-row ones of short M (decode16 GELU_BIAS 0.83 -> 0.77; bench/NOTES.md).
-  bool directStores = false;
+  /// How D is written (the kernel configuration's `store`; registers and tma only for epilogs
+  /// that write D only, WgmmaRegisterEpilog.h).
+  DStore store = DStore::Staged;
+  Value dMap;          ///< D's TMA descriptor (store = tma)
   int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
   int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area
   SmallVector<ReductionLayout> reductions;

@@ -52,6 +52,7 @@
 #include "KernelGenerator.h"
 #include "OperandSums.h"
 #include "WgmmaEpilog.h"
+#include "WgmmaRegisterEpilog.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -95,7 +96,7 @@ struct SharedLayout {
     bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
     staging = config.getStages() * stageBytes;
-    scratch = staging + consumers * wgmmaStagingBytes();
+    scratch = staging + consumers * wgmmaStagingBytes(config.getStore());
     scratchBytes = wgmmaEpilogScratchBytes(op); // per consumer warpgroup
     barriers = scratch + consumers * scratchBytes;
     // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
@@ -237,6 +238,20 @@ public:
       return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
                               << config.getStages() << " stages and the epilog, more than the "
                               << kMaxSharedBytes << " a block can have; use fewer stages";
+    if (config.getStore() != DStore::Staged && !canStoreDFromRegisters(op))
+      return op.emitOpError() << "store = " << stringifyDStore(config.getStore())
+                              << " needs an epilog that writes D only (no aux output, no "
+                                 "reduction) into a static row-major D; use store = staged";
+    if (config.getStore() == DStore::Tma) {
+      if (!canStoreDThroughTma(op))
+        return op.emitOpError() << "store = tma needs a bf16, f16 or f32 D with rows of a "
+                                   "multiple of 16 bytes at a 16-byte aligned address, got "
+                                << op.getD().getType();
+      if (config.getTileN() % tmaStoreLineColumns(op) != 0)
+        return op.emitOpError() << "store = tma needs tile_n a multiple of "
+                                << tmaStoreLineColumns(op) << " (128 bytes of D), got "
+                                << config.getTileN();
+    }
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
                                  "b_sums); use the cooperative kernel";
@@ -269,6 +284,11 @@ public:
                                             box(isMNMajorB(op), config.getTileN() / cluster()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
+    // D's stores: boxes of one 128-byte line by a slice's 64 rows.
+    if (config.getStore() == DStore::Tma)
+      leading.push_back(TensorMapOp::create(
+          b, loc, ptr, op.getD(), b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), kBlockRows}),
+          b.getI64IntegerAttr(kSwizzleBytes)));
     if (needsWorkspace(op)) {
       int64_t bytes = 0;
       reductionLayouts(op, bytes);
@@ -351,7 +371,7 @@ private:
 
 /// Values shared by both roles.
 struct WgmmaKernelGenerator::Context {
-  Value mapA, mapB;                 // TMA descriptors (generic pointers to kernel parameters)
+  Value mapA, mapB, mapD;           // TMA descriptors (generic pointers to kernel parameters)
   Value workspace;                  // split-K workspace (global pointer)
   Value base;                       // aligned dynamic shared memory (ptr<3>)
   Value baseAddress;                // its shared-window address (i32)
@@ -423,10 +443,13 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   Context c;
   c.layout = SharedLayout(config, op);
   const SharedLayout &layout = c.layout;
+  unsigned maps = 0;
   if (config.getTma()) {
-    c.mapA = leading[0];
-    c.mapB = leading[1];
+    c.mapA = leading[maps++];
+    c.mapB = leading[maps++];
   }
+  if (config.getStore() == DStore::Tma)
+    c.mapD = leading[maps++];
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
   c.m = dShape[0];
   c.n = dShape[1];
@@ -439,7 +462,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.units = workUnits(op);
   if (needsWorkspace(op))
     c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
-                                                leading[config.getTma() ? 2 : 0]);
+                                                leading[maps]);
   int64_t workspaceBytes = 0;
   c.reductions = reductionLayouts(op, workspaceBytes);
   c.elementType = op.getA().getType().getElementType();
@@ -510,6 +533,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
                                    NVVM::SetMaxRegisterAction::increase);
     emitConsumer(e, c, op, operands);
+    if (config.getStore() == DStore::Tma)
+      emitTmaStoresDrained(e, c.tid);
   }
   // Neither block of a cluster leaves while its peer may still multicast into it or arrive on
   // its barriers.
@@ -1023,8 +1048,8 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.tileM = config.getTileM();
   frame.tileN = config.getTileN();
   frame.slices = rowSlices();
-  frame.directStores =
-      !config.getPingpong() && slicesPerConsumer() == 1 && config.getTileM() == 128;
+  frame.store = config.getStore();
+  frame.dMap = c.mapD;
   frame.staging = c.layout.staging;
   frame.scratch = c.layout.scratch;
   frame.reductions = c.reductions;

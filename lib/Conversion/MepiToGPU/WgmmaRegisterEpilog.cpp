@@ -1,0 +1,237 @@
+// The wgmma epilogs that take D from the accumulator registers (see WgmmaRegisterEpilog.h).
+#include "WgmmaRegisterEpilog.h"
+
+#include "EpilogEmitter.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace {
+constexpr int64_t kWarpgroup = 128;
+/// A TMA store buffer: the slice's 64 rows of one 128-byte line each (64 columns of a 16-bit
+/// D, 32 of f32), with the 128-byte swizzle that the D tensor map declares.
+constexpr int64_t kLineBytes = 128, kBufferBytes = 64 * kLineBytes;
+
+/// What every path needs of the thread's place in the slice and the slice's place in D.
+struct SlicePlace {
+  Value rowBase, colBase;          ///< D coordinates of the slice's first element
+  Value fragmentRow, fragmentCol;  ///< the thread's first row and column in the slice
+  std::array<Value, 2> rows;       ///< D rows of the thread: fragmentRow and fragmentRow + 8
+  /// Per epilog input: its values at the thread's two rows when it is a per-row vector
+  /// (loaded once per slice), else null.
+  SmallVector<std::array<Value, 2>> rowInputs;
+};
+
+SlicePlace placeSlice(Emitter &e, MatmulOp op, const IRMapping &operands,
+                      const WgmmaEpilogFrame &f, Value rowBase, Value colBase, Value fragmentRow,
+                      Value fragmentCol) {
+  OpBuilder &b = e.b;
+  SlicePlace p{rowBase, colBase, fragmentRow, fragmentCol, {}, {}};
+  p.rows = {e.add(rowBase, fragmentRow), e.add(rowBase, e.add(fragmentRow, e.i32(8)))};
+  // Rows past M read row 0 (valid memory); their elements are never stored.
+  p.rowInputs.resize(op.getEpilogInputs().size());
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
+    auto type = dyn_cast<MemRefType>(input.getType());
+    if (op.getInputKind(i) != BroadcastKind::Row || !type || type.getRank() != 1)
+      continue;
+    for (int h = 0; h < 2; ++h) {
+      Value safe =
+          arith::SelectOp::create(b, e.loc, e.ult(p.rows[h], e.i32(f.m)), p.rows[h], e.i32(0));
+      p.rowInputs[i][h] = memref::LoadOp::create(b, e.loc, operands.lookup(input),
+                                                 ValueRange{e.toIndex(safe)});
+    }
+  }
+  return p;
+}
+
+/// Called per group of 8 columns and row half h (0: the thread's first row, 1: 8 rows below)
+/// with the group's index in the slice, the element pair's D row and first column, and the D
+/// values of the pair (a vector of 2 D elements; zeros where the pair is outside D).
+using PairVisitor =
+    llvm::function_ref<void(Value group, int h, Value row, Value col, Value pair)>;
+
+/// Walks groups [first, first + count) of the thread's registers 8 columns at a time, in a
+/// runtime loop so that the epilog region is emitted four times, not tile_n / 2: registers
+/// 4g .. 4g + 3 are columns (c, c + 1) of rows r and r + 8 (the wgmma fragment layout), each
+/// pair one visit.
+void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
+               const SlicePlace &p, Value acc, Value first, int64_t count, PairVisitor visit) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type f32 = b.getF32Type();
+  Type dElement = op.getD().getType().getElementType();
+  auto pairType = VectorType::get({2}, dElement);
+  int64_t groups = f.tileN / 8;
+  // Only tiles that reach past D's edge test whether an element is inside.
+  bool bounds = f.m % f.tileM != 0 || f.n % f.tileN != 0;
+  auto loop = scf::ForOp::create(b, loc, first, e.add(first, e.i32(count)), e.i32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value group = loop.getInductionVar();
+  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, groups));
+  auto pick = scf::IndexSwitchOp::create(b, loc, SmallVector<Type>(4, f32), e.toIndex(group),
+                                         caseValues, groups);
+  for (int64_t g = 0; g <= groups; ++g) {
+    Region &region = g < groups ? pick.getCaseRegions()[g] : pick.getDefaultRegion();
+    b.createBlock(&region);
+    SmallVector<Value> four;
+    for (int64_t j = 0; j < 4; ++j)
+      four.push_back(LLVM::ExtractValueOp::create(b, loc, acc, 4 * (g < groups ? g : 0) + j));
+    scf::YieldOp::create(b, loc, four);
+  }
+  b.setInsertionPointAfter(pick);
+  Value col = e.add(p.colBase, e.add(p.fragmentCol, e.mul(group, e.i32(8))));
+  for (int h = 0; h < 2; ++h) {
+    SmallVector<Value> preloaded(op.getEpilogInputs().size());
+    for (auto [i, pair] : llvm::enumerate(p.rowInputs))
+      preloaded[i] = pair[h];
+    auto compute = [&] {
+      Value out = LLVM::UndefOp::create(b, loc, pairType);
+      for (int64_t j = 0; j < 2; ++j) {
+        ElementIndex index;
+        index.row = e.toIndex(p.rows[h]);
+        index.col = e.toIndex(e.add(col, e.i32(j)));
+        SmallVector<Value> results = emitEpilogValues(b, loc, op, operands,
+                                                      pick.getResult(2 * h + j), index, preloaded);
+        out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(j));
+      }
+      return out;
+    };
+    Value pair;
+    if (!bounds) {
+      pair = compute();
+    } else {
+      // D's row length is even and col is even: col < n covers col + 1.
+      Value inside = e.andI(e.ult(p.rows[h], e.i32(f.m)), e.ult(col, e.i32(f.n)));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{pairType}, inside, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard branch(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, compute());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, Value(LLVM::ZeroOp::create(b, loc, pairType)));
+      pair = ifOp.getResult(0);
+    }
+    visit(group, h, p.rows[h], col, pair);
+  }
+}
+
+/// D's aligned address as a global pointer.
+Value dBasePointer(Emitter &e, MatmulOp op, const IRMapping &operands) {
+  Value pointer =
+      memref::ExtractAlignedPointerAsIndexOp::create(e.b, e.loc, operands.lookup(op.getD()));
+  Value address = arith::IndexCastUIOp::create(e.b, e.loc, e.b.getI64Type(), pointer);
+  return LLVM::IntToPtrOp::create(e.b, e.loc, e.globalPtr(), address);
+}
+
+/// store = registers: each pair one store of two elements, no shared memory and no barrier.
+void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
+                      const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type dElement = op.getD().getType().getElementType();
+  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  Value dBase = dBasePointer(e, op, operands);
+  walkPairs(e, op, operands, f, p, acc, e.i32(0), f.tileN / 8,
+            [&](Value, int, Value row, Value col, Value pair) {
+              OpBuilder::InsertionGuard guard(b);
+              auto ifOp = scf::IfOp::create(
+                  b, loc, e.andI(e.ult(row, e.i32(f.m)), e.ult(col, e.i32(f.n))),
+                  /*withElseRegion=*/false);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+              Value linear = e.add(e.mul(e.zext64(row), e.i64(f.n)), e.zext64(col));
+              Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
+                                                 ArrayRef<LLVM::GEPArg>{linear});
+              LLVM::StoreOp::create(b, loc, pair, target, 2 * dBytes);
+            });
+}
+
+/// store = tma: line by line (128 bytes of each of the slice's 64 rows), the consumer writes
+/// the values into one of its two buffers, and one thread hands the buffer to a TMA store,
+/// which clips at D's edges. Before the barrier that ends a line, that thread waits until the
+/// previous line's store has read its buffer, the one the next line overwrites; so one
+/// barrier per line, and the stores run under the next line's epilog (and the last one under
+/// the next tile's main loop).
+void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
+                   const SlicePlace &p, Value acc) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  int64_t lineColumns = kLineBytes / dBytes, lines = f.tileN / lineColumns;
+  int64_t groupsPerLine = lineColumns / 8;
+  Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
+  Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
+  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(wgmmaStagingBytes(DStore::Tma))));
+  auto leader = [&](llvm::function_ref<void()> body) {
+    OpBuilder::InsertionGuard guard(b);
+    auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  };
+  auto waitBuffersRead = [&] {
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
+  };
+  // With an odd number of lines the first line's buffer held the previous slice's last line.
+  if (lines % 2 != 0) {
+    leader(waitBuffersRead);
+    emitConsumerBarrier(e, consumer);
+  }
+  auto lineLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(lines), e.i32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(lineLoop.getBody());
+  Value line = lineLoop.getInductionVar();
+  Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
+  Value buffer = e.offset(f.base, bufferOffset);
+  Value firstGroup = e.mul(line, e.i32(groupsPerLine));
+  walkPairs(e, op, operands, f, p, acc, firstGroup, groupsPerLine,
+            [&](Value group, int h, Value, Value, Value pair) {
+              // 128-byte swizzle: the 16-byte unit u of row r sits at unit u ^ (r % 8).
+              Value row = e.add(p.fragmentRow, e.i32(8 * h));
+              Value column = e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
+              Value byte = e.mul(column, e.i32(dBytes));
+              Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
+              Value at = e.add(e.mul(row, e.i32(kLineBytes)),
+                               e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
+              LLVM::StoreOp::create(b, loc, pair, e.offset(buffer, at), 2 * dBytes);
+            });
+  // The generic-proxy writes become visible to the TMA unit (the async proxy).
+  NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                             NVVM::SharedSpaceAttr::get(b.getContext(),
+                                                        NVVM::SharedSpace::shared_cta));
+  leader(waitBuffersRead);
+  emitConsumerBarrier(e, consumer);
+  leader([&] {
+    Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        b, loc, f.dMap, buffer, ValueRange{col, p.rowBase}, /*l2CacheHint=*/Value(),
+        NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+  });
+}
+} // namespace
+
+int64_t mlir::mepi::tmaStoreLineColumns(MatmulOp op) {
+  return kLineBytes / (op.getD().getType().getElementTypeBitWidth() / 8);
+}
+
+void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
+                                    const WgmmaEpilogFrame &f, Value acc, Value rowBase,
+                                    Value colBase, Value fragmentRow, Value fragmentCol) {
+  SlicePlace place = placeSlice(e, op, operands, f, rowBase, colBase, fragmentRow, fragmentCol);
+  if (f.store == DStore::Tma)
+    emitTmaStores(e, op, operands, f, place, acc);
+  else
+    emitDirectStores(e, op, operands, f, place, acc);
+}
+
+void mlir::mepi::emitTmaStoresDrained(Emitter &e, Value tid) {
+  OpBuilder &b = e.b;
+  OpBuilder::InsertionGuard guard(b);
+  auto ifOp = scf::IfOp::create(b, e.loc, e.eq(e.rem(tid, e.i32(kWarpgroup)), e.i32(0)),
+                                /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, e.loc, b.getI32IntegerAttr(0), UnitAttr());
+}

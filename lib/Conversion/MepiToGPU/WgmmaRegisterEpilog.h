@@ -1,0 +1,30 @@
+// The wgmma epilogs that take D from the accumulator registers, for epilogs that write D only:
+//   - store = registers: each thread stores its pairs of elements straight to D;
+//   - store = tma: the consumer writes its values into a swizzled shared buffer a 128-byte
+//     line of the slice's rows at a time, and one thread hands each line to a TMA store
+//     (two buffers per consumer warpgroup, alternating).
+// Both walk the registers 8 columns at a time in the wgmma fragment layout (DESIGN §5).
+#ifndef MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
+#define MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
+
+#include "WgmmaEpilog.h"
+
+namespace mlir::mepi {
+
+/// Columns of D in one TMA store: 128 bytes of a row (the box width of D's tensor map).
+int64_t tmaStoreLineColumns(MatmulOp op);
+
+/// The epilog of one 64-row slice for f.store registers or tma: `rowBase`, `colBase` are the
+/// slice's first row and column of D, `fragmentRow`, `fragmentCol` the thread's first row and
+/// column in the slice.
+void emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
+                        const WgmmaEpilogFrame &f, Value acc, Value rowBase, Value colBase,
+                        Value fragmentRow, Value fragmentCol);
+
+/// Before a consumer warpgroup leaves: its issuing thread (of thread index `tid` in the
+/// block) waits until its TMA stores of D are complete.
+void emitTmaStoresDrained(Emitter &e, Value tid);
+
+} // namespace mlir::mepi
+
+#endif // MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
