@@ -181,19 +181,24 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2, "
-                      "store = registers>"),
+                      "store = tma>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
-                      "pingpong = true>"),
+                      "pingpong = true, store = tma>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
-                      "cluster = 2, store = registers>"),
+                      "cluster = 2, store = tma>"),
+            candidates.end());
+  // The 64-row tiles keep the staged stores, with TMA-store variants beside them.
+  EXPECT_NE(std::find(candidates.begin(), candidates.end(),
+                      "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, store = tma>"),
             candidates.end());
   // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each
-  // unsplit one in a cluster of 2, and the 5 cooperative tiles with fewer stages.
-  EXPECT_EQ(candidates.size(), 23u);
+  // unsplit one in a cluster of 2, TMA-store variants of the 10 staged 64-row ones, and the 7
+  // cooperative unclustered ones with fewer stages.
+  EXPECT_EQ(candidates.size(), 33u);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;

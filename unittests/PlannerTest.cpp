@@ -225,8 +225,8 @@ TEST(Planner, GeluIsOneExpNotTanh) {
 
 // 16-bit K-major operands at 16-byte aligned addresses get the wgmma family on sm_90a, with the
 // launch the runtime needs (persistent 384-thread blocks in clusters of 2, dynamic shared
-// memory, two TMA descriptors for a and b, B's box half the tile: each block of the cluster
-// loads half); without the alignment promise they get the SIMT kernel.
+// memory, TMA descriptors for a and b, B's box half the tile: each block of the cluster loads
+// half, and one for D's TMA stores); without the alignment promise they get the SIMT kernel.
 TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   MatmulProblem p = problem(ElementType::BF16, 4096, 4096, 8192, "GELU_BIAS", false, true);
   p.addressAlignment = 16;
@@ -234,28 +234,32 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ(kernel->config,
             "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, "
-            "store = registers>");
+            "store = tma>");
   EXPECT_TRUE(kernel->persistent);
   EXPECT_EQ(kernel->cluster, 2);
   EXPECT_EQ(kernel->block, (std::array<int64_t, 3>{384, 1, 1}));
   EXPECT_GT(kernel->sharedBytes, 4 * (128 + 256) * 128);
-  ASSERT_EQ(kernel->tensorMaps.size(), 2u);
+  ASSERT_EQ(kernel->tensorMaps.size(), 3u);
   EXPECT_EQ(kernel->tensorMaps[0].argument, 0u);
   EXPECT_EQ(kernel->tensorMaps[0].box, (std::array<int64_t, 2>{64, 128}));
   EXPECT_EQ(kernel->tensorMaps[1].argument, 1u);
   EXPECT_EQ(kernel->tensorMaps[1].box, (std::array<int64_t, 2>{64, 128}));
   EXPECT_EQ(kernel->tensorMaps[1].swizzle, 128);
+  // D's, for the TMA stores: argument 4 (after a, b, alpha and the bias), 64 columns by 64 rows.
+  EXPECT_EQ(kernel->tensorMaps[2].argument, 4u);
+  EXPECT_EQ(kernel->tensorMaps[2].box, (std::array<int64_t, 2>{64, 64}));
+  EXPECT_EQ(kernel->tensorMaps[2].swizzle, 128);
   EXPECT_TRUE(isElf(kernel->cubin));
 
-  // K = 4096 or less: ping-pong consumers, 128 x 128 tiles, 4 stages, no cluster.
+  // K = 4096 or less: 256 x 128 tiles, 4 stages, no cluster.
   MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 1024, "GELU_BIAS", false, true);
   shortK.addressAlignment = 16;
-  llvm::Expected<CompiledKernel> pingpong = compileProblem(shortK, "sm_90a");
-  ASSERT_TRUE(bool(pingpong)) << llvm::toString(pingpong.takeError());
-  EXPECT_EQ(pingpong->config,
-            "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>");
-  EXPECT_EQ(pingpong->block, (std::array<int64_t, 3>{384, 1, 1}));
-  EXPECT_EQ(pingpong->cluster, 1);
+  llvm::Expected<CompiledKernel> tall = compileProblem(shortK, "sm_90a");
+  ASSERT_TRUE(bool(tall)) << llvm::toString(tall.takeError());
+  EXPECT_EQ(tall->config,
+            "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>");
+  EXPECT_EQ(tall->block, (std::array<int64_t, 3>{384, 1, 1}));
+  EXPECT_EQ(tall->cluster, 1);
 
   // Addresses aligned to 8 bytes only: the producer loads with ordinary loads, no descriptors.
   p.addressAlignment = 8;

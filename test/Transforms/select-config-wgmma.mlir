@@ -4,7 +4,9 @@
 // for short M (stages filling ~200 KiB); with TMA loads
 // when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
-// 16 splits. Other layouts, f32 and other chips keep simt.
+// 16 splits. When the epilog writes D only into a D that TMA can address (a 16-byte aligned
+// address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
+// 256 x 128 tiles instead of ping-pong. Other layouts, f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
@@ -15,6 +17,38 @@
 func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64}, %d: memref<4096x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @big_stored
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>
+func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
+                      %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
+                      %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @big_long_k_stored
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+func.func @big_long_k_stored(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
+                             %b: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
+                             %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4096x8192xbf16>, memref<4096x8192xbf16>) outs(%d : memref<4096x4096xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16

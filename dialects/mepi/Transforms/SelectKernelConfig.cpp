@@ -91,12 +91,26 @@ int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
   return bytes;
 }
 
-/// How the epilog writes D by default: from the registers in the cooperative 128-row kernels
-/// when it writes D only, which gained 1-12 % there on the H200; the ping-pong and 256-row
-/// kernels lost 2-6 % by it (their epilog overlaps a main loop, which the scattered 4-byte
-/// stores slow down), and so did the 64-row ones of short M (decode16 GELU_BIAS 0.83 -> 0.77;
-/// bench/NOTES.md). Elsewhere through shared memory.
-DStore defaultStore(MatmulOp op, int64_t tileM, bool pingpong) {
+/// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
+/// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
+bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
+  if (!tmaLoads || !canStoreDThroughTma(op))
+    return false;
+  int64_t lineColumns = 128 / (op.getD().getType().getElementTypeBitWidth() / 8);
+  return tileN % lineColumns == 0;
+}
+
+/// How the epilog writes D by default. Through TMA stores where it may in the kernels with
+/// 128-row slices pairs (the stores leave the consumer's path; on the H200 against the
+/// previous choice, interleaved: 128 x 256 in clusters +4 to +11 %, ping-pong +2 to +6 %,
+/// bench/NOTES.md); the 64-row kernels of short M keep what they measured best so far. Else
+/// from the registers in the cooperative 128-row kernels when the epilog writes D only, which
+/// gained 1-12 % there; the ping-pong and 256-row kernels lost 2-6 % by it (their epilog
+/// overlaps a main loop, which the scattered 4-byte stores slow down), and so did the 64-row
+/// ones of short M (decode16 GELU_BIAS 0.83 -> 0.77). Elsewhere through shared memory.
+DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bool tmaLoads) {
+  if (tileM >= 128 && canUseTmaStores(op, tmaLoads, tileN))
+    return DStore::Tma;
   return !pingpong && tileM == 128 && canStoreDFromRegisters(op) ? DStore::Registers
                                                                   : DStore::Staged;
 }
@@ -142,12 +156,22 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // to hide and the narrower tile's operand traffic costs more (0.90-0.98 on 8192^3); 3, 5 or
   // 6 stages measured well below 4 (bench/NOTES.md). Not with operand sums, which it cannot
   // compute.
+  //
+  // When D goes through TMA stores, 256 x 128 tiles instead (two consumers of two 64-row
+  // slices): interleaved on the H200 against ping-pong with TMA stores they measured 4096^3
+  // 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759 (GELU_BIAS within 2 %
+  // either way, bench/NOTES.md).
   if (!pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 && k <= 4096 &&
       llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128) >= 2 * kMultiprocessors &&
-      !op.getASums() && !op.getBSums())
+      !op.getASums() && !op.getBSums()) {
+    if (canUseTmaStores(op, tma, 128))
+      return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
+                                   /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
+                                   /*cluster=*/1, DStore::Tma);
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
                                  /*cluster=*/1, DStore::Staged);
+  }
   if (forcedM > 0)
     tileM = forcedM;
   if (forcedN > 0)
@@ -170,7 +194,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
                         : 1;
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
                                pingpong ? 1 : splits, tma, pingpong, cluster,
-                               defaultStore(op, tileM, pingpong));
+                               defaultStore(op, tileM, tileN, pingpong, tma));
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -216,6 +240,22 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                                 config.getTileN(), 64, config.getStages(), 1, true,
                                 config.getPingpong(), /*cluster=*/2, config.getStore()));
+  // D through TMA stores, for each configuration so far that may use them (one stage fewer
+  // where the two 8 KiB buffers per consumer would not fit beside the stages).
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
+    if (config.getStore() == DStore::Tma ||
+        !canUseTmaStores(op, config.getTma(), config.getTileN()))
+      continue;
+    int64_t consumers = config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / 64, 2);
+    int64_t stages = config.getStages();
+    while (stages > 2 && stages * (config.getTileM() + config.getTileN()) * 128 +
+                                 consumers * 16 * 1024 + 2 * 1024 >
+                             227 * 1024)
+      --stages;
+    add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
+                              config.getTileN(), 64, stages, config.getSplits(), true,
+                              config.getPingpong(), config.getCluster(), DStore::Tma));
+  }
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
   // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
