@@ -56,7 +56,8 @@ mepi::EpilogBuilder biasGeluBuilder() {
 UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t lt,
                                           CUstream stream, size_t l2Bytes, bool quick,
                                           CUfunction elementwise,
-                                          const std::vector<char> &ltoir) {
+                                          const std::vector<char> &ltoir,
+                                          const std::string &forcedConfig) {
   UserEpilogResult r;
   const int64_t m = shape.m, n = shape.n, k = shape.k;
   size_t inputBytes = 2 * size_t(m * k + n * k);
@@ -81,8 +82,10 @@ UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t l
     auto planned = [&](auto plan) {
       std::vector<mepi::Matmul> mms;
       for (int i = 0; i < rotation; ++i) {
+        mepi::Options options;
+        options.kernelConfig = forcedConfig; // --config, for every variant
         mms.emplace_back(tensor(as[i], {m, k}), tensor(bs[i], {n, k}), std::nullopt, 1.0f,
-                         std::nullopt, mepi::Qualifiers{false, true});
+                         std::nullopt, mepi::Qualifiers{false, true}, options);
         plan(mms.back());
       }
       r.config = mms.back().kernelConfiguration();

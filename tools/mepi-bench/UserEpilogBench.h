@@ -17,7 +17,8 @@ struct UserEpilogResult {
 /// bias_gelu.cu; `ltoir`, when not empty, the LTO-IR of user_gelu for the external variant.
 UserEpilogResult measureUserEpilog(const Shape &shape, cublasLtHandle_t lt, CUstream stream,
                                    size_t l2Bytes, bool quick, CUfunction elementwise,
-                                   const std::vector<char> &ltoir);
+                                   const std::vector<char> &ltoir,
+                                   const std::string &forcedConfig = {});
 } // namespace bench
 
 #endif // MEPI_TOOLS_USEREPILOGBENCH_H

@@ -283,7 +283,8 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
   for (const Shape &s : shapes) {
     if (std::string(s.name) == "blog-relu-bias" || !selectedLabel(filters, s.name))
       continue;
-    UserEpilogResult r = measureUserEpilog(s, lt, stream, l2Bytes, quick, elementwise, ltoir);
+    UserEpilogResult r = measureUserEpilog(s, lt, stream, l2Bytes, quick, elementwise, ltoir,
+                                           forcedConfig);
     double vsBuiltin = r.error.empty() ? r.builtinMs / r.mlirMs : 0;
     double vsUnfused = r.error.empty() ? r.unfusedMs / r.mlirMs : 0;
     if (r.error.empty()) {
