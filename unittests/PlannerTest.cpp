@@ -251,8 +251,9 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_EQ(kernel->tensorMaps[2].swizzle, 128);
   EXPECT_TRUE(isElf(kernel->cubin));
 
-  // K = 4096 or less: 256 x 128 tiles, 4 stages, no cluster.
-  MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 1024, "GELU_BIAS", false, true);
+  // K = 4096 or less: 256 x 128 tiles, 4 stages, no cluster; ping-pong 128 x 128 tiles when
+  // the epilog is costly (GELU: an exp and a division per element).
+  MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 1024, "BIAS", false, true);
   shortK.addressAlignment = 16;
   llvm::Expected<CompiledKernel> tall = compileProblem(shortK, "sm_90a");
   ASSERT_TRUE(bool(tall)) << llvm::toString(tall.takeError());
@@ -260,6 +261,11 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
             "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>");
   EXPECT_EQ(tall->block, (std::array<int64_t, 3>{384, 1, 1}));
   EXPECT_EQ(tall->cluster, 1);
+  shortK.epilog = "GELU_BIAS";
+  llvm::Expected<CompiledKernel> pingpong = compileProblem(shortK, "sm_90a");
+  ASSERT_TRUE(bool(pingpong)) << llvm::toString(pingpong.takeError());
+  EXPECT_EQ(pingpong->config, "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, "
+                              "pingpong = true, store = tma>");
 
   // Addresses aligned to 8 bytes only: the producer loads with ordinary loads, no descriptors.
   p.addressAlignment = 8;

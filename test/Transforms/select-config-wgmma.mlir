@@ -6,7 +6,8 @@
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
 // 16 splits. When the epilog writes D only into a D that TMA can address (a 16-byte aligned
 // address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
-// 256 x 128 tiles instead of ping-pong. Other layouts, f32 and other chips keep simt.
+// 256 x 128 tiles instead of ping-pong unless the epilog is costly (transcendentals, divisions,
+// calls). Other layouts, f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
@@ -36,6 +37,27 @@ func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores.
+// CHECK-LABEL: func.func @big_stored_costly
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true, store = tma>
+func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
+                             %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
+                             %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %one = arith.constant 1.0 : f32
+    %e = math.exp %acc : f32
+    %s = arith.addf %one, %e : f32
+    %x = arith.divf %acc, %s : f32
+    %r = arith.truncf %x : f32 to bf16
     mepi.yield %r : bf16
   }
   return

@@ -2,6 +2,7 @@
 #include "mepi/Transforms/KernelConfigs.h"
 #include "mepi/Transforms/Passes.h"
 
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -91,6 +92,20 @@ int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
   return bytes;
 }
 
+/// Whether the epilog costs the multiprocessor's special-function units per element: a
+/// transcendental math op, a division or a call (GELU, SiLU, a user's tanhf). Such an epilog
+/// is worth running under the other consumer's main loop (ping-pong).
+bool hasCostlyEpilog(MatmulOp op) {
+  WalkResult found = op.getEpilog().walk([](Operation *inner) {
+    StringRef name = inner->getName().getStringRef();
+    bool costly = isa<CallOpInterface>(inner) || name == "arith.divf" || name == "arith.remf" ||
+                  (name.starts_with("math.") && name != "math.fma" && name != "math.absf" &&
+                   name != "math.copysign");
+    return costly ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
 /// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
@@ -157,20 +172,21 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // 6 stages measured well below 4 (bench/NOTES.md). Not with operand sums, which it cannot
   // compute.
   //
-  // When D goes through TMA stores, 256 x 128 tiles instead (two consumers of two 64-row
-  // slices): interleaved on the H200 against ping-pong with TMA stores they measured 4096^3
-  // 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759 (GELU_BIAS within 2 %
-  // either way, bench/NOTES.md).
+  // When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
+  // consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they
+  // measured 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With a
+  // costly epilog ping-pong stays: GELU_BIAS and a user bias + GELU (libdevice tanhf) ran
+  // 7-9 % faster in it on 4096 x 14336 x 4096 and 16384 x 14336 x 4096 (bench/NOTES.md).
   if (!pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 && k <= 4096 &&
       llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128) >= 2 * kMultiprocessors &&
       !op.getASums() && !op.getBSums()) {
-    if (canUseTmaStores(op, tma, 128))
+    if (canUseTmaStores(op, tma, 128) && !hasCostlyEpilog(op))
       return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
                                    /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
                                    /*cluster=*/1, DStore::Tma);
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, DStore::Staged);
+                                 /*cluster=*/1, defaultStore(op, 128, 128, true, tma));
   }
   if (forcedM > 0)
     tileM = forcedM;
