@@ -252,7 +252,8 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_TRUE(isElf(kernel->cubin));
 
   // K = 4096 or less: 256 x 128 tiles, 4 stages, no cluster; ping-pong 128 x 128 tiles when
-  // the epilog is costly (GELU: an exp and a division per element).
+  // the epilog is costly (GELU: an exp and a division per element) and there are 16 such tiles
+  // per SM or more (4096 x 14336: 28).
   MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 1024, "BIAS", false, true);
   shortK.addressAlignment = 16;
   llvm::Expected<CompiledKernel> tall = compileProblem(shortK, "sm_90a");
@@ -262,6 +263,11 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_EQ(tall->block, (std::array<int64_t, 3>{384, 1, 1}));
   EXPECT_EQ(tall->cluster, 1);
   shortK.epilog = "GELU_BIAS";
+  llvm::Expected<CompiledKernel> tallGelu = compileProblem(shortK, "sm_90a");
+  ASSERT_TRUE(bool(tallGelu)) << llvm::toString(tallGelu.takeError());
+  EXPECT_EQ(tallGelu->config, tall->config);
+  shortK = problem(ElementType::BF16, 4096, 14336, 1024, "GELU_BIAS", false, true);
+  shortK.addressAlignment = 16;
   llvm::Expected<CompiledKernel> pingpong = compileProblem(shortK, "sm_90a");
   ASSERT_TRUE(bool(pingpong)) << llvm::toString(pingpong.takeError());
   EXPECT_EQ(pingpong->config, "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, "

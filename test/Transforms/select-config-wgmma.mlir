@@ -7,7 +7,7 @@
 // 16 splits. When the epilog writes D only into a D that TMA can address (a 16-byte aligned
 // address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
 // 256 x 128 tiles instead of ping-pong unless the epilog is costly (transcendentals, divisions,
-// calls). Other layouts, f32 and other chips keep simt.
+// calls) and there are 16 tiles of 128 x 128 per SM or more. Other layouts, f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
@@ -44,13 +44,14 @@ func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores.
+// A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores, when
+// each SM gets 16 tiles of 128 x 128 or more (here 28).
 // CHECK-LABEL: func.func @big_stored_costly
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true, store = tma>
 func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
-                             %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
-                             %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+                             %b: memref<14336x1024xbf16> {mepi.alignment = 16 : i64},
+                             %d: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<14336x1024xbf16>) outs(%d : memref<4096x14336xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %one = arith.constant 1.0 : f32

@@ -175,12 +175,15 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
   // consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they
   // measured 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With a
-  // costly epilog ping-pong stays: GELU_BIAS and a user bias + GELU (libdevice tanhf) ran
-  // 7-9 % faster in it on 4096 x 14336 x 4096 and 16384 x 14336 x 4096 (bench/NOTES.md).
+  // costly epilog ping-pong stays where each multiprocessor gets 16 or more of its tiles: GELU_BIAS
+  // and a user bias + GELU (libdevice tanhf) ran 7-9 % faster in it on 4096 x 14336 x 4096
+  // (28 tiles each) and 16384 x 14336 x 4096 (109), but GELU_BIAS 1.4 % slower on 4096^3
+  // (8 each), where the ping-pong's start and end weigh more (bench/NOTES.md).
+  int64_t tiles128 = llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
   if (!pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 && k <= 4096 &&
-      llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128) >= 2 * kMultiprocessors &&
-      !op.getASums() && !op.getBSums()) {
-    if (canUseTmaStores(op, tma, 128) && !hasCostlyEpilog(op))
+      tiles128 >= 2 * kMultiprocessors && !op.getASums() && !op.getBSums()) {
+    if (canUseTmaStores(op, tma, 128) &&
+        !(hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors))
       return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
                                    /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
                                    /*cluster=*/1, DStore::Tma);
