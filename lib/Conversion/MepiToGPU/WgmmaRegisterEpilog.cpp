@@ -48,75 +48,87 @@ SlicePlace placeSlice(Emitter &e, MatmulOp op, const IRMapping &operands,
   return p;
 }
 
-/// Called per group of 8 columns and row half h (0: the thread's first row, 1: 8 rows below)
-/// with the group's index in the slice, the element pair's D row and first column, and the D
-/// values of the pair (a vector of 2 D elements; zeros where the pair is outside D).
-using PairVisitor =
-    llvm::function_ref<void(Value group, int h, Value row, Value col, Value pair)>;
+/// Called per step of `groupsPerStep` groups of 8 columns with the step's first group (its
+/// index in the slice) and the D values of the thread's element pairs: pairs[2 j + h] is group
+/// first + j, row half h (0: the thread's first row, 1: 8 rows below), a vector of 2 D
+/// elements (zeros where the pair lies outside D).
+using StepVisitor = llvm::function_ref<void(Value first, ArrayRef<Value> pairs)>;
 
-/// Walks groups [first, first + count) of the thread's registers 8 columns at a time, in a
-/// runtime loop so that the epilog region is emitted four times, not tile_n / 2: registers
-/// 4g .. 4g + 3 are columns (c, c + 1) of rows r and r + 8 (the wgmma fragment layout), each
-/// pair one visit.
+/// D column of the thread's first element pair in group `group`.
+Value pairColumn(Emitter &e, const SlicePlace &p, Value group) {
+  return e.add(p.colBase, e.add(p.fragmentCol, e.mul(group, e.i32(8))));
+}
+
+/// Walks groups [first, first + count) of the thread's registers, `groupsPerStep` at a time, in
+/// a runtime loop so that the epilog region is emitted 4 * groupsPerStep times, not tile_n / 2:
+/// registers 4g .. 4g + 3 are columns (c, c + 1) of rows r and r + 8 (the wgmma fragment
+/// layout), each pair one element pair of the visit.
 void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
-               const SlicePlace &p, Value acc, Value first, int64_t count, PairVisitor visit) {
+               const SlicePlace &p, Value acc, Value first, int64_t count, int64_t groupsPerStep,
+               StepVisitor visit) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Type f32 = b.getF32Type();
   Type dElement = op.getD().getType().getElementType();
   auto pairType = VectorType::get({2}, dElement);
-  int64_t groups = f.tileN / 8;
+  int64_t steps = f.tileN / 8 / groupsPerStep, registers = 4 * groupsPerStep;
   // Only tiles that reach past D's edge test whether an element is inside.
   bool bounds = f.m % f.tileM != 0 || f.n % f.tileN != 0;
-  auto loop = scf::ForOp::create(b, loc, first, e.add(first, e.i32(count)), e.i32(1));
+  auto loop = scf::ForOp::create(b, loc, first, e.add(first, e.i32(count)),
+                                 e.i32(groupsPerStep));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value group = loop.getInductionVar();
-  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, groups));
-  auto pick = scf::IndexSwitchOp::create(b, loc, SmallVector<Type>(4, f32), e.toIndex(group),
-                                         caseValues, groups);
-  for (int64_t g = 0; g <= groups; ++g) {
-    Region &region = g < groups ? pick.getCaseRegions()[g] : pick.getDefaultRegion();
+  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, steps));
+  auto pick = scf::IndexSwitchOp::create(b, loc, SmallVector<Type>(registers, f32),
+                                         e.toIndex(e.div(group, e.i32(groupsPerStep))),
+                                         caseValues, steps);
+  for (int64_t step = 0; step <= steps; ++step) {
+    Region &region = step < steps ? pick.getCaseRegions()[step] : pick.getDefaultRegion();
     b.createBlock(&region);
-    SmallVector<Value> four;
-    for (int64_t j = 0; j < 4; ++j)
-      four.push_back(LLVM::ExtractValueOp::create(b, loc, acc, 4 * (g < groups ? g : 0) + j));
-    scf::YieldOp::create(b, loc, four);
+    SmallVector<Value> picked;
+    for (int64_t j = 0; j < registers; ++j)
+      picked.push_back(LLVM::ExtractValueOp::create(
+          b, loc, acc, registers * (step < steps ? step : 0) + j));
+    scf::YieldOp::create(b, loc, picked);
   }
   b.setInsertionPointAfter(pick);
-  Value col = e.add(p.colBase, e.add(p.fragmentCol, e.mul(group, e.i32(8))));
-  for (int h = 0; h < 2; ++h) {
-    SmallVector<Value> preloaded(op.getEpilogInputs().size());
-    for (auto [i, pair] : llvm::enumerate(p.rowInputs))
-      preloaded[i] = pair[h];
-    auto compute = [&] {
-      Value out = LLVM::UndefOp::create(b, loc, pairType);
-      for (int64_t j = 0; j < 2; ++j) {
-        ElementIndex index;
-        index.row = e.toIndex(p.rows[h]);
-        index.col = e.toIndex(e.add(col, e.i32(j)));
-        SmallVector<Value> results = emitEpilogValues(b, loc, op, operands,
-                                                      pick.getResult(2 * h + j), index, preloaded);
-        out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(j));
+  SmallVector<Value> pairs;
+  for (int64_t j = 0; j < groupsPerStep; ++j) {
+    Value col = pairColumn(e, p, e.add(group, e.i32(j)));
+    for (int h = 0; h < 2; ++h) {
+      SmallVector<Value> preloaded(op.getEpilogInputs().size());
+      for (auto [i, rowPair] : llvm::enumerate(p.rowInputs))
+        preloaded[i] = rowPair[h];
+      auto compute = [&] {
+        Value out = LLVM::UndefOp::create(b, loc, pairType);
+        for (int64_t c = 0; c < 2; ++c) {
+          ElementIndex index;
+          index.row = e.toIndex(p.rows[h]);
+          index.col = e.toIndex(e.add(col, e.i32(c)));
+          SmallVector<Value> results = emitEpilogValues(
+              b, loc, op, operands, pick.getResult(4 * j + 2 * h + c), index, preloaded);
+          out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(c));
+        }
+        return out;
+      };
+      if (!bounds) {
+        pairs.push_back(compute());
+        continue;
       }
-      return out;
-    };
-    Value pair;
-    if (!bounds) {
-      pair = compute();
-    } else {
       // D's row length is even and col is even: col < n covers col + 1.
       Value inside = e.andI(e.ult(p.rows[h], e.i32(f.m)), e.ult(col, e.i32(f.n)));
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{pairType}, inside, /*withElseRegion=*/true);
+      auto ifOp =
+          scf::IfOp::create(b, loc, TypeRange{pairType}, inside, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard branch(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       scf::YieldOp::create(b, loc, compute());
       b.setInsertionPointToStart(ifOp.elseBlock());
       scf::YieldOp::create(b, loc, Value(LLVM::ZeroOp::create(b, loc, pairType)));
-      pair = ifOp.getResult(0);
+      pairs.push_back(ifOp.getResult(0));
     }
-    visit(group, h, p.rows[h], col, pair);
   }
+  visit(group, pairs);
 }
 
 /// D's aligned address as a global pointer.
@@ -135,17 +147,20 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
   Type dElement = op.getD().getType().getElementType();
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
   Value dBase = dBasePointer(e, op, operands);
-  walkPairs(e, op, operands, f, p, acc, e.i32(0), f.tileN / 8,
-            [&](Value, int, Value row, Value col, Value pair) {
-              OpBuilder::InsertionGuard guard(b);
-              auto ifOp = scf::IfOp::create(
-                  b, loc, e.andI(e.ult(row, e.i32(f.m)), e.ult(col, e.i32(f.n))),
-                  /*withElseRegion=*/false);
-              b.setInsertionPointToStart(ifOp.thenBlock());
-              Value linear = e.add(e.mul(e.zext64(row), e.i64(f.n)), e.zext64(col));
-              Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
-                                                 ArrayRef<LLVM::GEPArg>{linear});
-              LLVM::StoreOp::create(b, loc, pair, target, 2 * dBytes);
+  walkPairs(e, op, operands, f, p, acc, e.i32(0), f.tileN / 8, /*groupsPerStep=*/1,
+            [&](Value group, ArrayRef<Value> pairs) {
+              Value col = pairColumn(e, p, group);
+              for (int h = 0; h < 2; ++h) {
+                OpBuilder::InsertionGuard guard(b);
+                auto ifOp = scf::IfOp::create(
+                    b, loc, e.andI(e.ult(p.rows[h], e.i32(f.m)), e.ult(col, e.i32(f.n))),
+                    /*withElseRegion=*/false);
+                b.setInsertionPointToStart(ifOp.thenBlock());
+                Value linear = e.add(e.mul(e.zext64(p.rows[h]), e.i64(f.n)), e.zext64(col));
+                Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
+                                                   ArrayRef<LLVM::GEPArg>{linear});
+                LLVM::StoreOp::create(b, loc, pairs[h], target, 2 * dBytes);
+              }
             });
 }
 
@@ -186,17 +201,47 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
   Value buffer = e.offset(f.base, bufferOffset);
   Value firstGroup = e.mul(line, e.i32(groupsPerLine));
-  walkPairs(e, op, operands, f, p, acc, firstGroup, groupsPerLine,
-            [&](Value group, int h, Value, Value, Value pair) {
-              // 128-byte swizzle: the 16-byte unit u of row r sits at unit u ^ (r % 8).
-              Value row = e.add(p.fragmentRow, e.i32(8 * h));
-              Value column = e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
-              Value byte = e.mul(column, e.i32(dBytes));
-              Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
-              Value at = e.add(e.mul(row, e.i32(kLineBytes)),
-                               e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
-              LLVM::StoreOp::create(b, loc, pair, e.offset(buffer, at), 2 * dBytes);
-            });
+  // 128-byte swizzle: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so the 8
+  // rows of a stored 8 x 16-byte matrix fill the 32 banks once.
+  auto swizzled = [&](Value row, Value byte) {
+    Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
+    return e.add(e.mul(row, e.i32(kLineBytes)),
+                 e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
+  };
+  if (dBytes == 2) {
+    // stmatrix.x4: four 8 x 8 matrices of 16-bit elements per warp, which are exactly the
+    // fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8 columns):
+    // register i of a lane is its pair of matrix i, and lane l gives the address of row l % 8
+    // of matrix l / 8.
+    Value lane = e.rem(f.tid, e.i32(32));
+    Value matrix = e.div(lane, e.i32(8));
+    Value warpRow = e.sub(p.fragmentRow, e.div(lane, e.i32(4))); // 16 * warp
+    Value row = e.add(warpRow, e.add(e.mul(e.rem(matrix, e.i32(2)), e.i32(8)),
+                                     e.rem(lane, e.i32(8))));
+    walkPairs(e, op, operands, f, p, acc, firstGroup, groupsPerLine, /*groupsPerStep=*/2,
+              [&](Value group, ArrayRef<Value> pairs) {
+                Value column = e.mul(e.add(e.sub(group, firstGroup), e.div(matrix, e.i32(2))),
+                                     e.i32(8));
+                Value at = swizzled(row, e.mul(column, e.i32(2)));
+                SmallVector<Value> words;
+                for (Value pair : pairs)
+                  words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair));
+                NVVM::StMatrixOp::create(
+                    b, loc, e.offset(buffer, at), words, NVVM::MMALayout::row,
+                    NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+                    NVVM::LdStMatrixEltType::B16);
+              });
+  } else {
+    walkPairs(e, op, operands, f, p, acc, firstGroup, groupsPerLine, /*groupsPerStep=*/1,
+              [&](Value group, ArrayRef<Value> pairs) {
+                Value column = e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
+                for (int h = 0; h < 2; ++h) {
+                  Value row = e.add(p.fragmentRow, e.i32(8 * h));
+                  Value at = swizzled(row, e.mul(column, e.i32(dBytes)));
+                  LLVM::StoreOp::create(b, loc, pairs[h], e.offset(buffer, at), 2 * dBytes);
+                }
+              });
+  }
   // The generic-proxy writes become visible to the TMA unit (the async proxy).
   NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
                              NVVM::SharedSpaceAttr::get(b.getContext(),
