@@ -151,14 +151,25 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
                                  Value tileCol, Value slice) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
+  Value thread = e.rem(f.tid, e.i32(kWarpgroup));
+  Value lane = e.rem(f.tid, e.i32(32));
+  Value warp = e.div(thread, e.i32(32));
+  // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
+  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
+  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
+  Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
+  Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(slice, e.i32(64)));
+  Value colBase = e.mul(tileCol, e.i32(f.tileN));
+  // D from the registers, straight or through TMA stores (WgmmaRegisterEpilog.h).
+  if (f.store != DStore::Staged)
+    return emitRegisterEpilog(e, op, operands, f, acc, rowBase, colBase, fragmentRow,
+                              fragmentCol);
+
   ScratchLayout scratch(op);
   int64_t chunks = f.tileN / kChunkColumns;
   unsigned masks = scratch.masks.size();
   Type f32 = b.getF32Type();
   Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
-  Value thread = e.rem(f.tid, e.i32(kWarpgroup));
-  Value lane = e.rem(f.tid, e.i32(32));
-  Value warp = e.div(thread, e.i32(32));
   Value staging = e.offset(
       f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(wgmmaStagingBytes(f.store)))));
   Value area = e.offset(f.base, e.add(e.i32(f.scratch), e.mul(consumer, e.i32(scratch.bytes))));
@@ -182,15 +193,6 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   auto kindOf = [&](unsigned j) { return op.getReductionKind(j); };
   unsigned numReductions = op.getReductions().size();
 
-  // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
-  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
-  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
-  Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
-  Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(slice, e.i32(64)));
-  Value colBase = e.mul(tileCol, e.i32(f.tileN));
-  if (f.store != DStore::Staged)
-    return emitRegisterEpilog(e, op, operands, f, acc, rowBase, colBase, fragmentRow,
-                              fragmentCol);
   bool rowBounds = f.m % f.tileM != 0, colBounds = f.n % f.tileN != 0;
   // D row-major with rows of whole vectors, at an address aligned for them: each group of
   // kEpilogVector columns is one store, and inside or outside D as a whole.
