@@ -207,11 +207,28 @@ func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// 65536 x 16384 x 8192 (a D of 2^30 elements): 128 x 128 with 4 stages.
+// 65536 x 16384 x 8192 (a D of 2^30 elements) with a staged D: 128 x 128 with 4 stages.
 // CHECK-LABEL: func.func @huge
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4>
 func.func @huge(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
                 %b: memref<16384x8192xf16> {mepi.alignment = 16 : i64}, %d: memref<65536x16384xf16>) {
+  mepi.matmul ins(%a, %b : memref<65536x8192xf16>, memref<16384x8192xf16>) outs(%d : memref<65536x16384xf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to f16
+    mepi.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+// The same with TMA stores of D: 128 x 256 in clusters of 2.
+// CHECK-LABEL: func.func @huge_stored
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+func.func @huge_stored(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
+                       %b: memref<16384x8192xf16> {mepi.alignment = 16 : i64},
+                       %d: memref<65536x16384xf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<65536x8192xf16>, memref<16384x8192xf16>) outs(%d : memref<65536x16384xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):

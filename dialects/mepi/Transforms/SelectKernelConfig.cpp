@@ -155,15 +155,17 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
       tileN = cn;
       break;
     }
-  // A D of 2^30 elements or more (65536 x 16384): 128 x 128 with 4 stages. autotune() chose
-  // it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt with 128 x 256 s4, 0.84-1.01
-  // with it, bench/NOTES.md); smaller problems keep the deeper pipeline.
-  bool huge = m * n >= (int64_t(1) << 30) && m > 128;
+  bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+  // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
+  // stages. autotune() chose it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt
+  // with 128 x 256 s4, 0.84-1.01 with it), and it still beats 128 x 256 in clusters for the
+  // aux epilogs (RELU_AUX_BIAS 0.925 against 0.876). With TMA stores 128 x 256 in clusters wins
+  // there (RELU_BIAS 0.986 against 0.951, BGRADA 0.996 against 0.892; bench/NOTES.md).
+  bool huge = m * n >= (int64_t(1) << 30) && m > 128 && !canUseTmaStores(op, tma, 256);
   if (huge) {
     tileM = 128;
     tileN = 128;
   }
-  bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
   // Ping-pong 128 x 128 with 4 stages where the epilog is a large share of a tile (K <= 4096)
   // and every multiprocessor gets at least two tiles: one consumer's epilog runs under the
   // other's main loop. On the H200, interleaved with 128 x 256 in clusters: +1-7 % on 4096^3,
