@@ -415,6 +415,11 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({520, 300, 256, true, false,
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
                       "cluster = 2>"});
+    // TMA stores of D in clusters of 2 (the heuristic's kernel for D-only epilogs at K > 4096
+    // and for 65536 x 16384), with operand sums: the epilogs that write D only, without amax.
+    shapes.push_back({520, 264, 256, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
+                      "cluster = 2, store = tma>"});
   }
   for (const Entry &entry : entries)
     for (Shape s : shapes)
@@ -426,6 +431,10 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         bool tall = s.config.find("tile = [256") != std::string::npos;
         if ((pingpong || tall) && (name == "BGRADA" || name == "BGRADB"))
           continue; // operand sums: the cooperative kernel of 64 or 128 rows only
+        bool writesMore = amax || name.find("_AUX") != std::string::npos ||
+                          name.find("_BGRAD") != std::string::npos;
+        if (s.config.find("store = tma") != std::string::npos && writesMore)
+          continue; // TMA stores serve epilogs that write D only
         char line[256];
         std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", entry.name,
                       amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
