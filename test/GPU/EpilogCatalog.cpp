@@ -442,7 +442,8 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
                       s.config.empty()                                      ? ""
                       : pingpong                                            ? " pingpong"
                       : tall                                                ? " tall"
-                      : s.config.find("cluster") != std::string::npos ? " cluster"
+                      : s.config.find("store = tma") != std::string::npos   ? " cluster tma"
+                      : s.config.find("cluster") != std::string::npos       ? " cluster"
                                                                             : " simt");
         if (!selected(line))
           continue;
