@@ -82,6 +82,24 @@ func.func @big_long_k_stored(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i
 
 // -----
 
+// A costly epilog at K = 8192 with 64 x 64 tiles of 128 x 128 (16 or more per SM): ping-pong.
+// CHECK-LABEL: func.func @big_long_k_costly
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true, store = tma>
+func.func @big_long_k_costly(%a: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
+                             %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
+                             %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8192x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<8192x8192xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %e = math.tanh %acc : f32
+    %r = arith.truncf %e : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @big_long_k
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>
 func.func @big_long_k(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},

@@ -181,7 +181,19 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // and a user bias + GELU (libdevice tanhf) ran 7-9 % faster in it on 4096 x 14336 x 4096
   // (28 tiles each) and 16384 x 14336 x 4096 (109), but GELU_BIAS 1.4 % slower on 4096^3
   // (8 each), where the ping-pong's start and end weigh more (bench/NOTES.md).
+  //
+  // Above K = 4096 a costly epilog with TMA stores takes ping-pong too where each SM gets 16
+  // or more tiles: on 8192^3 (31 each) the user bias + GELU ran 2.3 % and GELU_BIAS 3 % faster
+  // than in 128 x 256 clusters. Not with fewer: on 4096 x 4096 x 14336 (7.75 each) ping-pong
+  // ran 1.65x slower, probably out of L2 (bench/NOTES.md).
   int64_t tiles128 = llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
+  bool costlyPingpong = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && m > 128 &&
+                        k > 4096 && tiles128 >= 16 * kMultiprocessors && !op.getASums() &&
+                        !op.getBSums() && canUseTmaStores(op, tma, 128) && hasCostlyEpilog(op);
+  if (costlyPingpong)
+    return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
+                                 /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
+                                 /*cluster=*/1, DStore::Tma);
   if (!pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 && k <= 4096 &&
       tiles128 >= 2 * kMultiprocessors && !op.getASums() && !op.getBSums()) {
     if (canUseTmaStores(op, tma, 128) &&
