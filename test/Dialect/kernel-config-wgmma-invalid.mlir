@@ -65,3 +65,13 @@ func.func private @tma_store_without_tma() attributes {c = #mepi.kernel_config<w
 
 // expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
 func.func private @store_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], store = registers>}
+
+// -----
+
+// expected-error @+1 {{expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got 128}}
+func.func private @swapped_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 64, 64], stages = 4, swapped = true>}
+
+// -----
+
+// expected-error @+1 {{expected no splits, pingpong, cluster or store setting for a swapped wgmma kernel}}
+func.func private @swapped_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, splits = 2, swapped = true>}

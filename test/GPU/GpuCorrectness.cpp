@@ -731,6 +731,31 @@ std::vector<Case> allCases(bool quick) {
   }
   cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
                         splitPrefix + "[128, 128, 64], stages = 6, splits = 3, store = tma>"));
+  // The swapped form for short M (Dᵀ = B Aᵀ), forced: 16, 32 and 64 rows of A per tile with
+  // fewer rows in D (13, 7, 33), one and two consumers, residue columns, more tiles than blocks
+  // (20000 columns in 64-column tiles), beta * C with f32 D, staged rows (K = 1030).
+  auto swapped = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                     const std::string &tile) {
+    auto [m, n, k] = mnk;
+    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
+    c.config = "#mepi.kernel_config<wgmma, tile = " + tile + ", swapped = true>";
+    return c;
+  };
+  cases.push_back(swapped(ElementType::BF16, {16, 1000, 1000}, "GELU_BIAS",
+                          "[16, 64, 64], stages = 16"));
+  cases.push_back(swapped(ElementType::F16, {13, 1000, 4104}, "RELU_BIAS",
+                          "[16, 128, 64], stages = 12"));
+  cases.push_back(swapped(ElementType::BF16, {33, 300, 200}, "BIAS", "[64, 64, 64], stages = 8"));
+  cases.push_back(swapped(ElementType::BF16, {32, 20000, 256}, "DEFAULT",
+                          "[32, 64, 64], stages = 16"));
+  cases.push_back(swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], stages = 16"));
+  Case swappedC = swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
+                          "[16, 128, 64], stages = 12");
+  swappedC.withC = true;
+  swappedC.alpha = 0.5f;
+  swappedC.beta = -1.25f;
+  swappedC.outType = ElementType::F32;
+  cases.push_back(swappedC);
   return cases;
 }
 } // namespace

@@ -19,7 +19,7 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
                                        bool tma, bool pingpong, int64_t cluster,
-                                       DStore store) {
+                                       DStore store, bool swapped) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -34,6 +34,26 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     return emitError() << "expected 1 split for simt, got " << splits;
   if (strategy == KernelStrategy::Simt && !tma)
     return emitError() << "expected no tma setting for simt";
+  if (strategy == KernelStrategy::Wgmma && swapped) {
+    // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
+    if (tileM != 16 && tileM != 32 && tileM != 64)
+      return emitError() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got "
+                         << tileM;
+    if (tileN != 64 && tileN != 128)
+      return emitError() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
+                            "consumer per 64 columns), got "
+                         << tileN;
+    if (tileK != 64)
+      return emitError() << "expected tile_k 64 for wgmma, got " << tileK;
+    if (stages < 2 || stages > 16)
+      return emitError() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << stages;
+    if (splits != 1 || pingpong || cluster != 1 || store != DStore::Staged)
+      return emitError() << "expected no splits, pingpong, cluster or store setting for a "
+                            "swapped wgmma kernel";
+    return success();
+  }
+  if (swapped)
+    return emitError() << "expected swapped only for wgmma";
   if (strategy == KernelStrategy::Wgmma) {
     // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
     // 128-byte swizzle atom of 16-bit elements along K per stage.

@@ -108,7 +108,8 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`,
     `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>`
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>`,
+    `#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
@@ -117,16 +118,18 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
                         DefaultValuedParameter<"bool", "false">:$pingpong,
                         DefaultValuedParameter<"int64_t", "1">:$cluster,
                         DefaultValuedParameter<"::mlir::mepi::DStore",
-                                               "::mlir::mepi::DStore::Staged">:$store);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store)^)? `>`";
+                                               "::mlir::mepi::DStore::Staged">:$store,
+                        DefaultValuedParameter<"bool", "false">:$swapped);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store, $swapped)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1, DStore::Staged);
+      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1, DStore::Staged,
+                  false);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
       return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1,
-                  DStore::Staged);
+                  DStore::Staged, false);
     }]>
   ];
   let genVerifyDecl = 1;

@@ -193,17 +193,18 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   if (costlyPingpong)
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, DStore::Tma);
+                                 /*cluster=*/1, DStore::Tma, /*swapped=*/false);
   if (!pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 && k <= 4096 &&
       tiles128 >= 2 * kMultiprocessors && !op.getASums() && !op.getBSums()) {
     if (canUseTmaStores(op, tma, 128) &&
         !(hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors))
       return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
                                    /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
-                                   /*cluster=*/1, DStore::Tma);
+                                   /*cluster=*/1, DStore::Tma, /*swapped=*/false);
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, defaultStore(op, 128, 128, true, tma));
+                                 /*cluster=*/1, defaultStore(op, 128, 128, true, tma),
+                                 /*swapped=*/false);
   }
   if (forcedM > 0)
     tileM = forcedM;
@@ -227,7 +228,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
                         : 1;
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
                                pingpong ? 1 : splits, tma, pingpong, cluster,
-                               defaultStore(op, tileM, tileN, pingpong, tma));
+                               defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false);
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -255,7 +256,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       if (kSteps >= splits * kMinStepsPerSplit && tiles * splits <= 2 * kMultiprocessors)
         add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
                                   plain.getStages(), splits, plain.getTma(),
-                                  /*pingpong=*/false, /*cluster=*/1, plain.getStore()));
+                                  /*pingpong=*/false, /*cluster=*/1, plain.getStore(),
+                                  /*swapped=*/false));
   }
   // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
   // accumulators one warpgroup can hold; not with operand sums.
@@ -272,7 +274,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
         shape[0] > config.getTileM())
       add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                                 config.getTileN(), 64, config.getStages(), 1, true,
-                                config.getPingpong(), /*cluster=*/2, config.getStore()));
+                                config.getPingpong(), /*cluster=*/2, config.getStore(),
+                                /*swapped=*/false));
   // D through TMA stores, for each configuration so far that may use them (one stage fewer
   // where the two 8 KiB buffers per consumer would not fit beside the stages).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
@@ -287,7 +290,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       --stages;
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                               config.getTileN(), 64, stages, config.getSplits(), true,
-                              config.getPingpong(), config.getCluster(), DStore::Tma));
+                              config.getPingpong(), config.getCluster(), DStore::Tma,
+                              /*swapped=*/false));
   }
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
@@ -299,7 +303,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                               config.getTileN(), 64, fewer, 1, config.getTma(),
-                              config.getPingpong(), config.getCluster(), config.getStore()));
+                              config.getPingpong(), config.getCluster(), config.getStore(),
+                              /*swapped=*/false));
   }
   return ranked;
 }

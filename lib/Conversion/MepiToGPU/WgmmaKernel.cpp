@@ -82,6 +82,8 @@ constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per blo
 /// Consumer warpgroups of a block: one per 64-row slice of the tile up to two (a 256-row tile
 /// gives each two slices), or two ping-pong ones.
 int64_t consumerWarpgroups(KernelConfigAttr config) {
+  if (config.getSwapped()) // one per 64 columns of D (rows of B)
+    return config.getTileN() / 64;
   return config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / 64, 2);
 }
 
@@ -96,7 +98,8 @@ struct SharedLayout {
     bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
     staging = config.getStages() * stageBytes;
-    scratch = staging + consumers * wgmmaStagingBytes(config.getStore());
+    // The swapped form stores straight from the registers: no staging block.
+    scratch = staging + (config.getSwapped() ? 0 : consumers * wgmmaStagingBytes(config.getStore()));
     scratchBytes = wgmmaEpilogScratchBytes(op); // per consumer warpgroup
     barriers = scratch + consumers * scratchBytes;
     // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
@@ -139,10 +142,17 @@ public:
   int64_t consumers() const { return consumerWarpgroups(config); }
   int64_t cluster() const { return config.getCluster(); }
   /// 64-row slices of a tile (one wgmma m64 each); a consumer computes one, or all (ping-pong).
-  int64_t rowSlices() const { return config.getTileM() / 64; }
-  int64_t slicesPerConsumer() const { return rowSlices() / (config.getPingpong() ? 1 : consumers()); }
+  int64_t rowSlices() const { return config.getSwapped() ? 1 : config.getTileM() / 64; }
+  int64_t slicesPerConsumer() const {
+    if (config.getSwapped())
+      return 1;
+    return rowSlices() / (config.getPingpong() ? 1 : consumers());
+  }
   int64_t threads() const { return kWarpgroup * (1 + consumers()); }
-  int64_t registers() const { return config.getTileN() / 2; } // f32 accumulators per slice
+  /// f32 accumulators per slice: 64 x tile_n, or 64 x tile_m swapped.
+  int64_t registers() const {
+    return (config.getSwapped() ? config.getTileM() : config.getTileN()) / 2;
+  }
   /// Work units of the grid: (tile, split) pairs, or pair units of a cluster's two tile rows.
   int64_t workUnits(MatmulOp op) const {
     ArrayRef<int64_t> shape = op.getD().getType().getShape();
@@ -251,6 +261,16 @@ public:
         return op.emitOpError() << "store = tma needs tile_n a multiple of "
                                 << tmaStoreLineColumns(op) << " (128 bytes of D), got "
                                 << config.getTileN();
+    }
+    if (config.getSwapped()) {
+      if (isMNMajorA(op) || isMNMajorB(op) || !config.getTma())
+        return op.emitOpError() << "swapped wgmma kernels need K-major A and B (A as [M, K], B "
+                                   "as [N, K]) read through TMA";
+      if (op.getASums() || op.getBSums() || !op.getReductions().empty() ||
+          llvm::any_of(llvm::seq(0u, unsigned(op.getAux().size())),
+                       [&](unsigned i) { return op.getAuxKind(i) != BroadcastKind::Matrix; }))
+        return op.emitOpError() << "swapped wgmma kernels take element-wise epilogs only (no "
+                                   "operand sums, reductions or bitmask aux outputs)";
     }
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
@@ -719,7 +739,9 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
   bool pingpong = config.getPingpong();
   int64_t slices = slicesPerConsumer();
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, tileN, kInstrK);
+  bool swapped = config.getSwapped();
+  // Swapped: B's 64 rows of this consumer are the m side, A's tile_m rows the n side.
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, swapped ? config.getTileM() : tileN, kInstrK);
   NVVM::WGMMATypes inType = wgmmaType(c.elementType);
 
   auto release = [&](Value it) {
@@ -830,7 +852,18 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     NVVM::MMALayout layoutA = c.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
+    for (int64_t kk = 0; swapped && kk < config.getTileK() / kInstrK; ++kk) {
+      Value descB = emitMatrixDescriptor(
+          e, e.add(bAddress, e.add(e.mul(consumer, e.i32(kBlockBytes)), e.i32(kk * kInstrK * 2))),
+          /*mnMajor=*/false);
+      Value descA = emitMatrixDescriptor(e, e.add(stageAddress, e.i32(kk * kInstrK * 2)),
+                                         /*mnMajor=*/false);
+      accs[0] = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, accs[0], descB, descA, shape, inType, inType, NVVM::WGMMATypes::f32,
+          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+    }
+    for (int64_t kk = 0; !swapped && kk < config.getTileK() / kInstrK; ++kk) {
       Value descB = emitMatrixDescriptor(
           e, e.add(bAddress, e.i32(kk * kStep(c.mnMajorB))), c.mnMajorB);
       for (int64_t s = 0; s < slices; ++s) {
@@ -1042,6 +1075,9 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
 void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                       const IRMapping &operands, Value acc,
                                       const WorkUnit &unit, Value slice) const {
+  if (config.getSwapped())
+    return emitTransposedEpilog(e, op, operands, c.m, c.n, config.getTileM(), config.getTileN(),
+                                acc, unit.tileRow, unit.tileCol, c.tid);
   WgmmaEpilogFrame frame;
   frame.m = c.m;
   frame.n = c.n;

@@ -272,6 +272,34 @@ void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &op
     emitDirectStores(e, op, operands, f, place, acc);
 }
 
+void mlir::mepi::emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
+                                      int64_t m, int64_t n, int64_t tileM, int64_t tileN,
+                                      Value acc, Value tileRow, Value tileCol, Value tid) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Value consumer = e.sub(e.div(tid, e.i32(kWarpgroup)), e.i32(1));
+  Value thread = e.rem(tid, e.i32(kWarpgroup));
+  Value lane = e.rem(tid, e.i32(32));
+  // Fragment layout of the 64 x tile_m block of Dᵀ (DESIGN §5): register r of lane l in warp w
+  // is its row 16w + l/4 + 8((r/2)%2) (a column of D) and column 8(r/4) + 2(l%4) + r%2 (a row).
+  Value fragmentCol = e.add(e.mul(e.div(thread, e.i32(32)), e.i32(16)), e.div(lane, e.i32(4)));
+  Value fragmentRow = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
+  Value rowBase = e.mul(tileRow, e.i32(tileM));
+  Value colBase = e.add(e.mul(tileCol, e.i32(tileN)), e.mul(consumer, e.i32(64)));
+  for (int64_t r = 0; r < tileM / 2; ++r) {
+    Value row = e.add(rowBase, e.add(fragmentRow, e.i32(8 * (r / 4) + r % 2)));
+    Value col = e.add(colBase, e.add(fragmentCol, e.i32(8 * ((r / 2) % 2))));
+    OpBuilder::InsertionGuard guard(b);
+    auto ifOp = scf::IfOp::create(b, loc, e.andI(e.ult(row, e.i32(m)), e.ult(col, e.i32(n))),
+                                  /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    ElementIndex index;
+    index.row = e.toIndex(row);
+    index.col = e.toIndex(col);
+    emitEpilogAndStore(b, loc, op, operands, LLVM::ExtractValueOp::create(b, loc, acc, r), index);
+  }
+}
+
 void mlir::mepi::emitTmaStoresDrained(Emitter &e, Value tid) {
   OpBuilder &b = e.b;
   OpBuilder::InsertionGuard guard(b);

@@ -21,6 +21,14 @@ void emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                         const WgmmaEpilogFrame &f, Value acc, Value rowBase, Value colBase,
                         Value fragmentRow, Value fragmentCol);
 
+/// The swapped form's epilog (Dᵀ = B Aᵀ): `acc` holds consumer (tid / 128 - 1)'s 64 x tile_m
+/// block of Dᵀ, i.e. D rows tileRow * tileM + [0, tileM) by 64 columns from tileCol * tileN +
+/// 64 * consumer. Element by element (D is short: M <= 64), any element-wise epilog with
+/// matrix aux outputs.
+void emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands, int64_t m,
+                          int64_t n, int64_t tileM, int64_t tileN, Value acc, Value tileRow,
+                          Value tileCol, Value tid);
+
 /// Before a consumer warpgroup leaves: its issuing thread (of thread index `tid` in the
 /// block) waits until its TMA stores of D are complete.
 void emitTmaStoresDrained(Emitter &e, Value tid);

@@ -1,0 +1,37 @@
+// The swapped wgmma kernel for short M (Dᵀ = B Aᵀ): A's 16 rows are each wgmma's n side and
+// B's 64 rows per consumer its m side (m64n16k16, B's descriptor first); A's TMA box holds 16
+// rows, B's 128 (two consumers), and the epilog stores D element by element from the
+// transposed fragments. ptxas assembles it without spills.
+// REQUIRES: ptxas
+// RUN: mepi-opt %s --mepi-generate-kernels | FileCheck %s --check-prefix=IR
+// RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+
+// IR: mepi.tensor_map %arg0 box [64, 16] swizzle 128
+// IR: mepi.tensor_map %arg1 box [64, 128] swizzle 128
+// IR: threads in (%{{.*}}, %{{.*}}, %{{.*}})
+// IR-SAME: swapped = true
+
+// CHECK: .entry gemm_matmul_0(
+// CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16
+// CHECK: st.global.b16
+
+// PTXAS-NOT: warning
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+func.func @gemm(%a: memref<13x4096xbf16> {mepi.alignment = 16 : i64},
+                %b: memref<1000x4096xbf16> {mepi.alignment = 16 : i64},
+                %bias: memref<13xbf16>,
+                %d: memref<13x1000xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<13x4096xbf16>, memref<1000x4096xbf16>)
+      inputs(%bias as row : memref<13xbf16>)
+      outs(%d : memref<13x1000xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [16, 128, 64], stages = 12, swapped = true>} epilog {
+  ^bb0(%acc: f32, %bi: bf16, %row: index, %col: index):
+    %bf = arith.extf %bi : bf16 to f32
+    %x = arith.addf %acc, %bf : f32
+    %r = arith.truncf %x : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
