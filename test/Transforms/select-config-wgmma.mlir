@@ -4,7 +4,8 @@
 // for short M (stages filling ~200 KiB); with TMA loads
 // when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
-// 16 splits. When the epilog writes D only into a D that TMA can address (a 16-byte aligned
+// 16 splits. Up to 32 rows with an element-wise epilog take the swapped form (Dᵀ = B Aᵀ).
+// When the epilog writes D only into a D that TMA can address (a 16-byte aligned
 // address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
 // 256 x 128 tiles instead of ping-pong unless the epilog is costly (transcendentals, divisions,
 // calls) and there are 16 tiles of 128 x 128 per SM or more. Other layouts, f32 and other chips keep simt.
@@ -131,11 +132,27 @@ func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @short_m
-// 64 tiles, 128 k-steps: 132 / 64 = 2 splits.
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>
+// 16 rows: the swapped form, 16 x 64 tiles with 16 stages.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>
 func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
                    %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<16x8192xbf16>) {
   mepi.matmul ins(%a, %b : memref<16x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<16x8192xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @short_m48
+// 48 rows: 64 tiles of 64 x 128, 128 k-steps: 132 / 64 = 2 splits.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>
+func.func @short_m48(%a: memref<48x8192xbf16> {mepi.alignment = 16 : i64},
+                   %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<48x8192xbf16>) {
+  mepi.matmul ins(%a, %b : memref<48x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<48x8192xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16

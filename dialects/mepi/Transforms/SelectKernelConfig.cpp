@@ -106,6 +106,26 @@ bool hasCostlyEpilog(MatmulOp op) {
   return found.wasInterrupted();
 }
 
+/// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
+/// element-wise epilog (no operand sums, reductions or bitmask aux outputs).
+bool canSwap(MatmulOp op, bool tmaLoads) {
+  return tmaLoads && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
+         !op.getBSums() && op.getReductions().empty() &&
+         llvm::all_of(op.getAuxKinds(), [](Attribute kind) {
+           return cast<BroadcastKindAttr>(kind).getValue() == BroadcastKind::Matrix;
+         });
+}
+
+/// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`
+/// columns (one consumer per 64), as many stages as fit in ~200 KiB, at most 16.
+KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
+  int64_t tileM = m <= 16 ? 16 : m <= 32 ? 32 : 64;
+  int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * 128));
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
+                               /*splits=*/1, /*tma=*/true, /*pingpong=*/false, /*cluster=*/1,
+                               DStore::Staged, /*swapped=*/true);
+}
+
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
 /// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
@@ -156,6 +176,12 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
       break;
     }
   bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+  // Up to 32 rows of D: the swapped form with 64-column tiles and 16 stages, as cuBLASLt's
+  // kernel for these shapes (nvjet_sm90_tst_16x64_64x16): on the H200 decode16 (16 x 8192 x
+  // 8192) went from 0.85 to 0.97-0.98 of cuBLASLt, decode16-up from 0.94 to 0.98
+  // (bench/NOTES.md).
+  if (!pingpong && forcedM <= 0 && forcedN <= 0 && m <= 32 && canSwap(op, tma))
+    return swappedConfig(op, m, 64);
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
   // stages. autotune() chose it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt
   // with 128 x 256 s4, 0.84-1.01 with it), and it still beats 128 x 256 in clusters for the
@@ -259,6 +285,10 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
                                   /*pingpong=*/false, /*cluster=*/1, plain.getStore(),
                                   /*swapped=*/false));
   }
+  // The swapped form for short M, with one or two consumers.
+  if (shape[0] <= 64 && canSwap(op, isTmaOperand(op.getA()) && isTmaOperand(op.getB())))
+    for (int64_t tileN : {64, 128})
+      add(swappedConfig(op, shape[0], tileN));
   // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
   // accumulators one warpgroup can hold; not with operand sums.
   if (!op.getASums() && !op.getBSums())
