@@ -141,6 +141,10 @@ bool mlir::mepi::canStoreDThroughTma(MatmulOp op) {
          (dType.getShape().back() * dBytes) % 16 == 0 && getPromisedAlignment(op.getD()) >= 16;
 }
 
+int64_t mlir::mepi::tmaStoreLineColumns(MatmulOp op) {
+  return 128 / (op.getD().getType().getElementTypeBitWidth() / 8);
+}
+
 //===----------------------------------------------------------------------===//
 // Memory effects
 //===----------------------------------------------------------------------===//

@@ -30,6 +30,8 @@ bool canStoreDFromRegisters(MatmulOp op);
 /// Whether, besides, D is bf16, f16 or f32 with rows of a multiple of 16 bytes at a 16-byte
 /// aligned address, which a TMA descriptor can address (`store = tma`).
 bool canStoreDThroughTma(MatmulOp op);
+/// Columns of D in one TMA store of the wgmma epilog: 128 bytes of a row (a swizzle line).
+int64_t tmaStoreLineColumns(MatmulOp op);
 } // namespace mlir::mepi
 
 #endif // MEPI_IR_MEPIOPS_H

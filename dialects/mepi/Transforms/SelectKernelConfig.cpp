@@ -131,8 +131,7 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
   if (!tmaLoads || !canStoreDThroughTma(op))
     return false;
-  int64_t lineColumns = 128 / (op.getD().getType().getElementTypeBitWidth() / 8);
-  return tileN % lineColumns == 0;
+  return tileN % tmaStoreLineColumns(op) == 0;
 }
 
 /// How the epilog writes D by default. Through TMA stores where it may in the kernels with
@@ -150,6 +149,12 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
                                                                   : DStore::Staged;
 }
 
+/// Consumer warpgroups of a wgmma block (the generator's count): two in ping-pong, else one
+/// per 64 rows up to two.
+int64_t consumersOf(int64_t tileM, bool pingpong) {
+  return pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
+}
+
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN,
                                    bool pingpong = false) {
   constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
@@ -161,7 +166,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // beyond 8 KiB is set aside.
   int64_t scratch = wgmmaEpilogScratchEstimate(op);
   auto stagesFor = [&](int64_t tileM, int64_t tileN) {
-    int64_t consumers = pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
+    int64_t consumers = consumersOf(tileM, pingpong);
     int64_t budget = 200 * 1024 - std::max<int64_t>(0, consumers * scratch - 8 * 1024);
     return std::min<int64_t>(8, budget / ((tileM + tileN) * 128));
   };
@@ -213,24 +218,22 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   // than in 128 x 256 clusters. Not with fewer: on 4096 x 4096 x 14336 (7.75 each) ping-pong
   // ran 1.65x slower, probably out of L2 (bench/NOTES.md).
   int64_t tiles128 = llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
-  bool costlyPingpong = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && m > 128 &&
-                        k > 4096 && tiles128 >= 16 * kMultiprocessors && !op.getASums() &&
-                        !op.getBSums() && canUseTmaStores(op, tma, 128) && hasCostlyEpilog(op);
-  if (costlyPingpong)
+  bool unforced = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 &&
+              !op.getASums() && !op.getBSums();
+  bool tmaStores = canUseTmaStores(op, tma, 128);
+  auto pingpong128 = [&](DStore store) {
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, DStore::Tma, /*swapped=*/false);
-  if (!pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 && k <= 4096 &&
-      tiles128 >= 2 * kMultiprocessors && !op.getASums() && !op.getBSums()) {
-    if (canUseTmaStores(op, tma, 128) &&
-        !(hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors))
+                                 /*cluster=*/1, store, /*swapped=*/false);
+  };
+  if (unforced && tmaStores && hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors)
+    return pingpong128(DStore::Tma);
+  if (unforced && k <= 4096 && tiles128 >= 2 * kMultiprocessors) {
+    if (tmaStores)
       return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
                                    /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
                                    /*cluster=*/1, DStore::Tma, /*swapped=*/false);
-    return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
-                                 /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, defaultStore(op, 128, 128, true, tma),
-                                 /*swapped=*/false);
+    return pingpong128(DStore::Staged);
   }
   if (forcedM > 0)
     tileM = forcedM;
@@ -312,7 +315,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     if (config.getStore() == DStore::Tma ||
         !canUseTmaStores(op, config.getTma(), config.getTileN()))
       continue;
-    int64_t consumers = config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / 64, 2);
+    int64_t consumers = consumersOf(config.getTileM(), config.getPingpong());
     int64_t stages = config.getStages();
     while (stages > 2 && stages * (config.getTileM() + config.getTileN()) * 128 +
                                  consumers * 16 * 1024 + 2 * 1024 >

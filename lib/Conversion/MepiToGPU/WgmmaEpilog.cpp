@@ -127,6 +127,12 @@ void thenIf(Emitter &e, Value condition) {
 }
 } // namespace
 
+Value mlir::mepi::emitGlobalBase(Emitter &e, Value value) {
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(e.b, e.loc, value);
+  Value address = arith::IndexCastUIOp::create(e.b, e.loc, e.b.getI64Type(), pointer);
+  return LLVM::IntToPtrOp::create(e.b, e.loc, e.globalPtr(), address);
+}
+
 void mlir::mepi::emitConsumerBarrier(Emitter &e, Value consumer) {
   NVVM::BarrierOp::create(e.b, e.loc, Type(), e.add(consumer, e.i32(1)), e.i32(kWarpgroup),
                           NVVM::BarrierReductionAttr(), Value());
@@ -139,7 +145,7 @@ int64_t mlir::mepi::wgmmaStagingBytes(DStore store) {
   case DStore::Registers:
     return 0;
   case DStore::Tma:
-    return 2 * 64 * 128;
+    return tmaStoreStagingBytes();
   }
   llvm_unreachable("unknown D store");
 }
@@ -201,12 +207,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   bool vectorStores = hasVectorStores(op);
   bool transposedAux = llvm::any_of(scratch.transposed, [](int64_t at) { return at >= 0; });
   // An aux output's 16-byte-aligned address, as a global pointer.
-  auto auxBase = [&](unsigned i) {
-    Value pointer =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operands.lookup(op.getAux()[i]));
-    Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), pointer);
-    return LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), address).getResult();
-  };
+  auto auxBase = [&](unsigned i) { return emitGlobalBase(e, operands.lookup(op.getAux()[i])); };
 
   // Row and scalar slots start at the identity; each thread writes only its own slots.
   for (unsigned j = 0; j < numReductions; ++j) {
@@ -342,10 +343,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
               store(results[1 + i], e.offset(area, at), bytes);
             }
           }
-          Value dPointer = memref::ExtractAlignedPointerAsIndexOp::create(
-              b, loc, operands.lookup(op.getD()));
-          Value dAddress = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dPointer);
-          Value dBase = LLVM::IntToPtrOp::create(b, loc, e.globalPtr(), dAddress);
+          Value dBase = emitGlobalBase(e, operands.lookup(op.getD()));
           Value linearIndex = e.add(e.mul(e.zext64(row), e.i64(f.n)), e.zext64(col0));
           Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
                                              ArrayRef<LLVM::GEPArg>{linearIndex});

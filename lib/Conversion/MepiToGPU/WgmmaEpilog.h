@@ -30,6 +30,9 @@ int64_t wgmmaStagingBytes(DStore store);
 /// Bytes of one consumer warpgroup's epilog scratch area for `op` (0 when nothing combines).
 int64_t wgmmaEpilogScratchBytes(MatmulOp op);
 
+/// The aligned address of memref `value` as a global pointer (for stores by address).
+Value emitGlobalBase(Emitter &e, Value value);
+
 /// Named barrier 1 + consumer: the 128 threads of consumer warpgroup `consumer` (0-based; named
 /// barrier 0 is the block's).
 void emitConsumerBarrier(Emitter &e, Value consumer);

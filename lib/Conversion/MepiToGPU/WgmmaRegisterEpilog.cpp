@@ -131,14 +131,6 @@ void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
   visit(group, pairs);
 }
 
-/// D's aligned address as a global pointer.
-Value dBasePointer(Emitter &e, MatmulOp op, const IRMapping &operands) {
-  Value pointer =
-      memref::ExtractAlignedPointerAsIndexOp::create(e.b, e.loc, operands.lookup(op.getD()));
-  Value address = arith::IndexCastUIOp::create(e.b, e.loc, e.b.getI64Type(), pointer);
-  return LLVM::IntToPtrOp::create(e.b, e.loc, e.globalPtr(), address);
-}
-
 /// store = registers: each pair one store of two elements, no shared memory and no barrier.
 void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
                       const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc) {
@@ -146,7 +138,7 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
   Location loc = e.loc;
   Type dElement = op.getD().getType().getElementType();
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
-  Value dBase = dBasePointer(e, op, operands);
+  Value dBase = emitGlobalBase(e, operands.lookup(op.getD()));
   walkPairs(e, op, operands, f, p, acc, e.i32(0), f.tileN / 8, /*groupsPerStep=*/1,
             [&](Value group, ArrayRef<Value> pairs) {
               Value col = pairColumn(e, p, group);
@@ -175,11 +167,11 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   OpBuilder &b = e.b;
   Location loc = e.loc;
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
-  int64_t lineColumns = kLineBytes / dBytes, lines = f.tileN / lineColumns;
+  int64_t lineColumns = tmaStoreLineColumns(op), lines = f.tileN / lineColumns;
   int64_t groupsPerLine = lineColumns / 8;
   Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
   Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
-  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(wgmmaStagingBytes(DStore::Tma))));
+  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(tmaStoreStagingBytes())));
   auto leader = [&](llvm::function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
     auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
@@ -258,9 +250,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
 }
 } // namespace
 
-int64_t mlir::mepi::tmaStoreLineColumns(MatmulOp op) {
-  return kLineBytes / (op.getD().getType().getElementTypeBitWidth() / 8);
-}
+int64_t mlir::mepi::tmaStoreStagingBytes() { return 2 * kBufferBytes; }
 
 void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                     const WgmmaEpilogFrame &f, Value acc, Value rowBase,

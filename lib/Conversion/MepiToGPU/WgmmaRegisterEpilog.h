@@ -11,8 +11,8 @@
 
 namespace mlir::mepi {
 
-/// Columns of D in one TMA store: 128 bytes of a row (the box width of D's tensor map).
-int64_t tmaStoreLineColumns(MatmulOp op);
+/// Shared bytes of one consumer's two TMA store buffers (64 rows of a 128-byte line each).
+int64_t tmaStoreStagingBytes();
 
 /// The epilog of one 64-row slice for f.store registers or tma: `rowBase`, `colBase` are the
 /// slice's first row and column of D, `fragmentRow`, `fragmentCol` the thread's first row and
