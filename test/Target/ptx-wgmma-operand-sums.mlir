@@ -1,8 +1,10 @@
 // Operand sums on the wgmma family (BGRADA's and BGRADB's bias gradients): A MN-major (transpose_a,
-// as cuBLASLt's BGRADA takes it) and B K-major. The consumers add 16-byte chunks of the stage
-// tiles (ld.shared.v4) while the wgmmas run and combine them with butterfly shuffles; under
-// split-K (12 tiles) the partial sums travel with the accumulators' partials and the last split
-// stores them; ptxas assembles it without spills. The simt family sums with a loop over K.
+// as cuBLASLt's BGRADA takes it) and B K-major. The tensor cores sum them: m64n8k16 wgmmas of
+// each 64-row group of the stage tiles (A transposed, B's rows K-major) by a 1 KiB tile of bf16
+// ones (0x3F803F80 twice per word) that the block writes and fences for the async proxy before
+// its first barrier; under split-K (12 tiles) the partial sums travel with the accumulators'
+// partials and the last split stores them; ptxas assembles it without spills or serialized
+// wgmmas. The simt family sums with a loop over K.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s --check-prefix=CONFIG
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -13,9 +15,12 @@
 // CONFIG: a_sums(%{{.*}} : memref<304xbf16>) b_sums(%{{.*}} : memref<500xbf16>)
 // CONFIG-SAME: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 8>
 
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK: ld.shared.v4.b32
-// CHECK: shfl.sync.bfly.b32
+// CHECK: st.shared.v4.b32 [{{.*}}], {1065369472, 1065369472, 1065369472, 1065369472};
+// CHECK-NEXT: fence.proxy.async.shared::cta;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 1,{{ +}}0;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 0,{{ +}}0;
+// CHECK-NOT: shfl.sync.bfly.b32
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning

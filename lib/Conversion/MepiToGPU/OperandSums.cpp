@@ -1,5 +1,5 @@
-// Operand sums: the SIMT form (a loop over K from global memory) and the wgmma form (partial
-// sums from the shared-memory stage tiles, combined by warp shuffles).
+// Operand sums: the SIMT form (a loop over K from global memory) and the wgmma form (the stage
+// tiles times a tile of ones, on the tensor cores).
 #include "OperandSums.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -42,54 +42,48 @@ void mlir::mepi::emitStoreOperandSum(OpBuilder &b, Location loc, Value sums,
   memref::StoreOp::create(b, loc, sum, sums, at);
 }
 
-namespace {
-constexpr int64_t kLine = 128;       // bytes of a swizzled line
-constexpr int64_t kGroupBytes = 8192; // 64 lines
-
-/// The f32 values of the eight 16-bit elements of the 16-byte chunk at `address`.
-SmallVector<Value> loadChunk(Emitter &e, Value address, Type elementType) {
-  auto vector = VectorType::get({8}, elementType);
-  Value raw = LLVM::LoadOp::create(e.b, e.loc, vector, address, /*alignment=*/16);
-  Value wide = arith::ExtFOp::create(e.b, e.loc, VectorType::get({8}, e.b.getF32Type()), raw);
-  SmallVector<Value> values;
-  for (int64_t j = 0; j < 8; ++j)
-    values.push_back(LLVM::ExtractElementOp::create(e.b, e.loc, wide, e.i32(j)));
-  return values;
+void mlir::mepi::emitOnesTile(Emitter &e, Value tile, Value thread, Type elementType) {
+  OpBuilder &b = e.b;
+  // Two 16-bit ones per 32-bit word: bf16 1.0 is 0x3F80, f16 1.0 is 0x3C00.
+  int64_t one = elementType.isBF16() ? 0x3F80 : 0x3C00;
+  auto words = VectorType::get({4}, b.getI32Type());
+  Value ones = arith::ConstantOp::create(
+      b, e.loc, DenseElementsAttr::get(words, APInt(32, (one << 16) | one)));
+  auto writer = scf::IfOp::create(b, e.loc, e.ult(thread, e.i32(kOnesTileBytes / 16)),
+                                  /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(writer.thenBlock());
+  LLVM::StoreOp::create(b, e.loc, ones, e.offset(tile, e.mul(thread, e.i32(16))),
+                        /*alignment=*/16);
+  NVVM::FenceProxyOp::create(
+      b, e.loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
-Value shuffleXor(Emitter &e, Value v, int64_t mask) {
-  return NVVM::ShflOp::create(e.b, e.loc, v.getType(), e.i32(-1), v, e.i32(mask), e.i32(0x1f),
-                              NVVM::ShflKind::bfly, UnitAttr());
-}
-} // namespace
-
-SmallVector<Value> TileSums::emitAccumulate(Emitter &e, Value tile, Value thread,
-                                            Type elementType, ValueRange partial) const {
-  SmallVector<Value> sums(partial.begin(), partial.end());
-  Value warp = e.div(thread, e.i32(32)), lane = e.rem(thread, e.i32(32));
+SmallVector<Value>
+TileSums::emitAccumulate(Emitter &e, llvm::function_ref<Value(int64_t, int64_t)> groupDescriptor,
+                         Value ones, Type elementType, int64_t k16Steps,
+                         ValueRange partial) const {
+  OpBuilder &b = e.b;
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  auto fragmentType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(kFragment, f32));
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, 8, 16);
+  NVVM::WGMMATypes type = elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // The group is the wgmma's A side: read row-major when K-major, transposed when MN-major.
+  NVVM::MMALayout layoutA = mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  SmallVector<Value> sums;
   for (int64_t g = 0; g < groups; ++g) {
-    Value group = e.offset(tile, e.i32(g * kGroupBytes));
-    if (!mnMajor) {
-      Value row = e.div(thread, e.i32(2)), half = e.rem(thread, e.i32(2));
-      Value &sum = sums[g];
-      for (int64_t i = 0; i < 4; ++i) {
-        Value chunk = e.xorI(e.add(e.mul(half, e.i32(4)), e.i32(i)), e.rem(row, e.i32(8)));
-        Value address = e.offset(group, e.add(e.mul(row, e.i32(kLine)), e.mul(chunk, e.i32(16))));
-        for (Value v : loadChunk(e, address, elementType))
-          sum = arith::AddFOp::create(e.b, e.loc, sum, v);
-      }
-      continue;
-    }
-    Value chunk = e.add(e.mul(warp, e.i32(2)), e.div(lane, e.i32(16)));
-    for (int64_t i = 0; i < 4; ++i) {
-      Value line = e.add(e.rem(lane, e.i32(16)), e.i32(16 * i));
-      Value position = e.xorI(chunk, e.rem(line, e.i32(8)));
-      Value address =
-          e.offset(group, e.add(e.mul(line, e.i32(kLine)), e.mul(position, e.i32(16))));
-      SmallVector<Value> values = loadChunk(e, address, elementType);
-      for (int64_t j = 0; j < 8; ++j)
-        sums[g * 8 + j] = arith::AddFOp::create(e.b, e.loc, sums[g * 8 + j], values[j]);
-    }
+    Value acc = LLVM::UndefOp::create(b, e.loc, fragmentType);
+    for (int64_t i = 0; i < kFragment; ++i)
+      acc = LLVM::InsertValueOp::create(b, e.loc, acc, partial[g * kFragment + i], i);
+    for (int64_t kk = 0; kk < k16Steps; ++kk)
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, e.loc, fragmentType, acc, groupDescriptor(g, kk), ones, shape, type, type,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+          NVVM::WGMMAScaleIn::one, layoutA, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+    for (int64_t i = 0; i < kFragment; ++i)
+      sums.push_back(LLVM::ExtractValueOp::create(b, e.loc, acc, i));
   }
   return sums;
 }
@@ -98,30 +92,16 @@ void TileSums::emitStore(Emitter &e, Value thread, ValueRange partial, Value sum
                          Value firstRow, int64_t limit) const {
   OpBuilder &b = e.b;
   Value warp = e.div(thread, e.i32(32)), lane = e.rem(thread, e.i32(32));
-  auto store = [&](Value leader, Value row, Value sum) {
-    Value inside = e.andI(leader, e.ult(row, e.i32(limit)));
-    auto ifOp = scf::IfOp::create(b, e.loc, inside, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    emitStoreOperandSum(b, e.loc, sums, {}, e.toIndex(row), sum);
-  };
-  for (int64_t g = 0; g < groups; ++g) {
-    Value groupRow = e.add(firstRow, e.i32(64 * g));
-    if (!mnMajor) {
-      Value sum = partial[g];
-      sum = arith::AddFOp::create(b, e.loc, sum, shuffleXor(e, sum, 1));
-      store(e.eq(e.rem(thread, e.i32(2)), e.i32(0)), e.add(groupRow, e.div(thread, e.i32(2))),
-            sum);
-      continue;
+  // Every column holds the row's sum: the first lane of each quad stores its two rows.
+  Value leader = e.eq(e.rem(lane, e.i32(4)), e.i32(0));
+  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = e.add(firstRow, e.add(fragmentRow, e.i32(64 * g + 8 * half)));
+      auto ifOp = scf::IfOp::create(b, e.loc, e.andI(leader, e.ult(row, e.i32(limit))),
+                                    /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      emitStoreOperandSum(b, e.loc, sums, {}, e.toIndex(row), partial[g * kFragment + 2 * half]);
     }
-    // The 16 lanes of a chunk hold its rows' sums over k-lines l % 16 + 16 i.
-    Value chunk = e.add(e.mul(warp, e.i32(2)), e.div(lane, e.i32(16)));
-    Value leader = e.eq(e.rem(lane, e.i32(16)), e.i32(0));
-    for (int64_t j = 0; j < 8; ++j) {
-      Value sum = partial[g * 8 + j];
-      for (int64_t mask : {1, 2, 4, 8})
-        sum = arith::AddFOp::create(b, e.loc, sum, shuffleXor(e, sum, mask));
-      store(leader, e.add(groupRow, e.add(e.mul(chunk, e.i32(8)), e.i32(j))), sum);
-    }
-  }
 }

@@ -18,23 +18,36 @@ Value emitOperandSum(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &o
 void emitStoreOperandSum(OpBuilder &b, Location loc, Value sums, ArrayRef<Value> batch,
                          Value index, Value sum);
 
-/// wgmma: the per-thread partial sums of `groups` 64-row groups of a stage tile (rows of A or
-/// B as loaded: K-major lines or MN-major blocks, 8 KiB per group, 128-byte swizzle), summed by
-/// the 128 threads of one warpgroup over the k-steps of a tile.
-///   K-major: thread t sums half of row t / 2's 64 k-values (one value per group);
-///   MN-major: warp w takes rows 16w..16w+15 (two 16-byte chunks), a lane 4 of the 64 k-lines
-///   (eight values per group, one per row of its chunk).
-/// Both read each 16-byte chunk where the swizzle put it, so a warp's loads are free of bank
-/// conflicts.
+/// Bytes of the shared-memory tile of ones that TileSums multiplies by: 8 rows of 64 16-bit
+/// ones (one 128-byte swizzle atom; the swizzle moves ones among ones).
+constexpr int64_t kOnesTileBytes = 1024;
+
+/// Writes the tile of ones of `elementType` (bf16 or f16) at `tile` with the block's first 64
+/// threads and fences it for the tensor cores' reads (the async proxy). The block's barrier
+/// after it makes it visible.
+void emitOnesTile(Emitter &e, Value tile, Value thread, Type elementType);
+
+/// wgmma: the sums over K of `groups` 64-row groups of a stage tile (rows of op(A), or of
+/// op(B)ᵀ, as loaded: K-major lines or MN-major blocks of 8 KiB, 128-byte swizzle), computed by
+/// the tensor cores: each group is the A side of m64n8k16 wgmmas whose B side is the tile of
+/// ones, so every column of the 64 x 8 f32 result holds the group's row sums. A warpgroup
+/// issues them beside its main loop's wgmmas, in the same commit group; they cost 8/tile_n of
+/// them per group. In the result fragment lane l of warp w holds row 16w + l/4 in register 0
+/// (and 1) and row 16w + l/4 + 8 in register 2 (and 3).
 struct TileSums {
+  static constexpr int64_t kFragment = 4; // f32 registers of a 64 x 8 result per thread
   bool mnMajor = false;
   int64_t groups = 1;
-  int64_t values() const { return groups * (mnMajor ? 8 : 1); }
-  /// Adds the tile at `tile` (the stage's first row of these groups) to `partial`.
-  SmallVector<Value> emitAccumulate(Emitter &e, Value tile, Value thread, Type elementType,
+  int64_t values() const { return groups * kFragment; }
+  /// Issues one k-step's wgmmas (`k16Steps` of k16 per group) adding to `partial` (the groups'
+  /// fragments, flat f32): `groupDescriptor(g, kk)` is the shared-memory descriptor of group g
+  /// at k16 step kk, `ones` the tile of ones'. Returns the new fragments.
+  SmallVector<Value> emitAccumulate(Emitter &e,
+                                    llvm::function_ref<Value(int64_t, int64_t)> groupDescriptor,
+                                    Value ones, Type elementType, int64_t k16Steps,
                                     ValueRange partial) const;
-  /// Combines the partial sums across the threads of each row and stores row `firstRow` + r
-  /// (r < 64 * groups, rows < `limit`) of the 1-D `sums`.
+  /// Stores row `firstRow` + r (r < 64 * groups, rows < `limit`) of the 1-D `sums` from the
+  /// fragments `partial` (waited for).
   void emitStore(Emitter &e, Value thread, ValueRange partial, Value sums, Value firstRow,
                  int64_t limit) const;
 };

@@ -11,7 +11,8 @@
 //
 // Shared memory (dynamic, aligned to 1024 bytes for the 128-byte swizzle):
 //   stage s: A tile (tile_m x 64 elements) | B tile (tile_n x 64 elements)
-//   then full[stages] (TMA bytes landed) and empty[stages] (consumers done) mbarriers.
+//   then, with operand sums, a 1 KiB tile of ones; the consumers' staging blocks and scratch
+//   areas; full[stages] (TMA bytes landed) and empty[stages] (consumers done) mbarriers.
 // Operand tiles keep the operand's memory order, in 128-byte lines with the 128-byte swizzle
 // that TMA writes and wgmma descriptors read:
 //   K-major (A [M, K], B given as [N, K]): line r holds row r's 64 k-values; one TMA box.
@@ -89,15 +90,17 @@ int64_t consumerWarpgroups(KernelConfigAttr config) {
 
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
-  int64_t aBytes = 0, bBytes = 0, stageBytes = 0, staging = 0, scratch = 0, scratchBytes = 0,
-          barriers = 0, flags = 0, total = 0;
+  int64_t aBytes = 0, bBytes = 0, stageBytes = 0, ones = 0, staging = 0, scratch = 0,
+          scratchBytes = 0, barriers = 0, flags = 0, total = 0;
   SharedLayout() = default;
   SharedLayout(KernelConfigAttr config, MatmulOp op) {
     int64_t consumers = consumerWarpgroups(config);
     aBytes = config.getTileM() * kSwizzleBytes;
     bBytes = config.getTileN() * kSwizzleBytes;
     stageBytes = aBytes + bBytes;
-    staging = config.getStages() * stageBytes;
+    // The operand sums' tile of ones (OperandSums.h), 1024-aligned after the stages.
+    ones = config.getStages() * stageBytes;
+    staging = ones + (op.getASums() || op.getBSums() ? kOnesTileBytes : 0);
     // The swapped form stores straight from the registers: no staging block.
     scratch = staging + (config.getSwapped() ? 0 : consumers * wgmmaStagingBytes(config.getStore()));
     scratchBytes = wgmmaEpilogScratchBytes(op); // per consumer warpgroup
@@ -524,6 +527,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     if (cluster() > 1) // the peer block arrives on them and multicasts into this block
       NVVM::FenceMbarrierInitOp::create(b, loc);
   }
+  if (op.getASums() || op.getBSums())
+    emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
   auto clusterBarrier = [&] {
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
@@ -726,6 +731,22 @@ static Value emitAccumulatorFence(Emitter &e, Value acc, int64_t count) {
       .getResult(0);
 }
 
+/// emitAccumulatorFence for f32 values (the operand sums' fragments).
+static SmallVector<Value> emitValueFence(Emitter &e, ArrayRef<Value> values) {
+  if (values.empty())
+    return {};
+  auto type = LLVM::LLVMStructType::getLiteral(e.b.getContext(),
+                                               SmallVector<Type>(values.size(), e.b.getF32Type()));
+  Value packed = LLVM::UndefOp::create(e.b, e.loc, type);
+  for (auto [i, v] : llvm::enumerate(values))
+    packed = LLVM::InsertValueOp::create(e.b, e.loc, packed, v, i);
+  Value fenced = emitAccumulatorFence(e, packed, values.size());
+  SmallVector<Value> result;
+  for (size_t i = 0; i < values.size(); ++i)
+    result.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, fenced, i));
+  return result;
+}
+
 void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp op,
                                         const IRMapping &operands) const {
   OpBuilder &b = e.b;
@@ -766,8 +787,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
 
   // Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
   // 64), those of the first tile row the rows of B (split between the consumers in 64-row
-  // groups, or all by consumer 0 when there are fewer than 64 each), from the stage tiles
-  // while the wgmmas run.
+  // groups, or all by consumer 0 when there are fewer than 64 each): wgmmas of the stage tiles
+  // by a tile of ones beside the main loop's (OperandSums.h).
   struct SumsPlan {
     Value sums;       // the kernel's a_sums / b_sums memref
     TileSums tile;
@@ -829,6 +850,11 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value f32Zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   for (const SumsPlan &p : sumsPlans)
     loopInit.append(p.tile.values(), f32Zero);
+  // The B side of the operand sums' wgmmas: the tile of ones, K-major.
+  Value onesDescriptor;
+  if (!sumsPlans.empty())
+    onesDescriptor =
+        emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1), loopInit);
   {
     OpBuilder::InsertionGuard inner(b);
@@ -875,8 +901,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
             NVVM::WGMMAScaleIn::one, layoutA, layoutB, NVVM::MMAIntOverflowAttr());
       }
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    // The operand sums read the stage the wgmmas read, before it is released.
+    // Operand sums: the tensor cores add up the rows of the stage tiles this consumer sums in
+    // this unit, in the same commit group.
     SmallVector<Value> nextPartials;
     size_t offset = 0;
     for (const SumsPlan &p : sumsPlans) {
@@ -887,14 +913,19 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                                     /*withElseRegion=*/true);
       OpBuilder::InsertionGuard then(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value tile = e.offset(c.base, e.add(e.mul(stage, e.i32(layout.stageBytes)),
-                                          e.add(e.i32(p.stageOffset), p.consumerOffset)));
-      scf::YieldOp::create(b, loc, p.tile.emitAccumulate(e, tile, localThread, c.elementType,
-                                                          mine));
+      Value tile = e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset));
+      auto descriptor = [&](int64_t group, int64_t kk) {
+        int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
+        return emitMatrixDescriptor(e, e.add(tile, e.i32(bytes)), p.tile.mnMajor);
+      };
+      scf::YieldOp::create(b, loc,
+                           p.tile.emitAccumulate(e, descriptor, onesDescriptor, c.elementType,
+                                                 config.getTileK() / kInstrK, mine));
       b.setInsertionPointToStart(ifOp.elseBlock());
       scf::YieldOp::create(b, loc, mine);
       llvm::append_range(nextPartials, ifOp.getResults());
     }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
@@ -937,6 +968,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   SmallVector<Value> accs;
   for (int64_t s = 0; s < slices; ++s)
     accs.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
+  sumPartials = emitValueFence(e, sumPartials);
   // Ping-pong: the block's next unit is the other consumer's; this one's next starts a unit on.
   Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
 
