@@ -3,13 +3,16 @@
 // each 64-row group of the stage tiles (A transposed, B's rows K-major) by a 1 KiB tile of bf16
 // ones (0x3F803F80 twice per word) that the block writes and fences for the async proxy before
 // its first barrier; under split-K (12 tiles) the partial sums travel with the accumulators'
-// partials and the last split stores them; ptxas assembles it without spills or serialized
-// wgmmas. The simt family sums with a loop over K.
+// partials and the last split stores them. @bgradb is BGRADB's kernel on short M: 64 x 128, no
+// split, B given as [K, N] (MN-major, so its groups are read transposed). ptxas assembles both
+// without spills and without serializing the wgmmas (it reports a "Potential Performance Loss"
+// when a non-wgmma instruction writes an accumulator in flight). The simt family sums with a
+// loop over K.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s --check-prefix=CONFIG
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
-// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
 // RUN: mepi-opt %s --mepi-select-kernel-config="strategy=simt" --mepi-generate-kernels | FileCheck %s --check-prefix=SIMT
 
 // CONFIG: a_sums(%{{.*}} : memref<304xbf16>) b_sums(%{{.*}} : memref<500xbf16>)
@@ -21,7 +24,10 @@
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 1,{{ +}}0;
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 0,{{ +}}0;
 // CHECK-NOT: shfl.sync.bfly.b32
+// CHECK-LABEL: .entry bgradb_matmul_0
+// CHECK: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 1,{{ +}}0;
 
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
 
@@ -37,6 +43,19 @@ func.func @sums(%a: memref<4096x304xbf16> {mepi.alignment = 16 : i64},
   mepi.matmul ins(%a, %b : memref<4096x304xbf16>, memref<500x4096xbf16>) outs(%d : memref<304x500xbf16>)
       a_sums(%ga : memref<304xbf16>) b_sums(%gb : memref<500xbf16>)
       attributes {transpose_a, transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+func.func @bgradb(%a: memref<128x1000xbf16> {mepi.alignment = 16 : i64},
+                  %b: memref<1000x520xbf16> {mepi.alignment = 16 : i64},
+                  %d: memref<128x520xbf16>, %gb: memref<520xbf16>) {
+  mepi.matmul ins(%a, %b : memref<128x1000xbf16>, memref<1000x520xbf16>) outs(%d : memref<128x520xbf16>)
+      b_sums(%gb : memref<520xbf16>)
+      attributes {config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -60,31 +60,36 @@ void mlir::mepi::emitOnesTile(Emitter &e, Value tile, Value thread, Type element
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
-SmallVector<Value>
-TileSums::emitAccumulate(Emitter &e, llvm::function_ref<Value(int64_t, int64_t)> groupDescriptor,
-                         Value ones, Type elementType, int64_t k16Steps,
-                         ValueRange partial) const {
+void TileSums::emitK16(Emitter &e, int64_t kk, llvm::function_ref<Value(int64_t)> groupDescriptor,
+                       Value ones, Type elementType, MutableArrayRef<Value> carried) const {
   OpBuilder &b = e.b;
   MLIRContext *ctx = b.getContext();
-  Type f32 = b.getF32Type();
-  auto fragmentType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(kFragment, f32));
+  auto fragmentType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(kFragment, b.getF32Type()));
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, 8, 16);
   NVVM::WGMMATypes type = elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
   // The group is the wgmma's A side: read row-major when K-major, transposed when MN-major.
   NVVM::MMALayout layoutA = mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-  SmallVector<Value> sums;
   for (int64_t g = 0; g < groups; ++g) {
+    MutableArrayRef<Value> fragment =
+        carried.slice(((kk % chains) * groups + g) * kFragment, kFragment);
     Value acc = LLVM::UndefOp::create(b, e.loc, fragmentType);
     for (int64_t i = 0; i < kFragment; ++i)
-      acc = LLVM::InsertValueOp::create(b, e.loc, acc, partial[g * kFragment + i], i);
-    for (int64_t kk = 0; kk < k16Steps; ++kk)
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, e.loc, fragmentType, acc, groupDescriptor(g, kk), ones, shape, type, type,
-          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-          NVVM::WGMMAScaleIn::one, layoutA, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+      acc = LLVM::InsertValueOp::create(b, e.loc, acc, fragment[i], i);
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, e.loc, fragmentType, acc, groupDescriptor(g), ones, shape, type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+        NVVM::WGMMAScaleIn::one, layoutA, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
     for (int64_t i = 0; i < kFragment; ++i)
-      sums.push_back(LLVM::ExtractValueOp::create(b, e.loc, acc, i));
+      fragment[i] = LLVM::ExtractValueOp::create(b, e.loc, acc, i);
   }
+}
+
+SmallVector<Value> TileSums::emitCombine(Emitter &e, ArrayRef<Value> carried) const {
+  SmallVector<Value> sums(carried.take_front(values()));
+  for (int64_t chain = 1; chain < chains; ++chain)
+    for (int64_t v = 0; v < values(); ++v)
+      sums[v] = arith::AddFOp::create(e.b, e.loc, sums[v], carried[chain * values() + v]);
   return sums;
 }
 

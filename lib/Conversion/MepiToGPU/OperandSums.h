@@ -31,23 +31,30 @@ void emitOnesTile(Emitter &e, Value tile, Value thread, Type elementType);
 /// op(B)ᵀ, as loaded: K-major lines or MN-major blocks of 8 KiB, 128-byte swizzle), computed by
 /// the tensor cores: each group is the A side of m64n8k16 wgmmas whose B side is the tile of
 /// ones, so every column of the 64 x 8 f32 result holds the group's row sums. A warpgroup
-/// issues them beside its main loop's wgmmas, in the same commit group; they cost 8/tile_n of
-/// them per group. In the result fragment lane l of warp w holds row 16w + l/4 in register 0
-/// (and 1) and row 16w + l/4 + 8 in register 2 (and 3).
+/// issues them between its main loop's wgmmas, in the same commit group. The k16 steps of a
+/// k-step take turns over `chains` accumulator fragments per group, so that consecutive small
+/// wgmmas do not wait for each other (a chain of dependent ones waits on each one's latency);
+/// the fragments are added after the loop.
+/// In a fragment lane l of warp w holds row 16w + l/4 in register 0 (and 1) and row
+/// 16w + l/4 + 8 in register 2 (and 3).
 struct TileSums {
   static constexpr int64_t kFragment = 4; // f32 registers of a 64 x 8 result per thread
   bool mnMajor = false;
   int64_t groups = 1;
+  int64_t chains = 4; // accumulator fragments per group (k16 step kk adds to kk % chains)
+  /// f32 values per thread of the combined sums (what emitStore takes).
   int64_t values() const { return groups * kFragment; }
-  /// Issues one k-step's wgmmas (`k16Steps` of k16 per group) adding to `partial` (the groups'
-  /// fragments, flat f32): `groupDescriptor(g, kk)` is the shared-memory descriptor of group g
-  /// at k16 step kk, `ones` the tile of ones'. Returns the new fragments.
-  SmallVector<Value> emitAccumulate(Emitter &e,
-                                    llvm::function_ref<Value(int64_t, int64_t)> groupDescriptor,
-                                    Value ones, Type elementType, int64_t k16Steps,
-                                    ValueRange partial) const;
+  /// f32 values per thread in the main loop: a fragment per (chain, group).
+  int64_t carried() const { return values() * chains; }
+  /// Issues k16 step `kk`'s wgmma of each group into its chain's fragment in `carried`:
+  /// `groupDescriptor(g)` is the shared-memory descriptor of group g at that step, `ones` the
+  /// tile of ones'.
+  void emitK16(Emitter &e, int64_t kk, llvm::function_ref<Value(int64_t)> groupDescriptor,
+               Value ones, Type elementType, MutableArrayRef<Value> carried) const;
+  /// The fragments of `carried` (waited for) added over the chains, in order: values().
+  SmallVector<Value> emitCombine(Emitter &e, ArrayRef<Value> carried) const;
   /// Stores row `firstRow` + r (r < 64 * groups, rows < `limit`) of the 1-D `sums` from the
-  /// fragments `partial` (waited for).
+  /// combined sums `partial`.
   void emitStore(Emitter &e, Value thread, ValueRange partial, Value sums, Value firstRow,
                  int64_t limit) const;
 };

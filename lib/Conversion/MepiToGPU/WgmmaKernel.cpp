@@ -62,6 +62,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::mepi;
 
@@ -808,7 +810,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                               : emitUnitLoop(e, c);
   WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
   if (Value sums = op.getASums()) {
-    SumsPlan p{operands.lookup(sums), {c.mnMajorA, 1}};
+    SumsPlan p{operands.lookup(sums), {c.mnMajorA, 1, config.getTileK() / kInstrK}};
     p.active = e.eq(unit.tileCol, e.i32(0));
     p.firstRow = e.add(e.mul(unit.tileRow, e.i32(config.getTileM())),
                        e.mul(consumer, e.i32(kBlockRows)));
@@ -819,7 +821,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   if (Value sums = op.getBSums()) {
     int64_t rows = bSumRows();
     bool split = rows < tileN;
-    SumsPlan p{operands.lookup(sums), {c.mnMajorB, rows / kBlockRows}};
+    SumsPlan p{operands.lookup(sums),
+               {c.mnMajorB, rows / kBlockRows, config.getTileK() / kInstrK}};
     p.active = e.eq(unit.tileRow, e.i32(0));
     if (!split)
       p.active = e.andI(p.active, e.eq(consumer, e.i32(0)));
@@ -845,18 +848,36 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                             NVVM::BarrierReductionAttr(), Value());
   }
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
+  // With operand sums the zeros are opaque, set before the loop variants (as theirs below).
+  if (!sumsPlans.empty())
+    zero = emitAccumulatorFence(e, zero, registers());
   SmallVector<Value> loopInit = {units.getRegionIterArg(0)};
   loopInit.append(slices, zero);
   Value f32Zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  // What the main loop variants return: the stage counter, the accumulators, then every sums
+  // plan's fragments.
+  SmallVector<Type> loopResultTypes = llvm::to_vector(TypeRange(ValueRange(loopInit)));
   for (const SumsPlan &p : sumsPlans)
-    loopInit.append(p.tile.values(), f32Zero);
+    loopResultTypes.append(p.tile.carried(), b.getF32Type());
   // The B side of the operand sums' wgmmas: the tile of ones, K-major.
   Value onesDescriptor;
   if (!sumsPlans.empty())
     onesDescriptor =
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
-  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1), loopInit);
-  {
+  // The main loop over the unit's k-steps; `summing[i]`: it issues sums plan i's wgmmas.
+  // A plan's fragments are loop-carried (from zeros) only where it sums; elsewhere they are
+  // undefined, unread (its stores and split-K partials are the active tiles' only), and cost no
+  // register moves where the variants join.
+  auto emitMainLoop = [&](ArrayRef<bool> summing) -> SmallVector<Value> {
+    SmallVector<Value> zeros;
+    for (auto [i, p] : llvm::enumerate(sumsPlans))
+      if (summing[i])
+        zeros.append(p.tile.carried(), f32Zero);
+    // Opaque zeros, set before the loop: LLVM would otherwise set the constants between the
+    // first k-step's wgmmas, where ptxas must fence (or serialize) around them.
+    SmallVector<Value> init(loopInit);
+    llvm::append_range(init, emitValueFence(e, zeros));
+    auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1), init);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value it = kLoop.getRegionIterArg(0);
@@ -877,19 +898,26 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     // wgmma reads A row-major and B column-major (K-major both); MN-major ones transposed.
     NVVM::MMALayout layoutA = c.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    // The stage tiles the operand sums read: the first of this consumer's groups.
+    SmallVector<Value> sumTiles;
+    for (const SumsPlan &p : sumsPlans)
+      sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; swapped && kk < config.getTileK() / kInstrK; ++kk) {
-      Value descB = emitMatrixDescriptor(
-          e, e.add(bAddress, e.add(e.mul(consumer, e.i32(kBlockBytes)), e.i32(kk * kInstrK * 2))),
-          /*mnMajor=*/false);
-      Value descA = emitMatrixDescriptor(e, e.add(stageAddress, e.i32(kk * kInstrK * 2)),
-                                         /*mnMajor=*/false);
-      accs[0] = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, accType, accs[0], descB, descA, shape, inType, inType, NVVM::WGMMATypes::f32,
-          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
-    }
-    for (int64_t kk = 0; !swapped && kk < config.getTileK() / kInstrK; ++kk) {
+    for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
+      if (swapped) {
+        Value descB = emitMatrixDescriptor(
+            e,
+            e.add(bAddress, e.add(e.mul(consumer, e.i32(kBlockBytes)), e.i32(kk * kInstrK * 2))),
+            /*mnMajor=*/false);
+        Value descA = emitMatrixDescriptor(e, e.add(stageAddress, e.i32(kk * kInstrK * 2)),
+                                           /*mnMajor=*/false);
+        accs[0] = NVVM::WgmmaMmaAsyncOp::create(
+            b, loc, accType, accs[0], descB, descA, shape, inType, inType,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+            NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
+            NVVM::MMAIntOverflowAttr());
+        continue;
+      }
       Value descB = emitMatrixDescriptor(
           e, e.add(bAddress, e.i32(kk * kStep(c.mnMajorB))), c.mnMajorB);
       for (int64_t s = 0; s < slices; ++s) {
@@ -900,30 +928,20 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
             NVVM::WGMMAScaleIn::one, layoutA, layoutB, NVVM::MMAIntOverflowAttr());
       }
-    }
-    // Operand sums: the tensor cores add up the rows of the stage tiles this consumer sums in
-    // this unit, in the same commit group.
-    SmallVector<Value> nextPartials;
-    size_t offset = 0;
-    for (const SumsPlan &p : sumsPlans) {
-      SmallVector<Value> mine(partials.begin() + offset,
-                              partials.begin() + offset + p.tile.values());
-      offset += p.tile.values();
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange(ValueRange(mine)), p.active,
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard then(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      Value tile = e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset));
-      auto descriptor = [&](int64_t group, int64_t kk) {
-        int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
-        return emitMatrixDescriptor(e, e.add(tile, e.i32(bytes)), p.tile.mnMajor);
-      };
-      scf::YieldOp::create(b, loc,
-                           p.tile.emitAccumulate(e, descriptor, onesDescriptor, c.elementType,
-                                                 config.getTileK() / kInstrK, mine));
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc, mine);
-      llvm::append_range(nextPartials, ifOp.getResults());
+      // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
+      // this unit, between the main wgmmas.
+      size_t offset = 0;
+      for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+        if (summing[i]) {
+          auto descriptor = [&](int64_t group) {
+            int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
+            return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
+          };
+          p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
+                         MutableArrayRef<Value>(partials).slice(offset, p.tile.carried()));
+          offset += p.tile.carried();
+        }
+      }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
@@ -937,20 +955,58 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     }
     SmallVector<Value> yielded = {e.add(it, e.i32(1))};
     llvm::append_range(yielded, accs);
-    llvm::append_range(yielded, nextPartials);
+    llvm::append_range(yielded, partials);
     scf::YieldOp::create(b, loc, yielded);
-  }
-  Value itEnd = kLoop.getResult(0);
-  SmallVector<Value> sumPartials(kLoop.getResults().drop_front(1 + slices));
-  // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
-  // (when the block has a next unit, which is the other consumer's).
-  if (pingpong) {
-    auto handOver = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard then(b);
-    b.setInsertionPointToStart(handOver.thenBlock());
-    NVVM::BarrierArriveOp::create(b, loc, turnBarrier(e.sub(e.i32(1), consumer)),
-                                  e.i32(2 * kWarpgroup));
-  }
+    b.setInsertionPointAfter(kLoop);
+    // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
+    // (when the block has a next unit, which is the other consumer's).
+    if (pingpong) {
+      auto handOver = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(handOver.thenBlock());
+      NVVM::BarrierArriveOp::create(b, loc, turnBarrier(e.sub(e.i32(1), consumer)),
+                                    e.i32(2 * kWarpgroup));
+    }
+    // Wait for the last wgmmas here, before any variants join: a register move of their
+    // accumulators at the join while they run would make ptxas serialize every wgmma.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    SmallVector<Value> results = {kLoop.getResult(0)};
+    for (int64_t s = 0; s < slices; ++s)
+      results.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
+    SmallVector<Value> sums = emitValueFence(
+        e, SmallVector<Value>(kLoop.getResults().drop_front(1 + slices)));
+    size_t offset = 0;
+    for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+      if (!summing[i]) {
+        results.append(p.tile.carried(), LLVM::UndefOp::create(b, loc, b.getF32Type()));
+        continue;
+      }
+      llvm::append_range(results, ArrayRef<Value>(sums).slice(offset, p.tile.carried()));
+      offset += p.tile.carried();
+    }
+    return results;
+  };
+  // One main loop per combination of the sums plans active in this unit (a uniform branch per
+  // warpgroup), so that a loop issues only the wgmmas it needs, with no branch between them.
+  std::function<SmallVector<Value>(SmallVector<bool>)> emitVariants =
+      [&](SmallVector<bool> summing) -> SmallVector<Value> {
+    if (summing.size() == sumsPlans.size())
+      return emitMainLoop(summing);
+    auto ifOp = scf::IfOp::create(b, loc, loopResultTypes,
+                                  sumsPlans[summing.size()].active, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard branch(b);
+    for (bool active : {true, false}) {
+      b.setInsertionPointToStart(active ? ifOp.thenBlock() : ifOp.elseBlock());
+      SmallVector<bool> next(summing);
+      next.push_back(active);
+      scf::YieldOp::create(b, loc, emitVariants(next));
+    }
+    return ifOp.getResults();
+  };
+  SmallVector<Value> loopResults = emitVariants({});
+  Value itEnd = loopResults[0];
+  SmallVector<Value> accs(ArrayRef<Value>(loopResults).slice(1, slices));
+  ArrayRef<Value> carriedSums = ArrayRef<Value>(loopResults).drop_front(1 + slices);
   // Stores the operand sums of the tiles that take them, from the (total) per-thread partials.
   auto storeSums = [&](ArrayRef<Value> partials) {
     size_t offset = 0;
@@ -963,12 +1019,14 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       p.tile.emitStore(e, localThread, ValueRange(mine), p.sums, p.firstRow, p.limit);
     }
   };
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   release(e.sub(itEnd, e.i32(1)));
-  SmallVector<Value> accs;
-  for (int64_t s = 0; s < slices; ++s)
-    accs.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
-  sumPartials = emitValueFence(e, sumPartials);
+  SmallVector<Value> sumPartials;
+  size_t sumsOffset = 0;
+  for (const SumsPlan &p : sumsPlans) {
+    llvm::append_range(sumPartials,
+                       p.tile.emitCombine(e, carriedSums.slice(sumsOffset, p.tile.carried())));
+    sumsOffset += p.tile.carried();
+  }
   // Ping-pong: the block's next unit is the other consumer's; this one's next starts a unit on.
   Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
 
