@@ -1,13 +1,15 @@
-// Operand sums on the wgmma family (BGRADA's and BGRADB's bias gradients): A MN-major (transpose_a,
-// as cuBLASLt's BGRADA takes it) and B K-major. The tensor cores sum them: m64n8k16 wgmmas of
-// each 64-row group of the stage tiles (A transposed, B's rows K-major) by a 1 KiB tile of bf16
-// ones (0x3F803F80 twice per word) that the block writes and fences for the async proxy before
-// its first barrier; under split-K (12 tiles) the partial sums travel with the accumulators'
-// partials and the last split stores them. @bgradb is BGRADB's kernel on short M: 64 x 128, no
-// split, B given as [K, N] (MN-major, so its groups are read transposed). ptxas assembles both
-// without spills and without serializing the wgmmas (it reports a "Potential Performance Loss"
-// when a non-wgmma instruction writes an accumulator in flight). The simt family sums with a
-// loop over K.
+// Operand sums on the wgmma family (BGRADA's and BGRADB's bias gradients).
+// @sums: A MN-major (transpose_a, as cuBLASLt's BGRADA takes it) and B K-major in a 128-row
+// kernel, where the consumer threads add 16-byte chunks of the stage tiles (ld.shared.v4) while
+// the wgmmas run and combine them with butterfly shuffles; under split-K (12 tiles) the partial
+// sums travel with the accumulators' partials and the last split stores them.
+// @bgradb: BGRADB's kernel on short M, 64 x 128 with no split and B given as [K, N], where the
+// tensor cores sum: m64n8k16 wgmmas of each 64-row group of B's stage tile (read transposed) by
+// a 1 KiB tile of bf16 ones (0x3F803F80 twice per word) that the block writes and fences for
+// the async proxy before its first barrier.
+// ptxas assembles both without spills and without serializing the wgmmas (it reports a
+// "Potential Performance Loss" when, say, a non-wgmma instruction writes an accumulator in
+// flight). The simt family sums with a loop over K.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s --check-prefix=CONFIG
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -18,13 +20,14 @@
 // CONFIG: a_sums(%{{.*}} : memref<304xbf16>) b_sums(%{{.*}} : memref<500xbf16>)
 // CONFIG-SAME: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 8>
 
+// CHECK-LABEL: .entry sums_matmul_0
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: ld.shared.v4.b32
+// CHECK: shfl.sync.bfly.b32
+// CHECK-LABEL: .entry bgradb_matmul_0
 // CHECK: st.shared.v4.b32 [{{.*}}], {1065369472, 1065369472, 1065369472, 1065369472};
 // CHECK-NEXT: fence.proxy.async.shared::cta;
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 1,{{ +}}0;
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 0,{{ +}}0;
-// CHECK-NOT: shfl.sync.bfly.b32
-// CHECK-LABEL: .entry bgradb_matmul_0
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.*}}, p, 1,{{ +}}1, 1,{{ +}}0;
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

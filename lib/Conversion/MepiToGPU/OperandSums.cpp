@@ -1,5 +1,5 @@
-// Operand sums: the SIMT form (a loop over K from global memory) and the wgmma form (the stage
-// tiles times a tile of ones, on the tensor cores).
+// Operand sums: the SIMT form (a loop over K from global memory) and the wgmma forms (the stage
+// tiles added up by the consumer threads, or multiplied by a tile of ones on the tensor cores).
 #include "OperandSums.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -41,6 +41,36 @@ void mlir::mepi::emitStoreOperandSum(OpBuilder &b, Location loc, Value sums,
   at.push_back(index);
   memref::StoreOp::create(b, loc, sum, sums, at);
 }
+
+namespace {
+constexpr int64_t kLine = 128;        // bytes of a swizzled line
+constexpr int64_t kGroupBytes = 8192; // 64 lines
+
+/// The f32 values of the eight 16-bit elements of the 16-byte chunk at `address`.
+SmallVector<Value> loadChunk(Emitter &e, Value address, Type elementType) {
+  auto vector = VectorType::get({8}, elementType);
+  Value raw = LLVM::LoadOp::create(e.b, e.loc, vector, address, /*alignment=*/16);
+  Value wide = arith::ExtFOp::create(e.b, e.loc, VectorType::get({8}, e.b.getF32Type()), raw);
+  SmallVector<Value> values;
+  for (int64_t j = 0; j < 8; ++j)
+    values.push_back(LLVM::ExtractElementOp::create(e.b, e.loc, wide, e.i32(j)));
+  return values;
+}
+
+Value shuffleXor(Emitter &e, Value v, int64_t mask) {
+  return NVVM::ShflOp::create(e.b, e.loc, v.getType(), e.i32(-1), v, e.i32(mask), e.i32(0x1f),
+                              NVVM::ShflKind::bfly, UnitAttr());
+}
+
+/// Stores `sum` to row `row` of `sums` where `leader` holds and the row is below `limit`.
+void storeRow(Emitter &e, Value leader, Value row, int64_t limit, Value sums, Value sum) {
+  auto ifOp = scf::IfOp::create(e.b, e.loc, e.andI(leader, e.ult(row, e.i32(limit))),
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(ifOp.thenBlock());
+  emitStoreOperandSum(e.b, e.loc, sums, {}, e.toIndex(row), sum);
+}
+} // namespace
 
 void mlir::mepi::emitOnesTile(Emitter &e, Value tile, Value thread, Type elementType) {
   OpBuilder &b = e.b;
@@ -85,9 +115,38 @@ void TileSums::emitK16(Emitter &e, int64_t kk, llvm::function_ref<Value(int64_t)
   }
 }
 
+void TileSums::emitThreadAccumulate(Emitter &e, Value tile, Value thread, Type elementType,
+                                    MutableArrayRef<Value> carried) const {
+  Value warp = e.div(thread, e.i32(32)), lane = e.rem(thread, e.i32(32));
+  for (int64_t g = 0; g < groups; ++g) {
+    Value group = e.offset(tile, e.i32(g * kGroupBytes));
+    if (!mnMajor) {
+      Value row = e.div(thread, e.i32(2)), half = e.rem(thread, e.i32(2));
+      Value &sum = carried[g];
+      for (int64_t i = 0; i < 4; ++i) {
+        Value chunk = e.xorI(e.add(e.mul(half, e.i32(4)), e.i32(i)), e.rem(row, e.i32(8)));
+        Value address = e.offset(group, e.add(e.mul(row, e.i32(kLine)), e.mul(chunk, e.i32(16))));
+        for (Value v : loadChunk(e, address, elementType))
+          sum = arith::AddFOp::create(e.b, e.loc, sum, v);
+      }
+      continue;
+    }
+    Value chunk = e.add(e.mul(warp, e.i32(2)), e.div(lane, e.i32(16)));
+    for (int64_t i = 0; i < 4; ++i) {
+      Value line = e.add(e.rem(lane, e.i32(16)), e.i32(16 * i));
+      Value position = e.xorI(chunk, e.rem(line, e.i32(8)));
+      Value address =
+          e.offset(group, e.add(e.mul(line, e.i32(kLine)), e.mul(position, e.i32(16))));
+      SmallVector<Value> values = loadChunk(e, address, elementType);
+      for (int64_t j = 0; j < 8; ++j)
+        carried[g * 8 + j] = arith::AddFOp::create(e.b, e.loc, carried[g * 8 + j], values[j]);
+    }
+  }
+}
+
 SmallVector<Value> TileSums::emitCombine(Emitter &e, ArrayRef<Value> carried) const {
   SmallVector<Value> sums(carried.take_front(values()));
-  for (int64_t chain = 1; chain < chains; ++chain)
+  for (int64_t chain = 1; onTensorCores && chain < chains; ++chain)
     for (int64_t v = 0; v < values(); ++v)
       sums[v] = arith::AddFOp::create(e.b, e.loc, sums[v], carried[chain * values() + v]);
   return sums;
@@ -97,16 +156,33 @@ void TileSums::emitStore(Emitter &e, Value thread, ValueRange partial, Value sum
                          Value firstRow, int64_t limit) const {
   OpBuilder &b = e.b;
   Value warp = e.div(thread, e.i32(32)), lane = e.rem(thread, e.i32(32));
-  // Every column holds the row's sum: the first lane of each quad stores its two rows.
-  Value leader = e.eq(e.rem(lane, e.i32(4)), e.i32(0));
-  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t half = 0; half < 2; ++half) {
-      Value row = e.add(firstRow, e.add(fragmentRow, e.i32(64 * g + 8 * half)));
-      auto ifOp = scf::IfOp::create(b, e.loc, e.andI(leader, e.ult(row, e.i32(limit))),
-                                    /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      emitStoreOperandSum(b, e.loc, sums, {}, e.toIndex(row), partial[g * kFragment + 2 * half]);
+  for (int64_t g = 0; g < groups; ++g) {
+    Value groupRow = e.add(firstRow, e.i32(64 * g));
+    if (onTensorCores) {
+      // Every column holds the row's sum: the first lane of each quad stores its two rows.
+      Value leader = e.eq(e.rem(lane, e.i32(4)), e.i32(0));
+      Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
+      for (int64_t half = 0; half < 2; ++half)
+        storeRow(e, leader, e.add(groupRow, e.add(fragmentRow, e.i32(8 * half))), limit, sums,
+                 partial[g * kFragment + 2 * half]);
+      continue;
     }
+    if (!mnMajor) {
+      Value sum = partial[g];
+      sum = arith::AddFOp::create(b, e.loc, sum, shuffleXor(e, sum, 1));
+      storeRow(e, e.eq(e.rem(thread, e.i32(2)), e.i32(0)),
+               e.add(groupRow, e.div(thread, e.i32(2))), limit, sums, sum);
+      continue;
+    }
+    // The 16 lanes of a chunk hold its rows' sums over k-lines l % 16 + 16 i.
+    Value chunk = e.add(e.mul(warp, e.i32(2)), e.div(lane, e.i32(16)));
+    Value leader = e.eq(e.rem(lane, e.i32(16)), e.i32(0));
+    for (int64_t j = 0; j < 8; ++j) {
+      Value sum = partial[g * 8 + j];
+      for (int64_t mask : {1, 2, 4, 8})
+        sum = arith::AddFOp::create(b, e.loc, sum, shuffleXor(e, sum, mask));
+      storeRow(e, leader, e.add(groupRow, e.add(e.mul(chunk, e.i32(8)), e.i32(j))), limit, sums,
+               sum);
+    }
+  }
 }

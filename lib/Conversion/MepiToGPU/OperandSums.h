@@ -28,30 +28,46 @@ constexpr int64_t kOnesTileBytes = 1024;
 void emitOnesTile(Emitter &e, Value tile, Value thread, Type elementType);
 
 /// wgmma: the sums over K of `groups` 64-row groups of a stage tile (rows of op(A), or of
-/// op(B)ᵀ, as loaded: K-major lines or MN-major blocks of 8 KiB, 128-byte swizzle), computed by
-/// the tensor cores: each group is the A side of m64n8k16 wgmmas whose B side is the tile of
-/// ones, so every column of the 64 x 8 f32 result holds the group's row sums. A warpgroup
-/// issues them between its main loop's wgmmas, in the same commit group. The k16 steps of a
-/// k-step take turns over `chains` accumulator fragments per group, so that consecutive small
-/// wgmmas do not wait for each other (a chain of dependent ones waits on each one's latency);
-/// the fragments are added after the loop.
-/// In a fragment lane l of warp w holds row 16w + l/4 in register 0 (and 1) and row
-/// 16w + l/4 + 8 in register 2 (and 3).
+/// op(B)ᵀ, as loaded: K-major lines or MN-major blocks of 8 KiB, 128-byte swizzle), by one
+/// consumer warpgroup over the k-steps of a unit, in one of two ways:
+///
+/// Tensor cores (`onTensorCores`): each group is the A side of m64n8k16 wgmmas whose B side is
+/// the tile of ones, so every column of the 64 x 8 f32 result holds the group's row sums,
+/// issued between the main loop's wgmmas in the same commit group. The k16 steps of a k-step
+/// take turns over `chains` accumulator fragments per group, so that consecutive small wgmmas
+/// do not wait for each other; the fragments are added after the loop. In a fragment lane l of
+/// warp w holds row 16w + l/4 in register 0 (and 1) and row 16w + l/4 + 8 in register 2 (and
+/// 3). Free where the kernel waits on memory (short M); where it waits on the tensor cores
+/// these small wgmmas cost more than their share (bench/NOTES.md).
+///
+/// Threads: the warpgroup adds 16-byte chunks of the stage tile (after issuing the k-step's
+/// wgmmas, before releasing the stage) and combines them with shuffles at the end.
+///   K-major: thread t sums half of row t / 2's 64 k-values (one value per group);
+///   MN-major: warp w takes rows 16w..16w+15 (two 16-byte chunks), a lane 4 of the 64 k-lines
+///   (eight values per group, one per row of its chunk).
+/// Both read each chunk where the swizzle put it, so a warp's loads are free of bank
+/// conflicts.
 struct TileSums {
-  static constexpr int64_t kFragment = 4; // f32 registers of a 64 x 8 result per thread
+  static constexpr int64_t kFragment = 4; // f32 registers of a 64 x 8 wgmma result per thread
   bool mnMajor = false;
   int64_t groups = 1;
-  int64_t chains = 4; // accumulator fragments per group (k16 step kk adds to kk % chains)
+  bool onTensorCores = false;
+  int64_t chains = 4; // tensor cores: fragments per group (k16 step kk adds to kk % chains)
   /// f32 values per thread of the combined sums (what emitStore takes).
-  int64_t values() const { return groups * kFragment; }
-  /// f32 values per thread in the main loop: a fragment per (chain, group).
-  int64_t carried() const { return values() * chains; }
-  /// Issues k16 step `kk`'s wgmma of each group into its chain's fragment in `carried`:
-  /// `groupDescriptor(g)` is the shared-memory descriptor of group g at that step, `ones` the
-  /// tile of ones'.
+  int64_t values() const {
+    return groups * (onTensorCores ? kFragment : mnMajor ? 8 : 1);
+  }
+  /// f32 values per thread in the main loop.
+  int64_t carried() const { return values() * (onTensorCores ? chains : 1); }
+  /// Tensor cores: issues k16 step `kk`'s wgmma of each group into its chain's fragment in
+  /// `carried`: `groupDescriptor(g)` is the shared-memory descriptor of group g at that step,
+  /// `ones` the tile of ones'.
   void emitK16(Emitter &e, int64_t kk, llvm::function_ref<Value(int64_t)> groupDescriptor,
                Value ones, Type elementType, MutableArrayRef<Value> carried) const;
-  /// The fragments of `carried` (waited for) added over the chains, in order: values().
+  /// Threads: adds the stage tile at `tile` (the first row of these groups) to `carried`.
+  void emitThreadAccumulate(Emitter &e, Value tile, Value thread, Type elementType,
+                            MutableArrayRef<Value> carried) const;
+  /// The combined sums from `carried` (waited for): values().
   SmallVector<Value> emitCombine(Emitter &e, ArrayRef<Value> carried) const;
   /// Stores row `firstRow` + r (r < 64 * groups, rows < `limit`) of the 1-D `sums` from the
   /// combined sums `partial`.

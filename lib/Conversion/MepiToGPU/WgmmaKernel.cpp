@@ -90,6 +90,14 @@ int64_t consumerWarpgroups(KernelConfigAttr config) {
   return config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / 64, 2);
 }
 
+/// Whether the operand sums run on the tensor cores (TileSums): in the 64-row kernels of short
+/// M, which wait on memory. On the H200 they took m128 (128 x 8192 x 8192) BGRADA from 0.88 to
+/// 1.03 of cuBLASLt and BGRADB from 0.84 to 1.20, but cost the 128-row kernels 5-25 %, where
+/// the consumer threads' adds are cheaper (bench/NOTES.md).
+bool sumsOnTensorCores(KernelConfigAttr config, MatmulOp op) {
+  return (op.getASums() || op.getBSums()) && config.getTileM() == 64 && !config.getSwapped();
+}
+
 /// Byte offsets of the shared-memory layout for one configuration.
 struct SharedLayout {
   int64_t aBytes = 0, bBytes = 0, stageBytes = 0, ones = 0, staging = 0, scratch = 0,
@@ -102,7 +110,7 @@ struct SharedLayout {
     stageBytes = aBytes + bBytes;
     // The operand sums' tile of ones (OperandSums.h), 1024-aligned after the stages.
     ones = config.getStages() * stageBytes;
-    staging = ones + (op.getASums() || op.getBSums() ? kOnesTileBytes : 0);
+    staging = ones + (sumsOnTensorCores(config, op) ? kOnesTileBytes : 0);
     // The swapped form stores straight from the registers: no staging block.
     scratch = staging + (config.getSwapped() ? 0 : consumers * wgmmaStagingBytes(config.getStore()));
     scratchBytes = wgmmaEpilogScratchBytes(op); // per consumer warpgroup
@@ -191,13 +199,18 @@ public:
     int64_t tileN = config.getTileN();
     return tileN / consumers() >= kBlockRows ? tileN / consumers() : tileN;
   }
+  /// How a consumer sums `groups` 64-row groups of an operand tile.
+  TileSums tileSums(MatmulOp op, bool mnMajor, int64_t groups) const {
+    return TileSums{mnMajor, groups, sumsOnTensorCores(config, op),
+                    /*chains=*/config.getTileK() / kInstrK};
+  }
   /// Per-thread partial operand sums (TileSums::values of a_sums, then b_sums).
   int64_t operandSumValues(MatmulOp op) const {
     int64_t values = 0;
     if (op.getASums())
-      values += TileSums{isMNMajorA(op), 1}.values();
+      values += tileSums(op, isMNMajorA(op), 1).values();
     if (op.getBSums())
-      values += TileSums{isMNMajorB(op), bSumRows() / kBlockRows}.values();
+      values += tileSums(op, isMNMajorB(op), bSumRows() / kBlockRows).values();
     return values;
   }
   /// f32 values per thread in a split-K partial: the accumulators, then the partial operand
@@ -529,7 +542,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     if (cluster() > 1) // the peer block arrives on them and multicasts into this block
       NVVM::FenceMbarrierInitOp::create(b, loc);
   }
-  if (op.getASums() || op.getBSums())
+  if (sumsOnTensorCores(config, op))
     emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
   auto clusterBarrier = [&] {
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
@@ -810,7 +823,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                               : emitUnitLoop(e, c);
   WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
   if (Value sums = op.getASums()) {
-    SumsPlan p{operands.lookup(sums), {c.mnMajorA, 1, config.getTileK() / kInstrK}};
+    SumsPlan p{operands.lookup(sums), tileSums(op, c.mnMajorA, 1)};
     p.active = e.eq(unit.tileCol, e.i32(0));
     p.firstRow = e.add(e.mul(unit.tileRow, e.i32(config.getTileM())),
                        e.mul(consumer, e.i32(kBlockRows)));
@@ -821,8 +834,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   if (Value sums = op.getBSums()) {
     int64_t rows = bSumRows();
     bool split = rows < tileN;
-    SumsPlan p{operands.lookup(sums),
-               {c.mnMajorB, rows / kBlockRows, config.getTileK() / kInstrK}};
+    SumsPlan p{operands.lookup(sums), tileSums(op, c.mnMajorB, rows / kBlockRows)};
     p.active = e.eq(unit.tileRow, e.i32(0));
     if (!split)
       p.active = e.andI(p.active, e.eq(consumer, e.i32(0)));
@@ -861,7 +873,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     loopResultTypes.append(p.tile.carried(), b.getF32Type());
   // The B side of the operand sums' wgmmas: the tile of ones, K-major.
   Value onesDescriptor;
-  if (!sumsPlans.empty())
+  if (sumsOnTensorCores(config, op))
     onesDescriptor =
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   // The main loop over the unit's k-steps; `summing[i]`: it issues sums plan i's wgmmas.
@@ -932,18 +944,30 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       // this unit, between the main wgmmas.
       size_t offset = 0;
       for (auto [i, p] : llvm::enumerate(sumsPlans)) {
-        if (summing[i]) {
+        if (summing[i] && p.tile.onTensorCores) {
           auto descriptor = [&](int64_t group) {
             int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
             return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
           };
           p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
                          MutableArrayRef<Value>(partials).slice(offset, p.tile.carried()));
-          offset += p.tile.carried();
         }
+        if (summing[i])
+          offset += p.tile.carried();
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    // Operand sums by the threads: from the stage the wgmmas read, before it is released.
+    size_t threadOffset = 0;
+    for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+      if (!summing[i])
+        continue;
+      if (!p.tile.onTensorCores)
+        p.tile.emitThreadAccumulate(
+            e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)), localThread, c.elementType,
+            MutableArrayRef<Value>(partials).slice(threadOffset, p.tile.carried()));
+      threadOffset += p.tile.carried();
+    }
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
