@@ -238,8 +238,10 @@ int main() {
   cu(driver->cuMemAlloc(&workspace, kWorkspaceBytes), "cuMemAlloc(workspace)");
   std::mt19937 rng(20261122);
   // Odd M and N (a partial mask byte, partial tiles); |D| <= K + 2 stays an exact bf16
-  // integer (<= 256) for K <= 254, which the backward comparison needs.
-  const Shape shapes[] = {{777, 1001, 200}, {100, 30, 64}, {1000, 520, 248}, {257, 131, 96}};
+  // integer (<= 256) for K <= 254, which the backward comparison needs. 13 and 29 rows take the
+  // swapped form (Dᵀ = B Aᵀ), whose mask bytes are ORed across a quad of lanes.
+  const Shape shapes[] = {{777, 1001, 200}, {100, 30, 64}, {1000, 520, 248}, {257, 131, 96},
+                          {13, 300, 200},   {29, 1001, 96}};
   int passed = 0, failed = 0;
   for (ElementType type : {ElementType::BF16, ElementType::F16})
     for (Shape s : shapes) {

@@ -415,6 +415,15 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({520, 300, 256, true, false,
                       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
                       "cluster = 2>"});
+    // The swapped form for short M (K-major A and B): element-wise epilogs, bitmask aux
+    // outputs included (no operand sums or reductions: the BGRAD epilogs and amax skip it).
+    // 13 rows leave a partial mask byte.
+    shapes.push_back({13, 300, 520, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, "
+                      "swapped = true>"});
+    shapes.push_back({29, 200, 256, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [32, 128, 64], stages = 12, "
+                      "swapped = true>"});
     // TMA stores of D in clusters of 2 (the heuristic's kernel for D-only epilogs at K > 4096
     // and for 65536 x 16384), with operand sums: the epilogs that write D only, without amax.
     shapes.push_back({520, 264, 256, true, false,
@@ -431,6 +440,9 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         bool tall = s.config.find("tile = [256") != std::string::npos;
         if ((pingpong || tall) && (name == "BGRADA" || name == "BGRADB"))
           continue; // operand sums: the cooperative kernel of 64 or 128 rows only
+        bool swapped = s.config.find("swapped") != std::string::npos;
+        if (swapped && (amax || name.find("BGRAD") != std::string::npos))
+          continue; // the swapped form takes no operand sums or reductions
         bool writesMore = amax || name.find("_AUX") != std::string::npos ||
                           name.find("_BGRAD") != std::string::npos;
         if (s.config.find("store = tma") != std::string::npos && writesMore)
@@ -442,6 +454,7 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
                       s.config.empty()                                      ? ""
                       : pingpong                                            ? " pingpong"
                       : tall                                                ? " tall"
+                      : swapped                                             ? " swapped"
                       : s.config.find("store = tma") != std::string::npos   ? " cluster tma"
                       : s.config.find("cluster") != std::string::npos       ? " cluster"
                                                                             : " simt");

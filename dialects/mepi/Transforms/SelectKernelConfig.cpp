@@ -107,13 +107,10 @@ bool hasCostlyEpilog(MatmulOp op) {
 }
 
 /// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
-/// element-wise epilog (no operand sums, reductions or bitmask aux outputs).
+/// element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
 bool canSwap(MatmulOp op, bool tmaLoads) {
   return tmaLoads && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
-         !op.getBSums() && op.getReductions().empty() &&
-         llvm::all_of(op.getAuxKinds(), [](Attribute kind) {
-           return cast<BroadcastKindAttr>(kind).getValue() == BroadcastKind::Matrix;
-         });
+         !op.getBSums() && op.getReductions().empty();
 }
 
 /// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`

@@ -284,11 +284,9 @@ public:
       if (isMNMajorA(op) || isMNMajorB(op) || !config.getTma())
         return op.emitOpError() << "swapped wgmma kernels need K-major A and B (A as [M, K], B "
                                    "as [N, K]) read through TMA";
-      if (op.getASums() || op.getBSums() || !op.getReductions().empty() ||
-          llvm::any_of(llvm::seq(0u, unsigned(op.getAux().size())),
-                       [&](unsigned i) { return op.getAuxKind(i) != BroadcastKind::Matrix; }))
+      if (op.getASums() || op.getBSums() || !op.getReductions().empty())
         return op.emitOpError() << "swapped wgmma kernels take element-wise epilogs only (no "
-                                   "operand sums, reductions or bitmask aux outputs)";
+                                   "operand sums or reductions)";
     }
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "

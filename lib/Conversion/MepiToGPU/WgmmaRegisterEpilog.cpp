@@ -276,17 +276,69 @@ void mlir::mepi::emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &
   Value fragmentRow = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
   Value rowBase = e.mul(tileRow, e.i32(tileM));
   Value colBase = e.add(e.mul(tileCol, e.i32(tileN)), e.mul(consumer, e.i32(64)));
+  SmallVector<unsigned> masks; // the bitmask aux outputs
+  for (unsigned i = 0; i < op.getAux().size(); ++i)
+    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+      masks.push_back(i);
+  Value noBit = arith::ConstantIntOp::create(b, loc, 0, 1);
+  // bits[k][r]: mask k's bit of register r's element (0 outside D).
+  SmallVector<SmallVector<Value>> bits(masks.size());
   for (int64_t r = 0; r < tileM / 2; ++r) {
     Value row = e.add(rowBase, e.add(fragmentRow, e.i32(8 * (r / 4) + r % 2)));
     Value col = e.add(colBase, e.add(fragmentCol, e.i32(8 * ((r / 2) % 2))));
     OpBuilder::InsertionGuard guard(b);
-    auto ifOp = scf::IfOp::create(b, loc, e.andI(e.ult(row, e.i32(m)), e.ult(col, e.i32(n))),
-                                  /*withElseRegion=*/false);
+    auto ifOp = scf::IfOp::create(b, loc, SmallVector<Type>(masks.size(), b.getI1Type()),
+                                  e.andI(e.ult(row, e.i32(m)), e.ult(col, e.i32(n))),
+                                  /*withElseRegion=*/true);
+    // Without results the builder added the terminators; the yields below are the blocks'.
+    for (Block *block : {ifOp.thenBlock(), ifOp.elseBlock()})
+      if (!block->empty())
+        block->back().erase();
     b.setInsertionPointToStart(ifOp.thenBlock());
     ElementIndex index;
     index.row = e.toIndex(row);
     index.col = e.toIndex(col);
-    emitEpilogAndStore(b, loc, op, operands, LLVM::ExtractValueOp::create(b, loc, acc, r), index);
+    SmallVector<Value> values = emitEpilogAndStore(
+        b, loc, op, operands, LLVM::ExtractValueOp::create(b, loc, acc, r), index);
+    SmallVector<Value> mine;
+    for (unsigned i : masks)
+      mine.push_back(values[1 + i]);
+    scf::YieldOp::create(b, loc, mine);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, SmallVector<Value>(masks.size(), noBit));
+    for (size_t k = 0; k < masks.size(); ++k)
+      bits[k].push_back(ifOp.getResult(k));
+  }
+  // Bitmask bytes (cuBLASLt's layout: byte (row / 8, col) holds rows 8j..8j+7 of a column):
+  // the byte of rows 8j.. of a column is spread over a quad, lane q holding rows 8j + 2q and
+  // 8j + 2q + 1 (registers r and r + 1 of r = 4j + 2h, h the column's half); the quad ORs its
+  // bits together and its first lane stores the byte.
+  Value quadLane = e.rem(lane, e.i32(4));
+  for (auto [k, aux] : llvm::enumerate(masks)) {
+    for (int64_t r = 0; r < tileM / 2; r += 2) {
+      Value word = e.i32(0);
+      for (int64_t bit = 0; bit < 2; ++bit) {
+        Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits[k][r + bit]);
+        Value shift = e.add(e.mul(quadLane, e.i32(2)), e.i32(bit));
+        word = e.orI(word, arith::ShLIOp::create(b, loc, flag, shift));
+      }
+      for (int64_t mask : {1, 2})
+        word = e.orI(word, NVVM::ShflOp::create(b, loc, b.getI32Type(), e.i32(-1), word,
+                                                e.i32(mask), e.i32(0x1f), NVVM::ShflKind::bfly,
+                                                UnitAttr()));
+      Value firstRow = e.add(rowBase, e.i32(8 * (r / 4)));
+      Value col = e.add(colBase, e.add(fragmentCol, e.i32(8 * ((r / 2) % 2))));
+      OpBuilder::InsertionGuard guard(b);
+      auto store = scf::IfOp::create(
+          b, loc,
+          e.andI(e.eq(quadLane, e.i32(0)),
+                 e.andI(e.ult(firstRow, e.i32(m)), e.ult(col, e.i32(n)))),
+          /*withElseRegion=*/false);
+      b.setInsertionPointToStart(store.thenBlock());
+      Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), word);
+      memref::StoreOp::create(b, loc, byte, operands.lookup(op.getAux()[aux]),
+                              ValueRange{e.toIndex(e.div(firstRow, e.i32(8))), e.toIndex(col)});
+    }
   }
 }
 

@@ -24,7 +24,7 @@ void emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
 /// The swapped form's epilog (Dᵀ = B Aᵀ): `acc` holds consumer (tid / 128 - 1)'s 64 x tile_m
 /// block of Dᵀ, i.e. D rows tileRow * tileM + [0, tileM) by 64 columns from tileCol * tileN +
 /// 64 * consumer. Element by element (D is short: M <= 64), any element-wise epilog with
-/// matrix aux outputs.
+/// matrix or bitmask aux outputs (a bitmask byte's 8 rows are one quad's, ORed by shuffles).
 void emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands, int64_t m,
                           int64_t n, int64_t tileM, int64_t tileN, Value acc, Value tileRow,
                           Value tileCol, Value tid);
