@@ -422,7 +422,7 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
                       "#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, "
                       "swapped = true>"});
     shapes.push_back({29, 200, 256, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [32, 128, 64], stages = 12, "
+                      "#mepi.kernel_config<wgmma, tile = [32, 128, 64], stages = 8, "
                       "swapped = true>"});
     // TMA stores of D in clusters of 2 (the heuristic's kernel for D-only epilogs at K > 4096
     // and for 65536 x 16384), with operand sums: the epilogs that write D only, without amax.
