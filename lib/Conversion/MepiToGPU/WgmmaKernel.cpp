@@ -800,8 +800,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
 
   // Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
   // 64), those of the first tile row the rows of B (split between the consumers in 64-row
-  // groups, or all by consumer 0 when there are fewer than 64 each): wgmmas of the stage tiles
-  // by a tile of ones beside the main loop's (OperandSums.h).
+  // groups, or all by consumer 0 when there are fewer than 64 each), from the stage tiles, on
+  // the tensor cores or by the threads (OperandSums.h).
   struct SumsPlan {
     Value sums;       // the kernel's a_sums / b_sums memref
     TileSums tile;
@@ -879,10 +879,18 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   // undefined, unread (its stores and split-K partials are the active tiles' only), and cost no
   // register moves where the variants join.
   auto emitMainLoop = [&](ArrayRef<bool> summing) -> SmallVector<Value> {
-    SmallVector<Value> zeros;
+    // Where each summing plan's fragments start among the loop-carried sums.
+    SmallVector<size_t> sumsAt(sumsPlans.size(), 0);
+    size_t carriedSums = 0;
     for (auto [i, p] : llvm::enumerate(sumsPlans))
-      if (summing[i])
-        zeros.append(p.tile.carried(), f32Zero);
+      if (summing[i]) {
+        sumsAt[i] = carriedSums;
+        carriedSums += p.tile.carried();
+      }
+    auto fragmentsOf = [&](MutableArrayRef<Value> sums, size_t i) {
+      return sums.slice(sumsAt[i], sumsPlans[i].tile.carried());
+    };
+    SmallVector<Value> zeros(carriedSums, f32Zero);
     // Opaque zeros, set before the loop: LLVM would otherwise set the constants between the
     // first k-step's wgmmas, where ptxas must fence (or serialize) around them.
     SmallVector<Value> init(loopInit);
@@ -940,32 +948,23 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       }
       // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
       // this unit, between the main wgmmas.
-      size_t offset = 0;
       for (auto [i, p] : llvm::enumerate(sumsPlans)) {
-        if (summing[i] && p.tile.onTensorCores) {
-          auto descriptor = [&](int64_t group) {
-            int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
-            return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
-          };
-          p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
-                         MutableArrayRef<Value>(partials).slice(offset, p.tile.carried()));
-        }
-        if (summing[i])
-          offset += p.tile.carried();
+        if (!summing[i] || !p.tile.onTensorCores)
+          continue;
+        auto descriptor = [&](int64_t group) {
+          int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
+          return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
+        };
+        p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
+                       fragmentsOf(partials, i));
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // Operand sums by the threads: from the stage the wgmmas read, before it is released.
-    size_t threadOffset = 0;
-    for (auto [i, p] : llvm::enumerate(sumsPlans)) {
-      if (!summing[i])
-        continue;
-      if (!p.tile.onTensorCores)
-        p.tile.emitThreadAccumulate(
-            e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)), localThread, c.elementType,
-            MutableArrayRef<Value>(partials).slice(threadOffset, p.tile.carried()));
-      threadOffset += p.tile.carried();
-    }
+    for (auto [i, p] : llvm::enumerate(sumsPlans))
+      if (summing[i] && !p.tile.onTensorCores)
+        p.tile.emitThreadAccumulate(e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)),
+                                    localThread, c.elementType, fragmentsOf(partials, i));
     // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
     auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
@@ -997,14 +996,11 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       results.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
     SmallVector<Value> sums = emitValueFence(
         e, SmallVector<Value>(kLoop.getResults().drop_front(1 + slices)));
-    size_t offset = 0;
     for (auto [i, p] : llvm::enumerate(sumsPlans)) {
-      if (!summing[i]) {
+      if (summing[i])
+        llvm::append_range(results, fragmentsOf(sums, i));
+      else
         results.append(p.tile.carried(), LLVM::UndefOp::create(b, loc, b.getF32Type()));
-        continue;
-      }
-      llvm::append_range(results, ArrayRef<Value>(sums).slice(offset, p.tile.carried()));
-      offset += p.tile.carried();
     }
     return results;
   };
