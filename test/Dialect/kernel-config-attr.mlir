@@ -33,3 +33,8 @@
 
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>} : () -> ()
+
+// -----
+
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>} : () -> ()

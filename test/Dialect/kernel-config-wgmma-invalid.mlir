@@ -75,3 +75,24 @@ func.func private @swapped_tile() attributes {c = #mepi.kernel_config<wgmma, til
 
 // expected-error @+1 {{expected no splits, pingpong, cluster or store setting for a swapped wgmma kernel}}
 func.func private @swapped_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, splits = 2, swapped = true>}
+
+// -----
+
+// Stream-K cuts the units of a cooperative kernel whose consumers hold one 64-row slice each.
+// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
+func.func private @streamk_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true, streamk = true>}
+
+// -----
+
+// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
+func.func private @streamk_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2, streamk = true>}
+
+// -----
+
+// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
+func.func private @streamk_tall() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, streamk = true>}
+
+// -----
+
+// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
+func.func private @streamk_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], streamk = true>}

@@ -7,7 +7,7 @@
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
 //   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
-//              [--config KERNEL_CONFIG]
+//              [--config KERNEL_CONFIG] [--shape MxNxK]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
 // mepi reads transposed from shared memory and cuBLASLt takes as op T of an N x K matrix).
@@ -27,6 +27,7 @@
 //
 // --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms).
 //
+// --shape measures the given problem sizes (labelled MxNxK) instead of the standard set.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
@@ -35,10 +36,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -345,6 +348,8 @@ int main(int argc, char **argv) {
   bool quick = false, catalog = false, user = false;
   std::string jsonPath, ltoirPath, command = argv[0];
   std::vector<std::string> filters;
+  std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
+  std::vector<Shape> givenShapes;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     command += " " + arg;
@@ -366,6 +371,17 @@ int main(int argc, char **argv) {
       rowMajorB = std::string(argv[++i]) == "nn", command += std::string(" ") + argv[i];
     else if (arg == "--config" && i + 1 < argc)
       forcedConfig = argv[++i], command += std::string(" '") + argv[i] + "'";
+    else if (arg == "--shape" && i + 1 < argc) {
+      Shape shape{0, 0, 0, nullptr};
+      command += std::string(" ") + argv[i + 1];
+      if (std::sscanf(argv[++i], "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &shape.m, &shape.n, &shape.k) != 3 ||
+          shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
+        std::printf("--shape expects MxNxK with positive sizes, got '%s'\n", argv[i]);
+        return 1;
+      }
+      shape.name = shapeLabels.emplace_back(argv[i]).c_str();
+      givenShapes.push_back(shape);
+    }
   }
   auto loaded = mepi::runtime::cudaDriver();
   if (!loaded) {
@@ -395,13 +411,15 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  const std::vector<Shape> shapes = {
+  std::vector<Shape> shapes = {
       {4096, 4096, 4096, "4096^3"},        {8192, 8192, 8192, "8192^3"},
       {16, 8192, 8192, "decode16"},        {16, 14336, 4096, "decode16-up"},
       {128, 8192, 8192, "m128"},           {128, 4096, 14336, "m128-down"},
       {4096, 14336, 4096, "llm-up"},       {4096, 4096, 14336, "llm-down"},
       {16384, 8192, 8192, "m16384"},       {16384, 14336, 4096, "m16384-up"},
       {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
+  if (!givenShapes.empty())
+    shapes = givenShapes;
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

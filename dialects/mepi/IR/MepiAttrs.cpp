@@ -19,7 +19,7 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
                                        bool tma, bool pingpong, int64_t cluster,
-                                       DStore store, bool swapped) {
+                                       DStore store, bool swapped, bool streamk) {
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -34,6 +34,12 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     return emitError() << "expected 1 split for simt, got " << splits;
   if (strategy == KernelStrategy::Simt && !tma)
     return emitError() << "expected no tma setting for simt";
+  // Stream-K cuts the last wave of a cooperative kernel's units into even k ranges, one per
+  // walker, each consumer holding one 64-row slice (its partials are split-K records).
+  if (streamk && (strategy != KernelStrategy::Wgmma || swapped || pingpong || splits != 1 ||
+                  tileM == 256))
+    return emitError() << "expected streamk only for a cooperative wgmma kernel (not swapped or "
+                          "ping-pong, 1 split, tile_m 64 or 128)";
   if (strategy == KernelStrategy::Wgmma && swapped) {
     // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
     if (tileM != 16 && tileM != 32 && tileM != 64)

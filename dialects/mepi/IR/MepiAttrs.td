@@ -102,6 +102,14 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       the tile into a swizzled shared buffer (two per consumer warpgroup, alternating) that one
       thread then hands to a TMA store, which runs while the consumer goes on; `tma` needs TMA
       loads and a D whose rows TMA can address.
+      With `streamk = true` the last wave of work units does not leave blocks idle (stream-K):
+      of U units on G walkers (blocks, or clusters), the first (U / G - 1) * G are whole units
+      as usual, and the last G + U % G units' k-steps are cut into G equal consecutive ranges,
+      one per walker. A unit two walkers share is summed like a split-K unit (both store their
+      f32 partials in the workspace, the second to finish adds them and applies the epilog), so
+      each walker computes the same number of k-steps and the last wave ends together. For the
+      cooperative kernel (not ping-pong, not swapped, no split-K, one 64-row slice per consumer)
+      without operand sums.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
@@ -109,7 +117,8 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>`,
-    `#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>`
+    `#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, streamk = true>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
@@ -119,17 +128,18 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
                         DefaultValuedParameter<"int64_t", "1">:$cluster,
                         DefaultValuedParameter<"::mlir::mepi::DStore",
                                                "::mlir::mepi::DStore::Staged">:$store,
-                        DefaultValuedParameter<"bool", "false">:$swapped);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store, $swapped)^)? `>`";
+                        DefaultValuedParameter<"bool", "false">:$swapped,
+                        DefaultValuedParameter<"bool", "false">:$streamk);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store, $swapped, $streamk)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
       return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1, DStore::Staged,
-                  false);
+                  false, false);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
       return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1,
-                  DStore::Staged, false);
+                  DStore::Staged, false, false);
     }]>
   ];
   let genVerifyDecl = 1;

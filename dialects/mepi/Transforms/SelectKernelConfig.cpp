@@ -120,7 +120,7 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * 128));
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
                                /*splits=*/1, /*tma=*/true, /*pingpong=*/false, /*cluster=*/1,
-                               DStore::Staged, /*swapped=*/true);
+                               DStore::Staged, /*swapped=*/true, /*streamk=*/false);
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
@@ -221,7 +221,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   auto pingpong128 = [&](DStore store) {
     return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
                                  /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, store, /*swapped=*/false);
+                                 /*cluster=*/1, store, /*swapped=*/false, /*streamk=*/false);
   };
   if (unforced && tmaStores && hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors)
     return pingpong128(DStore::Tma);
@@ -229,7 +229,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
     if (tmaStores)
       return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
                                    /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
-                                   /*cluster=*/1, DStore::Tma, /*swapped=*/false);
+                                   /*cluster=*/1, DStore::Tma, /*swapped=*/false, /*streamk=*/false);
     return pingpong128(DStore::Staged);
   }
   if (forcedM > 0)
@@ -254,7 +254,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
                         : 1;
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
                                pingpong ? 1 : splits, tma, pingpong, cluster,
-                               defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false);
+                               defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false, /*streamk=*/false);
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -283,7 +283,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
         add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
                                   plain.getStages(), splits, plain.getTma(),
                                   /*pingpong=*/false, /*cluster=*/1, plain.getStore(),
-                                  /*swapped=*/false));
+                                  /*swapped=*/false, /*streamk=*/false));
   }
   // The swapped form for short M, with one or two consumers.
   if (shape[0] <= 64 && canSwap(op, isTmaOperand(op.getA()) && isTmaOperand(op.getB())))
@@ -305,7 +305,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                                 config.getTileN(), 64, config.getStages(), 1, true,
                                 config.getPingpong(), /*cluster=*/2, config.getStore(),
-                                /*swapped=*/false));
+                                /*swapped=*/false, /*streamk=*/false));
   // D through TMA stores, for each configuration so far that may use them (one stage fewer
   // where the two 8 KiB buffers per consumer would not fit beside the stages).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
@@ -321,7 +321,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                               config.getTileN(), 64, stages, config.getSplits(), true,
                               config.getPingpong(), config.getCluster(), DStore::Tma,
-                              /*swapped=*/false));
+                              /*swapped=*/false, /*streamk=*/false));
   }
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
@@ -334,7 +334,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                               config.getTileN(), 64, fewer, 1, config.getTma(),
                               config.getPingpong(), config.getCluster(), config.getStore(),
-                              /*swapped=*/false));
+                              /*swapped=*/false, /*streamk=*/false));
   }
   return ranked;
 }

@@ -21,6 +21,9 @@ struct Emitter {
   Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
   Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }

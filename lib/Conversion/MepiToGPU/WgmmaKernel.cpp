@@ -26,6 +26,16 @@
 // counter; the S-th to arrive adds the S partials in split order, resets the counter and runs
 // the epilog. Nobody waits for anybody, so the units need not be resident at once.
 //
+// Stream-K (streamk = true): of U units on G walkers, walker w first takes whole units w, w + G,
+// ... below (U / G - 1) * G; the k-steps of the last G + U % G units, laid end to end, are then
+// cut into G consecutive ranges of equal length (within one), walker w taking range w, unit by
+// unit. Each range is at least one unit long, so a unit is shared by at most two walkers: the
+// first one's range ends in it, the second one's starts there. Both store their partials as
+// split 0 and 1 of a split-K reduction whose counter and records belong to the first walker
+// (which starts at most one such unit), and the second to finish adds them and runs the epilog.
+// Every walker then computes the same number of k-steps, so the last wave ends together instead
+// of leaving U % G walkers' multiprocessors idle.
+//
 // Ping-pong (pingpong = true): two consumer warpgroups, each computing whole tiles with
 // tile_m / 64 wgmmas per k16 (the tile's row slices). Consumer j of the block takes the block's
 // units j, j + 2, ... ; the producer still walks every unit, so the stage counter of the block's
@@ -63,6 +73,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <functional>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -81,6 +92,9 @@ constexpr int64_t kWorkspaceAlignment = 256;
 // c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
 constexpr int64_t kMainloopTurnBarrier = 3;
 constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per block on sm_90
+// Stream-K keeps a counter and two records per walker block in the workspace, sized for this
+// many blocks (the multiprocessors of an H100 or H200); walkers beyond them stay idle.
+constexpr int64_t kStreamKMaxBlocks = 132;
 
 /// Consumer warpgroups of a block: one per 64-row slice of the tile up to two (a 256-row tile
 /// gives each two slices), or two ping-pong ones.
@@ -218,13 +232,19 @@ public:
   int64_t splitRecordFloats(MatmulOp op) const {
     return registers() + llvm::alignTo(operandSumValues(op), 4);
   }
+  /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
+  int64_t recordsPerSlot() const { return config.getStreamk() ? 2 : config.getSplits(); }
+  /// Counter slots (each times the consumers): the tiles, or stream-K's walker blocks.
+  int64_t counterSlots(MatmulOp op) const {
+    return config.getStreamk() ? kStreamKMaxBlocks : tiles(op, config);
+  }
   /// Workspace: the split-K counters and partials, then the reductions' (Reductions.h).
   int64_t splitKBytes(MatmulOp op) const {
-    if (config.getSplits() == 1)
+    if (config.getSplits() == 1 && !config.getStreamk())
       return 0;
-    int64_t n = tiles(op, config);
+    int64_t n = counterSlots(op);
     return counterBytes(n) +
-           n * config.getSplits() * consumers() * kWarpgroup * splitRecordFloats(op) * 4;
+           n * recordsPerSlot() * consumers() * kWarpgroup * splitRecordFloats(op) * 4;
   }
   SmallVector<ReductionLayout> reductionLayouts(MatmulOp op, int64_t &workspaceBytes) const {
     workspaceBytes = splitKBytes(op);
@@ -233,7 +253,7 @@ public:
     return planReductions(op, tileGrid(op), workspaceBytes, workspaceBytes);
   }
   bool needsWorkspace(MatmulOp op) const {
-    return config.getSplits() > 1 || !op.getReductions().empty();
+    return config.getSplits() > 1 || config.getStreamk() || !op.getReductions().empty();
   }
 
   LogicalResult checkSupported(MatmulOp op) const override {
@@ -291,6 +311,9 @@ public:
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
                                  "b_sums); use the cooperative kernel";
+    if (config.getStreamk() && (op.getASums() || op.getBSums()))
+      return op.emitOpError() << "stream-K wgmma kernels take no operand sums (a_sums, b_sums); "
+                                 "use splits";
     if (config.getTileM() == 256 && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "256-row wgmma tiles take no operand sums (a_sums, b_sums); "
                                  "use 128 rows";
@@ -377,12 +400,26 @@ private:
   void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
                          Value bMatrix) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
+  /// Stream-K: how this walker covers the units (see the top of the file). All i32.
+  struct StreamKWalk {
+    Value walker, walkers; // w and G (at most the units and the records' blocks)
+    Value wholeUnits;      // the unit loop's first iterations, whole units: U / G - 1
+    Value firstShared;     // the first unit cut into ranges: wholeUnits * G
+    Value share, extra;    // k-steps per range: share, one more for the first `extra` ranges
+    Value begin, end;      // this walker's range of the shared units' k-steps, end to end
+    Value firstUnit;       // the shared unit where its range begins (begin / kSteps)
+    Value iterations;      // the unit loop's trip count
+  };
+  StreamKWalk emitStreamKWalk(Emitter &e, const Context &c) const;
   /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
   /// only for the second tile of a cluster's pair below D).
+  /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
+  /// counter slot of their reduction (the tile, or the first walker's block).
   struct WorkUnit {
-    Value tile, split, tileRow, tileCol, kBegin, kEnd, inside;
+    Value tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
   };
-  WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit) const;
+  WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit,
+                        const StreamKWalk *walk) const;
   /// How many walk the work units side by side: the blocks of the grid, or its clusters.
   Value emitWalkers(Emitter &e) const {
     Type i32 = e.b.getI32Type();
@@ -393,13 +430,21 @@ private:
   /// The for loop over this block's work units carrying the stage counter (starting at `init`,
   /// 0 if null): blockIdx.x + skip * gridDim.x, then every `stride`-th of the block's units;
   /// the builder is left in its body.
-  scf::ForOp emitUnitLoop(Emitter &e, const Context &c, Value skip = {}, int64_t stride = 1,
+  scf::ForOp emitUnitLoop(Emitter &e, const Context &c, const StreamKWalk *walk,
+                          Value skip = {}, int64_t stride = 1,
                           Value init = {}) const;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
                                              Value record) const;
+  /// The block that walks units beside the others: its cluster, or itself.
+  Value emitWalker(Emitter &e) const {
+    Type i32 = e.b.getI32Type();
+    if (cluster() > 1)
+      return NVVM::ClusterIdXOp::create(e.b, e.loc, i32);
+    return NVVM::BlockIdXOp::create(e.b, e.loc, i32);
+  }
   /// The epilog of row slice `slice` of the unit's tile, from its accumulators `acc`.
   void emitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
                   Value acc, const WorkUnit &unit, Value slice) const;
@@ -420,13 +465,66 @@ struct WgmmaKernelGenerator::Context {
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
 
-auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit) const
+auto WgmmaKernelGenerator::emitStreamKWalk(Emitter &e, const Context &c) const -> StreamKWalk {
+  StreamKWalk s;
+  Value kSteps = e.i32(c.kSteps);
+  s.walker = emitWalker(e);
+  s.walkers = e.min(e.min(emitWalkers(e), e.i32(kStreamKMaxBlocks / cluster())), e.i32(c.units));
+  // At least one wave (the grid has no more walkers than units): whole units but the last wave
+  // and the remainder, whose k-steps make G ranges of at least one unit each.
+  s.wholeUnits = e.sub(e.div(e.i32(c.units), s.walkers), e.i32(1));
+  s.firstShared = e.mul(s.wholeUnits, s.walkers);
+  Value steps = e.mul(e.sub(e.i32(c.units), s.firstShared), kSteps);
+  s.share = e.div(steps, s.walkers);
+  s.extra = e.rem(steps, s.walkers);
+  Value longer = e.ult(s.walker, s.extra);
+  s.begin = e.add(e.mul(s.walker, s.share), e.min(s.walker, s.extra));
+  s.end = e.add(e.add(s.begin, s.share), e.select(longer, e.i32(1), e.i32(0)));
+  s.firstUnit = e.div(s.begin, kSteps);
+  Value lastUnit = e.div(e.sub(s.end, e.i32(1)), kSteps);
+  Value units = e.add(e.sub(lastUnit, s.firstUnit), e.i32(1));
+  s.iterations = e.select(e.ult(s.walker, s.walkers), e.add(s.wholeUnits, units), e.i32(0));
+  return s;
+}
+
+auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit,
+                                        const StreamKWalk *walk) const
     -> WorkUnit {
   WorkUnit w;
   int64_t splits = config.getSplits();
   // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
   w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
   w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
+  w.splits = e.i32(splits);
+  w.slot = w.tile;
+  if (walk) {
+    // Stream-K: iteration `unit` of the walker's loop. Its whole units first, then the shared
+    // units its range meets, the last first: each range starts at its own k-step, but the
+    // pieces at their ends start at k-step 0 together, so that the walkers read the same
+    // k-steps of A and B at about the same time, which the L2 then holds for all.
+    const StreamKWalk &s = *walk;
+    Value kSteps = e.i32(c.kSteps);
+    Value whole = e.ult(unit, s.wholeUnits);
+    // Which of the shared units its range meets (when not whole), 0 being the first.
+    Value index = e.sub(e.sub(s.iterations, e.i32(1)), unit);
+    Value shared = e.add(s.firstUnit, index);
+    Value at = e.mul(shared, kSteps); // the shared unit's first k-step, end to end
+    w.tile = e.select(whole, e.add(s.walker, e.mul(unit, s.walkers)),
+                      e.add(s.firstShared, shared));
+    Value begin = e.select(e.eq(index, e.i32(0)), e.sub(s.begin, at), e.i32(0));
+    w.kBegin = e.select(whole, e.i32(0), begin);
+    w.kEnd = e.select(whole, kSteps, e.min(e.sub(s.end, at), kSteps));
+    // The walker whose range holds k-step p: the first `extra` ranges are one longer.
+    Value longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
+    auto walkerOf = [&](Value p) {
+      return e.select(e.ult(p, inLonger), e.div(p, longer),
+                      e.add(s.extra, e.div(e.sub(p, inLonger), s.share)));
+    };
+    Value first = walkerOf(at), last = walkerOf(e.add(at, e.i32(c.kSteps - 1)));
+    w.splits = e.select(whole, e.i32(1), e.add(e.sub(last, first), e.i32(1)));
+    w.split = e.select(whole, e.i32(0), e.sub(s.walker, first));
+    w.slot = e.add(e.mul(first, e.i32(cluster())), c.rank);
+  }
   // Grouped order: kGroupM tile rows (pair rows in a cluster), walked column by column.
   int64_t rows = llvm::divideCeil(c.tilesM, cluster());
   // Every group has kGroupM rows but the last, which has tilesM % kGroupM: both constants, so
@@ -449,6 +547,8 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
     w.tileRow = e.add(e.mul(w.tileRow, e.i32(cluster())), c.rank);
   w.tileCol = colOfGroup;
   w.inside = e.ult(w.tileRow, e.i32(c.tilesM));
+  if (walk)
+    return w;
   // Balanced slices of the k-steps: sizes differ by at most one.
   w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(c.kSteps)), e.i32(splits)) : e.i32(0);
   w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(c.kSteps)), e.i32(splits))
@@ -456,12 +556,18 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
   return w;
 }
 
-scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c, Value skip,
+scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c,
+                                              const StreamKWalk *walk, Value skip,
                                               int64_t stride, Value init) const {
   OpBuilder &b = e.b;
+  if (walk) { // stream-K: the walker's iterations (emitWorkUnit)
+    auto loop = scf::ForOp::create(b, e.loc, e.i32(0), walk->iterations, e.i32(1),
+                                   ValueRange{init ? init : e.i32(0)});
+    b.setInsertionPointToStart(loop.getBody());
+    return loop;
+  }
   // A cluster's blocks walk the cluster's units together.
-  Value first = cluster() > 1 ? NVVM::ClusterIdXOp::create(b, e.loc, b.getI32Type()).getResult()
-                              : NVVM::BlockIdXOp::create(b, e.loc, b.getI32Type()).getResult();
+  Value first = emitWalker(e);
   Value grid = emitWalkers(e);
   if (skip)
     first = e.add(first, e.mul(skip, grid));
@@ -599,8 +705,13 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   const SharedLayout &layout = c.layout;
   int64_t stages = config.getStages();
   OpBuilder::InsertionGuard guard(b);
-  scf::ForOp units = emitUnitLoop(e, c);
-  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
+  // Stream-K's walk is worked out in each role, so that its values stay out of the other's
+  // registers.
+  std::optional<StreamKWalk> walk;
+  if (config.getStreamk())
+    walk = emitStreamKWalk(e, c);
+  scf::ForOp units = emitUnitLoop(e, c, walk ? &*walk : nullptr);
+  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar(), walk ? &*walk : nullptr);
   StageLoad load;
   load.rowA = e.mul(unit.tileRow, e.i32(config.getTileM()));
   load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
@@ -817,9 +928,13 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   OpBuilder::InsertionGuard guard(b);
   // Ping-pong: consumer j takes the block's units j, j + 2, ...; the block's i-th unit's stages
   // start at i * kSteps.
-  scf::ForOp units = pingpong ? emitUnitLoop(e, c, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
-                              : emitUnitLoop(e, c);
-  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar());
+  std::optional<StreamKWalk> walk;
+  if (config.getStreamk())
+    walk = emitStreamKWalk(e, c);
+  scf::ForOp units =
+      pingpong ? emitUnitLoop(e, c, nullptr, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
+               : emitUnitLoop(e, c, walk ? &*walk : nullptr);
+  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar(), walk ? &*walk : nullptr);
   if (Value sums = op.getASums()) {
     SumsPlan p{operands.lookup(sums), tileSums(op, c.mnMajorA, 1)};
     p.active = e.eq(unit.tileCol, e.i32(0));
@@ -1047,15 +1162,18 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   }
   // Ping-pong: the block's next unit is the other consumer's; this one's next starts a unit on.
   Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
+  // The unit loop's yield first: the epilog goes before it.
+  b.setInsertionPoint(scf::YieldOp::create(b, loc, nextIt));
 
-  if (config.getSplits() == 1) { // ping-pong kernels are never split
-    // A cluster's tile below D (its pair's second) has nothing to store.
-    std::optional<OpBuilder::InsertionGuard> insideGuard;
-    if (cluster() > 1) {
-      insideGuard.emplace(b);
-      auto inside = scf::IfOp::create(b, loc, unit.inside, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(inside.thenBlock());
-    }
+  // A cluster's tile below D (its pair's second) has nothing to store (nor, in stream-K, to
+  // reduce: the other walker of a shared unit skips it too).
+  std::optional<OpBuilder::InsertionGuard> insideGuard;
+  if (cluster() > 1) {
+    insideGuard.emplace(b);
+    auto inside = scf::IfOp::create(b, loc, unit.inside, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(inside.thenBlock());
+  }
+  if (config.getSplits() == 1 && !config.getStreamk()) { // ping-pong kernels are never split
     storeSums(sumPartials);
     // A cooperative consumer c computes slices [c * slices, (c + 1) * slices), a ping-pong one
     // all of them.
@@ -1077,7 +1195,23 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       for (auto [i, v] : llvm::enumerate(sumPartials))
         record = LLVM::InsertValueOp::create(b, loc, record, v, registers() + i);
     }
-    auto [isLast, sum] = emitSplitReduction(e, c, unit, record);
+    Value isLast, sum;
+    if (config.getStreamk()) {
+      // Only the units two walkers share are reduced.
+      auto shared = scf::IfOp::create(b, loc, TypeRange{b.getI1Type(), record.getType()},
+                                      e.ult(e.i32(1), unit.splits), /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard branch(b);
+      b.setInsertionPointToStart(shared.thenBlock());
+      auto [last, total] = emitSplitReduction(e, c, unit, record);
+      scf::YieldOp::create(b, loc, ValueRange{last, total});
+      b.setInsertionPointToStart(shared.elseBlock());
+      Value alone = arith::ConstantIntOp::create(b, loc, 1, 1);
+      scf::YieldOp::create(b, loc, ValueRange{alone, record});
+      isLast = shared.getResult(0);
+      sum = shared.getResult(1);
+    } else {
+      std::tie(isLast, sum) = emitSplitReduction(e, c, unit, record);
+    }
     auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(last.thenBlock());
@@ -1094,7 +1228,6 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     }
     emitEpilog(e, c, op, operands, total, unit, consumer);
   }
-  scf::YieldOp::create(b, loc, nextIt);
 }
 
 
@@ -1105,17 +1238,19 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   Location loc = e.loc;
   const SharedLayout &layout = c.layout;
   int64_t floats = cast<LLVM::LLVMStructType>(acc.getType()).getBody().size();
-  int64_t splits = config.getSplits(), quads = floats / 4;
+  int64_t quads = floats / 4;
+  Value splits = unit.splits;
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value thread = e.rem(c.tid, e.i32(kWarpgroup));
   Value isLeader = e.eq(thread, e.i32(0));
   auto vec4 = VectorType::get({4}, b.getF32Type());
-  Value slot = e.add(e.mul(unit.tile, e.i32(consumers())), consumer); // (tile, consumer)
+  Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)
+  int64_t slots = config.getStreamk() ? kStreamKMaxBlocks : c.tilesM * c.tilesN;
   // Byte offset of this thread's float4 `quad` in the partials of split `split`.
   auto partial = [&](Value split, int64_t quad) {
-    Value block = e.add(e.mul(slot, e.i32(splits)), split);
+    Value block = e.add(e.mul(slot, e.i32(recordsPerSlot())), split);
     Value blockBytes = e.mul(e.zext64(block), e.i64(floats * kWarpgroup * 4));
-    Value within = e.i64(counterBytes(c.tilesM * c.tilesN) + quad * kWarpgroup * 16);
+    Value within = e.i64(counterBytes(slots) + quad * kWarpgroup * 16);
     Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
     return e.globalOffset(c.workspace, bytes);
   };
@@ -1139,7 +1274,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
     Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter,
                                               e.i32(1), LLVM::AtomicOrdering::monotonic,
                                               StringRef("device"));
-    Value last = e.eq(arrived, e.i32(splits - 1));
+    Value last = e.eq(arrived, e.sub(splits, e.i32(1)));
     // The last arrival leaves the counter at zero for the next launch.
     auto reset = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
     b.setInsertionPointToStart(reset.thenBlock());
@@ -1159,7 +1294,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
     // Acquire: the other warpgroups' partials, released before their count.
     NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     Value zero = LLVM::ZeroOp::create(b, loc, acc.getType());
-    auto loop = scf::ForOp::create(b, loc, e.i32(0), e.i32(splits), e.i32(1), ValueRange{zero});
+    auto loop = scf::ForOp::create(b, loc, e.i32(0), splits, e.i32(1), ValueRange{zero});
     b.setInsertionPointToStart(loop.getBody());
     Value total = loop.getRegionIterArg(0);
     for (int64_t q = 0; q < quads; ++q) {
