@@ -152,6 +152,34 @@ int64_t consumersOf(int64_t tileM, bool pingpong) {
   return pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
 }
 
+/// Stream-K for a cooperative configuration whose last wave of work units would leave many of
+/// the walkers (132 multiprocessors, or their clusters) idle. On the H200 the k-ranges ran ~1.5x
+/// slower than whole units (each walker starts at its own k-step, so the L2 serves fewer of
+/// them, and the shared units' records): of U = W * G + R units on G walkers, whole units take
+/// W + 1 waves, stream-K W - 1 + 1.5 (1 + R / G). Taken where that gains 2 % or more:
+/// 2100 x 2000 x 4096 (72 pair units on 66 clusters) measured 393 -> 479 TFLOP/s, 4096 x 4224 x
+/// 8192 (272) 687 -> 732, and not 4096 x 4096 x 14336 (256), 824 -> 720 (bench/NOTES.md).
+KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config) {
+  constexpr int64_t kMultiprocessors = 132;
+  if (config.getStrategy() != KernelStrategy::Wgmma || config.getSplits() != 1 ||
+      config.getPingpong() || config.getSwapped() || config.getTileM() > 128 ||
+      op.getASums() || op.getBSums())
+    return config;
+  ArrayRef<int64_t> shape = op.getD().getType().getShape();
+  int64_t tileRows = llvm::divideCeil(shape[0], config.getTileM());
+  int64_t units = llvm::divideCeil(tileRows, config.getCluster()) *
+                  llvm::divideCeil(shape[1], config.getTileN());
+  int64_t walkers = kMultiprocessors / config.getCluster(), tail = units % walkers;
+  int64_t waves = units / walkers;
+  // (0.5 - 1.5 R / G) / (W + 1) >= 0.02, in integers.
+  if (units <= walkers || tail == 0 || 25 * (walkers - 3 * tail) < walkers * (waves + 1))
+    return config;
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
+                               config.getTileN(), config.getTileK(), config.getStages(), 1,
+                               config.getTma(), false, config.getCluster(), config.getStore(),
+                               /*swapped=*/false, /*streamk=*/true);
+}
+
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN,
                                    bool pingpong = false) {
   constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
@@ -252,9 +280,11 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
                             tileN == 256 && splits == 1 && tma && m > tileM
                         ? 2
                         : 1;
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
-                               pingpong ? 1 : splits, tma, pingpong, cluster,
-                               defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false, /*streamk=*/false);
+  auto config = KernelConfigAttr::get(
+      op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages, pingpong ? 1 : splits,
+      tma, pingpong, cluster, defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false,
+      /*streamk=*/false);
+  return forcedM <= 0 && forcedN <= 0 ? withStreamK(op, config) : config;
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
@@ -335,6 +365,16 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
                               config.getTileN(), 64, fewer, 1, config.getTma(),
                               config.getPingpong(), config.getCluster(), config.getStore(),
                               /*swapped=*/false, /*streamk=*/false));
+  }
+  // Stream-K of each configuration so far whose last wave would be short, and the whole-unit
+  // form of the heuristic's choice where that is stream-K.
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
+    add(withStreamK(op, config));
+    if (config.getStreamk())
+      add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
+                                config.getTileN(), config.getTileK(), config.getStages(), 1,
+                                config.getTma(), false, config.getCluster(), config.getStore(),
+                                /*swapped=*/false, /*streamk=*/false));
   }
   return ranked;
 }
