@@ -164,6 +164,27 @@ TEST(MatmulApi, KernelConfigurationBeforePlan) {
             "kernelConfiguration() called before plan()");
 }
 
+// A problem whose last wave of units is short (2100 x 2000: 72 pair units of 128 x 256 on 66
+// clusters): the candidates add the stream-K form of its cooperative configurations, which
+// plans; the heuristic's own choice keeps whole units.
+TEST(MatmulApi, CandidateConfigurationsStreamK) {
+  mepi::Qualifiers tb{false, true};
+  mepi::Matmul mm(tensor({2100, 256}), tensor({2000, 256}), std::nullopt, 1.0f, std::nullopt,
+                  tb);
+  mm.plan(mepi::Epilog::Bias, {tensor({2100})});
+  std::vector<std::string> candidates = mm.candidateConfigurations();
+  EXPECT_EQ(mm.kernelConfiguration().find("streamk"), std::string::npos);
+  std::string streamK = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
+                        "cluster = 2, store = tma, streamk = true>";
+  ASSERT_NE(std::find(candidates.begin(), candidates.end(), streamK), candidates.end());
+  mepi::Options options;
+  options.kernelConfig = streamK;
+  mepi::Matmul forced(tensor({2100, 256}), tensor({2000, 256}), std::nullopt, 1.0f,
+                      std::nullopt, tb, options);
+  EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({2100})}); }), "");
+  EXPECT_EQ(forced.kernelConfiguration(), streamK);
+}
+
 // The ranked candidates: the heuristic's choice first, every one a configuration plan() accepts
 // for the problem (each is compiled here, as autotune() would).
 TEST(MatmulApi, CandidateConfigurationsAllPlan) {

@@ -152,13 +152,15 @@ int64_t consumersOf(int64_t tileM, bool pingpong) {
   return pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
 }
 
-/// Stream-K for a cooperative configuration whose last wave of work units would leave many of
-/// the walkers (132 multiprocessors, or their clusters) idle. On the H200 the k-ranges ran ~1.5x
-/// slower than whole units (each walker starts at its own k-step, so the L2 serves fewer of
-/// them, and the shared units' records): of U = W * G + R units on G walkers, whole units take
-/// W + 1 waves, stream-K W - 1 + 1.5 (1 + R / G). Taken where that gains 2 % or more:
-/// 2100 x 2000 x 4096 (72 pair units on 66 clusters) measured 393 -> 479 TFLOP/s, 4096 x 4224 x
-/// 8192 (272) 687 -> 732, and not 4096 x 4096 x 14336 (256), 824 -> 720 (bench/NOTES.md).
+/// The stream-K form of a cooperative configuration whose last wave of work units would leave
+/// many of the walkers (132 multiprocessors, or their clusters) idle, for autotune() to try.
+/// On the H200 the k-ranges ran ~1.5x slower than whole units (each walker starts at its own
+/// k-step, so the L2 serves fewer of them, and the shared units' records): of U = W * G + R
+/// units on G walkers, whole units take W + 1 waves, stream-K W - 1 + 1.5 (1 + R / G), so
+/// only where that predicts a gain of 2 % or more: 2100 x 2000 x 4096 (72 pair units on 66
+/// clusters) measured 393 -> 479 TFLOP/s, 4096 x 4224 x 8192 (272) 687 -> 732, but
+/// 4095 x 4097 x 4099 (272) 349 -> 340 and 4096 x 4096 x 14336 (256, no gain predicted)
+/// 824 -> 720. Too few and mixed for the heuristic, which keeps whole units (bench/NOTES.md).
 KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config) {
   constexpr int64_t kMultiprocessors = 132;
   if (config.getStrategy() != KernelStrategy::Wgmma || config.getSplits() != 1 ||
@@ -284,7 +286,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
       op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages, pingpong ? 1 : splits,
       tma, pingpong, cluster, defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false,
       /*streamk=*/false);
-  return forcedM <= 0 && forcedN <= 0 ? withStreamK(op, config) : config;
+  return config;
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
