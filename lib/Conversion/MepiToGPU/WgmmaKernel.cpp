@@ -1035,15 +1035,23 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     SmallVector<Value> sumTiles;
     for (const SumsPlan &p : sumsPlans)
       sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
+    // A wgmma's descriptor is its tile's at the stage plus its offset in 16-byte units (the
+    // start address field cannot carry: shared addresses stay below 2^18): one 64-bit add per
+    // wgmma instead of the address arithmetic.
+    auto at = [&](Value descriptor, int64_t bytes) {
+      return bytes ? e.add(descriptor, e.i64(bytes / 16)) : descriptor;
+    };
+    Value baseA = swapped ? emitMatrixDescriptor(e, stageAddress, /*mnMajor=*/false)
+                          : emitMatrixDescriptor(e, aAddress, c.mnMajorA);
+    Value baseB =
+        swapped ? emitMatrixDescriptor(e, e.add(bAddress, e.mul(consumer, e.i32(kBlockBytes))),
+                                       /*mnMajor=*/false)
+                : emitMatrixDescriptor(e, bAddress, c.mnMajorB);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
       if (swapped) {
-        Value descB = emitMatrixDescriptor(
-            e,
-            e.add(bAddress, e.add(e.mul(consumer, e.i32(kBlockBytes)), e.i32(kk * kInstrK * 2))),
-            /*mnMajor=*/false);
-        Value descA = emitMatrixDescriptor(e, e.add(stageAddress, e.i32(kk * kInstrK * 2)),
-                                           /*mnMajor=*/false);
+        Value descB = at(baseB, kk * kInstrK * 2);
+        Value descA = at(baseA, kk * kInstrK * 2);
         accs[0] = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, accType, accs[0], descB, descA, shape, inType, inType,
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
@@ -1051,11 +1059,9 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
             NVVM::MMAIntOverflowAttr());
         continue;
       }
-      Value descB = emitMatrixDescriptor(
-          e, e.add(bAddress, e.i32(kk * kStep(c.mnMajorB))), c.mnMajorB);
+      Value descB = at(baseB, kk * kStep(c.mnMajorB));
       for (int64_t s = 0; s < slices; ++s) {
-        Value descA = emitMatrixDescriptor(
-            e, e.add(aAddress, e.i32(s * kBlockBytes + kk * kStep(c.mnMajorA))), c.mnMajorA);
+        Value descA = at(baseA, s * kBlockBytes + kk * kStep(c.mnMajorA));
         accs[s] = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, accType, accs[s], descA, descB, shape, inType, inType,
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
