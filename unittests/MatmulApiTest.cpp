@@ -166,7 +166,7 @@ TEST(MatmulApi, KernelConfigurationBeforePlan) {
 
 // A problem whose last wave of units is short (2100 x 2000: 72 pair units of 128 x 256 on 66
 // clusters): the candidates add the stream-K form of its cooperative configurations, which
-// plans; the heuristic's own choice keeps whole units.
+// plans; the heuristic's own choice (256 x 128 at this K) has no stream-K form.
 TEST(MatmulApi, CandidateConfigurationsStreamK) {
   mepi::Qualifiers tb{false, true};
   mepi::Matmul mm(tensor({2100, 256}), tensor({2000, 256}), std::nullopt, 1.0f, std::nullopt,

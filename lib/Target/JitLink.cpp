@@ -93,9 +93,11 @@ nvJitLinkInputType inputType(DeviceObject::Kind kind) {
 
 llvm::Expected<LinkedCubin> mlir::mepi::linkCubin(llvm::StringRef ptx,
                                                   llvm::ArrayRef<DeviceObject> objects,
-                                                  llvm::StringRef arch) {
+                                                  llvm::StringRef arch, bool verbose) {
   std::string archOption = ("-arch=" + arch).str();
   std::vector<const char *> options = {archOption.c_str()};
+  if (verbose)
+    options.push_back("-verbose");
   bool hasLTO = llvm::any_of(
       objects, [](const DeviceObject &o) { return o.kind == DeviceObject::Kind::LTOIR; });
   if (hasLTO) {

@@ -27,9 +27,11 @@ struct LinkedCubin {
 
 /// Links `ptx` (the generated kernels) with `objects` for `arch` (e.g. "sm_90a"). Needs no GPU.
 /// `-lto` is passed only when an LTO-IR object is present: with PTX alone nvJitLink rejects it.
-/// Errors carry nvJitLink's result code and its error and info logs.
+/// Errors carry nvJitLink's result code and its error and info logs. `verbose` asks for the
+/// compiler's report in the info log (registers, spills, performance notes such as wgmma
+/// serialization, which nvJitLink's relocatable compilation can differ on from ptxas).
 llvm::Expected<LinkedCubin> linkCubin(llvm::StringRef ptx, llvm::ArrayRef<DeviceObject> objects,
-                                      llvm::StringRef arch);
+                                      llvm::StringRef arch, bool verbose = false);
 
 /// nvJitLink's version as "major.minor" (part of the kernel cache key).
 std::string jitLinkVersion();

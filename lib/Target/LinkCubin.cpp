@@ -58,11 +58,13 @@ struct LinkCubinPass : mepi::impl::MepiLinkCubinBase<LinkCubinPass> {
       StringRef bytes = (*buffer)->getBuffer();
       userObjects.push_back({*kind, path, std::vector<char>(bytes.begin(), bytes.end())});
     }
-    llvm::Expected<LinkedCubin> linked = linkCubin(*ptx, userObjects, arch);
+    llvm::Expected<LinkedCubin> linked = linkCubin(*ptx, userObjects, arch, verbose);
     if (!linked) {
       module.emitError() << llvm::toString(linked.takeError());
       return signalPassFailure();
     }
+    if (verbose)
+      llvm::errs() << linked->infoLog << "\n";
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(output, &error);
     if (!file) {

@@ -28,6 +28,8 @@ def MepiLinkCubin : Pass<"mepi-link-cubin", "::mlir::ModuleOp"> {
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_90a\"", "Target architecture">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"", "Cubin file ('-': stdout)">,
     ListOption<"objects", "objects", "std::string", "User device objects to link">,
+    Option<"verbose", "verbose", "bool", /*default=*/"false",
+           "Print nvJitLink's compiler report (registers, spills, performance notes) to stderr">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -1,9 +1,12 @@
 // Stream-K: the launch takes the tensor maps, then a workspace sized for 132 walker blocks
 // (counters for 132 x 2 consumers, padded to 256 bytes, then 132 x 2 records x 2 consumers x
 // 128 threads x 128 f32 partials), and the grid walks the 8 x 4 = 32 pair units of 2000 x 1000
-// in clusters (64 blocks at most). Each role works out its walk: the walkers (at most 66 clusters, and the units),
-// whole units but the last wave, and the range of the rest's k-steps. A unit two walkers share
-// is reduced as a split-K unit of 2 splits, any other one goes straight to the epilog.
+// in clusters (64 blocks at most). Each role works out its walk: the walkers (at most 66
+// clusters, and the units), their whole units, and the ranges of the last wave's k-steps (at
+// least 16 each). Divisions by the walkers are by the approximate reciprocal, corrected: ptxas
+// makes a u32 division by a runtime value a subroutine call, which under nvJitLink serializes
+// every wgmma of the kernel. A unit several walkers share is reduced as a split-K unit, any
+// other one goes straight to the epilog.
 // RUN: mepi-opt %s --mepi-generate-kernels | FileCheck %s
 
 // CHECK-LABEL: func.func @gemm
@@ -21,7 +24,10 @@
 // CHECK: %[[NC:.*]] = nvvm.read.ptx.sreg.nclusterid.x : i32
 // CHECK: %[[W0:.*]] = arith.minui %[[NC]], %c66_i32 : i32
 // CHECK: %[[W:.*]] = arith.minui %[[W0]], %c32_i32 : i32
-// CHECK: arith.divui %c32_i32{{.*}}, %[[W]] : i32
+// CHECK: %[[WF:.*]] = arith.uitofp %[[W]] : i32 to f32
+// CHECK: nvvm.rcp.approx.ftz.f %[[WF]] : f32
+// CHECK-NOT: arith.divui %{{.*}}, %[[W]] : i32
+// CHECK: arith.divui %{{.*}}, %c16_i32{{.*}} : i32
 // CHECK: %[[LIVE:.*]] = arith.cmpi ult, %[[CID]], %[[W]] : i32
 // CHECK: %[[ITERS:.*]] = arith.select %[[LIVE]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[ITERS]] step %{{.*}} iter_args

@@ -732,10 +732,11 @@ std::vector<Case> allCases(bool quick) {
   cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
                         splitPrefix + "[128, 128, 64], stages = 6, splits = 3, store = tma>"));
   // Stream-K, forced: more units than walkers and not a multiple of them, so that the last
-  // G + U % G units are cut into ranges and most are shared by two walkers (2100 x 2000 has
-  // 136 tiles of 128 x 256 on 132 blocks, 72 pair units on 66 clusters; 1500 x 3000 has 144),
-  // residue rows, columns and k-steps, beta * C with f32 D, MN-major A and B, each store form
-  // and clusters of 2 (the pair's second tile below D in 2100 rows).
+  // wave's k-steps are cut into ranges of 16 or more that share units, two to four walkers a
+  // unit (2100 x 2000 has 136 tiles of 128 x 256 on 132 blocks, 72 pair units on 66 clusters,
+  // and K = 1500 24 k-steps), one walker for all of them (K = 264: 5 k-steps), residue rows,
+  // columns and k-steps, beta * C with f32 D, MN-major A and B, each store form and clusters
+  // of 2 (the pair's second tile below D in 2100 rows).
   for (const char *form : {"[128, 256, 64], stages = 4, cluster = 2, store = tma",
                            "[128, 256, 64], stages = 4", "[128, 128, 64], stages = 6",
                            "[64, 256, 64], stages = 5, store = tma",
@@ -746,12 +747,12 @@ std::vector<Case> allCases(bool quick) {
       c.config = config;
       cases.push_back(c);
     };
-    streamed({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
-    streamed({ElementType::BF16, {1900, 1000}, {2104, 1000}, {1900, 2104}, false, true,
+    streamed({ElementType::BF16, {2100, 1500}, {2000, 1500}, {2100, 2000}, false, true, "BIAS"});
+    streamed({ElementType::BF16, {1900, 3000}, {2104, 3000}, {1900, 2104}, false, true,
               "GELU_BIAS"});
     streamed({ElementType::F16, {1500, 264}, {3000, 264}, {1500, 3000}, false, true,
               "RELU_BIAS", true, 0.5f, 2.0f, false, ElementType::F32});
-    streamed({ElementType::F16, {520, 2100}, {520, 1800}, {2100, 1800}, true, false, "GELU"});
+    streamed({ElementType::F16, {1240, 2100}, {1240, 1800}, {2100, 1800}, true, false, "GELU"});
   }
   // The swapped form for short M (Dᵀ = B Aᵀ), forced: 16, 32 and 64 rows of A per tile with
   // fewer rows in D (13, 7, 33), one and two consumers, residue columns, more tiles than blocks

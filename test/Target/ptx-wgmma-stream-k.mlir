@@ -6,6 +6,10 @@
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
+// The runtime links through nvJitLink, whose relocatable compilation serialized every wgmma of
+// a first version (C7509: a u32 division by a runtime value became a subroutine call); ptxas
+// alone had not.
+// RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a" --mepi-link-cubin="arch=sm_90a output=%t.linked.cubin verbose=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LINK --implicit-check-not="instructions are serialized"
 
 // CHECK: .entry gemm_matmul_0(
 // CHECK-NEXT: .param .align 64 .b8 gemm_matmul_0_param_0[128],
@@ -21,6 +25,8 @@
 // PTXAS: Compiling entry function 'gemm_matmul_0' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
+// LINK: Compiling entry function 'gemm_matmul_0' for 'sm_90a'
+// LINK: Used {{[0-9]+}} registers
 func.func @gemm(%a: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
                 %b: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
                 %bias: memref<4096xbf16>, %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {

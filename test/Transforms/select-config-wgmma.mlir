@@ -8,8 +8,10 @@
 // When the epilog writes D only into a D that TMA can address (a 16-byte aligned
 // address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
 // 256 x 128 tiles instead of ping-pong unless the epilog is costly (transcendentals, divisions,
-// calls) and there are 16 tiles of 128 x 128 per SM or more. The heuristic keeps whole units
-// (no stream-K), a short last wave (4096 x 4224: 272 pair units on 66 clusters) or not.
+// calls) and there are 16 tiles of 128 x 128 per SM or more. A cooperative choice whose last
+// wave is at most half full takes stream-K where that should gain 1 % (4096 x 4224: 272 pair
+// units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last wave of 58) and 65536 x
+// 16384 (248 waves) keep whole units.
 // Other layouts, f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
@@ -278,7 +280,7 @@ func.func @huge_stored(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @short_tail
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>
 func.func @short_tail(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
                       %b: memref<4224x8192xbf16> {mepi.alignment = 16 : i64},
                       %d: memref<4096x4224xbf16> {mepi.alignment = 16 : i64}) {

@@ -103,13 +103,13 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       thread then hands to a TMA store, which runs while the consumer goes on; `tma` needs TMA
       loads and a D whose rows TMA can address.
       With `streamk = true` the last wave of work units does not leave blocks idle (stream-K):
-      of U units on G walkers (blocks, or clusters), the first (U / G - 1) * G are whole units
-      as usual, and the last G + U % G units' k-steps are cut into G equal consecutive ranges,
-      one per walker. A unit two walkers share is summed like a split-K unit (both store their
-      f32 partials in the workspace, the second to finish adds them and applies the epilog), so
-      each walker computes the same number of k-steps and the last wave ends together. For the
-      cooperative kernel (not ping-pong, not swapped, no split-K, one 64-row slice per consumer)
-      without operand sums.
+      of U units on G walkers (blocks, or clusters), each walker first takes U / G whole units
+      as usual, then the k-steps of the last U % G units are cut into equal consecutive ranges
+      (of 16 k-steps or more, so fewer than G where they are few), one per walker. A unit that
+      several walkers share is summed like a split-K unit (each stores its f32 partials in the
+      workspace, the last to finish adds them in k order and applies the epilog), so the last
+      wave ends together. For the cooperative kernel (not ping-pong, not swapped, no split-K,
+      one 64-row slice per consumer) without operand sums.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,

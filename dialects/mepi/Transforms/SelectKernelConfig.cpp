@@ -153,19 +153,19 @@ int64_t consumersOf(int64_t tileM, bool pingpong) {
 }
 
 /// The stream-K form of a cooperative configuration whose last wave of work units would leave
-/// many of the walkers (132 multiprocessors, or their clusters) idle, for autotune() to try.
-/// On the H200 the k-ranges ran ~1.5x slower than whole units (each walker starts at its own
-/// k-step, so the L2 serves fewer of them, and the shared units' records): of U = W * G + R
-/// units on G walkers, whole units take W + 1 waves, stream-K W - 1 + 1.5 (1 + R / G), so
-/// only where that predicts a gain of 2 % or more: 2100 x 2000 x 4096 (72 pair units on 66
-/// clusters) measured 393 -> 479 TFLOP/s, 4096 x 4224 x 8192 (272) 687 -> 732, but
-/// 4095 x 4097 x 4099 (272) 349 -> 340 and 4096 x 4096 x 14336 (256, no gain predicted)
-/// 824 -> 720. Too few and mixed for the heuristic, which keeps whole units (bench/NOTES.md).
+/// many of the walkers (132 multiprocessors, or their clusters) idle. Of U = W * G + R units
+/// on G walkers, whole units take W + 1 waves, stream-K about W + 1.5 R / G (its ranges ran
+/// up to ~1.5x slower than whole units on the H200: each starts at its own k-step, and the
+/// shared units' records). Taken where the last wave is at most half full and that predicts a
+/// gain of 1 % or more. On the H200 (bench/NOTES.md): 2100 x 2000 x 4096 (72 pair units on 66
+/// clusters) 397 -> 482 TFLOP/s, 4096 x 4224 x 8192 (272) 693 -> 757, 16384 x 8192 x 8192
+/// (2048) 700 -> 710-733; not 4096 x 14336 x 4096 (896, a last wave of 38 of 66) 808 -> 796,
+/// 4096 x 4096 x 14336 (256, 58 of 66) 831 -> 818.
 KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config) {
   constexpr int64_t kMultiprocessors = 132;
   if (config.getStrategy() != KernelStrategy::Wgmma || config.getSplits() != 1 ||
       config.getPingpong() || config.getSwapped() || config.getTileM() > 128 ||
-      op.getASums() || op.getBSums())
+      op.getASums() || op.getBSums() || !op.getReductions().empty())
     return config;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
   int64_t tileRows = llvm::divideCeil(shape[0], config.getTileM());
@@ -173,8 +173,9 @@ KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config) {
                   llvm::divideCeil(shape[1], config.getTileN());
   int64_t walkers = kMultiprocessors / config.getCluster(), tail = units % walkers;
   int64_t waves = units / walkers;
-  // (0.5 - 1.5 R / G) / (W + 1) >= 0.02, in integers.
-  if (units <= walkers || tail == 0 || 25 * (walkers - 3 * tail) < walkers * (waves + 1))
+  // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.01, in integers.
+  if (units <= walkers || tail == 0 || 2 * tail > walkers ||
+      50 * (2 * walkers - 3 * tail) < walkers * (waves + 1))
     return config;
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                                config.getTileN(), config.getTileK(), config.getStages(), 1,
@@ -286,7 +287,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
       op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages, pingpong ? 1 : splits,
       tma, pingpong, cluster, defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false,
       /*streamk=*/false);
-  return config;
+  return forcedM <= 0 && forcedN <= 0 ? withStreamK(op, config) : config;
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }

@@ -27,14 +27,13 @@
 // the epilog. Nobody waits for anybody, so the units need not be resident at once.
 //
 // Stream-K (streamk = true): of U units on G walkers, walker w first takes whole units w, w + G,
-// ... below (U / G - 1) * G; the k-steps of the last G + U % G units, laid end to end, are then
-// cut into G consecutive ranges of equal length (within one), walker w taking range w, unit by
-// unit. Each range is at least one unit long, so a unit is shared by at most two walkers: the
-// first one's range ends in it, the second one's starts there. Both store their partials as
-// split 0 and 1 of a split-K reduction whose counter and records belong to the first walker
-// (which starts at most one such unit), and the second to finish adds them and runs the epilog.
-// Every walker then computes the same number of k-steps, so the last wave ends together instead
-// of leaving U % G walkers' multiprocessors idle.
+// ... below (U / G) * G; the k-steps of the last U % G units, laid end to end, are then cut into
+// G' <= G consecutive ranges of equal length (within one) and at least kMinStreamKSteps, walker
+// w < G' taking range w, unit by unit. A unit whose k-steps several walkers share is summed
+// like a split-K unit: each stores its partials as a record (every walker block keeps two, for
+// the first and the last shared unit its range meets), counts itself in on the counter of the
+// unit's first walker, and the last to arrive adds the records in k order and runs the epilog.
+// The last wave then ends together instead of leaving G - U % G walkers idle.
 //
 // Ping-pong (pingpong = true): two consumer warpgroups, each computing whole tiles with
 // tile_m / 64 wgmmas per k16 (the tile's row slices). Consumer j of the block takes the block's
@@ -55,9 +54,10 @@
 // writes into it. A pair's second tile may lie below D (odd tile rows): it loads zeros and skips
 // its epilog.
 //
-// Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][C][S][R / 4][128] of
-// float4, R = tile_n / 2 accumulator registers per thread, so that a warp's partial stores and
-// loads are 512 contiguous bytes.
+// Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][S][C][R / 4][128] of
+// float4 (stream-K: counters[132 * C] | partials[132][2][C][R / 4][128]), R = tile_n / 2
+// accumulator registers per thread, so that a warp's partial stores and loads are 512
+// contiguous bytes.
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
@@ -95,6 +95,9 @@ constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per blo
 // Stream-K keeps a counter and two records per walker block in the workspace, sized for this
 // many blocks (the multiprocessors of an H100 or H200); walkers beyond them stay idle.
 constexpr int64_t kStreamKMaxBlocks = 132;
+// Stream-K ranges are at least this many k-steps (where the last wave has that many per walker):
+// a shorter one costs more in its records and pipeline refill than it spreads.
+constexpr int64_t kMinStreamKSteps = 16;
 
 /// Consumer warpgroups of a block: one per 64-row slice of the tile up to two (a 256-row tile
 /// gives each two slices), or two ping-pong ones.
@@ -148,6 +151,25 @@ Value emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor) {
   uint64_t fixed = (leading << 16) | (uint64_t{1024 / 16} << 32) | (uint64_t{1} << 62);
   Value start = e.shr(e.andI(address, e.i32(0x3FFFF)), e.i32(4));
   return e.orI(e.zext64(start), e.i64(static_cast<int64_t>(fixed)));
+}
+
+/// a / b and a % b (u32; 0 < b, a < 2^22) by the approximate reciprocal and a correction each
+/// way (its error is under one there). ptxas makes a u32 division by a runtime value a
+/// subroutine, and under nvJitLink a call anywhere in the kernel serializes all of its wgmmas
+/// (C7509, bench/NOTES.md).
+std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b) {
+  Type f32 = e.b.getF32Type();
+  Value af = arith::UIToFPOp::create(e.b, e.loc, f32, a);
+  Value bf = arith::UIToFPOp::create(e.b, e.loc, f32, b);
+  Value reciprocal = NVVM::RcpApproxFtzF32Op::create(e.b, e.loc, f32, bf);
+  Value q = arith::FPToUIOp::create(e.b, e.loc, e.b.getI32Type(),
+                                    arith::MulFOp::create(e.b, e.loc, af, reciprocal));
+  Value r = e.sub(a, e.mul(q, b));
+  Value over = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt, r, e.i32(0));
+  q = e.select(over, e.sub(q, e.i32(1)), q);
+  r = e.select(over, e.add(r, b), r);
+  Value under = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::uge, r, b);
+  return {e.select(under, e.add(q, e.i32(1)), q), e.select(under, e.sub(r, b), r)};
 }
 
 /// Whether the stored operand runs along M (A) or N (B) in memory: A given as [K, M]
@@ -311,9 +333,15 @@ public:
     if (config.getPingpong() && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
                                  "b_sums); use the cooperative kernel";
-    if (config.getStreamk() && (op.getASums() || op.getBSums()))
-      return op.emitOpError() << "stream-K wgmma kernels take no operand sums (a_sums, b_sums); "
-                                 "use splits";
+    if (config.getStreamk() &&
+        workUnits(op) * llvm::divideCeil(reductionDim(op), config.getTileK()) >= (1 << 22))
+      return op.emitOpError() << "stream-K wgmma kernels need fewer than 2^22 k-steps in all "
+                                 "(work units x k-steps), got "
+                              << workUnits(op) << " x "
+                              << llvm::divideCeil(reductionDim(op), config.getTileK());
+    if (config.getStreamk() && (op.getASums() || op.getBSums() || !op.getReductions().empty()))
+      return op.emitOpError() << "stream-K wgmma kernels take no operand sums (a_sums, b_sums) "
+                                 "or reductions; use splits";
     if (config.getTileM() == 256 && (op.getASums() || op.getBSums()))
       return op.emitOpError() << "256-row wgmma tiles take no operand sums (a_sums, b_sums); "
                                  "use 128 rows";
@@ -402,21 +430,27 @@ private:
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   /// Stream-K: how this walker covers the units (see the top of the file). All i32.
   struct StreamKWalk {
-    Value walker, walkers; // w and G (at most the units and the records' blocks)
-    Value wholeUnits;      // the unit loop's first iterations, whole units: U / G - 1
+    Value walker, grid;    // w and G (at most the units and the records' blocks)
+    Value wholeUnits;      // the unit loop's first iterations, whole units: U / G
     Value firstShared;     // the first unit cut into ranges: wholeUnits * G
+    Value walkers;         // the walkers with a range (G, or fewer where the ranges are short)
     Value share, extra;    // k-steps per range: share, one more for the first `extra` ranges
     Value begin, end;      // this walker's range of the shared units' k-steps, end to end
     Value firstUnit;       // the shared unit where its range begins (begin / kSteps)
     Value iterations;      // the unit loop's trip count
   };
   StreamKWalk emitStreamKWalk(Emitter &e, const Context &c) const;
+  /// Where walker `w`'s range starts among the shared units' k-steps.
+  static Value emitRangeStart(Emitter &e, const StreamKWalk &s, Value w) {
+    return e.add(e.mul(w, s.share), e.min(w, s.extra));
+  }
   /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
   /// only for the second tile of a cluster's pair below D).
   /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
   /// counter slot of their reduction (the tile, or the first walker's block).
   struct WorkUnit {
     Value tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
+    std::function<Value(Value)> record; // which record holds split j (i32) of the workspace's
   };
   WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit,
                         const StreamKWalk *walk) const;
@@ -469,21 +503,22 @@ auto WgmmaKernelGenerator::emitStreamKWalk(Emitter &e, const Context &c) const -
   StreamKWalk s;
   Value kSteps = e.i32(c.kSteps);
   s.walker = emitWalker(e);
-  s.walkers = e.min(e.min(emitWalkers(e), e.i32(kStreamKMaxBlocks / cluster())), e.i32(c.units));
-  // At least one wave (the grid has no more walkers than units): whole units but the last wave
-  // and the remainder, whose k-steps make G ranges of at least one unit each.
-  s.wholeUnits = e.sub(e.div(e.i32(c.units), s.walkers), e.i32(1));
-  s.firstShared = e.mul(s.wholeUnits, s.walkers);
+  s.grid = e.min(e.min(emitWalkers(e), e.i32(kStreamKMaxBlocks / cluster())), e.i32(c.units));
+  // Every walker's whole units, then the last wave's k-steps cut into ranges of at least
+  // kMinStreamKSteps: fewer walkers share them where they are few.
+  s.wholeUnits = emitDivRem(e, e.i32(c.units), s.grid).first;
+  s.firstShared = e.mul(s.wholeUnits, s.grid);
   Value steps = e.mul(e.sub(e.i32(c.units), s.firstShared), kSteps);
-  s.share = e.div(steps, s.walkers);
-  s.extra = e.rem(steps, s.walkers);
-  Value longer = e.ult(s.walker, s.extra);
-  s.begin = e.add(e.mul(s.walker, s.share), e.min(s.walker, s.extra));
-  s.end = e.add(e.add(s.begin, s.share), e.select(longer, e.i32(1), e.i32(0)));
+  Value fit = e.div(steps, e.i32(kMinStreamKSteps));
+  s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
+  std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
+  s.begin = emitRangeStart(e, s, s.walker);
+  s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
   s.firstUnit = e.div(s.begin, kSteps);
   Value lastUnit = e.div(e.sub(s.end, e.i32(1)), kSteps);
-  Value units = e.add(e.sub(lastUnit, s.firstUnit), e.i32(1));
-  s.iterations = e.select(e.ult(s.walker, s.walkers), e.add(s.wholeUnits, units), e.i32(0));
+  Value ranged = e.andI(e.ult(s.walker, s.walkers), e.ult(s.begin, s.end));
+  Value units = e.select(ranged, e.add(e.sub(lastUnit, s.firstUnit), e.i32(1)), e.i32(0));
+  s.iterations = e.select(e.ult(s.walker, s.grid), e.add(s.wholeUnits, units), e.i32(0));
   return s;
 }
 
@@ -497,6 +532,8 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
   w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
   w.splits = e.i32(splits);
   w.slot = w.tile;
+  Value tile = w.tile;
+  w.record = [&e, tile, splits](Value j) { return e.add(e.mul(tile, e.i32(splits)), j); };
   if (walk) {
     // Stream-K: iteration `unit` of the walker's loop. Its whole units first, then the shared
     // units its range meets, the last first: each range starts at its own k-step, but the
@@ -509,21 +546,31 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
     Value index = e.sub(e.sub(s.iterations, e.i32(1)), unit);
     Value shared = e.add(s.firstUnit, index);
     Value at = e.mul(shared, kSteps); // the shared unit's first k-step, end to end
-    w.tile = e.select(whole, e.add(s.walker, e.mul(unit, s.walkers)),
-                      e.add(s.firstShared, shared));
+    w.tile = e.select(whole, e.add(s.walker, e.mul(unit, s.grid)), e.add(s.firstShared, shared));
     Value begin = e.select(e.eq(index, e.i32(0)), e.sub(s.begin, at), e.i32(0));
     w.kBegin = e.select(whole, e.i32(0), begin);
     w.kEnd = e.select(whole, kSteps, e.min(e.sub(s.end, at), kSteps));
-    // The walker whose range holds k-step p: the first `extra` ranges are one longer.
+    // The walker whose range holds k-step p: the first `extra` ranges are one longer (the
+    // divisor kept nonzero where there are no ranges, for the whole units' iterations).
     Value longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
+    Value shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
     auto walkerOf = [&](Value p) {
-      return e.select(e.ult(p, inLonger), e.div(p, longer),
-                      e.add(s.extra, e.div(e.sub(p, inLonger), s.share)));
+      return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
+                      e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));
     };
     Value first = walkerOf(at), last = walkerOf(e.add(at, e.i32(c.kSteps - 1)));
     w.splits = e.select(whole, e.i32(1), e.add(e.sub(last, first), e.i32(1)));
     w.split = e.select(whole, e.i32(0), e.sub(s.walker, first));
     w.slot = e.add(e.mul(first, e.i32(cluster())), c.rank);
+    // Split j's record: walker first + j's block keeps two, for the first shared unit its range
+    // meets and for its last.
+    Value rank = c.rank;
+    w.record = [&e, s, shared, first, rank, kSteps, this](Value j) {
+      Value walker = e.add(first, j);
+      Value firstOfWalker = e.div(emitRangeStart(e, s, walker), kSteps);
+      Value kind = e.select(e.eq(shared, firstOfWalker), e.i32(0), e.i32(1));
+      return e.add(e.mul(e.add(e.mul(walker, e.i32(cluster())), rank), e.i32(2)), kind);
+    };
   }
   // Grouped order: kGroupM tile rows (pair rows in a cluster), walked column by column.
   int64_t rows = llvm::divideCeil(c.tilesM, cluster());
@@ -1252,9 +1299,10 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   auto vec4 = VectorType::get({4}, b.getF32Type());
   Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)
   int64_t slots = config.getStreamk() ? kStreamKMaxBlocks : c.tilesM * c.tilesN;
-  // Byte offset of this thread's float4 `quad` in the partials of split `split`.
+  // Byte offset of this thread's float4 `quad` in the partials of split `split`: records of
+  // all consumers side by side.
   auto partial = [&](Value split, int64_t quad) {
-    Value block = e.add(e.mul(slot, e.i32(recordsPerSlot())), split);
+    Value block = e.add(e.mul(unit.record(split), e.i32(consumers())), consumer);
     Value blockBytes = e.mul(e.zext64(block), e.i64(floats * kWarpgroup * 4));
     Value within = e.i64(counterBytes(slots) + quad * kWarpgroup * 16);
     Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
