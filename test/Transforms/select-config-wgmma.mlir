@@ -8,10 +8,10 @@
 // When the epilog writes D only into a D that TMA can address (a 16-byte aligned
 // address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
 // 256 x 128 tiles instead of ping-pong unless the epilog is costly (transcendentals, divisions,
-// calls) and there are 16 tiles of 128 x 128 per SM or more. A cooperative choice whose last
-// wave is at most half full takes stream-K where that should gain 1 % (4096 x 4224: 272 pair
-// units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last wave of 58) and 65536 x
-// 16384 (248 waves) keep whole units.
+// calls) and there are 16 tiles of 128 x 128 per SM or more. A cooperative choice with TMA
+// stores whose last wave is at most half full takes stream-K where that should gain 5 %
+// (4096 x 4224: 272 pair units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last
+// wave of 58) and 65536 x 16384 (248 waves) keep whole units.
 // Other layouts, f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP

@@ -152,30 +152,35 @@ int64_t consumersOf(int64_t tileM, bool pingpong) {
   return pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
 }
 
-/// The stream-K form of a cooperative configuration whose last wave of work units would leave
-/// many of the walkers (132 multiprocessors, or their clusters) idle. Of U = W * G + R units
-/// on G walkers, whole units take W + 1 waves, stream-K about W + 1.5 R / G (its ranges ran
-/// up to ~1.5x slower than whole units on the H200: each starts at its own k-step, and the
-/// shared units' records). Taken where the last wave is at most half full and that predicts a
-/// gain of 1 % or more. On the H200 (bench/NOTES.md): 2100 x 2000 x 4096 (72 pair units on 66
-/// clusters) 397 -> 482 TFLOP/s, 4096 x 4224 x 8192 (272) 693 -> 757, 16384 x 8192 x 8192
-/// (2048) 700 -> 710-733; not 4096 x 14336 x 4096 (896, a last wave of 38 of 66) 808 -> 796,
-/// 4096 x 4096 x 14336 (256, 58 of 66) 831 -> 818.
-KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config) {
+/// The stream-K form of a cooperative configuration whose last wave of work units leaves
+/// walkers (132 multiprocessors, or their clusters) idle, for autotune(); with `heuristic`,
+/// only where the heuristic takes it. Of U = W * G + R units on G walkers, whole units take
+/// W + 1 waves, stream-K about W + 1.5 R / G (its ranges ran up to ~1.5x slower than whole
+/// units on the H200: each starts at its own k-step, and the shared units' records). Measured
+/// on the H200 (bench/NOTES.md): 2100 x 2000 x 4096 (72 pair units on 66 clusters) 397 -> 482
+/// TFLOP/s, 4096 x 4224 x 8192 (272) 693 -> 757; 16384 x 8192 x 8192 (2048, a predicted 3 %)
+/// 700-744 -> 710-733, within the spread; 4095 x 4097 x 4099 (272 too, but with D staged at
+/// 345 TFLOP/s the tail is not its time) 349 -> 346; 4096 x 14336 x 4096 (a last wave of 38 of
+/// 66) 808 -> 796, 4096 x 4096 x 14336 (58 of 66) 831 -> 818. So the heuristic takes it where
+/// the last wave is at most half full, the prediction gains 5 % or more and D goes through TMA
+/// stores.
+KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config, bool heuristic = false) {
   constexpr int64_t kMultiprocessors = 132;
   if (config.getStrategy() != KernelStrategy::Wgmma || config.getSplits() != 1 ||
       config.getPingpong() || config.getSwapped() || config.getTileM() > 128 ||
       op.getASums() || op.getBSums() || !op.getReductions().empty())
     return config;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
-  int64_t tileRows = llvm::divideCeil(shape[0], config.getTileM());
-  int64_t units = llvm::divideCeil(tileRows, config.getCluster()) *
+  int64_t units = llvm::divideCeil(llvm::divideCeil(shape[0], config.getTileM()),
+                                   config.getCluster()) *
                   llvm::divideCeil(shape[1], config.getTileN());
-  int64_t walkers = kMultiprocessors / config.getCluster(), tail = units % walkers;
-  int64_t waves = units / walkers;
-  // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.01, in integers.
-  if (units <= walkers || tail == 0 || 2 * tail > walkers ||
-      50 * (2 * walkers - 3 * tail) < walkers * (waves + 1))
+  int64_t walkers = kMultiprocessors / config.getCluster();
+  int64_t waves = units / walkers, tail = units % walkers;
+  if (units <= walkers || tail == 0)
+    return config;
+  // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.05, in integers.
+  if (heuristic && (config.getStore() != DStore::Tma || 2 * tail > walkers ||
+                    10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
     return config;
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
                                config.getTileN(), config.getTileK(), config.getStages(), 1,
@@ -287,7 +292,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
       op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages, pingpong ? 1 : splits,
       tma, pingpong, cluster, defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false,
       /*streamk=*/false);
-  return forcedM <= 0 && forcedN <= 0 ? withStreamK(op, config) : config;
+  return forcedM <= 0 && forcedN <= 0 ? withStreamK(op, config, /*heuristic=*/true) : config;
 }
 
 bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
