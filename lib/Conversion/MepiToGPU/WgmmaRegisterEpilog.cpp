@@ -59,40 +59,18 @@ Value pairColumn(Emitter &e, const SlicePlace &p, Value group) {
   return e.add(p.colBase, e.add(p.fragmentCol, e.mul(group, e.i32(8))));
 }
 
-/// Walks groups [first, first + count) of the thread's registers, `groupsPerStep` at a time, in
-/// a runtime loop so that the epilog region is emitted 4 * groupsPerStep times, not tile_n / 2:
-/// registers 4g .. 4g + 3 are columns (c, c + 1) of rows r and r + 8 (the wgmma fragment
-/// layout), each pair one element pair of the visit.
-void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
-               const SlicePlace &p, Value acc, Value first, int64_t count, int64_t groupsPerStep,
-               StepVisitor visit) {
+/// One step of the walk: the element pairs of groups [group, group + groupsPerStep) from their
+/// registers (`registers`, 4 per group: columns (c, c + 1) of rows r and r + 8, the wgmma
+/// fragment layout), handed to `visit`.
+void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
+               const SlicePlace &p, Value group, ArrayRef<Value> registers,
+               int64_t groupsPerStep, StepVisitor visit) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  Type f32 = b.getF32Type();
   Type dElement = op.getD().getType().getElementType();
   auto pairType = VectorType::get({2}, dElement);
-  int64_t steps = f.tileN / 8 / groupsPerStep, registers = 4 * groupsPerStep;
   // Only tiles that reach past D's edge test whether an element is inside.
   bool bounds = f.m % f.tileM != 0 || f.n % f.tileN != 0;
-  auto loop = scf::ForOp::create(b, loc, first, e.add(first, e.i32(count)),
-                                 e.i32(groupsPerStep));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value group = loop.getInductionVar();
-  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, steps));
-  auto pick = scf::IndexSwitchOp::create(b, loc, SmallVector<Type>(registers, f32),
-                                         e.toIndex(e.div(group, e.i32(groupsPerStep))),
-                                         caseValues, steps);
-  for (int64_t step = 0; step <= steps; ++step) {
-    Region &region = step < steps ? pick.getCaseRegions()[step] : pick.getDefaultRegion();
-    b.createBlock(&region);
-    SmallVector<Value> picked;
-    for (int64_t j = 0; j < registers; ++j)
-      picked.push_back(LLVM::ExtractValueOp::create(
-          b, loc, acc, registers * (step < steps ? step : 0) + j));
-    scf::YieldOp::create(b, loc, picked);
-  }
-  b.setInsertionPointAfter(pick);
   SmallVector<Value> pairs;
   for (int64_t j = 0; j < groupsPerStep; ++j) {
     Value col = pairColumn(e, p, e.add(group, e.i32(j)));
@@ -107,7 +85,7 @@ void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
           index.row = e.toIndex(p.rows[h]);
           index.col = e.toIndex(e.add(col, e.i32(c)));
           SmallVector<Value> results = emitEpilogValues(
-              b, loc, op, operands, pick.getResult(4 * j + 2 * h + c), index, preloaded);
+              b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded);
           out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(c));
         }
         return out;
@@ -129,6 +107,52 @@ void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
     }
   }
   visit(group, pairs);
+}
+
+/// Walks groups [first, first + count) of the thread's registers, `groupsPerStep` at a time, in
+/// a runtime loop so that the epilog region is emitted 4 * groupsPerStep times, not tile_n / 2
+/// (a switch picks each step's registers).
+void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
+               const SlicePlace &p, Value acc, Value first, int64_t count, int64_t groupsPerStep,
+               StepVisitor visit) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type f32 = b.getF32Type();
+  int64_t steps = f.tileN / 8 / groupsPerStep, registers = 4 * groupsPerStep;
+  auto loop = scf::ForOp::create(b, loc, first, e.add(first, e.i32(count)),
+                                 e.i32(groupsPerStep));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value group = loop.getInductionVar();
+  SmallVector<int64_t> caseValues = llvm::to_vector(llvm::seq<int64_t>(0, steps));
+  auto pick = scf::IndexSwitchOp::create(b, loc, SmallVector<Type>(registers, f32),
+                                         e.toIndex(e.div(group, e.i32(groupsPerStep))),
+                                         caseValues, steps);
+  for (int64_t step = 0; step <= steps; ++step) {
+    Region &region = step < steps ? pick.getCaseRegions()[step] : pick.getDefaultRegion();
+    b.createBlock(&region);
+    SmallVector<Value> picked;
+    for (int64_t j = 0; j < registers; ++j)
+      picked.push_back(LLVM::ExtractValueOp::create(
+          b, loc, acc, registers * (step < steps ? step : 0) + j));
+    scf::YieldOp::create(b, loc, picked);
+  }
+  b.setInsertionPointAfter(pick);
+  visitStep(e, op, operands, f, p, group, SmallVector<Value>(pick.getResults()), groupsPerStep,
+            visit);
+}
+
+/// The same walk unrolled: each step reads its registers by their static indices (no switch,
+/// no loop), and the steps are free to interleave.
+void walkPairsUnrolled(Emitter &e, MatmulOp op, const IRMapping &operands,
+                       const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, int64_t first,
+                       int64_t count, int64_t groupsPerStep, StepVisitor visit) {
+  for (int64_t group = first; group < first + count; group += groupsPerStep) {
+    SmallVector<Value> registers;
+    for (int64_t j = 0; j < 4 * groupsPerStep; ++j)
+      registers.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, acc, 4 * group + j));
+    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit);
+  }
 }
 
 /// store = registers: each pair one store of two elements, no shared memory and no barrier.
@@ -186,67 +210,73 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
   }
-  auto lineLoop = scf::ForOp::create(b, loc, e.i32(0), e.i32(lines), e.i32(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(lineLoop.getBody());
-  Value line = lineLoop.getInductionVar();
-  Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
-  Value buffer = e.offset(f.base, bufferOffset);
-  Value firstGroup = e.mul(line, e.i32(groupsPerLine));
-  // 128-byte swizzle: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so the 8
-  // rows of a stored 8 x 16-byte matrix fill the 32 banks once.
-  auto swizzled = [&](Value row, Value byte) {
-    Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
-    return e.add(e.mul(row, e.i32(kLineBytes)),
-                 e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
+  // The lines are unrolled (2 to 8 of them), so their registers are static and ptxas may
+  // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
+  auto emitLine = [&](int64_t staticLine) {
+    Value line = e.i32(staticLine);
+    Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
+    Value buffer = e.offset(f.base, bufferOffset);
+    int64_t first = staticLine * groupsPerLine;
+    Value firstGroup = e.i32(first);
+    // 128-byte swizzle: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so the 8
+    // rows of a stored 8 x 16-byte matrix fill the 32 banks once.
+    auto swizzled = [&](Value row, Value byte) {
+      Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
+      return e.add(e.mul(row, e.i32(kLineBytes)),
+                   e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
+    };
+    if (dBytes == 2) {
+      // stmatrix.x4: four 8 x 8 matrices of 16-bit elements per warp, which are exactly the
+      // fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8 columns):
+      // register i of a lane is its pair of matrix i, and lane l gives the address of row l % 8
+      // of matrix l / 8.
+      Value lane = e.rem(f.tid, e.i32(32));
+      Value matrix = e.div(lane, e.i32(8));
+      Value warpRow = e.sub(p.fragmentRow, e.div(lane, e.i32(4))); // 16 * warp
+      Value row = e.add(warpRow, e.add(e.mul(e.rem(matrix, e.i32(2)), e.i32(8)),
+                                       e.rem(lane, e.i32(8))));
+      walkPairsUnrolled(e, op, operands, f, p, acc, first, groupsPerLine, /*groupsPerStep=*/2,
+                        [&](Value group, ArrayRef<Value> pairs) {
+                          Value column = e.mul(
+                              e.add(e.sub(group, firstGroup), e.div(matrix, e.i32(2))), e.i32(8));
+                          Value at = swizzled(row, e.mul(column, e.i32(2)));
+                          SmallVector<Value> words;
+                          for (Value pair : pairs)
+                            words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair));
+                          NVVM::StMatrixOp::create(
+                              b, loc, e.offset(buffer, at), words, NVVM::MMALayout::row,
+                              NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+                              NVVM::LdStMatrixEltType::B16);
+                        });
+    } else {
+      walkPairsUnrolled(e, op, operands, f, p, acc, first, groupsPerLine, /*groupsPerStep=*/1,
+                        [&](Value group, ArrayRef<Value> pairs) {
+                          Value column =
+                              e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
+                          for (int h = 0; h < 2; ++h) {
+                            Value row = e.add(p.fragmentRow, e.i32(8 * h));
+                            Value at = swizzled(row, e.mul(column, e.i32(dBytes)));
+                            LLVM::StoreOp::create(b, loc, pairs[h], e.offset(buffer, at),
+                                                  2 * dBytes);
+                          }
+                        });
+    }
+    // The generic-proxy writes become visible to the TMA unit (the async proxy).
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(b.getContext(),
+                                                          NVVM::SharedSpace::shared_cta));
+    leader(waitBuffersRead);
+    emitConsumerBarrier(e, consumer);
+    leader([&] {
+      Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, f.dMap, buffer, ValueRange{col, p.rowBase}, /*l2CacheHint=*/Value(),
+          NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
   };
-  if (dBytes == 2) {
-    // stmatrix.x4: four 8 x 8 matrices of 16-bit elements per warp, which are exactly the
-    // fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8 columns):
-    // register i of a lane is its pair of matrix i, and lane l gives the address of row l % 8
-    // of matrix l / 8.
-    Value lane = e.rem(f.tid, e.i32(32));
-    Value matrix = e.div(lane, e.i32(8));
-    Value warpRow = e.sub(p.fragmentRow, e.div(lane, e.i32(4))); // 16 * warp
-    Value row = e.add(warpRow, e.add(e.mul(e.rem(matrix, e.i32(2)), e.i32(8)),
-                                     e.rem(lane, e.i32(8))));
-    walkPairs(e, op, operands, f, p, acc, firstGroup, groupsPerLine, /*groupsPerStep=*/2,
-              [&](Value group, ArrayRef<Value> pairs) {
-                Value column = e.mul(e.add(e.sub(group, firstGroup), e.div(matrix, e.i32(2))),
-                                     e.i32(8));
-                Value at = swizzled(row, e.mul(column, e.i32(2)));
-                SmallVector<Value> words;
-                for (Value pair : pairs)
-                  words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair));
-                NVVM::StMatrixOp::create(
-                    b, loc, e.offset(buffer, at), words, NVVM::MMALayout::row,
-                    NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-                    NVVM::LdStMatrixEltType::B16);
-              });
-  } else {
-    walkPairs(e, op, operands, f, p, acc, firstGroup, groupsPerLine, /*groupsPerStep=*/1,
-              [&](Value group, ArrayRef<Value> pairs) {
-                Value column = e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
-                for (int h = 0; h < 2; ++h) {
-                  Value row = e.add(p.fragmentRow, e.i32(8 * h));
-                  Value at = swizzled(row, e.mul(column, e.i32(dBytes)));
-                  LLVM::StoreOp::create(b, loc, pairs[h], e.offset(buffer, at), 2 * dBytes);
-                }
-              });
-  }
-  // The generic-proxy writes become visible to the TMA unit (the async proxy).
-  NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                             NVVM::SharedSpaceAttr::get(b.getContext(),
-                                                        NVVM::SharedSpace::shared_cta));
-  leader(waitBuffersRead);
-  emitConsumerBarrier(e, consumer);
-  leader([&] {
-    Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
-    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-        b, loc, f.dMap, buffer, ValueRange{col, p.rowBase}, /*l2CacheHint=*/Value(),
-        NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-  });
+  for (int64_t staticLine = 0; staticLine < lines; ++staticLine)
+    emitLine(staticLine);
 }
 } // namespace
 
