@@ -165,11 +165,11 @@ TEST(MatmulApi, KernelConfigurationBeforePlan) {
 }
 
 // A problem whose last wave of units is short (2100 x 2000: 72 pair units of 128 x 256 on 66
-// clusters): the candidates add the stream-K form of its cooperative configurations, which
+// clusters, 16 k-steps each): the candidates add the stream-K form of its cooperative configurations, which
 // plans; the heuristic's own choice (256 x 128 at this K) has no stream-K form.
 TEST(MatmulApi, CandidateConfigurationsStreamK) {
   mepi::Qualifiers tb{false, true};
-  mepi::Matmul mm(tensor({2100, 256}), tensor({2000, 256}), std::nullopt, 1.0f, std::nullopt,
+  mepi::Matmul mm(tensor({2100, 1024}), tensor({2000, 1024}), std::nullopt, 1.0f, std::nullopt,
                   tb);
   mm.plan(mepi::Epilog::Bias, {tensor({2100})});
   std::vector<std::string> candidates = mm.candidateConfigurations();
@@ -179,10 +179,16 @@ TEST(MatmulApi, CandidateConfigurationsStreamK) {
   ASSERT_NE(std::find(candidates.begin(), candidates.end(), streamK), candidates.end());
   mepi::Options options;
   options.kernelConfig = streamK;
-  mepi::Matmul forced(tensor({2100, 256}), tensor({2000, 256}), std::nullopt, 1.0f,
+  mepi::Matmul forced(tensor({2100, 1024}), tensor({2000, 1024}), std::nullopt, 1.0f,
                       std::nullopt, tb, options);
   EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({2100})}); }), "");
   EXPECT_EQ(forced.kernelConfiguration(), streamK);
+  // With 4 k-steps a unit there is nothing to share: no stream-K candidates.
+  mepi::Matmul shallow(tensor({2100, 256}), tensor({2000, 256}), std::nullopt, 1.0f,
+                       std::nullopt, tb);
+  shallow.plan(mepi::Epilog::Bias, {tensor({2100})});
+  for (const std::string &config : shallow.candidateConfigurations())
+    EXPECT_EQ(config.find("streamk"), std::string::npos) << config;
 }
 
 // The ranked candidates: the heuristic's choice first, every one a configuration plan() accepts

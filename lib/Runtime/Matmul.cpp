@@ -245,6 +245,9 @@ struct Matmul::State {
   size_t dBytes = 0;
   CUdeviceptr workspace = 0; // the plan's mepi.workspace, kept across executions and re-plans
   size_t workspaceBytes = 0;
+  // The kernel the workspace was last zeroed for: each kernel leaves its own counters at zero,
+  // but another kernel's counters may lie where this one kept partial sums.
+  const void *workspaceZeroedFor = nullptr;
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
@@ -277,6 +280,7 @@ struct Matmul::State {
   void freeWorkspace() {
     freeDevice(workspace);
     workspaceBytes = 0;
+    workspaceZeroedFor = nullptr;
   }
   void freeStaged() {
     for (std::optional<Staged> *staged : {&stagedA, &stagedB})
@@ -619,10 +623,15 @@ Tensor Matmul::execute(CUstream stream) {
                     "cuMemAlloc(workspace)"),
           "execute");
     s.workspaceBytes = s.kernel->workspaceBytes;
-    // Zero before the first launch that counts in it, in that launch's stream order.
-    check(checkCuda(driver.cuMemsetD8Async(s.workspace, 0, s.workspaceBytes, stream),
+  }
+  if (s.kernel->workspaceBytes > 0 && s.workspaceZeroedFor != s.kernel.get()) {
+    // Zero before the first launch of this kernel that counts in it, in that launch's stream
+    // order (a re-plan to another kernel reuses the buffer, where the previous kernel's
+    // partial sums may lie over this one's counters).
+    check(checkCuda(driver.cuMemsetD8Async(s.workspace, 0, s.kernel->workspaceBytes, stream),
                     "cuMemsetD8Async(workspace)"),
           "execute");
+    s.workspaceZeroedFor = s.kernel.get();
   }
   for (auto [staged, layout, name] :
        {std::tuple{&s.stagedA, &s.planned.a, "a"}, std::tuple{&s.stagedB, &s.planned.b, "b"}})

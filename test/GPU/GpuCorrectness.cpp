@@ -734,7 +734,7 @@ std::vector<Case> allCases(bool quick) {
   // Stream-K, forced: more units than walkers and not a multiple of them, so that the last
   // wave's k-steps are cut into ranges of 16 or more that share units, two to four walkers a
   // unit (2100 x 2000 has 136 tiles of 128 x 256 on 132 blocks, 72 pair units on 66 clusters,
-  // and K = 1500 24 k-steps), one walker for all of them (K = 264: 5 k-steps), residue rows,
+  // and K = 1500 24 k-steps), one unit a walker (K = 264: 5 k-steps), residue rows,
   // columns and k-steps, beta * C with f32 D, MN-major A and B, each store form and clusters
   // of 2 (the pair's second tile below D in 2100 rows).
   for (const char *form : {"[128, 256, 64], stages = 4, cluster = 2, store = tma",

@@ -176,7 +176,11 @@ KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config, bool heuristi
                   llvm::divideCeil(shape[1], config.getTileN());
   int64_t walkers = kMultiprocessors / config.getCluster();
   int64_t waves = units / walkers, tail = units % walkers;
-  if (units <= walkers || tail == 0)
+  // Ranges need k-steps to share (16 or more a range), and the kernel's walk divides exactly
+  // below 2^22 k-steps in all.
+  int64_t kSteps = llvm::divideCeil(op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1],
+                                    config.getTileK());
+  if (units <= walkers || tail == 0 || kSteps < 16 || units * kSteps >= (int64_t(1) << 22))
     return config;
   // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.05, in integers.
   if (heuristic && (config.getStore() != DStore::Tma || 2 * tail > walkers ||

@@ -509,7 +509,11 @@ auto WgmmaKernelGenerator::emitStreamKWalk(Emitter &e, const Context &c) const -
   s.wholeUnits = emitDivRem(e, e.i32(c.units), s.grid).first;
   s.firstShared = e.mul(s.wholeUnits, s.grid);
   Value steps = e.mul(e.sub(e.i32(c.units), s.firstShared), kSteps);
+  // As many ranges as the k-steps allow at kMinStreamKSteps each, but no fewer than the units
+  // (where a unit has fewer k-steps, one each), and at least one.
+  Value tailUnits = e.sub(e.i32(c.units), s.firstShared);
   Value fit = e.div(steps, e.i32(kMinStreamKSteps));
+  fit = e.select(e.ult(fit, tailUnits), tailUnits, fit);
   s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
   std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
   s.begin = emitRangeStart(e, s, s.walker);
@@ -981,7 +985,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   scf::ForOp units =
       pingpong ? emitUnitLoop(e, c, nullptr, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
                : emitUnitLoop(e, c, walk ? &*walk : nullptr);
-  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar(), walk ? &*walk : nullptr);
+  WorkUnit unit =
+      emitWorkUnit(e, c, units.getInductionVar(), walk && !pingpong ? &*walk : nullptr);
   if (Value sums = op.getASums()) {
     SumsPlan p{operands.lookup(sums), tileSums(op, c.mnMajorA, 1)};
     p.active = e.eq(unit.tileCol, e.i32(0));

@@ -210,7 +210,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
   }
-  // The lines are unrolled (2 to 8 of them), so their registers are static and ptxas may
+  // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
   auto emitLine = [&](int64_t staticLine) {
     Value line = e.i32(staticLine);
