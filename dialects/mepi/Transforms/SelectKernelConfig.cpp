@@ -152,6 +152,9 @@ int64_t consumersOf(int64_t tileM, bool pingpong) {
   return pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
 }
 
+/// Multiprocessors of an H100 or H200, which the heuristic's wave arithmetic assumes.
+constexpr int64_t kMultiprocessors = 132;
+
 /// The stream-K form of a cooperative configuration whose last wave of work units leaves
 /// walkers (132 multiprocessors, or their clusters) idle, for autotune(); with `heuristic`,
 /// only where the heuristic takes it. Of U = W * G + R units on G walkers, whole units take
@@ -165,7 +168,6 @@ int64_t consumersOf(int64_t tileM, bool pingpong) {
 /// the last wave is at most half full, the prediction gains 5 % or more and D goes through TMA
 /// stores.
 KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config, bool heuristic = false) {
-  constexpr int64_t kMultiprocessors = 132;
   if (config.getStrategy() != KernelStrategy::Wgmma || config.getSplits() != 1 ||
       config.getPingpong() || config.getSwapped() || config.getTileM() > 128 ||
       op.getASums() || op.getBSums() || !op.getReductions().empty())
@@ -194,7 +196,7 @@ KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config, bool heuristi
 
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN,
                                    bool pingpong = false) {
-  constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8, kMaxSplits = 16;
+  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
   int64_t m = shape[0], n = shape[1];
   int64_t k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
@@ -311,7 +313,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
       ranked.push_back(config);
   };
   // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
-  constexpr int64_t kMultiprocessors = 132, kMinStepsPerSplit = 8;
+  constexpr int64_t kMinStepsPerSplit = 8;
   ArrayRef<int64_t> shape = op.getD().getType().getShape();
   int64_t k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
   int64_t kSteps = llvm::divideCeil(k, 64);

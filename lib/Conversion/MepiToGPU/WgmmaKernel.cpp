@@ -257,14 +257,14 @@ public:
   /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
   int64_t recordsPerSlot() const { return config.getStreamk() ? 2 : config.getSplits(); }
   /// Counter slots (each times the consumers): the tiles, or stream-K's walker blocks.
-  int64_t counterSlots(MatmulOp op) const {
-    return config.getStreamk() ? kStreamKMaxBlocks : tiles(op, config);
+  int64_t counterSlots(int64_t tileCount) const {
+    return config.getStreamk() ? kStreamKMaxBlocks : tileCount;
   }
   /// Workspace: the split-K counters and partials, then the reductions' (Reductions.h).
   int64_t splitKBytes(MatmulOp op) const {
     if (config.getSplits() == 1 && !config.getStreamk())
       return 0;
-    int64_t n = counterSlots(op);
+    int64_t n = counterSlots(tiles(op, config));
     return counterBytes(n) +
            n * recordsPerSlot() * consumers() * kWarpgroup * splitRecordFloats(op) * 4;
   }
@@ -1303,7 +1303,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   Value isLeader = e.eq(thread, e.i32(0));
   auto vec4 = VectorType::get({4}, b.getF32Type());
   Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)
-  int64_t slots = config.getStreamk() ? kStreamKMaxBlocks : c.tilesM * c.tilesN;
+  int64_t slots = counterSlots(c.tilesM * c.tilesN);
   // Byte offset of this thread's float4 `quad` in the partials of split `split`: records of
   // all consumers side by side.
   auto partial = [&](Value split, int64_t quad) {
