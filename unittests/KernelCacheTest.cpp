@@ -166,7 +166,7 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   EXPECT_EQ((*read)->block, compiled->block);
   EXPECT_EQ((*read)->sharedBytes, compiled->sharedBytes);
   EXPECT_TRUE((*read)->persistent);
-  EXPECT_EQ((*read)->splits, 2);
+  EXPECT_EQ((*read)->workUnits, 3 * 4 * 2); // 128 x 128 tiles of 300 x 500, 2 splits each
   EXPECT_EQ((*read)->cluster, 1);
   EXPECT_GT(compiled->workspaceBytes, 0);
   EXPECT_EQ((*read)->workspaceBytes, compiled->workspaceBytes);

@@ -239,3 +239,31 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
     }
   }
 }
+
+// Short M (29 rows): the swapped candidates stay swapped in every variant the ranking derives
+// (clusters, TMA stores, fewer stages), and every candidate plans. The copies once rebuilt them
+// as unswapped 32-row tiles, which no wgmma kernel has.
+TEST(MatmulApi, CandidateConfigurationsSwappedStaySwapped) {
+  mepi::Qualifiers tb{false, true};
+  mepi::Matmul mm(tensor({29, 1024}), tensor({520, 1024}), std::nullopt, 1.0f, std::nullopt,
+                  tb);
+  mm.plan(mepi::Epilog::Bias, {tensor({29})});
+  std::vector<std::string> candidates = mm.candidateConfigurations();
+  EXPECT_EQ(candidates.front(),
+            "#mepi.kernel_config<wgmma, tile = [32, 64, 64], stages = 16, swapped = true>");
+  int swapped = 0;
+  for (const std::string &config : candidates) {
+    bool shortTile = config.find("tile = [16,") != std::string::npos ||
+                     config.find("tile = [32,") != std::string::npos;
+    bool isSwapped = config.find("swapped = true") != std::string::npos;
+    EXPECT_TRUE(!shortTile || isSwapped) << config;
+    swapped += isSwapped;
+    mepi::Options options;
+    options.kernelConfig = config;
+    mepi::Matmul forced(tensor({29, 1024}), tensor({520, 1024}), std::nullopt, 1.0f,
+                        std::nullopt, tb, options);
+    EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({29})}); }), "") << config;
+  }
+  // 32 x 64 and 32 x 128, each with three quarters of its stages.
+  EXPECT_EQ(swapped, 4);
+}

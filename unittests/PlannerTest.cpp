@@ -333,7 +333,7 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ(kernel->config,
             "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>");
-  EXPECT_EQ(kernel->splits, 2);
+  EXPECT_EQ(kernel->workUnits, 128);
   EXPECT_EQ(kernel->workspaceBytes, 256 + 64 * 2 * 64 * 128 * 4);
   EXPECT_EQ(kernel->tensorMaps.size(), 2u);
 
@@ -342,7 +342,9 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
   big.addressAlignment = 16;
   llvm::Expected<CompiledKernel> whole = compileProblem(big, "sm_90a");
   ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
-  EXPECT_EQ(whole->splits, 1);
+  // One work unit per tile (per cluster's pair of tiles).
+  EXPECT_EQ(whole->workUnits * whole->cluster * whole->tile[0] * whole->tile[1], 4096 * 4096)
+      << whole->config;
   EXPECT_EQ(whole->workspaceBytes, 0);
 }
 

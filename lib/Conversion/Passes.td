@@ -24,6 +24,12 @@ def MepiGenerateKernels : Pass<"mepi-generate-kernels", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target GPU whose figures size the kernels (TargetInfo)">,
+    Option<"multiprocessors", "multiprocessors", "int64_t", /*default=*/"0",
+           "Multiprocessors of the target GPU (0: the chip's reference part)">,
+  ];
 }
 
 def MepiLowerTensorMapParams : Pass<"mepi-lower-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {

@@ -14,7 +14,8 @@
 using namespace mepi::runtime;
 
 namespace {
-constexpr int kFormatVersion = 3; // 2: launch shape and tensor maps; 3: splits, workspace
+constexpr int kFormatVersion = 4; // 2: launch shape and tensor maps; 3: splits, workspace;
+                                   // 4: work units instead of splits
 
 std::string sha256Hex(llvm::StringRef bytes) {
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), true);
@@ -62,21 +63,21 @@ std::optional<std::string> DiskCache::directoryFromEnvironment() {
   return std::nullopt;
 }
 
-/// The launch fields of a manifest: block, shared_bytes, persistent, splits, cluster,
+/// The launch fields of a manifest: block, shared_bytes, persistent, work_units, cluster,
 /// workspace_bytes and tensor_maps.
 static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &kernel) {
   const llvm::json::Array *block = object.getArray("block");
   std::optional<int64_t> shared = object.getInteger("shared_bytes");
   std::optional<bool> persistent = object.getBoolean("persistent");
   std::optional<llvm::StringRef> config = object.getString("config");
-  std::optional<int64_t> splits = object.getInteger("splits");
+  std::optional<int64_t> units = object.getInteger("work_units");
   std::optional<int64_t> cluster = object.getInteger("cluster");
   std::optional<int64_t> workspace = object.getInteger("workspace_bytes");
   const llvm::json::Array *maps = object.getArray("tensor_maps");
-  if (!block || block->size() != 3 || !shared || !persistent || !maps || !config || !splits ||
-      *splits < 1 || !cluster || *cluster < 1 || !workspace || *workspace < 0)
+  if (!block || block->size() != 3 || !shared || !persistent || !maps || !config || !units ||
+      *units < 0 || !cluster || *cluster < 1 || !workspace || *workspace < 0)
     return false;
-  kernel.splits = *splits;
+  kernel.workUnits = *units;
   kernel.cluster = *cluster;
   kernel.workspaceBytes = *workspace;
   kernel.config = config->str();
@@ -115,7 +116,7 @@ static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &m
   manifest["shared_bytes"] = kernel.sharedBytes;
   manifest["config"] = kernel.config;
   manifest["persistent"] = kernel.persistent;
-  manifest["splits"] = kernel.splits;
+  manifest["work_units"] = kernel.workUnits;
   manifest["cluster"] = kernel.cluster;
   manifest["workspace_bytes"] = kernel.workspaceBytes;
   manifest["tensor_maps"] = std::move(maps);

@@ -145,8 +145,7 @@ void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProbl
   }
   if (kernel.cluster > 1 && clusters <= 0)
     clusters = multiprocessors / static_cast<int>(kernel.cluster);
-  int64_t tileRows = (tilesM + kernel.cluster - 1) / kernel.cluster;
-  int64_t units = tileRows * tilesN * batch * kernel.splits;
+  int64_t units = kernel.workUnits;
   grid[0] = kernel.cluster > 1
                 ? static_cast<unsigned>(std::min<int64_t>(units, clusters) * kernel.cluster)
                 : static_cast<unsigned>(std::min<int64_t>(units, multiprocessors));

@@ -495,8 +495,14 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
   kernel.tile = {config.getTileM(), config.getTileN()};
   llvm::raw_string_ostream(kernel.config) << config;
   kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
-  kernel.splits = config.getSplits();
   kernel.cluster = config.getCluster();
+  // A persistent kernel's launch grid is its work units' blocks (the generator's Sm90Spec).
+  if (kernel.persistent) {
+    std::optional<int64_t> blocks = getConstantIntValue(launch.getGridSizeX());
+    if (!blocks)
+      return false;
+    kernel.workUnits = *blocks / kernel.cluster;
+  }
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
   SmallVector<Value, 3> sizes = {block.x, block.y, block.z};
   for (auto [i, size] : llvm::enumerate(sizes)) {
@@ -591,7 +597,7 @@ auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::St
     return planned.takeError();
   std::vector<std::string> ranked;
   planned->module->walk([&](MatmulOp op) {
-    for (KernelConfigAttr config : rankKernelConfigs(op, arch)) {
+    for (KernelConfigAttr config : rankKernelConfigs(op, TargetInfo::forChip(arch, 0))) {
       std::string text;
       llvm::raw_string_ostream(text) << config;
       ranked.push_back(text);

@@ -32,10 +32,11 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;       ///< dynamic shared memory per block
   /// The grid covers the tiles with at most one block per multiprocessor; each block loops.
   bool persistent = false;
-  /// Blocks per output tile (split-K): the grid covers tiles x splits work units.
-  int64_t splits = 1;
+  /// Persistent kernels: the work units the grid walks (Sm90Spec::workUnits, a cluster's
+  /// blocks sharing one), which cap the grid.
+  int64_t workUnits = 0;
   /// Blocks per cluster (the kernel's own cluster shape, along x): each takes one of the
-  /// cluster's vertically adjacent tiles, so the grid covers tile rows / cluster work units.
+  /// cluster's vertically adjacent tiles.
   int64_t cluster = 1;
   /// Zero-initialised device memory the kernel needs besides the operands (mepi.workspace);
   /// passed after the tensor maps.

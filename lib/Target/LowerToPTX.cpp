@@ -57,10 +57,14 @@ void mlir::mepi::buildLowerToPTXPipeline(OpPassManager &pm, const LowerToPTXOpti
     return;
   MepiSelectKernelConfigOptions select;
   select.chip = options.chip;
+  select.multiprocessors = options.multiprocessors;
   pm.addPass(createMepiSelectKernelConfig(select));
   if (stop == LoweringStage::Config)
     return;
-  pm.addPass(createMepiGenerateKernels());
+  MepiGenerateKernelsOptions generate;
+  generate.chip = options.chip;
+  generate.multiprocessors = options.multiprocessors;
+  pm.addPass(createMepiGenerateKernels(generate));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (stop == LoweringStage::Kernel)

@@ -22,6 +22,10 @@ enum class LoweringStage {
 struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
   PassOptions::Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
                                         llvm::cl::init("sm_90a")};
+  PassOptions::Option<int64_t> multiprocessors{
+      *this, "multiprocessors",
+      llvm::cl::desc("Multiprocessors of the target GPU (0: the chip's reference part)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> features{*this, "features",
                                             llvm::cl::desc("PTX ISA features"),
                                             llvm::cl::init("+ptx80")};

@@ -3,6 +3,10 @@
 #include "mepi/IR/MepiDialect.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -15,87 +19,179 @@ using namespace mlir::mepi;
 /// Split-K beyond this many slices costs more in partial sums than it gains in blocks.
 static constexpr int64_t kMaxSplits = 32;
 
+namespace {
+/// A message built by streaming, returned as the reason of a failed check.
+struct Why {
+  std::string text;
+  template <typename T> Why &operator<<(const T &value) {
+    llvm::raw_string_ostream(text) << value;
+    return *this;
+  }
+  operator std::optional<std::string>() const { return text; }
+};
+} // namespace
+
+/// Why the settings make no kernel configuration, or none where they do (the verifier's rules,
+/// also applied to the copies that with...() make).
+static std::optional<std::string>
+whyInvalid(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK, int64_t stages,
+           int64_t splits, bool tma, bool pingpong, int64_t cluster, DStore store, bool swapped,
+           bool streamk) {
+  if (tileM <= 0 || tileN <= 0 || tileK <= 0)
+    return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
+                       << tileK << "]";
+  // A SIMT block runs one thread per output element of its tile; CUDA caps a block at 1024.
+  if (strategy == KernelStrategy::Simt && tileM * tileN > 1024)
+    return Why() << "expected at most 1024 threads per simt block, got " << tileM * tileN;
+  if (strategy == KernelStrategy::Simt && stages != 1)
+    return Why() << "expected 1 stage for simt, got " << stages;
+  if (splits < 1 || splits > kMaxSplits)
+    return Why() << "expected 1 to " << kMaxSplits << " splits, got " << splits;
+  if (strategy == KernelStrategy::Simt && splits != 1)
+    return Why() << "expected 1 split for simt, got " << splits;
+  if (strategy == KernelStrategy::Simt && !tma)
+    return Why() << "expected no tma setting for simt";
+  // Stream-K cuts the last wave of a cooperative kernel's units into even k ranges, one per
+  // walker, each consumer holding one 64-row slice (its partials are split-K records).
+  if (streamk && (strategy != KernelStrategy::Wgmma || swapped || pingpong || splits != 1 ||
+                  tileM == 256))
+    return Why() << "expected streamk only for a cooperative wgmma kernel (not swapped or "
+                          "ping-pong, 1 split, tile_m 64 or 128)";
+  if (strategy == KernelStrategy::Wgmma && swapped) {
+    // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
+    if (tileM != 16 && tileM != 32 && tileM != 64)
+      return Why() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got "
+                         << tileM;
+    if (tileN != 64 && tileN != 128)
+      return Why() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
+                            "consumer per 64 columns), got "
+                         << tileN;
+    if (tileK != 64)
+      return Why() << "expected tile_k 64 for wgmma, got " << tileK;
+    if (stages < 2 || stages > 16)
+      return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << stages;
+    if (splits != 1 || pingpong || cluster != 1 || store != DStore::Staged)
+      return Why() << "expected no splits, pingpong, cluster or store setting for a "
+                            "swapped wgmma kernel";
+    return std::nullopt;
+  }
+  if (swapped)
+    return Why() << "expected swapped only for wgmma";
+  if (strategy == KernelStrategy::Wgmma) {
+    // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
+    // 128-byte swizzle atom of 16-bit elements along K per stage.
+    if (tileM != 64 && tileM != 128 && tileM != 256)
+      return Why() << "expected tile_m 64, 128 or 256 for wgmma, got " << tileM;
+    // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
+    if (tileM == 256 && (tileN > 128 || splits != 1))
+      return Why() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "
+                            "(each consumer holds two 64-row slices), got tile_n "
+                         << tileN << " and " << splits << " splits";
+    if (tileN % 8 != 0 || tileN > 256)
+      return Why() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
+    if (tileK != 64)
+      return Why() << "expected tile_k 64 for wgmma, got " << tileK;
+    if (stages < 2 || stages > 8)
+      return Why() << "expected 2 to 8 stages for wgmma, got " << stages;
+    // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.
+    if (pingpong && tileM * tileN > 128 * 128)
+      return Why() << "expected tile_m * tile_n at most 16384 for a ping-pong wgmma "
+                            "kernel (one warpgroup holds the whole tile), got "
+                         << tileM << " x " << tileN;
+    if (pingpong && splits != 1)
+      return Why() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
+    // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
+    // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
+    // generator checks).
+    if (cluster != 1 && cluster != 2)
+      return Why() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
+    if (cluster != 1 && (splits != 1 || !tma))
+      return Why() << "expected a cluster of 2 only with TMA loads and 1 split";
+    if (store == DStore::Tma && !tma)
+      return Why() << "expected store = tma only with TMA loads";
+  } else if (pingpong || cluster != 1 || store != DStore::Staged) {
+    return Why() << "expected no pingpong, cluster or store setting for simt";
+  }
+  return std::nullopt;
+}
+
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
                                        bool tma, bool pingpong, int64_t cluster,
                                        DStore store, bool swapped, bool streamk) {
-  if (tileM <= 0 || tileN <= 0 || tileK <= 0)
-    return emitError() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
-                       << tileK << "]";
-  // A SIMT block runs one thread per output element of its tile; CUDA caps a block at 1024.
-  if (strategy == KernelStrategy::Simt && tileM * tileN > 1024)
-    return emitError() << "expected at most 1024 threads per simt block, got " << tileM * tileN;
-  if (strategy == KernelStrategy::Simt && stages != 1)
-    return emitError() << "expected 1 stage for simt, got " << stages;
-  if (splits < 1 || splits > kMaxSplits)
-    return emitError() << "expected 1 to " << kMaxSplits << " splits, got " << splits;
-  if (strategy == KernelStrategy::Simt && splits != 1)
-    return emitError() << "expected 1 split for simt, got " << splits;
-  if (strategy == KernelStrategy::Simt && !tma)
-    return emitError() << "expected no tma setting for simt";
-  // Stream-K cuts the last wave of a cooperative kernel's units into even k ranges, one per
-  // walker, each consumer holding one 64-row slice (its partials are split-K records).
-  if (streamk && (strategy != KernelStrategy::Wgmma || swapped || pingpong || splits != 1 ||
-                  tileM == 256))
-    return emitError() << "expected streamk only for a cooperative wgmma kernel (not swapped or "
-                          "ping-pong, 1 split, tile_m 64 or 128)";
-  if (strategy == KernelStrategy::Wgmma && swapped) {
-    // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
-    if (tileM != 16 && tileM != 32 && tileM != 64)
-      return emitError() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got "
-                         << tileM;
-    if (tileN != 64 && tileN != 128)
-      return emitError() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
-                            "consumer per 64 columns), got "
-                         << tileN;
-    if (tileK != 64)
-      return emitError() << "expected tile_k 64 for wgmma, got " << tileK;
-    if (stages < 2 || stages > 16)
-      return emitError() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << stages;
-    if (splits != 1 || pingpong || cluster != 1 || store != DStore::Staged)
-      return emitError() << "expected no splits, pingpong, cluster or store setting for a "
-                            "swapped wgmma kernel";
-    return success();
-  }
-  if (swapped)
-    return emitError() << "expected swapped only for wgmma";
-  if (strategy == KernelStrategy::Wgmma) {
-    // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
-    // 128-byte swizzle atom of 16-bit elements along K per stage.
-    if (tileM != 64 && tileM != 128 && tileM != 256)
-      return emitError() << "expected tile_m 64, 128 or 256 for wgmma, got " << tileM;
-    // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
-    if (tileM == 256 && (tileN > 128 || splits != 1))
-      return emitError() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "
-                            "(each consumer holds two 64-row slices), got tile_n "
-                         << tileN << " and " << splits << " splits";
-    if (tileN % 8 != 0 || tileN > 256)
-      return emitError() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
-    if (tileK != 64)
-      return emitError() << "expected tile_k 64 for wgmma, got " << tileK;
-    if (stages < 2 || stages > 8)
-      return emitError() << "expected 2 to 8 stages for wgmma, got " << stages;
-    // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.
-    if (pingpong && tileM * tileN > 128 * 128)
-      return emitError() << "expected tile_m * tile_n at most 16384 for a ping-pong wgmma "
-                            "kernel (one warpgroup holds the whole tile), got "
-                         << tileM << " x " << tileN;
-    if (pingpong && splits != 1)
-      return emitError() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
-    // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
-    // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
-    // generator checks).
-    if (cluster != 1 && cluster != 2)
-      return emitError() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
-    if (cluster != 1 && (splits != 1 || !tma))
-      return emitError() << "expected a cluster of 2 only with TMA loads and 1 split";
-    if (store == DStore::Tma && !tma)
-      return emitError() << "expected store = tma only with TMA loads";
-  } else if (pingpong || cluster != 1 || store != DStore::Staged) {
-    return emitError() << "expected no pingpong, cluster or store setting for simt";
-  }
+  if (std::optional<std::string> why = whyInvalid(strategy, tileM, tileN, tileK, stages, splits,
+                                                  tma, pingpong, cluster, store, swapped,
+                                                  streamk))
+    return emitError() << *why;
   return success();
+}
+
+namespace {
+/// The settings of a kernel configuration, to copy one with a change.
+struct ConfigFields {
+  KernelStrategy strategy;
+  int64_t tileM, tileN, tileK, stages, splits;
+  bool tma, pingpong;
+  int64_t cluster;
+  DStore store;
+  bool swapped, streamk;
+  explicit ConfigFields(KernelConfigAttr c)
+      : strategy(c.getStrategy()), tileM(c.getTileM()), tileN(c.getTileN()), tileK(c.getTileK()),
+        stages(c.getStages()), splits(c.getSplits()), tma(c.getTma()), pingpong(c.getPingpong()),
+        cluster(c.getCluster()), store(c.getStore()), swapped(c.getSwapped()),
+        streamk(c.getStreamk()) {}
+  /// The attribute, or null where the combination is invalid (the verifier's rules).
+  KernelConfigAttr get(MLIRContext *context) const {
+    if (whyInvalid(strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store,
+                   swapped, streamk))
+      return {};
+    return KernelConfigAttr::get(context, strategy, tileM, tileN, tileK, stages, splits, tma,
+                                 pingpong, cluster, store, swapped, streamk);
+  }
+};
+
+/// The copy of `config` with `change` applied; null where `config` is (so that copies chain).
+template <typename Change>
+KernelConfigAttr copyWith(KernelConfigAttr config, Change change) {
+  if (!config)
+    return config;
+  ConfigFields fields(config);
+  change(fields);
+  return fields.get(config.getContext());
+}
+} // namespace
+
+KernelConfigAttr KernelConfigAttr::withStages(int64_t stages) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.stages = stages; });
+}
+KernelConfigAttr KernelConfigAttr::withSplits(int64_t splits) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.splits = splits; });
+}
+KernelConfigAttr KernelConfigAttr::withTma(bool tma) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.tma = tma; });
+}
+KernelConfigAttr KernelConfigAttr::withPingpong(bool pingpong) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.pingpong = pingpong; });
+}
+KernelConfigAttr KernelConfigAttr::withCluster(int64_t cluster) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.cluster = cluster; });
+}
+KernelConfigAttr KernelConfigAttr::withStore(DStore store) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.store = store; });
+}
+KernelConfigAttr KernelConfigAttr::withSwapped(bool swapped) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.swapped = swapped; });
+}
+KernelConfigAttr KernelConfigAttr::withStreamk(bool streamk) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.streamk = streamk; });
+}
+KernelConfigAttr KernelConfigAttr::withDataParallel() const {
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.splits = 1;
+    f.streamk = false;
+    f.pingpong = false;
+  });
 }
 
 void MepiDialect::registerAttributes() {

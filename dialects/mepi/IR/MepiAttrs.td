@@ -143,6 +143,21 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     }]>
   ];
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Copies with one setting changed, verified like a parsed attribute: an invalid
+    /// combination gives a null attribute, and so does a copy of a null one, so that copies
+    /// chain and one test at the end catches any invalid step.
+    KernelConfigAttr withStages(int64_t stages) const;
+    KernelConfigAttr withSplits(int64_t splits) const;
+    KernelConfigAttr withTma(bool tma) const;
+    KernelConfigAttr withPingpong(bool pingpong) const;
+    KernelConfigAttr withCluster(int64_t cluster) const;
+    KernelConfigAttr withStore(::mlir::mepi::DStore store) const;
+    KernelConfigAttr withSwapped(bool swapped) const;
+    KernelConfigAttr withStreamk(bool streamk) const;
+    /// The whole-tile cooperative form: no splits, no stream-K, no ping-pong.
+    KernelConfigAttr withDataParallel() const;
+  }];
 }
 
 #endif // MEPI_ATTRS_TD

@@ -48,6 +48,8 @@ def MepiSelectKernelConfig : Pass<"mepi-select-kernel-config"> {
            "Rows of D per thread block (0: heuristic)">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
            "Columns of D per thread block (0: heuristic)">,
+    Option<"multiprocessors", "multiprocessors", "int64_t", /*default=*/"0",
+           "Multiprocessors of the target GPU (0: the chip's reference part, TargetInfo)">,
   ];
 }
 

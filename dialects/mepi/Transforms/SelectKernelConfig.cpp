@@ -1,4 +1,6 @@
 // mepi-select-kernel-config: attach a kernel configuration to each mepi.matmul.
+#include "mepi/Sm90/EpilogScratch.h"
+#include "mepi/Sm90/Sm90Spec.h"
 #include "mepi/Transforms/KernelConfigs.h"
 #include "mepi/Transforms/Passes.h"
 
@@ -63,35 +65,6 @@ bool isWgmmaEligible(MatmulOp op) {
   return isRowContiguousOperand(op.getA()) && isRowContiguousOperand(op.getB());
 }
 
-/// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
-/// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 128 rows) uses one
-/// consumer warpgroup, 64 x 256 or 64 x 128: at M = 128 two 64-row tiles per column give twice
-/// the blocks of one 128-row tile without split-K (autotune measured 0.99 of cuBLASLt with
-/// 64 x 128 against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). Stages fill ~200 KiB of shared memory. Narrower
-/// tiles (128 x 64, 64 x 64) exist but measured slower on the H200 for the small-M shapes
-/// (bench/NOTES.md); they stay available to Options::kernelConfig. When even the narrow tile
-/// leaves half of the multiprocessors idle, K is split (split-K) so that about one work unit per
-/// multiprocessor runs, each over at least kMinStepsPerSplit k-steps so that the pipeline's
-/// fill stays a small part of a unit.
-/// Shared memory the wgmma epilog needs per consumer warpgroup beyond its staging block, to
-/// combine bitmask bits and reductions (the generator's scratch layout, WgmmaEpilog.cpp, which
-/// checks the total): 64 x 36 flag bytes per bitmask aux, a 32-column transposing block per
-/// matrix aux (the generator uses it for column-major ones), 512 f32 slots per row or column
-/// reduction, 128 per scalar one.
-int64_t wgmmaEpilogScratchEstimate(MatmulOp op) {
-  int64_t bytes = 16;
-  for (auto [i, kind] : llvm::enumerate(op.getAuxKinds())) {
-    if (cast<BroadcastKindAttr>(kind).getValue() == BroadcastKind::Bitmask)
-      bytes += 64 * 36;
-    else // a column-major matrix's transposing block: 32 columns of 64 rows + 16 bytes
-      bytes += 32 * (64 * cast<MemRefType>(op.getAux()[i].getType()).getElementTypeBitWidth() / 8 +
-                     16);
-  }
-  for (unsigned j = 0; j < op.getReductions().size(); ++j)
-    bytes += op.getReductionKind(j) == BroadcastKind::Scalar ? 512 : 2048;
-  return bytes;
-}
-
 /// Whether the epilog costs the multiprocessor's special-function units per element: a
 /// transcendental math op, a division or a call (GELU, SiLU, a user's tanhf). Such an epilog
 /// is worth running under the other consumer's main loop (ping-pong).
@@ -117,10 +90,10 @@ bool canSwap(MatmulOp op, bool tmaLoads) {
 /// columns (one consumer per 64), as many stages as fit in ~200 KiB, at most 16.
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   int64_t tileM = m <= 16 ? 16 : m <= 32 ? 32 : 64;
-  int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * 128));
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
-                               /*splits=*/1, /*tma=*/true, /*pingpong=*/false, /*cluster=*/1,
-                               DStore::Staged, /*swapped=*/true, /*streamk=*/false);
+  int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * sm90::kSwizzleBytes));
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, 2)
+      .withSwapped(true)
+      .withStages(stages);
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
@@ -146,17 +119,8 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
                                                                   : DStore::Staged;
 }
 
-/// Consumer warpgroups of a wgmma block (the generator's count): two in ping-pong, else one
-/// per 64 rows up to two.
-int64_t consumersOf(int64_t tileM, bool pingpong) {
-  return pingpong ? 2 : std::min<int64_t>(tileM / 64, 2);
-}
-
-/// Multiprocessors of an H100 or H200, which the heuristic's wave arithmetic assumes.
-constexpr int64_t kMultiprocessors = 132;
-
 /// The stream-K form of a cooperative configuration whose last wave of work units leaves
-/// walkers (132 multiprocessors, or their clusters) idle, for autotune(); with `heuristic`,
+/// walkers (the multiprocessors, or their clusters) idle, for autotune(); with `heuristic`,
 /// only where the heuristic takes it. Of U = W * G + R units on G walkers, whole units take
 /// W + 1 waves, stream-K about W + 1.5 R / G (its ranges ran up to ~1.5x slower than whole
 /// units on the H200: each starts at its own k-step, and the shared units' records). Measured
@@ -167,47 +131,55 @@ constexpr int64_t kMultiprocessors = 132;
 /// 66) 808 -> 796, 4096 x 4096 x 14336 (58 of 66) 831 -> 818. So the heuristic takes it where
 /// the last wave is at most half full, the prediction gains 5 % or more and D goes through TMA
 /// stores.
-KernelConfigAttr withStreamK(MatmulOp op, KernelConfigAttr config, bool heuristic = false) {
-  if (config.getStrategy() != KernelStrategy::Wgmma || config.getSplits() != 1 ||
-      config.getPingpong() || config.getSwapped() || config.getTileM() > 128 ||
-      op.getASums() || op.getBSums() || !op.getReductions().empty())
+KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
+                             KernelConfigAttr config, bool heuristic = false) {
+  KernelConfigAttr streamK = config.withStreamk(true);
+  if (!streamK || p.operandSums() || p.reductions)
     return config;
-  ArrayRef<int64_t> shape = op.getD().getType().getShape();
-  int64_t units = llvm::divideCeil(llvm::divideCeil(shape[0], config.getTileM()),
-                                   config.getCluster()) *
-                  llvm::divideCeil(shape[1], config.getTileN());
-  int64_t walkers = kMultiprocessors / config.getCluster();
+  Sm90Spec spec(p, streamK, target);
+  int64_t units = spec.workUnits();
+  int64_t walkers = target.multiprocessors / config.getCluster();
   int64_t waves = units / walkers, tail = units % walkers;
-  // Ranges need k-steps to share (16 or more a range), and the kernel's walk divides exactly
-  // below 2^22 k-steps in all.
-  int64_t kSteps = llvm::divideCeil(op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1],
-                                    config.getTileK());
-  if (units <= walkers || tail == 0 || kSteps < 16 || units * kSteps >= (int64_t(1) << 22))
+  // Ranges need k-steps to share (kMinStreamKSteps or more a range), and the kernel's walk
+  // divides exactly below kMaxStreamKSteps in all.
+  int64_t kSteps = spec.kSteps();
+  if (units <= walkers || tail == 0 || kSteps < sm90::kMinStreamKSteps ||
+      units * kSteps >= sm90::kMaxStreamKSteps)
     return config;
   // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.05, in integers.
   if (heuristic && (config.getStore() != DStore::Tma || 2 * tail > walkers ||
                     10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
     return config;
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                               config.getTileN(), config.getTileK(), config.getStages(), 1,
-                               config.getTma(), false, config.getCluster(), config.getStore(),
-                               /*swapped=*/false, /*streamk=*/true);
+  return streamK;
 }
 
-KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN,
-                                   bool pingpong = false) {
+/// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
+/// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 128 rows) uses one
+/// consumer warpgroup, 64 x 256 or 64 x 128: at M = 128 two 64-row tiles per column give twice
+/// the blocks of one 128-row tile without split-K (autotune measured 0.99 of cuBLASLt with
+/// 64 x 128 against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). Stages fill ~200 KiB of shared memory. Narrower
+/// tiles (128 x 64, 64 x 64) exist but measured slower on the H200 for the small-M shapes
+/// (bench/NOTES.md); they stay available to Options::kernelConfig. When even the narrow tile
+/// leaves half of the multiprocessors idle, K is split (split-K) so that about one work unit per
+/// multiprocessor runs, each over at least kMinStepsPerSplit k-steps so that the pipeline's
+/// fill stays a small part of a unit.
+KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
+                                   int64_t forcedN, bool pingpong = false) {
   constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
-  ArrayRef<int64_t> shape = op.getD().getType().getShape();
-  int64_t m = shape[0], n = shape[1];
-  int64_t k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
+  const int64_t kMultiprocessors = target.multiprocessors;
+  Sm90Problem p = Sm90Problem::of(op);
+  int64_t m = p.m, n = p.n, k = p.k;
+  MLIRContext *ctx = op.getContext();
   // Stages fill what is left of 200 KiB (plus the 20 KiB staging blocks of 2 consumers, the
-  // barriers and alignment slack, within the 227 KiB a block can have) once the epilog's scratch
-  // beyond 8 KiB is set aside.
-  int64_t scratch = wgmmaEpilogScratchEstimate(op);
+  // barriers and alignment slack, within the shared memory a block can have) once the epilog's
+  // scratch beyond 8 KiB is set aside.
   auto stagesFor = [&](int64_t tileM, int64_t tileN) {
-    int64_t consumers = consumersOf(tileM, pingpong);
-    int64_t budget = 200 * 1024 - std::max<int64_t>(0, consumers * scratch - 8 * 1024);
-    return std::min<int64_t>(8, budget / ((tileM + tileN) * 128));
+    KernelConfigAttr shape = KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64, 2)
+                                 .withPingpong(pingpong);
+    int64_t consumers = shape ? Sm90Spec::consumers(shape) : 2;
+    int64_t budget =
+        200 * 1024 - std::max<int64_t>(0, consumers * p.epilogScratchBytes - 8 * 1024);
+    return std::min<int64_t>(8, budget / ((tileM + tileN) * sm90::kSwizzleBytes));
   };
   SmallVector<std::pair<int64_t, int64_t>> candidates =
       m <= 128 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
@@ -260,18 +232,18 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
   bool unforced = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 &&
               !op.getASums() && !op.getBSums();
   bool tmaStores = canUseTmaStores(op, tma, 128);
+  auto tile = [&](int64_t tileM, int64_t tileN, int64_t stages) {
+    return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64, stages)
+        .withTma(tma);
+  };
   auto pingpong128 = [&](DStore store) {
-    return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 128, 128, 64,
-                                 /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/true,
-                                 /*cluster=*/1, store, /*swapped=*/false, /*streamk=*/false);
+    return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(store);
   };
   if (unforced && tmaStores && hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors)
     return pingpong128(DStore::Tma);
   if (unforced && k <= 4096 && tiles128 >= 2 * kMultiprocessors) {
     if (tmaStores)
-      return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, 256, 128, 64,
-                                   /*stages=*/4, /*splits=*/1, tma, /*pingpong=*/false,
-                                   /*cluster=*/1, DStore::Tma, /*swapped=*/false, /*streamk=*/false);
+      return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
     return pingpong128(DStore::Staged);
   }
   if (forcedM > 0)
@@ -294,78 +266,71 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, int64_t forcedM, int64_t forcedN
                             tileN == 256 && splits == 1 && tma && m > tileM
                         ? 2
                         : 1;
-  auto config = KernelConfigAttr::get(
-      op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages, pingpong ? 1 : splits,
-      tma, pingpong, cluster, defaultStore(op, tileM, tileN, pingpong, tma), /*swapped=*/false,
-      /*streamk=*/false);
-  return forcedM <= 0 && forcedN <= 0 ? withStreamK(op, config, /*heuristic=*/true) : config;
+  KernelConfigAttr config = tile(tileM, tileN, stages)
+                                .withSplits(pingpong ? 1 : splits)
+                                .withPingpong(pingpong)
+                                .withCluster(cluster)
+                                .withStore(defaultStore(op, tileM, tileN, pingpong, tma));
+  if (!config || forcedM > 0 || forcedN > 0)
+    return config;
+  return withStreamK(p, target, config, /*heuristic=*/true);
 }
 
-bool isHopperArchSpecific(StringRef chip) { return chip == "sm_90a"; }
 } // namespace
 
-SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringRef chip) {
-  if (!isHopperArchSpecific(chip) || !isWgmmaEligible(op))
+SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
+                                                            const TargetInfo &target) {
+  if (!target.hasWgmma() || !isWgmmaEligible(op))
     return {chooseSimtConfig(op, 0, 0)};
-  SmallVector<KernelConfigAttr> ranked = {chooseWgmmaConfig(op, 0, 0)};
+  Sm90Problem p = Sm90Problem::of(op);
+  SmallVector<KernelConfigAttr> ranked = {chooseWgmmaConfig(op, target, 0, 0)};
+  // Every candidate is a valid configuration that the generator can implement.
   auto add = [&](KernelConfigAttr config) {
-    if (!llvm::is_contained(ranked, config))
+    if (config && !llvm::is_contained(ranked, config) &&
+        Sm90Spec(p, config, target).canImplement())
       ranked.push_back(config);
   };
   // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
   constexpr int64_t kMinStepsPerSplit = 8;
-  ArrayRef<int64_t> shape = op.getD().getType().getShape();
-  int64_t k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
-  int64_t kSteps = llvm::divideCeil(k, 64);
+  int64_t kSteps = llvm::divideCeil(p.k, 64);
   for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256}, {128, 128}, {64, 256},
                               {64, 128}}) {
-    KernelConfigAttr plain = chooseWgmmaConfig(op, tileM, tileN);
+    KernelConfigAttr plain = chooseWgmmaConfig(op, target, tileM, tileN);
     add(plain);
-    int64_t tiles = llvm::divideCeil(shape[0], tileM) * llvm::divideCeil(shape[1], tileN);
+    int64_t tiles = llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
     for (int64_t splits : {2, 4, 8})
-      if (kSteps >= splits * kMinStepsPerSplit && tiles * splits <= 2 * kMultiprocessors)
-        add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64,
-                                  plain.getStages(), splits, plain.getTma(),
-                                  /*pingpong=*/false, /*cluster=*/1, plain.getStore(),
-                                  /*swapped=*/false, /*streamk=*/false));
+      if (plain && kSteps >= splits * kMinStepsPerSplit &&
+          tiles * splits <= 2 * target.multiprocessors)
+        add(plain.withSplits(splits));
   }
   // The swapped form for short M, with one or two consumers.
-  if (shape[0] <= 64 && canSwap(op, isTmaOperand(op.getA()) && isTmaOperand(op.getB())))
+  if (p.m <= 64 && canSwap(op, isTmaOperand(op.getA()) && isTmaOperand(op.getB())))
     for (int64_t tileN : {64, 128})
-      add(swappedConfig(op, shape[0], tileN));
+      add(swappedConfig(op, p.m, tileN));
   // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
   // accumulators one warpgroup can hold; not with operand sums.
-  if (!op.getASums() && !op.getBSums())
+  if (!p.operandSums())
     for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 128}, {64, 256}})
-      add(chooseWgmmaConfig(op, tileM, tileN, /*pingpong=*/true));
+      add(chooseWgmmaConfig(op, target, tileM, tileN, /*pingpong=*/true));
   // 256 x 128: two consumers of two 64-row slices each (not with operand sums).
-  if (!op.getASums() && !op.getBSums() && shape[0] > 128)
-    add(chooseWgmmaConfig(op, 256, 128));
+  if (!p.operandSums() && p.m > 128)
+    add(chooseWgmmaConfig(op, target, 256, 128));
   // Clusters of 2 (B multicast between vertically adjacent tiles) of each unsplit TMA
-  // configuration so far with at least two tile rows.
+  // configuration so far with at least two tile rows (not swapped: its tile rows are short).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
-    if (config.getSplits() == 1 && config.getTma() && config.getCluster() == 1 &&
-        shape[0] > config.getTileM())
-      add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                                config.getTileN(), 64, config.getStages(), 1, true,
-                                config.getPingpong(), /*cluster=*/2, config.getStore(),
-                                /*swapped=*/false, /*streamk=*/false));
-  // D through TMA stores, for each configuration so far that may use them (one stage fewer
-  // where the two 8 KiB buffers per consumer would not fit beside the stages).
+    if (config.getCluster() == 1 && p.m > config.getTileM())
+      add(config.withCluster(2));
+  // D through TMA stores, for each configuration so far that may use them (fewer stages where
+  // the two buffers per consumer would not fit beside them).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
     if (config.getStore() == DStore::Tma ||
         !canUseTmaStores(op, config.getTma(), config.getTileN()))
       continue;
-    int64_t consumers = consumersOf(config.getTileM(), config.getPingpong());
-    int64_t stages = config.getStages();
-    while (stages > 2 && stages * (config.getTileM() + config.getTileN()) * 128 +
-                                 consumers * 16 * 1024 + 2 * 1024 >
-                             227 * 1024)
-      --stages;
-    add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                              config.getTileN(), 64, stages, config.getSplits(), true,
-                              config.getPingpong(), config.getCluster(), DStore::Tma,
-                              /*swapped=*/false, /*streamk=*/false));
+    KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
+    while (tmaStores && tmaStores.getStages() > 2 &&
+           !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
+      tmaStores = tmaStores.withStages(tmaStores.getStages() - 1);
+    add(tmaStores);
   }
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
@@ -374,21 +339,14 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, StringR
     if (config.getSplits() != 1 || config.getStages() <= 2 || config.getPingpong() ||
         config.getCluster() != 1)
       continue;
-    int64_t fewer = std::max<int64_t>(2, config.getStages() * 3 / 4);
-    add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                              config.getTileN(), 64, fewer, 1, config.getTma(),
-                              config.getPingpong(), config.getCluster(), config.getStore(),
-                              /*swapped=*/false, /*streamk=*/false));
+    add(config.withStages(std::max<int64_t>(2, config.getStages() * 3 / 4)));
   }
   // Stream-K of each configuration so far whose last wave would be short, and the whole-unit
   // form of the heuristic's choice where that is stream-K.
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
-    add(withStreamK(op, config));
+    add(withStreamK(p, target, config));
     if (config.getStreamk())
-      add(KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, config.getTileM(),
-                                config.getTileN(), config.getTileK(), config.getStages(), 1,
-                                config.getTma(), false, config.getCluster(), config.getStore(),
-                                /*swapped=*/false, /*streamk=*/false));
+      add(config.withStreamk(false));
   }
   return ranked;
 }
@@ -402,18 +360,27 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
       getOperation()->emitError() << "expected strategy simt or wgmma, got '" << strategy << "'";
       return signalPassFailure();
     }
+    TargetInfo target = TargetInfo::forChip(chip, multiprocessors);
+    // A forced wgmma family without its chip is sized for sm_90a's reference part.
+    if (strategy == "wgmma" && !target.hasWgmma())
+      target = TargetInfo::forChip("sm_90a", multiprocessors);
     WalkResult result = getOperation()->walk([&](MatmulOp op) {
       if (op.getConfig())
         return WalkResult::advance();
       bool wgmma = strategy == "wgmma" ||
-                   (strategy.empty() && isHopperArchSpecific(chip) && isWgmmaEligible(op));
+                   (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
         op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B with "
                             "contiguous rows, and static rank 2";
         return WalkResult::interrupt();
       }
-      KernelConfigAttr config =
-          wgmma ? chooseWgmmaConfig(op, tileM, tileN) : chooseSimtConfig(op, tileM, tileN);
+      KernelConfigAttr config = wgmma ? chooseWgmmaConfig(op, target, tileM, tileN)
+                                      : chooseSimtConfig(op, tileM, tileN);
+      if (!config) {
+        op.emitOpError() << "expected a valid wgmma tile, got tile-m " << tileM << " and tile-n "
+                         << tileN;
+        return WalkResult::interrupt();
+      }
       if (config.getStrategy() == KernelStrategy::Simt &&
           config.getTileM() * config.getTileN() > 1024) {
         op.emitOpError() << "expected at most 1024 threads per simt block, got "

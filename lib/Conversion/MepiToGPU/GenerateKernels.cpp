@@ -15,12 +15,13 @@ namespace mlir::mepi {
 using namespace mlir;
 using namespace mlir::mepi;
 
-std::unique_ptr<KernelGenerator> mlir::mepi::createKernelGenerator(KernelConfigAttr config) {
+std::unique_ptr<KernelGenerator> mlir::mepi::createKernelGenerator(KernelConfigAttr config,
+                                                                   const TargetInfo &target) {
   switch (config.getStrategy()) {
   case KernelStrategy::Simt:
-    return createSimtKernelGenerator(config);
+    return createSimtKernelGenerator(config, target);
   case KernelStrategy::Wgmma:
-    return createWgmmaKernelGenerator(config);
+    return createWgmmaKernelGenerator(config, target);
   }
   return nullptr;
 }
@@ -101,12 +102,13 @@ LogicalResult lowerExternalCalls(MatmulOp op, gpu::GPUFuncOp kernel, gpu::GPUMod
   return success();
 }
 
-LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ordinal) {
+LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ordinal,
+                             const TargetInfo &target) {
   KernelConfigAttr config = op.getConfigAttr();
   if (!config)
     return op.emitOpError()
            << "expected a kernel configuration (run mepi-select-kernel-config first)";
-  std::unique_ptr<KernelGenerator> generator = createKernelGenerator(config);
+  std::unique_ptr<KernelGenerator> generator = createKernelGenerator(config, target);
   if (failed(generator->checkSupported(op)))
     return failure();
 
@@ -156,7 +158,10 @@ LogicalResult generateKernel(MatmulOp op, gpu::GPUModuleOp kernels, unsigned ord
 }
 
 struct GenerateKernelsPass : mepi::impl::MepiGenerateKernelsBase<GenerateKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    TargetInfo target = TargetInfo::forChip(chip, multiprocessors);
     ModuleOp module = getOperation();
     SmallVector<MatmulOp> ops;
     module.walk([&](MatmulOp op) { ops.push_back(op); });
@@ -168,7 +173,7 @@ struct GenerateKernelsPass : mepi::impl::MepiGenerateKernelsBase<GenerateKernels
     llvm::DenseMap<Operation *, unsigned> perFunction;
     for (MatmulOp op : ops) {
       unsigned ordinal = perFunction[op->getParentOfType<FunctionOpInterface>()]++;
-      if (failed(generateKernel(op, *kernels, ordinal)))
+      if (failed(generateKernel(op, *kernels, ordinal, target)))
         return signalPassFailure();
     }
   }

@@ -7,6 +7,7 @@
 #define MEPI_CONVERSION_MEPITOGPU_KERNELGENERATOR_H
 
 #include "mepi/IR/MepiOps.h"
+#include "mepi/Sm90/TargetInfo.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -21,7 +22,8 @@ struct LaunchGeometry {
 
 class KernelGenerator {
 public:
-  explicit KernelGenerator(KernelConfigAttr config) : config(config) {}
+  KernelGenerator(KernelConfigAttr config, TargetInfo target)
+      : config(config), target(std::move(target)) {}
   virtual ~KernelGenerator() = default;
 
   /// Fails with a diagnostic on `op` when this generator cannot produce its kernel.
@@ -48,12 +50,16 @@ public:
 
 protected:
   KernelConfigAttr config;
+  TargetInfo target; ///< the GPU the kernel is sized for
 };
 
-/// The generator for `config`'s strategy.
-std::unique_ptr<KernelGenerator> createKernelGenerator(KernelConfigAttr config);
-std::unique_ptr<KernelGenerator> createSimtKernelGenerator(KernelConfigAttr config);
-std::unique_ptr<KernelGenerator> createWgmmaKernelGenerator(KernelConfigAttr config);
+/// The generator for `config`'s strategy on `target`.
+std::unique_ptr<KernelGenerator> createKernelGenerator(KernelConfigAttr config,
+                                                       const TargetInfo &target);
+std::unique_ptr<KernelGenerator> createSimtKernelGenerator(KernelConfigAttr config,
+                                                           const TargetInfo &target);
+std::unique_ptr<KernelGenerator> createWgmmaKernelGenerator(KernelConfigAttr config,
+                                                            const TargetInfo &target);
 
 /// Function attribute of a generated kernel: how many leading arguments are 128-byte TMA
 /// descriptors (CUtensorMap) passed by value; mepi-lower-tensor-map-params gives them their

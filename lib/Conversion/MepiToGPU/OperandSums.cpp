@@ -79,7 +79,7 @@ void mlir::mepi::emitOnesTile(Emitter &e, Value tile, Value thread, Type element
   auto words = VectorType::get({4}, b.getI32Type());
   Value ones = arith::ConstantOp::create(
       b, e.loc, DenseElementsAttr::get(words, APInt(32, (one << 16) | one)));
-  auto writer = scf::IfOp::create(b, e.loc, e.ult(thread, e.i32(kOnesTileBytes / 16)),
+  auto writer = scf::IfOp::create(b, e.loc, e.ult(thread, e.i32(sm90::kOnesTileBytes / 16)),
                                   /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(writer.thenBlock());

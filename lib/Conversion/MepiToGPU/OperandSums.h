@@ -6,6 +6,7 @@
 
 #include "EpilogEmitter.h"
 #include "Emitter.h"
+#include "mepi/Sm90/Sm90Spec.h"
 
 namespace mlir::mepi {
 
@@ -18,9 +19,8 @@ Value emitOperandSum(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &o
 void emitStoreOperandSum(OpBuilder &b, Location loc, Value sums, ArrayRef<Value> batch,
                          Value index, Value sum);
 
-/// Bytes of the shared-memory tile of ones that TileSums multiplies by: 8 rows of 64 16-bit
-/// ones (one 128-byte swizzle atom; the swizzle moves ones among ones).
-constexpr int64_t kOnesTileBytes = 1024;
+/// The shared-memory tile of ones that TileSums multiplies by is sm90::kOnesTileBytes: 8 rows
+/// of 64 16-bit ones (one 128-byte swizzle atom; the swizzle moves ones among ones).
 
 /// Writes the tile of ones of `elementType` (bf16 or f16) at `tile` with the block's first 64
 /// threads and fences it for the tensor cores' reads (the async proxy). The block's barrier
@@ -54,9 +54,7 @@ struct TileSums {
   bool onTensorCores = false;
   int64_t chains = 4; // tensor cores: fragments per group (k16 step kk adds to kk % chains)
   /// f32 values per thread of the combined sums (what emitStore takes).
-  int64_t values() const {
-    return groups * (onTensorCores ? kFragment : mnMajor ? 8 : 1);
-  }
+  int64_t values() const { return groups * Sm90Spec::sumValuesPerGroup(onTensorCores, mnMajor); }
   /// f32 values per thread in the main loop.
   int64_t carried() const { return values() * (onTensorCores ? chains : 1); }
   /// Tensor cores: issues k16 step `kk`'s wgmma of each group into its chain's fragment in

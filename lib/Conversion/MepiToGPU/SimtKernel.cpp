@@ -378,6 +378,7 @@ private:
 };
 } // namespace
 
-std::unique_ptr<KernelGenerator> mlir::mepi::createSimtKernelGenerator(KernelConfigAttr config) {
-  return std::make_unique<SimtKernelGenerator>(config);
+std::unique_ptr<KernelGenerator>
+mlir::mepi::createSimtKernelGenerator(KernelConfigAttr config, const TargetInfo &target) {
+  return std::make_unique<SimtKernelGenerator>(config, target);
 }

@@ -3,6 +3,7 @@
 
 #include "EpilogEmitter.h"
 #include "WgmmaRegisterEpilog.h"
+#include "mepi/Sm90/EpilogScratch.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -15,86 +16,7 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 namespace {
-constexpr int64_t kWarpgroup = 128;
-/// Columns staged at a time. Staging rows are padded by 8 floats: a warp's 8-byte fragment
-/// stores then fill all 32 banks twice, the minimum for 256 bytes.
-constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
-/// Consecutive columns one thread takes through the epilog at a time (one float4 from the
-/// staging block, one vector store of D where D's layout allows it).
-constexpr int64_t kEpilogVector = 4;
-/// Threads per staged row, and the steps a warpgroup takes over the 64 rows of a chunk: in step
-/// s, thread t has row 16 s + t / 8 and columns 4 (t % 8) .. 4 (t % 8) + 3.
-constexpr int64_t kThreadsPerRow = kChunkColumns / kEpilogVector;
-constexpr int64_t kSteps = 64 * kThreadsPerRow / kWarpgroup;
-constexpr int64_t kRowsPerStep = kWarpgroup / kThreadsPerRow;
-/// Bytes per row of a bitmask flag block: 4 more than the chunk's columns, so that the packing
-/// threads of 8 byte rows read distinct banks (two-way at most).
-constexpr int64_t kMaskPitch = kChunkColumns + 4;
-
-/// Whether D takes one vector store per kEpilogVector columns: row-major with N a multiple of
-/// it, at an address promised aligned for it (mepi allocates D).
-bool hasVectorStores(MatmulOp op) {
-  MemRefType dType = op.getD().getType();
-  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  return dType.getLayout().isIdentity() && dType.hasStaticShape() &&
-         dType.getShape().back() % kEpilogVector == 0 &&
-         getPromisedAlignment(op.getD()) >= kEpilogVector * dBytes;
-}
-
-/// A column-major matrix aux output ([rows, N], strides [1, ld], unbatched) whose columns a
-/// warp can write as 16-byte vectors: ld and rows keep every 16 bytes of a column aligned, and
-/// the buffer is promised 16-byte aligned (mepi allocates it). gelu_aux is one. Only with D's
-/// vector stores, whose epilog path fills the block.
-bool isColumnMajorAux(MatmulOp op, unsigned i) {
-  if (op.getAuxKind(i) != BroadcastKind::Matrix || !hasVectorStores(op))
-    return false;
-  auto type = cast<MemRefType>(op.getAux()[i].getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (type.getRank() != 2 || !type.hasStaticShape() ||
-      failed(type.getStridesAndOffset(strides, offset)) || offset != 0 || strides[0] != 1 ||
-      ShapedType::isDynamic(strides[1]))
-    return false;
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  return (bytes == 2 || bytes == 4) && (strides[1] * bytes) % 16 == 0 &&
-         (type.getShape()[0] * bytes) % 16 == 0 && getPromisedAlignment(op.getAux()[i]) >= 16;
-}
-
-/// Bytes per column of a column-major aux's transposing block in shared memory: 64 rows, plus
-/// 16 bytes so that the 8 column groups of a warp's stores fall in different banks while each
-/// column stays 16-byte aligned for the vector reads.
-int64_t transposePitch(MatmulOp op, unsigned i) {
-  return 64 * cast<MemRefType>(op.getAux()[i].getType()).getElementTypeBitWidth() / 8 + 16;
-}
-
-/// Byte offsets inside one consumer's scratch area.
-struct ScratchLayout {
-  SmallVector<int64_t> masks; ///< per bitmask aux output, in aux order: 64 x kMaskPitch flags
-  /// Per aux output: its transposing block (kChunkColumns x transposePitch), or -1.
-  SmallVector<int64_t> transposed;
-  SmallVector<int64_t> slots; ///< per reduction: f32 slots (512, or 128 for a scalar)
-  int64_t flags = 0;          ///< per reduction: i32, whether this warpgroup arrived last
-  int64_t bytes = 0;
-  explicit ScratchLayout(MatmulOp op) {
-    for (unsigned i = 0; i < op.getAux().size(); ++i)
-      if (op.getAuxKind(i) == BroadcastKind::Bitmask) {
-        masks.push_back(bytes);
-        bytes += 64 * kMaskPitch;
-      }
-    for (unsigned i = 0; i < op.getAux().size(); ++i) {
-      transposed.push_back(isColumnMajorAux(op, i) ? llvm::alignTo(bytes, 16) : -1);
-      if (transposed.back() >= 0)
-        bytes = transposed.back() + kChunkColumns * transposePitch(op, i);
-    }
-    for (unsigned j = 0; j < op.getReductions().size(); ++j) {
-      slots.push_back(bytes);
-      bytes += (op.getReductionKind(j) == BroadcastKind::Scalar ? kWarpgroup
-                                                                 : kSteps * kWarpgroup) * 4;
-    }
-    flags = bytes;
-    bytes = llvm::alignTo(bytes + 4 * op.getReductions().size(), 16);
-  }
-};
+using namespace mlir::mepi::sm90;
 
 /// Runs `body` where `inside` holds (always when null) and returns its values; elsewhere the
 /// values are those of `repeat` elements outside D.
@@ -138,20 +60,6 @@ void mlir::mepi::emitConsumerBarrier(Emitter &e, Value consumer) {
                           NVVM::BarrierReductionAttr(), Value());
 }
 
-int64_t mlir::mepi::wgmmaStagingBytes(DStore store) {
-  switch (store) {
-  case DStore::Staged:
-    return 64 * kStagingPitch * 4;
-  case DStore::Registers:
-    return 0;
-  case DStore::Tma:
-    return tmaStoreStagingBytes();
-  }
-  llvm_unreachable("unknown D store");
-}
-
-int64_t mlir::mepi::wgmmaEpilogScratchBytes(MatmulOp op) { return ScratchLayout(op).bytes; }
-
 void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                  const WgmmaEpilogFrame &f, Value acc, Value tileRow,
                                  Value tileCol, Value slice) {
@@ -177,7 +85,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   Type f32 = b.getF32Type();
   Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
   Value staging = e.offset(
-      f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(wgmmaStagingBytes(f.store)))));
+      f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(Sm90Spec::stagingBytes(f.store)))));
   Value area = e.offset(f.base, e.add(e.i32(f.scratch), e.mul(consumer, e.i32(scratch.bytes))));
   auto sync = [&] { emitConsumerBarrier(e, consumer); };
   auto vec2 = VectorType::get({2}, f32);
@@ -212,13 +120,13 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   // Row and scalar slots start at the identity; each thread writes only its own slots.
   for (unsigned j = 0; j < numReductions; ++j) {
     if (kindOf(j) == BroadcastKind::Row)
-      for (int64_t s = 0; s < kSteps; ++s)
+      for (int64_t s = 0; s < kChunkSteps; ++s)
         store(identity(j), slot(j, e.add(thread, e.i32(s * kWarpgroup))), 4);
     else if (kindOf(j) == BroadcastKind::Scalar)
       store(identity(j), slot(j, thread), 4);
   }
 
-  // Per-row inputs (a bias) of the thread's kSteps rows, loaded once per tile: the rows are
+  // Per-row inputs (a bias) of the thread's kChunkSteps rows, loaded once per tile: the rows are
   // the same in every chunk, and a load inside the step would wait behind the previous step's
   // stores of D (nothing tells the compiler they do not alias), exposing its latency 4 times
   // a chunk. Rows past M read row 0 (valid memory); their elements are never stored.
@@ -227,7 +135,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
     auto type = dyn_cast<MemRefType>(input.getType());
     if (op.getInputKind(i) != BroadcastKind::Row || !type || type.getRank() != 1)
       continue;
-    for (int64_t s = 0; s < kSteps; ++s) {
+    for (int64_t s = 0; s < kChunkSteps; ++s) {
       Value row = e.add(rowBase, e.add(e.i32(s * kRowsPerStep),
                                        e.div(thread, e.i32(kThreadsPerRow))));
       Value safe = arith::SelectOp::create(b, loc, e.ult(row, e.i32(f.m)), row, e.i32(0));
@@ -274,7 +182,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       }
     sync();
 
-    auto steps = scf::ForOp::create(b, loc, e.i32(0), e.i32(kSteps), e.i32(1));
+    auto steps = scf::ForOp::create(b, loc, e.i32(0), e.i32(kChunkSteps), e.i32(1));
     {
       OpBuilder::InsertionGuard stepGuard(b);
       b.setInsertionPointToStart(steps.getBody());
@@ -290,7 +198,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
         if (perStep.empty())
           continue;
         Value picked = perStep[0];
-        for (int64_t s = 1; s < kSteps; ++s)
+        for (int64_t s = 1; s < kChunkSteps; ++s)
           picked = arith::SelectOp::create(b, loc, e.eq(steps.getInductionVar(), e.i32(s)),
                                            perStep[s], picked);
         preloaded[i] = picked;

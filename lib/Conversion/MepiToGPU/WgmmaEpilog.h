@@ -23,13 +23,6 @@
 
 namespace mlir::mepi {
 
-/// Bytes of one consumer warpgroup's staging block for D: 64 rows x kChunkColumns f32, padded
-/// rows (staged); none (registers); two TMA store buffers of 64 x 128 bytes (tma).
-int64_t wgmmaStagingBytes(DStore store);
-
-/// Bytes of one consumer warpgroup's epilog scratch area for `op` (0 when nothing combines).
-int64_t wgmmaEpilogScratchBytes(MatmulOp op);
-
 /// The aligned address of memref `value` as a global pointer (for stores by address).
 Value emitGlobalBase(Emitter &e, Value value);
 

@@ -64,6 +64,7 @@
 #include "OperandSums.h"
 #include "WgmmaEpilog.h"
 #include "WgmmaRegisterEpilog.h"
+#include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -79,65 +80,14 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 namespace {
-constexpr int64_t kSwizzleBytes = 128;   // one line of a stage tile
-constexpr int64_t kBlockRows = 64;       // rows of an MN-major tile block (one 128-byte line)
-constexpr int64_t kBlockBytes = 64 * kSwizzleBytes; // an MN-major block: 64 k-lines
-constexpr int64_t kWarpgroup = 128;      // threads
+using namespace mlir::mepi::sm90;
+constexpr int64_t kBlockBytes = kBlockRows * kSwizzleBytes; // an MN-major block: 64 k-lines
 constexpr int64_t kGroupM = 8;           // tile rows per group of the tile order
-constexpr int64_t kInstrK = 16;          // K of one wgmma for 16-bit inputs
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
-constexpr int64_t kWorkspaceAlignment = 256;
 // Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
 // c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
 constexpr int64_t kMainloopTurnBarrier = 3;
-constexpr int64_t kMaxSharedBytes = 227 * 1024; // dynamic shared memory per block on sm_90
-// Stream-K keeps a counter and two records per walker block in the workspace, sized for this
-// many blocks (the multiprocessors of an H100 or H200); walkers beyond them stay idle.
-constexpr int64_t kStreamKMaxBlocks = 132;
-// Stream-K ranges are at least this many k-steps (where the last wave has that many per walker):
-// a shorter one costs more in its records and pipeline refill than it spreads.
-constexpr int64_t kMinStreamKSteps = 16;
-
-/// Consumer warpgroups of a block: one per 64-row slice of the tile up to two (a 256-row tile
-/// gives each two slices), or two ping-pong ones.
-int64_t consumerWarpgroups(KernelConfigAttr config) {
-  if (config.getSwapped()) // one per 64 columns of D (rows of B)
-    return config.getTileN() / 64;
-  return config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / 64, 2);
-}
-
-/// Whether the operand sums run on the tensor cores (TileSums): in the 64-row kernels of short
-/// M, which wait on memory. On the H200 they took m128 (128 x 8192 x 8192) BGRADA from 0.88 to
-/// 1.03 of cuBLASLt and BGRADB from 0.84 to 1.20, but cost the 128-row kernels 5-25 %, where
-/// the consumer threads' adds are cheaper (bench/NOTES.md).
-bool sumsOnTensorCores(KernelConfigAttr config, MatmulOp op) {
-  return (op.getASums() || op.getBSums()) && config.getTileM() == 64 && !config.getSwapped();
-}
-
-/// Byte offsets of the shared-memory layout for one configuration.
-struct SharedLayout {
-  int64_t aBytes = 0, bBytes = 0, stageBytes = 0, ones = 0, staging = 0, scratch = 0,
-          scratchBytes = 0, barriers = 0, flags = 0, total = 0;
-  SharedLayout() = default;
-  SharedLayout(KernelConfigAttr config, MatmulOp op) {
-    int64_t consumers = consumerWarpgroups(config);
-    aBytes = config.getTileM() * kSwizzleBytes;
-    bBytes = config.getTileN() * kSwizzleBytes;
-    stageBytes = aBytes + bBytes;
-    // The operand sums' tile of ones (OperandSums.h), 1024-aligned after the stages.
-    ones = config.getStages() * stageBytes;
-    staging = ones + (sumsOnTensorCores(config, op) ? kOnesTileBytes : 0);
-    // The swapped form stores straight from the registers: no staging block.
-    scratch = staging + (config.getSwapped() ? 0 : consumers * wgmmaStagingBytes(config.getStore()));
-    scratchBytes = wgmmaEpilogScratchBytes(op); // per consumer warpgroup
-    barriers = scratch + consumers * scratchBytes;
-    // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
-    // dynamic base to 1024 bytes.
-    flags = barriers + 16 * config.getStages();
-    total = flags + 16 + 1024;
-  }
-};
 
 /// wgmma shared-memory descriptor of a stage tile with the 128-byte swizzle starting at the
 /// shared address `address`: start address / 16 in bits 0-13, leading offset / 16 in bits
@@ -172,14 +122,6 @@ std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b) {
   return {e.select(under, e.add(q, e.i32(1)), q), e.select(under, e.sub(r, b), r)};
 }
 
-/// Whether the stored operand runs along M (A) or N (B) in memory: A given as [K, M]
-/// (transpose_a) or B as [K, N] (no transpose_b).
-bool isMNMajorA(MatmulOp op) { return op.getTransposeA(); }
-bool isMNMajorB(MatmulOp op) { return !op.getTransposeB(); }
-int64_t reductionDim(MatmulOp op) {
-  return op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
-}
-
 NVVM::WGMMATypes wgmmaType(Type t) {
   return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 }
@@ -188,94 +130,38 @@ class WgmmaKernelGenerator : public KernelGenerator {
 public:
   using KernelGenerator::KernelGenerator;
 
-  int64_t consumers() const { return consumerWarpgroups(config); }
+  /// The kernel's sizes for `op` (Sm90Spec.h): roles, work units, layouts.
+  Sm90Spec spec(MatmulOp op) const { return Sm90Spec(Sm90Problem::of(op), config, target); }
+  // What depends on the configuration alone.
+  int64_t consumers() const { return Sm90Spec::consumers(config); }
   int64_t cluster() const { return config.getCluster(); }
-  /// 64-row slices of a tile (one wgmma m64 each); a consumer computes one, or all (ping-pong).
-  int64_t rowSlices() const { return config.getSwapped() ? 1 : config.getTileM() / 64; }
-  int64_t slicesPerConsumer() const {
-    if (config.getSwapped())
-      return 1;
-    return rowSlices() / (config.getPingpong() ? 1 : consumers());
-  }
-  int64_t threads() const { return kWarpgroup * (1 + consumers()); }
-  /// f32 accumulators per slice: 64 x tile_n, or 64 x tile_m swapped.
-  int64_t registers() const {
-    return (config.getSwapped() ? config.getTileM() : config.getTileN()) / 2;
-  }
-  /// Work units of the grid: (tile, split) pairs, or pair units of a cluster's two tile rows.
-  int64_t workUnits(MatmulOp op) const {
-    ArrayRef<int64_t> shape = op.getD().getType().getShape();
-    int64_t tileRows = llvm::divideCeil(shape[0], config.getTileM());
-    return llvm::divideCeil(tileRows, cluster()) *
-           llvm::divideCeil(shape[1], config.getTileN()) * config.getSplits();
-  }
-  static int64_t tiles(MatmulOp op, KernelConfigAttr config) {
-    ArrayRef<int64_t> shape = op.getD().getType().getShape();
-    return llvm::divideCeil(shape[0], config.getTileM()) *
-           llvm::divideCeil(shape[1], config.getTileN());
-  }
-  /// Split-K workspace: one counter per (tile, consumer), padded, then the partial sums.
-  int64_t counterBytes(int64_t tiles) const {
-    return llvm::alignTo(tiles * consumers() * 4, kWorkspaceAlignment);
-  }
+  int64_t rowSlices() const { return Sm90Spec::rowSlices(config); }
+  int64_t slicesPerConsumer() const { return Sm90Spec::slicesPerConsumer(config); }
+  int64_t threads() const { return Sm90Spec::threads(config); }
+  int64_t registers() const { return Sm90Spec::registers(config); }
+  int64_t bSumRows() const { return Sm90Spec::bSumRows(config); }
   /// How the tiles cover D for the declared reductions: each consumer warpgroup is a row slice.
   TileGrid tileGrid(MatmulOp op) const {
-    ArrayRef<int64_t> shape = op.getD().getType().getShape();
+    Sm90Problem p = Sm90Problem::of(op);
     TileGrid grid;
-    grid.m = shape[0];
-    grid.n = shape[1];
+    grid.m = p.m;
+    grid.n = p.n;
     grid.tileM = config.getTileM();
     grid.tileN = config.getTileN();
     grid.slices = rowSlices();
     return grid;
   }
-  /// Rows of B each consumer sums for b_sums: an even share in 64-row groups, or all of them
-  /// (consumer 0) when a share would be less than 64.
-  int64_t bSumRows() const {
-    int64_t tileN = config.getTileN();
-    return tileN / consumers() >= kBlockRows ? tileN / consumers() : tileN;
-  }
   /// How a consumer sums `groups` 64-row groups of an operand tile.
-  TileSums tileSums(MatmulOp op, bool mnMajor, int64_t groups) const {
-    return TileSums{mnMajor, groups, sumsOnTensorCores(config, op),
+  TileSums tileSums(const Sm90Spec &s, bool mnMajor, int64_t groups) const {
+    return TileSums{mnMajor, groups, s.sumsOnTensorCores(),
                     /*chains=*/config.getTileK() / kInstrK};
   }
-  /// Per-thread partial operand sums (TileSums::values of a_sums, then b_sums).
-  int64_t operandSumValues(MatmulOp op) const {
-    int64_t values = 0;
-    if (op.getASums())
-      values += tileSums(op, isMNMajorA(op), 1).values();
-    if (op.getBSums())
-      values += tileSums(op, isMNMajorB(op), bSumRows() / kBlockRows).values();
-    return values;
-  }
-  /// f32 values per thread in a split-K partial: the accumulators, then the partial operand
-  /// sums (padded to float4), which the last split sums in the same split order.
-  int64_t splitRecordFloats(MatmulOp op) const {
-    return registers() + llvm::alignTo(operandSumValues(op), 4);
-  }
-  /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
-  int64_t recordsPerSlot() const { return config.getStreamk() ? 2 : config.getSplits(); }
-  /// Counter slots (each times the consumers): the tiles, or stream-K's walker blocks.
-  int64_t counterSlots(int64_t tileCount) const {
-    return config.getStreamk() ? kStreamKMaxBlocks : tileCount;
-  }
   /// Workspace: the split-K counters and partials, then the reductions' (Reductions.h).
-  int64_t splitKBytes(MatmulOp op) const {
-    if (config.getSplits() == 1 && !config.getStreamk())
-      return 0;
-    int64_t n = counterSlots(tiles(op, config));
-    return counterBytes(n) +
-           n * recordsPerSlot() * consumers() * kWarpgroup * splitRecordFloats(op) * 4;
-  }
   SmallVector<ReductionLayout> reductionLayouts(MatmulOp op, int64_t &workspaceBytes) const {
-    workspaceBytes = splitKBytes(op);
+    workspaceBytes = spec(op).splitKBytes();
     if (op.getReductions().empty())
       return {};
     return planReductions(op, tileGrid(op), workspaceBytes, workspaceBytes);
-  }
-  bool needsWorkspace(MatmulOp op) const {
-    return config.getSplits() > 1 || config.getStreamk() || !op.getReductions().empty();
   }
 
   LogicalResult checkSupported(MatmulOp op) const override {
@@ -294,67 +180,15 @@ public:
         return op.emitOpError() << "wgmma kernels need A and B with contiguous rows (stride 1 "
                                    "in the last dimension, a static row pitch)";
     }
-    // The epilog stages 32 accumulator columns at a time; an MN-major B tile is 64-row blocks.
-    if (config.getTileN() % 32 != 0)
-      return op.emitOpError() << "expected tile_n a multiple of 32 for the wgmma epilog (it "
-                                 "stages 32 columns at a time), got "
-                              << config.getTileN();
-    if (isMNMajorB(op) && config.getTileN() % (kBlockRows * cluster()) != 0)
-      return op.emitOpError() << "expected tile_n a multiple of " << kBlockRows * cluster()
-                              << " for a B given as [K, N] (it loads 64-row blocks"
-                              << (cluster() > 1 ? ", half of them per block of the cluster" : "")
-                              << "), got " << config.getTileN();
-    if (int64_t bytes = SharedLayout(config, op).total; bytes > kMaxSharedBytes)
-      return op.emitOpError() << "needs " << bytes << " bytes of shared memory for "
-                              << config.getStages() << " stages and the epilog, more than the "
-                              << kMaxSharedBytes << " a block can have; use fewer stages";
-    if (config.getStore() != DStore::Staged && !canStoreDFromRegisters(op))
-      return op.emitOpError() << "store = " << stringifyDStore(config.getStore())
-                              << " needs an epilog that writes D only (no aux output, no "
-                                 "reduction) into a static row-major D; use store = staged";
-    if (config.getStore() == DStore::Tma) {
-      if (!canStoreDThroughTma(op))
-        return op.emitOpError() << "store = tma needs a bf16, f16 or f32 D with rows of a "
-                                   "multiple of 16 bytes at a 16-byte aligned address, got "
-                                << op.getD().getType();
-      if (config.getTileN() % tmaStoreLineColumns(op) != 0)
-        return op.emitOpError() << "store = tma needs tile_n a multiple of "
-                                << tmaStoreLineColumns(op) << " (128 bytes of D), got "
-                                << config.getTileN();
-    }
-    if (config.getSwapped()) {
-      if (isMNMajorA(op) || isMNMajorB(op) || !config.getTma())
-        return op.emitOpError() << "swapped wgmma kernels need K-major A and B (A as [M, K], B "
-                                   "as [N, K]) read through TMA";
-      if (op.getASums() || op.getBSums() || !op.getReductions().empty())
-        return op.emitOpError() << "swapped wgmma kernels take element-wise epilogs only (no "
-                                   "operand sums or reductions)";
-    }
-    if (config.getPingpong() && (op.getASums() || op.getBSums()))
-      return op.emitOpError() << "ping-pong wgmma kernels take no operand sums (a_sums, "
-                                 "b_sums); use the cooperative kernel";
-    if (config.getStreamk() &&
-        workUnits(op) * llvm::divideCeil(reductionDim(op), config.getTileK()) >= (1 << 22))
-      return op.emitOpError() << "stream-K wgmma kernels need fewer than 2^22 k-steps in all "
-                                 "(work units x k-steps), got "
-                              << workUnits(op) << " x "
-                              << llvm::divideCeil(reductionDim(op), config.getTileK());
-    if (config.getStreamk() && (op.getASums() || op.getBSums() || !op.getReductions().empty()))
-      return op.emitOpError() << "stream-K wgmma kernels take no operand sums (a_sums, b_sums) "
-                                 "or reductions; use splits";
-    if (config.getTileM() == 256 && (op.getASums() || op.getBSums()))
-      return op.emitOpError() << "256-row wgmma tiles take no operand sums (a_sums, b_sums); "
-                                 "use 128 rows";
-    int64_t kSteps = llvm::divideCeil(reductionDim(op), config.getTileK());
-    if (config.getSplits() > kSteps)
-      return op.emitOpError() << "expected at most " << kSteps << " splits (one k-step of "
-                              << config.getTileK() << " each), got " << config.getSplits();
+    if (std::optional<std::string> why = spec(op).whyNot())
+      return op.emitOpError() << *why;
     return success();
   }
 
   SmallVector<Value> emitLeadingLaunchOperands(OpBuilder &b, MatmulOp op) const override {
     Location loc = op.getLoc();
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+    Sm90Problem p = Sm90Problem::of(op);
     SmallVector<Value> leading;
     if (config.getTma()) {
       // Boxes of 64 elements (one swizzled line) by the tile's rows (K-major) or by 64 k-lines
@@ -364,11 +198,11 @@ public:
         return b.getDenseI64ArrayAttr({line, mnMajor ? config.getTileK() : rows});
       };
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(),
-                                            box(isMNMajorA(op), config.getTileM()),
+                                            box(p.mnMajorA, config.getTileM()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
       // In a cluster each block loads half of B's tile rows.
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(),
-                                            box(isMNMajorB(op), config.getTileN() / cluster()),
+                                            box(p.mnMajorB, config.getTileN() / cluster()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
     // D's stores: boxes of one 128-byte line by a slice's 64 rows.
@@ -376,7 +210,7 @@ public:
       leading.push_back(TensorMapOp::create(
           b, loc, ptr, op.getD(), b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), kBlockRows}),
           b.getI64IntegerAttr(kSwizzleBytes)));
-    if (needsWorkspace(op)) {
+    if (spec(op).needsWorkspace()) {
       int64_t bytes = 0;
       reductionLayouts(op, bytes);
       leading.push_back(WorkspaceOp::create(b, loc, ptr, bytes));
@@ -385,7 +219,7 @@ public:
   }
 
   int64_t dynamicSharedMemoryBytes(MatmulOp op) const override {
-    return SharedLayout(config, op).total;
+    return spec(op).sharedLayout().total;
   }
 
   std::optional<SmallVector<int32_t, 3>> knownBlockSize() const override {
@@ -408,7 +242,7 @@ public:
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     LaunchGeometry geometry;
-    geometry.grid = {index(workUnits(op) * cluster()), index(1), index(1)};
+    geometry.grid = {index(spec(op).workUnits() * cluster()), index(1), index(1)};
     geometry.block = {index(threads()), index(1), index(1)};
     return geometry;
   }
@@ -486,6 +320,7 @@ private:
 
 /// Values shared by both roles.
 struct WgmmaKernelGenerator::Context {
+  explicit Context(Sm90Spec spec) : spec(std::move(spec)), layout(this->spec.sharedLayout()) {}
   Value mapA, mapB, mapD;           // TMA descriptors (generic pointers to kernel parameters)
   Value workspace;                  // split-K workspace (global pointer)
   Value base;                       // aligned dynamic shared memory (ptr<3>)
@@ -495,7 +330,8 @@ struct WgmmaKernelGenerator::Context {
   int64_t m, n, k, tilesM, tilesN, kSteps, units;
   Type elementType;
   bool mnMajorA = false, mnMajorB = false;
-  SharedLayout layout;
+  Sm90Spec spec;                    // the kernel's sizes
+  Sm90SharedLayout layout;
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
 
@@ -503,7 +339,7 @@ auto WgmmaKernelGenerator::emitStreamKWalk(Emitter &e, const Context &c) const -
   StreamKWalk s;
   Value kSteps = e.i32(c.kSteps);
   s.walker = emitWalker(e);
-  s.grid = e.min(e.min(emitWalkers(e), e.i32(kStreamKMaxBlocks / cluster())), e.i32(c.units));
+  s.grid = e.min(e.min(emitWalkers(e), e.i32(c.spec.streamKMaxBlocks() / cluster())), e.i32(c.units));
   // Every walker's whole units, then the last wave's k-steps cut into ranges of at least
   // kMinStreamKSteps: fewer walkers share them where they are few.
   s.wholeUnits = emitDivRem(e, e.i32(c.units), s.grid).first;
@@ -633,9 +469,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
                                     ValueRange leading) const {
   Location loc = op.getLoc();
   Emitter e{b, loc};
-  Context c;
-  c.layout = SharedLayout(config, op);
-  const SharedLayout &layout = c.layout;
+  Context c(spec(op));
+  const Sm90SharedLayout &layout = c.layout;
   unsigned maps = 0;
   if (config.getTma()) {
     c.mapA = leading[maps++];
@@ -643,17 +478,17 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   }
   if (config.getStore() == DStore::Tma)
     c.mapD = leading[maps++];
-  ArrayRef<int64_t> dShape = op.getD().getType().getShape();
-  c.m = dShape[0];
-  c.n = dShape[1];
-  c.k = reductionDim(op);
-  c.mnMajorA = isMNMajorA(op);
-  c.mnMajorB = isMNMajorB(op);
-  c.tilesM = llvm::divideCeil(c.m, config.getTileM());
-  c.tilesN = llvm::divideCeil(c.n, config.getTileN());
-  c.kSteps = llvm::divideCeil(c.k, config.getTileK());
-  c.units = workUnits(op);
-  if (needsWorkspace(op))
+  const Sm90Problem &p = c.spec.problem();
+  c.m = p.m;
+  c.n = p.n;
+  c.k = p.k;
+  c.mnMajorA = p.mnMajorA;
+  c.mnMajorB = p.mnMajorB;
+  c.tilesM = c.spec.tilesM();
+  c.tilesN = c.spec.tilesN();
+  c.kSteps = c.spec.kSteps();
+  c.units = c.spec.workUnits();
+  if (c.spec.needsWorkspace())
     c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
                                                 leading[maps]);
   int64_t workspaceBytes = 0;
@@ -697,7 +532,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     if (cluster() > 1) // the peer block arrives on them and multicasts into this block
       NVVM::FenceMbarrierInitOp::create(b, loc);
   }
-  if (sumsOnTensorCores(config, op))
+  if (c.spec.sumsOnTensorCores())
     emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
   auto clusterBarrier = [&] {
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
@@ -738,7 +573,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
 }
 
 /// Pointers of stage `stage`'s barriers: full (TMA landed) and empty (consumers done).
-static std::pair<Value, Value> stageBarriers(Emitter &e, Value base, const SharedLayout &layout,
+static std::pair<Value, Value> stageBarriers(Emitter &e, Value base, const Sm90SharedLayout &layout,
                                              int64_t stages, Value stage) {
   Value full = e.offset(base, e.add(e.i32(layout.barriers), e.mul(stage, e.i32(8))));
   Value empty =
@@ -753,7 +588,7 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
                                         const IRMapping &operands) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  const SharedLayout &layout = c.layout;
+  const Sm90SharedLayout &layout = c.layout;
   int64_t stages = config.getStages();
   OpBuilder::InsertionGuard guard(b);
   // Stream-K's walk is worked out in each role, so that its values stay out of the other's
@@ -794,7 +629,7 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
                                         const StageLoad &load) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  const SharedLayout &layout = c.layout;
+  const Sm90SharedLayout &layout = c.layout;
   auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), load.full, e.i32(layout.stageBytes),
                                          NVVM::MemScopeKind::CTA, false, Value());
@@ -832,7 +667,7 @@ void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const
                                              Value a, Value bMatrix) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  const SharedLayout &layout = c.layout;
+  const Sm90SharedLayout &layout = c.layout;
   int64_t tileK = config.getTileK();
   Value thread = c.tid; // the producer is warpgroup 0
   // Element i * 128 + thread of a rows x 64 tile, in the operand's memory order, so that a
@@ -927,7 +762,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   OpBuilder &b = e.b;
   Location loc = e.loc;
   MLIRContext *ctx = b.getContext();
-  const SharedLayout &layout = c.layout;
+  const Sm90SharedLayout &layout = c.layout;
   int64_t stages = config.getStages(), tileN = config.getTileN();
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
@@ -988,7 +823,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   WorkUnit unit =
       emitWorkUnit(e, c, units.getInductionVar(), walk && !pingpong ? &*walk : nullptr);
   if (Value sums = op.getASums()) {
-    SumsPlan p{operands.lookup(sums), tileSums(op, c.mnMajorA, 1)};
+    SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorA, 1)};
     p.active = e.eq(unit.tileCol, e.i32(0));
     p.firstRow = e.add(e.mul(unit.tileRow, e.i32(config.getTileM())),
                        e.mul(consumer, e.i32(kBlockRows)));
@@ -999,7 +834,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   if (Value sums = op.getBSums()) {
     int64_t rows = bSumRows();
     bool split = rows < tileN;
-    SumsPlan p{operands.lookup(sums), tileSums(op, c.mnMajorB, rows / kBlockRows)};
+    SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorB, rows / kBlockRows)};
     p.active = e.eq(unit.tileRow, e.i32(0));
     if (!split)
       p.active = e.andI(p.active, e.eq(consumer, e.i32(0)));
@@ -1038,7 +873,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     loopResultTypes.append(p.tile.carried(), b.getF32Type());
   // The B side of the operand sums' wgmmas: the tile of ones, K-major.
   Value onesDescriptor;
-  if (sumsOnTensorCores(config, op))
+  if (c.spec.sumsOnTensorCores())
     onesDescriptor =
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   // The main loop over the unit's k-steps; `summing[i]`: it issues sums plan i's wgmmas.
@@ -1243,7 +1078,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     // The partial operand sums travel with the accumulators: one record per thread.
     Value record = acc;
     if (!sumPartials.empty()) {
-      int64_t floats = splitRecordFloats(op);
+      int64_t floats = c.spec.splitRecordFloats();
       auto recordType =
           LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(floats, f32));
       record = LLVM::ZeroOp::create(b, loc, recordType);
@@ -1294,7 +1129,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
                                                                  Value acc) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  const SharedLayout &layout = c.layout;
+  const Sm90SharedLayout &layout = c.layout;
   int64_t floats = cast<LLVM::LLVMStructType>(acc.getType()).getBody().size();
   int64_t quads = floats / 4;
   Value splits = unit.splits;
@@ -1303,13 +1138,13 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   Value isLeader = e.eq(thread, e.i32(0));
   auto vec4 = VectorType::get({4}, b.getF32Type());
   Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)
-  int64_t slots = counterSlots(c.tilesM * c.tilesN);
+  int64_t slots = c.spec.counterSlots();
   // Byte offset of this thread's float4 `quad` in the partials of split `split`: records of
   // all consumers side by side.
   auto partial = [&](Value split, int64_t quad) {
     Value block = e.add(e.mul(unit.record(split), e.i32(consumers())), consumer);
     Value blockBytes = e.mul(e.zext64(block), e.i64(floats * kWarpgroup * 4));
-    Value within = e.i64(counterBytes(slots) + quad * kWarpgroup * 16);
+    Value within = e.i64(c.spec.counterBytes() + quad * kWarpgroup * 16);
     Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
     return e.globalOffset(c.workspace, bytes);
   };
@@ -1398,6 +1233,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
 }
 } // namespace
 
-std::unique_ptr<KernelGenerator> mlir::mepi::createWgmmaKernelGenerator(KernelConfigAttr config) {
-  return std::make_unique<WgmmaKernelGenerator>(config);
+std::unique_ptr<KernelGenerator>
+mlir::mepi::createWgmmaKernelGenerator(KernelConfigAttr config, const TargetInfo &target) {
+  return std::make_unique<WgmmaKernelGenerator>(config, target);
 }

@@ -2,6 +2,7 @@
 #include "WgmmaRegisterEpilog.h"
 
 #include "EpilogEmitter.h"
+#include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -11,10 +12,10 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 namespace {
-constexpr int64_t kWarpgroup = 128;
-/// A TMA store buffer: the slice's 64 rows of one 128-byte line each (64 columns of a 16-bit
-/// D, 32 of f32), with the 128-byte swizzle that the D tensor map declares.
-constexpr int64_t kLineBytes = 128, kBufferBytes = 64 * kLineBytes;
+using mlir::mepi::sm90::kWarpgroup;
+/// A TMA store buffer (Sm90Spec.h): the slice's 64 rows of one 128-byte line each (64 columns
+/// of a 16-bit D, 32 of f32), with the 128-byte swizzle that the D tensor map declares.
+constexpr int64_t kLineBytes = sm90::kSwizzleBytes, kBufferBytes = sm90::kTmaStoreBufferBytes;
 
 /// What every path needs of the thread's place in the slice and the slice's place in D.
 struct SlicePlace {
@@ -195,7 +196,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   int64_t groupsPerLine = lineColumns / 8;
   Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
   Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
-  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(tmaStoreStagingBytes())));
+  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(Sm90Spec::stagingBytes(DStore::Tma))));
   auto leader = [&](llvm::function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
     auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
@@ -280,7 +281,6 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
 }
 } // namespace
 
-int64_t mlir::mepi::tmaStoreStagingBytes() { return 2 * kBufferBytes; }
 
 void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                     const WgmmaEpilogFrame &f, Value acc, Value rowBase,

@@ -11,9 +11,6 @@
 
 namespace mlir::mepi {
 
-/// Shared bytes of one consumer's two TMA store buffers (64 rows of a 128-byte line each).
-int64_t tmaStoreStagingBytes();
-
 /// The epilog of one 64-row slice for f.store registers or tma: `rowBase`, `colBase` are the
 /// slice's first row and column of D, `fragmentRow`, `fragmentCol` the thread's first row and
 /// column in the slice.

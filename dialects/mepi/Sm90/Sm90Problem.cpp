@@ -1,0 +1,30 @@
+// Sm90Problem::of: what a Hopper kernel's sizes depend on, read off a mepi.matmul.
+#include "mepi/IR/MepiOps.h"
+#include "mepi/Sm90/EpilogScratch.h"
+#include "mepi/Sm90/Sm90Spec.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+Sm90Problem Sm90Problem::of(MatmulOp op) {
+  Sm90Problem p;
+  ArrayRef<int64_t> dShape = op.getD().getType().getShape();
+  p.m = dShape[dShape.size() - 2];
+  p.n = dShape.back();
+  p.k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
+  // The stored operand runs along M (A) or N (B) in memory: A given as [K, M] (transpose_a) or
+  // B as [K, N] (no transpose_b).
+  p.mnMajorA = op.getTransposeA();
+  p.mnMajorB = !op.getTransposeB();
+  p.aSums = static_cast<bool>(op.getASums());
+  p.bSums = static_cast<bool>(op.getBSums());
+  p.reductions = !op.getReductions().empty();
+  p.dFromRegisters = canStoreDFromRegisters(op);
+  p.dThroughTma = canStoreDThroughTma(op);
+  p.dLineColumns = tmaStoreLineColumns(op);
+  llvm::raw_string_ostream(p.dType) << "'" << op.getD().getType() << "'";
+  p.epilogScratchBytes = sm90::ScratchLayout(op).bytes;
+  return p;
+}

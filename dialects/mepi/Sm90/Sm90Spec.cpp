@@ -1,0 +1,123 @@
+// Sm90Spec's arithmetic (see Sm90Spec.h).
+#include "mepi/Sm90/Sm90Spec.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::mepi;
+using namespace mlir::mepi::sm90;
+
+int64_t Sm90Spec::consumers(KernelConfigAttr config) {
+  if (config.getSwapped()) // one per 64 columns of D (rows of B)
+    return config.getTileN() / 64;
+  return config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / kSliceRows, 2);
+}
+
+int64_t Sm90Spec::rowSlices(KernelConfigAttr config) {
+  return config.getSwapped() ? 1 : config.getTileM() / kSliceRows;
+}
+
+int64_t Sm90Spec::slicesPerConsumer(KernelConfigAttr config) {
+  if (config.getSwapped())
+    return 1;
+  return rowSlices(config) / (config.getPingpong() ? 1 : consumers(config));
+}
+
+int64_t Sm90Spec::registers(KernelConfigAttr config) {
+  return (config.getSwapped() ? config.getTileM() : config.getTileN()) / 2;
+}
+
+int64_t Sm90Spec::bSumRows(KernelConfigAttr config) {
+  int64_t tileN = config.getTileN(), share = tileN / consumers(config);
+  return share >= kBlockRows ? share : tileN;
+}
+
+int64_t Sm90Spec::tilesM() const { return llvm::divideCeil(p.m, config.getTileM()); }
+int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN()); }
+int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
+
+int64_t Sm90Spec::workUnits() const {
+  return llvm::divideCeil(tilesM(), config.getCluster()) * tilesN() * config.getSplits();
+}
+
+int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
+  int64_t units = workUnits();
+  if (config.getCluster() > 1)
+    return std::min(units, clusters) * config.getCluster();
+  return std::min(units, multiprocessors);
+}
+
+bool Sm90Spec::sumsOnTensorCores() const {
+  return p.operandSums() && config.getTileM() == 64 && !config.getSwapped();
+}
+
+int64_t Sm90Spec::operandSumValues() const {
+  int64_t values = 0;
+  if (p.aSums)
+    values += sumValuesPerGroup(sumsOnTensorCores(), p.mnMajorA);
+  if (p.bSums)
+    values += bSumRows(config) / kBlockRows * sumValuesPerGroup(sumsOnTensorCores(), p.mnMajorB);
+  return values;
+}
+
+int64_t Sm90Spec::stagingBytes(DStore store) {
+  switch (store) {
+  case DStore::Staged:
+    return kSliceRows * kStagingPitch * 4;
+  case DStore::Registers:
+    return 0;
+  case DStore::Tma:
+    return 2 * kTmaStoreBufferBytes;
+  }
+  return 0;
+}
+
+Sm90SharedLayout Sm90Spec::sharedLayout() const {
+  Sm90SharedLayout l;
+  l.aBytes = config.getTileM() * kSwizzleBytes;
+  l.bBytes = config.getTileN() * kSwizzleBytes;
+  l.stageBytes = l.aBytes + l.bBytes;
+  // The operand sums' tile of ones, 1024-aligned after the stages.
+  l.ones = config.getStages() * l.stageBytes;
+  l.staging = l.ones + (sumsOnTensorCores() ? kOnesTileBytes : 0);
+  // The swapped form stores straight from the registers: no staging block.
+  l.scratch =
+      l.staging + (config.getSwapped() ? 0 : consumers() * stagingBytes(config.getStore()));
+  l.scratchBytes = p.epilogScratchBytes;
+  l.barriers = l.scratch + consumers() * l.scratchBytes;
+  // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
+  // dynamic base to 1024 bytes.
+  l.flags = l.barriers + 16 * config.getStages();
+  l.total = l.flags + 16 + 1024;
+  return l;
+}
+
+bool Sm90Spec::needsWorkspace() const {
+  return config.getSplits() > 1 || config.getStreamk() || p.reductions;
+}
+
+int64_t Sm90Spec::recordsPerSlot() const {
+  return config.getStreamk() ? 2 : config.getSplits();
+}
+
+int64_t Sm90Spec::counterSlots() const {
+  return config.getStreamk() ? streamKMaxBlocks() : tiles();
+}
+
+int64_t Sm90Spec::counterBytes() const {
+  return llvm::alignTo(counterSlots() * consumers() * 4, kWorkspaceAlignment);
+}
+
+int64_t Sm90Spec::splitRecordFloats() const {
+  return registers() + llvm::alignTo(operandSumValues(), 4);
+}
+
+int64_t Sm90Spec::splitKBytes() const {
+  if (config.getSplits() == 1 && !config.getStreamk())
+    return 0;
+  return counterBytes() +
+         counterSlots() * recordsPerSlot() * consumers() * kWarpgroup * splitRecordFloats() * 4;
+}

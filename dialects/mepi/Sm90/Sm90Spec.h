@@ -1,0 +1,154 @@
+// Sm90Spec: the sizes of a Hopper (sm_90a) wgmma kernel for one problem, configuration and
+// target, in plain arithmetic: roles, work units, shared-memory and workspace layouts, and
+// whether the configuration can run the problem at all. The heuristic, the generator and the
+// runtime all ask it; none of them restates its arithmetic.
+#ifndef MEPI_SM90_SM90SPEC_H
+#define MEPI_SM90_SM90SPEC_H
+
+#include "mepi/IR/MepiAttrs.h"
+#include "mepi/Sm90/TargetInfo.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::mepi {
+class MatmulOp;
+
+namespace sm90 {
+constexpr int64_t kWarpgroup = 128;    // threads of a warpgroup (4 warps)
+constexpr int64_t kSliceRows = 64;     // rows of one wgmma m64 (a consumer's row slice)
+constexpr int64_t kSwizzleBytes = 128; // one line of a stage tile (the 128-byte swizzle)
+constexpr int64_t kBlockRows = 64;     // rows of an MN-major tile block (one 128-byte line)
+constexpr int64_t kInstrK = 16;        // K of one wgmma for 16-bit inputs
+/// The operand sums' tile of ones: 8 rows of 64 16-bit ones (one 128-byte swizzle atom).
+constexpr int64_t kOnesTileBytes = 1024;
+constexpr int64_t kWorkspaceAlignment = 256;
+/// Stream-K ranges are at least this many k-steps (where the last wave has that many per
+/// walker): a shorter one costs more in its records and pipeline refill than it spreads.
+constexpr int64_t kMinStreamKSteps = 16;
+/// The stream-K walk divides by the approximate reciprocal, exact below this many k-steps in
+/// all (work units x k-steps).
+constexpr int64_t kMaxStreamKSteps = int64_t(1) << 22;
+/// The staged epilog's block: 64 rows of kChunkColumns f32, rows padded by 8 floats so that a
+/// warp's 8-byte fragment stores fill all 32 banks twice, the minimum for 256 bytes.
+constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
+/// A TMA store buffer: 64 rows of one 128-byte line of D; two per consumer, alternating.
+constexpr int64_t kTmaStoreBufferBytes = 64 * kSwizzleBytes;
+} // namespace sm90
+
+/// What the kernel's sizes depend on, from the problem (Sm90Problem::of a mepi.matmul).
+struct Sm90Problem {
+  int64_t m = 0, n = 0, k = 0;
+  bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
+  bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
+  bool reductions = false;                 // declared row/column/scalar reductions
+  bool dFromRegisters = false; // the epilog writes D only, into a row-major D (store forms)
+  bool dThroughTma = false;    // ... and TMA can address D's rows
+  int64_t dLineColumns = 0;    // elements of D in one 128-byte line
+  std::string dType;           // D's type as diagnostics print it
+  int64_t epilogScratchBytes = 0; // per consumer warpgroup (EpilogScratch.h)
+
+  /// The problem of a static, rank-2 mepi.matmul.
+  static Sm90Problem of(MatmulOp op);
+  bool operandSums() const { return aSums || bSums; }
+};
+
+/// Byte offsets of a block's dynamic shared memory.
+struct Sm90SharedLayout {
+  int64_t aBytes = 0, bBytes = 0, stageBytes = 0; // one stage: A tile | B tile
+  int64_t ones = 0;         // the operand sums' tile of ones (after the stages)
+  int64_t staging = 0;      // consumer 0's staging block for D
+  int64_t scratch = 0;      // consumer 0's epilog scratch area
+  int64_t scratchBytes = 0; // per consumer
+  int64_t barriers = 0;     // full[stages] | empty[stages] mbarriers
+  int64_t flags = 0;        // split-K flags
+  int64_t total = 0;        // with the slack that aligns the dynamic base to 1024 bytes
+};
+
+class Sm90Spec {
+public:
+  Sm90Spec(const Sm90Problem &problem, KernelConfigAttr config, const TargetInfo &target)
+      : p(problem), config(config), target(target) {}
+
+  const Sm90Problem &problem() const { return p; }
+  KernelConfigAttr getConfig() const { return config; }
+  const TargetInfo &getTarget() const { return target; }
+
+  // Roles: what depends on the configuration alone.
+  /// Consumer warpgroups: one per 64-row slice up to two (a 256-row tile gives each two), two
+  /// ping-pong ones, or one per 64 columns of D when swapped.
+  static int64_t consumers(KernelConfigAttr config);
+  static int64_t threads(KernelConfigAttr config) {
+    return sm90::kWarpgroup * (1 + consumers(config));
+  }
+  /// 64-row slices of a tile (one wgmma m64 each); a consumer computes one, or all (ping-pong).
+  static int64_t rowSlices(KernelConfigAttr config);
+  static int64_t slicesPerConsumer(KernelConfigAttr config);
+  /// f32 accumulators per thread of a slice: 64 x tile_n, or 64 x tile_m swapped.
+  static int64_t registers(KernelConfigAttr config);
+  /// Rows of B each consumer sums for b_sums: an even share in 64-row groups, or all of them
+  /// (consumer 0) when a share would be less than 64.
+  static int64_t bSumRows(KernelConfigAttr config);
+  int64_t consumers() const { return consumers(config); }
+  int64_t threads() const { return threads(config); }
+  int64_t rowSlices() const { return rowSlices(config); }
+  int64_t registers() const { return registers(config); }
+
+  // Work units.
+  int64_t tilesM() const;
+  int64_t tilesN() const;
+  int64_t tiles() const { return tilesM() * tilesN(); }
+  int64_t kSteps() const;
+  /// (tile, split) pairs, or a cluster's pair units of two tile rows.
+  int64_t workUnits() const;
+  /// Blocks a persistent grid launches on `multiprocessors` SMs (or `clusters` clusters): one
+  /// per work unit at most.
+  int64_t gridBlocks(int64_t multiprocessors, int64_t clusters) const;
+  /// Stream-K keeps a counter and two records per walker block, for the target's
+  /// multiprocessors; walkers beyond them stay idle.
+  int64_t streamKMaxBlocks() const { return target.multiprocessors; }
+
+  // Operand sums.
+  /// On the tensor cores (wgmmas by a tile of ones) in the 64-row kernels of short M, which
+  /// wait on memory; by the consumer threads elsewhere (bench/NOTES.md).
+  bool sumsOnTensorCores() const;
+  /// f32 values per thread of one 64-row group's combined sums.
+  static int64_t sumValuesPerGroup(bool onTensorCores, bool mnMajor) {
+    return onTensorCores ? 4 : mnMajor ? 8 : 1;
+  }
+  /// Per-thread partial operand sums (a_sums' then b_sums').
+  int64_t operandSumValues() const;
+
+  // Shared memory.
+  /// One consumer's staging block for D: padded f32 rows (staged), none (registers), two TMA
+  /// store buffers (tma).
+  static int64_t stagingBytes(DStore store);
+  Sm90SharedLayout sharedLayout() const;
+  bool fitsSharedMemory() const { return sharedLayout().total <= target.sharedBytesPerBlock; }
+
+  // Workspace: split-K / stream-K counters and partials (the reductions' follow, Reductions.h).
+  bool needsWorkspace() const;
+  /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
+  int64_t recordsPerSlot() const;
+  /// Counter slots (each times the consumers): the tiles, or stream-K's walker blocks.
+  int64_t counterSlots() const;
+  int64_t counterBytes() const;
+  /// f32 values per thread in a split-K record: the accumulators, then the partial operand
+  /// sums padded to float4.
+  int64_t splitRecordFloats() const;
+  int64_t splitKBytes() const;
+
+  /// Why the configuration cannot run the problem on the target, or none where it can. The
+  /// message completes "<op> ..." (lowercase, expected ..., got ...).
+  std::optional<std::string> whyNot() const;
+  bool canImplement() const { return !whyNot(); }
+
+private:
+  Sm90Problem p;
+  KernelConfigAttr config;
+  TargetInfo target;
+};
+
+} // namespace mlir::mepi
+
+#endif // MEPI_SM90_SM90SPEC_H

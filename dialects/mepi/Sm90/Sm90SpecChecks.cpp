@@ -1,0 +1,113 @@
+// Sm90Spec::whyNot: whether a wgmma configuration can run a problem on a target, with the reason
+// where it cannot (the generator reports it as the op's error; the heuristic skips the
+// configuration).
+#include "mepi/Sm90/Sm90Spec.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+using namespace mlir::mepi::sm90;
+
+namespace {
+/// The store form's needs: an epilog that writes D only, and for TMA stores a D whose rows
+/// TMA addresses, in tiles of whole 128-byte lines.
+std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr config) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (config.getStore() != DStore::Staged && !p.dFromRegisters) {
+    os << "store = " << stringifyDStore(config.getStore())
+       << " needs an epilog that writes D only (no aux output, no reduction) into a static "
+          "row-major D; use store = staged";
+    return message;
+  }
+  if (config.getStore() != DStore::Tma)
+    return std::nullopt;
+  if (!p.dThroughTma) {
+    os << "store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a "
+          "16-byte aligned address, got "
+       << p.dType;
+    return message;
+  }
+  if (config.getTileN() % p.dLineColumns != 0) {
+    os << "store = tma needs tile_n a multiple of " << p.dLineColumns
+       << " (128 bytes of D), got " << config.getTileN();
+    return message;
+  }
+  return std::nullopt;
+}
+
+/// What the kernel forms (swapped, ping-pong, stream-K, 256-row tiles) take of the epilog.
+std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
+  const Sm90Problem &p = spec.problem();
+  KernelConfigAttr config = spec.getConfig();
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (config.getSwapped()) {
+    if (p.mnMajorA || p.mnMajorB || !config.getTma())
+      return std::string("swapped wgmma kernels need K-major A and B (A as [M, K], B as [N, K]) "
+                         "read through TMA");
+    if (p.operandSums() || p.reductions)
+      return std::string("swapped wgmma kernels take element-wise epilogs only (no operand "
+                         "sums or reductions)");
+  }
+  if (config.getPingpong() && p.operandSums())
+    return std::string("ping-pong wgmma kernels take no operand sums (a_sums, b_sums); use the "
+                       "cooperative kernel");
+  if (config.getStreamk() && spec.workUnits() * spec.kSteps() >= kMaxStreamKSteps) {
+    os << "stream-K wgmma kernels need fewer than 2^22 k-steps in all (work units x k-steps), "
+          "got "
+       << spec.workUnits() << " x " << spec.kSteps();
+    return message;
+  }
+  if (config.getStreamk() && (p.operandSums() || p.reductions))
+    return std::string("stream-K wgmma kernels take no operand sums (a_sums, b_sums) or "
+                       "reductions; use splits");
+  if (config.getTileM() == 256 && p.operandSums())
+    return std::string("256-row wgmma tiles take no operand sums (a_sums, b_sums); use 128 rows");
+  if (config.getSplits() > spec.kSteps()) {
+    os << "expected at most " << spec.kSteps() << " splits (one k-step of "
+       << config.getTileK() << " each), got " << config.getSplits();
+    return message;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<std::string> Sm90Spec::whyNot() const {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (config.getStrategy() != KernelStrategy::Wgmma || !target.hasWgmma()) {
+    os << "expected a wgmma configuration on sm_90a, got " << target.chip;
+    return message;
+  }
+  // The epilog stages 32 accumulator columns at a time; an MN-major B tile is 64-row blocks.
+  if (config.getTileN() % kChunkColumns != 0) {
+    os << "expected tile_n a multiple of 32 for the wgmma epilog (it stages 32 columns at a "
+          "time), got "
+       << config.getTileN();
+    return message;
+  }
+  int64_t cluster = config.getCluster();
+  if (p.mnMajorB && config.getTileN() % (kBlockRows * cluster) != 0) {
+    os << "expected tile_n a multiple of " << kBlockRows * cluster
+       << " for a B given as [K, N] (it loads 64-row blocks"
+       << (cluster > 1 ? ", half of them per block of the cluster" : "") << "), got "
+       << config.getTileN();
+    return message;
+  }
+  if (int64_t bytes = sharedLayout().total; !fitsSharedMemory()) {
+    os << "needs " << bytes << " bytes of shared memory for " << config.getStages()
+       << " stages and the epilog, more than the " << target.sharedBytesPerBlock
+       << " a block can have; use fewer stages";
+    return message;
+  }
+  if (cluster > target.maxClusterSize) {
+    os << "expected a cluster of at most " << target.maxClusterSize << " blocks, got " << cluster;
+    return message;
+  }
+  if (std::optional<std::string> why = whyNotStore(p, config))
+    return why;
+  return whyNotForm(*this);
+}
