@@ -83,16 +83,34 @@ llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr 
                                                     : CU_TENSOR_MAP_SWIZZLE_NONE;
   std::vector<int64_t> strides =
       layout.strides.empty() ? rowMajorStrides(layout.shape) : layout.strides;
-  // Innermost dimension first; reads outside the operand fill zeros (the residue tiles).
-  cuuint64_t dims[2] = {static_cast<cuuint64_t>(layout.shape[1]),
-                        static_cast<cuuint64_t>(layout.shape[0])};
-  cuuint64_t pitch[1] = {static_cast<cuuint64_t>(strides[0]) * elementTypeBytes(layout.type)};
-  cuuint32_t box[2] = {static_cast<cuuint32_t>(spec.box[0]),
-                       static_cast<cuuint32_t>(spec.box[1])};
-  cuuint32_t elementStrides[2] = {1, 1};
+  // Innermost dimension first: the matrix's columns and rows, then its batch dimensions, one
+  // element of them per box. Reads outside the operand fill zeros (the residue tiles).
+  size_t rank = layout.shape.size();
+  if (rank < 2 || rank > 5)
+    return llvm::createStringError("a TMA descriptor takes 2 to 5 dimensions, argument " +
+                                   std::to_string(spec.argument) + " has " +
+                                   std::to_string(rank));
+  cuuint64_t dims[5], byteStrides[4];
+  cuuint32_t box[5], elementStrides[5];
+  int64_t bytes = elementTypeBytes(layout.type);
+  for (size_t i = 0; i < rank; ++i) {
+    size_t dim = rank - 1 - i;
+    dims[i] = static_cast<cuuint64_t>(layout.shape[dim]);
+    box[i] = i < 2 ? static_cast<cuuint32_t>(spec.box[i]) : 1;
+    elementStrides[i] = 1;
+    if (i == 0)
+      continue;
+    // A broadcast dimension (of one element) is never stepped: any stride TMA accepts will do.
+    int64_t stride = strides[dim] * bytes;
+    if (layout.shape[dim] == 1)
+      stride = (static_cast<int64_t>(i == 1 ? dims[0] * bytes
+                                            : byteStrides[i - 2] * dims[i - 1]) + 15) / 16 * 16;
+    byteStrides[i - 1] = static_cast<cuuint64_t>(stride);
+  }
   CUtensorMap map;
   CUresult r = driver->cuTensorMapEncodeTiled(
-      &map, type, 2, reinterpret_cast<void *>(ptr), dims, pitch, box, elementStrides,
+      &map, type, static_cast<cuuint32_t>(rank), reinterpret_cast<void *>(ptr), dims,
+      byteStrides, box, elementStrides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (llvm::Error e = checkCuda(r, "cuTensorMapEncodeTiled(argument " +

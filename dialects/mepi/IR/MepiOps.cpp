@@ -128,7 +128,7 @@ int64_t mlir::mepi::getPromisedAlignment(Value value) {
 bool mlir::mepi::canStoreDFromRegisters(MatmulOp op) {
   MemRefType dType = op.getD().getType();
   int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  return op.getAux().empty() && op.getReductions().empty() && dType.getRank() == 2 &&
+  return op.getAux().empty() && op.getReductions().empty() && dType.getRank() >= 2 &&
          dType.getLayout().isIdentity() && dType.hasStaticShape() &&
          dType.getShape().back() % 2 == 0 && getPromisedAlignment(op.getD()) >= 2 * dBytes;
 }
@@ -526,18 +526,25 @@ LogicalResult MatmulOp::verifyRegions() {
 
 LogicalResult TensorMapOp::verify() {
   MemRefType type = getSource().getType();
-  if (type.getRank() != 2)
-    return emitOpError() << "expected a 2-D source, got rank " << type.getRank();
+  // A matrix, with up to three batch dimensions (TMA addresses five).
+  if (type.getRank() < 2 || type.getRank() > 5)
+    return emitOpError() << "expected a source of rank 2 to 5, got rank " << type.getRank();
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
     return emitOpError() << "expected a source with unit stride in its last dimension, got "
                          << type;
   unsigned eltBytes = type.getElementTypeBitWidth() / 8;
-  if (ShapedType::isDynamic(strides[0]) || (strides[0] * eltBytes) % 16 != 0)
+  int64_t pitch = strides[strides.size() - 2];
+  if (ShapedType::isDynamic(pitch) || (pitch * eltBytes) % 16 != 0)
     return emitOpError() << "expected a row pitch that is a multiple of 16 bytes, got "
-                         << (ShapedType::isDynamic(strides[0]) ? std::string("dynamic")
-                                                               : std::to_string(strides[0] * eltBytes));
+                         << (ShapedType::isDynamic(pitch) ? std::string("dynamic")
+                                                          : std::to_string(pitch * eltBytes));
+  for (int64_t dim = 0; dim + 2 < type.getRank(); ++dim)
+    if (type.getDimSize(dim) != 1 &&
+        (ShapedType::isDynamic(strides[dim]) || (strides[dim] * eltBytes) % 16 != 0))
+      return emitOpError() << "expected the stride of batch dimension " << dim
+                           << " a multiple of 16 bytes, got " << type;
   ArrayRef<int64_t> box = getBox();
   if (box.size() != 2 || llvm::any_of(box, [](int64_t b) { return b < 1 || b > 256; }))
     return emitOpError() << "expected a box of 2 sizes in [1, 256]";

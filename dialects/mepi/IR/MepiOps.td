@@ -158,11 +158,13 @@ def Mepi_YieldOp : Mepi_Op<"yield", [Pure, Terminator, ReturnLike, HasParent<"Ma
 }
 
 def Mepi_TensorMapOp : Mepi_Op<"tensor_map", [Pure]> {
-  let summary = "the TMA descriptor of a row-major 2-D operand, passed to a kernel by value";
+  let summary = "the TMA descriptor of a row-major operand, passed to a kernel by value";
   let description = [{
     Host side of a kernel launch: a `CUtensorMap` (128 bytes) that describes `source` to the
     tensor memory accelerator, with `box` = [inner, outer] elements copied per TMA load and the
     shared-memory `swizzle` in bytes (0, 32, 64 or 128). Reads outside `source` fill zeros.
+    A source with batch dimensions (up to three) has one more coordinate per batch dimension,
+    each with a box of one element: a load reads one batch element's rows.
     The kernel takes it as a `grid_constant` by-value parameter: the runtime encodes it once
     per set of operands (cuTensorMapEncodeTiled) and no copy is made per launch.
 

@@ -13,7 +13,10 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
   p.m = dShape[dShape.size() - 2];
   p.n = dShape.back();
-  p.k = op.getA().getType().getShape()[op.getTransposeA() ? 0 : 1];
+  ArrayRef<int64_t> aShape = op.getA().getType().getShape();
+  p.k = aShape[aShape.size() - (op.getTransposeA() ? 2 : 1)];
+  for (int64_t dim : dShape.drop_back(2))
+    p.batch *= dim;
   // The stored operand runs along M (A) or N (B) in memory: A given as [K, M] (transpose_a) or
   // B as [K, N] (no transpose_b).
   p.mnMajorA = op.getTransposeA();

@@ -39,7 +39,7 @@ int64_t Sm90Spec::tilesM() const { return llvm::divideCeil(p.m, config.getTileM(
 int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN()); }
 int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
 
-int64_t Sm90Spec::workUnits() const {
+int64_t Sm90Spec::unitsPerBatch() const {
   return llvm::divideCeil(tilesM(), config.getCluster()) * tilesN() * config.getSplits();
 }
 
@@ -104,7 +104,7 @@ int64_t Sm90Spec::recordsPerSlot() const {
 }
 
 int64_t Sm90Spec::counterSlots() const {
-  return config.getStreamk() ? streamKMaxBlocks() : tiles();
+  return config.getStreamk() ? streamKMaxBlocks() : p.batch * tiles();
 }
 
 int64_t Sm90Spec::counterBytes() const {

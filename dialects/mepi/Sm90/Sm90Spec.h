@@ -39,6 +39,7 @@ constexpr int64_t kTmaStoreBufferBytes = 64 * kSwizzleBytes;
 /// What the kernel's sizes depend on, from the problem (Sm90Problem::of a mepi.matmul).
 struct Sm90Problem {
   int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1; // D's batch elements (the product of its leading dimensions)
   bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
   bool reductions = false;                 // declared row/column/scalar reductions
@@ -48,7 +49,7 @@ struct Sm90Problem {
   std::string dType;           // D's type as diagnostics print it
   int64_t epilogScratchBytes = 0; // per consumer warpgroup (EpilogScratch.h)
 
-  /// The problem of a static, rank-2 mepi.matmul.
+  /// The problem of a mepi.matmul with static shapes.
   static Sm90Problem of(MatmulOp op);
   bool operandSums() const { return aSums || bSums; }
 };
@@ -99,8 +100,11 @@ public:
   int64_t tilesN() const;
   int64_t tiles() const { return tilesM() * tilesN(); }
   int64_t kSteps() const;
-  /// (tile, split) pairs, or a cluster's pair units of two tile rows.
-  int64_t workUnits() const;
+  /// Work units of one batch element: (tile, split) pairs, or a cluster's pair units of two
+  /// tile rows.
+  int64_t unitsPerBatch() const;
+  /// Work units of the grid: those of every batch element, batch element by batch element.
+  int64_t workUnits() const { return p.batch * unitsPerBatch(); }
   /// Blocks a persistent grid launches on `multiprocessors` SMs (or `clusters` clusters): one
   /// per work unit at most.
   int64_t gridBlocks(int64_t multiprocessors, int64_t clusters) const;
@@ -130,7 +134,8 @@ public:
   bool needsWorkspace() const;
   /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
   int64_t recordsPerSlot() const;
-  /// Counter slots (each times the consumers): the tiles, or stream-K's walker blocks.
+  /// Counter slots (each times the consumers): the tiles of every batch element, or stream-K's
+  /// walker blocks.
   int64_t counterSlots() const;
   int64_t counterBytes() const;
   /// f32 values per thread in a split-K record: the accumulators, then the partial operand

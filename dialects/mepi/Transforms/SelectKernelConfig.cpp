@@ -31,38 +31,48 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
-/// A static 2-D memref of 16-bit floats with contiguous rows: K-major (A, or B given as
-/// [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a, or B [K, N]); the
-/// wgmma family reads both.
+/// A static memref of 16-bit floats with contiguous rows and static strides: K-major (A, or B
+/// given as [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a, or B
+/// [K, N]), with or without batch dimensions; the wgmma family reads both.
 bool isRowContiguousOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
-  if (type.getRank() != 2 || !type.hasStaticShape() || type.getElementTypeBitWidth() != 16 ||
+  if (type.getRank() < 2 || !type.hasStaticShape() || type.getElementTypeBitWidth() != 16 ||
       !isa<FloatType>(type.getElementType()))
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
   return succeeded(type.getStridesAndOffset(strides, offset)) && offset == 0 &&
-         strides[1] == 1 && !ShapedType::isDynamic(strides[0]);
+         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
 }
 
-/// Whether a TMA descriptor can describe the operand: rows start every 16 bytes, at a 16-byte
-/// aligned address.
+/// Whether a TMA descriptor can describe the operand: rows, and the batch elements of its
+/// batch dimensions that do not broadcast, start every 16 bytes, at a 16-byte aligned address.
 bool isTmaOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) && (strides[0] * 2) % 16 == 0 &&
-         getPromisedAlignment(value) >= 16;
+  if (failed(type.getStridesAndOffset(strides, offset)) || getPromisedAlignment(value) < 16)
+    return false;
+  for (int64_t dim = 0; dim + 1 < type.getRank(); ++dim)
+    if (type.getDimSize(dim) != 1 && (strides[dim] * 2) % 16 != 0)
+      return false;
+  return true;
 }
 
-/// Whether the wgmma family can run `op` (see the pass description).
+/// Whether the wgmma family can run `op` (see the pass description). Batched problems need
+/// TMA loads and an epilog without operand sums or reductions (Sm90Spec::whyNot).
 bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
   if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
     return false;
-  if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape())
+  MemRefType dType = op.getD().getType();
+  if (dType.getRank() < 2 || !dType.hasStaticShape() || !isRowContiguousOperand(op.getA()) ||
+      !isRowContiguousOperand(op.getB()))
     return false;
-  return isRowContiguousOperand(op.getA()) && isRowContiguousOperand(op.getB());
+  if (dType.getRank() == 2)
+    return true;
+  return isTmaOperand(op.getA()) && isTmaOperand(op.getB()) && !op.getASums() &&
+         !op.getBSums() && op.getReductions().empty();
 }
 
 /// Whether the epilog costs the multiprocessor's special-function units per element: a
@@ -82,7 +92,7 @@ bool hasCostlyEpilog(MatmulOp op) {
 /// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
 /// element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
 bool canSwap(MatmulOp op, bool tmaLoads) {
-  return tmaLoads && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
+  return tmaLoads && op.getD().getType().getRank() == 2 && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
          !op.getBSums() && op.getReductions().empty();
 }
 
@@ -186,7 +196,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
               : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
   auto [tileM, tileN] = candidates.back();
   for (auto [cm, cn] : candidates)
-    if (llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {
+    if (p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {
       tileM = cm;
       tileN = cn;
       break;
@@ -228,7 +238,8 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   // or more tiles: on 8192^3 (31 each) the user bias + GELU ran 2.3 % and GELU_BIAS 3 % faster
   // than in 128 x 256 clusters. Not with fewer: on 4096 x 4096 x 14336 (7.75 each) ping-pong
   // ran 1.65x slower, probably out of L2 (bench/NOTES.md).
-  int64_t tiles128 = llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
+  // Tile counts are of every batch element together: all of them fill the machine.
+  int64_t tiles128 = p.batch * llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
   bool unforced = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 &&
               !op.getASums() && !op.getBSums();
   bool tmaStores = canUseTmaStores(op, tma, 128);
@@ -250,7 +261,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
     tileM = forcedM;
   if (forcedN > 0)
     tileN = forcedN;
-  int64_t tiles = llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
+  int64_t tiles = p.batch * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
   int64_t splits = 1;
   if (forcedM <= 0 && forcedN <= 0 && 2 * tiles <= kMultiprocessors) {
     int64_t kSteps = llvm::divideCeil(k, 64);
@@ -297,7 +308,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
                               {64, 128}}) {
     KernelConfigAttr plain = chooseWgmmaConfig(op, target, tileM, tileN);
     add(plain);
-    int64_t tiles = llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+    int64_t tiles = p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
     for (int64_t splits : {2, 4, 8})
       if (plain && kSteps >= splits * kMinStepsPerSplit &&
           tiles * splits <= 2 * target.multiprocessors)

@@ -51,6 +51,16 @@ void thenIf(Emitter &e, Value condition) {
 
 Value mlir::mepi::emitGlobalBase(Emitter &e, Value value) {
   Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(e.b, e.loc, value);
+  // A view (one batch element of a batched operand) starts `offset` elements in.
+  auto type = cast<MemRefType>(value.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (offset != 0) {
+    auto metadata = memref::ExtractStridedMetadataOp::create(e.b, e.loc, value);
+    Value bytes = arith::MulIOp::create(
+        e.b, e.loc, metadata.getOffset(),
+        arith::ConstantIndexOp::create(e.b, e.loc, type.getElementTypeBitWidth() / 8));
+    pointer = arith::AddIOp::create(e.b, e.loc, pointer, bytes);
+  }
   Value address = arith::IndexCastUIOp::create(e.b, e.loc, e.b.getI64Type(), pointer);
   return LLVM::IntToPtrOp::create(e.b, e.loc, e.globalPtr(), address);
 }

@@ -38,6 +38,9 @@ struct WgmmaEpilogFrame {
   /// that write D only, WgmmaRegisterEpilog.h).
   DStore store = DStore::Staged;
   Value dMap;          ///< D's TMA descriptor (store = tma)
+  /// Batched, store = tma: the TMA coordinates of the unit's batch element of D, innermost
+  /// first (after the column and the row).
+  SmallVector<Value> dBatch;
   int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
   int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area
   SmallVector<ReductionLayout> reductions;

@@ -58,6 +58,7 @@
 // float4 (stream-K: counters[132 * C] | partials[132][2][C][R / 4][128]), R = tile_n / 2
 // accumulator registers per thread, so that a warp's partial stores and loads are 512
 // contiguous bytes.
+#include "BatchViews.h"
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
@@ -169,16 +170,16 @@ public:
     if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
       return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, got " << aElt
                               << " and " << op.getB().getType().getElementType();
-    if (op.getD().getType().getRank() != 2 || !op.getD().getType().hasStaticShape() ||
-        !op.getA().getType().hasStaticShape())
-      return op.emitOpError() << "wgmma kernels need static rank-2 operands";
+    if (!op.getD().getType().hasStaticShape() || !op.getA().getType().hasStaticShape() ||
+        !op.getB().getType().hasStaticShape())
+      return op.emitOpError() << "wgmma kernels need static shapes";
     for (Value operand : {op.getA(), op.getB()}) {
       SmallVector<int64_t> strides;
       int64_t offset;
       if (failed(cast<MemRefType>(operand.getType()).getStridesAndOffset(strides, offset)) ||
-          strides.size() != 2 || strides[1] != 1 || ShapedType::isDynamic(strides[0]))
+          strides.back() != 1 || llvm::any_of(strides, ShapedType::isDynamic))
         return op.emitOpError() << "wgmma kernels need A and B with contiguous rows (stride 1 "
-                                   "in the last dimension, a static row pitch)";
+                                   "in the last dimension, static strides)";
     }
     if (std::optional<std::string> why = spec(op).whyNot())
       return op.emitOpError() << *why;
@@ -256,6 +257,7 @@ private:
   /// barrier that completes when it landed.
   struct StageLoad {
     Value full, stageBase, k, rowA, rowB;
+    SmallVector<Value> batchA, batchB; // batched: TMA coordinates of the batch dimensions
   };
   void emitProducer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   void emitTmaLoads(Emitter &e, const Context &c, const StageLoad &load) const;
@@ -282,8 +284,9 @@ private:
   /// only for the second tile of a cluster's pair below D).
   /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
   /// counter slot of their reduction (the tile, or the first walker's block).
+  /// Batched: `batch` is D's batch element (i32; null when unbatched), `tile` the tile within it.
   struct WorkUnit {
-    Value tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
+    Value batch, tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
     std::function<Value(Value)> record; // which record holds split j (i32) of the workspace's
   };
   WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit,
@@ -328,6 +331,7 @@ struct WgmmaKernelGenerator::Context {
   Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
   Value rank;                       // the block's rank in its cluster (i32; 0 without one)
   int64_t m, n, k, tilesM, tilesN, kSteps, units;
+  int64_t batch, unitsPerBatch;     // D's batch elements, and the work units of each
   Type elementType;
   bool mnMajorA = false, mnMajorB = false;
   Sm90Spec spec;                    // the kernel's sizes
@@ -367,13 +371,19 @@ auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit
     -> WorkUnit {
   WorkUnit w;
   int64_t splits = config.getSplits();
+  // Batched: each batch element's units in turn (no stream-K then).
+  if (c.batch > 1) {
+    w.batch = e.div(unit, e.i32(c.unitsPerBatch));
+    unit = e.rem(unit, e.i32(c.unitsPerBatch));
+  }
   // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
   w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
   w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
   w.splits = e.i32(splits);
-  w.slot = w.tile;
-  Value tile = w.tile;
-  w.record = [&e, tile, splits](Value j) { return e.add(e.mul(tile, e.i32(splits)), j); };
+  // The counter slot and records of a split tile: its index among every batch element's tiles.
+  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(c.tilesM * c.tilesN)), w.tile) : w.tile;
+  Value slot = w.slot;
+  w.record = [&e, slot, splits](Value j) { return e.add(e.mul(slot, e.i32(splits)), j); };
   if (walk) {
     // Stream-K: iteration `unit` of the walker's loop. Its whole units first, then the shared
     // units its range meets, the last first: each range starts at its own k-step, but the
@@ -488,6 +498,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.tilesN = c.spec.tilesN();
   c.kSteps = c.spec.kSteps();
   c.units = c.spec.workUnits();
+  c.batch = p.batch;
+  c.unitsPerBatch = c.spec.unitsPerBatch();
   if (c.spec.needsWorkspace())
     c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
                                                 leading[maps]);
@@ -601,6 +613,11 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   StageLoad load;
   load.rowA = e.mul(unit.tileRow, e.i32(config.getTileM()));
   load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
+  if (unit.batch) {
+    Value d = operands.lookup(op.getD());
+    load.batchA = emitTmaBatchCoordinates(b, loc, operands.lookup(op.getA()), d, unit.batch);
+    load.batchB = emitTmaBatchCoordinates(b, loc, operands.lookup(op.getB()), d, unit.batch);
+  }
   auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
                                   ValueRange{units.getRegionIterArg(0)});
   {
@@ -635,22 +652,27 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
                                          NVVM::MemScopeKind::CTA, false, Value());
   // `multicast` (i16 mask of the cluster's blocks, or null): the copy lands at the same offset
   // in each, completing the barrier at the same offset in each.
-  auto copy = [&](Value dst, Value map, Value inner, Value outer, Value multicast) {
+  // Coordinates innermost first: the matrix's two, then its batch dimensions'.
+  auto copy = [&](Value dst, Value map, Value inner, Value outer, ArrayRef<Value> batch,
+                  Value multicast) {
     Value clusterDst = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
+    SmallVector<Value> coordinates = {inner, outer};
+    llvm::append_range(coordinates, batch);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, clusterDst, map, ValueRange{inner, outer}, load.full, ValueRange{}, multicast,
-        Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+        b, loc, clusterDst, map, coordinates, load.full, ValueRange{}, multicast, Value(),
+        NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
   };
-  // Coordinates innermost first: (k, row) for K-major, (row, k) per 64-row block otherwise.
+  // (k, row) for K-major, (row, k) per 64-row block otherwise.
   auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor,
-                      Value multicast) {
+                      ArrayRef<Value> batch, Value multicast) {
     if (!mnMajor)
-      return copy(dst, map, load.k, row, multicast);
+      return copy(dst, map, load.k, row, batch, multicast);
     for (int64_t block = 0; block < rows / kBlockRows; ++block)
       copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
-           e.add(row, e.i32(block * kBlockRows)), load.k, multicast);
+           e.add(row, e.i32(block * kBlockRows)), load.k, batch, multicast);
   };
-  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA, Value());
+  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA, load.batchA,
+           Value());
   // In a cluster, block r loads rows [r * tileN / 2, (r + 1) * tileN / 2) of B's tile (whole
   // lines, or whole 64-row blocks) into both blocks.
   int64_t rowsB = config.getTileN() / cluster();
@@ -660,7 +682,7 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
     bBase = e.offset(bBase, e.mul(c.rank, e.i32(layout.bBytes / cluster())));
     rowB = e.add(rowB, e.mul(c.rank, e.i32(rowsB)));
   }
-  copyTile(bBase, c.mapB, rowB, rowsB, c.mnMajorB, multicast);
+  copyTile(bBase, c.mapB, rowB, rowsB, c.mnMajorB, load.batchB, multicast);
 }
 
 void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
@@ -1212,8 +1234,13 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
 void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                       const IRMapping &operands, Value acc,
                                       const WorkUnit &unit, Value slice) const {
+  // Batched: the epilog addresses the unit's batch element through views of its operands.
+  IRMapping batchViews;
+  if (unit.batch)
+    batchViews = emitBatchViews(e.b, e.loc, op, operands, unit.batch);
+  const IRMapping &views = unit.batch ? batchViews : operands;
   if (config.getSwapped())
-    return emitTransposedEpilog(e, op, operands, c.m, c.n, config.getTileM(), config.getTileN(),
+    return emitTransposedEpilog(e, op, views, c.m, c.n, config.getTileM(), config.getTileN(),
                                 acc, unit.tileRow, unit.tileCol, c.tid);
   WgmmaEpilogFrame frame;
   frame.m = c.m;
@@ -1223,13 +1250,17 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.slices = rowSlices();
   frame.store = config.getStore();
   frame.dMap = c.mapD;
+  if (unit.batch && c.mapD) {
+    Value d = operands.lookup(op.getD());
+    frame.dBatch = emitTmaBatchCoordinates(e.b, e.loc, d, d, unit.batch);
+  }
   frame.staging = c.layout.staging;
   frame.scratch = c.layout.scratch;
   frame.reductions = c.reductions;
   frame.base = c.base;
   frame.workspace = c.workspace;
   frame.tid = c.tid;
-  emitWgmmaEpilog(e, op, operands, frame, acc, unit.tileRow, unit.tileCol, slice);
+  emitWgmmaEpilog(e, op, views, frame, acc, unit.tileRow, unit.tileCol, slice);
 }
 } // namespace
 

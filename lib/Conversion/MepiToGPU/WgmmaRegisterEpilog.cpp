@@ -270,8 +270,10 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     emitConsumerBarrier(e, consumer);
     leader([&] {
       Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
+      SmallVector<Value> coordinates = {col, p.rowBase};
+      llvm::append_range(coordinates, f.dBatch);
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, loc, f.dMap, buffer, ValueRange{col, p.rowBase}, /*l2CacheHint=*/Value(),
+          b, loc, f.dMap, buffer, coordinates, /*l2CacheHint=*/Value(),
           NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });
