@@ -7,6 +7,7 @@
 #   scripts/device-run.sh lto          nvJitLink links a user LTO-IR object (libNVVM lookup)
 #   scripts/device-run.sh interop      the ReLU mask against cuBLASLt's, bit for bit (interop.log)
 #   scripts/device-run.sh bench        mepi-bench vs cuBLASLt: table in bench.log, JSON in dense.json
+#   scripts/device-run.sh batched      mepi-bench --batched (strided batched): batched.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,6 +18,9 @@ rm -rf "$work" && mkdir -p "$work"
 xz -dc "$root/.bundle/mepi-bundle.tar.xz" | tar -C "$work" -xf - || { echo "no bundle" >&2; exit 1; }
 bundle="$work/mepi"
 export PATH="/usr/local/cuda/bin:$PATH"
+# The commit the bundle was built from, which mepi-bench writes into its JSON.
+MEPI_REVISION="$(cat "$bundle/REVISION")"
+export MEPI_REVISION
 
 run_smoke() {
   {
@@ -92,6 +96,12 @@ run_bench() {
   return "${PIPESTATUS[0]}"
 }
 
+run_batched() {
+  "$bundle/bin/mepi-bench" --batched --json "$out/batched.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
+    tee "$out/batched.log"
+  return "${PIPESTATUS[0]}"
+}
+
 # The wgmma kernel's register/spill report, ptxas warnings (C7511/C7515: wgmma serialized) and
 # the count of HGMMA instructions in its SASS.
 run_sass() {
@@ -118,8 +128,9 @@ for set in "${@:-smoke}"; do
     lto) run_lto || status=1 ;;
     interop) run_interop || status=1 ;;
     bench) run_bench || status=1 ;;
+    batched) run_batched || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sass)" >&2
        status=2 ;;
   esac
 done

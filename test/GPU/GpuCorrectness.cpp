@@ -546,6 +546,41 @@ std::vector<Case> allCases(bool quick) {
     wide.outType = ElementType::F32;
     cases.push_back(wide);
   }
+  // Batched problems on the wgmma family (numpy.matmul broadcasting): batch elements walked by
+  // the tile scheduler, a TMA coordinate per batch dimension (0 where one broadcasts), the
+  // epilog through views of the unit's element; residues in M, N and K, both orientations of
+  // B, one and two batch dimensions, a 2-D operand against a batched one, C with beta, an f32
+  // D, and the forced forms (split-K, ping-pong, clusters, each store form).
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
+      cases.push_back({t, {5, 127, 264}, {5, 136, 264}, {5, 127, 136}, false, true, e});
+      cases.push_back({t, {7, 300, 200}, {7, 200, 504}, {7, 300, 504}, false, false, e});
+    }
+    cases.push_back({t, {2, 3, 129, 136}, {1, 3, 136, 200}, {2, 3, 129, 200}, false, false,
+                     "GELU_BIAS"});
+    cases.push_back({t, {300, 200}, {4, 200, 504}, {4, 300, 504}, false, false, "RELU_BIAS"});
+    cases.push_back({t, {4, 300, 200}, {504, 200}, {4, 300, 504}, false, true, "BIAS"});
+    cases.push_back({t, {3, 264, 1000}, {3, 264, 136}, {3, 1000, 136}, true, false, "SILU"});
+    cases.push_back({t, {16, 1024, 1024}, {16, 1024, 1024}, {16, 1024, 1024}, false, false,
+                     "DEFAULT"});
+    Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
+                  0.5f, -1.25f};
+    cases.push_back(batchedC);
+    Case batchedWide{t, {3, 257, 128}, {3, 128, 264}, {3, 257, 264}, false, false, "GELU_BIAS",
+                     true, 1.0f, 0.5f};
+    batchedWide.outType = ElementType::F32;
+    cases.push_back(batchedWide);
+    for (const char *config :
+         {"#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 3>",
+          "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>",
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>",
+          "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 6, store = registers>",
+          "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>"}) {
+      Case forced{t, {3, 333, 520}, {3, 264, 520}, {3, 333, 264}, false, true, "GELU_BIAS"};
+      forced.config = config;
+      cases.push_back(forced);
+    }
+  }
   // MN-major operands (A given as [K, M] with transpose_a, B as [K, N]): TMA boxes of 64-row
   // blocks and transposed wgmma reads, every orientation, tile and residue; staged odd pitches
   // (N or M not a multiple of 8) and the ordinary-load producer.

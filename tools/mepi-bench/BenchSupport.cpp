@@ -94,6 +94,20 @@ LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
                    : cublasLtMatrixLayoutCreate(&lb, type, s.k, s.n, s.k),
          "layout B");
   cublas(cublasLtMatrixLayoutCreate(&ld, type, s.m, s.n, s.m), "layout D");
+  if (s.batch > 1) { // strided batched, as torch.bmm calls it
+    auto batched = [&](cublasLtMatrixLayout_t layout, int64_t stride, const char *what) {
+      int32_t count = static_cast<int32_t>(s.batch);
+      cublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                              sizeof count),
+             what);
+      cublas(cublasLtMatrixLayoutSetAttribute(
+                 layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+             what);
+    };
+    batched(la, s.m * s.k, "batch A");
+    batched(lb, s.sharedB ? 0 : s.n * s.k, "batch B");
+    batched(ld, s.m * s.n, "batch D");
+  }
   cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
   cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                               &workspaceBytes, sizeof workspaceBytes),

@@ -17,6 +17,8 @@ namespace bench {
 struct Shape {
   int64_t m, n, k;
   const char *name;
+  int64_t batch = 1;    ///< strided batch elements of A, B and D
+  bool sharedB = false; ///< batched: one B for every element (numpy broadcasting, stride 0)
 };
 
 extern const mepi::runtime::CudaDriver *driver;
@@ -74,6 +76,8 @@ struct LtMatmulSpec {
   CUdeviceptr bias = 0;  ///< the bias, or the bias gradient a backward epilog writes
   CUdeviceptr aux = 0;   ///< the epilog's aux matrix
   int64_t auxLd = 0;     ///< in elements (bits for the ReLU mask)
+  int64_t batch = 1;     ///< strided batch: A, B and D elements one after the other
+  bool sharedB = false;  ///< batched: B's batch stride is 0
 };
 
 class LtMatmul {

@@ -6,8 +6,8 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
-//              [--config KERNEL_CONFIG] [--shape MxNxK]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
 // mepi reads transposed from shared memory and cuBLASLt takes as op T of an N x K matrix).
@@ -27,7 +27,10 @@
 //
 // --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms).
 //
-// --shape measures the given problem sizes (labelled MxNxK) instead of the standard set.
+// --shape measures the given problem sizes (labelled MxNxK) instead of the standard set;
+// BxMxNxK is a strided batch of B problems (cuBLASLt's strided batched, as torch.bmm calls
+// it), BxMxNxKb one whose elements share one B (batch stride 0; a 2-D B for mepi).
+// --batched measures the batched set instead (torch.bmm shapes and shared-B batches).
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
@@ -38,6 +41,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -100,7 +104,8 @@ mepi::Epilog mepiEpilog(const std::string &name) {
 Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size_t l2Bytes,
                     bool quick) {
   Measurement r;
-  const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k;
+  const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k, batch = p.shape.batch;
+  const int64_t bCount = p.shape.sharedB ? 1 : batch; // B's elements
   std::string epilog = p.epilog;
   bool backward = epilog.find("BGRAD") != std::string::npos;
   bool hasBias = epilog.find("BIAS") != std::string::npos; // the input of the forward epilogs
@@ -113,13 +118,13 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   // The aux layouts both libraries take (column-major, padded rows).
   int64_t maskPitch = ((m + 7) / 8 + 15) / 16 * 16; // bytes per column of the ReLU mask
   int64_t geluPitch = (m + 7) / 8 * 8;               // elements per column of gelu_aux
-  size_t inputBytes = 2 * size_t(m * k + n * k);
+  size_t inputBytes = 2 * size_t(batch * m * k + bCount * n * k);
   // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
   r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
   std::vector<CUdeviceptr> as, bs;
   for (int i = 0; i < r.rotation; ++i) {
-    as.push_back(randomBuffer(size_t(m * k), p.bf16, 2 * i + 1));
-    bs.push_back(randomBuffer(size_t(n * k), p.bf16, 2 * i + 2));
+    as.push_back(randomBuffer(size_t(batch * m * k), p.bf16, 2 * i + 1));
+    bs.push_back(randomBuffer(size_t(bCount * n * k), p.bf16, 2 * i + 2));
   }
   CUdeviceptr bias = hasBias ? randomBuffer(size_t(m), p.bf16, 99) : 0;
   // Aux buffers: written by the forward epilogs, read (random contents) by the backward ones.
@@ -129,7 +134,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   // cuBLASLt's bias gradient output (mepi allocates its own).
   CUdeviceptr refGrad = backward ? randomBuffer(size_t(std::max(m, n)), p.bf16, 97) : 0;
   CUdeviceptr refD;
-  cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
+  cu(driver->cuMemAlloc(&refD, size_t(batch * m * n) * 2), "cuMemAlloc(ref d)");
 
   auto release = [&] {
     for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
@@ -149,12 +154,19 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
       t.shape = std::move(shape);
       return t;
     };
+    // Batched: A [batch, ., .], B [batch, ., .] or one B for all (2-D, numpy broadcasting).
+    auto operand = [&](CUdeviceptr ptr, int64_t count, int64_t rows, int64_t cols) {
+      if (batch == 1 || count == 1)
+        return tensor(ptr, {rows, cols});
+      return tensor(ptr, {count, rows, cols});
+    };
     std::vector<mepi::Matmul> mms;
     for (int i = 0; i < r.rotation; ++i) {
       mepi::Options options;
       options.kernelConfig = forcedConfig;
-      mms.emplace_back(mMajorA ? tensor(as[i], {k, m}) : tensor(as[i], {m, k}),
-                       nMajorB ? tensor(bs[i], {k, n}) : tensor(bs[i], {n, k}), std::nullopt,
+      mms.emplace_back(mMajorA ? operand(as[i], batch, k, m) : operand(as[i], batch, m, k),
+                       nMajorB ? operand(bs[i], bCount, k, n) : operand(bs[i], bCount, n, k),
+                       std::nullopt,
                        1.0f, std::nullopt, mepi::Qualifiers{mMajorA, !nMajorB}, options);
       auto t0 = std::chrono::steady_clock::now();
       mepi::EpilogInputs inputs;
@@ -181,6 +193,8 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     // cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N)
     // or, row-major K x N, as N x K col-major (T).
     LtMatmulSpec spec{m, n, k, p.bf16, mMajorA, nMajorB, cublasEpilog(p.epilog)};
+    spec.batch = batch;
+    spec.sharedB = p.shape.sharedB;
     if (hasBias || backward) // the bias (forward) or the bias gradient it writes (backward)
       spec.bias = backward ? refGrad : bias;
     spec.aux = aux;
@@ -345,7 +359,7 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false, catalog = false, user = false;
+  bool quick = false, catalog = false, user = false, batched = false;
   std::string jsonPath, ltoirPath, command = argv[0];
   std::vector<std::string> filters;
   std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
@@ -359,6 +373,8 @@ int main(int argc, char **argv) {
       catalog = true;
     else if (arg == "--user")
       user = true;
+    else if (arg == "--batched")
+      batched = true;
     else if (arg == "--autotune")
       autotune = true;
     else if (arg == "--ltoir" && i + 1 < argc)
@@ -372,11 +388,23 @@ int main(int argc, char **argv) {
     else if (arg == "--config" && i + 1 < argc)
       forcedConfig = argv[++i], command += std::string(" '") + argv[i] + "'";
     else if (arg == "--shape" && i + 1 < argc) {
+      // MxNxK, or BxMxNxK (strided batched), with a trailing "b" for one B for all elements.
       Shape shape{0, 0, 0, nullptr};
       command += std::string(" ") + argv[i + 1];
-      if (std::sscanf(argv[++i], "%" SCNd64 "x%" SCNd64 "x%" SCNd64, &shape.m, &shape.n, &shape.k) != 3 ||
-          shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
-        std::printf("--shape expects MxNxK with positive sizes, got '%s'\n", argv[i]);
+      int64_t v[4] = {0, 0, 0, 0};
+      char shared = 0;
+      int got = std::sscanf(argv[++i], "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64 "%c",
+                            &v[0], &v[1], &v[2], &v[3], &shared);
+      if (got >= 4) {
+        shape.batch = v[0], shape.m = v[1], shape.n = v[2], shape.k = v[3];
+        shape.sharedB = shared == 'b';
+      } else {
+        shape.m = v[0], shape.n = v[1], shape.k = v[2];
+      }
+      if (got < 3 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0 ||
+          (got == 5 && shared != 'b')) {
+        std::printf("--shape expects MxNxK or BxMxNxK[b] with positive sizes, got '%s'\n",
+                    argv[i]);
         return 1;
       }
       shape.name = shapeLabels.emplace_back(argv[i]).c_str();
@@ -418,6 +446,15 @@ int main(int argc, char **argv) {
       {4096, 14336, 4096, "llm-up"},       {4096, 4096, 14336, "llm-down"},
       {16384, 8192, 8192, "m16384"},       {16384, 14336, 4096, "m16384-up"},
       {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
+  // --batched: strided batched problems (torch.bmm's), and batches sharing one B.
+  if (batched)
+    shapes = {{1024, 1024, 1024, "bmm16x1024^3", 16},
+              {2048, 2048, 2048, "bmm8x2048^3", 8},
+              {512, 512, 512, "bmm64x512^3", 64},
+              {128, 128, 64, "bmm512x128^2x64", 512},
+              {1024, 1024, 1024, "bmm16x1024^3-sharedB", 16, true},
+              {2048, 4096, 1024, "bmm8x2048x4096x1024-sharedB", 8, true},
+              {1000, 1000, 1000, "bmm7x1000^3", 7}};
   if (!givenShapes.empty())
     shapes = givenShapes;
   std::time_t now = std::time(nullptr);
@@ -462,7 +499,7 @@ int main(int argc, char **argv) {
     if (!selectedLabel(filters, label))
       continue;
     Measurement r = measure(p, lt, stream, size_t(l2), quick);
-    double flops = 2.0 * p.shape.m * p.shape.n * p.shape.k;
+    double flops = 2.0 * p.shape.batch * p.shape.m * p.shape.n * p.shape.k;
     double mepiTf = r.error.empty() ? flops / (r.mepiMs * 1e-3) / 1e12 : 0;
     double refTf = r.error.empty() ? flops / (r.refMs * 1e-3) / 1e12 : 0;
     double ratio = refTf > 0 ? mepiTf / refTf : 0;
@@ -478,12 +515,14 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
     char row[1024];
     std::snprintf(row, sizeof row,
-                  "    {\"name\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, \"dtype\": \"%s\", "
+                  "    {\"name\": \"%s\", \"batch\": %ld, \"shared_b\": %s, \"m\": %ld, "
+                  "\"n\": %ld, \"k\": %ld, \"dtype\": \"%s\", "
                   "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
                   "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
                   "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
                   "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"}",
-                  p.shape.name, p.shape.m, p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
+                  p.shape.name, p.shape.batch, p.shape.sharedB ? "true" : "false", p.shape.m,
+                  p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
                   p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
                   r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
                   jsonEscape(r.error).c_str());
@@ -493,8 +532,10 @@ int main(int argc, char **argv) {
   std::printf("geometric mean of mepi/cuBLASLt ratios over %d problems: %.3f\n", counted, geomean);
   if (!jsonPath.empty()) {
     std::ofstream json(jsonPath);
+    const char *revision = std::getenv("MEPI_REVISION"); // the bundle's commit (device-run.sh)
     json << "{\n  \"device\": \"" << jsonEscape(name) << "\",\n  \"date\": \"" << date
-         << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n"
+         << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n  \"commit\": \""
+         << jsonEscape(revision ? revision : "unknown") << "\",\n"
          << "  \"layout\": \""
          << (rowMajorB ? "A MxK and B KxN, both row-major (NN, B N-major)"
                        : "A MxK and B NxK, both K-major (TN)")
