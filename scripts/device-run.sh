@@ -8,6 +8,7 @@
 #   scripts/device-run.sh interop      the ReLU mask against cuBLASLt's, bit for bit (interop.log)
 #   scripts/device-run.sh bench        mepi-bench vs cuBLASLt: table in bench.log, JSON in dense.json
 #   scripts/device-run.sh batched      mepi-bench --batched (strided batched): batched.log/.json
+#   scripts/device-run.sh sweep        mepi-bench --sweep (seeded random problems): sweep.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -96,6 +97,12 @@ run_bench() {
   return "${PIPESTATUS[0]}"
 }
 
+run_sweep() {
+  "$bundle/bin/mepi-bench" --quick --sweep "${MEPI_SWEEP_SEED:-20261123}" --json "$out/sweep.json" \
+    ${MEPI_BENCH_ARGS:-} 2>&1 | tee "$out/sweep.log"
+  return "${PIPESTATUS[0]}"
+}
+
 run_batched() {
   "$bundle/bin/mepi-bench" --batched --json "$out/batched.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
     tee "$out/batched.log"
@@ -129,8 +136,9 @@ for set in "${@:-smoke}"; do
     interop) run_interop || status=1 ;;
     bench) run_bench || status=1 ;;
     batched) run_batched || status=1 ;;
+    sweep) run_sweep || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, sass)" >&2
        status=2 ;;
   esac
 done

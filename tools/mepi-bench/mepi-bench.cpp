@@ -35,6 +35,7 @@
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
 #include "BenchSupport.h"
+#include "Sweep.h"
 #include "UserEpilogBench.h"
 
 #include <algorithm>
@@ -46,6 +47,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -58,6 +60,7 @@ struct Problem {
   Shape shape;
   bool bf16;
   const char *epilog;
+  bool aligned = true; ///< M, N and K multiples of 64 (the sweep's targets hold for these)
 };
 
 struct Measurement {
@@ -360,6 +363,7 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 
 int main(int argc, char **argv) {
   bool quick = false, catalog = false, user = false, batched = false;
+  std::optional<uint64_t> sweepSeed;
   std::string jsonPath, ltoirPath, command = argv[0];
   std::vector<std::string> filters;
   std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
@@ -375,6 +379,8 @@ int main(int argc, char **argv) {
       user = true;
     else if (arg == "--batched")
       batched = true;
+    else if (arg == "--sweep" && i + 1 < argc)
+      sweepSeed = std::strtoull(argv[++i], nullptr, 10), command += std::string(" ") + argv[i];
     else if (arg == "--autotune")
       autotune = true;
     else if (arg == "--ltoir" && i + 1 < argc)
@@ -464,6 +470,12 @@ int main(int argc, char **argv) {
     return runUserBench(shapes, lt, stream, size_t(l2), quick, filters, ltoirPath, argv[0],
                         name, date, command, jsonPath);
   std::vector<Problem> problems;
+  std::vector<std::string> sweepNames;
+  if (sweepSeed) { // 200 unbatched problems and 24 batched ones
+    shapes.clear();
+    for (const SweepProblem &p : sweepProblems(*sweepSeed, 200, 24, sweepNames))
+      problems.push_back({p.shape, p.bf16, p.geluBias ? "GELU_BIAS" : "DEFAULT", p.aligned});
+  }
   for (const Shape &s : shapes) {
     if (catalog) { // fp16, as the anchor problem (65536 x 16384 x 8192) is
       Shape named = s;
@@ -482,7 +494,7 @@ int main(int argc, char **argv) {
       for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
         if (quick && !(bf16 && (std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")))
           continue;
-        problems.push_back({s, bf16, e});
+        problems.push_back({s, bf16, e, s.n % 64 == 0 && s.k % 64 == 0});
       }
   }
 
@@ -491,8 +503,8 @@ int main(int argc, char **argv) {
               "epilog", "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us",
               "ref us", "mepi kernel");
   std::string rows;
-  double logSum = 0;
-  int counted = 0;
+  double logSum = 0, alignedLogSum = 0, alignedMin = 0;
+  int counted = 0, alignedCounted = 0, alignedBelow90 = 0;
   for (const Problem &p : problems) {
     std::string label = std::string(p.shape.name) + " " + (p.bf16 ? "bf16" : "fp16") + " " +
                         p.epilog;
@@ -506,6 +518,11 @@ int main(int argc, char **argv) {
     if (r.error.empty()) {
       logSum += std::log(ratio);
       ++counted;
+      if (p.aligned) {
+        alignedLogSum += std::log(ratio);
+        alignedMin = alignedCounted++ ? std::min(alignedMin, ratio) : ratio;
+        alignedBelow90 += ratio < 0.9;
+      }
     }
     std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
                 p.shape.name, p.bf16 ? "bf16" : "fp16", p.epilog, p.shape.m, p.shape.n,
@@ -515,13 +532,14 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
     char row[1024];
     std::snprintf(row, sizeof row,
-                  "    {\"name\": \"%s\", \"batch\": %ld, \"shared_b\": %s, \"m\": %ld, "
+                  "    {\"name\": \"%s\", \"aligned\": %s, \"batch\": %ld, \"shared_b\": %s, \"m\": %ld, "
                   "\"n\": %ld, \"k\": %ld, \"dtype\": \"%s\", "
                   "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
                   "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
                   "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
                   "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"}",
-                  p.shape.name, p.shape.batch, p.shape.sharedB ? "true" : "false", p.shape.m,
+                  p.shape.name, p.aligned ? "true" : "false", p.shape.batch,
+                  p.shape.sharedB ? "true" : "false", p.shape.m,
                   p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
                   p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
                   r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
@@ -529,7 +547,11 @@ int main(int argc, char **argv) {
     rows += (rows.empty() ? "" : ",\n") + std::string(row);
   }
   double geomean = counted ? std::exp(logSum / counted) : 0;
+  double alignedGeomean = alignedCounted ? std::exp(alignedLogSum / alignedCounted) : 0;
   std::printf("geometric mean of mepi/cuBLASLt ratios over %d problems: %.3f\n", counted, geomean);
+  std::printf("over the %d with M, N, K multiples of 64: geometric mean %.3f, lowest %.3f, "
+              "%d under 0.90\n",
+              alignedCounted, alignedGeomean, alignedMin, alignedBelow90);
   if (!jsonPath.empty()) {
     std::ofstream json(jsonPath);
     const char *revision = std::getenv("MEPI_REVISION"); // the bundle's commit (device-run.sh)
@@ -542,7 +564,9 @@ int main(int argc, char **argv) {
          << "; BGRADA with A KxM row-major (M-major), BGRADB with B KxN row-major (N-major); "
             "D row-major (mepi), column-major (cuBLASLt); bias length M; aux "
             "column-major with padded rows\",\n"
-         << "  \"geomean_ratio\": " << geomean << ",\n  \"results\": [\n"
+         << "  \"geomean_ratio\": " << geomean << ",\n  \"aligned_geomean_ratio\": "
+         << alignedGeomean << ",\n  \"aligned_lowest_ratio\": " << alignedMin
+         << ",\n  \"aligned_under_0_90\": " << alignedBelow90 << ",\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }
   cublasLtDestroy(lt);
