@@ -191,12 +191,11 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
   for (const auto &[ptr, layout] : args.outputs)
     arguments.push_back({ptr, &layout});
   for (const TensorMapSpec &spec : kernel.tensorMaps) {
-    // TMA reads a and b and may write d: 2-D operands the runtime checked or allocated.
-    if (spec.argument >= arguments.size() ||
-        !arguments[spec.argument].second || arguments[spec.argument].second->shape.size() != 2)
+    // TMA reads a and b and may write d: operands the runtime checked or allocated (a matrix,
+    // or a batch of them; addTensorMap checks the rank).
+    if (spec.argument >= arguments.size() || !arguments[spec.argument].second)
       return llvm::createStringError("the kernel wants a tensor map of argument " +
-                                     std::to_string(spec.argument) +
-                                     ", which is not a 2-D operand");
+                                     std::to_string(spec.argument) + ", which is not an operand");
     auto [ptr, layout] = arguments[spec.argument];
     if (llvm::Error e = prepared->addTensorMap(spec, ptr, *layout))
       return std::move(e);
