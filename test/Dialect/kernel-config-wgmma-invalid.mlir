@@ -16,8 +16,8 @@ func.func private @n() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 2
 
 // -----
 
-// expected-error @+1 {{expected tile_k 64 for wgmma, got 32}}
-func.func private @k() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4>}
+// expected-error @+1 {{expected tile_k 32, 64 or 128 for wgmma (one 128-byte line of K), got 48}}
+func.func private @k() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 48], stages = 4>}
 
 // -----
 

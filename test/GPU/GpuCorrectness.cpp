@@ -581,6 +581,38 @@ std::vector<Case> allCases(bool quick) {
       cases.push_back(forced);
     }
   }
+  // f32 A and B at TF32 precision (Options::allowTF32) on the wgmma family: K-major A and B
+  // read through TMA, wgmma m64nNk8.tf32 over 32-element lines; every epilog form, residues in
+  // M, N and K, a batch, and the forced forms.
+  for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {17, 33, 64}, {127, 136, 260}, {1000, 1000, 1000}, {2000, 4100, 1000}}) {
+      Case tf32{ElementType::F32, {m, k}, {n, k}, {m, n}, false, true, e};
+      tf32.tf32 = true;
+      cases.push_back(tf32);
+    }
+  {
+    Case tf32C{ElementType::F32, {300, 200}, {500, 200}, {300, 500}, false, true, "RELU_BIAS",
+               true, 0.5f, -1.25f};
+    tf32C.tf32 = true;
+    cases.push_back(tf32C);
+    Case tf32Batched{ElementType::F32, {3, 257, 128}, {3, 264, 128}, {3, 257, 264}, false, true,
+                     "GELU_BIAS"};
+    tf32Batched.tf32 = true;
+    cases.push_back(tf32Batched);
+    for (const char *config :
+         {"#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4, splits = 3>",
+          "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4, pingpong = true>",
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, cluster = 2, store = tma>",
+          "#mepi.kernel_config<wgmma, tile = [64, 128, 32], stages = 6, store = registers>",
+          "#mepi.kernel_config<wgmma, tile = [256, 128, 32], stages = 4, store = tma>",
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, streamk = true>"}) {
+      Case forced{ElementType::F32, {333, 520}, {264, 520}, {333, 264}, false, true, "GELU_BIAS"};
+      forced.tf32 = true;
+      forced.config = config;
+      cases.push_back(forced);
+    }
+  }
   // MN-major operands (A given as [K, M] with transpose_a, B as [K, N]): TMA boxes of 64-row
   // blocks and transposed wgmma reads, every orientation, tile and residue; staged odd pitches
   // (N or M not a multiple of 8) and the ordinary-load producer.

@@ -12,7 +12,8 @@
 // stores whose last wave is at most half full takes stream-K where that should gain 5 %
 // (4096 x 4224: 272 pair units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last
 // wave of 58) and 65536 x 16384 (248 waves) keep whole units.
-// Other layouts, f32 and other chips keep simt.
+// Batched problems take the same forms but stream-K; f32 at TF32 precision with K-major A and B
+// takes tile_k 32. Other layouts, strict f32 and other chips keep simt.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
@@ -302,6 +303,83 @@ func.func @long_tail(%a: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
                      %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<4096x14336xbf16>, memref<4096x14336xbf16>) outs(%d : memref<4096x4096xbf16>)
       attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// A batch of 8 problems of 1216 x 384 x 3456 (the sweep's sw201): 48 pair units of 128 x 256 on
+// 66 clusters leave a short last wave, but batched kernels take no stream-K form: whole units.
+// CHECK-LABEL: func.func @batched_no_stream_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+func.func @batched_no_stream_k(%a: memref<8x1216x3456xbf16> {mepi.alignment = 16 : i64},
+                               %b: memref<8x384x3456xbf16> {mepi.alignment = 16 : i64},
+                               %d: memref<8x1216x384xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8x1216x3456xbf16>, memref<8x384x3456xbf16>)
+      outs(%d : memref<8x1216x384xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// f32 A and B at TF32 precision, both K-major and TMA-addressable: the wgmma family with
+// 32-element lines of K (tile_k 32); strict f32, or an MN-major B, keeps simt.
+// CHECK-LABEL: func.func @tf32
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 32], stages = 4, store = tma>
+// CHECK-LABEL: func.func @f32_strict
+// CHECK: config = #mepi.kernel_config<simt
+// CHECK-LABEL: func.func @tf32_mn_major_b
+// CHECK: config = #mepi.kernel_config<simt
+func.func @tf32(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64},
+                %b: memref<4096x1024xf32> {mepi.alignment = 16 : i64},
+                %d: memref<2000x4096xf32> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<2000x1024xf32>, memref<4096x1024xf32>)
+      outs(%d : memref<2000x4096xf32>) attributes {transpose_b, compute = #mepi.compute<fast_tf32>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}
+func.func @f32_strict(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64},
+                      %b: memref<4096x1024xf32> {mepi.alignment = 16 : i64},
+                      %d: memref<2000x4096xf32> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<2000x1024xf32>, memref<4096x1024xf32>)
+      outs(%d : memref<2000x4096xf32>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}
+func.func @tf32_mn_major_b(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64},
+                           %b: memref<1024x4096xf32> {mepi.alignment = 16 : i64},
+                           %d: memref<2000x4096xf32> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<2000x1024xf32>, memref<1024x4096xf32>)
+      outs(%d : memref<2000x4096xf32>) attributes {compute = #mepi.compute<fast_tf32>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}
+
+// -----
+
+// A D 128 columns wide takes 128-column tiles even where 256-column ones would fill the GPU:
+// half of a 256-column tile would lie outside D (512 batch elements of 128 x 128 x 64).
+// CHECK-LABEL: func.func @narrow_n
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>
+func.func @narrow_n(%a: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
+                    %b: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
+                    %d: memref<512x128x128xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<512x128x64xbf16>, memref<512x128x64xbf16>)
+      outs(%d : memref<512x128x128xbf16>) attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

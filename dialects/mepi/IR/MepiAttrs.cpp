@@ -89,8 +89,11 @@ whyInvalid(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK,
                          << tileN << " and " << splits << " splits";
     if (tileN % 8 != 0 || tileN > 256)
       return Why() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
-    if (tileK != 64)
-      return Why() << "expected tile_k 64 for wgmma, got " << tileK;
+    // One 128-byte swizzled line of K per stage row: 32 f32 (read as tf32), 64 16-bit or 128
+    // 8-bit elements (which of them, the operands' type decides: Sm90Spec).
+    if (tileK != 32 && tileK != 64 && tileK != 128)
+      return Why() << "expected tile_k 32, 64 or 128 for wgmma (one 128-byte line of K), got "
+                   << tileK;
     if (stages < 2 || stages > 8)
       return Why() << "expected 2 to 8 stages for wgmma, got " << stages;
     // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.

@@ -21,6 +21,7 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   // B as [K, N] (no transpose_b).
   p.mnMajorA = op.getTransposeA();
   p.mnMajorB = !op.getTransposeB();
+  p.elementBytes = op.getA().getType().getElementTypeBitWidth() / 8;
   p.aSums = static_cast<bool>(op.getASums());
   p.bSums = static_cast<bool>(op.getBSums());
   p.reductions = !op.getReductions().empty();

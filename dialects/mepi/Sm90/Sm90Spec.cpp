@@ -10,6 +10,18 @@ using namespace mlir;
 using namespace mlir::mepi;
 using namespace mlir::mepi::sm90;
 
+std::optional<MmaAtom> MmaAtom::of(int64_t elementBytes) {
+  switch (elementBytes) {
+  case 1:
+    return MmaAtom{32, 1, false};
+  case 2:
+    return MmaAtom{16, 2, true};
+  case 4:
+    return MmaAtom{8, 4, false};
+  }
+  return std::nullopt;
+}
+
 int64_t Sm90Spec::consumers(KernelConfigAttr config) {
   if (config.getSwapped()) // one per 64 columns of D (rows of B)
     return config.getTileN() / 64;

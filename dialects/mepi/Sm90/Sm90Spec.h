@@ -36,11 +36,25 @@ constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
 constexpr int64_t kTmaStoreBufferBytes = 64 * kSwizzleBytes;
 } // namespace sm90
 
+/// One wgmma instruction's view of its operands (the MMA-atom table): K per instruction and
+/// bytes per element, 32 bytes of K either way (16-bit: k16; tf32: k8; 8-bit: k32). wgmma
+/// reads transposed (MN-major) operands of 16-bit types only.
+struct MmaAtom {
+  int64_t instrK = 16, elementBytes = 2;
+  bool transposable = true;
+  /// The atom of A and B elements of `elementBytes` (4: f32 read as tf32), or none.
+  static std::optional<MmaAtom> of(int64_t elementBytes);
+  int64_t kBytes() const { return instrK * elementBytes; }
+  /// Elements of K in one 128-byte line of a stage tile: a configuration's tile_k.
+  int64_t lineElements() const { return sm90::kSwizzleBytes / elementBytes; }
+};
+
 /// What the kernel's sizes depend on, from the problem (Sm90Problem::of a mepi.matmul).
 struct Sm90Problem {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1; // D's batch elements (the product of its leading dimensions)
   bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
+  int64_t elementBytes = 2;                // of A and B (4: f32 at TF32 precision)
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
   bool reductions = false;                 // declared row/column/scalar reductions
   bool dFromRegisters = false; // the epilog writes D only, into a row-major D (store forms)
@@ -52,6 +66,8 @@ struct Sm90Problem {
   /// The problem of a mepi.matmul with static shapes.
   static Sm90Problem of(MatmulOp op);
   bool operandSums() const { return aSums || bSums; }
+  /// The MMA atom of A and B (elementBytes is one the table has: Sm90Problem::of checks it).
+  MmaAtom atom() const { return *MmaAtom::of(elementBytes); }
 };
 
 /// Byte offsets of a block's dynamic shared memory.

@@ -89,6 +89,23 @@ std::optional<std::string> Sm90Spec::whyNot() const {
     os << "expected a wgmma configuration on sm_90a, got " << target.chip;
     return message;
   }
+  std::optional<MmaAtom> atom = MmaAtom::of(p.elementBytes);
+  if (!atom) {
+    os << "expected A and B of 1, 2 or 4 bytes an element for wgmma, got " << p.elementBytes;
+    return message;
+  }
+  // A stage holds one 128-byte swizzled line of K per row.
+  if (config.getTileK() != atom->lineElements()) {
+    os << "expected tile_k " << atom->lineElements() << " for " << p.elementBytes * 8
+       << "-bit A and B (one 128-byte line), got " << config.getTileK();
+    return message;
+  }
+  if (!atom->transposable && (p.mnMajorA || p.mnMajorB))
+    return std::string("wgmma reads 32-bit (tf32) and 8-bit A and B K-major only (A as [M, "
+                       "K], B as [N, K])");
+  if (p.elementBytes != 2 && (!config.getTma() || config.getSwapped() || p.operandSums()))
+    return std::string("tf32 and 8-bit wgmma kernels need TMA loads and take no swapped form "
+                       "or operand sums");
   // The epilog stages 32 accumulator columns at a time; an MN-major B tile is 64-row blocks.
   if (config.getTileN() % kChunkColumns != 0) {
     os << "expected tile_n a multiple of 32 for the wgmma epilog (it stages 32 columns at a "

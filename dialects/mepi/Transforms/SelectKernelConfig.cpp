@@ -31,12 +31,13 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
-/// A static memref of 16-bit floats with contiguous rows and static strides: K-major (A, or B
-/// given as [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a, or B
-/// [K, N]), with or without batch dimensions; the wgmma family reads both.
+/// A static memref of 16-bit or 32-bit floats with contiguous rows and static strides: K-major
+/// (A, or B given as [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a,
+/// or B [K, N]), with or without batch dimensions.
 bool isRowContiguousOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
-  if (type.getRank() < 2 || !type.hasStaticShape() || type.getElementTypeBitWidth() != 16 ||
+  unsigned bits = type.getElementTypeBitWidth();
+  if (type.getRank() < 2 || !type.hasStaticShape() || (bits != 16 && bits != 32) ||
       !isa<FloatType>(type.getElementType()))
     return false;
   SmallVector<int64_t> strides;
@@ -53,17 +54,24 @@ bool isTmaOperand(Value value) {
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || getPromisedAlignment(value) < 16)
     return false;
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
   for (int64_t dim = 0; dim + 1 < type.getRank(); ++dim)
-    if (type.getDimSize(dim) != 1 && (strides[dim] * 2) % 16 != 0)
+    if (type.getDimSize(dim) != 1 && (strides[dim] * bytes) % 16 != 0)
       return false;
   return true;
 }
 
 /// Whether the wgmma family can run `op` (see the pass description). Batched problems need
-/// TMA loads and an epilog without operand sums or reductions (Sm90Spec::whyNot).
+/// TMA loads and an epilog without operand sums or reductions; f32 A and B at TF32 precision
+/// (compute fast_tf32) need them K-major and read through TMA, without operand sums
+/// (Sm90Spec::whyNot).
 bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
-  if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
+  bool tf32 = aElt.isF32() && op.getCompute() == ComputeType::TF32;
+  if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32))
+    return false;
+  if (tf32 && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
+               !isTmaOperand(op.getB()) || op.getASums() || op.getBSums()))
     return false;
   MemRefType dType = op.getD().getType();
   if (dType.getRank() < 2 || !dType.hasStaticShape() || !isRowContiguousOperand(op.getA()) ||
@@ -92,7 +100,8 @@ bool hasCostlyEpilog(MatmulOp op) {
 /// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
 /// element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
 bool canSwap(MatmulOp op, bool tmaLoads) {
-  return tmaLoads && op.getD().getType().getRank() == 2 && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
+  return tmaLoads && op.getD().getType().getRank() == 2 &&
+         op.getA().getType().getElementTypeBitWidth() == 16 && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
          !op.getBSums() && op.getReductions().empty();
 }
 
@@ -144,7 +153,8 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
 KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
                              KernelConfigAttr config, bool heuristic = false) {
   KernelConfigAttr streamK = config.withStreamk(true);
-  if (!streamK || p.operandSums() || p.reductions)
+  // Not for operand sums, reductions or batched problems (Sm90Spec::whyNot).
+  if (!streamK || !Sm90Spec(p, streamK, target).canImplement())
     return config;
   Sm90Spec spec(p, streamK, target);
   int64_t units = spec.workUnits();
@@ -179,13 +189,15 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   const int64_t kMultiprocessors = target.multiprocessors;
   Sm90Problem p = Sm90Problem::of(op);
   int64_t m = p.m, n = p.n, k = p.k;
+  const int64_t line = p.atom().lineElements(); // tile_k: one 128-byte line of K
   MLIRContext *ctx = op.getContext();
   // Stages fill what is left of 200 KiB (plus the 20 KiB staging blocks of 2 consumers, the
   // barriers and alignment slack, within the shared memory a block can have) once the epilog's
   // scratch beyond 8 KiB is set aside.
   auto stagesFor = [&](int64_t tileM, int64_t tileN) {
-    KernelConfigAttr shape = KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64, 2)
-                                 .withPingpong(pingpong);
+    KernelConfigAttr shape =
+        KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, 2)
+            .withPingpong(pingpong);
     int64_t consumers = shape ? Sm90Spec::consumers(shape) : 2;
     int64_t budget =
         200 * 1024 - std::max<int64_t>(0, consumers * p.epilogScratchBytes - 8 * 1024);
@@ -195,8 +207,12 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
       m <= 128 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
               : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
   auto [tileM, tileN] = candidates.back();
+  // A 256-column tile of a D at most 128 wide computes at least half of its columns outside D:
+  // the 128-column one does the same work in half the wgmmas (the sweep's 512 x 128 x 128 x 64
+  // batch ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md).
   for (auto [cm, cn] : candidates)
-    if (p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {
+    if (2 * n > cn &&
+        p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {
       tileM = cm;
       tileN = cn;
       break;
@@ -244,7 +260,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
               !op.getASums() && !op.getBSums();
   bool tmaStores = canUseTmaStores(op, tma, 128);
   auto tile = [&](int64_t tileM, int64_t tileN, int64_t stages) {
-    return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64, stages)
+    return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, stages)
         .withTma(tma);
   };
   auto pingpong128 = [&](DStore store) {
@@ -264,7 +280,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   int64_t tiles = p.batch * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
   int64_t splits = 1;
   if (forcedM <= 0 && forcedN <= 0 && 2 * tiles <= kMultiprocessors) {
-    int64_t kSteps = llvm::divideCeil(k, 64);
+    int64_t kSteps = llvm::divideCeil(k, line);
     splits = std::max<int64_t>(
         1, std::min({kMultiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
   }
@@ -303,7 +319,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
   };
   // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
   constexpr int64_t kMinStepsPerSplit = 8;
-  int64_t kSteps = llvm::divideCeil(p.k, 64);
+  int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
   for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256}, {128, 128}, {64, 256},
                               {64, 128}}) {
     KernelConfigAttr plain = chooseWgmmaConfig(op, target, tileM, tileN);

@@ -124,6 +124,8 @@ std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b) {
 }
 
 NVVM::WGMMATypes wgmmaType(Type t) {
+  if (t.isF32()) // read as tf32: the low 13 bits of the mantissa are ignored
+    return NVVM::WGMMATypes::tf32;
   return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 }
 
@@ -167,9 +169,11 @@ public:
 
   LogicalResult checkSupported(MatmulOp op) const override {
     Type aElt = op.getA().getType().getElementType();
-    if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16()))
-      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, got " << aElt
-                              << " and " << op.getB().getType().getElementType();
+    bool tf32 = aElt.isF32() && op.getCompute() == ComputeType::TF32;
+    if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32))
+      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, or f32 with "
+                                 "compute fast_tf32, got "
+                              << aElt << " and " << op.getB().getType().getElementType();
     if (!op.getD().getType().hasStaticShape() || !op.getA().getType().hasStaticShape() ||
         !op.getB().getType().hasStaticShape())
       return op.emitOpError() << "wgmma kernels need static shapes";
@@ -194,7 +198,7 @@ public:
     if (config.getTma()) {
       // Boxes of 64 elements (one swizzled line) by the tile's rows (K-major) or by 64 k-lines
       // (MN-major, one box per 64-row block).
-      int64_t line = kSwizzleBytes / 2;
+      int64_t line = p.atom().lineElements();
       auto box = [&](bool mnMajor, int64_t rows) {
         return b.getDenseI64ArrayAttr({line, mnMajor ? config.getTileK() : rows});
       };
@@ -794,7 +798,9 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   int64_t slices = slicesPerConsumer();
   bool swapped = config.getSwapped();
   // Swapped: B's 64 rows of this consumer are the m side, A's tile_m rows the n side.
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, swapped ? config.getTileM() : tileN, kInstrK);
+  const MmaAtom atom = c.spec.problem().atom();
+  auto shape =
+      NVVM::MMAShapeAttr::get(ctx, 64, swapped ? config.getTileM() : tileN, atom.instrK);
   NVVM::WGMMATypes inType = wgmmaType(c.elementType);
 
   auto release = [&](Value it) {
@@ -935,8 +941,10 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     Value aAddress = pingpong ? stageAddress
                               : e.add(stageAddress, e.mul(consumer, e.i32(slices * kBlockBytes)));
     Value bAddress = e.add(stageAddress, e.i32(layout.aBytes));
-    // A step of k16 advances 32 bytes within each K-major line, or 16 MN-major lines.
-    auto kStep = [&](bool mnMajor) { return mnMajor ? kInstrK * kSwizzleBytes : kInstrK * 2; };
+    // A wgmma's step of K advances 32 bytes within each K-major line, or 16 MN-major lines.
+    auto kStep = [&](bool mnMajor) {
+      return mnMajor ? atom.instrK * kSwizzleBytes : atom.kBytes();
+    };
     // wgmma reads A row-major and B column-major (K-major both); MN-major ones transposed.
     NVVM::MMALayout layoutA = c.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
     NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
@@ -957,10 +965,10 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                                        /*mnMajor=*/false)
                 : emitMatrixDescriptor(e, bAddress, c.mnMajorB);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; kk < config.getTileK() / kInstrK; ++kk) {
+    for (int64_t kk = 0; kk < config.getTileK() / atom.instrK; ++kk) {
       if (swapped) {
-        Value descB = at(baseB, kk * kInstrK * 2);
-        Value descA = at(baseA, kk * kInstrK * 2);
+        Value descB = at(baseB, kk * atom.kBytes());
+        Value descA = at(baseA, kk * atom.kBytes());
         accs[0] = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, accType, accs[0], descB, descA, shape, inType, inType,
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
