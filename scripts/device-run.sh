@@ -9,6 +9,7 @@
 #   scripts/device-run.sh bench        mepi-bench vs cuBLASLt: table in bench.log, JSON in dense.json
 #   scripts/device-run.sh batched      mepi-bench --batched (strided batched): batched.log/.json
 #   scripts/device-run.sh sweep        mepi-bench --sweep (seeded random problems): sweep.log/.json
+#   scripts/device-run.sh tf32         mepi-bench --tf32 (f32 at TF32 precision): tf32.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -103,6 +104,12 @@ run_sweep() {
   return "${PIPESTATUS[0]}"
 }
 
+run_tf32() {
+  "$bundle/bin/mepi-bench" --tf32 --json "$out/tf32.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
+    tee "$out/tf32.log"
+  return "${PIPESTATUS[0]}"
+}
+
 run_batched() {
   "$bundle/bin/mepi-bench" --batched --json "$out/batched.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
     tee "$out/batched.log"
@@ -137,8 +144,9 @@ for set in "${@:-smoke}"; do
     bench) run_bench || status=1 ;;
     batched) run_batched || status=1 ;;
     sweep) run_sweep || status=1 ;;
+    tf32) run_tf32 || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, sass)" >&2
        status=2 ;;
   esac
 done

@@ -34,8 +34,11 @@ uint16_t toHalfBits(float f, bool bf16) {
 }
 } // namespace
 
-CUdeviceptr bench::randomBuffer(size_t count, bool bf16, uint64_t seed) {
-  std::vector<uint16_t> host(count);
+namespace {
+/// `count` values in [-1, 1) from `seed`, converted by `convert`, filled in parallel.
+template <typename T, typename Convert>
+CUdeviceptr randomValues(size_t count, uint64_t seed, Convert convert) {
+  std::vector<T> host(count);
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> pool;
   size_t chunk = (count + threads - 1) / threads;
@@ -44,21 +47,31 @@ CUdeviceptr bench::randomBuffer(size_t count, bool bf16, uint64_t seed) {
       uint64_t x = seed * 0x9E3779B97F4A7C15ull + t + 1;
       for (size_t i = t * chunk; i < std::min(count, (t + 1) * chunk); ++i) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        float f = static_cast<float>((x >> 40) & 0xFFFFFF) / 16777216.0f * 2.0f - 1.0f;
-        host[i] = toHalfBits(f, bf16);
+        host[i] = convert(static_cast<float>((x >> 40) & 0xFFFFFF) / 16777216.0f * 2.0f - 1.0f);
       }
     });
   for (std::thread &t : pool)
     t.join();
   CUdeviceptr ptr;
-  cu(driver->cuMemAlloc(&ptr, count * 2), "cuMemAlloc");
-  cu(driver->cuMemcpyHtoD(ptr, host.data(), count * 2), "cuMemcpyHtoD");
+  cu(driver->cuMemAlloc(&ptr, count * sizeof(T)), "cuMemAlloc");
+  cu(driver->cuMemcpyHtoD(ptr, host.data(), count * sizeof(T)), "cuMemcpyHtoD");
   return ptr;
+}
+} // namespace
+
+CUdeviceptr bench::randomFloatBuffer(size_t count, uint64_t seed) {
+  return randomValues<float>(count, seed, [](float f) { return f; });
+}
+
+CUdeviceptr bench::randomBuffer(size_t count, bool bf16, uint64_t seed) {
+  return randomValues<uint16_t>(count, seed, [bf16](float f) { return toHalfBits(f, bf16); });
 }
 
 LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
   cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
-  cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+  cublas(cublasLtMatmulDescCreate(&desc, s.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                  CUDA_R_32F),
+         "MatmulDescCreate");
   cublasOperation_t opA = s.mMajorA ? CUBLAS_OP_N : CUBLAS_OP_T;
   cublasOperation_t opB = s.nMajorB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
@@ -68,7 +81,7 @@ LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
   cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &s.epilog,
                                         sizeof s.epilog),
          "EPILOGUE");
-  cudaDataType_t type = s.bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType_t type = s.tf32 ? CUDA_R_32F : s.bf16 ? CUDA_R_16BF : CUDA_R_16F;
   if (s.bias) {
     void *biasPtr = reinterpret_cast<void *>(s.bias);
     cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,

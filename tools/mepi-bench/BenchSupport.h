@@ -28,6 +28,12 @@ void cublas(cublasStatus_t s, const char *what);
 
 /// A device buffer of `count` random 16-bit values in [-1, 1), filled from the host in parallel.
 CUdeviceptr randomBuffer(size_t count, bool bf16, uint64_t seed);
+/// The same of `count` f32 values.
+CUdeviceptr randomFloatBuffer(size_t count, uint64_t seed);
+/// randomFloatBuffer when `f32`, else randomBuffer.
+inline CUdeviceptr randomBufferOf(size_t count, bool f32, bool bf16, uint64_t seed) {
+  return f32 ? randomFloatBuffer(count, seed) : randomBuffer(count, bf16, seed);
+}
 
 /// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
 template <typename F> double medianMs(CUstream stream, int iterations, F &&launch) {
@@ -76,6 +82,7 @@ struct LtMatmulSpec {
   CUdeviceptr bias = 0;  ///< the bias, or the bias gradient a backward epilog writes
   CUdeviceptr aux = 0;   ///< the epilog's aux matrix
   int64_t auxLd = 0;     ///< in elements (bits for the ReLU mask)
+  bool tf32 = false;     ///< f32 A, B and D multiplied at TF32 precision (FAST_TF32)
   int64_t batch = 1;     ///< strided batch: A, B and D elements one after the other
   bool sharedB = false;  ///< batched: B's batch stride is 0
 };

@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--tf32] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -31,6 +31,8 @@
 // BxMxNxK is a strided batch of B problems (cuBLASLt's strided batched, as torch.bmm calls
 // it), BxMxNxKb one whose elements share one B (batch stride 0; a 2-D B for mepi).
 // --batched measures the batched set instead (torch.bmm shapes and shared-B batches).
+// --tf32 measures f32 operands and D at TF32 precision (mepi's allowTF32 against cuBLASLt's
+// CUBLAS_COMPUTE_32F_FAST_TF32) instead of bf16 and fp16.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
@@ -61,6 +63,8 @@ struct Problem {
   bool bf16;
   const char *epilog;
   bool aligned = true; ///< M, N and K multiples of 64 (the sweep's targets hold for these)
+  bool tf32 = false;   ///< f32 operands and D at TF32 precision (--tf32)
+  const char *dtype() const { return tf32 ? "tf32" : bf16 ? "bf16" : "fp16"; }
 };
 
 struct Measurement {
@@ -121,15 +125,16 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   // The aux layouts both libraries take (column-major, padded rows).
   int64_t maskPitch = ((m + 7) / 8 + 15) / 16 * 16; // bytes per column of the ReLU mask
   int64_t geluPitch = (m + 7) / 8 * 8;               // elements per column of gelu_aux
-  size_t inputBytes = 2 * size_t(batch * m * k + bCount * n * k);
+  const size_t bytes = p.tf32 ? 4 : 2; // of an element of A, B, D and the bias
+  size_t inputBytes = bytes * size_t(batch * m * k + bCount * n * k);
   // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
   r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
   std::vector<CUdeviceptr> as, bs;
   for (int i = 0; i < r.rotation; ++i) {
-    as.push_back(randomBuffer(size_t(batch * m * k), p.bf16, 2 * i + 1));
-    bs.push_back(randomBuffer(size_t(bCount * n * k), p.bf16, 2 * i + 2));
+    as.push_back(randomBufferOf(size_t(batch * m * k), p.tf32, p.bf16, 2 * i + 1));
+    bs.push_back(randomBufferOf(size_t(bCount * n * k), p.tf32, p.bf16, 2 * i + 2));
   }
-  CUdeviceptr bias = hasBias ? randomBuffer(size_t(m), p.bf16, 99) : 0;
+  CUdeviceptr bias = hasBias ? randomBufferOf(size_t(m), p.tf32, p.bf16, 99) : 0;
   // Aux buffers: written by the forward epilogs, read (random contents) by the backward ones.
   // A random 16-bit pattern is also a random mask.
   size_t auxBytes = reluAux ? size_t(maskPitch * n) : geluAux ? size_t(geluPitch * n) * 2 : 0;
@@ -137,7 +142,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   // cuBLASLt's bias gradient output (mepi allocates its own).
   CUdeviceptr refGrad = backward ? randomBuffer(size_t(std::max(m, n)), p.bf16, 97) : 0;
   CUdeviceptr refD;
-  cu(driver->cuMemAlloc(&refD, size_t(batch * m * n) * 2), "cuMemAlloc(ref d)");
+  cu(driver->cuMemAlloc(&refD, size_t(batch * m * n) * bytes), "cuMemAlloc(ref d)");
 
   auto release = [&] {
     for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
@@ -149,7 +154,9 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   };
   try {
     // mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves).
-    mepi::DType dtype = p.bf16 ? mepi::DType::BFloat16 : mepi::DType::Float16;
+    mepi::DType dtype = p.tf32   ? mepi::DType::Float32
+                        : p.bf16 ? mepi::DType::BFloat16
+                                 : mepi::DType::Float16;
     auto tensor = [&](CUdeviceptr ptr, std::vector<int64_t> shape) {
       mepi::Tensor t;
       t.data = reinterpret_cast<void *>(ptr);
@@ -167,6 +174,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     for (int i = 0; i < r.rotation; ++i) {
       mepi::Options options;
       options.kernelConfig = forcedConfig;
+      options.allowTF32 = p.tf32;
       mms.emplace_back(mMajorA ? operand(as[i], batch, k, m) : operand(as[i], batch, m, k),
                        nMajorB ? operand(bs[i], bCount, k, n) : operand(bs[i], bCount, n, k),
                        std::nullopt,
@@ -197,6 +205,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     // or, row-major K x N, as N x K col-major (T).
     LtMatmulSpec spec{m, n, k, p.bf16, mMajorA, nMajorB, cublasEpilog(p.epilog)};
     spec.batch = batch;
+    spec.tf32 = p.tf32;
     spec.sharedB = p.shape.sharedB;
     if (hasBias || backward) // the bias (forward) or the bias gradient it writes (backward)
       spec.bias = backward ? refGrad : bias;
@@ -362,7 +371,7 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false, catalog = false, user = false, batched = false;
+  bool quick = false, catalog = false, user = false, batched = false, tf32 = false;
   std::optional<uint64_t> sweepSeed;
   std::string jsonPath, ltoirPath, command = argv[0];
   std::vector<std::string> filters;
@@ -379,6 +388,8 @@ int main(int argc, char **argv) {
       user = true;
     else if (arg == "--batched")
       batched = true;
+    else if (arg == "--tf32")
+      tf32 = true;
     else if (arg == "--sweep" && i + 1 < argc)
       sweepSeed = std::strtoull(argv[++i], nullptr, 10), command += std::string(" ") + argv[i];
     else if (arg == "--autotune")
@@ -490,6 +501,12 @@ int main(int argc, char **argv) {
       problems.push_back({s, false, "RELU_BIAS"});
       continue;
     }
+    if (tf32) { // f32 operands and D, both libraries at TF32 precision
+      for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
+        if (!quick || std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")
+          problems.push_back({s, false, e, s.n % 64 == 0 && s.k % 64 == 0, true});
+      continue;
+    }
     for (bool bf16 : {true, false})
       for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
         if (quick && !(bf16 && (std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")))
@@ -506,7 +523,7 @@ int main(int argc, char **argv) {
   double logSum = 0, alignedLogSum = 0, alignedMin = 0;
   int counted = 0, alignedCounted = 0, alignedBelow90 = 0;
   for (const Problem &p : problems) {
-    std::string label = std::string(p.shape.name) + " " + (p.bf16 ? "bf16" : "fp16") + " " +
+    std::string label = std::string(p.shape.name) + " " + p.dtype() + " " +
                         p.epilog;
     if (!selectedLabel(filters, label))
       continue;
@@ -525,7 +542,7 @@ int main(int argc, char **argv) {
       }
     }
     std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
-                p.shape.name, p.bf16 ? "bf16" : "fp16", p.epilog, p.shape.m, p.shape.n,
+                p.shape.name, p.dtype(), p.epilog, p.shape.m, p.shape.n,
                 p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs, r.refHostUs,
                 shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
                 r.error.c_str());
@@ -540,7 +557,7 @@ int main(int argc, char **argv) {
                   "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"}",
                   p.shape.name, p.aligned ? "true" : "false", p.shape.batch,
                   p.shape.sharedB ? "true" : "false", p.shape.m,
-                  p.shape.n, p.shape.k, p.bf16 ? "bf16" : "fp16",
+                  p.shape.n, p.shape.k, p.dtype(),
                   p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
                   r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
                   jsonEscape(r.error).c_str());
