@@ -8,7 +8,7 @@
 // When the epilog writes D only into a D that TMA can address (a 16-byte aligned
 // address, 16-byte rows), D goes through TMA stores in the 128-row kernels, and K <= 4096 takes
 // 256 x 128 tiles instead of ping-pong unless the epilog is costly (transcendentals, divisions,
-// calls) and there are 16 tiles of 128 x 128 per SM or more. A cooperative choice with TMA
+// calls) and there are 16 tiles of 128 x 128 per SM or more; above K = 4096 no ping-pong. A cooperative choice with TMA
 // stores whose last wave is at most half full takes stream-K where that should gain 5 %
 // (4096 x 4224: 272 pair units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last
 // wave of 58) and 65536 x 16384 (248 waves) keep whole units.
@@ -88,9 +88,10 @@ func.func @big_long_k_stored(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i
 
 // -----
 
-// A costly epilog at K = 8192 with 64 x 64 tiles of 128 x 128 (16 or more per SM): ping-pong.
+// A costly epilog at K = 8192, even with 64 x 64 tiles of 128 x 128 (16 or more per SM): no
+// ping-pong above K = 4096 (its 4 stages starve long main loops), 128 x 256 in clusters.
 // CHECK-LABEL: func.func @big_long_k_costly
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
 func.func @big_long_k_costly(%a: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {

@@ -250,10 +250,11 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   // (28 tiles each) and 16384 x 14336 x 4096 (109), but GELU_BIAS 1.4 % slower on 4096^3
   // (8 each), where the ping-pong's start and end weigh more (bench/NOTES.md).
   //
-  // Above K = 4096 a costly epilog with TMA stores takes ping-pong too where each SM gets 16
-  // or more tiles: on 8192^3 (31 each) the user bias + GELU ran 2.3 % and GELU_BIAS 3 % faster
-  // than in 128 x 256 clusters. Not with fewer: on 4096 x 4096 x 14336 (7.75 each) ping-pong
-  // ran 1.65x slower, probably out of L2 (bench/NOTES.md).
+  // Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
+  // the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
+  // 735 against 738 TFLOP/s, 16384 x 8192 x 8192 675 / 682, and the sweep's problems
+  // 15296 x 45248 x 4352 448 / 643, 7424 x 14272 x 12352 456 / 770, 4224 x 19968 x 11968
+  // 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md).
   // Tile counts are of every batch element together: all of them fill the machine.
   int64_t tiles128 = p.batch * llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
   bool unforced = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 &&
@@ -266,7 +267,8 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   auto pingpong128 = [&](DStore store) {
     return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(store);
   };
-  if (unforced && tmaStores && hasCostlyEpilog(op) && tiles128 >= 16 * kMultiprocessors)
+  if (unforced && k <= 4096 && tmaStores && hasCostlyEpilog(op) &&
+      tiles128 >= 16 * kMultiprocessors)
     return pingpong128(DStore::Tma);
   if (unforced && k <= 4096 && tiles128 >= 2 * kMultiprocessors) {
     if (tmaStores)
