@@ -248,3 +248,33 @@ TEST(DiskCache, DirectoryFromEnvironment) {
   EXPECT_EQ(DiskCache::directoryFromEnvironment().value_or(""), "/tmp/xdg/mepi");
   unsetenv("XDG_CACHE_HOME");
 }
+
+// autotune() compiles its candidates side by side: distinct configurations of one problem
+// compiled on four threads give the PTX that one thread compiling them alone gives.
+TEST(KernelCache, ConcurrentDistinctCompilations) {
+  const char *configs[] = {
+      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>",
+      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>",
+      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>",
+      "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>"};
+  KernelCache parallel;
+  std::vector<std::string> ptx(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      auto kernel = parallel.getOrCompile(wgmmaProblem(configs[i]), "sm_90a");
+      if (kernel)
+        ptx[i] = (*kernel)->ptx;
+      else
+        ptx[i] = "error: " + llvm::toString(kernel.takeError());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(parallel.compilations(), 4u);
+  KernelCache serial;
+  for (int i = 0; i < 4; ++i) {
+    auto kernel = serial.getOrCompile(wgmmaProblem(configs[i]), "sm_90a");
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    EXPECT_EQ(ptx[i], (*kernel)->ptx) << configs[i];
+  }
+}

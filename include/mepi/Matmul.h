@@ -11,6 +11,7 @@
 #include "mepi/Errors.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -150,6 +151,15 @@ struct Options {
   bool resultAmax = false;
 };
 
+/// What Matmul::autotune() reports as it goes: each candidate compiled, then each one timed.
+struct AutotuneProgress {
+  enum class Stage { Compiled, Timed } stage = Stage::Compiled;
+  std::string config;         ///< the candidate, as kernelConfiguration() prints it
+  size_t done = 0, total = 0; ///< candidates through this stage so far, and in all
+  /// Timed: its median time in ms. Negative when it cannot run the problem (Compiled or Timed).
+  double ms = 0;
+};
+
 class Matmul {
 public:
   /// Describes D = epilog(alpha * op(A) * op(B) + beta * C). `c` requires `beta`; A, B, C keep
@@ -197,9 +207,12 @@ public:
   /// that later plans of the same problem in this process take it. Returns the candidates with
   /// their median times in ms, fastest first (a candidate that cannot run this problem is left
   /// out). Writes D and the aux outputs like execute(). Throws if not planned, or when
-  /// Options::kernelConfig forces a configuration.
-  std::vector<std::pair<std::string, double>> autotune(int iterations = 3, int prune = 0,
-                                                       CUstream stream = nullptr);
+  /// Options::kernelConfig forces a configuration. The candidates are compiled first, side by
+  /// side on the host's cores; `progress`, when given, hears of each one compiled, then of each
+  /// one timed.
+  std::vector<std::pair<std::string, double>>
+  autotune(int iterations = 3, int prune = 0, CUstream stream = nullptr,
+           const std::function<void(const AutotuneProgress &)> &progress = {});
 
 private:
   void planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs,

@@ -8,7 +8,10 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
+#include <set>
+#include <thread>
 #include <tuple>
 
 using namespace mepi;
@@ -740,8 +743,50 @@ std::vector<std::string> Matmul::candidateConfigurations() const {
   return check(rankedKernelConfigs(state->planned, state->arch), "candidateConfigurations");
 }
 
-std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int prune,
-                                                             CUstream stream) {
+namespace {
+/// Compiles `configs` of `planned` into the kernel cache side by side (each compilation has its
+/// own MLIR context; the cache compiles a configuration once), reporting each as it completes.
+/// Returns those that compiled.
+std::set<std::string>
+precompileCandidates(const MatmulProblem &planned, const std::string &arch,
+                     const std::vector<mlir::mepi::DeviceObject> &objects,
+                     const std::vector<std::string> &configs,
+                     const std::function<void(const AutotuneProgress &)> &progress) {
+  std::mutex mutex;
+  std::set<std::string> compiled;
+  std::atomic<size_t> next{0};
+  size_t done = 0;
+  auto work = [&] {
+    for (size_t i = next++; i < configs.size(); i = next++) {
+      MatmulProblem p = planned;
+      p.kernelConfig = configs[i];
+      auto kernel = KernelCache::global().getOrCompile(p, arch, objects);
+      bool ok = static_cast<bool>(kernel);
+      if (!ok)
+        llvm::consumeError(kernel.takeError());
+      std::lock_guard<std::mutex> lock(mutex);
+      if (ok)
+        compiled.insert(configs[i]);
+      if (progress)
+        progress({AutotuneProgress::Stage::Compiled, configs[i], ++done, configs.size(),
+                  ok ? 0.0 : -1.0});
+    }
+  };
+  unsigned workers = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
+                                        static_cast<unsigned>(configs.size()));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
+  return compiled;
+}
+} // namespace
+
+std::vector<std::pair<std::string, double>>
+Matmul::autotune(int iterations, int prune, CUstream stream,
+                 const std::function<void(const AutotuneProgress &)> &progress) {
   if (!state || !state->kernel)
     fail("autotune() called before plan()");
   State &s = *state;
@@ -760,6 +805,8 @@ std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int
   bool readsC = s.userInputReadsC;
   const void *userData = s.userData;
   std::string key = tunedKey(s.planned, s.arch, objects);
+  std::set<std::string> compiled =
+      precompileCandidates(s.planned, s.arch, objects, candidates, progress);
   auto planWith = [&](const std::string &config) {
     MatmulProblem p = problem;
     p.kernelConfig = config;
@@ -793,10 +840,20 @@ std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int
     check(checkCuda(driver.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate"),
           "autotune");
     check(checkCuda(driver.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate"), "autotune");
+    size_t done = 0;
+    auto report = [&](const std::string &config, double ms) {
+      if (progress)
+        progress({AutotuneProgress::Stage::Timed, config, ++done, candidates.size(), ms});
+    };
     for (const std::string &config : candidates) {
+      if (!compiled.count(config)) {
+        report(config, -1.0);
+        continue;
+      }
       try {
-        planWith(config);
+        planWith(config); // compiled above: from the kernel cache
       } catch (const Error &) {
+        report(config, -1.0);
         continue; // this configuration cannot run the problem
       }
       execute(stream); // loads the module, allocates what this kernel needs
@@ -816,6 +873,7 @@ std::vector<std::pair<std::string, double>> Matmul::autotune(int iterations, int
       }
       std::sort(ms.begin(), ms.end());
       timed.push_back({s.kernel->config, ms[ms.size() / 2]});
+      report(config, ms[ms.size() / 2]);
     }
   } catch (...) {
     release();

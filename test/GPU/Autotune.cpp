@@ -3,6 +3,8 @@
 // the remembered choice without tuning.
 #include "Autotune.h"
 
+#include <chrono>
+
 namespace gputest {
 namespace {
 struct Shape {
@@ -22,7 +24,28 @@ std::string runCase(const Device &dev, const Shape &s, std::mt19937 &rng, double
   mm.plan(mepi::Epilog::GeluBias, inputs);
   std::string heuristic = mm.kernelConfiguration();
   std::vector<std::string> candidates = mm.candidateConfigurations();
-  std::vector<std::pair<std::string, double>> timed = mm.autotune(3);
+  size_t compiledReports = 0, timedReports = 0;
+  std::string progressError;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, double>> timed =
+      mm.autotune(3, 0, nullptr, [&](const mepi::AutotuneProgress &p) {
+        bool compiledStage = p.stage == mepi::AutotuneProgress::Stage::Compiled;
+        size_t &seen = compiledStage ? compiledReports : timedReports;
+        if (p.done != ++seen || p.total != candidates.size())
+          progressError = "progress reported " + std::to_string(p.done) + " of " +
+                          std::to_string(p.total) + ", expected " + std::to_string(seen) +
+                          " of " + std::to_string(candidates.size());
+        if (!compiledStage && compiledReports != candidates.size())
+          progressError = "a candidate was timed before every candidate was compiled";
+      });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!progressError.empty())
+    return progressError;
+  if (compiledReports != candidates.size() || timedReports != candidates.size())
+    return "progress: " + std::to_string(compiledReports) + " compiled and " +
+           std::to_string(timedReports) + " timed reports for " +
+           std::to_string(candidates.size()) + " candidates";
   if (timed.size() != candidates.size())
     return "timed " + std::to_string(timed.size()) + " of " + std::to_string(candidates.size()) +
            " candidates";
@@ -32,8 +55,9 @@ std::string runCase(const Device &dev, const Shape &s, std::mt19937 &rng, double
   if (mm.kernelConfiguration() != timed.front().first)
     return "planned " + mm.kernelConfiguration() + ", not the fastest " + timed.front().first;
   char line[512];
-  std::snprintf(line, sizeof line, "%zu candidates, heuristic %.3f ms, chosen %s %.3f ms",
-                timed.size(),
+  std::snprintf(line, sizeof line,
+                "%zu candidates in %.2f s, heuristic %.3f ms, chosen %s %.3f ms", timed.size(),
+                seconds,
                 std::find_if(timed.begin(), timed.end(),
                              [&](const auto &t) { return t.first == heuristic; })
                     ->second,
