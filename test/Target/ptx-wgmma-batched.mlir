@@ -3,8 +3,9 @@
 // tensor maps with one coordinate per batch dimension (3-D, 4-D copies), a broadcast batch
 // dimension (B's leading 1s) at coordinate 0; the epilog reads the bias of its batch element
 // (broadcast over the leading batch dimension) and writes D's, through TMA stores with D's
-// batch coordinate where the epilog writes D only. ptxas assembles both without spills or
-// serialized wgmmas.
+// batch coordinate in the 256-row tiles of the first (the second, of few tiles and a short K,
+// takes 64 x 64 tiles with staged stores). ptxas assembles both without spills or serialized
+// wgmmas.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a stop-after=kernel" | FileCheck %s --check-prefix=IR
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -19,7 +20,8 @@
 // IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>
 // IR-LABEL: func.func @broadcast_b(
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<1x1x512x256xbf16>
-// IR: mepi.tensor_map %arg3 box [64, 64] swizzle 128 : memref<2x3x300x256xbf16>
+// IR: gpu.launch_func
+// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>
 
 // CHECK-DAG: .entry bmm_matmul_0(
 // CHECK-DAG: .entry broadcast_b_matmul_0(

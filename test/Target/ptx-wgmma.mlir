@@ -1,6 +1,7 @@
 // The wgmma kernel in PTX: TMA descriptors are 128-byte by-value parameters aligned to 64 bytes
 // (grid constants: TMA reads them in parameter space through cvta.param), registers move from
-// the producer to the consumers, and ptxas assembles it without spills.
+// the producer to the consumers, and ptxas assembles it without spills (128 x 128 tiles: two
+// consumer warpgroups).
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
@@ -25,7 +26,7 @@
 func.func @gemm(%a: memref<300x200xf16> {mepi.alignment = 16 : i64},
                 %b: memref<500x200xf16> {mepi.alignment = 16 : i64}, %d: memref<300x500xf32>) {
   mepi.matmul ins(%a, %b : memref<300x200xf16>, memref<500x200xf16>) outs(%d : memref<300x500xf32>)
-      attributes {transpose_b} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }

@@ -123,8 +123,8 @@ func.func @big_long_k(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @few_tiles
-// 64 tiles, 16 k-steps: 2 splits.
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>
+// 64 tiles of 128 x 128 and 16 k-steps (too few to split): 128 tiles of 128 x 64, in one wave.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 64, 64], stages = 8>
 func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
                      %b: memref<1000x1000xf16> {mepi.alignment = 16 : i64}, %d: memref<1000x1000xf32>) {
   mepi.matmul ins(%a, %b : memref<1000x1000xf16>, memref<1000x1000xf16>) outs(%d : memref<1000x1000xf32>)

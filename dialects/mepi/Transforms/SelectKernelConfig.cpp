@@ -280,8 +280,30 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   if (forcedN > 0)
     tileN = forcedN;
   int64_t tiles = p.batch * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
+  // Fewer tiles than multiprocessors and a short K (under 32 k-steps, too few to split well):
+  // smaller tiles, the one with the most tiles that still fit in one wave, no split-K (none
+  // with half of it outside D). On the H200 (2026-11-23, bf16, TFLOP/s of mepi's kernel, the
+  // heuristic's choice before against this one): 256 x 768 x 832 35 -> 53 (64 x 32),
+  // 256 x 320 x 1024 15 -> 27 (64 x 32, was split-K), 1792 x 448 x 1216 137 -> 202 (128 x 64,
+  // was split-K), 2304 x 320 x 384 81 -> 87, 960 x 576 x 320 50 -> 55 (128 x 64),
+  // 448 x 128 x 1664 16 -> 24, 64 x 832 x 1024 12 -> 16 (64 x 32); GELU_BIAS alike
+  // (bench/NOTES.md).
+  bool smallTiles = false;
+  if (forcedM <= 0 && forcedN <= 0 && !huge && tma && tiles < kMultiprocessors &&
+      llvm::divideCeil(k, line) < 32) {
+    for (auto [cm, cn] : {std::pair<int64_t, int64_t>{128, 64}, {64, 64}, {64, 32}}) {
+      int64_t count = p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn);
+      if (count > tiles && count <= kMultiprocessors && 2 * m > cm && 2 * n > cn &&
+          Sm90Spec(p, tile(cm, cn, stagesFor(cm, cn)), target).canImplement()) {
+        tileM = cm;
+        tileN = cn;
+        tiles = count;
+        smallTiles = true;
+      }
+    }
+  }
   int64_t splits = 1;
-  if (forcedM <= 0 && forcedN <= 0 && 2 * tiles <= kMultiprocessors) {
+  if (forcedM <= 0 && forcedN <= 0 && !smallTiles && 2 * tiles <= kMultiprocessors) {
     int64_t kSteps = llvm::divideCeil(k, line);
     splits = std::max<int64_t>(
         1, std::min({kMultiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
@@ -299,7 +321,8 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
                                 .withSplits(pingpong ? 1 : splits)
                                 .withPingpong(pingpong)
                                 .withCluster(cluster)
-                                .withStore(defaultStore(op, tileM, tileN, pingpong, tma));
+                                .withStore(smallTiles ? DStore::Staged
+                                                      : defaultStore(op, tileM, tileN, pingpong, tma));
   if (!config || forcedM > 0 || forcedN > 0)
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
