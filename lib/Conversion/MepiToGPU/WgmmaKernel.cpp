@@ -62,6 +62,7 @@
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
+#include "TileScheduler.h"
 #include "OperandSums.h"
 #include "WgmmaEpilog.h"
 #include "WgmmaRegisterEpilog.h"
@@ -83,7 +84,6 @@ using namespace mlir::mepi;
 namespace {
 using namespace mlir::mepi::sm90;
 constexpr int64_t kBlockBytes = kBlockRows * kSwizzleBytes; // an MN-major block: 64 k-lines
-constexpr int64_t kGroupM = 8;           // tile rows per group of the tile order
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 // Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
@@ -102,25 +102,6 @@ Value emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor) {
   uint64_t fixed = (leading << 16) | (uint64_t{1024 / 16} << 32) | (uint64_t{1} << 62);
   Value start = e.shr(e.andI(address, e.i32(0x3FFFF)), e.i32(4));
   return e.orI(e.zext64(start), e.i64(static_cast<int64_t>(fixed)));
-}
-
-/// a / b and a % b (u32; 0 < b, a < 2^22) by the approximate reciprocal and a correction each
-/// way (its error is under one there). ptxas makes a u32 division by a runtime value a
-/// subroutine, and under nvJitLink a call anywhere in the kernel serializes all of its wgmmas
-/// (C7509, bench/NOTES.md).
-std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b) {
-  Type f32 = e.b.getF32Type();
-  Value af = arith::UIToFPOp::create(e.b, e.loc, f32, a);
-  Value bf = arith::UIToFPOp::create(e.b, e.loc, f32, b);
-  Value reciprocal = NVVM::RcpApproxFtzF32Op::create(e.b, e.loc, f32, bf);
-  Value q = arith::FPToUIOp::create(e.b, e.loc, e.b.getI32Type(),
-                                    arith::MulFOp::create(e.b, e.loc, af, reciprocal));
-  Value r = e.sub(a, e.mul(q, b));
-  Value over = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt, r, e.i32(0));
-  q = e.select(over, e.sub(q, e.i32(1)), q);
-  r = e.select(over, e.add(r, b), r);
-  Value under = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::uge, r, b);
-  return {e.select(under, e.add(q, e.i32(1)), q), e.select(under, e.sub(r, b), r)};
 }
 
 NVVM::WGMMATypes wgmmaType(Type t) {
@@ -268,58 +249,13 @@ private:
   void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
                          Value bMatrix) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
-  /// Stream-K: how this walker covers the units (see the top of the file). All i32.
-  struct StreamKWalk {
-    Value walker, grid;    // w and G (at most the units and the records' blocks)
-    Value wholeUnits;      // the unit loop's first iterations, whole units: U / G
-    Value firstShared;     // the first unit cut into ranges: wholeUnits * G
-    Value walkers;         // the walkers with a range (G, or fewer where the ranges are short)
-    Value share, extra;    // k-steps per range: share, one more for the first `extra` ranges
-    Value begin, end;      // this walker's range of the shared units' k-steps, end to end
-    Value firstUnit;       // the shared unit where its range begins (begin / kSteps)
-    Value iterations;      // the unit loop's trip count
-  };
-  StreamKWalk emitStreamKWalk(Emitter &e, const Context &c) const;
-  /// Where walker `w`'s range starts among the shared units' k-steps.
-  static Value emitRangeStart(Emitter &e, const StreamKWalk &s, Value w) {
-    return e.add(e.mul(w, s.share), e.min(w, s.extra));
-  }
-  /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
-  /// only for the second tile of a cluster's pair below D).
-  /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
-  /// counter slot of their reduction (the tile, or the first walker's block).
-  /// Batched: `batch` is D's batch element (i32; null when unbatched), `tile` the tile within it.
-  struct WorkUnit {
-    Value batch, tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
-    std::function<Value(Value)> record; // which record holds split j (i32) of the workspace's
-  };
-  WorkUnit emitWorkUnit(Emitter &e, const Context &c, Value unit,
-                        const StreamKWalk *walk) const;
-  /// How many walk the work units side by side: the blocks of the grid, or its clusters.
-  Value emitWalkers(Emitter &e) const {
-    Type i32 = e.b.getI32Type();
-    if (cluster() > 1)
-      return NVVM::ClusterDimXOp::create(e.b, e.loc, i32);
-    return NVVM::GridDimXOp::create(e.b, e.loc, i32);
-  }
-  /// The for loop over this block's work units carrying the stage counter (starting at `init`,
-  /// 0 if null): blockIdx.x + skip * gridDim.x, then every `stride`-th of the block's units;
-  /// the builder is left in its body.
-  scf::ForOp emitUnitLoop(Emitter &e, const Context &c, const StreamKWalk *walk,
-                          Value skip = {}, int64_t stride = 1,
-                          Value init = {}) const;
+  using StreamKWalk = TileScheduler::StreamKWalk;
+  using WorkUnit = TileScheduler::WorkUnit;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
                                              Value record) const;
-  /// The block that walks units beside the others: its cluster, or itself.
-  Value emitWalker(Emitter &e) const {
-    Type i32 = e.b.getI32Type();
-    if (cluster() > 1)
-      return NVVM::ClusterIdXOp::create(e.b, e.loc, i32);
-    return NVVM::BlockIdXOp::create(e.b, e.loc, i32);
-  }
   /// The epilog of row slice `slice` of the unit's tile, from its accumulators `acc`.
   void emitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
                   Value acc, const WorkUnit &unit, Value slice) const;
@@ -340,144 +276,9 @@ struct WgmmaKernelGenerator::Context {
   bool mnMajorA = false, mnMajorB = false;
   Sm90Spec spec;                    // the kernel's sizes
   Sm90SharedLayout layout;
+  std::optional<TileScheduler> scheduler; // the walk over the work units (once rank is known)
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
-
-auto WgmmaKernelGenerator::emitStreamKWalk(Emitter &e, const Context &c) const -> StreamKWalk {
-  StreamKWalk s;
-  Value kSteps = e.i32(c.kSteps);
-  s.walker = emitWalker(e);
-  s.grid = e.min(e.min(emitWalkers(e), e.i32(c.spec.streamKMaxBlocks() / cluster())), e.i32(c.units));
-  // Every walker's whole units, then the last wave's k-steps cut into ranges of at least
-  // kMinStreamKSteps: fewer walkers share them where they are few.
-  s.wholeUnits = emitDivRem(e, e.i32(c.units), s.grid).first;
-  s.firstShared = e.mul(s.wholeUnits, s.grid);
-  Value steps = e.mul(e.sub(e.i32(c.units), s.firstShared), kSteps);
-  // As many ranges as the k-steps allow at kMinStreamKSteps each, but no fewer than the units
-  // (where a unit has fewer k-steps, one each), and at least one.
-  Value tailUnits = e.sub(e.i32(c.units), s.firstShared);
-  Value fit = e.div(steps, e.i32(kMinStreamKSteps));
-  fit = e.select(e.ult(fit, tailUnits), tailUnits, fit);
-  s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
-  std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
-  s.begin = emitRangeStart(e, s, s.walker);
-  s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
-  s.firstUnit = e.div(s.begin, kSteps);
-  Value lastUnit = e.div(e.sub(s.end, e.i32(1)), kSteps);
-  Value ranged = e.andI(e.ult(s.walker, s.walkers), e.ult(s.begin, s.end));
-  Value units = e.select(ranged, e.add(e.sub(lastUnit, s.firstUnit), e.i32(1)), e.i32(0));
-  s.iterations = e.select(e.ult(s.walker, s.grid), e.add(s.wholeUnits, units), e.i32(0));
-  return s;
-}
-
-auto WgmmaKernelGenerator::emitWorkUnit(Emitter &e, const Context &c, Value unit,
-                                        const StreamKWalk *walk) const
-    -> WorkUnit {
-  WorkUnit w;
-  int64_t splits = config.getSplits();
-  // Batched: each batch element's units in turn (no stream-K then).
-  if (c.batch > 1) {
-    w.batch = e.div(unit, e.i32(c.unitsPerBatch));
-    unit = e.rem(unit, e.i32(c.unitsPerBatch));
-  }
-  // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
-  w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
-  w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
-  w.splits = e.i32(splits);
-  // The counter slot and records of a split tile: its index among every batch element's tiles.
-  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(c.tilesM * c.tilesN)), w.tile) : w.tile;
-  Value slot = w.slot;
-  w.record = [&e, slot, splits](Value j) { return e.add(e.mul(slot, e.i32(splits)), j); };
-  if (walk) {
-    // Stream-K: iteration `unit` of the walker's loop. Its whole units first, then the shared
-    // units its range meets, the last first: each range starts at its own k-step, but the
-    // pieces at their ends start at k-step 0 together, so that the walkers read the same
-    // k-steps of A and B at about the same time, which the L2 then holds for all.
-    const StreamKWalk &s = *walk;
-    Value kSteps = e.i32(c.kSteps);
-    Value whole = e.ult(unit, s.wholeUnits);
-    // Which of the shared units its range meets (when not whole), 0 being the first.
-    Value index = e.sub(e.sub(s.iterations, e.i32(1)), unit);
-    Value shared = e.add(s.firstUnit, index);
-    Value at = e.mul(shared, kSteps); // the shared unit's first k-step, end to end
-    w.tile = e.select(whole, e.add(s.walker, e.mul(unit, s.grid)), e.add(s.firstShared, shared));
-    Value begin = e.select(e.eq(index, e.i32(0)), e.sub(s.begin, at), e.i32(0));
-    w.kBegin = e.select(whole, e.i32(0), begin);
-    w.kEnd = e.select(whole, kSteps, e.min(e.sub(s.end, at), kSteps));
-    // The walker whose range holds k-step p: the first `extra` ranges are one longer (the
-    // divisor kept nonzero where there are no ranges, for the whole units' iterations).
-    Value longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
-    Value shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
-    auto walkerOf = [&](Value p) {
-      return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
-                      e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));
-    };
-    Value first = walkerOf(at), last = walkerOf(e.add(at, e.i32(c.kSteps - 1)));
-    w.splits = e.select(whole, e.i32(1), e.add(e.sub(last, first), e.i32(1)));
-    w.split = e.select(whole, e.i32(0), e.sub(s.walker, first));
-    w.slot = e.add(e.mul(first, e.i32(cluster())), c.rank);
-    // Split j's record: walker first + j's block keeps two, for the first shared unit its range
-    // meets and for its last.
-    Value rank = c.rank;
-    w.record = [&e, s, shared, first, rank, kSteps, this](Value j) {
-      Value walker = e.add(first, j);
-      Value firstOfWalker = e.div(emitRangeStart(e, s, walker), kSteps);
-      Value kind = e.select(e.eq(shared, firstOfWalker), e.i32(0), e.i32(1));
-      return e.add(e.mul(e.add(e.mul(walker, e.i32(cluster())), rank), e.i32(2)), kind);
-    };
-  }
-  // Grouped order: kGroupM tile rows (pair rows in a cluster), walked column by column.
-  int64_t rows = llvm::divideCeil(c.tilesM, cluster());
-  // Every group has kGroupM rows but the last, which has tilesM % kGroupM: both constants, so
-  // each division is by a constant (a variable divisor of a few bits becomes a div.u16, which
-  // ptxas makes a subroutine call).
-  Value perGroup = e.i32(kGroupM * c.tilesN);
-  Value group = e.div(w.tile, perGroup);
-  Value firstRow = e.mul(group, e.i32(kGroupM));
-  Value local = e.rem(w.tile, perGroup);
-  Value rowInGroup = e.rem(local, e.i32(kGroupM)), colOfGroup = e.div(local, e.i32(kGroupM));
-  if (int64_t lastRows = rows % kGroupM) {
-    Value full = e.ult(group, e.i32(rows / kGroupM));
-    rowInGroup = arith::SelectOp::create(e.b, e.loc, full, rowInGroup,
-                                         e.rem(local, e.i32(lastRows)));
-    colOfGroup = arith::SelectOp::create(e.b, e.loc, full, colOfGroup,
-                                         e.div(local, e.i32(lastRows)));
-  }
-  w.tileRow = e.add(firstRow, rowInGroup);
-  if (cluster() > 1)
-    w.tileRow = e.add(e.mul(w.tileRow, e.i32(cluster())), c.rank);
-  w.tileCol = colOfGroup;
-  w.inside = e.ult(w.tileRow, e.i32(c.tilesM));
-  if (walk)
-    return w;
-  // Balanced slices of the k-steps: sizes differ by at most one.
-  w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(c.kSteps)), e.i32(splits)) : e.i32(0);
-  w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(c.kSteps)), e.i32(splits))
-                      : e.i32(c.kSteps);
-  return w;
-}
-
-scf::ForOp WgmmaKernelGenerator::emitUnitLoop(Emitter &e, const Context &c,
-                                              const StreamKWalk *walk, Value skip,
-                                              int64_t stride, Value init) const {
-  OpBuilder &b = e.b;
-  if (walk) { // stream-K: the walker's iterations (emitWorkUnit)
-    auto loop = scf::ForOp::create(b, e.loc, e.i32(0), walk->iterations, e.i32(1),
-                                   ValueRange{init ? init : e.i32(0)});
-    b.setInsertionPointToStart(loop.getBody());
-    return loop;
-  }
-  // A cluster's blocks walk the cluster's units together.
-  Value first = emitWalker(e);
-  Value grid = emitWalkers(e);
-  if (skip)
-    first = e.add(first, e.mul(skip, grid));
-  Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
-  auto loop = scf::ForOp::create(b, e.loc, first, e.i32(c.units), step,
-                                 ValueRange{init ? init : e.i32(0)});
-  b.setInsertionPointToStart(loop.getBody());
-  return loop;
-}
 
 void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
                                     ValueRange leading) const {
@@ -526,6 +327,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   c.warpgroup = e.div(c.tid, e.i32(kWarpgroup));
   c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
+  c.scheduler.emplace(c.spec, c.rank);
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
@@ -611,9 +413,9 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   // registers.
   std::optional<StreamKWalk> walk;
   if (config.getStreamk())
-    walk = emitStreamKWalk(e, c);
-  scf::ForOp units = emitUnitLoop(e, c, walk ? &*walk : nullptr);
-  WorkUnit unit = emitWorkUnit(e, c, units.getInductionVar(), walk ? &*walk : nullptr);
+    walk = c.scheduler->emitStreamKWalk(e);
+  scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
+  WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
   StageLoad load;
   load.rowA = e.mul(unit.tileRow, e.i32(config.getTileM()));
   load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
@@ -844,12 +646,12 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   // start at i * kSteps.
   std::optional<StreamKWalk> walk;
   if (config.getStreamk())
-    walk = emitStreamKWalk(e, c);
+    walk = c.scheduler->emitStreamKWalk(e);
   scf::ForOp units =
-      pingpong ? emitUnitLoop(e, c, nullptr, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
-               : emitUnitLoop(e, c, walk ? &*walk : nullptr);
+      pingpong ? c.scheduler->emitUnitLoop(e, nullptr, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
+               : c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
   WorkUnit unit =
-      emitWorkUnit(e, c, units.getInductionVar(), walk && !pingpong ? &*walk : nullptr);
+      c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk && !pingpong ? &*walk : nullptr);
   if (Value sums = op.getASums()) {
     SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorA, 1)};
     p.active = e.eq(unit.tileCol, e.i32(0));
@@ -875,7 +677,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   }
   // Ping-pong: wait for the other consumer's main loop of the block's previous unit (the
   // block's first unit has none).
-  Value grid = emitWalkers(e);
+  Value grid = c.scheduler->emitWalkers(e);
   Value hasPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                             units.getInductionVar(), grid);
   Value hasNext = e.ult(e.add(units.getInductionVar(), grid), e.i32(c.units));
@@ -1168,7 +970,6 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   Value isLeader = e.eq(thread, e.i32(0));
   auto vec4 = VectorType::get({4}, b.getF32Type());
   Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)
-  int64_t slots = c.spec.counterSlots();
   // Byte offset of this thread's float4 `quad` in the partials of split `split`: records of
   // all consumers side by side.
   auto partial = [&](Value split, int64_t quad) {

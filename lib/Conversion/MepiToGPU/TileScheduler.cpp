@@ -1,0 +1,190 @@
+// The wgmma kernels' tile scheduler (see TileScheduler.h).
+#include "TileScheduler.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace {
+constexpr int64_t kGroupM = 8; // tile rows per group of the tile order
+} // namespace
+
+std::pair<Value, Value> mlir::mepi::emitDivRem(Emitter &e, Value a, Value b) {
+  Type f32 = e.b.getF32Type();
+  Value af = arith::UIToFPOp::create(e.b, e.loc, f32, a);
+  Value bf = arith::UIToFPOp::create(e.b, e.loc, f32, b);
+  Value reciprocal = NVVM::RcpApproxFtzF32Op::create(e.b, e.loc, f32, bf);
+  Value q = arith::FPToUIOp::create(e.b, e.loc, e.b.getI32Type(),
+                                    arith::MulFOp::create(e.b, e.loc, af, reciprocal));
+  Value r = e.sub(a, e.mul(q, b));
+  Value over = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt, r, e.i32(0));
+  q = e.select(over, e.sub(q, e.i32(1)), q);
+  r = e.select(over, e.add(r, b), r);
+  Value under = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::uge, r, b);
+  return {e.select(under, e.add(q, e.i32(1)), q), e.select(under, e.sub(r, b), r)};
+}
+
+Value TileScheduler::emitWalkers(Emitter &e) const {
+  Type i32 = e.b.getI32Type();
+  if (cluster() > 1)
+    return NVVM::ClusterDimXOp::create(e.b, e.loc, i32);
+  return NVVM::GridDimXOp::create(e.b, e.loc, i32);
+}
+
+Value TileScheduler::emitWalker(Emitter &e) const {
+  Type i32 = e.b.getI32Type();
+  if (cluster() > 1)
+    return NVVM::ClusterIdXOp::create(e.b, e.loc, i32);
+  return NVVM::BlockIdXOp::create(e.b, e.loc, i32);
+}
+
+Value TileScheduler::emitRangeStart(Emitter &e, const StreamKWalk &s, Value w) {
+  return e.add(e.mul(w, s.share), e.min(w, s.extra));
+}
+
+auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
+  StreamKWalk s;
+  int64_t unitCount = spec.workUnits();
+  Value kSteps = e.i32(spec.kSteps());
+  s.walker = emitWalker(e);
+  s.grid = e.min(e.min(emitWalkers(e), e.i32(spec.streamKMaxBlocks() / cluster())),
+                 e.i32(unitCount));
+  // Every walker's whole units, then the last wave's k-steps cut into ranges of at least
+  // kMinStreamKSteps: fewer walkers share them where they are few.
+  s.wholeUnits = emitDivRem(e, e.i32(unitCount), s.grid).first;
+  s.firstShared = e.mul(s.wholeUnits, s.grid);
+  Value steps = e.mul(e.sub(e.i32(unitCount), s.firstShared), kSteps);
+  // As many ranges as the k-steps allow at kMinStreamKSteps each, but no fewer than the units
+  // (where a unit has fewer k-steps, one each), and at least one.
+  Value tailUnits = e.sub(e.i32(unitCount), s.firstShared);
+  Value fit = e.div(steps, e.i32(sm90::kMinStreamKSteps));
+  fit = e.select(e.ult(fit, tailUnits), tailUnits, fit);
+  s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
+  std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
+  s.begin = emitRangeStart(e, s, s.walker);
+  s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
+  s.firstUnit = e.div(s.begin, kSteps);
+  Value lastUnit = e.div(e.sub(s.end, e.i32(1)), kSteps);
+  Value ranged = e.andI(e.ult(s.walker, s.walkers), e.ult(s.begin, s.end));
+  Value units = e.select(ranged, e.add(e.sub(lastUnit, s.firstUnit), e.i32(1)), e.i32(0));
+  s.iterations = e.select(e.ult(s.walker, s.grid), e.add(s.wholeUnits, units), e.i32(0));
+  return s;
+}
+
+auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk) const
+    -> WorkUnit {
+  WorkUnit w;
+  int64_t splits = spec.getConfig().getSplits(), kSteps = spec.kSteps();
+  // Batched: each batch element's units in turn (no stream-K then).
+  if (spec.problem().batch > 1) {
+    w.batch = e.div(unit, e.i32(spec.unitsPerBatch()));
+    unit = e.rem(unit, e.i32(spec.unitsPerBatch()));
+  }
+  // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
+  w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
+  w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
+  w.splits = e.i32(splits);
+  // The counter slot and records of a split tile: its index among every batch element's tiles.
+  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(spec.tiles())), w.tile) : w.tile;
+  Value slot = w.slot;
+  w.record = [&e, slot, splits](Value j) { return e.add(e.mul(slot, e.i32(splits)), j); };
+  if (walk)
+    emitStreamKUnit(e, unit, *walk, w);
+  emitTilePosition(e, w);
+  if (walk)
+    return w;
+  // Balanced slices of the k-steps: sizes differ by at most one.
+  w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(kSteps)), e.i32(splits)) : e.i32(0);
+  w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(kSteps)), e.i32(splits))
+                      : e.i32(kSteps);
+  return w;
+}
+
+void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s,
+                                    WorkUnit &w) const {
+  // Iteration `unit` of the walker's loop. Its whole units first, then the shared units its
+  // range meets, the last first: each range starts at its own k-step, but the pieces at their
+  // ends start at k-step 0 together, so that the walkers read the same k-steps of A and B at
+  // about the same time, which the L2 then holds for all.
+  Value kSteps = e.i32(spec.kSteps());
+  Value whole = e.ult(unit, s.wholeUnits);
+  // Which of the shared units its range meets (when not whole), 0 being the first.
+  Value index = e.sub(e.sub(s.iterations, e.i32(1)), unit);
+  Value shared = e.add(s.firstUnit, index);
+  Value at = e.mul(shared, kSteps); // the shared unit's first k-step, end to end
+  w.tile = e.select(whole, e.add(s.walker, e.mul(unit, s.grid)), e.add(s.firstShared, shared));
+  Value begin = e.select(e.eq(index, e.i32(0)), e.sub(s.begin, at), e.i32(0));
+  w.kBegin = e.select(whole, e.i32(0), begin);
+  w.kEnd = e.select(whole, kSteps, e.min(e.sub(s.end, at), kSteps));
+  // The walker whose range holds k-step p: the first `extra` ranges are one longer (the
+  // divisor kept nonzero where there are no ranges, for the whole units' iterations).
+  Value longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
+  Value shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
+  auto walkerOf = [&](Value p) {
+    return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
+                    e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));
+  };
+  Value first = walkerOf(at), last = walkerOf(e.add(at, e.i32(spec.kSteps() - 1)));
+  w.splits = e.select(whole, e.i32(1), e.add(e.sub(last, first), e.i32(1)));
+  w.split = e.select(whole, e.i32(0), e.sub(s.walker, first));
+  w.slot = e.add(e.mul(first, e.i32(cluster())), rank);
+  // Split j's record: walker first + j's block keeps two, for the first shared unit its range
+  // meets and for its last.
+  Value blockRank = rank;
+  int64_t clusterSize = cluster();
+  w.record = [&e, s, shared, first, blockRank, kSteps, clusterSize](Value j) {
+    Value walker = e.add(first, j);
+    Value firstOfWalker = e.div(emitRangeStart(e, s, walker), kSteps);
+    Value kind = e.select(e.eq(shared, firstOfWalker), e.i32(0), e.i32(1));
+    return e.add(e.mul(e.add(e.mul(walker, e.i32(clusterSize)), blockRank), e.i32(2)), kind);
+  };
+}
+
+void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
+  // Grouped order: kGroupM tile rows (pair rows in a cluster), walked column by column.
+  int64_t rows = llvm::divideCeil(spec.tilesM(), cluster());
+  // Every group has kGroupM rows but the last, which has tilesM % kGroupM: both constants, so
+  // each division is by a constant (a variable divisor of a few bits becomes a div.u16, which
+  // ptxas makes a subroutine call).
+  Value perGroup = e.i32(kGroupM * spec.tilesN());
+  Value group = e.div(w.tile, perGroup);
+  Value firstRow = e.mul(group, e.i32(kGroupM));
+  Value local = e.rem(w.tile, perGroup);
+  Value rowInGroup = e.rem(local, e.i32(kGroupM)), colOfGroup = e.div(local, e.i32(kGroupM));
+  if (int64_t lastRows = rows % kGroupM) {
+    Value full = e.ult(group, e.i32(rows / kGroupM));
+    rowInGroup = arith::SelectOp::create(e.b, e.loc, full, rowInGroup,
+                                         e.rem(local, e.i32(lastRows)));
+    colOfGroup = arith::SelectOp::create(e.b, e.loc, full, colOfGroup,
+                                         e.div(local, e.i32(lastRows)));
+  }
+  w.tileRow = e.add(firstRow, rowInGroup);
+  if (cluster() > 1)
+    w.tileRow = e.add(e.mul(w.tileRow, e.i32(cluster())), rank);
+  w.tileCol = colOfGroup;
+  w.inside = e.ult(w.tileRow, e.i32(spec.tilesM()));
+}
+
+scf::ForOp TileScheduler::emitUnitLoop(Emitter &e, const StreamKWalk *walk, Value skip,
+                                       int64_t stride, Value init) const {
+  OpBuilder &b = e.b;
+  if (walk) { // stream-K: the walker's iterations (emitWorkUnit)
+    auto loop = scf::ForOp::create(b, e.loc, e.i32(0), walk->iterations, e.i32(1),
+                                   ValueRange{init ? init : e.i32(0)});
+    b.setInsertionPointToStart(loop.getBody());
+    return loop;
+  }
+  // A cluster's blocks walk the cluster's units together.
+  Value first = emitWalker(e);
+  Value grid = emitWalkers(e);
+  if (skip)
+    first = e.add(first, e.mul(skip, grid));
+  Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
+  auto loop = scf::ForOp::create(b, e.loc, first, e.i32(spec.workUnits()), step,
+                                 ValueRange{init ? init : e.i32(0)});
+  b.setInsertionPointToStart(loop.getBody());
+  return loop;
+}

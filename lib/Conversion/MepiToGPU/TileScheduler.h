@@ -1,0 +1,81 @@
+// The tile scheduler of the wgmma kernels: how a persistent grid's blocks (or clusters) walk the
+// work units of a problem, the same walk in the producer and the consumers. A work unit is a
+// tile of one batch element of D (batched problems: each element's units in turn), in a grouped
+// order that keeps concurrently running blocks on shared operand rows in L2; with split-K a
+// tile's slice of the k-steps; with stream-K the last wave's k-steps cut into one even range
+// per walker (see WgmmaKernel.cpp's header for the full rules). Its sizes are Sm90Spec's.
+#ifndef MEPI_CONVERSION_MEPITOGPU_TILESCHEDULER_H
+#define MEPI_CONVERSION_MEPITOGPU_TILESCHEDULER_H
+
+#include "Emitter.h"
+#include "mepi/Sm90/Sm90Spec.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
+
+namespace mlir::mepi {
+
+/// a / b and a % b (u32; 0 < b, a < 2^22) by the approximate reciprocal and a correction each
+/// way (its error is under one there). ptxas makes a u32 division by a runtime value a
+/// subroutine, and under nvJitLink a call anywhere in the kernel serializes all of its wgmmas
+/// (C7509, bench/NOTES.md).
+std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b);
+
+class TileScheduler {
+public:
+  /// `rank`: the block's rank in its cluster (i32; 0 without one).
+  TileScheduler(const Sm90Spec &spec, Value rank) : spec(spec), rank(rank) {}
+
+  /// Stream-K: how this walker covers the units. All i32.
+  struct StreamKWalk {
+    Value walker, grid;    // w and G (at most the units and the records' blocks)
+    Value wholeUnits;      // the unit loop's first iterations, whole units: U / G
+    Value firstShared;     // the first unit cut into ranges: wholeUnits * G
+    Value walkers;         // the walkers with a range (G, or fewer where the ranges are short)
+    Value share, extra;    // k-steps per range: share, one more for the first `extra` ranges
+    Value begin, end;      // this walker's range of the shared units' k-steps, end to end
+    Value firstUnit;       // the shared unit where its range begins (begin / kSteps)
+    Value iterations;      // the unit loop's trip count
+  };
+  StreamKWalk emitStreamKWalk(Emitter &e) const;
+
+  /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
+  /// only for the second tile of a cluster's pair below D).
+  /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
+  /// counter slot of their reduction (the tile, or the first walker's block).
+  /// Batched: `batch` is D's batch element (i32; null when unbatched), `tile` the tile within it.
+  struct WorkUnit {
+    Value batch, tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
+    std::function<Value(Value)> record; // which record holds split j (i32) of the workspace's
+  };
+  /// Unit `unit` of the walk: iteration `unit` of the walker's loop with stream-K (`walk`).
+  WorkUnit emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk) const;
+
+  /// The for loop over this block's work units carrying the stage counter (starting at `init`,
+  /// 0 if null): blockIdx.x + skip * gridDim.x, then every `stride`-th of the block's units;
+  /// the builder is left in its body.
+  scf::ForOp emitUnitLoop(Emitter &e, const StreamKWalk *walk, Value skip = {},
+                          int64_t stride = 1, Value init = {}) const;
+
+  /// How many walk the work units side by side: the blocks of the grid, or its clusters.
+  Value emitWalkers(Emitter &e) const;
+  /// The block that walks units beside the others: its cluster, or itself.
+  Value emitWalker(Emitter &e) const;
+
+private:
+  int64_t cluster() const { return spec.getConfig().getCluster(); }
+  /// Where walker `w`'s range starts among the shared units' k-steps.
+  static Value emitRangeStart(Emitter &e, const StreamKWalk &s, Value w);
+  /// Stream-K's part of a unit: its tile, k-steps, splits and records.
+  void emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s, WorkUnit &w) const;
+  /// The grouped order: the unit's tile row and column.
+  void emitTilePosition(Emitter &e, WorkUnit &w) const;
+
+  const Sm90Spec &spec;
+  Value rank;
+};
+
+} // namespace mlir::mepi
+
+#endif // MEPI_CONVERSION_MEPITOGPU_TILESCHEDULER_H
