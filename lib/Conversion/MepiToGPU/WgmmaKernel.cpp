@@ -62,6 +62,7 @@
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
+#include "StagePipeline.h"
 #include "TileScheduler.h"
 #include "OperandSums.h"
 #include "WgmmaEpilog.h"
@@ -277,6 +278,7 @@ struct WgmmaKernelGenerator::Context {
   Sm90Spec spec;                    // the kernel's sizes
   Sm90SharedLayout layout;
   std::optional<TileScheduler> scheduler; // the walk over the work units (once rank is known)
+  std::optional<StagePipeline> pipeline;  // the stage ring (once the base is known)
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
 
@@ -328,6 +330,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.warpgroup = e.div(c.tid, e.i32(kWarpgroup));
   c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
   c.scheduler.emplace(c.spec, c.rank);
+  c.pipeline.emplace(c.base, c.layout, config.getStages(), cluster());
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
@@ -336,19 +339,11 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(init.thenBlock());
-    for (int64_t s = 0; s < config.getStages(); ++s) {
-      Value full = e.offset(c.base, e.i32(layout.barriers + 8 * s));
-      Value empty = e.offset(c.base, e.i32(layout.barriers + 8 * (config.getStages() + s)));
-      // TMA: the issuing thread arrives; ordinary loads: each producer thread does.
-      int64_t producerArrivals = config.getTma() ? 1 : kWarpgroup;
-      NVVM::MBarrierInitOp::create(b, loc, full, e.i32(producerArrivals), Value());
-      // Each stage is read by every consumer, or by one (ping-pong), of every block of the
-      // cluster.
-      int64_t readers = (config.getPingpong() ? 1 : consumers()) * cluster();
-      NVVM::MBarrierInitOp::create(b, loc, empty, e.i32(readers), Value());
-    }
-    if (cluster() > 1) // the peer block arrives on them and multicasts into this block
-      NVVM::FenceMbarrierInitOp::create(b, loc);
+    // TMA: the issuing thread arrives; ordinary loads: each producer thread does. Each stage
+    // is read by every consumer, or by one (ping-pong), of every block of the cluster.
+    int64_t producerArrivals = config.getTma() ? 1 : kWarpgroup;
+    int64_t readers = (config.getPingpong() ? 1 : consumers()) * cluster();
+    c.pipeline->emitInit(e, producerArrivals, readers);
   }
   if (c.spec.sumsOnTensorCores())
     emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
@@ -390,24 +385,11 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     clusterBarrier();
 }
 
-/// Pointers of stage `stage`'s barriers: full (TMA landed) and empty (consumers done).
-static std::pair<Value, Value> stageBarriers(Emitter &e, Value base, const Sm90SharedLayout &layout,
-                                             int64_t stages, Value stage) {
-  Value full = e.offset(base, e.add(e.i32(layout.barriers), e.mul(stage, e.i32(8))));
-  Value empty =
-      e.offset(base, e.add(e.i32(layout.barriers + 8 * stages), e.mul(stage, e.i32(8))));
-  return {full, empty};
-}
-
-/// Suspend-time hint of mbarrier waits (ns), as CUTLASS uses.
-static constexpr int64_t kWaitTicks = 0x989680;
-
 void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp op,
                                         const IRMapping &operands) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const Sm90SharedLayout &layout = c.layout;
-  int64_t stages = config.getStages();
   OpBuilder::InsertionGuard guard(b);
   // Stream-K's walk is worked out in each role, so that its values stay out of the other's
   // registers.
@@ -430,14 +412,10 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value it = kLoop.getRegionIterArg(0);
-    Value stage = e.rem(it, e.i32(stages));
-    Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
-    Value empty;
-    std::tie(load.full, empty) = stageBarriers(e, c.base, layout, stages, stage);
-    // Wait until the consumers freed this stage (a fresh barrier passes parity 1 at once).
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, empty, e.xorI(phase, e.i32(1)),
-                                          e.i32(kWaitTicks));
-    load.stageBase = e.offset(c.base, e.mul(stage, e.i32(layout.stageBytes)));
+    StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
+    load.full = slot.full;
+    c.pipeline->emitAcquire(e, slot);
+    load.stageBase = e.offset(c.base, e.mul(slot.stage, e.i32(layout.stageBytes)));
     load.k = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
     if (config.getTma())
       emitTmaLoads(e, c, load);
@@ -591,7 +569,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Location loc = e.loc;
   MLIRContext *ctx = b.getContext();
   const Sm90SharedLayout &layout = c.layout;
-  int64_t stages = config.getStages(), tileN = config.getTileN();
+  int64_t tileN = config.getTileN();
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
   Value consumer = e.sub(c.warpgroup, e.i32(1));
@@ -605,25 +583,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
       NVVM::MMAShapeAttr::get(ctx, 64, swapped ? config.getTileM() : tileN, atom.instrK);
   NVVM::WGMMATypes inType = wgmmaType(c.elementType);
 
-  auto release = [&](Value it) {
-    auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(leader.thenBlock());
-    auto [full, empty] = stageBarriers(e, c.base, layout, stages, e.rem(it, e.i32(stages)));
-    if (cluster() == 1) {
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), empty, Value());
-      return;
-    }
-    // The stage is free in this block for both producers of the cluster.
-    auto sharedCluster = LLVM::LLVMPointerType::get(ctx, 7);
-    for (int64_t r = 0; r < cluster(); ++r) {
-      // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release
-      // makes ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
-      // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
-      Value remote = NVVM::MapaOp::create(b, loc, sharedCluster, empty, e.i32(r));
-      NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value());
-    }
-  };
+  auto release = [&](Value it) { c.pipeline->emitRelease(e, it, isLeader); };
 
   // Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
   // 64), those of the first tile row the rows of B (split between the consumers in 64-row
@@ -733,10 +693,9 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     Value it = kLoop.getRegionIterArg(0);
     SmallVector<Value> accs(kLoop.getRegionIterArgs().slice(1, slices));
     SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(1 + slices));
-    Value stage = e.rem(it, e.i32(stages));
-    Value phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
-    auto [full, empty] = stageBarriers(e, c.base, layout, stages, stage);
-    NVVM::MBarrierTryWaitParityOp::create(b, loc, full, phase, e.i32(kWaitTicks));
+    StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
+    Value stage = slot.stage;
+    c.pipeline->emitWait(e, slot);
     Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
     // A slice's 64 rows of A: 64 lines (K-major) or one block (MN-major), 8 KiB either way. A
     // cooperative consumer computes slice `consumer`, a ping-pong one all of them.

@@ -1,0 +1,69 @@
+// The wgmma kernels' stage ring (see StagePipeline.h).
+#include "StagePipeline.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace {
+/// Suspend-time hint of mbarrier waits (ns), as CUTLASS uses.
+constexpr int64_t kWaitTicks = 0x989680;
+} // namespace
+
+std::pair<Value, Value> StagePipeline::emitBarriers(Emitter &e, Value stage) const {
+  Value full = e.offset(base, e.add(e.i32(layout.barriers), e.mul(stage, e.i32(8))));
+  Value empty =
+      e.offset(base, e.add(e.i32(layout.barriers + 8 * stages), e.mul(stage, e.i32(8))));
+  return {full, empty};
+}
+
+auto StagePipeline::emitSlot(Emitter &e, Value it) const -> Slot {
+  Slot slot;
+  slot.stage = e.rem(it, e.i32(stages));
+  slot.phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
+  std::tie(slot.full, slot.empty) = emitBarriers(e, slot.stage);
+  return slot;
+}
+
+void StagePipeline::emitInit(Emitter &e, int64_t producerArrivals, int64_t readers) const {
+  for (int64_t s = 0; s < stages; ++s) {
+    Value full = e.offset(base, e.i32(layout.barriers + 8 * s));
+    Value empty = e.offset(base, e.i32(layout.barriers + 8 * (stages + s)));
+    NVVM::MBarrierInitOp::create(e.b, e.loc, full, e.i32(producerArrivals), Value());
+    NVVM::MBarrierInitOp::create(e.b, e.loc, empty, e.i32(readers), Value());
+  }
+  if (cluster > 1) // the peer block arrives on them and multicasts into this block
+    NVVM::FenceMbarrierInitOp::create(e.b, e.loc);
+}
+
+void StagePipeline::emitAcquire(Emitter &e, const Slot &slot) const {
+  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, slot.empty, e.xorI(slot.phase, e.i32(1)),
+                                        e.i32(kWaitTicks));
+}
+
+void StagePipeline::emitWait(Emitter &e, const Slot &slot) const {
+  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, slot.full, slot.phase, e.i32(kWaitTicks));
+}
+
+void StagePipeline::emitRelease(Emitter &e, Value it, Value isLeader) const {
+  OpBuilder &b = e.b;
+  auto leader = scf::IfOp::create(b, e.loc, isLeader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(leader.thenBlock());
+  auto [full, empty] = emitBarriers(e, e.rem(it, e.i32(stages)));
+  if (cluster == 1) {
+    NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
+    return;
+  }
+  // The stage is free in this block for both producers of the cluster.
+  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  for (int64_t r = 0; r < cluster; ++r) {
+    // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release makes
+    // ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
+    // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
+    Value remote = NVVM::MapaOp::create(b, e.loc, sharedCluster, empty, e.i32(r));
+    NVVM::MBarrierArriveOp::create(b, e.loc, Type(), remote, Value());
+  }
+}

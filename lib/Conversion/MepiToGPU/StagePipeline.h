@@ -1,0 +1,47 @@
+// The ring of shared-memory stages between the wgmma kernels' producer and consumers: stage
+// it % S in phase (it / S) & 1 of the counter `it` that both roles run across work units;
+// full[s] completes on the producer's arrival plus the bytes its TMA loads land, empty[s] on
+// one arrival per warpgroup that reads the stage, in every block of the cluster.
+#ifndef MEPI_CONVERSION_MEPITOGPU_STAGEPIPELINE_H
+#define MEPI_CONVERSION_MEPITOGPU_STAGEPIPELINE_H
+
+#include "Emitter.h"
+#include "mepi/Sm90/Sm90Spec.h"
+
+namespace mlir::mepi {
+
+class StagePipeline {
+public:
+  /// `base`: the aligned dynamic shared memory (ptr<3>).
+  StagePipeline(Value base, const Sm90SharedLayout &layout, int64_t stages, int64_t cluster)
+      : base(base), layout(layout), stages(stages), cluster(cluster) {}
+
+  /// One stage of the ring for counter `it`.
+  struct Slot {
+    Value stage, phase, full, empty;
+  };
+  Slot emitSlot(Emitter &e, Value it) const;
+  /// Pointers of stage `stage`'s barriers: full (loads landed) and empty (readers done).
+  std::pair<Value, Value> emitBarriers(Emitter &e, Value stage) const;
+
+  /// Every stage's barriers, by one thread: `producerArrivals` on full (1 with TMA, the
+  /// warpgroup's threads with ordinary loads), `readers` on empty.
+  void emitInit(Emitter &e, int64_t producerArrivals, int64_t readers) const;
+  /// Producer: waits until the readers freed the slot's stage (a fresh barrier passes the
+  /// parity before the first at once).
+  void emitAcquire(Emitter &e, const Slot &slot) const;
+  /// Consumer: waits until the slot's stage has landed.
+  void emitWait(Emitter &e, const Slot &slot) const;
+  /// Consumer: frees stage `it` (its leader thread arrives on empty, in every block of the
+  /// cluster).
+  void emitRelease(Emitter &e, Value it, Value isLeader) const;
+
+private:
+  Value base;
+  const Sm90SharedLayout &layout;
+  int64_t stages, cluster;
+};
+
+} // namespace mlir::mepi
+
+#endif // MEPI_CONVERSION_MEPITOGPU_STAGEPIPELINE_H
