@@ -62,6 +62,7 @@
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
+#include "Mainloop.h"
 #include "StagePipeline.h"
 #include "TileScheduler.h"
 #include "OperandSums.h"
@@ -90,26 +91,6 @@ constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 // Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
 // c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
 constexpr int64_t kMainloopTurnBarrier = 3;
-
-/// wgmma shared-memory descriptor of a stage tile with the 128-byte swizzle starting at the
-/// shared address `address`: start address / 16 in bits 0-13, leading offset / 16 in bits
-/// 16-29, stride offset / 16 in bits 32-45, swizzle mode 1 (128 bytes) in bits 62-63.
-///   K-major: stride = 1024 bytes between 8-row core matrices; the leading offset is unused
-///   (1 by convention).
-///   MN-major: leading = 8 KiB from one 64-row block to the next, stride = 1024 bytes from 8
-///   k-lines to the next.
-Value emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor) {
-  uint64_t leading = mnMajor ? kBlockBytes / 16 : 1;
-  uint64_t fixed = (leading << 16) | (uint64_t{1024 / 16} << 32) | (uint64_t{1} << 62);
-  Value start = e.shr(e.andI(address, e.i32(0x3FFFF)), e.i32(4));
-  return e.orI(e.zext64(start), e.i64(static_cast<int64_t>(fixed)));
-}
-
-NVVM::WGMMATypes wgmmaType(Type t) {
-  if (t.isF32()) // read as tf32: the low 13 bits of the mantissa are ignored
-    return NVVM::WGMMATypes::tf32;
-  return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-}
 
 class WgmmaKernelGenerator : public KernelGenerator {
 public:
@@ -576,12 +557,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
   bool pingpong = config.getPingpong();
   int64_t slices = slicesPerConsumer();
-  bool swapped = config.getSwapped();
-  // Swapped: B's 64 rows of this consumer are the m side, A's tile_m rows the n side.
-  const MmaAtom atom = c.spec.problem().atom();
-  auto shape =
-      NVVM::MMAShapeAttr::get(ctx, 64, swapped ? config.getTileM() : tileN, atom.instrK);
-  NVVM::WGMMATypes inType = wgmmaType(c.elementType);
+  WgmmaMainloop mainloop(c.spec, c.elementType, accType);
 
   auto release = [&](Value it) { c.pipeline->emitRelease(e, it, isLeader); };
 
@@ -697,67 +673,27 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     Value stage = slot.stage;
     c.pipeline->emitWait(e, slot);
     Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
-    // A slice's 64 rows of A: 64 lines (K-major) or one block (MN-major), 8 KiB either way. A
-    // cooperative consumer computes slice `consumer`, a ping-pong one all of them.
-    Value aAddress = pingpong ? stageAddress
-                              : e.add(stageAddress, e.mul(consumer, e.i32(slices * kBlockBytes)));
-    Value bAddress = e.add(stageAddress, e.i32(layout.aBytes));
-    // A wgmma's step of K advances 32 bytes within each K-major line, or 16 MN-major lines.
-    auto kStep = [&](bool mnMajor) {
-      return mnMajor ? atom.instrK * kSwizzleBytes : atom.kBytes();
-    };
-    // wgmma reads A row-major and B column-major (K-major both); MN-major ones transposed.
-    NVVM::MMALayout layoutA = c.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-    NVVM::MMALayout layoutB = c.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, consumer);
     // The stage tiles the operand sums read: the first of this consumer's groups.
     SmallVector<Value> sumTiles;
     for (const SumsPlan &p : sumsPlans)
       sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
-    // A wgmma's descriptor is its tile's at the stage plus its offset in 16-byte units (the
-    // start address field cannot carry: shared addresses stay below 2^18): one 64-bit add per
-    // wgmma instead of the address arithmetic.
-    auto at = [&](Value descriptor, int64_t bytes) {
-      return bytes ? e.add(descriptor, e.i64(bytes / 16)) : descriptor;
-    };
-    Value baseA = swapped ? emitMatrixDescriptor(e, stageAddress, /*mnMajor=*/false)
-                          : emitMatrixDescriptor(e, aAddress, c.mnMajorA);
-    Value baseB =
-        swapped ? emitMatrixDescriptor(e, e.add(bAddress, e.mul(consumer, e.i32(kBlockBytes))),
-                                       /*mnMajor=*/false)
-                : emitMatrixDescriptor(e, bAddress, c.mnMajorB);
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kk = 0; kk < config.getTileK() / atom.instrK; ++kk) {
-      if (swapped) {
-        Value descB = at(baseB, kk * atom.kBytes());
-        Value descA = at(baseA, kk * atom.kBytes());
-        accs[0] = NVVM::WgmmaMmaAsyncOp::create(
-            b, loc, accType, accs[0], descB, descA, shape, inType, inType,
-            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-            NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
-            NVVM::MMAIntOverflowAttr());
-        continue;
-      }
-      Value descB = at(baseB, kk * kStep(c.mnMajorB));
-      for (int64_t s = 0; s < slices; ++s) {
-        Value descA = at(baseA, s * kBlockBytes + kk * kStep(c.mnMajorA));
-        accs[s] = NVVM::WgmmaMmaAsyncOp::create(
-            b, loc, accType, accs[s], descA, descB, shape, inType, inType,
-            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-            NVVM::WGMMAScaleIn::one, layoutA, layoutB, NVVM::MMAIntOverflowAttr());
-      }
+    WgmmaMainloop::StageTiles descriptors =
+        mainloop.emitDescriptors(e, stageAddress, tiles, consumer);
+    mainloop.emitWgmmas(e, descriptors, accs, [&](int64_t kk) {
       // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
       // this unit, between the main wgmmas.
       for (auto [i, p] : llvm::enumerate(sumsPlans)) {
         if (!summing[i] || !p.tile.onTensorCores)
           continue;
         auto descriptor = [&](int64_t group) {
-          int64_t bytes = group * kBlockBytes + kk * kStep(p.tile.mnMajor);
+          int64_t bytes = group * kBlockBytes + kk * mainloop.kStep(p.tile.mnMajor);
           return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
         };
         p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
                        fragmentsOf(partials, i));
       }
-    }
+    });
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     // Operand sums by the threads: from the stage the wgmmas read, before it is released.
     for (auto [i, p] : llvm::enumerate(sumsPlans))
