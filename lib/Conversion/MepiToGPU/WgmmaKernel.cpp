@@ -236,6 +236,9 @@ private:
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
+  void emitReducedEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
+                         Value acc, const WorkUnit &unit, ArrayRef<Value> sumPartials,
+                         Value slice, function_ref<void(ArrayRef<Value>)> storeSums) const;
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
                                              Value record) const;
   /// The epilog of row slice `slice` of the unit's tile, from its accumulators `acc`.
@@ -801,55 +804,68 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     for (int64_t s = 0; s < slices; ++s)
       emitEpilog(e, c, op, operands, accs[s], unit, e.add(first, e.i32(s)));
   } else {
-    Value acc = accs[0];
-    // The partial operand sums travel with the accumulators: one record per thread.
-    Value record = acc;
-    if (!sumPartials.empty()) {
-      int64_t floats = c.spec.splitRecordFloats();
-      auto recordType =
-          LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(floats, f32));
-      record = LLVM::ZeroOp::create(b, loc, recordType);
-      for (int64_t i = 0; i < registers(); ++i)
-        record = LLVM::InsertValueOp::create(b, loc, record,
-                                             LLVM::ExtractValueOp::create(b, loc, acc, i), i);
-      for (auto [i, v] : llvm::enumerate(sumPartials))
-        record = LLVM::InsertValueOp::create(b, loc, record, v, registers() + i);
-    }
-    Value isLast, sum;
-    if (config.getStreamk()) {
-      // Only the units two walkers share are reduced.
-      auto shared = scf::IfOp::create(b, loc, TypeRange{b.getI1Type(), record.getType()},
-                                      e.ult(e.i32(1), unit.splits), /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard branch(b);
-      b.setInsertionPointToStart(shared.thenBlock());
-      auto [last, total] = emitSplitReduction(e, c, unit, record);
-      scf::YieldOp::create(b, loc, ValueRange{last, total});
-      b.setInsertionPointToStart(shared.elseBlock());
-      Value alone = arith::ConstantIntOp::create(b, loc, 1, 1);
-      scf::YieldOp::create(b, loc, ValueRange{alone, record});
-      isLast = shared.getResult(0);
-      sum = shared.getResult(1);
-    } else {
-      std::tie(isLast, sum) = emitSplitReduction(e, c, unit, record);
-    }
-    auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard then(b);
-    b.setInsertionPointToStart(last.thenBlock());
-    Value total = sum;
-    if (!sumPartials.empty()) {
-      total = LLVM::ZeroOp::create(b, loc, accType);
-      for (int64_t i = 0; i < registers(); ++i)
-        total = LLVM::InsertValueOp::create(b, loc, total,
-                                            LLVM::ExtractValueOp::create(b, loc, sum, i), i);
-      SmallVector<Value> sums;
-      for (size_t i = 0; i < sumPartials.size(); ++i)
-        sums.push_back(LLVM::ExtractValueOp::create(b, loc, sum, registers() + i));
-      storeSums(sums);
-    }
-    emitEpilog(e, c, op, operands, total, unit, consumer);
+    emitReducedEpilog(e, c, op, operands, accs[0], unit, sumPartials, consumer, storeSums);
   }
 }
 
+
+/// Split-K and stream-K: this consumer's partial `acc` (with its partial operand sums,
+/// `sumPartials`) goes into the workspace; the last to arrive at the tile sums the records in
+/// order, stores the operand sums (`storeSums`) and runs the epilog of slice `slice`.
+void WgmmaKernelGenerator::emitReducedEpilog(
+    Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands, Value acc,
+    const WorkUnit &unit, ArrayRef<Value> sumPartials, Value slice,
+    function_ref<void(ArrayRef<Value>)> storeSums) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type f32 = b.getF32Type();
+  auto accType = acc.getType();
+  // The partial operand sums travel with the accumulators: one record per thread.
+  Value record = acc;
+  if (!sumPartials.empty()) {
+    int64_t floats = c.spec.splitRecordFloats();
+    auto recordType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(floats, f32));
+    record = LLVM::ZeroOp::create(b, loc, recordType);
+    for (int64_t i = 0; i < registers(); ++i)
+      record = LLVM::InsertValueOp::create(b, loc, record,
+                                           LLVM::ExtractValueOp::create(b, loc, acc, i), i);
+    for (auto [i, v] : llvm::enumerate(sumPartials))
+      record = LLVM::InsertValueOp::create(b, loc, record, v, registers() + i);
+  }
+  Value isLast, sum;
+  if (config.getStreamk()) {
+    // Only the units two walkers share are reduced.
+    auto shared = scf::IfOp::create(b, loc, TypeRange{b.getI1Type(), record.getType()},
+                                    e.ult(e.i32(1), unit.splits), /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard branch(b);
+    b.setInsertionPointToStart(shared.thenBlock());
+    auto [last, total] = emitSplitReduction(e, c, unit, record);
+    scf::YieldOp::create(b, loc, ValueRange{last, total});
+    b.setInsertionPointToStart(shared.elseBlock());
+    Value alone = arith::ConstantIntOp::create(b, loc, 1, 1);
+    scf::YieldOp::create(b, loc, ValueRange{alone, record});
+    isLast = shared.getResult(0);
+    sum = shared.getResult(1);
+  } else {
+    std::tie(isLast, sum) = emitSplitReduction(e, c, unit, record);
+  }
+  auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard then(b);
+  b.setInsertionPointToStart(last.thenBlock());
+  Value total = sum;
+  if (!sumPartials.empty()) {
+    total = LLVM::ZeroOp::create(b, loc, accType);
+    for (int64_t i = 0; i < registers(); ++i)
+      total = LLVM::InsertValueOp::create(b, loc, total,
+                                          LLVM::ExtractValueOp::create(b, loc, sum, i), i);
+    SmallVector<Value> sums;
+    for (size_t i = 0; i < sumPartials.size(); ++i)
+      sums.push_back(LLVM::ExtractValueOp::create(b, loc, sum, registers() + i));
+    storeSums(sums);
+  }
+  emitEpilog(e, c, op, operands, total, unit, slice);
+}
 
 std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, const Context &c,
                                                                  const WorkUnit &unit,
