@@ -233,6 +233,22 @@ private:
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   using StreamKWalk = TileScheduler::StreamKWalk;
   using WorkUnit = TileScheduler::WorkUnit;
+  /// Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
+  /// 64), those of the first tile row the rows of B (split between the consumers in 64-row
+  /// groups, or all by consumer 0 when there are fewer than 64 each), from the stage tiles, on
+  /// the tensor cores or by the threads (OperandSums.h).
+  struct SumsPlan {
+    Value sums;       // the kernel's a_sums / b_sums memref
+    TileSums tile;
+    Value active;     // i1: this consumer sums in this unit
+    Value firstRow;   // of the operand's rows (of op(A) / op(B)^T) this consumer covers
+    int64_t stageOffset = 0; // bytes from the stage's start to the operand's tile (A: 0)
+    Value consumerOffset;    // i32 bytes from there to this consumer's first 64-row group
+    int64_t limit = 0;
+  };
+  SmallVector<SumsPlan> planOperandSums(Emitter &e, const Context &c, MatmulOp op,
+                                        const IRMapping &operands, const WorkUnit &unit,
+                                        Value consumer) const;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
@@ -547,13 +563,44 @@ static SmallVector<Value> emitValueFence(Emitter &e, ArrayRef<Value> values) {
   return result;
 }
 
+/// The operand sums this consumer takes in `unit` (OperandSums.h).
+auto WgmmaKernelGenerator::planOperandSums(Emitter &e, const Context &c, MatmulOp op,
+                                           const IRMapping &operands, const WorkUnit &unit,
+                                           Value consumer) const -> SmallVector<SumsPlan> {
+  int64_t tileN = config.getTileN();
+  SmallVector<SumsPlan> plans;
+  if (Value sums = op.getASums()) {
+    SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorA, 1)};
+    p.active = e.eq(unit.tileCol, e.i32(0));
+    p.firstRow = e.add(e.mul(unit.tileRow, e.i32(config.getTileM())),
+                       e.mul(consumer, e.i32(kBlockRows)));
+    p.consumerOffset = e.mul(consumer, e.i32(kBlockBytes));
+    p.limit = c.m;
+    plans.push_back(p);
+  }
+  if (Value sums = op.getBSums()) {
+    int64_t rows = bSumRows();
+    bool split = rows < tileN;
+    SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorB, rows / kBlockRows)};
+    p.active = e.eq(unit.tileRow, e.i32(0));
+    if (!split)
+      p.active = e.andI(p.active, e.eq(consumer, e.i32(0)));
+    Value first = split ? e.mul(consumer, e.i32(rows)) : e.i32(0);
+    p.firstRow = e.add(e.mul(unit.tileCol, e.i32(tileN)), first);
+    p.stageOffset = c.layout.aBytes;
+    p.consumerOffset = e.mul(e.div(first, e.i32(kBlockRows)), e.i32(kBlockBytes));
+    p.limit = c.n;
+    plans.push_back(p);
+  }
+  return plans;
+}
+
 void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp op,
                                         const IRMapping &operands) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   MLIRContext *ctx = b.getContext();
   const Sm90SharedLayout &layout = c.layout;
-  int64_t tileN = config.getTileN();
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
   Value consumer = e.sub(c.warpgroup, e.i32(1));
@@ -564,21 +611,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
 
   auto release = [&](Value it) { c.pipeline->emitRelease(e, it, isLeader); };
 
-  // Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
-  // 64), those of the first tile row the rows of B (split between the consumers in 64-row
-  // groups, or all by consumer 0 when there are fewer than 64 each), from the stage tiles, on
-  // the tensor cores or by the threads (OperandSums.h).
-  struct SumsPlan {
-    Value sums;       // the kernel's a_sums / b_sums memref
-    TileSums tile;
-    Value active;     // i1: this consumer sums in this unit
-    Value firstRow;   // of the operand's rows (of op(A) / op(B)^T) this consumer covers
-    int64_t stageOffset = 0; // bytes from the stage's start to the operand's tile (A: 0)
-    Value consumerOffset;    // i32 bytes from there to this consumer's first 64-row group
-    int64_t limit = 0;
-  };
   Value localThread = e.rem(c.tid, e.i32(kWarpgroup));
-  SmallVector<SumsPlan> sumsPlans;
 
   OpBuilder::InsertionGuard guard(b);
   // Ping-pong: consumer j takes the block's units j, j + 2, ...; the block's i-th unit's stages
@@ -591,29 +624,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                : c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
   WorkUnit unit =
       c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk && !pingpong ? &*walk : nullptr);
-  if (Value sums = op.getASums()) {
-    SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorA, 1)};
-    p.active = e.eq(unit.tileCol, e.i32(0));
-    p.firstRow = e.add(e.mul(unit.tileRow, e.i32(config.getTileM())),
-                       e.mul(consumer, e.i32(kBlockRows)));
-    p.consumerOffset = e.mul(consumer, e.i32(kBlockBytes));
-    p.limit = c.m;
-    sumsPlans.push_back(p);
-  }
-  if (Value sums = op.getBSums()) {
-    int64_t rows = bSumRows();
-    bool split = rows < tileN;
-    SumsPlan p{operands.lookup(sums), tileSums(c.spec, c.mnMajorB, rows / kBlockRows)};
-    p.active = e.eq(unit.tileRow, e.i32(0));
-    if (!split)
-      p.active = e.andI(p.active, e.eq(consumer, e.i32(0)));
-    Value first = split ? e.mul(consumer, e.i32(rows)) : e.i32(0);
-    p.firstRow = e.add(e.mul(unit.tileCol, e.i32(tileN)), first);
-    p.stageOffset = layout.aBytes;
-    p.consumerOffset = e.mul(e.div(first, e.i32(kBlockRows)), e.i32(kBlockBytes));
-    p.limit = c.n;
-    sumsPlans.push_back(p);
-  }
+  SmallVector<SumsPlan> sumsPlans = planOperandSums(e, c, op, operands, unit, consumer);
   // Ping-pong: wait for the other consumer's main loop of the block's previous unit (the
   // block's first unit has none).
   Value grid = c.scheduler->emitWalkers(e);
