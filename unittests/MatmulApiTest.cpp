@@ -143,8 +143,9 @@ TEST(MatmulApi, ResetKeepsTheAlignmentThePlanAssumed) {
   mepi::Qualifiers tb{false, true};
   mepi::Matmul mm(tensor({64, 32}), tensor({48, 32}), std::nullopt, 1.0f, std::nullopt, tb);
   mm.plan();
+  // Few tiles and a single k-step: the smallest wgmma tile (the heuristic's small-tile rule).
   EXPECT_EQ(mm.kernelConfiguration(),
-            "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>");
+            "#mepi.kernel_config<wgmma, tile = [64, 32, 64], stages = 8>");
   std::string error = errorOf([&] {
     mm.resetOperands(tensor({64, 32}, mepi::DType::Float16, 2), tensor({48, 32}));
   });
@@ -222,10 +223,12 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, store = tma>"),
             candidates.end());
-  // 4 tiles, each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each
-  // unsplit one in a cluster of 2, TMA-store variants of the 10 staged 64-row ones, and the 7
-  // cooperative unclustered ones with fewer stages.
-  EXPECT_EQ(candidates.size(), 33u);
+  // The heuristic's 64 x 32 (few tiles, 16 k-steps: the small-tile rule), the 4 tiles, each
+  // with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each unsplit one in a
+  // cluster of 2, TMA-store variants of the 10 staged 64-row ones, and the 8 cooperative
+  // unclustered ones with fewer stages.
+  EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], stages = 8>");
+  EXPECT_EQ(candidates.size(), 36u);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;

@@ -211,8 +211,9 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   // the 128-column one does the same work in half the wgmmas (the sweep's 512 x 128 x 128 x 64
   // batch ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md).
   for (auto [cm, cn] : candidates)
-    if (2 * n > cn &&
-        p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn) >= kMultiprocessors) {
+    if (2 * n > cn && p.batch * static_cast<int64_t>(llvm::divideCeil(m, cm) *
+                                                     llvm::divideCeil(n, cn)) >=
+                          kMultiprocessors) {
       tileM = cm;
       tileN = cn;
       break;
