@@ -92,6 +92,7 @@ TEST(KernelCache, KeyDependsOnEveryInput) {
   EXPECT_EQ(base, kernelCacheKey("ir", "sm_90a", {}));
   EXPECT_NE(base, kernelCacheKey("ir2", "sm_90a", {}));
   EXPECT_NE(base, kernelCacheKey("ir", "sm_80", {}));
+  EXPECT_NE(base, kernelCacheKey("ir", "sm_90a", {}, 114)); // another device's multiprocessors
   mlir::mepi::DeviceObject object{mlir::mepi::DeviceObject::Kind::PTX, "f.ptx", {'x'}};
   EXPECT_NE(base, kernelCacheKey("ir", "sm_90a", {object}));
 }

@@ -337,6 +337,16 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
   EXPECT_EQ(kernel->workspaceBytes, 256 + 64 * 2 * 64 * 128 * 4);
   EXPECT_EQ(kernel->tensorMaps.size(), 2u);
 
+  // On a device of 114 multiprocessors the 64 tiles already fill more than half of them: no
+  // split (TargetInfo from the device, not the reference part's 132).
+  MatmulProblem smaller = p;
+  smaller.multiprocessors = 114;
+  llvm::Expected<CompiledKernel> unsplit = compileProblem(smaller, "sm_90a");
+  ASSERT_TRUE(bool(unsplit)) << llvm::toString(unsplit.takeError());
+  EXPECT_EQ(unsplit->config, "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>");
+  EXPECT_EQ(unsplit->workUnits, 64);
+  EXPECT_EQ(unsplit->workspaceBytes, 0);
+
   // Enough tiles: no split, no workspace.
   MatmulProblem big = problem(ElementType::BF16, 4096, 4096, 1024, "DEFAULT", false, true);
   big.addressAlignment = 16;

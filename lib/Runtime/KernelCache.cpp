@@ -34,7 +34,8 @@ const std::string &buildFingerprint() {
 #endif
 
 std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::StringRef arch,
-                                          llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
+                                          llvm::ArrayRef<mlir::mepi::DeviceObject> objects,
+                                          int64_t multiprocessors) {
   llvm::SHA256 hash;
   // Length-prefixed fields, so that no two different field lists hash the same bytes.
   auto field = [&](llvm::StringRef name, llvm::StringRef value) {
@@ -47,6 +48,7 @@ std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::Strin
   field("build", buildFingerprint());
   field("ir", plannedIR);
   field("arch", arch);
+  field("multiprocessors", std::to_string(multiprocessors));
   field("nvjitlink", mlir::mepi::jitLinkVersion());
   // The driver loads (and may re-JIT) what nvJitLink made; 0 where there is no driver.
   int driverVersion = 0;
@@ -74,7 +76,7 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
   llvm::Expected<std::string> planned = planModule(problem);
   if (!planned)
     return planned.takeError();
-  std::string key = kernelCacheKey(*planned, arch, objects);
+  std::string key = kernelCacheKey(*planned, arch, objects, problem.multiprocessors);
 
   std::promise<Result> promise;
   std::shared_future<Result> future;

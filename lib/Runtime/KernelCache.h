@@ -18,10 +18,11 @@ namespace mepi::runtime {
 
 /// The cache key (hex SHA-256): mepi's version and build (the size and time of the binary that
 /// holds the compiler), the planned module's canonical text, the target
-/// arch, nvJitLink's and the driver's versions, the user objects' bytes and the environment that
-/// changes codegen.
+/// arch and its multiprocessors (0: the chip's reference figure), nvJitLink's and the driver's
+/// versions, the user objects' bytes and the environment that changes codegen.
 std::string kernelCacheKey(llvm::StringRef plannedIR, llvm::StringRef arch,
-                           llvm::ArrayRef<mlir::mepi::DeviceObject> objects);
+                           llvm::ArrayRef<mlir::mepi::DeviceObject> objects,
+                           int64_t multiprocessors = 0);
 
 class KernelCache {
 public:

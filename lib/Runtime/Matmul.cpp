@@ -187,6 +187,22 @@ std::string deviceArch(int device) {
   // The arch-specific variant unlocks wgmma/setmaxnreg on Hopper.
   return llvm::formatv("sm_{0}{1}{2}", major, minor, major >= 9 ? "a" : "");
 }
+
+/// The device's multiprocessors, or 0 without a driver (the chip's reference figure then).
+int64_t deviceMultiprocessors(int device) {
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver) {
+    llvm::consumeError(driver.takeError());
+    return 0;
+  }
+  CUdevice dev;
+  int count = 0;
+  if (driver->cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      driver->cuDeviceGetAttribute(&count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) !=
+          CUDA_SUCCESS)
+    return 0;
+  return count;
+}
 } // namespace
 
 namespace {
@@ -221,7 +237,8 @@ private:
 std::string tunedKey(MatmulProblem planned, const std::string &arch,
                      llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
   planned.kernelConfig.clear();
-  return kernelCacheKey(check(planModule(planned), "plan"), arch, objects);
+  return kernelCacheKey(check(planModule(planned), "plan"), arch, objects,
+                        planned.multiprocessors);
 }
 } // namespace
 
@@ -499,6 +516,8 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   // Tensor-core kernels read A and B through TMA; stage those whose rows it cannot address,
   // unless the planned kernel turns out not to use TMA for them.
   MatmulProblem planned = problem;
+  // Sized for this device's multiprocessors (the reference part's when the arch is forced).
+  planned.multiprocessors = s.options.arch.empty() ? deviceMultiprocessors(s.a.device) : 0;
   bool stageA = arch == "sm_90a" && needsTmaStaging(problem.a, s.a.data);
   bool stageB = arch == "sm_90a" && needsTmaStaging(problem.b, s.b.data);
   if (stageA)

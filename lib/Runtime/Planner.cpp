@@ -597,7 +597,8 @@ auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::St
     return planned.takeError();
   std::vector<std::string> ranked;
   planned->module->walk([&](MatmulOp op) {
-    for (KernelConfigAttr config : rankKernelConfigs(op, TargetInfo::forChip(arch, 0))) {
+    for (KernelConfigAttr config :
+         rankKernelConfigs(op, TargetInfo::forChip(arch, problem.multiprocessors))) {
       std::string text;
       llvm::raw_string_ostream(text) << config;
       ranked.push_back(text);
@@ -624,6 +625,7 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
   PassManager pm(ctx);
   LowerToPTXOptions options;
   options.chip = arch.str();
+  options.multiprocessors = problem.multiprocessors;
   buildLowerToPTXPipeline(pm, options);
   if (failed(pm.run(*planned->module)))
     return diagnostics.error("lowering to PTX failed");

@@ -84,6 +84,9 @@ struct MatmulProblem {
   /// kernels need 16; the planned kernel then requires it of every later set of operands.
   unsigned addressAlignment = 0;
   std::string kernelConfig; ///< a #mepi.kernel_config to use instead of the heuristic's
+  /// Multiprocessors of the device the kernel is planned for, which size its grid and the
+  /// heuristic's waves (0: the chip's reference part, TargetInfo::forChip).
+  int64_t multiprocessors = 0;
 };
 
 /// Row-major strides of `shape`.
