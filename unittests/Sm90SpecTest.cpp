@@ -1,0 +1,118 @@
+// Sm90Spec and TargetInfo: the Hopper kernel's sizes and the reasons a configuration cannot
+// run a problem, checked as plain arithmetic (no IR is generated).
+#include "mepi/IR/MepiDialect.h"
+#include "mepi/Sm90/Sm90Spec.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace {
+struct Sm90SpecTest : ::testing::Test {
+  Sm90SpecTest() { context.loadDialect<MepiDialect>(); }
+  KernelConfigAttr wgmma(int64_t tileM, int64_t tileN, int64_t stages, int64_t tileK = 64) {
+    return KernelConfigAttr::get(&context, KernelStrategy::Wgmma, tileM, tileN, tileK, stages);
+  }
+  /// A K-major bf16 problem that writes D only through a D TMA can address.
+  static Sm90Problem problem(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
+    Sm90Problem p;
+    p.m = m, p.n = n, p.k = k, p.batch = batch;
+    p.dFromRegisters = p.dThroughTma = true;
+    p.dLineColumns = 64;
+    p.dType = "'memref<bf16>'";
+    return p;
+  }
+  MLIRContext context;
+  TargetInfo target = *TargetInfo::forChip("sm_90a");
+};
+} // namespace
+
+TEST_F(Sm90SpecTest, TargetInfoOfTheReferencePartAndOverrides) {
+  EXPECT_EQ(target.multiprocessors, 132);
+  EXPECT_EQ(target.sharedBytesPerBlock, 227 * 1024);
+  EXPECT_TRUE(target.hasWgmma());
+  EXPECT_FALSE(TargetInfo::forChip("sm_80").has_value());
+  EXPECT_EQ(TargetInfo::forChip("sm_90a", 114).multiprocessors, 114);
+  EXPECT_EQ(TargetInfo::forChip("sm_90a", 0).multiprocessors, 132);
+  EXPECT_FALSE(TargetInfo::forChip("sm_80", 0).hasWgmma());
+}
+
+TEST_F(Sm90SpecTest, MmaAtomsCoverThirtyTwoBytesOfK) {
+  for (int64_t bytes : {1, 2, 4}) {
+    MmaAtom atom = *MmaAtom::of(bytes);
+    EXPECT_EQ(atom.kBytes(), 32) << bytes;
+    EXPECT_EQ(atom.lineElements() * bytes, 128) << bytes;
+    EXPECT_EQ(atom.transposable, bytes == 2) << bytes;
+  }
+  EXPECT_FALSE(MmaAtom::of(8).has_value());
+}
+
+TEST_F(Sm90SpecTest, RolesOfEachForm) {
+  EXPECT_EQ(Sm90Spec::consumers(wgmma(128, 256, 4)), 2);
+  EXPECT_EQ(Sm90Spec::consumers(wgmma(64, 128, 8)), 1);
+  EXPECT_EQ(Sm90Spec::rowSlices(wgmma(256, 128, 4)), 4);
+  EXPECT_EQ(Sm90Spec::slicesPerConsumer(wgmma(256, 128, 4)), 2);
+  KernelConfigAttr pingpong = wgmma(128, 128, 4).withPingpong(true);
+  EXPECT_EQ(Sm90Spec::consumers(pingpong), 2);
+  EXPECT_EQ(Sm90Spec::slicesPerConsumer(pingpong), 2);
+  KernelConfigAttr swapped = wgmma(32, 128, 2).withSwapped(true).withStages(12);
+  EXPECT_EQ(Sm90Spec::consumers(swapped), 2);  // one per 64 columns of D
+  EXPECT_EQ(Sm90Spec::registers(swapped), 16); // 64 x tile_m accumulators
+  EXPECT_EQ(Sm90Spec::threads(wgmma(128, 256, 4)), 384);
+}
+
+TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
+  // 1000 x 1000: 8 x 4 tiles of 128 x 256; 4 pair units of rows in a cluster of 2.
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), wgmma(128, 256, 4), target).workUnits(), 32);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), wgmma(128, 256, 4).withCluster(2), target)
+                .workUnits(),
+            16);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), wgmma(128, 256, 4).withSplits(3), target)
+                .workUnits(),
+            96);
+  Sm90Spec batched(problem(1000, 1000, 1000, 7), wgmma(128, 256, 4), target);
+  EXPECT_EQ(batched.unitsPerBatch(), 32);
+  EXPECT_EQ(batched.workUnits(), 224);
+  // The grid: one block per unit at most, per multiprocessor (or cluster).
+  EXPECT_EQ(batched.gridBlocks(132, 66), 132);
+  EXPECT_EQ(Sm90Spec(problem(100, 100, 64), wgmma(128, 256, 4), target).gridBlocks(132, 66), 1);
+}
+
+TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
+  Sm90Spec spec(problem(4096, 4096, 4096), wgmma(128, 256, 4).withStore(DStore::Tma), target);
+  Sm90SharedLayout l = spec.sharedLayout();
+  EXPECT_EQ(l.stageBytes, (128 + 256) * 128);
+  EXPECT_EQ(l.staging, 4 * l.stageBytes);
+  EXPECT_EQ(l.scratch, l.staging + 2 * Sm90Spec::stagingBytes(DStore::Tma));
+  EXPECT_EQ(l.total, l.barriers + 16 * 4 + 16 + 1024);
+  EXPECT_TRUE(spec.canImplement());
+  Sm90Spec five(problem(4096, 4096, 4096), wgmma(128, 256, 5).withStore(DStore::Tma), target);
+  EXPECT_FALSE(five.fitsSharedMemory());
+  EXPECT_NE(five.whyNot()->find("more than the 232448 a block can have; use fewer stages"),
+            std::string::npos)
+      << *five.whyNot();
+}
+
+TEST_F(Sm90SpecTest, WhyNotNamesTheRule) {
+  Sm90Problem tf32 = problem(256, 256, 256);
+  tf32.elementBytes = 4;
+  EXPECT_EQ(*Sm90Spec(tf32, wgmma(128, 128, 4), target).whyNot(),
+            "expected tile_k 32 for 32-bit A and B (one 128-byte line), got 64");
+  tf32.mnMajorB = true;
+  EXPECT_NE(Sm90Spec(tf32, wgmma(128, 128, 4, 32), target).whyNot()->find("K-major only"),
+            std::string::npos);
+  Sm90Spec batchedStreamK(problem(4096, 4096, 4096, 2), wgmma(128, 128, 4).withStreamk(true),
+                          target);
+  EXPECT_NE(batchedStreamK.whyNot()->find("batched wgmma kernels"), std::string::npos);
+  Sm90Problem sums = problem(256, 256, 4096);
+  sums.aSums = true;
+  EXPECT_EQ(*Sm90Spec(sums, wgmma(128, 128, 4).withPingpong(true), target).whyNot(),
+            "ping-pong wgmma kernels take no operand sums (a_sums, b_sums); use the "
+            "cooperative kernel");
+  EXPECT_EQ(*Sm90Spec(problem(256, 256, 128), wgmma(128, 128, 4).withSplits(3), target)
+                 .whyNot(),
+            "expected at most 2 splits (one k-step of 64 each), got 3");
+}
