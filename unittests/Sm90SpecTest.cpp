@@ -20,6 +20,7 @@ struct Sm90SpecTest : ::testing::Test {
   static Sm90Problem problem(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
     Sm90Problem p;
     p.m = m, p.n = n, p.k = k, p.batch = batch;
+    p.batched = batch > 1;
     p.dFromRegisters = p.dThroughTma = true;
     p.dLineColumns = 64;
     p.dType = "'memref<bf16>'";

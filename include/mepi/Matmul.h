@@ -208,8 +208,8 @@ public:
   /// their median times in ms, fastest first (a candidate that cannot run this problem is left
   /// out). Writes D and the aux outputs like execute(). Throws if not planned, or when
   /// Options::kernelConfig forces a configuration. The candidates are compiled first, side by
-  /// side on the host's cores; `progress`, when given, hears of each one compiled, then of each
-  /// one timed.
+  /// side on the host's cores; `progress`, when given, hears of each one compiled (from the
+  /// compiling threads, one report at a time), then, on the calling thread, of each one timed.
   std::vector<std::pair<std::string, double>>
   autotune(int iterations = 3, int prune = 0, CUstream stream = nullptr,
            const std::function<void(const AutotuneProgress &)> &progress = {});

@@ -10,7 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <set>
+#include <exception>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -535,7 +536,9 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
       check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   if ((stageA || stageB) && kernel->tensorMaps.empty()) {
     stageA = stageB = false;
+    int64_t multiprocessors = planned.multiprocessors;
     planned = problem;
+    planned.multiprocessors = multiprocessors;
     kernel = check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   }
   std::vector<NamedLayout> outputLayouts = check(epilogOutputLayouts(problem), "plan");
@@ -764,42 +767,53 @@ std::vector<std::string> Matmul::candidateConfigurations() const {
 
 namespace {
 /// Compiles `configs` of `planned` into the kernel cache side by side (each compilation has its
-/// own MLIR context; the cache compiles a configuration once), reporting each as it completes.
-/// Returns those that compiled.
-std::set<std::string>
-precompileCandidates(const MatmulProblem &planned, const std::string &arch,
+/// own MLIR context; the cache compiles a configuration once), reporting each as it completes
+/// (from the worker threads, one report at a time). An exception from `progress` stops the
+/// workers and is rethrown here once they are joined.
+void precompileCandidates(const MatmulProblem &planned, const std::string &arch,
                      const std::vector<mlir::mepi::DeviceObject> &objects,
                      const std::vector<std::string> &configs,
                      const std::function<void(const AutotuneProgress &)> &progress) {
   std::mutex mutex;
-  std::set<std::string> compiled;
   std::atomic<size_t> next{0};
   size_t done = 0;
+  std::exception_ptr failure;
   auto work = [&] {
-    for (size_t i = next++; i < configs.size(); i = next++) {
-      MatmulProblem p = planned;
-      p.kernelConfig = configs[i];
-      auto kernel = KernelCache::global().getOrCompile(p, arch, objects);
-      bool ok = static_cast<bool>(kernel);
-      if (!ok)
-        llvm::consumeError(kernel.takeError());
+    try {
+      for (size_t i = next++; i < configs.size(); i = next++) {
+        MatmulProblem p = planned;
+        p.kernelConfig = configs[i];
+        auto kernel = KernelCache::global().getOrCompile(p, arch, objects);
+        bool ok = static_cast<bool>(kernel);
+        if (!ok)
+          llvm::consumeError(kernel.takeError());
+        std::lock_guard<std::mutex> lock(mutex);
+        if (progress)
+          progress({AutotuneProgress::Stage::Compiled, configs[i], ++done, configs.size(),
+                     ok ? 0.0 : -1.0});
+      }
+    } catch (...) {
       std::lock_guard<std::mutex> lock(mutex);
-      if (ok)
-        compiled.insert(configs[i]);
-      if (progress)
-        progress({AutotuneProgress::Stage::Compiled, configs[i], ++done, configs.size(),
-                  ok ? 0.0 : -1.0});
+      if (!failure)
+        failure = std::current_exception();
+      next = configs.size(); // the other workers stop after their current candidate
     }
   };
   unsigned workers = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
                                         static_cast<unsigned>(configs.size()));
   std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w)
-    pool.emplace_back(work);
+  for (unsigned w = 1; w < workers; ++w) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error &) {
+      break; // fewer threads: the calling thread works through the rest
+    }
+  }
   work();
   for (std::thread &t : pool)
     t.join();
-  return compiled;
+  if (failure)
+    std::rethrow_exception(failure);
 }
 } // namespace
 
@@ -824,8 +838,7 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
   bool readsC = s.userInputReadsC;
   const void *userData = s.userData;
   std::string key = tunedKey(s.planned, s.arch, objects);
-  std::set<std::string> compiled =
-      precompileCandidates(s.planned, s.arch, objects, candidates, progress);
+  precompileCandidates(s.planned, s.arch, objects, candidates, progress);
   auto planWith = [&](const std::string &config) {
     MatmulProblem p = problem;
     p.kernelConfig = config;
@@ -865,12 +878,8 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
         progress({AutotuneProgress::Stage::Timed, config, ++done, candidates.size(), ms});
     };
     for (const std::string &config : candidates) {
-      if (!compiled.count(config)) {
-        report(config, -1.0);
-        continue;
-      }
       try {
-        planWith(config); // compiled above: from the kernel cache
+        planWith(config); // compiled above: from the kernel cache (unless planned unstaged)
       } catch (const Error &) {
         report(config, -1.0);
         continue; // this configuration cannot run the problem

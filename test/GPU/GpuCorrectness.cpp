@@ -559,6 +559,8 @@ std::vector<Case> allCases(bool quick) {
     cases.push_back({t, {2, 3, 129, 136}, {1, 3, 136, 200}, {2, 3, 129, 200}, false, false,
                      "GELU_BIAS"});
     cases.push_back({t, {300, 200}, {4, 200, 504}, {4, 300, 504}, false, false, "RELU_BIAS"});
+    // A batch of one: batch coordinates and views at element 0.
+    cases.push_back({t, {1, 300, 200}, {200, 504}, {1, 300, 504}, false, false, "GELU_BIAS"});
     cases.push_back({t, {4, 300, 200}, {504, 200}, {4, 300, 504}, false, true, "BIAS"});
     cases.push_back({t, {3, 264, 1000}, {3, 264, 136}, {3, 1000, 136}, true, false, "SILU"});
     cases.push_back({t, {16, 1024, 1024}, {16, 1024, 1024}, {16, 1024, 1024}, false, false,

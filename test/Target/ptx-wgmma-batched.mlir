@@ -22,6 +22,8 @@
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<1x1x512x256xbf16>
 // IR: gpu.launch_func
 // IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>
+// IR-LABEL: func.func @batch_of_one(
+// IR: mepi.tensor_map %arg0 box [64, {{[0-9]+}}] swizzle 128 : memref<1x300x512xbf16>
 
 // CHECK-DAG: .entry bmm_matmul_0(
 // CHECK-DAG: .entry broadcast_b_matmul_0(
@@ -30,9 +32,11 @@
 // CHECK-DAG: wgmma.mma_async.sync.aligned
 // CHECK-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}
 
-// PTXAS: Compiling entry function '{{bmm|broadcast_b}}_matmul_0' for 'sm_90a'
+// PTXAS: Compiling entry function '{{bmm|broadcast_b|batch_of_one}}_matmul_0' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS: Compiling entry function '{{bmm|broadcast_b}}_matmul_0' for 'sm_90a'
+// PTXAS: Compiling entry function '{{bmm|broadcast_b|batch_of_one}}_matmul_0' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function '{{bmm|broadcast_b|batch_of_one}}_matmul_0' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
 func.func @bmm(%a: memref<16x1000x512xbf16> {mepi.alignment = 16 : i64},
@@ -58,6 +62,20 @@ func.func @broadcast_b(%a: memref<2x3x300x512xbf16> {mepi.alignment = 16 : i64},
     %bf = arith.extf %bi : bf16 to f32
     %x = arith.addf %acc, %bf : f32
     %r = arith.truncf %x : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// A batch of one (D [1, M, N]): still batched, through 3-D tensor maps at batch coordinate 0.
+// CHECK-DAG: .entry batch_of_one_matmul_0(
+func.func @batch_of_one(%a: memref<1x300x512xbf16> {mepi.alignment = 16 : i64},
+                        %b: memref<512x256xbf16> {mepi.alignment = 16 : i64},
+                        %d: memref<1x300x256xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1x300x512xbf16>, memref<512x256xbf16>)
+      outs(%d : memref<1x300x256xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
   }
   return

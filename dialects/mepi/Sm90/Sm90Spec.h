@@ -53,6 +53,7 @@ struct MmaAtom {
 struct Sm90Problem {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1; // D's batch elements (the product of its leading dimensions)
+  bool batched = false; // D has leading (batch) dimensions, even all of size 1
   bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
   int64_t elementBytes = 2;                // of A and B (4: f32 at TF32 precision)
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)

@@ -66,10 +66,10 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
                        "reductions; use splits");
   // Batched: the tile scheduler walks every batch element's units; the operand tiles come in
   // through TMA (a coordinate per batch dimension), and the epilog sees each element's views.
-  if (p.batch > 1 && (!config.getTma() || config.getStreamk() || config.getSwapped()))
+  if (p.batched && (!config.getTma() || config.getStreamk() || config.getSwapped()))
     return std::string("batched wgmma kernels need TMA loads and take no stream-K or swapped "
                        "form");
-  if (p.batch > 1 && (p.operandSums() || p.reductions))
+  if (p.batched && (p.operandSums() || p.reductions))
     return std::string("batched wgmma kernels take no operand sums or reductions yet");
   if (config.getTileM() == 256 && p.operandSums())
     return std::string("256-row wgmma tiles take no operand sums (a_sums, b_sums); use 128 rows");

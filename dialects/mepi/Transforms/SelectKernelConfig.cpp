@@ -46,17 +46,18 @@ bool isRowContiguousOperand(Value value) {
          strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
 }
 
-/// Whether a TMA descriptor can describe the operand: rows, and the batch elements of its
-/// batch dimensions that do not broadcast, start every 16 bytes, at a 16-byte aligned address.
+/// Whether a TMA descriptor can describe the operand (mepi.tensor_map's rules): rows, and the
+/// batch elements of its batch dimensions that do not broadcast, start every 16 bytes, at a
+/// 16-byte aligned address.
 bool isTmaOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || getPromisedAlignment(value) < 16)
     return false;
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  for (int64_t dim = 0; dim + 1 < type.getRank(); ++dim)
-    if (type.getDimSize(dim) != 1 && (strides[dim] * bytes) % 16 != 0)
+  int64_t bytes = type.getElementTypeBitWidth() / 8, rank = type.getRank();
+  for (int64_t dim = 0; dim + 1 < rank; ++dim)
+    if ((dim == rank - 2 || type.getDimSize(dim) != 1) && (strides[dim] * bytes) % 16 != 0)
       return false;
   return true;
 }
@@ -110,9 +111,10 @@ bool canSwap(MatmulOp op, bool tmaLoads) {
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   int64_t tileM = m <= 16 ? 16 : m <= 32 ? 32 : 64;
   int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * sm90::kSwizzleBytes));
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, 2)
-      .withSwapped(true)
-      .withStages(stages);
+  // Built whole: a 16- or 32-row tile exists only in the swapped form.
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
+                               /*splits=*/1, /*tma=*/true, /*pingpong=*/false, /*cluster=*/1,
+                               DStore::Staged, /*swapped=*/true, /*streamk=*/false);
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
@@ -294,8 +296,9 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
       llvm::divideCeil(k, line) < 32) {
     for (auto [cm, cn] : {std::pair<int64_t, int64_t>{128, 64}, {64, 64}, {64, 32}}) {
       int64_t count = p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn);
+      KernelConfigAttr candidate = tile(cm, cn, stagesFor(cm, cn));
       if (count > tiles && count <= kMultiprocessors && 2 * m > cm && 2 * n > cn &&
-          Sm90Spec(p, tile(cm, cn, stagesFor(cm, cn)), target).canImplement()) {
+          candidate && Sm90Spec(p, candidate, target).canImplement()) {
         tileM = cm;
         tileN = cn;
         tiles = count;
@@ -324,6 +327,11 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
                                 .withCluster(cluster)
                                 .withStore(smallTiles ? DStore::Staged
                                                       : defaultStore(op, tileM, tileN, pingpong, tma));
+  // The stages above come from an estimate of the layout: fewer where the exact one would not
+  // fit (an epilog with much scratch).
+  while (config && config.getStages() > 2 &&
+         !Sm90Spec(p, config, target).fitsSharedMemory())
+    config = config.withStages(config.getStages() - 1);
   if (!config || forcedM > 0 || forcedN > 0)
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
@@ -423,8 +431,9 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
       bool wgmma = strategy == "wgmma" ||
                    (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
-        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B with "
-                            "contiguous rows, and static rank 2";
+        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 with "
+                            "compute fast_tf32, K-major) with contiguous rows and static "
+                            "shapes";
         return WalkResult::interrupt();
       }
       KernelConfigAttr config = wgmma ? chooseWgmmaConfig(op, target, tileM, tileN)

@@ -78,10 +78,13 @@ auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk
     -> WorkUnit {
   WorkUnit w;
   int64_t splits = spec.getConfig().getSplits(), kSteps = spec.kSteps();
-  // Batched: each batch element's units in turn (no stream-K then).
+  // Batched: each batch element's units in turn (no stream-K then). A D with batch
+  // dimensions of size 1 only is still addressed through batch coordinates and views.
   if (spec.problem().batch > 1) {
     w.batch = e.div(unit, e.i32(spec.unitsPerBatch()));
     unit = e.rem(unit, e.i32(spec.unitsPerBatch()));
+  } else if (spec.problem().batched) {
+    w.batch = e.i32(0);
   }
   // A tile's splits are consecutive units, so they run at the same time on neighbouring blocks.
   w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
