@@ -249,6 +249,16 @@ private:
   SmallVector<SumsPlan> planOperandSums(Emitter &e, const Context &c, MatmulOp op,
                                         const IRMapping &operands, const WorkUnit &unit,
                                         Value consumer) const;
+  /// What a consumer's main loop over one work unit needs of the consumer.
+  struct UnitLoop {
+    const WorkUnit &unit;
+    ArrayRef<SumsPlan> sumsPlans;
+    ArrayRef<Value> loopInit; // the stage counter, then zero accumulators
+    const WgmmaMainloop &mainloop;
+    Value consumer, isLeader, localThread, f32Zero, onesDescriptor, hasNext;
+  };
+  SmallVector<Value> emitUnitMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
+                                      ArrayRef<bool> summing) const;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
@@ -563,6 +573,120 @@ static SmallVector<Value> emitValueFence(Emitter &e, ArrayRef<Value> values) {
   return result;
 }
 
+/// The main loop over `u.unit`'s k-steps; `summing[i]`: it issues sums plan i's wgmmas.
+/// A plan's fragments are loop-carried (from zeros) only where it sums; elsewhere they are
+/// undefined, unread (its stores and split-K partials are the active tiles' only), and cost no
+/// register moves where the variants join. Returns the stage counter, the accumulators, then
+/// every sums plan's fragments.
+SmallVector<Value> WgmmaKernelGenerator::emitUnitMainLoop(Emitter &e, const Context &c,
+                                                          const UnitLoop &u,
+                                                          ArrayRef<bool> summing) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const Sm90SharedLayout &layout = c.layout;
+  const WorkUnit &unit = u.unit;
+  ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
+  ArrayRef<Value> loopInit = u.loopInit;
+  const WgmmaMainloop &mainloop = u.mainloop;
+  Value consumer = u.consumer, localThread = u.localThread, f32Zero = u.f32Zero;
+  Value onesDescriptor = u.onesDescriptor, hasNext = u.hasNext;
+  bool pingpong = config.getPingpong();
+  int64_t slices = slicesPerConsumer();
+  auto release = [&](Value it) { c.pipeline->emitRelease(e, it, u.isLeader); };
+  auto turnBarrier = [&](Value which) { return e.add(which, e.i32(kMainloopTurnBarrier)); };
+  // Where each summing plan's fragments start among the loop-carried sums.
+  SmallVector<size_t> sumsAt(sumsPlans.size(), 0);
+  size_t carriedSums = 0;
+  for (auto [i, p] : llvm::enumerate(sumsPlans))
+    if (summing[i]) {
+      sumsAt[i] = carriedSums;
+      carriedSums += p.tile.carried();
+    }
+  auto fragmentsOf = [&](MutableArrayRef<Value> sums, size_t i) {
+    return sums.slice(sumsAt[i], sumsPlans[i].tile.carried());
+  };
+  SmallVector<Value> zeros(carriedSums, f32Zero);
+  // Opaque zeros, set before the loop: LLVM would otherwise set the constants between the
+  // first k-step's wgmmas, where ptxas must fence (or serialize) around them.
+  SmallVector<Value> init(loopInit);
+  llvm::append_range(init, emitValueFence(e, zeros));
+  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1), init);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value it = kLoop.getRegionIterArg(0);
+  SmallVector<Value> accs(kLoop.getRegionIterArgs().slice(1, slices));
+  SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(1 + slices));
+  StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
+  Value stage = slot.stage;
+  c.pipeline->emitWait(e, slot);
+  Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
+  WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, consumer);
+  // The stage tiles the operand sums read: the first of this consumer's groups.
+  SmallVector<Value> sumTiles;
+  for (const SumsPlan &p : sumsPlans)
+    sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
+  WgmmaMainloop::StageTiles descriptors =
+      mainloop.emitDescriptors(e, stageAddress, tiles, consumer);
+  mainloop.emitWgmmas(e, descriptors, accs, [&](int64_t kk) {
+    // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
+    // this unit, between the main wgmmas.
+    for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+      if (!summing[i] || !p.tile.onTensorCores)
+        continue;
+      auto descriptor = [&](int64_t group) {
+        int64_t bytes = group * kBlockBytes + kk * mainloop.kStep(p.tile.mnMajor);
+        return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
+      };
+      p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
+                     fragmentsOf(partials, i));
+    }
+  });
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // Operand sums by the threads: from the stage the wgmmas read, before it is released.
+  for (auto [i, p] : llvm::enumerate(sumsPlans))
+    if (summing[i] && !p.tile.onTensorCores)
+      p.tile.emitThreadAccumulate(e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)),
+                                  localThread, c.elementType, fragmentsOf(partials, i));
+  // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
+                                    /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(notFirst.thenBlock());
+    release(e.sub(it, e.i32(1)));
+  }
+  SmallVector<Value> yielded = {e.add(it, e.i32(1))};
+  llvm::append_range(yielded, accs);
+  llvm::append_range(yielded, partials);
+  scf::YieldOp::create(b, loc, yielded);
+  b.setInsertionPointAfter(kLoop);
+  // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
+  // (when the block has a next unit, which is the other consumer's).
+  if (pingpong) {
+    auto handOver = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(handOver.thenBlock());
+    NVVM::BarrierArriveOp::create(b, loc, turnBarrier(e.sub(e.i32(1), consumer)),
+                                  e.i32(2 * kWarpgroup));
+  }
+  // Wait for the last wgmmas here, before any variants join: a register move of their
+  // accumulators at the join while they run would make ptxas serialize every wgmma.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> results = {kLoop.getResult(0)};
+  for (int64_t s = 0; s < slices; ++s)
+    results.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
+  SmallVector<Value> sums = emitValueFence(
+      e, SmallVector<Value>(kLoop.getResults().drop_front(1 + slices)));
+  for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+    if (summing[i])
+      llvm::append_range(results, fragmentsOf(sums, i));
+    else
+      results.append(p.tile.carried(), LLVM::UndefOp::create(b, loc, b.getF32Type()));
+  }
+  return results;
+}
+
 /// The operand sums this consumer takes in `unit` (OperandSums.h).
 auto WgmmaKernelGenerator::planOperandSums(Emitter &e, const Context &c, MatmulOp op,
                                            const IRMapping &operands, const WorkUnit &unit,
@@ -656,102 +780,10 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   if (c.spec.sumsOnTensorCores())
     onesDescriptor =
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
-  // The main loop over the unit's k-steps; `summing[i]`: it issues sums plan i's wgmmas.
-  // A plan's fragments are loop-carried (from zeros) only where it sums; elsewhere they are
-  // undefined, unread (its stores and split-K partials are the active tiles' only), and cost no
-  // register moves where the variants join.
-  auto emitMainLoop = [&](ArrayRef<bool> summing) -> SmallVector<Value> {
-    // Where each summing plan's fragments start among the loop-carried sums.
-    SmallVector<size_t> sumsAt(sumsPlans.size(), 0);
-    size_t carriedSums = 0;
-    for (auto [i, p] : llvm::enumerate(sumsPlans))
-      if (summing[i]) {
-        sumsAt[i] = carriedSums;
-        carriedSums += p.tile.carried();
-      }
-    auto fragmentsOf = [&](MutableArrayRef<Value> sums, size_t i) {
-      return sums.slice(sumsAt[i], sumsPlans[i].tile.carried());
-    };
-    SmallVector<Value> zeros(carriedSums, f32Zero);
-    // Opaque zeros, set before the loop: LLVM would otherwise set the constants between the
-    // first k-step's wgmmas, where ptxas must fence (or serialize) around them.
-    SmallVector<Value> init(loopInit);
-    llvm::append_range(init, emitValueFence(e, zeros));
-    auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1), init);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(kLoop.getBody());
-    Value it = kLoop.getRegionIterArg(0);
-    SmallVector<Value> accs(kLoop.getRegionIterArgs().slice(1, slices));
-    SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(1 + slices));
-    StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
-    Value stage = slot.stage;
-    c.pipeline->emitWait(e, slot);
-    Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(layout.stageBytes)));
-    WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, consumer);
-    // The stage tiles the operand sums read: the first of this consumer's groups.
-    SmallVector<Value> sumTiles;
-    for (const SumsPlan &p : sumsPlans)
-      sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
-    WgmmaMainloop::StageTiles descriptors =
-        mainloop.emitDescriptors(e, stageAddress, tiles, consumer);
-    mainloop.emitWgmmas(e, descriptors, accs, [&](int64_t kk) {
-      // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
-      // this unit, between the main wgmmas.
-      for (auto [i, p] : llvm::enumerate(sumsPlans)) {
-        if (!summing[i] || !p.tile.onTensorCores)
-          continue;
-        auto descriptor = [&](int64_t group) {
-          int64_t bytes = group * kBlockBytes + kk * mainloop.kStep(p.tile.mnMajor);
-          return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
-        };
-        p.tile.emitK16(e, kk, descriptor, onesDescriptor, c.elementType,
-                       fragmentsOf(partials, i));
-      }
-    });
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    // Operand sums by the threads: from the stage the wgmmas read, before it is released.
-    for (auto [i, p] : llvm::enumerate(sumsPlans))
-      if (summing[i] && !p.tile.onTensorCores)
-        p.tile.emitThreadAccumulate(e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)),
-                                    localThread, c.elementType, fragmentsOf(partials, i));
-    // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
-                                      /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard then(b);
-      b.setInsertionPointToStart(notFirst.thenBlock());
-      release(e.sub(it, e.i32(1)));
-    }
-    SmallVector<Value> yielded = {e.add(it, e.i32(1))};
-    llvm::append_range(yielded, accs);
-    llvm::append_range(yielded, partials);
-    scf::YieldOp::create(b, loc, yielded);
-    b.setInsertionPointAfter(kLoop);
-    // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
-    // (when the block has a next unit, which is the other consumer's).
-    if (pingpong) {
-      auto handOver = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard then(b);
-      b.setInsertionPointToStart(handOver.thenBlock());
-      NVVM::BarrierArriveOp::create(b, loc, turnBarrier(e.sub(e.i32(1), consumer)),
-                                    e.i32(2 * kWarpgroup));
-    }
-    // Wait for the last wgmmas here, before any variants join: a register move of their
-    // accumulators at the join while they run would make ptxas serialize every wgmma.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    SmallVector<Value> results = {kLoop.getResult(0)};
-    for (int64_t s = 0; s < slices; ++s)
-      results.push_back(emitAccumulatorFence(e, kLoop.getResult(1 + s), registers()));
-    SmallVector<Value> sums = emitValueFence(
-        e, SmallVector<Value>(kLoop.getResults().drop_front(1 + slices)));
-    for (auto [i, p] : llvm::enumerate(sumsPlans)) {
-      if (summing[i])
-        llvm::append_range(results, fragmentsOf(sums, i));
-      else
-        results.append(p.tile.carried(), LLVM::UndefOp::create(b, loc, b.getF32Type()));
-    }
-    return results;
+  UnitLoop u{unit,     sumsPlans, loopInit,    mainloop,       consumer,
+             isLeader, localThread, f32Zero, onesDescriptor, hasNext};
+  auto emitMainLoop = [&](ArrayRef<bool> summing) {
+    return emitUnitMainLoop(e, c, u, summing);
   };
   // One main loop per combination of the sums plans active in this unit (a uniform branch per
   // warpgroup), so that a loop issues only the wgmmas it needs, with no branch between them.
