@@ -524,27 +524,43 @@ LogicalResult MatmulOp::verifyRegions() {
 // mepi.tensor_map
 //===----------------------------------------------------------------------===//
 
-LogicalResult TensorMapOp::verify() {
-  MemRefType type = getSource().getType();
+std::optional<std::string> mlir::mepi::whyNotTmaAddressable(MemRefType type) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
   // A matrix, with up to three batch dimensions (TMA addresses five).
-  if (type.getRank() < 2 || type.getRank() > 5)
-    return emitOpError() << "expected a source of rank 2 to 5, got rank " << type.getRank();
+  if (type.getRank() < 2 || type.getRank() > 5) {
+    os << "expected a source of rank 2 to 5, got rank " << type.getRank();
+    return message;
+  }
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-    return emitOpError() << "expected a source with unit stride in its last dimension, got "
-                         << type;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1) {
+    os << "expected a source with unit stride in its last dimension, got " << type;
+    return message;
+  }
   unsigned eltBytes = type.getElementTypeBitWidth() / 8;
   int64_t pitch = strides[strides.size() - 2];
-  if (ShapedType::isDynamic(pitch) || (pitch * eltBytes) % 16 != 0)
-    return emitOpError() << "expected a row pitch that is a multiple of 16 bytes, got "
-                         << (ShapedType::isDynamic(pitch) ? std::string("dynamic")
-                                                          : std::to_string(pitch * eltBytes));
+  if (ShapedType::isDynamic(pitch) || (pitch * eltBytes) % 16 != 0) {
+    os << "expected a row pitch that is a multiple of 16 bytes, got "
+       << (ShapedType::isDynamic(pitch) ? std::string("dynamic")
+                                        : std::to_string(pitch * eltBytes));
+    return message;
+  }
   for (int64_t dim = 0; dim + 2 < type.getRank(); ++dim)
     if (type.getDimSize(dim) != 1 &&
-        (ShapedType::isDynamic(strides[dim]) || (strides[dim] * eltBytes) % 16 != 0))
-      return emitOpError() << "expected the stride of batch dimension " << dim
-                           << " a multiple of 16 bytes, got " << type;
+        (ShapedType::isDynamic(strides[dim]) || (strides[dim] * eltBytes) % 16 != 0)) {
+      os << "expected the stride of batch dimension " << dim << " a multiple of 16 bytes, got "
+         << type;
+      return message;
+    }
+  return std::nullopt;
+}
+
+LogicalResult TensorMapOp::verify() {
+  MemRefType type = getSource().getType();
+  if (std::optional<std::string> why = whyNotTmaAddressable(type))
+    return emitOpError() << *why;
+  unsigned eltBytes = type.getElementTypeBitWidth() / 8;
   ArrayRef<int64_t> box = getBox();
   if (box.size() != 2 || llvm::any_of(box, [](int64_t b) { return b < 1 || b > 256; }))
     return emitOpError() << "expected a box of 2 sizes in [1, 256]";

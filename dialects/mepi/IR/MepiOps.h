@@ -12,6 +12,9 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+#include <string>
+
 #define GET_OP_CLASSES
 #include "mepi/IR/MepiOps.h.inc"
 
@@ -32,6 +35,10 @@ bool canStoreDFromRegisters(MatmulOp op);
 bool canStoreDThroughTma(MatmulOp op);
 /// Columns of D in one TMA store of the wgmma epilog: 128 bytes of a row (a swizzle line).
 int64_t tmaStoreLineColumns(MatmulOp op);
+/// Why a TMA descriptor (mepi.tensor_map) cannot describe a memref of `type`: rank 2 to 5,
+/// unit stride in the last dimension, a row pitch and non-broadcast batch strides of 16-byte
+/// multiples; none where it can.
+std::optional<std::string> whyNotTmaAddressable(MemRefType type);
 } // namespace mlir::mepi
 
 #endif // MEPI_IR_MEPIOPS_H

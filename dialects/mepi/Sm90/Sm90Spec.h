@@ -19,6 +19,7 @@ constexpr int64_t kWarpgroup = 128;    // threads of a warpgroup (4 warps)
 constexpr int64_t kSliceRows = 64;     // rows of one wgmma m64 (a consumer's row slice)
 constexpr int64_t kSwizzleBytes = 128; // one line of a stage tile (the 128-byte swizzle)
 constexpr int64_t kBlockRows = 64;     // rows of an MN-major tile block (one 128-byte line)
+constexpr int64_t kBlockBytes = kBlockRows * kSwizzleBytes; // an MN-major block: 64 k-lines
 constexpr int64_t kInstrK = 16;        // K of one wgmma for 16-bit inputs
 /// The operand sums' tile of ones: 8 rows of 64 16-bit ones (one 128-byte swizzle atom).
 constexpr int64_t kOnesTileBytes = 1024;

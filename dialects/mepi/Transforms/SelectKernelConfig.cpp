@@ -50,16 +50,8 @@ bool isRowContiguousOperand(Value value) {
 /// batch elements of its batch dimensions that do not broadcast, start every 16 bytes, at a
 /// 16-byte aligned address.
 bool isTmaOperand(Value value) {
-  auto type = cast<MemRefType>(value.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || getPromisedAlignment(value) < 16)
-    return false;
-  int64_t bytes = type.getElementTypeBitWidth() / 8, rank = type.getRank();
-  for (int64_t dim = 0; dim + 1 < rank; ++dim)
-    if ((dim == rank - 2 || type.getDimSize(dim) != 1) && (strides[dim] * bytes) % 16 != 0)
-      return false;
-  return true;
+  return getPromisedAlignment(value) >= 16 &&
+         !whyNotTmaAddressable(cast<MemRefType>(value.getType()));
 }
 
 /// Whether the wgmma family can run `op` (see the pass description). Batched problems need

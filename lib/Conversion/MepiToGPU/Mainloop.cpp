@@ -5,10 +5,6 @@ using namespace mlir;
 using namespace mlir::mepi;
 using namespace mlir::mepi::sm90;
 
-namespace {
-constexpr int64_t kBlockBytes = kBlockRows * kSwizzleBytes; // an MN-major block: 64 k-lines
-} // namespace
-
 Value mlir::mepi::emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor) {
   uint64_t leading = mnMajor ? kBlockBytes / 16 : 1;
   uint64_t fixed = (leading << 16) | (uint64_t{1024 / 16} << 32) | (uint64_t{1} << 62);

@@ -85,7 +85,6 @@ using namespace mlir::mepi;
 
 namespace {
 using namespace mlir::mepi::sm90;
-constexpr int64_t kBlockBytes = kBlockRows * kSwizzleBytes; // an MN-major block: 64 k-lines
 constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 // Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
