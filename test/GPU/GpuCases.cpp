@@ -1,0 +1,391 @@
+// The GPU suite's matrix cases (see GpuCases.h).
+#include "GpuCases.h"
+
+#include <array>
+
+using namespace mepi::runtime;
+
+std::vector<gputest::Case> gputest::allCases(bool quick) {
+  std::vector<Case> cases;
+  const ElementType types[] = {ElementType::F16, ElementType::BF16, ElementType::F32};
+  const char *epilogs[] = {"DEFAULT", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS"};
+  std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1}, {17, 33, 65}, {127, 129, 255},
+                                                {1000, 1000, 1000}};
+  if (!quick)
+    shapes.push_back({4096, 4096, 4096});
+  for (ElementType t : types)
+    for (auto [m, n, k] : shapes)
+      for (const char *e : epilogs)
+        cases.push_back({t, {m, k}, {k, n}, {m, n}, false, false, e});
+  for (ElementType t : types) // activations beyond nvmath-python's list
+    for (const char *e : {"SIGMOID", "TANH", "SILU"}) {
+      cases.push_back({t, {17, 65}, {65, 33}, {17, 33}, false, false, e});
+      cases.push_back({t, {255, 127}, {129, 255}, {127, 129}, true, true, e});
+    }
+  for (ElementType t : types) {
+    // Transposes (op(A) = A^T stored K x M; op(B) = B^T stored N x K).
+    cases.push_back({t, {255, 127}, {255, 129}, {127, 129}, true, false, "RELU_BIAS"});
+    cases.push_back({t, {127, 255}, {129, 255}, {127, 129}, false, true, "GELU_BIAS"});
+    cases.push_back({t, {255, 127}, {129, 255}, {127, 129}, true, true, "BIAS"});
+    // alpha, beta and C.
+    Case withC{t, {17, 65}, {65, 33}, {17, 33}, false, false, "RELU_BIAS", true, 0.5f, -1.25f};
+    cases.push_back(withC);
+    Case bigC{t, {1000, 1000}, {1000, 1000}, {1000, 1000}, true, false, "GELU", true, 2.0f, 0.5f};
+    cases.push_back(bigC);
+    // Batch of 3 with numpy broadcasting (B shared), and a column-major A.
+    cases.push_back({t, {3, 17, 65}, {65, 33}, {3, 17, 33}, false, false, "BIAS"});
+    cases.push_back({t, {1, 33, 20}, {3, 20, 31}, {3, 33, 31}, false, false, "GELU_BIAS"});
+    Case colMajor{t, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU"};
+    colMajor.columnMajorA = true;
+    cases.push_back(colMajor);
+    if (t == ElementType::F32) { // the TF32 opt-in
+      Case tf32{t, {127, 255}, {255, 129}, {127, 129}, false, false, "RELU_BIAS"};
+      tf32.tf32 = true;
+      cases.push_back(tf32);
+      Case tf32Big{t, {1000, 1000}, {1000, 1000}, {1000, 1000}, true, false, "GELU"};
+      tf32Big.tf32 = true;
+      cases.push_back(tf32Big);
+    }
+    if (t != ElementType::F32) { // 16-bit inputs, f32 D (and C)
+      Case wide{t, {127, 255}, {255, 129}, {127, 129}, false, false, "GELU_BIAS", true, 1.0f, 0.5f};
+      wide.outType = ElementType::F32;
+      cases.push_back(wide);
+      // A bias of another type than D's: f32, and the other 16-bit type; simt and wgmma.
+      for (ElementType biasType : {ElementType::F32, t == ElementType::BF16 ? ElementType::F16
+                                                                            : ElementType::BF16})
+        for (bool kMajorB : {false, true}) {
+          Case mixed{t, {257, 99}, kMajorB ? std::vector<int64_t>{131, 99}
+                                           : std::vector<int64_t>{99, 131},
+                     {257, 131}, false, kMajorB, "GELU_BIAS"};
+          mixed.biasType = biasType;
+          if (!kMajorB)
+            mixed.config = "#mepi.kernel_config<simt, tile = [16, 32, 1]>";
+          cases.push_back(mixed);
+        }
+    }
+  }
+  // The wgmma family (sm_90a): 16-bit A and B with contiguous rows, 16-byte aligned (K a
+  // multiple of 8); K-major here, MN-major below. Shapes reach each configuration of the heuristic: short M (one
+  // consumer warpgroup, 64 x 128), few tiles (128 x 128) and many tiles (128 x 256), with
+  // residues in M, N and K and a K shorter than one stage.
+  std::vector<std::array<int64_t, 3>> wgmmaShapes = {
+      {1, 1, 8}, {17, 33, 64}, {17, 4000, 1032}, {127, 129, 264}, {1000, 1000, 1000},
+      {2000, 4100, 1000}};
+  if (!quick)
+    wgmmaShapes.push_back({4096, 4096, 4096});
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (auto [m, n, k] : wgmmaShapes)
+      for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
+        cases.push_back({t, {m, k}, {n, k}, {m, n}, false, true, e});
+    cases.push_back({t, {300, 200}, {500, 200}, {300, 500}, false, true, "SILU"});
+    Case withC{t, {300, 200}, {500, 200}, {300, 500}, false, true, "RELU_BIAS", true, 0.5f,
+               -1.25f};
+    cases.push_back(withC);
+    Case wide{t, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS", true, 1.0f, 0.5f};
+    wide.outType = ElementType::F32;
+    cases.push_back(wide);
+  }
+  // Batched problems on the wgmma family (numpy.matmul broadcasting): batch elements walked by
+  // the tile scheduler, a TMA coordinate per batch dimension (0 where one broadcasts), the
+  // epilog through views of the unit's element; residues in M, N and K, both orientations of
+  // B, one and two batch dimensions, a 2-D operand against a batched one, C with beta, an f32
+  // D, and the forced forms (split-K, ping-pong, clusters, each store form).
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
+      cases.push_back({t, {5, 127, 264}, {5, 136, 264}, {5, 127, 136}, false, true, e});
+      cases.push_back({t, {7, 300, 200}, {7, 200, 504}, {7, 300, 504}, false, false, e});
+    }
+    cases.push_back({t, {2, 3, 129, 136}, {1, 3, 136, 200}, {2, 3, 129, 200}, false, false,
+                     "GELU_BIAS"});
+    cases.push_back({t, {300, 200}, {4, 200, 504}, {4, 300, 504}, false, false, "RELU_BIAS"});
+    // A batch of one: batch coordinates and views at element 0.
+    cases.push_back({t, {1, 300, 200}, {200, 504}, {1, 300, 504}, false, false, "GELU_BIAS"});
+    cases.push_back({t, {4, 300, 200}, {504, 200}, {4, 300, 504}, false, true, "BIAS"});
+    cases.push_back({t, {3, 264, 1000}, {3, 264, 136}, {3, 1000, 136}, true, false, "SILU"});
+    cases.push_back({t, {16, 1024, 1024}, {16, 1024, 1024}, {16, 1024, 1024}, false, false,
+                     "DEFAULT"});
+    Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
+                  0.5f, -1.25f};
+    cases.push_back(batchedC);
+    Case batchedWide{t, {3, 257, 128}, {3, 128, 264}, {3, 257, 264}, false, false, "GELU_BIAS",
+                     true, 1.0f, 0.5f};
+    batchedWide.outType = ElementType::F32;
+    cases.push_back(batchedWide);
+    for (const char *config :
+         {"#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 3>",
+          "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>",
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>",
+          "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 6, store = registers>",
+          "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>"}) {
+      Case forced{t, {3, 333, 520}, {3, 264, 520}, {3, 333, 264}, false, true, "GELU_BIAS"};
+      forced.config = config;
+      cases.push_back(forced);
+    }
+  }
+  // f32 A and B at TF32 precision (Options::allowTF32) on the wgmma family: K-major A and B
+  // read through TMA, wgmma m64nNk8.tf32 over 32-element lines; every epilog form, residues in
+  // M, N and K, a batch, and the forced forms.
+  for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {17, 33, 64}, {127, 136, 260}, {1000, 1000, 1000}, {2000, 4100, 1000}}) {
+      Case tf32{ElementType::F32, {m, k}, {n, k}, {m, n}, false, true, e};
+      tf32.tf32 = true;
+      cases.push_back(tf32);
+    }
+  {
+    Case tf32C{ElementType::F32, {300, 200}, {500, 200}, {300, 500}, false, true, "RELU_BIAS",
+               true, 0.5f, -1.25f};
+    tf32C.tf32 = true;
+    cases.push_back(tf32C);
+    Case tf32Batched{ElementType::F32, {3, 257, 128}, {3, 264, 128}, {3, 257, 264}, false, true,
+                     "GELU_BIAS"};
+    tf32Batched.tf32 = true;
+    cases.push_back(tf32Batched);
+    for (const char *config :
+         {"#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4, splits = 3>",
+          "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4, pingpong = true>",
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, cluster = 2, store = tma>",
+          "#mepi.kernel_config<wgmma, tile = [64, 128, 32], stages = 6, store = registers>",
+          "#mepi.kernel_config<wgmma, tile = [256, 128, 32], stages = 4, store = tma>",
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, streamk = true>"}) {
+      Case forced{ElementType::F32, {333, 520}, {264, 520}, {333, 264}, false, true, "GELU_BIAS"};
+      forced.tf32 = true;
+      forced.config = config;
+      cases.push_back(forced);
+    }
+  }
+  // MN-major operands (A given as [K, M] with transpose_a, B as [K, N]): TMA boxes of 64-row
+  // blocks and transposed wgmma reads, every orientation, tile and residue; staged odd pitches
+  // (N or M not a multiple of 8) and the ordinary-load producer.
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {1, 1, 8}, {17, 4000, 1032}, {127, 136, 264}, {1000, 1000, 1000}})
+      for (auto [transA, transB] : {std::pair{false, false}, {true, true}, {true, false}}) {
+        std::vector<int64_t> aShape = transA ? std::vector<int64_t>{k, m} : std::vector{m, k};
+        std::vector<int64_t> bShape = transB ? std::vector<int64_t>{n, k} : std::vector{k, n};
+        cases.push_back({t, aShape, bShape, {m, n}, transA, transB, "GELU_BIAS"});
+      }
+    cases.push_back({t, {200, 300}, {200, 504}, {300, 504}, true, false, "RELU_BIAS", true, 0.5f,
+                     -1.25f});
+    cases.push_back({t, {257, 203}, {203, 131}, {257, 131}, false, false, "BIAS"});
+    cases.push_back({t, {203, 257}, {203, 131}, {257, 131}, true, false, "GELU"});
+    for (auto [tileM, tileN, stages] :
+         std::vector<std::array<int, 3>>{{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 64, 8}}) {
+      Case forced{t, {264, 300}, {264, 500}, {300, 500}, true, false, "RELU_BIAS"};
+      forced.config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                      std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
+      cases.push_back(forced);
+    }
+    Case loadsMN{t, {203, 257}, {203, 131}, {257, 131}, true, false, "GELU_BIAS"};
+    loadsMN.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>";
+    cases.push_back(loadsMN);
+    Case splitMN{t, {4096, 64}, {4096, 200}, {64, 200}, true, false, "BIAS"};
+    splitMN.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 8>";
+    cases.push_back(splitMN);
+  }
+  // Rows TMA cannot address (K not a multiple of 8, or an address not a multiple of 16): the
+  // runtime stages A and B into 16-byte rows before each launch; forced `tma = false` keeps
+  // the ordinary-load producer, which reads them in place.
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    Case shifted{t, {300, 256}, {500, 256}, {300, 500}, false, true, "GELU_BIAS"};
+    shifted.misalignBytes = 2;
+    cases.push_back(shifted);
+    Case shiftedOdd{t, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"};
+    shiftedOdd.misalignBytes = 6;
+    cases.push_back(shiftedOdd);
+    Case oddLoads{t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"};
+    oddLoads.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>";
+    cases.push_back(oddLoads);
+    cases.push_back({t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"});
+    cases.push_back({t, {17, 1031}, {4000, 1031}, {17, 4000}, false, true, "RELU_BIAS"});
+    if (!quick)
+      cases.push_back({t, {4095, 4099}, {4097, 4099}, {4095, 4097}, false, true, "GELU_BIAS"});
+    Case loads{t, {127, 264}, {129, 264}, {127, 129}, false, true, "BIAS"};
+    loads.config = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false>";
+    cases.push_back(loads);
+  }
+  // Every wgmma tile the heuristic can choose, forced, on residue shapes.
+  for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{
+           {128, 256, 4}, {128, 128, 6}, {128, 64, 8}, {64, 256, 5}, {64, 128, 8}, {64, 64, 8}}) {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
+    Case bf{ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"};
+    bf.config = config;
+    cases.push_back(bf);
+    Case half{ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS", true,
+              0.5f, 2.0f};
+    half.config = config;
+    cases.push_back(half);
+  }
+  // Split-K, forced: uneven slices (K = 200: 4 k-steps in 3 splits), more work units than
+  // multiprocessors (1000^3, 64 tiles x 4 splits), ordinary loads (K = 1031), one consumer
+  // (64 x 256), beta * C and f32 D, and 16 splits over a long K. Each case runs twice on the
+  // same workspace, so the second run also checks that the counters were left at zero.
+  auto split = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                   const std::string &config) {
+    auto [m, n, k] = mnk;
+    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
+    c.config = config;
+    return c;
+  };
+  const std::string splitPrefix = "#mepi.kernel_config<wgmma, tile = ";
+  cases.push_back(split(ElementType::BF16, {300, 500, 200}, "GELU_BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 3>"));
+  cases.push_back(split(ElementType::F16, {1000, 1000, 1000}, "RELU_BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 4>"));
+  cases.push_back(split(ElementType::BF16, {127, 129, 1031}, "BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 5, tma = false>"));
+  cases.push_back(split(ElementType::F16, {17, 4000, 4104}, "GELU_BIAS",
+                        splitPrefix + "[64, 256, 64], stages = 5, splits = 7>"));
+  Case splitC = split(ElementType::BF16, {300, 500, 1000}, "RELU_BIAS",
+                      splitPrefix + "[128, 256, 64], stages = 4, splits = 2>");
+  splitC.withC = true;
+  splitC.alpha = 0.5f;
+  splitC.beta = -1.25f;
+  splitC.outType = ElementType::F32;
+  cases.push_back(splitC);
+  if (!quick)
+    cases.push_back(split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",
+                          splitPrefix + "[128, 128, 64], stages = 6, splits = 16>"));
+  // Ping-pong, forced: both tiles it takes (two 64-row slices per consumer, or one 256 wide),
+  // residues, beta * C with f32 D, MN-major operands, the ordinary-load producer and staged
+  // rows. 2100 x 2000 has 272 tiles of 128 x 128 on at most 132 blocks: blocks of 2 and of 3
+  // units, so the consumers hand the main loop over, and the last unit is either one's.
+  for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{{128, 128, 6}, {64, 256, 5}}) {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages);
+    std::string inPlace = config + ", pingpong = true>";
+    auto pingpong = [&](Case c, const std::string &forced) {
+      c.config = forced;
+      cases.push_back(c);
+    };
+    pingpong({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"},
+             inPlace);
+    pingpong({ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS",
+              true, 0.5f, 2.0f, false, ElementType::F32},
+             inPlace);
+    pingpong({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"},
+             inPlace);
+    pingpong({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"},
+             inPlace);
+    pingpong({ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"},
+             config + ", tma = false, pingpong = true>");
+    pingpong({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"},
+             inPlace); // rows of 406 bytes: staged
+  }
+  // 256-row tiles (two consumers of two 64-row slices each), forced: residues, beta * C with f32
+  // D, MN-major A and B, the ordinary-load producer, staged rows, more tiles than blocks.
+  {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4";
+    auto tall = [&](Case c, const std::string &suffix) {
+      c.config = config + suffix;
+      cases.push_back(c);
+    };
+    tall({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"}, ">");
+    tall({ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS", true,
+          0.5f, 2.0f, false, ElementType::F32},
+         ">");
+    tall({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"}, ">");
+    tall({ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"},
+         ", tma = false>");
+    tall({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"}, ">");
+    tall({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"}, ">");
+  }
+  // Clusters of 2 with B multicast, forced: an odd number of tile rows (the last pair's second
+  // tile lies below D: 300 rows, and 384 = 3 whole tiles, where no row bound would stop its
+  // stores), more pair units than clusters (2100 x 2000), MN-major A and B (whole 64-row blocks
+  // per block), beta * C with f32 D, one consumer (64-row tiles), staged rows, and ping-pong
+  // consumers in clusters.
+  for (auto [tileM, tileN, stages, pingpong] : std::vector<std::array<int, 4>>{
+           {128, 256, 4, 0}, {128, 128, 6, 0}, {64, 256, 5, 0}, {128, 128, 6, 1}, {256, 128, 4, 0}}) {
+    std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
+                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) +
+                         (pingpong ? ", pingpong = true" : "") + ", cluster = 2>";
+    auto clustered = [&](Case c) {
+      c.config = config;
+      cases.push_back(c);
+    };
+    clustered({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"});
+    clustered({ElementType::F16, {384, 264}, {520, 264}, {384, 520}, false, true, "RELU_BIAS",
+               true, 0.5f, 2.0f, false, ElementType::F32});
+    clustered({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    clustered({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
+    clustered({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"});
+  }
+  // D through TMA stores (and from the registers outside the cooperative 128-row kernels),
+  // forced in every kernel form: residue rows and columns (D rows of 1008 bytes, the TMA
+  // store clips at the edges), beta * C with f32 D (32-column lines), more tiles than blocks
+  // (2100 x 2000), MN-major A and B, 64-column tiles (one line per slice: the buffers
+  // alternate across tiles), split-K (the last split stores), and clusters of 2.
+  for (const char *form :
+       {"[128, 256, 64], stages = 4, store = tma", "[128, 128, 64], stages = 6, store = tma",
+        "[64, 256, 64], stages = 5, store = tma", "[64, 128, 64], stages = 8, store = tma",
+        "[128, 64, 64], stages = 8, store = tma", "[256, 128, 64], stages = 4, store = tma",
+        "[128, 128, 64], stages = 4, pingpong = true, store = tma",
+        "[64, 256, 64], stages = 4, pingpong = true, store = tma",
+        "[128, 256, 64], stages = 4, cluster = 2, store = tma",
+        "[128, 128, 64], stages = 4, pingpong = true, store = registers",
+        "[256, 128, 64], stages = 4, store = registers"}) {
+    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+    auto stored = [&](Case c) {
+      c.config = config;
+      cases.push_back(c);
+    };
+    stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
+    stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
+            0.5f, 2.0f, false, ElementType::F32});
+    stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
+  }
+  cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
+                        splitPrefix + "[128, 128, 64], stages = 6, splits = 3, store = tma>"));
+  // Stream-K, forced: more units than walkers and not a multiple of them, so that the last
+  // wave's k-steps are cut into ranges of 16 or more that share units, two to four walkers a
+  // unit (2100 x 2000 has 136 tiles of 128 x 256 on 132 blocks, 72 pair units on 66 clusters,
+  // and K = 1500 24 k-steps), one unit a walker (K = 264: 5 k-steps), residue rows,
+  // columns and k-steps, beta * C with f32 D, MN-major A and B, each store form and clusters
+  // of 2 (the pair's second tile below D in 2100 rows).
+  for (const char *form : {"[128, 256, 64], stages = 4, cluster = 2, store = tma",
+                           "[128, 256, 64], stages = 4", "[128, 128, 64], stages = 6",
+                           "[64, 256, 64], stages = 5, store = tma",
+                           "[128, 128, 64], stages = 6, store = registers"}) {
+    std::string config =
+        std::string("#mepi.kernel_config<wgmma, tile = ") + form + ", streamk = true>";
+    auto streamed = [&](Case c) {
+      c.config = config;
+      cases.push_back(c);
+    };
+    streamed({ElementType::BF16, {2100, 1500}, {2000, 1500}, {2100, 2000}, false, true, "BIAS"});
+    streamed({ElementType::BF16, {1900, 3000}, {2104, 3000}, {1900, 2104}, false, true,
+              "GELU_BIAS"});
+    streamed({ElementType::F16, {1500, 264}, {3000, 264}, {1500, 3000}, false, true,
+              "RELU_BIAS", true, 0.5f, 2.0f, false, ElementType::F32});
+    streamed({ElementType::F16, {1240, 2100}, {1240, 1800}, {2100, 1800}, true, false, "GELU"});
+  }
+  // The swapped form for short M (Dᵀ = B Aᵀ), forced: 16, 32 and 64 rows of A per tile with
+  // fewer rows in D (13, 7, 33), one and two consumers, residue columns, more tiles than blocks
+  // (20000 columns in 64-column tiles), beta * C with f32 D, staged rows (K = 1030).
+  auto swapped = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                     const std::string &tile) {
+    auto [m, n, k] = mnk;
+    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
+    c.config = "#mepi.kernel_config<wgmma, tile = " + tile + ", swapped = true>";
+    return c;
+  };
+  cases.push_back(swapped(ElementType::BF16, {16, 1000, 1000}, "GELU_BIAS",
+                          "[16, 64, 64], stages = 16"));
+  cases.push_back(swapped(ElementType::F16, {13, 1000, 4104}, "RELU_BIAS",
+                          "[16, 128, 64], stages = 12"));
+  cases.push_back(swapped(ElementType::BF16, {33, 300, 200}, "BIAS", "[64, 64, 64], stages = 8"));
+  cases.push_back(swapped(ElementType::BF16, {32, 20000, 256}, "DEFAULT",
+                          "[32, 64, 64], stages = 16"));
+  cases.push_back(swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], stages = 16"));
+  Case swappedC = swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
+                          "[16, 128, 64], stages = 12");
+  swappedC.withC = true;
+  swappedC.alpha = 0.5f;
+  swappedC.beta = -1.25f;
+  swappedC.outType = ElementType::F32;
+  cases.push_back(swappedC);
+  return cases;
+}
