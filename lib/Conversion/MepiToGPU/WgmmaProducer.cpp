@@ -1,0 +1,154 @@
+// The wgmma kernels' producer warpgroup: TMA (or ordinary) loads of each work unit's operand
+// tiles into the stage ring (see WgmmaKernel.cpp's header for the layout).
+#include "WgmmaKernelGenerator.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace mlir::mepi::wgmma {
+
+void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp op,
+                                        const IRMapping &operands) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const Sm90SharedLayout &layout = c.layout;
+  OpBuilder::InsertionGuard guard(b);
+  // Stream-K's walk is worked out in each role, so that its values stay out of the other's
+  // registers.
+  std::optional<StreamKWalk> walk;
+  if (config.getStreamk())
+    walk = c.scheduler->emitStreamKWalk(e);
+  scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
+  WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
+  StageLoad load;
+  load.rowA = e.mul(unit.tileRow, e.i32(config.getTileM()));
+  load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
+  if (unit.batch) {
+    Value d = operands.lookup(op.getD());
+    load.batchA = emitTmaBatchCoordinates(b, loc, operands.lookup(op.getA()), d, unit.batch);
+    load.batchB = emitTmaBatchCoordinates(b, loc, operands.lookup(op.getB()), d, unit.batch);
+  }
+  auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
+                                  ValueRange{units.getRegionIterArg(0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value it = kLoop.getRegionIterArg(0);
+    StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
+    load.full = slot.full;
+    c.pipeline->emitAcquire(e, slot);
+    load.stageBase = e.offset(c.base, e.mul(slot.stage, e.i32(layout.stageBytes)));
+    load.k = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
+    if (config.getTma())
+      emitTmaLoads(e, c, load);
+    else
+      emitOrdinaryLoads(e, c, load, operands.lookup(op.getA()), operands.lookup(op.getB()));
+    scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
+  }
+  scf::YieldOp::create(b, loc, kLoop.getResult(0));
+}
+
+void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
+                                        const StageLoad &load) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const Sm90SharedLayout &layout = c.layout;
+  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), load.full, e.i32(layout.stageBytes),
+                                         NVVM::MemScopeKind::CTA, false, Value());
+  // `multicast` (i16 mask of the cluster's blocks, or null): the copy lands at the same offset
+  // in each, completing the barrier at the same offset in each.
+  // Coordinates innermost first: the matrix's two, then its batch dimensions'.
+  auto copy = [&](Value dst, Value map, Value inner, Value outer, ArrayRef<Value> batch,
+                  Value multicast) {
+    Value clusterDst = LLVM::AddrSpaceCastOp::create(b, loc, sharedCluster, dst);
+    SmallVector<Value> coordinates = {inner, outer};
+    llvm::append_range(coordinates, batch);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, clusterDst, map, coordinates, load.full, ValueRange{}, multicast, Value(),
+        NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+  };
+  // (k, row) for K-major, (row, k) per 64-row block otherwise.
+  auto copyTile = [&](Value dst, Value map, Value row, int64_t rows, bool mnMajor,
+                      ArrayRef<Value> batch, Value multicast) {
+    if (!mnMajor)
+      return copy(dst, map, load.k, row, batch, multicast);
+    for (int64_t block = 0; block < rows / kBlockRows; ++block)
+      copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
+           e.add(row, e.i32(block * kBlockRows)), load.k, batch, multicast);
+  };
+  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA, load.batchA,
+           Value());
+  // In a cluster, block r loads rows [r * tileN / 2, (r + 1) * tileN / 2) of B's tile (whole
+  // lines, or whole 64-row blocks) into both blocks.
+  int64_t rowsB = config.getTileN() / cluster();
+  Value multicast, bBase = e.offset(load.stageBase, e.i32(layout.aBytes)), rowB = load.rowB;
+  if (cluster() > 1) {
+    multicast = arith::ConstantIntOp::create(b, loc, (1 << cluster()) - 1, 16);
+    bBase = e.offset(bBase, e.mul(c.rank, e.i32(layout.bBytes / cluster())));
+    rowB = e.add(rowB, e.mul(c.rank, e.i32(rowsB)));
+  }
+  copyTile(bBase, c.mapB, rowB, rowsB, c.mnMajorB, load.batchB, multicast);
+}
+
+void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
+                                             Value a, Value bMatrix) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const Sm90SharedLayout &layout = c.layout;
+  int64_t tileK = config.getTileK();
+  Value thread = c.tid; // the producer is warpgroup 0
+  // Element i * 128 + thread of a rows x 64 tile, in the operand's memory order, so that a
+  // warp reads 32 consecutive elements. Each lands where TMA's 128-byte swizzle puts it:
+  // 16-byte chunk j of line l at chunk j ^ (l % 8), where a line is a row's 64 k-values
+  // (K-major) or 64 rows at one k (MN-major, in 64-row blocks of 8 KiB). Elements past the
+  // operand's edges are zeros, as TMA fills them.
+  auto loadTile = [&](Value source, Value dst, Value rowBase, int64_t rows, int64_t limit,
+                      bool mnMajor) {
+    Type elt = cast<MemRefType>(source.getType()).getElementType();
+    auto loop =
+        scf::ForOp::create(b, loc, e.i32(0), e.i32(rows * tileK / kWarpgroup), e.i32(1));
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value linear = e.add(e.mul(loop.getInductionVar(), e.i32(kWarpgroup)), thread);
+    int64_t contiguous = mnMajor ? rows : tileK;
+    Value inner = e.rem(linear, e.i32(contiguous)), outer = e.div(linear, e.i32(contiguous));
+    Value r = mnMajor ? inner : outer;
+    Value kk = mnMajor ? outer : inner;
+    Value row = e.add(rowBase, r);
+    Value k = e.add(load.k, kk);
+    Value inside = e.andI(e.ult(row, e.i32(limit)), e.ult(k, e.i32(c.k)));
+    auto element = scf::IfOp::create(b, loc, TypeRange{elt}, inside, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard then(b);
+      b.setInsertionPointToStart(element.thenBlock());
+      SmallVector<Value> at{e.toIndex(row), e.toIndex(k)};
+      if (mnMajor)
+        std::swap(at[0], at[1]);
+      Value v = memref::LoadOp::create(b, loc, source, at);
+      scf::YieldOp::create(b, loc, v);
+      b.setInsertionPointToStart(element.elseBlock());
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, 0.0));
+      scf::YieldOp::create(b, loc, zero);
+    }
+    Value line = mnMajor ? kk : r;
+    Value byte = e.mul(mnMajor ? e.rem(r, e.i32(kBlockRows)) : kk, e.i32(2));
+    Value chunk = e.xorI(e.div(byte, e.i32(16)), e.rem(line, e.i32(8)));
+    Value offset = e.add(e.add(e.mul(line, e.i32(kSwizzleBytes)), e.mul(chunk, e.i32(16))),
+                         e.rem(byte, e.i32(16)));
+    if (mnMajor)
+      offset = e.add(offset, e.mul(e.div(r, e.i32(kBlockRows)), e.i32(kBlockBytes)));
+    LLVM::StoreOp::create(b, loc, element.getResult(0), e.offset(dst, offset), /*alignment=*/2);
+  };
+  loadTile(a, load.stageBase, load.rowA, config.getTileM(), c.m, c.mnMajorA);
+  loadTile(bMatrix, e.offset(load.stageBase, e.i32(layout.aBytes)), load.rowB,
+           config.getTileN(), c.n, c.mnMajorB);
+  // The tensor cores read shared memory through the async proxy: make these writes visible to
+  // it before arriving.
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), load.full, Value());
+}
+
+} // namespace mlir::mepi::wgmma
