@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--tf32] [--autotune] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--tf32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -25,7 +25,10 @@
 // the built-in GELU_BIAS and against the unfused sequence (cuBLASLt's matmul, then an
 // elementwise kernel), bf16, every shape.
 //
-// --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms).
+// --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms) and
+// reports how the heuristic's choice compares with the fastest candidate, as autotune() timed
+// them (the log and JSON list every candidate's time). --skip N leaves out the first N
+// problems that the other options select, to split a long run.
 //
 // --shape measures the given problem sizes (labelled MxNxK) instead of the standard set;
 // BxMxNxK is a strided batch of B problems (cuBLASLt's strided batched, as torch.bmm calls
@@ -72,6 +75,17 @@ struct Measurement {
   int iterations = 0, rotation = 1;
   std::string config; ///< the kernel configuration mepi planned
   std::string error;
+  /// --autotune: the heuristic's choice, and every candidate autotune() timed (fastest first).
+  std::string heuristicConfig;
+  std::vector<std::pair<std::string, double>> tuned;
+  /// The heuristic's choice's time over the fastest candidate's, both as autotune() timed them
+  /// (0 when autotune() did not run or could not time the heuristic's choice).
+  double heuristicOverBest() const {
+    for (const auto &[config, ms] : tuned)
+      if (config == heuristicConfig && tuned.front().second > 0)
+        return ms / tuned.front().second;
+    return 0;
+  }
 };
 
 std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
@@ -192,8 +206,10 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
       }
       mms.back().plan(mepiEpilog(p.epilog), inputs);
       // --autotune: the first input set times the candidates; the others plan its choice.
-      if (autotune && i == 0)
-        mms.back().autotune(3, 0, stream);
+      if (autotune && i == 0) {
+        r.heuristicConfig = mms.back().kernelConfiguration();
+        r.tuned = mms.back().autotune(5, 0, stream);
+      }
       r.config = mms.back().kernelConfiguration();
       if (i == 0)
         r.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -248,12 +264,15 @@ std::string shortConfig(const std::string &config) {
   bool loads = config.find("tma = false") != std::string::npos;
   bool pingpong = config.find("pingpong = true") != std::string::npos;
   bool cluster = config.find("cluster = 2") != std::string::npos;
+  bool swapped = config.find("swapped = true") != std::string::npos;
+  bool streamK = config.find("streamk = true") != std::string::npos;
   const char *store = config.find("store = tma") != std::string::npos         ? " tma"
                       : config.find("store = registers") != std::string::npos ? " reg"
                                                                               : "";
   return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
          std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
-         (pingpong ? " pp" : "") + (cluster ? " c2" : "") + store;
+         (pingpong ? " pp" : "") + (cluster ? " c2" : "") + (swapped ? " sw" : "") +
+         (streamK ? " sk" : "") + store;
 }
 
 std::string jsonEscape(const std::string &s) {
@@ -373,6 +392,7 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 int main(int argc, char **argv) {
   bool quick = false, catalog = false, user = false, batched = false, tf32 = false;
   std::optional<uint64_t> sweepSeed;
+  int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
   std::string jsonPath, ltoirPath, command = argv[0];
   std::vector<std::string> filters;
   std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
@@ -394,6 +414,8 @@ int main(int argc, char **argv) {
       sweepSeed = std::strtoull(argv[++i], nullptr, 10), command += std::string(" ") + argv[i];
     else if (arg == "--autotune")
       autotune = true;
+    else if (arg == "--skip" && i + 1 < argc)
+      skip = std::atoi(argv[++i]), command += std::string(" ") + argv[i];
     else if (arg == "--ltoir" && i + 1 < argc)
       ltoirPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--json" && i + 1 < argc)
@@ -523,10 +545,12 @@ int main(int argc, char **argv) {
   std::string rows;
   double logSum = 0, alignedLogSum = 0, alignedMin = 0;
   int counted = 0, alignedCounted = 0, alignedBelow90 = 0;
+  int tunedCounted = 0, heuristicWithin3 = 0; // --autotune: the heuristic against the best
+  double heuristicLogSum = 0;
   for (const Problem &p : problems) {
     std::string label = std::string(p.shape.name) + " " + p.dtype() + " " +
                         p.epilog;
-    if (!selectedLabel(filters, label))
+    if (!selectedLabel(filters, label) || skip-- > 0)
       continue;
     Measurement r = measure(p, lt, stream, size_t(l2), quick);
     double flops = 2.0 * p.shape.batch * p.shape.m * p.shape.n * p.shape.k;
@@ -542,6 +566,17 @@ int main(int argc, char **argv) {
         alignedBelow90 += ratio < 0.9;
       }
     }
+    double overBest = r.heuristicOverBest();
+    if (overBest > 0) {
+      ++tunedCounted;
+      heuristicWithin3 += overBest <= 1.03;
+      heuristicLogSum += std::log(overBest);
+      std::printf("    heuristic %s at %.3f of the best (%zu candidates timed):",
+                  shortConfig(r.heuristicConfig).c_str(), overBest, r.tuned.size());
+      for (const auto &[config, ms] : r.tuned)
+        std::printf(" %s=%.4f;", shortConfig(config).c_str(), ms);
+      std::printf("\n");
+    }
     std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
                 p.shape.name, p.dtype(), p.epilog, p.shape.m, p.shape.n,
                 p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs, r.refHostUs,
@@ -555,14 +590,22 @@ int main(int argc, char **argv) {
                   "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
                   "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
                   "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
-                  "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"}",
+                  "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"",
                   p.shape.name, p.aligned ? "true" : "false", p.shape.batch,
                   p.shape.sharedB ? "true" : "false", p.shape.m,
                   p.shape.n, p.shape.k, p.dtype(),
                   p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
                   r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
                   jsonEscape(r.error).c_str());
-    rows += (rows.empty() ? "" : ",\n") + std::string(row);
+    std::string tuned;
+    for (const auto &[config, ms] : r.tuned)
+      tuned += (tuned.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) + "\", " +
+               std::to_string(ms) + "]";
+    if (!r.tuned.empty())
+      tuned = ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
+              "\", \"heuristic_over_best\": " + std::to_string(overBest) +
+              ", \"candidates_ms\": [" + tuned + "]";
+    rows += (rows.empty() ? "" : ",\n") + std::string(row) + tuned + "}";
   }
   double geomean = counted ? std::exp(logSum / counted) : 0;
   double alignedGeomean = alignedCounted ? std::exp(alignedLogSum / alignedCounted) : 0;
@@ -570,6 +613,11 @@ int main(int argc, char **argv) {
   std::printf("over the %d aligned ones (the sweep: M, N, K multiples of 64; else N and K): "
               "geometric mean %.3f, lowest %.3f, %d under 0.90\n",
               alignedCounted, alignedGeomean, alignedMin, alignedBelow90);
+  double heuristicGeomean = tunedCounted ? std::exp(heuristicLogSum / tunedCounted) : 0;
+  if (tunedCounted)
+    std::printf("the heuristic's choice within 3%% of autotune's best on %d of %d problems; "
+                "geometric mean of its time over the best %.3f\n",
+                heuristicWithin3, tunedCounted, heuristicGeomean);
   if (!jsonPath.empty()) {
     std::ofstream json(jsonPath);
     const char *revision = std::getenv("MEPI_REVISION"); // the bundle's commit (device-run.sh)
@@ -584,7 +632,12 @@ int main(int argc, char **argv) {
             "column-major with padded rows\",\n"
          << "  \"geomean_ratio\": " << geomean << ",\n  \"aligned_geomean_ratio\": "
          << alignedGeomean << ",\n  \"aligned_lowest_ratio\": " << alignedMin
-         << ",\n  \"aligned_under_0_90\": " << alignedBelow90 << ",\n  \"results\": [\n"
+         << ",\n  \"aligned_under_0_90\": " << alignedBelow90;
+    if (tunedCounted)
+      json << ",\n  \"heuristic_within_3pct_of_best\": " << heuristicWithin3
+           << ",\n  \"tuned_problems\": " << tunedCounted
+           << ",\n  \"heuristic_over_best_geomean\": " << heuristicGeomean;
+    json << ",\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }
   cublasLtDestroy(lt);

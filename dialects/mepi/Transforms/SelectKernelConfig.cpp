@@ -346,8 +346,13 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
   // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
   constexpr int64_t kMinStepsPerSplit = 8;
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
+  // The narrow tiles only where the 128 x 128 ones leave multiprocessors without a second
+  // tile: there they give the parallelism that wide tiles lack.
+  int64_t tiles128 = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 128);
   for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256}, {128, 128}, {64, 256},
-                              {64, 128}}) {
+                              {64, 128}, {128, 64}, {64, 64}, {64, 32}}) {
+    if (tileN < 128 && tiles128 >= 2 * target.multiprocessors)
+      continue;
     KernelConfigAttr plain = chooseWgmmaConfig(op, target, tileM, tileN);
     add(plain);
     int64_t tiles = p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
