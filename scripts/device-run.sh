@@ -10,6 +10,7 @@
 #   scripts/device-run.sh batched      mepi-bench --batched (strided batched): batched.log/.json
 #   scripts/device-run.sh sweep        mepi-bench --sweep (seeded random problems): sweep.log/.json
 #   scripts/device-run.sh tf32         mepi-bench --tf32 (f32 at TF32 precision): tf32.log/.json
+#   scripts/device-run.sh f32          mepi-bench --f32 (strict f32 against SGEMM): f32.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -104,6 +105,12 @@ run_sweep() {
   return "${PIPESTATUS[0]}"
 }
 
+run_f32() {
+  "$bundle/bin/mepi-bench" --f32 --quick --json "$out/f32.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
+    tee "$out/f32.log"
+  return "${PIPESTATUS[0]}"
+}
+
 run_tf32() {
   "$bundle/bin/mepi-bench" --tf32 --json "$out/tf32.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
     tee "$out/tf32.log"
@@ -145,8 +152,9 @@ for set in "${@:-smoke}"; do
     batched) run_batched || status=1 ;;
     sweep) run_sweep || status=1 ;;
     tf32) run_tf32 || status=1 ;;
+    f32) run_f32 || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, sass)" >&2
        status=2 ;;
   esac
 done

@@ -223,12 +223,13 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
                       "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, store = tma>"),
             candidates.end());
-  // The heuristic's 64 x 32 (few tiles, 16 k-steps: the small-tile rule), the 4 tiles, each
-  // with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each unsplit one in a
-  // cluster of 2, TMA-store variants of the 10 staged 64-row ones, and the 8 cooperative
-  // unclustered ones with fewer stages.
+  // The heuristic's 64 x 32 (few tiles, 16 k-steps: the small-tile rule), the 4 wide tiles
+  // and the narrow 128 x 64 and 64 x 64 (15 tiles of 128 x 128 leave multiprocessors idle),
+  // each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each unsplit one in
+  // a cluster of 2, TMA-store variants of the staged ones, and the cooperative unclustered ones
+  // with fewer stages.
   EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], stages = 8>");
-  EXPECT_EQ(candidates.size(), 36u);
+  EXPECT_EQ(candidates.size(), 49u);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;

@@ -4,6 +4,7 @@
 
 #include "Runtime/KernelCache.h"
 #include "Runtime/Launch.h"
+#include "Runtime/StagedOperand.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -274,13 +275,9 @@ struct Matmul::State {
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
   // The problem the kernel was compiled for: `problem` with staged operands' layouts.
   MatmulProblem planned;
-  // An operand TMA cannot read in place (needsTmaStaging), copied on the launch stream before
-  // each launch into a buffer with 16-byte rows that the kernel reads instead.
-  struct Staged {
-    CUdeviceptr buffer = 0;
-    size_t bytes = 0;
-  };
-  std::optional<Staged> stagedA, stagedB;
+  // Operands the kernel reads from a copy refreshed before each launch: rows TMA cannot read in
+  // place (needsTmaStaging), or strict f32 split into TF32 parts (splitProblem).
+  std::optional<StagedOperand> stagedA, stagedB;
 
   static void freeDevice(CUdeviceptr &ptr) {
     if (!ptr)
@@ -304,9 +301,8 @@ struct Matmul::State {
     workspaceZeroedFor = nullptr;
   }
   void freeStaged() {
-    for (std::optional<Staged> *staged : {&stagedA, &stagedB})
-      if (*staged)
-        freeDevice((*staged)->buffer);
+    stagedA.reset();
+    stagedB.reset();
   }
   void freeAll() {
     freeResult();
@@ -314,26 +310,14 @@ struct Matmul::State {
     freeWorkspace();
     freeStaged();
   }
-  /// Copies the staged operands, then launches: the whole of one execution, in stream order.
+  /// Refreshes the staged operands, then launches: the whole of one execution, in stream order.
   CUresult launch(const CudaDriver &driver, CUstream stream) const {
-    for (auto [staged, tensor, layout, copyLayout] :
-         {std::tuple{&stagedA, &a, &problem.a, &planned.a},
-          std::tuple{&stagedB, &b, &problem.b, &planned.b}}) {
-      if (!*staged)
-        continue;
-      unsigned bytes = elementTypeBytes(layout->type);
-      CUDA_MEMCPY2D copy{};
-      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-      copy.srcDevice = reinterpret_cast<CUdeviceptr>(tensor->data);
-      copy.srcPitch = layout->strides[0] * bytes;
-      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      copy.dstDevice = (*staged)->buffer;
-      copy.dstPitch = copyLayout->strides[0] * bytes;
-      copy.WidthInBytes = layout->shape[1] * bytes;
-      copy.Height = layout->shape[0];
-      if (CUresult r = driver.cuMemcpy2DAsync(&copy, stream); r != CUDA_SUCCESS)
-        return r;
-    }
+    for (auto [staged, tensor] : {std::pair{&stagedA, &a}, std::pair{&stagedB, &b}})
+      if (*staged)
+        if (CUresult r = (*staged)->refresh(driver, reinterpret_cast<CUdeviceptr>(tensor->data),
+                                            stream);
+            r != CUDA_SUCCESS)
+          return r;
     return prepared->launch(driver, stream);
   }
 };
@@ -509,6 +493,38 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
   state->userData = epilog.userData;
 }
 
+namespace {
+/// What the kernel is planned for: `problem`, with the operands it reads from staged copies.
+struct StagedPlan {
+  MatmulProblem planned;
+  std::optional<StagedOperand> a, b;
+};
+
+/// On sm_90a, strict f32 is split into TF32 parts for the tensor cores (splitProblem); else
+/// 16-bit rows that TMA cannot read in place (needsTmaStaging) get padded copies.
+StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, const void *a,
+                      const void *b) {
+  StagedPlan plan{problem, std::nullopt, std::nullopt};
+  std::optional<SplitProblem> split = arch == "sm_90a" ? splitProblem(problem) : std::nullopt;
+  if (split) {
+    plan.planned = split->planned;
+    plan.a = check(StagedOperand::split(split->a, arch), "plan");
+    plan.b = check(StagedOperand::split(split->b, arch), "plan");
+  }
+  if (!split && arch == "sm_90a" && needsTmaStaging(problem.a, a)) {
+    plan.planned.a = stagedLayout(problem.a);
+    plan.a = StagedOperand::padded(problem.a, plan.planned.a);
+  }
+  if (!split && arch == "sm_90a" && needsTmaStaging(problem.b, b)) {
+    plan.planned.b = stagedLayout(problem.b);
+    plan.b = StagedOperand::padded(problem.b, plan.planned.b);
+  }
+  // Copies are cuMemAlloc'd: aligned.
+  plan.planned.addressAlignment = commonAlignment(plan.a ? nullptr : a, plan.b ? nullptr : b);
+  return plan;
+}
+} // namespace
+
 void Matmul::planProblem(const runtime::MatmulProblem &problem,
                          std::vector<Tensor> builtinInputs, std::vector<Tensor> userInputs,
                          std::vector<mlir::mepi::DeviceObject> objects) {
@@ -516,17 +532,11 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
   // Tensor-core kernels read A and B through TMA; stage those whose rows it cannot address,
   // unless the planned kernel turns out not to use TMA for them.
-  MatmulProblem planned = problem;
+  StagedPlan staged = stagedPlan(problem, arch, s.a.data, s.b.data);
+  MatmulProblem &planned = staged.planned;
   // Sized for this device's multiprocessors (the reference part's when the arch is forced).
-  planned.multiprocessors = s.options.arch.empty() ? deviceMultiprocessors(s.a.device) : 0;
-  bool stageA = arch == "sm_90a" && needsTmaStaging(problem.a, s.a.data);
-  bool stageB = arch == "sm_90a" && needsTmaStaging(problem.b, s.b.data);
-  if (stageA)
-    planned.a = stagedLayout(problem.a);
-  if (stageB)
-    planned.b = stagedLayout(problem.b);
-  planned.addressAlignment =
-      commonAlignment(stageA ? nullptr : s.a.data, stageB ? nullptr : s.b.data);
+  int64_t multiprocessors = s.options.arch.empty() ? deviceMultiprocessors(s.a.device) : 0;
+  planned.multiprocessors = multiprocessors;
   // autotune()'s choice for this problem, unless the caller forces one.
   if (planned.kernelConfig.empty() && !TunedConfigs::global().empty())
     if (std::optional<std::string> tuned =
@@ -534,10 +544,8 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
       planned.kernelConfig = *tuned;
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
-  if ((stageA || stageB) && kernel->tensorMaps.empty()) {
-    stageA = stageB = false;
-    int64_t multiprocessors = planned.multiprocessors;
-    planned = problem;
+  if ((staged.a || staged.b) && kernel->tensorMaps.empty()) {
+    staged = StagedPlan{problem, std::nullopt, std::nullopt};
     planned.multiprocessors = multiprocessors;
     kernel = check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   }
@@ -547,12 +555,8 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   s.problem = problem;
   s.planned = std::move(planned);
   s.freeStaged();
-  s.stagedA.reset();
-  s.stagedB.reset();
-  if (stageA)
-    s.stagedA.emplace();
-  if (stageB)
-    s.stagedB.emplace();
+  s.stagedA = std::move(staged.a);
+  s.stagedB = std::move(staged.b);
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
   s.userInputReadsC = false;
@@ -658,19 +662,14 @@ Tensor Matmul::execute(CUstream stream) {
           "execute");
     s.workspaceZeroedFor = s.kernel.get();
   }
-  for (auto [staged, layout, name] :
-       {std::tuple{&s.stagedA, &s.planned.a, "a"}, std::tuple{&s.stagedB, &s.planned.b, "b"}})
-    if (*staged && !(*staged)->buffer) {
-      (*staged)->bytes = layout->shape[0] * layout->strides[0] * elementTypeBytes(layout->type);
-      check(checkCuda(driver.cuMemAlloc(&(*staged)->buffer, (*staged)->bytes),
-                      std::string("cuMemAlloc(staged ") + name + ")"),
-            "execute");
-    }
+  for (auto [staged, name] : {std::pair{&s.stagedA, "a"}, std::pair{&s.stagedB, "b"}})
+    if (*staged)
+      check((*staged)->prepare(driver, name), "execute");
   if (!s.prepared) {
     LaunchArguments args;
     args.workspace = s.workspace;
-    args.a = s.stagedA ? s.stagedA->buffer : reinterpret_cast<CUdeviceptr>(s.a.data);
-    args.b = s.stagedB ? s.stagedB->buffer : reinterpret_cast<CUdeviceptr>(s.b.data);
+    args.a = s.stagedA ? s.stagedA->buffer() : reinterpret_cast<CUdeviceptr>(s.a.data);
+    args.b = s.stagedB ? s.stagedB->buffer() : reinterpret_cast<CUdeviceptr>(s.b.data);
     args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
     for (const Tensor &input : s.builtinInputs)
       args.builtinInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));

@@ -653,3 +653,28 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
   kernel.linkLog = std::move(linked->infoLog);
   return kernel;
 }
+
+auto ::mepi::runtime::compileKernelModule(llvm::StringRef mlir, llvm::StringRef arch)
+    -> llvm::Expected<CompiledModule> {
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(mlir, ParserConfig(ctx.get()));
+  if (!module)
+    return diagnostics.error("cannot parse the kernel module");
+  PassManager pm(ctx.get());
+  LowerToPTXOptions options;
+  options.chip = arch.str();
+  buildLowerToPTXPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return diagnostics.error("lowering to PTX failed");
+  FailureOr<std::string> ptx = extractPTX(*module);
+  if (failed(ptx))
+    return llvm::createStringError("lowering produced no PTX");
+  CompiledModule compiled;
+  compiled.ptx = std::move(*ptx);
+  llvm::Expected<LinkedCubin> linked = linkCubin(compiled.ptx, {}, arch);
+  if (!linked)
+    return linked.takeError();
+  compiled.cubin = std::move(linked->cubin);
+  return compiled;
+}

@@ -64,6 +64,16 @@ llvm::Expected<std::vector<std::string>> rankedKernelConfigs(const MatmulProblem
 llvm::Expected<CompiledKernel> compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
                                               llvm::ArrayRef<mlir::mepi::DeviceObject> objects = {});
 
+/// A module of ready-made gpu.module kernels (no mepi.matmul), lowered and linked.
+struct CompiledModule {
+  std::string ptx;
+  std::vector<char> cubin;
+};
+
+/// Lowers the MLIR text `mlir` (gpu.module kernels of upstream dialects: a pre-pass such as
+/// the strict-f32 split) to PTX through the mepi pipeline and links it for `arch`.
+llvm::Expected<CompiledModule> compileKernelModule(llvm::StringRef mlir, llvm::StringRef arch);
+
 } // namespace mepi::runtime
 
 #endif // MEPI_RUNTIME_PLANNER_H

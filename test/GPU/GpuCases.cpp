@@ -2,6 +2,7 @@
 #include "GpuCases.h"
 
 #include <array>
+#include <tuple>
 
 using namespace mepi::runtime;
 
@@ -153,6 +154,24 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
       forced.config = config;
       cases.push_back(forced);
     }
+  }
+  // Strict f32 on the tensor cores: the operands split into TF32 parts by a pre-pass, one TF32
+  // GEMM over three times K (lib/Runtime/SplitOperand.h), which must keep f32's accuracy
+  // (1e-5) up to K = 16384: every operand orientation (the pre-pass makes them K-major), K not
+  // a multiple of anything, a batch against one broadcast B, C with beta.
+  for (auto [m, n, k, transA, transB] : std::vector<std::tuple<int64_t, int64_t, int64_t, bool, bool>>{
+           {256, 384, 16384, false, false}, {300, 257, 16384, true, true},
+           {1000, 1000, 4099, false, true}, {33, 4100, 777, true, false}}) {
+    Case strict{ElementType::F32, transA ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k},
+                transB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, {m, n},
+                transA, transB, k == 4099 ? "GELU_BIAS" : "DEFAULT"};
+    cases.push_back(strict);
+  }
+  {
+    cases.push_back(
+        {ElementType::F32, {5, 130, 1030}, {1030, 72}, {5, 130, 72}, false, false, "RELU_BIAS"});
+    cases.push_back({ElementType::F32, {257, 300}, {300, 129}, {257, 129}, false, false,
+                     "GELU", true, 0.5f, -1.25f});
   }
   // MN-major operands (A given as [K, M] with transpose_a, B as [K, N]): TMA boxes of 64-row
   // blocks and transposed wgmma reads, every orientation, tile and residue; staged odd pitches

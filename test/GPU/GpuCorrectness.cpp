@@ -227,6 +227,11 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       poison(); // and run again: the checked result is this second run's
       download(mm.execute(), out);
       status = compareWithReference(c, a, b, cT, bias, out, rng, err);
+      // Strict f32 runs on the tensor cores, split into TF32 parts, unless a case forces a
+      // configuration.
+      if (status.empty() && c.type == ElementType::F32 && !c.tf32 && c.config.empty() &&
+          lastKernelConfig.find("wgmma") == std::string::npos)
+        status = "strict f32 expected on the tensor cores (wgmma), got " + lastKernelConfig;
       if (status.empty() && mode == Mode::ResetOperands) { // same layouts, kernel reused
         HostTensor a2 = randomTensor(c.type, c.aShape, rng, c.columnMajorA);
         HostTensor b2 = randomTensor(c.type, c.bShape, rng);

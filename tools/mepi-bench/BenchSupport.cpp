@@ -81,7 +81,7 @@ LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
   cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &s.epilog,
                                         sizeof s.epilog),
          "EPILOGUE");
-  cudaDataType_t type = s.tf32 ? CUDA_R_32F : s.bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType_t type = s.f32 ? CUDA_R_32F : s.bf16 ? CUDA_R_16BF : CUDA_R_16F;
   if (s.bias) {
     void *biasPtr = reinterpret_cast<void *>(s.bias);
     cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,

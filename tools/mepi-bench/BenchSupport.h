@@ -82,7 +82,8 @@ struct LtMatmulSpec {
   CUdeviceptr bias = 0;  ///< the bias, or the bias gradient a backward epilog writes
   CUdeviceptr aux = 0;   ///< the epilog's aux matrix
   int64_t auxLd = 0;     ///< in elements (bits for the ReLU mask)
-  bool tf32 = false;     ///< f32 A, B and D multiplied at TF32 precision (FAST_TF32)
+  bool f32 = false;      ///< f32 A, B and D (CUBLAS_COMPUTE_32F: SGEMM's precision)
+  bool tf32 = false;     ///< with f32: multiplied at TF32 precision (FAST_TF32)
   int64_t batch = 1;     ///< strided batch: A, B and D elements one after the other
   bool sharedB = false;  ///< batched: B's batch stride is 0
 };

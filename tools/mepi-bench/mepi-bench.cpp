@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--tf32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -35,7 +35,9 @@
 // it), BxMxNxKb one whose elements share one B (batch stride 0; a 2-D B for mepi).
 // --batched measures the batched set instead (torch.bmm shapes and shared-B batches).
 // --tf32 measures f32 operands and D at TF32 precision (mepi's allowTF32 against cuBLASLt's
-// CUBLAS_COMPUTE_32F_FAST_TF32) instead of bf16 and fp16.
+// CUBLAS_COMPUTE_32F_FAST_TF32) instead of bf16 and fp16; --f32 at f32 precision (mepi's
+// strict f32, split into TF32 parts on the tensor cores, against cuBLASLt's CUBLAS_COMPUTE_32F,
+// the SGEMM that torch and nvmath-python call for f32 by default).
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
@@ -66,8 +68,9 @@ struct Problem {
   bool bf16;
   const char *epilog;
   bool aligned = true; ///< M, N and K multiples of 64 (the sweep's targets hold for these)
-  bool tf32 = false;   ///< f32 operands and D at TF32 precision (--tf32)
-  const char *dtype() const { return tf32 ? "tf32" : bf16 ? "bf16" : "fp16"; }
+  bool f32 = false;    ///< f32 operands and D (--f32, --tf32)
+  bool tf32 = false;   ///< f32 at TF32 precision (--tf32)
+  const char *dtype() const { return tf32 ? "tf32" : f32 ? "f32" : bf16 ? "bf16" : "fp16"; }
 };
 
 struct Measurement {
@@ -139,16 +142,16 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   // The aux layouts both libraries take (column-major, padded rows).
   int64_t maskPitch = ((m + 7) / 8 + 15) / 16 * 16; // bytes per column of the ReLU mask
   int64_t geluPitch = (m + 7) / 8 * 8;               // elements per column of gelu_aux
-  const size_t bytes = p.tf32 ? 4 : 2; // of an element of A, B, D and the bias
+  const size_t bytes = p.f32 ? 4 : 2; // of an element of A, B, D and the bias
   size_t inputBytes = bytes * size_t(batch * m * k + bCount * n * k);
   // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
   r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
   std::vector<CUdeviceptr> as, bs;
   for (int i = 0; i < r.rotation; ++i) {
-    as.push_back(randomBufferOf(size_t(batch * m * k), p.tf32, p.bf16, 2 * i + 1));
-    bs.push_back(randomBufferOf(size_t(bCount * n * k), p.tf32, p.bf16, 2 * i + 2));
+    as.push_back(randomBufferOf(size_t(batch * m * k), p.f32, p.bf16, 2 * i + 1));
+    bs.push_back(randomBufferOf(size_t(bCount * n * k), p.f32, p.bf16, 2 * i + 2));
   }
-  CUdeviceptr bias = hasBias ? randomBufferOf(size_t(m), p.tf32, p.bf16, 99) : 0;
+  CUdeviceptr bias = hasBias ? randomBufferOf(size_t(m), p.f32, p.bf16, 99) : 0;
   // Aux buffers: written by the forward epilogs, read (random contents) by the backward ones.
   // A random 16-bit pattern is also a random mask.
   size_t auxBytes = reluAux ? size_t(maskPitch * n) : geluAux ? size_t(geluPitch * n) * 2 : 0;
@@ -168,7 +171,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   };
   try {
     // mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves).
-    mepi::DType dtype = p.tf32   ? mepi::DType::Float32
+    mepi::DType dtype = p.f32    ? mepi::DType::Float32
                         : p.bf16 ? mepi::DType::BFloat16
                                  : mepi::DType::Float16;
     auto tensor = [&](CUdeviceptr ptr, std::vector<int64_t> shape) {
@@ -221,6 +224,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     // or, row-major K x N, as N x K col-major (T).
     LtMatmulSpec spec{m, n, k, p.bf16, mMajorA, nMajorB, cublasEpilog(p.epilog)};
     spec.batch = batch;
+    spec.f32 = p.f32;
     spec.tf32 = p.tf32;
     spec.sharedB = p.shape.sharedB;
     if (hasBias || backward) // the bias (forward) or the bias gradient it writes (backward)
@@ -390,7 +394,7 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false, catalog = false, user = false, batched = false, tf32 = false;
+  bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false;
   std::optional<uint64_t> sweepSeed;
   int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
   std::string jsonPath, ltoirPath, command = argv[0];
@@ -410,6 +414,8 @@ int main(int argc, char **argv) {
       batched = true;
     else if (arg == "--tf32")
       tf32 = true;
+    else if (arg == "--f32")
+      f32 = true;
     else if (arg == "--sweep" && i + 1 < argc)
       sweepSeed = std::strtoull(argv[++i], nullptr, 10), command += std::string(" ") + argv[i];
     else if (arg == "--autotune")
@@ -524,10 +530,10 @@ int main(int argc, char **argv) {
       problems.push_back({s, false, "RELU_BIAS"});
       continue;
     }
-    if (tf32) { // f32 operands and D, both libraries at TF32 precision
+    if (tf32 || f32) { // f32 operands and D, both libraries at TF32 or at f32 precision
       for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
         if (!quick || std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")
-          problems.push_back({s, false, e, s.n % 64 == 0 && s.k % 64 == 0, true});
+          problems.push_back({s, false, e, s.n % 64 == 0 && s.k % 64 == 0, true, tf32});
       continue;
     }
     for (bool bf16 : {true, false})

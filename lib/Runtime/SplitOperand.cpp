@@ -1,0 +1,211 @@
+// Strict f32 on the tensor cores (see SplitOperand.h).
+#include "Runtime/SplitOperand.h"
+
+#include "Runtime/Planner.h"
+#include "mepi/Library/EpilogLibrary.h"
+
+#include <map>
+#include <mutex>
+#include <sstream>
+
+using namespace mepi::runtime;
+
+namespace {
+/// The TF32 k-step: one 128-byte line of f32 (Sm90Spec's MMA atom for tf32 reads K in lines).
+constexpr int64_t kPartAlignment = 32;
+
+/// `operand` read as X[batch, row, k], K its last dimension when `kLast`; nothing for more
+/// than one batch dimension.
+std::optional<SplitPlan> planOperand(const OperandLayout &operand, bool kLast, int loPart) {
+  size_t rank = operand.shape.size();
+  if (rank < 2 || rank > 3)
+    return std::nullopt;
+  SplitPlan plan;
+  plan.source = operand;
+  if (plan.source.strides.empty())
+    plan.source.strides = rowMajorStrides(operand.shape);
+  plan.kLast = kLast;
+  plan.loPart = loPart;
+  plan.rows = operand.shape[kLast ? rank - 2 : rank - 1];
+  plan.k = operand.shape[kLast ? rank - 1 : rank - 2];
+  plan.paddedK = (plan.k + kPartAlignment - 1) / kPartAlignment * kPartAlignment;
+  if (rank == 3) {
+    plan.batch = operand.shape[0];
+    plan.batchStride = plan.source.strides[0];
+  }
+  // The pre-pass's grid: row tiles along y, batch elements along z (at most 65535 each).
+  if ((plan.rows + 31) / 32 > 65535 || plan.batch > 65535)
+    return std::nullopt;
+  std::vector<int64_t> shape = {plan.rows, 3 * plan.paddedK};
+  if (rank == 3)
+    shape.insert(shape.begin(), plan.batch);
+  plan.split = {ElementType::F32, shape, rowMajorStrides(shape)};
+  return plan;
+}
+
+bool hasOperandSums(const MatmulProblem &problem) {
+  if (problem.userEpilog)
+    return false;
+  std::optional<mlir::mepi::BuiltinEpilog> epilog =
+      mlir::mepi::parseBuiltinEpilog(problem.epilog);
+  return epilog && !mlir::mepi::getBuiltinEpilogSignature(*epilog).operandSums.empty();
+}
+
+/// "memref<BxD0xD1xf32, strided<[...]>>" of the source as a rank-3 memref (batch 1, stride 0 for
+/// a 2-D operand).
+std::string sourceType(const SplitPlan &plan) {
+  const std::vector<int64_t> &shape = plan.source.shape, &strides = plan.source.strides;
+  size_t r = shape.size();
+  std::ostringstream os;
+  os << "memref<" << plan.batch << "x" << shape[r - 2] << "x" << shape[r - 1]
+     << "xf32, strided<[" << plan.batchStride << ", " << strides[r - 2] << ", " << strides[r - 1]
+     << "]>>";
+  return os.str();
+}
+
+/// The SSA lines that define %hi and %lo from %v (f32): hi = v rounded to TF32, to nearest with
+/// ties away from zero (the rounding of cvt.rna.tf32.f32) by adding half of the dropped
+/// 13 bits' place and clearing them; truncated instead where that rounding would overflow to
+/// infinity. lo = (v - hi), exact in f32, rounded the same way. Infinities and NaNs pass in hi
+/// with lo = 0.
+const char *kSplitValue = R"(
+          %bits = arith.bitcast %v : f32 to i32
+          %up = arith.addi %bits, %half : i32
+          %rnaBits = arith.andi %up, %mask : i32
+          %rna = arith.bitcast %rnaBits : i32 to f32
+          %truncBits = arith.andi %bits, %mask : i32
+          %trunc = arith.bitcast %truncBits : i32 to f32
+          %rnaAbs = math.absf %rna : f32
+          %rnaFinite = arith.cmpf olt, %rnaAbs, %inf : f32
+          %hiFinite = arith.select %rnaFinite, %rna, %trunc : f32
+          %vAbs = math.absf %v : f32
+          %finite = arith.cmpf olt, %vAbs, %inf : f32
+          %hi = arith.select %finite, %hiFinite, %v : f32
+          %rest = arith.subf %v, %hiFinite : f32
+          %restBits = arith.bitcast %rest : f32 to i32
+          %restUp = arith.addi %restBits, %half : i32
+          %loBits = arith.andi %restUp, %mask : i32
+          %loFinite = arith.bitcast %loBits : i32 to f32
+          %lo = arith.select %finite, %loFinite, %zero : f32)";
+} // namespace
+
+std::array<unsigned, 3> SplitPlan::grid() const {
+  return {unsigned(paddedK / 32), unsigned((rows + 31) / 32), unsigned(batch)};
+}
+
+std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &problem) {
+  if (problem.allowTF32 || problem.a.type != ElementType::F32 ||
+      problem.b.type != ElementType::F32 || hasOperandSums(problem))
+    return std::nullopt;
+  // A is [.., M, K] (K last) unless transposed; B is [.., N, K] when transposed, else [.., K, N].
+  std::optional<SplitPlan> a = planOperand(problem.a, !problem.transposeA, /*loPart=*/0);
+  std::optional<SplitPlan> b = planOperand(problem.b, problem.transposeB, /*loPart=*/1);
+  if (!a || !b)
+    return std::nullopt;
+  SplitProblem split{problem, *a, *b};
+  split.planned.a = a->split;
+  split.planned.b = b->split;
+  split.planned.transposeA = false;
+  split.planned.transposeB = true;
+  split.planned.allowTF32 = true;
+  return split;
+}
+
+std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
+  int64_t width = 3 * plan.paddedK;
+  std::string dst = "memref<" + std::to_string(plan.batch) + "x" + std::to_string(plan.rows) +
+                    "x" + std::to_string(width) + "xf32>";
+  // Loads walk the source's contiguous dimension with threadIdx.x (k unless the rows are
+  // contiguous); stores walk k. The 32 x 33 tile, indexed [row][k], takes both without bank
+  // conflicts.
+  size_t r = plan.source.strides.size();
+  int64_t kStride = plan.source.strides[plan.kLast ? r - 1 : r - 2];
+  int64_t rowStride = plan.source.strides[plan.kLast ? r - 2 : r - 1];
+  bool loadAlongK = kStride == 1 || rowStride != 1;
+  const char *loadRow = loadAlongK ? "%i" : "%tx";
+  const char *loadK = loadAlongK ? "%tx" : "%i";
+  const char *sourceIndex = plan.kLast ? "[%bz, %r, %k]" : "[%bz, %k, %r]";
+  const char *parts[3];
+  for (int p = 0; p < 3; ++p)
+    parts[p] = p == plan.loPart ? "%lo" : "%hi";
+  std::ostringstream os;
+  os << "module attributes {gpu.container_module} {\n"
+     << "  gpu.module @mepi_split {\n"
+     << "    gpu.func @" << splitKernelName << "(%src: " << sourceType(plan) << ", %dst: " << dst
+     << ")\n"
+     << "        workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>)\n"
+     << "        kernel attributes {known_block_size = array<i32: 32, 8, 1>} {\n"
+     << "      %c0 = arith.constant 0 : index\n"
+     << "      %c8 = arith.constant 8 : index\n"
+     << "      %c32 = arith.constant 32 : index\n"
+     << "      %rows = arith.constant " << plan.rows << " : index\n"
+     << "      %kSize = arith.constant " << plan.k << " : index\n"
+     << "      %kPadded = arith.constant " << plan.paddedK << " : index\n"
+     << "      %kPadded2 = arith.constant " << 2 * plan.paddedK << " : index\n"
+     << "      %zero = arith.constant 0.0 : f32\n"
+     << "      %inf = arith.constant 0x7F800000 : f32\n"
+     << "      %half = arith.constant 4096 : i32\n"
+     << "      %mask = arith.constant -8192 : i32\n"
+     << "      %tx = gpu.thread_id x\n"
+     << "      %ty = gpu.thread_id y\n"
+     << "      %bx = gpu.block_id x\n"
+     << "      %by = gpu.block_id y\n"
+     << "      %bz = gpu.block_id z\n"
+     << "      %k0 = arith.muli %bx, %c32 : index\n"
+     << "      %r0 = arith.muli %by, %c32 : index\n"
+     << "      scf.for %j = %c0 to %c32 step %c8 {\n"
+     << "        %i = arith.addi %ty, %j : index\n"
+     << "        %r = arith.addi %r0, " << loadRow << " : index\n"
+     << "        %k = arith.addi %k0, " << loadK << " : index\n"
+     << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
+     << "        %kIn = arith.cmpi ult, %k, %kSize : index\n"
+     << "        %in = arith.andi %rIn, %kIn : i1\n"
+     << "        %v = scf.if %in -> (f32) {\n"
+     << "          %x = memref.load %src" << sourceIndex << " : " << sourceType(plan) << "\n"
+     << "          scf.yield %x : f32\n"
+     << "        } else {\n"
+     << "          scf.yield %zero : f32\n"
+     << "        }\n"
+     << "        memref.store %v, %tile[" << loadRow << ", " << loadK
+     << "] : memref<32x33xf32, #gpu.address_space<workgroup>>\n"
+     << "      }\n"
+     << "      gpu.barrier\n"
+     << "      scf.for %j = %c0 to %c32 step %c8 {\n"
+     << "        %i = arith.addi %ty, %j : index\n"
+     << "        %r = arith.addi %r0, %i : index\n"
+     << "        %k = arith.addi %k0, %tx : index\n"
+     << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
+     << "        scf.if %rIn {\n"
+     << "          %v = memref.load %tile[%i, %tx] : memref<32x33xf32, "
+        "#gpu.address_space<workgroup>>"
+     << kSplitValue << "\n"
+     << "          %k1 = arith.addi %k, %kPadded : index\n"
+     << "          %k2 = arith.addi %k, %kPadded2 : index\n"
+     << "          memref.store " << parts[0] << ", %dst[%bz, %r, %k] : " << dst << "\n"
+     << "          memref.store " << parts[1] << ", %dst[%bz, %r, %k1] : " << dst << "\n"
+     << "          memref.store " << parts[2] << ", %dst[%bz, %r, %k2] : " << dst << "\n"
+     << "        }\n"
+     << "      }\n"
+     << "      gpu.return\n"
+     << "    }\n"
+     << "  }\n"
+     << "}\n";
+  return os.str();
+}
+
+auto mepi::runtime::splitKernelCubin(const SplitPlan &plan, llvm::StringRef arch)
+    -> llvm::Expected<std::shared_ptr<const std::vector<char>>> {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const std::vector<char>>> compiled;
+  std::string ir = splitKernelIR(plan);
+  std::string key = arch.str() + "\n" + ir;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = compiled.find(key); it != compiled.end())
+    return it->second;
+  llvm::Expected<CompiledModule> module = compileKernelModule(ir, arch);
+  if (!module)
+    return module.takeError();
+  auto cubin = std::make_shared<const std::vector<char>>(std::move(module->cubin));
+  compiled[key] = cubin;
+  return cubin;
+}

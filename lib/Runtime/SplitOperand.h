@@ -1,0 +1,68 @@
+// Strict f32 on the tensor cores (3xTF32): the operands split into TF32 parts, one GEMM over
+// them.
+//
+// A TF32 wgmma keeps 10 of an f32's 23 mantissa bits. Written x = hi + lo with hi = x rounded
+// to TF32 and lo = (x - hi) rounded to TF32, |lo| <= 2^-11 |x| and
+//   a b = a_lo b_hi + a_hi b_lo + a_hi b_hi + a_lo b_lo,
+// where the last term (<= 2^-22 |a b|) and lo's own rounding (<= 2^-22 |x|) are dropped: each
+// product is then as exact as an f32 product, and the f32 accumulators sum them as SGEMM
+// does. The three products are one GEMM over K' = 3 Kp: a pre-pass writes, K-major,
+//   A' = [A_lo | A_hi | A_hi]   and   B' = [B_hi | B_lo | B_hi],
+// each part K long and zero-padded to Kp (a multiple of the 32-element TF32 k-step, so that no
+// k-step mixes parts; the small products come first, before the sums grow). The pre-pass also
+// makes any layout K-major and TMA-aligned, which the TF32 kernels need.
+//
+// Not exact for non-finite inputs: an infinity in A meets B_lo, which may be 0 (a NaN where f32
+// gives an infinity). Bias gradients of A or B (operand sums) are not split: those problems keep
+// the f32 kernel.
+#ifndef MEPI_RUNTIME_SPLITOPERAND_H
+#define MEPI_RUNTIME_SPLITOPERAND_H
+
+#include "Runtime/Problem.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mepi::runtime {
+
+/// How one operand is split: read as X[batch, row, k] (rows: M for A, N for B) from its own
+/// layout, written as the K-major [batch..., rows, 3 * paddedK] layout `split`.
+struct SplitPlan {
+  OperandLayout source;  ///< the operand as the caller gives it
+  bool kLast = true;     ///< K is the source's last dimension (else the one before it)
+  int64_t batch = 1, rows = 0, k = 0, paddedK = 0;
+  int64_t batchStride = 0;
+  int loPart = 0;        ///< which of the three parts holds lo (A: 0, B: 1)
+  OperandLayout split;   ///< what the GEMM reads
+  /// One 32 x 32 tile of (row, k) per block of 32 x 8 threads, batch elements along z.
+  std::array<unsigned, 3> grid() const;
+  static constexpr std::array<unsigned, 3> block = {32, 8, 1};
+};
+
+/// The problem the GEMM runs on split operands, with how to split A and B.
+struct SplitProblem {
+  MatmulProblem planned; ///< A', B' K-major at TF32 precision; D, C and the epilog unchanged
+  SplitPlan a, b;
+};
+
+/// The split form of an f32 problem without allowTF32, or nothing where it does not apply
+/// (other types, TF32 allowed, more than one batch dimension, an epilog with operand sums).
+std::optional<SplitProblem> splitProblem(const MatmulProblem &problem);
+
+/// The pre-pass kernel of `plan` as MLIR (gpu, scf, arith, memref and math ops), one function
+/// named splitKernelName.
+std::string splitKernelIR(const SplitPlan &plan);
+inline constexpr const char *splitKernelName = "mepi_split_tf32";
+
+/// The cubin of `plan`'s pre-pass for `arch`, compiled once per process for each layout.
+llvm::Expected<std::shared_ptr<const std::vector<char>>> splitKernelCubin(const SplitPlan &plan,
+                                                                           llvm::StringRef arch);
+
+} // namespace mepi::runtime
+
+#endif // MEPI_RUNTIME_SPLITOPERAND_H

@@ -1,0 +1,119 @@
+// Staged operands: padded copies and split parts (see StagedOperand.h).
+#include "Runtime/StagedOperand.h"
+
+#include <array>
+#include <utility>
+
+using namespace mepi::runtime;
+
+namespace {
+size_t bytesOf(const OperandLayout &layout) {
+  // Row-major with padded rows: the outermost dimension's extent covers everything.
+  return size_t(layout.shape[0] * layout.strides[0]) * elementTypeBytes(layout.type);
+}
+
+/// The pre-pass's parameters in the kernel ABI (each memref an expanded descriptor: allocated
+/// and aligned pointer, offset, sizes, strides), both memrefs as rank 3 (SplitOperand.cpp).
+std::array<int64_t, 18> splitParameters(const SplitPlan &plan, CUdeviceptr source,
+                                        CUdeviceptr split) {
+  const std::vector<int64_t> &shape = plan.source.shape, &strides = plan.source.strides;
+  size_t r = shape.size();
+  int64_t width = 3 * plan.paddedK;
+  auto src = static_cast<int64_t>(source), dst = static_cast<int64_t>(split);
+  return {src, src, 0, plan.batch, shape[r - 2], shape[r - 1],
+          plan.batchStride, strides[r - 2], strides[r - 1],
+          dst, dst, 0, plan.batch, plan.rows, width, plan.rows * width, width, 1};
+}
+} // namespace
+
+StagedOperand StagedOperand::padded(const OperandLayout &source, const OperandLayout &staged) {
+  StagedOperand operand;
+  operand.source = source;
+  operand.staged = staged;
+  return operand;
+}
+
+auto StagedOperand::split(const SplitPlan &plan, llvm::StringRef arch)
+    -> llvm::Expected<StagedOperand> {
+  llvm::Expected<std::shared_ptr<const std::vector<char>>> cubin = splitKernelCubin(plan, arch);
+  if (!cubin)
+    return cubin.takeError();
+  StagedOperand operand;
+  operand.source = plan.source;
+  operand.staged = plan.split;
+  operand.plan = plan;
+  operand.cubin = std::move(*cubin);
+  return operand;
+}
+
+StagedOperand::StagedOperand(StagedOperand &&other) noexcept { *this = std::move(other); }
+
+StagedOperand &StagedOperand::operator=(StagedOperand &&other) noexcept {
+  std::swap(source, other.source);
+  std::swap(staged, other.staged);
+  std::swap(plan, other.plan);
+  std::swap(cubin, other.cubin);
+  std::swap(module, other.module);
+  std::swap(function, other.function);
+  std::swap(copy, other.copy);
+  return *this;
+}
+
+StagedOperand::~StagedOperand() { release(); }
+
+void StagedOperand::release() {
+  if (!module && !copy)
+    return;
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver) {
+    llvm::consumeError(driver.takeError());
+    return;
+  }
+  if (copy)
+    driver->cuMemFree(copy);
+  if (module)
+    driver->cuModuleUnload(module);
+  copy = 0;
+  module = nullptr;
+}
+
+llvm::Error StagedOperand::prepare(const CudaDriver &driver, llvm::StringRef name) {
+  if (!copy)
+    if (llvm::Error e = checkCuda(driver.cuMemAlloc(&copy, bytesOf(staged)),
+                                  ("cuMemAlloc(staged " + name + ")").str()))
+      return e;
+  if (plan && !module) {
+    if (llvm::Error e = checkCuda(driver.cuModuleLoadData(&module, cubin->data()),
+                                  ("cuModuleLoadData(split " + name + ")").str()))
+      return e;
+    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(&function, module, splitKernelName),
+                                  ("cuModuleGetFunction(split " + name + ")").str()))
+      return e;
+  }
+  return llvm::Error::success();
+}
+
+CUresult StagedOperand::refresh(const CudaDriver &driver, CUdeviceptr from,
+                                CUstream stream) const {
+  if (plan) {
+    std::array<int64_t, 18> words = splitParameters(*plan, from, copy);
+    std::array<void *, 18> params;
+    for (size_t i = 0; i < words.size(); ++i)
+      params[i] = &words[i];
+    std::array<unsigned, 3> grid = plan->grid();
+    const std::array<unsigned, 3> &block = SplitPlan::block;
+    return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
+                                 block[2], 0, stream, params.data(), nullptr);
+  }
+  unsigned bytes = elementTypeBytes(source.type);
+  CUDA_MEMCPY2D copy2d{};
+  copy2d.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy2d.srcDevice = from;
+  copy2d.srcPitch = source.strides[0] * bytes;
+  copy2d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy2d.dstDevice = copy;
+  copy2d.dstPitch = staged.strides[0] * bytes;
+  copy2d.WidthInBytes = source.shape[1] * bytes;
+  copy2d.Height = source.shape[0];
+  return driver.cuMemcpy2DAsync(&copy2d, stream);
+}

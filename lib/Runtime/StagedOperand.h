@@ -1,0 +1,48 @@
+// An operand the kernel reads from a copy that every launch refreshes first, on the launch
+// stream: rows padded to 16 bytes for TMA (a 2-D copy, needsTmaStaging), or split into TF32
+// parts for strict f32 on the tensor cores (a pre-pass kernel, SplitOperand.h).
+#ifndef MEPI_RUNTIME_STAGEDOPERAND_H
+#define MEPI_RUNTIME_STAGEDOPERAND_H
+
+#include "Runtime/CudaDriver.h"
+#include "Runtime/SplitOperand.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace mepi::runtime {
+
+class StagedOperand {
+public:
+  /// A copy of `source` with the layout `staged` (same shape, padded rows).
+  static StagedOperand padded(const OperandLayout &source, const OperandLayout &staged);
+  /// The split parts of `plan`, written by its pre-pass (compiled for `arch` here).
+  static llvm::Expected<StagedOperand> split(const SplitPlan &plan, llvm::StringRef arch);
+
+  StagedOperand(StagedOperand &&other) noexcept;
+  StagedOperand &operator=(StagedOperand &&other) noexcept;
+  StagedOperand(const StagedOperand &) = delete;
+  ~StagedOperand(); ///< frees the copy, unloads the pre-pass
+
+  /// Allocates the copy and loads the pre-pass, once, in the current context.
+  llvm::Error prepare(const CudaDriver &driver, llvm::StringRef name);
+  /// The copy (0 before prepare()).
+  CUdeviceptr buffer() const { return copy; }
+  /// Rewrites the copy from the operand at `source`, in `stream` order.
+  CUresult refresh(const CudaDriver &driver, CUdeviceptr source, CUstream stream) const;
+
+private:
+  StagedOperand() = default;
+  void release();
+  OperandLayout source, staged;
+  std::optional<SplitPlan> plan;                   ///< split: the pre-pass
+  std::shared_ptr<const std::vector<char>> cubin; ///< split: the pre-pass's cubin
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  CUdeviceptr copy = 0;
+};
+
+} // namespace mepi::runtime
+
+#endif // MEPI_RUNTIME_STAGEDOPERAND_H

@@ -1,0 +1,92 @@
+// Strict f32 through split operands (3xTF32), without a GPU: which problems split, the layouts
+// the GEMM then reads, and the pre-pass kernel lowering to PTX for sm_90a.
+#include "Runtime/Planner.h"
+#include "Runtime/SplitOperand.h"
+
+#include <gtest/gtest.h>
+
+using namespace mepi::runtime;
+
+namespace {
+OperandLayout f32(std::vector<int64_t> shape) {
+  return {ElementType::F32, shape, rowMajorStrides(shape)};
+}
+
+MatmulProblem f32Problem(std::vector<int64_t> a, std::vector<int64_t> b, std::vector<int64_t> d,
+                         bool transA, bool transB, std::string epilog = "DEFAULT") {
+  MatmulProblem p;
+  p.a = f32(a);
+  p.b = f32(b);
+  p.d = f32(d);
+  p.transposeA = transA;
+  p.transposeB = transB;
+  p.epilog = epilog;
+  return p;
+}
+} // namespace
+
+TEST(SplitOperand, SplitsStrictF32IntoKMajorParts) {
+  // A [M, K] row-major, B [K, N] row-major (N-major): K = 1000 pads to 1024 per part.
+  std::optional<SplitProblem> s =
+      splitProblem(f32Problem({300, 1000}, {1000, 200}, {300, 200}, false, false));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->a.kLast);
+  EXPECT_FALSE(s->b.kLast);
+  EXPECT_EQ(s->a.rows, 300);
+  EXPECT_EQ(s->b.rows, 200);
+  EXPECT_EQ(s->a.paddedK, 1024);
+  EXPECT_EQ(s->planned.a.shape, (std::vector<int64_t>{300, 3072}));
+  EXPECT_EQ(s->planned.b.shape, (std::vector<int64_t>{200, 3072}));
+  EXPECT_FALSE(s->planned.transposeA);
+  EXPECT_TRUE(s->planned.transposeB);
+  EXPECT_TRUE(s->planned.allowTF32);
+  EXPECT_EQ(s->a.loPart, 0);
+  EXPECT_EQ(s->b.loPart, 1);
+  EXPECT_EQ(s->a.grid(), (std::array<unsigned, 3>{32, 10, 1}));
+}
+
+TEST(SplitOperand, KeepsBatchesAndBroadcastOperands) {
+  // A [3, M, K] against one B [N, K] (transposed): A' batched, B' 2-D.
+  std::optional<SplitProblem> s =
+      splitProblem(f32Problem({3, 65, 40}, {33, 40}, {3, 65, 33}, false, true));
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->a.batch, 3);
+  EXPECT_EQ(s->a.batchStride, 65 * 40);
+  EXPECT_EQ(s->planned.a.shape, (std::vector<int64_t>{3, 65, 192}));
+  EXPECT_EQ(s->planned.b.shape, (std::vector<int64_t>{33, 192}));
+  EXPECT_EQ(s->b.batch, 1);
+}
+
+TEST(SplitOperand, LeavesOtherProblemsAlone) {
+  MatmulProblem tf32 = f32Problem({64, 64}, {64, 64}, {64, 64}, false, false);
+  tf32.allowTF32 = true;
+  EXPECT_FALSE(splitProblem(tf32).has_value());
+  MatmulProblem bf16 = f32Problem({64, 64}, {64, 64}, {64, 64}, false, false);
+  bf16.a.type = bf16.b.type = ElementType::BF16;
+  EXPECT_FALSE(splitProblem(bf16).has_value());
+  // Bias gradients of A are sums over A's elements, not over its split parts.
+  EXPECT_FALSE(
+      splitProblem(f32Problem({64, 64}, {64, 64}, {64, 64}, true, false, "BGRADA")).has_value());
+  EXPECT_FALSE(
+      splitProblem(f32Problem({2, 2, 8, 8}, {8, 8}, {2, 2, 8, 8}, false, false)).has_value());
+}
+
+TEST(SplitOperand, PrePassLowersToPtx) {
+  // Both load orders: K last (A) and K first (an N-major B), with a batch.
+  std::optional<SplitProblem> s =
+      splitProblem(f32Problem({2, 70, 45}, {2, 45, 33}, {2, 70, 33}, false, false));
+  ASSERT_TRUE(s.has_value());
+  for (const SplitPlan *plan : {&s->a, &s->b}) {
+    llvm::Expected<CompiledModule> compiled = compileKernelModule(splitKernelIR(*plan), "sm_90a");
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError()) << "\n"
+                                << splitKernelIR(*plan);
+    EXPECT_NE(compiled->ptx.find(".entry mepi_split_tf32"), std::string::npos);
+    EXPECT_FALSE(compiled->cubin.empty());
+  }
+  EXPECT_NE(splitKernelIR(s->a).find("[%bz, %r, %k] : memref<2x70x45xf32, strided<[3150, 45, "
+                                     "1]>>"),
+            std::string::npos);
+  EXPECT_NE(splitKernelIR(s->b).find("[%bz, %k, %r] : memref<2x45x33xf32, strided<[1485, 33, "
+                                     "1]>>"),
+            std::string::npos);
+}
