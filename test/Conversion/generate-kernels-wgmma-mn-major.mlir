@@ -25,7 +25,8 @@ func.func @mn_major(%a: memref<1024x1000xbf16> {mepi.alignment = 16 : i64},
                     %bias: memref<1000xbf16>, %d: memref<1000x4000xbf16>) {
   mepi.matmul ins(%a, %b : memref<1024x1000xbf16>, memref<1024x4000xbf16>)
       inputs(%bias as row : memref<1000xbf16>) outs(%d : memref<1000x4000xbf16>)
-      attributes {transpose_a} epilog {
+      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>,
+                  transpose_a} epilog {
   ^bb0(%acc: f32, %bv: bf16, %row: index, %col: index):
     %bf = arith.extf %bv : bf16 to f32
     %s = arith.addf %acc, %bf : f32

@@ -157,10 +157,12 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   }
   // Strict f32 on the tensor cores: the operands split into TF32 parts by a pre-pass, one TF32
   // GEMM over three times K (lib/Runtime/SplitOperand.h), which must keep f32's accuracy
-  // (1e-5) up to K = 16384: every operand orientation (the pre-pass makes them K-major), K not
-  // a multiple of anything, a batch against one broadcast B, C with beta.
+  // (1e-5) up to K = 16384, also where one accumulator sums all 3 x 16384 products (no
+  // split-K): every operand orientation (the pre-pass makes them K-major), K not a multiple of
+  // anything, a batch against one broadcast B, C with beta.
   for (auto [m, n, k, transA, transB] : std::vector<std::tuple<int64_t, int64_t, int64_t, bool, bool>>{
            {256, 384, 16384, false, false}, {300, 257, 16384, true, true},
+           {2048, 2048, 16384, false, true},
            {1000, 1000, 4099, false, true}, {33, 4100, 777, true, false}}) {
     Case strict{ElementType::F32, transA ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k},
                 transB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, {m, n},
