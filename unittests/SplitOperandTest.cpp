@@ -90,3 +90,25 @@ TEST(SplitOperand, PrePassLowersToPtx) {
                                      "1]>>"),
             std::string::npos);
 }
+
+TEST(SplitOperand, CandidatesBoundWhatOneAccumulatorSums) {
+  // 3 x 16384 products of each output: 1536 k-steps, at most 96 a unit, so 16 splits or more.
+  std::optional<SplitProblem> s =
+      splitProblem(f32Problem({2048, 16384}, {2048, 16384}, {2048, 2048}, false, true));
+  ASSERT_TRUE(s.has_value());
+  llvm::Expected<std::vector<std::string>> ranked =
+      rankedKernelConfigs(s->planned, "sm_90a", kSplitMaxUnitKSteps);
+  ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
+  ASSERT_FALSE(ranked->empty());
+  for (const std::string &config : *ranked) {
+    size_t at = config.find("splits = ");
+    ASSERT_NE(at, std::string::npos) << config;
+    EXPECT_GE(std::stoi(config.substr(at + 9)), 16) << config;
+    EXPECT_EQ(config.find("cluster = 2"), std::string::npos) << config;
+    EXPECT_EQ(config.find("pingpong = true"), std::string::npos) << config;
+  }
+  // Without the bound the heuristic's own choice accumulates all of K in one unit.
+  llvm::Expected<std::vector<std::string>> unbounded = rankedKernelConfigs(s->planned, "sm_90a");
+  ASSERT_TRUE(bool(unbounded));
+  EXPECT_EQ(unbounded->front().find("splits"), std::string::npos) << unbounded->front();
+}

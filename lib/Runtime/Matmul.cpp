@@ -278,6 +278,7 @@ struct Matmul::State {
   // Operands the kernel reads from a copy refreshed before each launch: rows TMA cannot read in
   // place (needsTmaStaging), or strict f32 split into TF32 parts (splitProblem).
   std::optional<StagedOperand> stagedA, stagedB;
+  int64_t maxUnitKSteps = 0; // split operands: what candidates may accumulate (StagedPlan)
 
   static void freeDevice(CUdeviceptr &ptr) {
     if (!ptr)
@@ -498,18 +499,21 @@ namespace {
 struct StagedPlan {
   MatmulProblem planned;
   std::optional<StagedOperand> a, b;
+  /// Split operands: the most k-steps a work unit may accumulate (kSplitMaxUnitKSteps).
+  int64_t maxUnitKSteps = 0;
 };
 
 /// On sm_90a, strict f32 is split into TF32 parts for the tensor cores (splitProblem); else
 /// 16-bit rows that TMA cannot read in place (needsTmaStaging) get padded copies.
 StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, const void *a,
                       const void *b) {
-  StagedPlan plan{problem, std::nullopt, std::nullopt};
+  StagedPlan plan{problem, std::nullopt, std::nullopt, 0};
   std::optional<SplitProblem> split = arch == "sm_90a" ? splitProblem(problem) : std::nullopt;
   if (split) {
     plan.planned = split->planned;
     plan.a = check(StagedOperand::split(split->a, arch), "plan");
     plan.b = check(StagedOperand::split(split->b, arch), "plan");
+    plan.maxUnitKSteps = kSplitMaxUnitKSteps;
   }
   if (!split && arch == "sm_90a" && needsTmaStaging(problem.a, a)) {
     plan.planned.a = stagedLayout(problem.a);
@@ -542,10 +546,17 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
     if (std::optional<std::string> tuned =
             TunedConfigs::global().find(tunedKey(planned, arch, objects)))
       planned.kernelConfig = *tuned;
+  // Split operands: the heuristic's first choice whose units accumulate few enough k-steps.
+  if (planned.kernelConfig.empty() && staged.maxUnitKSteps > 0) {
+    std::vector<std::string> ranked =
+        check(rankedKernelConfigs(planned, arch, staged.maxUnitKSteps), "plan");
+    if (!ranked.empty())
+      planned.kernelConfig = ranked.front();
+  }
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   if ((staged.a || staged.b) && kernel->tensorMaps.empty()) {
-    staged = StagedPlan{problem, std::nullopt, std::nullopt};
+    staged = StagedPlan{problem, std::nullopt, std::nullopt, 0};
     planned.multiprocessors = multiprocessors;
     kernel = check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   }
@@ -557,6 +568,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   s.freeStaged();
   s.stagedA = std::move(staged.a);
   s.stagedB = std::move(staged.b);
+  s.maxUnitKSteps = staged.maxUnitKSteps;
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
   s.userInputReadsC = false;
@@ -761,7 +773,8 @@ std::string Matmul::kernelConfiguration() const {
 std::vector<std::string> Matmul::candidateConfigurations() const {
   if (!state || !state->kernel)
     fail("candidateConfigurations() called before plan()");
-  return check(rankedKernelConfigs(state->planned, state->arch), "candidateConfigurations");
+  return check(rankedKernelConfigs(state->planned, state->arch, state->maxUnitKSteps),
+               "candidateConfigurations");
 }
 
 namespace {

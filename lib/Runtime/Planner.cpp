@@ -5,6 +5,7 @@
 #include "Target/Registration.h"
 #include "mepi/IR/MepiOps.h"
 #include "mepi/Library/EpilogLibrary.h"
+#include "mepi/Sm90/Sm90Spec.h"
 #include "mepi/Transforms/KernelConfigs.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -588,7 +589,26 @@ auto ::mepi::runtime::planModule(const MatmulProblem &problem)
   return printModule(*planned->module);
 }
 
-auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::StringRef arch)
+namespace {
+/// `config` split along K until no work unit accumulates more than `maxUnitKSteps` k-steps
+/// (unchanged when none does); null where the split form cannot run `p`.
+KernelConfigAttr boundUnitKSteps(KernelConfigAttr config, const Sm90Problem &p,
+                                 const TargetInfo &target, int64_t maxUnitKSteps) {
+  if (config.getStrategy() != KernelStrategy::Wgmma)
+    return config;
+  int64_t kSteps = Sm90Spec(p, config, target).kSteps();
+  if (llvm::divideCeil(kSteps, config.getSplits()) <= maxUnitKSteps)
+    return config;
+  KernelConfigAttr split = config.withSplits(llvm::divideCeil(kSteps, maxUnitKSteps))
+                               .withCluster(1)
+                               .withPingpong(false)
+                               .withStreamk(false);
+  return split && Sm90Spec(p, split, target).canImplement() ? split : KernelConfigAttr();
+}
+} // namespace
+
+auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::StringRef arch,
+                                          int64_t maxUnitKSteps)
     -> llvm::Expected<std::vector<std::string>> {
   MatmulProblem unforced = problem;
   unforced.kernelConfig.clear();
@@ -596,12 +616,15 @@ auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::St
   if (!planned)
     return planned.takeError();
   std::vector<std::string> ranked;
+  TargetInfo target = TargetInfo::forChip(arch, problem.multiprocessors);
   planned->module->walk([&](MatmulOp op) {
-    for (KernelConfigAttr config :
-         rankKernelConfigs(op, TargetInfo::forChip(arch, problem.multiprocessors))) {
+    for (KernelConfigAttr config : rankKernelConfigs(op, target)) {
+      if (maxUnitKSteps > 0)
+        config = boundUnitKSteps(config, Sm90Problem::of(op), target, maxUnitKSteps);
       std::string text;
       llvm::raw_string_ostream(text) << config;
-      ranked.push_back(text);
+      if (config && llvm::find(ranked, text) == ranked.end())
+        ranked.push_back(text);
     }
   });
   return ranked;

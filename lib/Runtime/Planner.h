@@ -56,9 +56,12 @@ llvm::Expected<std::string> planModule(const MatmulProblem &problem);
 
 /// The kernel configurations that can run `problem` on `arch`, as #mepi.kernel_config text,
 /// best first by the heuristic (its own choice first; see rankKernelConfigs). Ignores
-/// problem.kernelConfig.
+/// problem.kernelConfig. With `maxUnitKSteps` > 0, every wgmma candidate whose work units
+/// would each accumulate more k-steps is split along K until they do not (no clusters,
+/// ping-pong or stream-K then), or left out where that cannot run.
 llvm::Expected<std::vector<std::string>> rankedKernelConfigs(const MatmulProblem &problem,
-                                                             llvm::StringRef arch);
+                                                             llvm::StringRef arch,
+                                                             int64_t maxUnitKSteps = 0);
 
 /// Plans, lowers to PTX and links for `arch` (e.g. "sm_90a") with `objects`. Needs no GPU.
 llvm::Expected<CompiledKernel> compileProblem(const MatmulProblem &problem, llvm::StringRef arch,

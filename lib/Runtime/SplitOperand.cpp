@@ -108,6 +108,7 @@ std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &pro
   split.planned.transposeA = false;
   split.planned.transposeB = true;
   split.planned.allowTF32 = true;
+  split.planned.addressAlignment = 16; // the parts are mepi's own allocations
   return split;
 }
 
