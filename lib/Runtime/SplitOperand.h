@@ -46,10 +46,14 @@ struct SplitPlan {
 
 /// The most k-steps (of 32 products) one accumulator of the split GEMM sums before its sum
 /// joins the others in f32 (split-K), where the planner chooses the configuration. The tensor
-/// cores' f32 accumulation loses precision with each update (it truncates): on the H200 one
-/// accumulator over 3 x 4096 products measured 9.6e-6 relative error against fp64, over
-/// 3 x 16384 3.8e-5, while units of 3072 products (K = 16384 split 16 ways) measured 7e-6.
-inline constexpr int64_t kSplitMaxUnitKSteps = 192;
+/// cores' f32 accumulation loses precision with each update (it truncates), and the error
+/// follows the a_hi·b_hi products one accumulator sums: on the H200, relative errors against
+/// fp64 of 3.8e-5 over 16384 of them (2048 x 2048 x 16384, one unit), 1.34e-5 over ~6144 (8
+/// splits), 9.6e-6 over 4096 (4096^3, 1 or 2 splits), 6.4e-6-7.0e-6 over ~3072 (96 k-steps a
+/// unit). So 96, for f32's 1e-5 up to K = 16384; it costs split-K's partial sums (8192^3: 0.94x
+/// SGEMM, against 2.34x unsplit). Promoting the sums to a second f32 accumulator every few
+/// k-steps would keep the accuracy without split-K (not done yet).
+inline constexpr int64_t kSplitMaxUnitKSteps = 96;
 
 /// The problem the GEMM runs on split operands, with how to split A and B.
 struct SplitProblem {
