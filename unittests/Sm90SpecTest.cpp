@@ -117,3 +117,20 @@ TEST_F(Sm90SpecTest, WhyNotNamesTheRule) {
                  .whyNot(),
             "expected at most 2 splits (one k-step of 64 each), got 3");
 }
+
+TEST_F(Sm90SpecTest, PromotedAccumulatorsFitOneSliceAndTakeNoSums) {
+  // The copies check the register rule like the verifier: a 256-column or ping-pong tile has
+  // no room for the second set.
+  EXPECT_TRUE(wgmma(128, 128, 6).withPromote(4));
+  EXPECT_TRUE(wgmma(64, 128, 8).withSplits(4).withPromote(2));
+  EXPECT_FALSE(wgmma(128, 256, 4).withPromote(4));
+  EXPECT_FALSE(wgmma(256, 128, 4).withPromote(4));
+  EXPECT_FALSE(wgmma(128, 128, 4).withPingpong(true).withPromote(4));
+  EXPECT_FALSE(wgmma(128, 128, 6).withPromote(-1));
+  Sm90Problem p = problem(1000, 1000, 4096);
+  EXPECT_TRUE(Sm90Spec(p, wgmma(128, 128, 6).withPromote(4), target).canImplement());
+  p.aSums = true;
+  p.dFromRegisters = p.dThroughTma = false;
+  EXPECT_EQ(Sm90Spec(p, wgmma(128, 128, 6).withPromote(4), target).whyNot().value_or(""),
+            "promoted wgmma accumulators take no operand sums (a_sums, b_sums)");
+}

@@ -38,3 +38,7 @@
 
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>} : () -> ()
+
+// The promoted accumulator policy prints after the other settings.
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, store = tma, promote = 4>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, promote = 4, store = tma>} : () -> ()

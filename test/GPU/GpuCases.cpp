@@ -148,7 +148,8 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
           "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, cluster = 2, store = tma>",
           "#mepi.kernel_config<wgmma, tile = [64, 128, 32], stages = 6, store = registers>",
           "#mepi.kernel_config<wgmma, tile = [256, 128, 32], stages = 4, store = tma>",
-          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, streamk = true>"}) {
+          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, streamk = true>",
+          "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, promote = 3>"}) {
       Case forced{ElementType::F32, {333, 520}, {264, 520}, {333, 264}, false, true, "GELU_BIAS"};
       forced.tf32 = true;
       forced.config = config;
@@ -168,6 +169,19 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                 transB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, {m, n},
                 transA, transB, k == 4099 ? "GELU_BIAS" : "DEFAULT"};
     cases.push_back(strict);
+  }
+  // The promoted accumulator policy (forced): the whole of K = 16384 in one unit, its sums
+  // added in f32 every 4 k-steps, and bf16 under split-K with a block that K does not fill.
+  {
+    Case promoted{ElementType::F32, {2048, 16384}, {2048, 16384}, {2048, 2048}, false, true};
+    promoted.config =
+        "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, store = tma, promote = 4>";
+    cases.push_back(promoted);
+    Case promotedBf16{ElementType::BF16, {300, 8200}, {257, 8200}, {300, 257}, false, true,
+                      "GELU_BIAS"};
+    promotedBf16.config =
+        "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 4, promote = 3>";
+    cases.push_back(promotedBf16);
   }
   {
     cases.push_back(

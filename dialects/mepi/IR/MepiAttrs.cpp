@@ -31,12 +31,44 @@ struct Why {
 };
 } // namespace
 
+namespace {
+/// The settings of a kernel configuration: what the verifier checks, and what with...() copies
+/// change.
+struct ConfigFields {
+  KernelStrategy strategy;
+  int64_t tileM, tileN, tileK, stages, splits;
+  bool tma, pingpong;
+  int64_t cluster;
+  DStore store;
+  bool swapped, streamk;
+  int64_t promote;
+  explicit ConfigFields(KernelConfigAttr c)
+      : strategy(c.getStrategy()), tileM(c.getTileM()), tileN(c.getTileN()), tileK(c.getTileK()),
+        stages(c.getStages()), splits(c.getSplits()), tma(c.getTma()), pingpong(c.getPingpong()),
+        cluster(c.getCluster()), store(c.getStore()), swapped(c.getSwapped()),
+        streamk(c.getStreamk()), promote(c.getPromote()) {}
+  ConfigFields(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK,
+               int64_t stages, int64_t splits, bool tma, bool pingpong, int64_t cluster,
+               DStore store, bool swapped, bool streamk, int64_t promote)
+      : strategy(strategy), tileM(tileM), tileN(tileN), tileK(tileK), stages(stages),
+        splits(splits), tma(tma), pingpong(pingpong), cluster(cluster), store(store),
+        swapped(swapped), streamk(streamk), promote(promote) {}
+  /// The attribute, or null where the combination is invalid (the verifier's rules).
+  KernelConfigAttr get(MLIRContext *context) const;
+};
+} // namespace
+
 /// Why the settings make no kernel configuration, or none where they do (the verifier's rules,
 /// also applied to the copies that with...() make).
-static std::optional<std::string>
-whyInvalid(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK, int64_t stages,
-           int64_t splits, bool tma, bool pingpong, int64_t cluster, DStore store, bool swapped,
-           bool streamk) {
+static std::optional<std::string> whyInvalid(const ConfigFields &f) {
+  auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
+        streamk, promote] = f;
+  if (promote < 0 || (promote > 0 && strategy != KernelStrategy::Wgmma))
+    return Why() << "expected promote 0, or > 0 for wgmma, got " << promote;
+  // The promoted set doubles a consumer's accumulators: one 64 x 128 slice at most.
+  if (promote > 0 && (swapped || pingpong || tileM == 256 || tileN > 128))
+    return Why() << "expected promote only with one 64-row slice of at most 128 columns per "
+                    "consumer (tile_m 64 or 128, tile_n <= 128, not ping-pong or swapped)";
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";
@@ -122,37 +154,23 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, int64_t stages, int64_t splits,
                                        bool tma, bool pingpong, int64_t cluster,
-                                       DStore store, bool swapped, bool streamk) {
-  if (std::optional<std::string> why = whyInvalid(strategy, tileM, tileN, tileK, stages, splits,
-                                                  tma, pingpong, cluster, store, swapped,
-                                                  streamk))
+                                       DStore store, bool swapped, bool streamk,
+                                       int64_t promote) {
+  if (std::optional<std::string> why =
+          whyInvalid(ConfigFields(strategy, tileM, tileN, tileK, stages, splits, tma, pingpong,
+                                  cluster, store, swapped, streamk, promote)))
     return emitError() << *why;
   return success();
 }
 
+KernelConfigAttr ConfigFields::get(MLIRContext *context) const {
+  if (whyInvalid(*this))
+    return {};
+  return KernelConfigAttr::get(context, strategy, tileM, tileN, tileK, stages, splits, tma,
+                               pingpong, cluster, store, swapped, streamk, promote);
+}
+
 namespace {
-/// The settings of a kernel configuration, to copy one with a change.
-struct ConfigFields {
-  KernelStrategy strategy;
-  int64_t tileM, tileN, tileK, stages, splits;
-  bool tma, pingpong;
-  int64_t cluster;
-  DStore store;
-  bool swapped, streamk;
-  explicit ConfigFields(KernelConfigAttr c)
-      : strategy(c.getStrategy()), tileM(c.getTileM()), tileN(c.getTileN()), tileK(c.getTileK()),
-        stages(c.getStages()), splits(c.getSplits()), tma(c.getTma()), pingpong(c.getPingpong()),
-        cluster(c.getCluster()), store(c.getStore()), swapped(c.getSwapped()),
-        streamk(c.getStreamk()) {}
-  /// The attribute, or null where the combination is invalid (the verifier's rules).
-  KernelConfigAttr get(MLIRContext *context) const {
-    if (whyInvalid(strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store,
-                   swapped, streamk))
-      return {};
-    return KernelConfigAttr::get(context, strategy, tileM, tileN, tileK, stages, splits, tma,
-                                 pingpong, cluster, store, swapped, streamk);
-  }
-};
 
 /// The copy of `config` with `change` applied; null where `config` is (so that copies chain).
 template <typename Change>
@@ -188,6 +206,9 @@ KernelConfigAttr KernelConfigAttr::withSwapped(bool swapped) const {
 }
 KernelConfigAttr KernelConfigAttr::withStreamk(bool streamk) const {
   return copyWith(*this, [&](ConfigFields &f) { f.streamk = streamk; });
+}
+KernelConfigAttr KernelConfigAttr::withPromote(int64_t promote) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.promote = promote; });
 }
 KernelConfigAttr KernelConfigAttr::withDataParallel() const {
   return copyWith(*this, [&](ConfigFields &f) {

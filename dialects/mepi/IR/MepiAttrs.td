@@ -110,6 +110,13 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       workspace, the last to finish adds them in k order and applies the epilog), so the last
       wave ends together. For the cooperative kernel (not ping-pong, not swapped, no split-K,
       one 64-row slice per consumer) without operand sums.
+      With `promote = P` > 0 (an accumulator policy) each consumer, every P k-steps, waits for
+      its wgmmas, adds their f32 accumulators into a second set of registers with rounded
+      additions, and starts the next P k-steps from zero: the tensor cores' own accumulation
+      truncates (and sums 8-bit products at reduced precision), so that long sums would drift.
+      The second set doubles the accumulator registers: one 64-row slice of at most 128
+      columns per consumer (tile_m 64 or 128, tile_n <= 128, not ping-pong), without operand
+      sums.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
@@ -118,7 +125,8 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>`,
     `#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, streamk = true>`
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, streamk = true>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, promote = 4>`
   }];
   let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
                         "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
@@ -129,17 +137,18 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
                         DefaultValuedParameter<"::mlir::mepi::DStore",
                                                "::mlir::mepi::DStore::Staged">:$store,
                         DefaultValuedParameter<"bool", "false">:$swapped,
-                        DefaultValuedParameter<"bool", "false">:$streamk);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store, $swapped, $streamk)^)? `>`";
+                        DefaultValuedParameter<"bool", "false">:$streamk,
+                        DefaultValuedParameter<"int64_t", "0">:$promote);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store, $swapped, $streamk, $promote)^)? `>`";
   let builders = [
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
       return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1, DStore::Staged,
-                  false, false);
+                  false, false, 0);
     }]>,
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
                      "int64_t":$stages), [{
       return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1,
-                  DStore::Staged, false, false);
+                  DStore::Staged, false, false, 0);
     }]>
   ];
   let genVerifyDecl = 1;
@@ -155,6 +164,7 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     KernelConfigAttr withStore(::mlir::mepi::DStore store) const;
     KernelConfigAttr withSwapped(bool swapped) const;
     KernelConfigAttr withStreamk(bool streamk) const;
+    KernelConfigAttr withPromote(int64_t promote) const;
     /// The whole-tile cooperative form: no splits, no stream-K, no ping-pong.
     KernelConfigAttr withDataParallel() const;
   }];

@@ -73,6 +73,9 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
     return std::string("batched wgmma kernels take no operand sums or reductions yet");
   if (config.getTileM() == 256 && p.operandSums())
     return std::string("256-row wgmma tiles take no operand sums (a_sums, b_sums); use 128 rows");
+  // The promoted accumulators take the registers the operand sums' fragments would.
+  if (config.getPromote() > 0 && p.operandSums())
+    return std::string("promoted wgmma accumulators take no operand sums (a_sums, b_sums)");
   // The sums add 64-row blocks of a stage tile (one 128-byte line of K each).
   if (p.bSums && config.getTileN() % kBlockRows != 0) {
     os << "b_sums add 64-row blocks of B's stage tile: expected tile_n a multiple of 64, got "

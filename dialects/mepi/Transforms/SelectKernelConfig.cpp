@@ -109,7 +109,8 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   // Built whole: a 16- or 32-row tile exists only in the swapped form.
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
                                /*splits=*/1, /*tma=*/true, /*pingpong=*/false, /*cluster=*/1,
-                               DStore::Staged, /*swapped=*/true, /*streamk=*/false);
+                               DStore::Staged, /*swapped=*/true, /*streamk=*/false,
+                               /*promote=*/0);
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA

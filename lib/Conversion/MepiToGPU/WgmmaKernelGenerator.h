@@ -202,6 +202,11 @@ private:
   };
   SmallVector<Value> emitUnitMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
                                       ArrayRef<bool> summing) const;
+  static std::pair<SmallVector<size_t>, size_t> sumsLayout(ArrayRef<SumsPlan> plans,
+                                                            ArrayRef<bool> summing);
+  scf::ForOp emitKSteps(Emitter &e, const Context &c, const UnitLoop &u, ArrayRef<bool> summing,
+                        Value begin, Value end, ValueRange init) const;
+  SmallVector<Value> emitPromotedKSteps(Emitter &e, const Context &c, const UnitLoop &u) const;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
