@@ -121,22 +121,36 @@ llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr 
   return llvm::Error::success();
 }
 
-void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProblem &problem) {
+/// CUDA's grid limits: 2^31 - 1 blocks along x, 65535 along y and z.
+static constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1, kMaxGridYZ = 65535;
+
+llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
+                                        const MatmulProblem &problem) {
   const std::vector<int64_t> &dShape = problem.d.shape;
   int64_t m = dShape[dShape.size() - 2], n = dShape.back();
   int64_t batch = 1;
   for (size_t i = 0; i + 2 < dShape.size(); ++i)
     batch *= dShape[i];
   auto [tileM, tileN] = kernel.tile;
+  if (tileM <= 0 || tileN <= 0)
+    return llvm::createStringError("the kernel's tile is " + std::to_string(tileM) + " x " +
+                                   std::to_string(tileN) + ": expected positive sizes");
   int64_t tilesN = (n + tileN - 1) / tileN, tilesM = (m + tileM - 1) / tileM;
   for (int i = 0; i < 3; ++i)
     block[i] = static_cast<unsigned>(kernel.block[i]);
   sharedBytes = static_cast<unsigned>(kernel.sharedBytes);
   if (!kernel.persistent) {
+    // One block per tile: x along N, y along M, z over the batch.
+    if (tilesN > kMaxGridX || tilesM > kMaxGridYZ || batch > kMaxGridYZ)
+      return llvm::createStringError(
+          "the kernel's grid of " + std::to_string(tilesN) + " x " + std::to_string(tilesM) +
+          " x " + std::to_string(batch) + " blocks (tiles along N, along M, batch elements) " +
+          "exceeds CUDA's limits of " + std::to_string(kMaxGridX) + " x " +
+          std::to_string(kMaxGridYZ) + " x " + std::to_string(kMaxGridYZ));
     grid[0] = static_cast<unsigned>(tilesN);
     grid[1] = static_cast<unsigned>(tilesM);
     grid[2] = static_cast<unsigned>(batch);
-    return;
+    return llvm::Error::success();
   }
   // One block per multiprocessor at most; each loops over its share of the work units. With
   // clusters, as many clusters as can run at once (the multiprocessors of a GPC that a cluster
@@ -168,6 +182,7 @@ void PreparedLaunch::computeGrid(const CompiledKernel &kernel, const MatmulProbl
                 ? static_cast<unsigned>(std::min<int64_t>(units, clusters) * kernel.cluster)
                 : static_cast<unsigned>(std::min<int64_t>(units, multiprocessors));
   grid[1] = grid[2] = 1;
+  return llvm::Error::success();
 }
 
 auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
@@ -230,7 +245,8 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
         slot == Slot::Float    ? static_cast<void *>(&prepared->floats[index])
         : slot == Slot::Word   ? static_cast<void *>(&prepared->words[index])
                                : static_cast<void *>(&prepared->tensorMaps[index]));
-  prepared->computeGrid(kernel, problem);
+  if (llvm::Error e = prepared->computeGrid(kernel, problem))
+    return std::move(e);
   return std::move(prepared);
 }
 

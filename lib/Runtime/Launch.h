@@ -27,8 +27,8 @@ struct LaunchArguments {
 /// Relaunching costs one cuLaunchKernel, so execute() keeps one per set of operands.
 class PreparedLaunch {
 public:
-  /// Fails when a TMA descriptor cannot be encoded for these operands, or the kernel needs a
-  /// workspace and `args` has none.
+  /// Fails when a TMA descriptor cannot be encoded for these operands, the kernel needs a
+  /// workspace and `args` has none, or the grid would exceed CUDA's limits.
   static llvm::Expected<std::unique_ptr<PreparedLaunch>>
   create(CUfunction function, const CompiledKernel &kernel, const MatmulProblem &problem,
          const LaunchArguments &args);
@@ -43,7 +43,8 @@ private:
   void addWord(int64_t value);
   void addMemref(CUdeviceptr ptr, const OperandLayout &layout);
   void addFloat(float value);
-  void computeGrid(const CompiledKernel &kernel, const MatmulProblem &problem);
+  /// Fails where the tile is empty or the grid exceeds CUDA's limits.
+  llvm::Error computeGrid(const CompiledKernel &kernel, const MatmulProblem &problem);
 
   enum class Slot { Word, Float, TensorMap };
   CUfunction function;
