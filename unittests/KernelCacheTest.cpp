@@ -1,13 +1,21 @@
-// The in-memory kernel cache: one compilation per problem, also under concurrency.
+// The kernel caches: one compilation per problem in memory, also under concurrency; on disk,
+// entries that survive the process and are never trusted when damaged, lying or not private.
 #include "Runtime/KernelCache.h"
 
 #include <gtest/gtest.h>
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace mepi::runtime;
 
@@ -278,4 +286,151 @@ TEST(KernelCache, ConcurrentDistinctCompilations) {
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
     EXPECT_EQ(ptx[i], (*kernel)->ptx) << configs[i];
   }
+}
+
+namespace {
+/// Rewrites the entry's manifest through `edit` (on its JSON object); with `reseal`, its
+/// checksum is recomputed as the cache computes it (sha256 of the text without it, keys
+/// sorted), so that only the cache's other checks can catch the lie.
+void editManifest(const std::string &entry, bool reseal,
+                  llvm::function_ref<void(llvm::json::Object &)> edit) {
+  auto buffer = llvm::MemoryBuffer::getFile(entry + "/manifest.json", false);
+  ASSERT_TRUE(bool(buffer));
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse((*buffer)->getBuffer());
+  ASSERT_TRUE(bool(value));
+  llvm::json::Object object = *value->getAsObject();
+  edit(object);
+  if (reseal) {
+    object.erase("checksum");
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::json::Value(llvm::json::Object(object));
+    object["checksum"] =
+        llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), true);
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(entry + "/manifest.json", ec);
+  os << llvm::json::Value(std::move(object));
+}
+
+/// Plans smallProblem(8) with a disk cache in `dir` and says whether it came from the disk.
+bool readFromDisk(const std::string &dir) {
+  KernelCache cache(dir);
+  auto kernel = cache.getOrCompile(smallProblem(8), "sm_90a");
+  EXPECT_TRUE(bool(kernel));
+  if (!kernel)
+    llvm::consumeError(kernel.takeError());
+  return cache.diskHits() == 1;
+}
+
+/// A cache directory with one stored entry; returns the entry's path.
+std::string storedEntry(const std::string &dir) {
+  EXPECT_FALSE(readFromDisk(dir));
+  return onlyEntry(dir);
+}
+} // namespace
+
+TEST(DiskCache, ALyingManifestIsNotTrusted) {
+  std::string dir = tempCacheDir("mepi-cache-lying");
+  std::string entry = storedEntry(dir);
+  ASSERT_TRUE(readFromDisk(dir)) << "an intact entry serves";
+  // A smaller workspace would let the kernel write past what the runtime allocates.
+  editManifest(entry, /*reseal=*/false, [](llvm::json::Object &m) { m["workspace_bytes"] = 1; });
+  EXPECT_FALSE(readFromDisk(dir)) << "the checksum catches an edited field";
+  // A resealed manifest with launch fields no kernel has (a 0 tile divides by zero, a block
+  // of 0 or 4096 threads, an unknown swizzle).
+  for (auto edit : std::vector<std::function<void(llvm::json::Object &)>>{
+           [](llvm::json::Object &m) { m["tile_m"] = 0; },
+           [](llvm::json::Object &m) { m["block"] = llvm::json::Array{0, 1, 1}; },
+           [](llvm::json::Object &m) { m["block"] = llvm::json::Array{4096, 1, 1}; },
+           [](llvm::json::Object &m) { m["cluster"] = 0; },
+           [](llvm::json::Object &m) { m["shared_bytes"] = -1; }}) {
+    editManifest(onlyEntry(dir), /*reseal=*/true, edit);
+    EXPECT_FALSE(readFromDisk(dir));
+    EXPECT_TRUE(readFromDisk(dir)) << "recompiled and stored again";
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, TruncatedAndEmptyManifestsAreRecompiled) {
+  std::string dir = tempCacheDir("mepi-cache-truncated");
+  std::string entry = storedEntry(dir);
+  for (size_t keep : {size_t(0), size_t(40)}) {
+    auto buffer = llvm::MemoryBuffer::getFile(onlyEntry(dir) + "/manifest.json", false);
+    ASSERT_TRUE(bool(buffer));
+    std::string text = (*buffer)->getBuffer().substr(0, keep).str();
+    std::error_code ec;
+    llvm::raw_fd_ostream(onlyEntry(dir) + "/manifest.json", ec) << text;
+    EXPECT_FALSE(readFromDisk(dir)) << keep << " bytes";
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, ALinkInPlaceOfAnEntryIsRemovedNotFollowed) {
+  std::string dir = tempCacheDir("mepi-cache-link");
+  std::string entry = storedEntry(dir);
+  std::string victim = tempCacheDir("mepi-cache-victim");
+  ASSERT_FALSE(llvm::sys::fs::remove_directories(entry));
+  { std::error_code ec; llvm::raw_fd_ostream(victim + "/precious", ec) << "keep me"; }
+  ASSERT_FALSE(llvm::sys::fs::create_link(victim, entry));
+  EXPECT_FALSE(readFromDisk(dir));
+  EXPECT_TRUE(llvm::sys::fs::exists(victim + "/precious")) << "the link's target is untouched";
+  EXPECT_TRUE(readFromDisk(dir)) << "a real entry stored in the link's place";
+  llvm::sys::fs::remove_directories(victim);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, ADirectoryOthersCanWriteIsNotUsed) {
+  std::string dir = tempCacheDir("mepi-cache-shared");
+  ASSERT_FALSE(llvm::sys::fs::setPermissions(dir, llvm::sys::fs::all_all));
+  DiskCache disk(dir);
+  ASSERT_TRUE(disk.refused().has_value());
+  EXPECT_NE(disk.refused()->find("other users may write it"), std::string::npos)
+      << *disk.refused();
+  // The plan still succeeds, compiled, and leaves nothing there.
+  EXPECT_FALSE(readFromDisk(dir));
+  EXPECT_FALSE(readFromDisk(dir));
+  EXPECT_EQ(onlyEntry(dir), "");
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, ANewDirectoryIsPrivate) {
+  std::string parent = tempCacheDir("mepi-cache-parent");
+  std::string dir = parent + "/nested/cache";
+  DiskCache disk(dir);
+  EXPECT_FALSE(disk.refused().has_value());
+  llvm::sys::fs::file_status status;
+  ASSERT_FALSE(llvm::sys::fs::status(dir, status));
+  EXPECT_EQ(status.permissions() & llvm::sys::fs::all_perms, llvm::sys::fs::owner_all);
+  llvm::sys::fs::remove_directories(parent);
+}
+
+// Processes planning the same key at once: every one succeeds, one entry results, complete,
+// and no temporary directory is left behind.
+TEST(DiskCache, ProcessesStoringTheSameKeyAtOnce) {
+  std::string dir = tempCacheDir("mepi-cache-race");
+  std::vector<pid_t> children;
+  for (int i = 0; i < 4; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      KernelCache cache(dir);
+      auto kernel = cache.getOrCompile(smallProblem(8), "sm_90a");
+      _exit(kernel ? 0 : (llvm::consumeError(kernel.takeError()), 1));
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  std::error_code ec;
+  int entries = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    ++entries;
+    EXPECT_EQ(llvm::sys::path::filename(it->path()).find(".tmp-"), llvm::StringRef::npos);
+  }
+  EXPECT_EQ(entries, 1);
+  EXPECT_TRUE(readFromDisk(dir));
+  llvm::sys::fs::remove_directories(dir);
 }

@@ -1,6 +1,8 @@
 // The on-disk kernel cache: atomic writes, manifest last, verified reads.
 #include "Runtime/DiskCache.h"
 
+#include "mepi/Sm90/TargetInfo.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -10,12 +12,15 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <unistd.h>
 
 using namespace mepi::runtime;
 
 namespace {
-constexpr int kFormatVersion = 4; // 2: launch shape and tensor maps; 3: splits, workspace;
-                                   // 4: work units instead of splits
+constexpr int kFormatVersion = 5; // 2: launch shape and tensor maps; 3: splits, workspace;
+                                   // 4: work units instead of splits; 5: checksum
+// CUDA's limit on the threads of a block, for every chip.
+constexpr int64_t kMaxThreads = 1024;
 
 std::string sha256Hex(llvm::StringRef bytes) {
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), true);
@@ -29,13 +34,16 @@ llvm::Error writeAtomically(const std::string &path, llvm::StringRef bytes) {
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp))
     return llvm::createStringError(ec, "cannot create a temporary file beside " + path);
   {
+    // Closed here and its error cleared: a stream destroyed with an unchecked error (a full
+    // disk at close) would end the process.
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << bytes;
-    os.flush();
+    os.close();
     if (os.has_error()) {
+      std::string why = os.error().message();
       os.clear_error();
       llvm::sys::fs::remove(temp);
-      return llvm::createStringError("cannot write " + std::string(temp));
+      return llvm::createStringError("cannot write " + std::string(temp) + ": " + why);
     }
   }
   if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
@@ -51,7 +59,44 @@ std::optional<std::string> readFile(const std::string &path) {
     return std::nullopt;
   return (*buffer)->getBuffer().str();
 }
+
+/// The manifest's text without its checksum, as the checksum covers it (keys sorted).
+std::string canonicalText(llvm::json::Object object) {
+  object.erase("checksum");
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(object));
+  return text;
+}
+
+/// Why `path` is not a directory this user alone owns and may write, or nothing: a cache
+/// directory others can write could hand this process their code to run.
+std::optional<std::string> whyNotPrivate(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status, /*Follow=*/false))
+    return "cannot read its status: " + ec.message();
+  if (status.type() != llvm::sys::fs::file_type::directory_file)
+    return std::string("it is not a directory (a symbolic link is not followed)");
+  if (status.getUser() != ::geteuid())
+    return "it belongs to user " + std::to_string(status.getUser()) + ", not to this user (" +
+           std::to_string(::geteuid()) + ")";
+  if (status.permissions() & (llvm::sys::fs::group_write | llvm::sys::fs::others_write))
+    return "other users may write it (mode " +
+           llvm::utohexstr(status.permissions() & llvm::sys::fs::all_perms) + " in hex)";
+  return std::nullopt;
+}
 } // namespace
+
+DiskCache::DiskCache(std::string directory) : directory(std::move(directory)) {
+  // Created private; an existing one must be private already (whyNotPrivate).
+  if (std::error_code ec = llvm::sys::fs::create_directories(this->directory,
+                                                             /*IgnoreExisting=*/true,
+                                                             llvm::sys::fs::owner_all)) {
+    refusal = "cannot create it: " + ec.message();
+    return;
+  }
+  if (std::optional<std::string> why = whyNotPrivate(this->directory))
+    refusal = *why;
+}
 
 std::optional<std::string> DiskCache::directoryFromEnvironment() {
   if (const char *dir = std::getenv("MEPI_CACHE_DIR"); dir && *dir)
@@ -66,6 +111,10 @@ std::optional<std::string> DiskCache::directoryFromEnvironment() {
 /// The launch fields of a manifest: block, shared_bytes, persistent, work_units, cluster,
 /// workspace_bytes and tensor_maps.
 static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &kernel) {
+  // The largest the kernels mepi sizes may ask for (sm_90a's; others' SIMT kernels ask less).
+  const mlir::mepi::TargetInfo largest = *mlir::mepi::TargetInfo::forChip("sm_90a");
+  const int64_t kMaxSharedBytes = largest.sharedBytesPerBlock;
+  const int64_t kMaxCluster = largest.maxClusterSize;
   const llvm::json::Array *block = object.getArray("block");
   std::optional<int64_t> shared = object.getInteger("shared_bytes");
   std::optional<bool> persistent = object.getBoolean("persistent");
@@ -74,19 +123,26 @@ static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &ke
   std::optional<int64_t> cluster = object.getInteger("cluster");
   std::optional<int64_t> workspace = object.getInteger("workspace_bytes");
   const llvm::json::Array *maps = object.getArray("tensor_maps");
-  if (!block || block->size() != 3 || !shared || !persistent || !maps || !config || !units ||
-      *units < 0 || !cluster || *cluster < 1 || !workspace || *workspace < 0)
+  // Values a kernel can have: a damaged manifest must not reach the launch (a 0 tile divides
+  // by zero, a 0 block launches nothing).
+  if (!block || block->size() != 3 || !shared || *shared < 0 || *shared > kMaxSharedBytes ||
+      !persistent || !maps || !config || !units || *units < 0 || !cluster || *cluster < 1 ||
+      *cluster > kMaxCluster || !workspace || *workspace < 0)
     return false;
   kernel.workUnits = *units;
   kernel.cluster = *cluster;
   kernel.workspaceBytes = *workspace;
   kernel.config = config->str();
+  int64_t threads = 1;
   for (size_t i = 0; i < 3; ++i) {
     std::optional<int64_t> size = (*block)[i].getAsInteger();
-    if (!size)
+    if (!size || *size < 1 || *size > kMaxThreads)
       return false;
     kernel.block[i] = *size;
+    threads *= *size;
   }
+  if (threads > kMaxThreads)
+    return false;
   kernel.sharedBytes = *shared;
   kernel.persistent = *persistent;
   for (const llvm::json::Value &value : *maps) {
@@ -97,7 +153,9 @@ static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &ke
     std::optional<int64_t> inner = map->getInteger("box_inner");
     std::optional<int64_t> outer = map->getInteger("box_outer");
     std::optional<int64_t> swizzle = map->getInteger("swizzle");
-    if (!argument || !inner || !outer || !swizzle)
+    auto boxSide = [](std::optional<int64_t> v) { return v && *v >= 1 && *v <= 256; };
+    if (!argument || *argument < 0 || !boxSide(inner) || !boxSide(outer) || !swizzle ||
+        (*swizzle != 0 && *swizzle != 32 && *swizzle != 64 && *swizzle != 128))
       return false;
     kernel.tensorMaps.push_back(
         {static_cast<unsigned>(*argument), {*inner, *outer}, *swizzle});
@@ -123,11 +181,20 @@ static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &m
 }
 
 std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
-  std::string entry = directory + "/" + key;
-  if (!llvm::sys::fs::is_directory(entry))
+  if (refusal)
     return std::nullopt;
+  std::string entry = directory + "/" + key;
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(entry, status, /*Follow=*/false))
+    return std::nullopt;
+  // Not followed, not trusted: a link (or anything else) in place of an entry is removed
+  // itself, never what it points to.
+  if (status.type() != llvm::sys::fs::file_type::directory_file) {
+    llvm::sys::fs::remove(entry);
+    return std::nullopt;
+  }
   auto reject = [&]() -> std::optional<CompiledKernel> {
-    llvm::sys::fs::remove_directories(entry); // damaged or partial: never trusted
+    llvm::sys::fs::remove_directories(entry); // damaged: never trusted
     return std::nullopt;
   };
   std::optional<std::string> manifestText = readFile(entry + "/manifest.json");
@@ -140,14 +207,15 @@ std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
   }
   const llvm::json::Object *object = manifest->getAsObject();
   if (!object || object->getInteger("format") != kFormatVersion ||
-      object->getString("key") != llvm::StringRef(key))
+      object->getString("key") != llvm::StringRef(key) ||
+      object->getString("checksum") != llvm::StringRef(sha256Hex(canonicalText(*object))))
     return reject();
 
   CompiledKernel kernel;
   std::optional<llvm::StringRef> name = object->getString("kernel");
   std::optional<int64_t> tileM = object->getInteger("tile_m");
   std::optional<int64_t> tileN = object->getInteger("tile_n");
-  if (!name || !tileM || !tileN)
+  if (!name || !tileM || !tileN || *tileM < 1 || *tileN < 1)
     return reject();
   kernel.kernelName = name->str();
   kernel.tile = {*tileM, *tileN};
@@ -173,17 +241,27 @@ std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
 }
 
 llvm::Error DiskCache::store(const std::string &key, const CompiledKernel &kernel) const {
-  std::string entry = directory + "/" + key;
-  if (std::error_code ec = llvm::sys::fs::create_directories(entry))
-    return llvm::createStringError(ec, "cannot create the cache entry " + entry);
-  // Files first, the manifest last: until it exists, load() ignores (and cleans) the entry.
+  if (refusal)
+    return llvm::createStringError("the kernel cache " + directory + " is not used: " +
+                                   *refusal);
+  // The entry is written whole in a private temporary directory, then renamed into place: a
+  // reader sees no entry or a complete one, and never removes one being written.
+  llvm::SmallString<256> temp;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory(directory + "/.tmp-" + key, temp))
+    return llvm::createStringError(ec, "cannot create a directory in " + directory);
+  llvm::sys::fs::setPermissions(temp, llvm::sys::fs::owner_all);
+  auto fail = [&](llvm::Error e) {
+    llvm::sys::fs::remove_directories(temp);
+    return e;
+  };
   llvm::StringRef cubin(kernel.cubin.data(), kernel.cubin.size());
   llvm::json::Object files;
   for (auto [name, bytes] : {std::pair<const char *, llvm::StringRef>{"kernel.cubin", cubin},
                              {"kernel.ptx", kernel.ptx},
                              {"planned.mlir", kernel.plannedIR}}) {
-    if (llvm::Error e = writeAtomically(entry + "/" + name, bytes))
-      return e;
+    if (llvm::Error e = writeAtomically(std::string(temp) + "/" + name, bytes))
+      return fail(std::move(e));
     files[name] = llvm::json::Object{{"size", int64_t(bytes.size())},
                                      {"sha256", sha256Hex(bytes)}};
   }
@@ -194,8 +272,17 @@ llvm::Error DiskCache::store(const std::string &key, const CompiledKernel &kerne
                               {"tile_n", kernel.tile[1]},
                               {"files", std::move(files)}};
   writeLaunchShape(kernel, manifest);
+  manifest["checksum"] = sha256Hex(canonicalText(manifest));
   std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(manifest));
-  return writeAtomically(entry + "/manifest.json", text);
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(manifest));
+  if (llvm::Error e = writeAtomically(std::string(temp) + "/manifest.json", text))
+    return fail(std::move(e));
+  if (std::error_code ec = llvm::sys::fs::rename(temp, directory + "/" + key)) {
+    llvm::sys::fs::remove_directories(temp);
+    // Another process stored the same key first: its entry serves.
+    if (llvm::sys::fs::is_directory(directory + "/" + key))
+      return llvm::Error::success();
+    return llvm::createStringError(ec, "cannot rename into " + directory + "/" + key);
+  }
+  return llvm::Error::success();
 }

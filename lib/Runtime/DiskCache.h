@@ -1,10 +1,16 @@
 // The on-disk kernel cache: compiled kernels survive the process ($MEPI_CACHE_DIR, default
 // $XDG_CACHE_HOME/mepi or ~/.cache/mepi; "off" disables it).
 //
-// One directory per key holds the cubin, the PTX and the planned IR, each written to a temporary
-// file and renamed into place, and a manifest (written last, the same way) with the size and
-// SHA-256 of each. An entry without a valid manifest, or whose files do not match it, is removed
-// and recompiled: never trusted.
+// One directory per key holds the cubin, the PTX and the planned IR, and a manifest with the
+// size and SHA-256 of each, the launch fields and a checksum of the manifest itself. An entry is
+// written whole in a temporary directory and renamed into place, so a reader sees none or all of
+// it. An entry without a valid manifest, whose files or checksum do not match, or whose launch
+// fields no kernel could have, is removed and recompiled: never trusted.
+//
+// The cache directory must belong to this user and be closed to others' writes (created 0700):
+// a directory others can write could hand this process their code to run. Otherwise the cache
+// is not used, and kernels are compiled in every process. Links in place of entries are
+// removed, never followed.
 #ifndef MEPI_RUNTIME_DISKCACHE_H
 #define MEPI_RUNTIME_DISKCACHE_H
 
@@ -17,7 +23,8 @@ namespace mepi::runtime {
 
 class DiskCache {
 public:
-  explicit DiskCache(std::string directory) : directory(std::move(directory)) {}
+  /// Creates `directory` (0700) if needed and checks that this user alone may write it.
+  explicit DiskCache(std::string directory);
   /// The directory from the environment, or none when disabled.
   static std::optional<std::string> directoryFromEnvironment();
 
@@ -29,9 +36,12 @@ public:
   llvm::Error store(const std::string &key, const CompiledKernel &kernel) const;
 
   const std::string &path() const { return directory; }
+  /// Why the directory is not used (not private, not creatable), or nothing.
+  const std::optional<std::string> &refused() const { return refusal; }
 
 private:
   std::string directory;
+  std::optional<std::string> refusal;
 };
 
 } // namespace mepi::runtime

@@ -1,5 +1,8 @@
 // The in-memory kernel cache and its key.
 #include "Runtime/KernelCache.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 #include "Runtime/CudaDriver.h"
 
@@ -70,6 +73,13 @@ std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::Strin
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
+namespace {
+void warnOnce(const std::string &message) {
+  static std::once_flag once;
+  std::call_once(once, [&] { llvm::errs() << message << "\n"; });
+}
+} // namespace
+
 llvm::Expected<KernelCache::Entry>
 KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
                           llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
@@ -103,9 +113,12 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
       llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
       if (compiled) {
         result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
-        // A cache that cannot be written (read-only home, full disk) only costs a recompile.
+        // A cache that cannot be written (read-only home, full disk, not private) only costs
+        // a recompile in the next process: said once per process, on stderr.
         if (disk)
-          llvm::consumeError(disk->store(key, *result.kernel));
+          if (llvm::Error e = disk->store(key, *result.kernel))
+            warnOnce("mepi: warning: kernels are not kept on disk: " +
+                     llvm::toString(std::move(e)));
       } else {
         result.error = llvm::toString(compiled.takeError());
       }
