@@ -159,7 +159,8 @@ MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTe
                                     MepiError *error);
 
 /** The aux outputs the planned epilog writes (relu_aux, gelu_aux, drelu_bgrad, dgelu_bgrad,
- *  result_amax), owned by `matmul`, allocated by the first execute: 0 before it. */
+ *  result_amax), owned by `matmul`, allocated by the first execute: 0 before it (and before
+ *  plan, and for a null handle). */
 int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul);
 
 /** Aux output `index` (in key order): its key and the tensor, valid until the next call on

@@ -189,7 +189,12 @@ MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTe
 }
 
 int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul) {
-  return matmul.ptr ? static_cast<int>(unwrap(matmul)->matmul.auxOutputs().size()) : 0;
+  // No exception crosses the C API: before plan() (where auxOutputs() throws) there are none.
+  try {
+    return matmul.ptr ? static_cast<int>(unwrap(matmul)->matmul.auxOutputs().size()) : 0;
+  } catch (const std::exception &) {
+    return 0;
+  }
 }
 
 MepiLogicalResult mepiMatmulGetAuxOutput(MepiMatmul matmul, int index, MepiStringRef *key,
@@ -229,7 +234,7 @@ MepiLogicalResult mepiMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a
 
 void mepiMatmulReleaseOperands(MepiMatmul matmul) {
   if (matmul.ptr)
-    unwrap(matmul)->matmul.releaseOperands();
+    unwrap(matmul)->matmul.releaseOperands(); // cannot throw
 }
 
 void mepiMatmulDestroy(MepiMatmul matmul) { delete unwrap(matmul); }

@@ -47,6 +47,10 @@ int main(void) {
   // CHECK: created: 1
   printf("created: %d\n", !mepiMatmulIsNull(mm) && mepiErrorIsNull(error));
 
+  // Before plan(): no aux outputs (and no exception out of the C API).
+  // CHECK: aux outputs before plan: 0
+  printf("aux outputs before plan: %d\n", mepiMatmulGetNumAuxOutputs(mm));
+
   // CHECK: execute: execute() called before plan()
   if (mepiLogicalResultIsFailure(mepiMatmulExecute(mm, NULL, NULL, &error)))
     report("execute", error);
