@@ -311,6 +311,54 @@ struct Matmul::State {
     freeWorkspace();
     freeStaged();
   }
+  /// Allocates the epilog's outputs besides D (outputLayouts) and describes them in `aux`: all
+  /// or, where an allocation fails, none (what it had allocated is freed before the error), so
+  /// that a later execute() starts again from nothing.
+  void allocateOutputs(const CudaDriver &driver, CUstream stream) {
+    std::vector<CUdeviceptr> fresh;
+    try {
+      for (const NamedLayout &output : outputLayouts) {
+        size_t bytes = elementTypeBytes(output.layout.type);
+        for (size_t i = 0; i < output.layout.shape.size(); ++i)
+          if (output.layout.shape[i] > 1)
+            bytes += (output.layout.shape[i] - 1) * output.layout.strides[i] *
+                     elementTypeBytes(output.layout.type);
+        CUdeviceptr ptr = 0;
+        check(checkCuda(driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc(" + output.key + ")"),
+              "execute");
+        fresh.push_back(ptr);
+        // A bitmask's padding bytes are never written: give them a defined value once.
+        if (output.layout.type == ElementType::U8)
+          check(checkCuda(driver.cuMemsetD8Async(ptr, 0, bytes, stream),
+                          "cuMemsetD8Async(" + output.key + ")"),
+                "execute");
+      }
+    } catch (...) {
+      for (CUdeviceptr &ptr : fresh)
+        freeDevice(ptr);
+      throw;
+    }
+    freeOutputs();
+    outputs = std::move(fresh);
+    for (auto [output, ptr] : llvm::zip(outputLayouts, outputs))
+      aux[output.key] = auxTensor(output.layout, ptr);
+  }
+  /// An aux output as auxOutputs() returns it (nvmath-python's batched bias gradients are
+  /// [batch..., M, 1]).
+  Tensor auxTensor(const OperandLayout &layout, CUdeviceptr ptr) const {
+    Tensor t;
+    t.data = reinterpret_cast<void *>(ptr);
+    t.device = a.device;
+    t.dtype = dtypeOf(layout.type);
+    t.shape = layout.shape;
+    t.strides = layout.strides;
+    if (t.shape.size() > 1 && layout.type != ElementType::U8 &&
+        t.shape.size() + 1 == problem.d.shape.size()) {
+      t.shape.push_back(1);
+      t.strides.push_back(1);
+    }
+    return t;
+  }
   /// Refreshes the staged operands, then launches: the whole of one execution, in stream order.
   CUresult launch(const CudaDriver &driver, CUstream stream) const {
     for (auto [staged, tensor] : {std::pair{&stagedA, &a}, std::pair{&stagedB, &b}})
@@ -628,36 +676,8 @@ Tensor Matmul::execute(CUstream stream) {
     s.dBytes = count * elementTypeBytes(s.problem.d.type);
     check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");
   }
-  if (s.outputs.size() != s.outputLayouts.size()) {
-    for (const NamedLayout &output : s.outputLayouts) {
-      size_t bytes = elementTypeBytes(output.layout.type);
-      for (size_t i = 0; i < output.layout.shape.size(); ++i)
-        if (output.layout.shape[i] > 1)
-          bytes += (output.layout.shape[i] - 1) * output.layout.strides[i] *
-                   elementTypeBytes(output.layout.type);
-      CUdeviceptr ptr = 0;
-      check(checkCuda(driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc(" + output.key + ")"),
-            "execute");
-      s.outputs.push_back(ptr);
-      // A bitmask's padding bytes are never written: give them a defined value once.
-      if (output.layout.type == ElementType::U8)
-        check(checkCuda(driver.cuMemsetD8Async(ptr, 0, bytes, stream),
-                        "cuMemsetD8Async(" + output.key + ")"),
-              "execute");
-      Tensor &t = s.aux[output.key];
-      t.data = reinterpret_cast<void *>(ptr);
-      t.device = s.a.device;
-      t.dtype = dtypeOf(output.layout.type);
-      t.shape = output.layout.shape;
-      t.strides = output.layout.strides;
-      // nvmath-python's batched bias gradients are [batch..., M, 1].
-      if (t.shape.size() > 1 && output.layout.type != ElementType::U8 &&
-          t.shape.size() + 1 == s.problem.d.shape.size()) {
-        t.shape.push_back(1);
-        t.strides.push_back(1);
-      }
-    }
-  }
+  if (s.outputs.size() != s.outputLayouts.size())
+    s.allocateOutputs(driver, stream);
   if (s.kernel->workspaceBytes > static_cast<int64_t>(s.workspaceBytes)) {
     s.freeWorkspace();
     check(checkCuda(driver.cuMemAlloc(&s.workspace, s.kernel->workspaceBytes),
