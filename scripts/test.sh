@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs every test that needs no GPU:
-# the lit suite (check-mepi), the GoogleTest suite, and the GPU suite's problems compiled only.
+# the lit suite (check-mepi), the GoogleTest suites (runtime internals, the public API, the
+# runtime's error paths under a fake driver), and the GPU suite's problems compiled only.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MEPI_BUILD_DIR:-$root/build}"
@@ -40,6 +41,8 @@ run_suite unittests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
   's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-unittests"
 run_suite api-tests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
   's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-api-tests"
+run_suite fault-tests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
+  's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-fault-tests"
 run_suite compile-only 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' \
   's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$build/bin/mepi-gpu-tests" --compile-only
 

@@ -3,6 +3,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -54,7 +55,15 @@ LoadedDriver load() {
 }
 } // namespace
 
+namespace {
+std::atomic<const CudaDriver *> testingDriver{nullptr};
+} // namespace
+
+void mepi::runtime::setCudaDriverForTesting(const CudaDriver *driver) { testingDriver = driver; }
+
 llvm::Expected<const CudaDriver &> mepi::runtime::cudaDriver() {
+  if (const CudaDriver *driver = testingDriver.load())
+    return *driver;
   static const LoadedDriver loaded = load();
   if (!loaded.error.empty())
     return llvm::createStringError(loaded.error);

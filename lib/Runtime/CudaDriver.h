@@ -61,6 +61,11 @@ struct CudaDriver {
 /// cuInit error where there is no driver or no GPU.
 llvm::Expected<const CudaDriver &> cudaDriver();
 
+/// Tests only: makes cudaDriver() return `driver` until called again with nullptr (a driver
+/// that fails on demand, to test the runtime's error paths without a GPU). Set it before any
+/// thread asks for the driver.
+void setCudaDriverForTesting(const CudaDriver *driver);
+
 /// Success, or an error naming `what` with the CUDA error name, code and description.
 llvm::Error checkCuda(CUresult result, llvm::StringRef what);
 

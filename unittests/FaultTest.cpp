@@ -1,0 +1,104 @@
+// The runtime's error paths under driver failures, without a GPU: a fake driver that answers
+// every call and fails the one a test names (CudaDriver.h, setCudaDriverForTesting). The
+// kernels are compiled for sm_90a as usual; nothing runs them.
+#include "Runtime/CudaDriver.h"
+#include "mepi/Matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace mepi::runtime;
+
+namespace {
+/// The fake driver's state: allocations live, and the cuMemAlloc call (counted from 1) that
+/// fails with CUDA_ERROR_OUT_OF_MEMORY (0: none).
+struct FakeState {
+  std::set<CUdeviceptr> live;
+  CUdeviceptr next = 0x7e0000000000;
+  int allocations = 0, failAllocation = 0;
+};
+FakeState fake;
+
+CudaDriver fakeDriver() {
+  CudaDriver d;
+  d.cuGetErrorName = [](CUresult, const char **s) { *s = "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; };
+  d.cuGetErrorString = [](CUresult, const char **s) { *s = "fake"; return CUDA_SUCCESS; };
+  d.cuCtxGetCurrent = [](CUcontext *c) { *c = reinterpret_cast<CUcontext>(1); return CUDA_SUCCESS; };
+  d.cuCtxGetDevice = [](CUdevice *dev) { *dev = 0; return CUDA_SUCCESS; };
+  d.cuDeviceGet = [](CUdevice *dev, int) { *dev = 0; return CUDA_SUCCESS; };
+  d.cuDeviceGetAttribute = [](int *v, CUdevice_attribute, CUdevice) { *v = 132; return CUDA_SUCCESS; };
+  d.cuPointerGetAttribute = [](void *v, CUpointer_attribute, CUdeviceptr) {
+    *static_cast<int *>(v) = 0; // device 0
+    return CUDA_SUCCESS;
+  };
+  d.cuModuleLoadData = [](CUmodule *m, const void *) { *m = reinterpret_cast<CUmodule>(2); return CUDA_SUCCESS; };
+  d.cuModuleGetFunction = [](CUfunction *f, CUmodule, const char *) {
+    *f = reinterpret_cast<CUfunction>(3);
+    return CUDA_SUCCESS;
+  };
+  d.cuModuleUnload = [](CUmodule) { return CUDA_SUCCESS; };
+  d.cuFuncSetAttribute = [](CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; };
+  d.cuOccupancyMaxActiveClusters = [](int *n, CUfunction, const CUlaunchConfig *) { *n = 66; return CUDA_SUCCESS; };
+  d.cuTensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+    return CUDA_SUCCESS;
+  };
+  d.cuMemAlloc = [](CUdeviceptr *p, size_t) {
+    if (++fake.allocations == fake.failAllocation)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = fake.next += 1 << 20;
+    fake.live.insert(*p);
+    return CUDA_SUCCESS;
+  };
+  d.cuMemFree = [](CUdeviceptr p) { return fake.live.erase(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; };
+  d.cuMemsetD8Async = [](CUdeviceptr, unsigned char, size_t, CUstream) { return CUDA_SUCCESS; };
+  d.cuMemcpy2DAsync = [](const CUDA_MEMCPY2D *, CUstream) { return CUDA_SUCCESS; };
+  d.cuLaunchKernel = [](CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, CUstream, void **, void **) { return CUDA_SUCCESS; };
+  return d;
+}
+
+struct Fault : ::testing::Test {
+  Fault() {
+    fake = FakeState();
+    setCudaDriverForTesting(&driver);
+  }
+  ~Fault() override { setCudaDriverForTesting(nullptr); }
+  CudaDriver driver = fakeDriver();
+};
+
+mepi::Tensor tensor(std::vector<int64_t> shape, uintptr_t address) {
+  mepi::Tensor t;
+  t.data = reinterpret_cast<void *>(address);
+  t.dtype = mepi::DType::BFloat16;
+  t.shape = std::move(shape);
+  return t;
+}
+} // namespace
+
+// GELU_AUX_BIAS with result_amax: two outputs besides D. The second one's allocation fails:
+// nothing of the first may stay half-recorded, and the retry gives both.
+TEST_F(Fault, AFailedAuxAllocationLeavesNothingBehind) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  options.resultAmax = true;
+  mepi::Matmul mm(tensor({256, 128}, 0x7f0000000000), tensor({128, 192}, 0x7f0000100000),
+                  std::nullopt, 1.0f, std::nullopt, {}, options);
+  mm.plan(mepi::Epilog::GeluAuxBias, {tensor({256}, 0x7f0000200000)});
+  fake.failAllocation = 3; // D, gelu_aux, then result_amax
+  EXPECT_THROW(mm.execute(), mepi::Error);
+  size_t afterFailure = fake.live.size(); // D (kept for the retry) and nothing else
+  EXPECT_EQ(afterFailure, 1u);
+  EXPECT_TRUE(mm.auxOutputs().empty());
+  mm.execute();
+  EXPECT_EQ(mm.auxOutputs().size(), 2u);
+  EXPECT_TRUE(mm.auxOutputs().count("gelu_aux"));
+  EXPECT_TRUE(mm.auxOutputs().count("result_amax"));
+  for (const auto &[key, t] : mm.auxOutputs())
+    EXPECT_TRUE(fake.live.count(reinterpret_cast<CUdeviceptr>(t.data))) << key;
+  mm.free();
+  EXPECT_TRUE(fake.live.empty()) << "free() releases every allocation";
+}
