@@ -17,8 +17,11 @@ struct FakeState {
   std::set<CUdeviceptr> live;
   CUdeviceptr next = 0x7e0000000000;
   int allocations = 0, failAllocation = 0;
+  int launches = 0;
 };
 FakeState fake;
+/// Addresses from here on are device 1's, below device 0's.
+constexpr CUdeviceptr kDevice1 = 0x7f1000000000;
 
 CudaDriver fakeDriver() {
   CudaDriver d;
@@ -28,8 +31,8 @@ CudaDriver fakeDriver() {
   d.cuCtxGetDevice = [](CUdevice *dev) { *dev = 0; return CUDA_SUCCESS; };
   d.cuDeviceGet = [](CUdevice *dev, int) { *dev = 0; return CUDA_SUCCESS; };
   d.cuDeviceGetAttribute = [](int *v, CUdevice_attribute, CUdevice) { *v = 132; return CUDA_SUCCESS; };
-  d.cuPointerGetAttribute = [](void *v, CUpointer_attribute, CUdeviceptr) {
-    *static_cast<int *>(v) = 0; // device 0
+  d.cuPointerGetAttribute = [](void *v, CUpointer_attribute, CUdeviceptr p) {
+    *static_cast<int *>(v) = p >= kDevice1 ? 1 : 0; // the device of the address
     return CUDA_SUCCESS;
   };
   d.cuModuleLoadData = [](CUmodule *m, const void *) { *m = reinterpret_cast<CUmodule>(2); return CUDA_SUCCESS; };
@@ -57,7 +60,10 @@ CudaDriver fakeDriver() {
   d.cuMemsetD8Async = [](CUdeviceptr, unsigned char, size_t, CUstream) { return CUDA_SUCCESS; };
   d.cuMemcpy2DAsync = [](const CUDA_MEMCPY2D *, CUstream) { return CUDA_SUCCESS; };
   d.cuLaunchKernel = [](CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, CUstream, void **, void **) { return CUDA_SUCCESS; };
+                        unsigned, CUstream, void **, void **) {
+    ++fake.launches;
+    return CUDA_SUCCESS;
+  };
   return d;
 }
 
@@ -101,4 +107,23 @@ TEST_F(Fault, AFailedAuxAllocationLeavesNothingBehind) {
     EXPECT_TRUE(fake.live.count(reinterpret_cast<CUdeviceptr>(t.data))) << key;
   mm.free();
   EXPECT_TRUE(fake.live.empty()) << "free() releases every allocation";
+}
+
+// An epilog input on another device than A: found before anything is launched (the kernel
+// would read it in A's context).
+TEST_F(Fault, AnEpilogInputOnAnotherDeviceIsRefusedBeforeLaunch) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  mepi::Matmul mm(tensor({256, 128}, 0x7f0000000000), tensor({128, 192}, 0x7f0000100000),
+                  std::nullopt, 1.0f, std::nullopt, {}, options);
+  mepi::Tensor bias = tensor({256}, kDevice1); // device 1's memory, declared as such
+  bias.device = 1;
+  mm.plan(mepi::Epilog::Bias, {bias});
+  try {
+    mm.execute();
+    ADD_FAILURE() << "executed with a bias on device 1";
+  } catch (const mepi::Error &e) {
+    EXPECT_STREQ(e.what(), "operand bias: expected memory on device 0 (operand a's), got device 1");
+  }
+  EXPECT_EQ(fake.launches, 0);
 }

@@ -48,6 +48,17 @@ TEST(MatmulApi, InconsistentStrides) {
             "operand a: expected positive strides, got [8, -1] for shape [8, 8]");
 }
 
+TEST(MatmulApi, OperandsOnAnotherDeviceThanA) {
+  mepi::Tensor a = tensor({8, 16}), b = tensor({16, 4}), c = tensor({8, 4});
+  b.device = 1;
+  EXPECT_EQ(errorOf([&] { mepi::Matmul(a, b); }),
+            "operand b: expected memory on device 0 (operand a's), got device 1");
+  b.device = 0;
+  c.device = 2;
+  EXPECT_EQ(errorOf([&] { mepi::Matmul(a, b, c, 1.0f, 0.5f); }),
+            "operand c: expected memory on device 0 (operand a's), got device 2");
+}
+
 TEST(MatmulApi, BetaAndC) {
   EXPECT_EQ(errorOf([] { mepi::Matmul mm(tensor({8, 8}), tensor({8, 8}), tensor({8, 8})); }),
             "operand c: beta is required with c");

@@ -153,8 +153,13 @@ void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std
                        dims(planned.strides), dims(got.strides)));
 }
 
-/// Device memory of the tensor's device (checked once per set of operands: a few driver calls).
-void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::string &name) {
+/// Device memory of the Matmul's device, a's (checked once per set of operands: a few driver
+/// calls): a kernel reads every operand in a's context.
+void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::string &name,
+                        int device) {
+  if (t.device != device)
+    fail(llvm::formatv("operand {0}: expected memory on device {1} (operand a's), got device {2}",
+                       name, device, t.device));
   int ordinal = -1;
   CUresult r = driver.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                             reinterpret_cast<CUdeviceptr>(t.data));
@@ -379,6 +384,12 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.problem.b = validated(b, "b", 2);
   if (c.has_value() != beta.has_value())
     fail(c ? "operand c: beta is required with c" : "beta given without operand c");
+  const Tensor *cTensor = c ? &*c : nullptr;
+  for (auto [t, name] : {std::pair{&b, "b"}, std::pair{cTensor, "c"}})
+    if (t && t->device != a.device)
+      fail(llvm::formatv("operand {0}: expected memory on device {1} (operand a's), got device "
+                         "{2}",
+                         name, a.device, t->device));
   s.problem.transposeA = qualifiers.transposeA;
   s.problem.transposeB = qualifiers.transposeB;
   s.problem.allowTF32 = options.allowTF32;
@@ -657,14 +668,16 @@ Tensor Matmul::execute(CUstream stream) {
     check(checkCuda(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"), "execute");
   }
   if (!s.pointersChecked) {
-    checkDevicePointer(driver, s.a, "a");
-    checkDevicePointer(driver, s.b, "b");
+    checkDevicePointer(driver, s.a, "a", s.a.device);
+    checkDevicePointer(driver, s.b, "b", s.a.device);
     if (s.c)
-      checkDevicePointer(driver, *s.c, "c");
+      checkDevicePointer(driver, *s.c, "c", s.a.device);
     for (size_t i = 0; i < s.builtinInputs.size(); ++i)
-      checkDevicePointer(driver, s.builtinInputs[i], s.problem.builtinInputs[i].key);
+      checkDevicePointer(driver, s.builtinInputs[i], s.problem.builtinInputs[i].key,
+                         s.a.device);
     for (size_t i = 0; i < s.userInputs.size(); ++i)
-      checkDevicePointer(driver, s.userInputs[i], "epilog input " + std::to_string(i));
+      checkDevicePointer(driver, s.userInputs[i], "epilog input " + std::to_string(i),
+                         s.a.device);
     s.pointersChecked = true;
   }
   if (!s.loaded)
