@@ -104,6 +104,10 @@ typedef struct {
 typedef struct {
   bool resultAmax;           /* also compute max |D|: aux output "result_amax" */
   MepiStringRef kernelConfig; /* empty: the planner's heuristic */
+  bool allowTF32;            /* f32 operands may be multiplied at TF32 precision */
+  bool hasResultType;        /* D's type is resultType (else A's) */
+  MepiDType resultType;
+  MepiStringRef arch;        /* empty: the device's (e.g. "sm_90a") */
 } MepiMatmulOptions;
 
 typedef struct {
@@ -162,6 +166,16 @@ MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTe
  *  result_amax), owned by `matmul`, allocated by the first execute: 0 before it (and before
  *  plan, and for a null handle). */
 int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul);
+
+/** The planned kernel's configuration as mepi's IR prints it, owned by `matmul` until the next
+ *  plan, autotune or destroy. */
+MepiLogicalResult mepiMatmulGetKernelConfiguration(MepiMatmul matmul, MepiStringRef *config,
+                                                   MepiError *error);
+
+/** Times the first `prune` candidate configurations (all when <= 0), `iterations` launches each
+ *  on `stream`, and plans the fastest (mepi::Matmul::autotune). */
+MepiLogicalResult mepiMatmulAutotune(MepiMatmul matmul, int iterations, int prune,
+                                     MepiStream stream, MepiError *error);
 
 /** Aux output `index` (in key order): its key and the tensor, valid until the next call on
  *  `matmul`. */

@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /** Version of this C API; bumped on every incompatible change. */
-#define MEPI_C_API_VERSION 1
+#define MEPI_C_API_VERSION 2 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch */
 
 /** The version of the C API the library implements (compare with MEPI_C_API_VERSION). */
 unsigned mepiGetApiVersion(void);

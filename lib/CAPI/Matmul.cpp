@@ -92,6 +92,11 @@ MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
       cppOptions.resultAmax = options->resultAmax;
       if (options->kernelConfig.data)
         cppOptions.kernelConfig.assign(options->kernelConfig.data, options->kernelConfig.length);
+      cppOptions.allowTF32 = options->allowTF32;
+      if (options->hasResultType)
+        cppOptions.resultType = dtypeOf(options->resultType);
+      if (options->arch.data)
+        cppOptions.arch.assign(options->arch.data, options->arch.length);
     }
     auto *handle = new CMatmul{mepi::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
                                             alpha, betaValue, {transposeA, transposeB},
@@ -195,6 +200,22 @@ int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul) {
   } catch (const std::exception &) {
     return 0;
   }
+}
+
+MepiLogicalResult mepiMatmulGetKernelConfiguration(MepiMatmul matmul, MepiStringRef *config,
+                                                   MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    m.text = m.matmul.kernelConfiguration();
+    if (config)
+      *config = {m.text.data(), m.text.size()};
+  });
+}
+
+MepiLogicalResult mepiMatmulAutotune(MepiMatmul matmul, int iterations, int prune,
+                                     MepiStream stream, MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    m.matmul.autotune(iterations, prune, reinterpret_cast<CUstream>(stream));
+  });
 }
 
 MepiLogicalResult mepiMatmulGetAuxOutput(MepiMatmul matmul, int index, MepiStringRef *key,

@@ -15,6 +15,7 @@ namespace mepi::capi {
 struct CMatmul {
   mepi::Matmul matmul;
   std::vector<int64_t> resultShape, resultStrides; // of the last tensor handed out
+  std::string text; // the last string handed out (the kernel configuration)
 };
 
 inline CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }

@@ -16,7 +16,7 @@ static void report(const char *what, MepiError error) {
 }
 
 int main(void) {
-  // CHECK: api version 1
+  // CHECK: api version 2
   printf("api version %u\n", mepiGetApiVersion());
 
   int64_t aShape[] = {8, 16}, bShape[] = {12, 8}, goodB[] = {16, 4}, biasShape[] = {4};
@@ -120,6 +120,27 @@ int main(void) {
   if (mepiLogicalResultIsFailure(mepiMatmulGetAuxOutput(withAmax, 0, &key, &auxTensor, &error)))
     report("aux output", error);
   mepiMatmulDestroy(withAmax);
+
+  // Options of API version 2: the target, D's type, TF32; the planned configuration.
+  int64_t f32A[] = {128, 64}, f32B[] = {96, 64};
+  MepiTensor a32 = {fakePointer(), 0, MEPI_DTYPE_F32, 2, f32A, NULL};
+  MepiTensor b32 = {fakePointer(), 0, MEPI_DTYPE_F32, 2, f32B, NULL};
+  MepiMatmulOptions tf32 = {false, {NULL, 0}, true, true, MEPI_DTYPE_BF16, {"sm_90a", 6}};
+  MepiMatmul fast = mepiMatmulCreateWithOptions(&a32, &b32, NULL, 1.0f, NULL, false, true,
+                                                &tf32, &error);
+  MepiStringRef config;
+  // CHECK: tf32 config: #mepi.kernel_config<wgmma, tile = [{{[0-9]+}}, {{[0-9]+}}, 32]
+  if (mepiLogicalResultIsSuccess(mepiMatmulPlan(fast, MEPI_EPILOG_DEFAULT, NULL, &error)) &&
+      mepiLogicalResultIsSuccess(mepiMatmulGetKernelConfiguration(fast, &config, &error)))
+    printf("tf32 config: %.*s\n", (int)config.length, config.data);
+  else
+    report("tf32", error);
+  mepiMatmulDestroy(fast);
+  // CHECK: config before plan: kernelConfiguration() called before plan()
+  MepiMatmul unplanned = mepiMatmulCreate(&a32, &b32, NULL, 1.0f, NULL, false, true, &error);
+  if (mepiLogicalResultIsFailure(mepiMatmulGetKernelConfiguration(unplanned, &config, &error)))
+    report("config before plan", error);
+  mepiMatmulDestroy(unplanned);
 
   // CHECK: reset: resetOperands: operand b: expected shape [16, 4], got [12, 8]
   b.shape = bShape;
