@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ ccache lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev libgtest-dev
-          mlir-22-tools zlib1g-dev libzstd-dev xz-utils python3)
+          mlir-22-tools zlib1g-dev libzstd-dev xz-utils python3 python3-pytest python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

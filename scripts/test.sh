@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs every test that needs no GPU:
 # the lit suite (check-mepi), the GoogleTest suites (runtime internals, the public API, the
-# runtime's error paths under a fake driver), and the GPU suite's problems compiled only.
+# runtime's error paths under a fake driver), the Python package's tests that need no GPU, and
+# the GPU suite's problems compiled only.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MEPI_BUILD_DIR:-$root/build}"
@@ -43,6 +44,10 @@ run_suite api-tests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
   's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-api-tests"
 run_suite fault-tests 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
   's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$build/bin/mepi-fault-tests"
+run_suite python 's/^\(.* \)\{0,1\}\([0-9][0-9]*\) passed.*/\2/p' \
+  's/^\(.* \)\{0,1\}\([0-9][0-9]*\) failed.*/\2/p' \
+  env PYTHONPATH="$root/python" MEPI_LIBRARY="$build/lib/libmepi.so.0" \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider "$root/python/tests"
 run_suite compile-only 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' \
   's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$build/bin/mepi-gpu-tests" --compile-only
 
@@ -53,6 +58,11 @@ cmake -G Ninja -S "$root/examples" -B "$build/examples" -DCMAKE_PREFIX_PATH="$bu
   > /dev/null
 ninja -C "$build/examples" > /dev/null
 echo "examples: built against the installed tree ($build/install)"
+# The installed Python package finds the installed libmepi beside it.
+pydir="$(dirname "$(dirname "$(find "$build/install" -path '*/python/mepi/_capi.py')")")"
+env -u MEPI_LIBRARY PYTHONPATH="$pydir" /usr/bin/python3 -c \
+  'import mepi, mepi._capi as c; print("python: imports from the installed tree:", c.lib._name)'
+
 
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$all_ok" -eq 1 ] && [ "$total_failed" -eq 0 ]

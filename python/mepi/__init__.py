@@ -1,0 +1,17 @@
+"""mepi: matrix multiplication with fused epilogs, JIT-compiled for the GPU.
+
+nvmath-python's Matmul API over mepi's C API (ctypes; no compiled extension):
+
+    import mepi, torch
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    with mepi.Matmul(a, a) as mm:
+        mm.plan(mepi.MatmulEpilog.GELU_BIAS, epilog_inputs={"bias": bias})
+        d = mm.execute()
+"""
+
+from ._capi import API_VERSION
+from ._matmul import Matmul, MatmulEpilog, MatmulOptions, MepiError, matmul
+from ._operands import DeviceArray
+
+__all__ = ["Matmul", "MatmulEpilog", "MatmulOptions", "MepiError", "matmul", "DeviceArray",
+           "API_VERSION"]

@@ -1,0 +1,272 @@
+"""mepi.Matmul: nvmath-python's stateful matmul (plan, autotune, execute, reset, free) over
+mepi's C API."""
+
+import ctypes
+import dataclasses
+import enum
+from typing import Optional
+
+from . import _capi
+from ._operands import BF16, F16, F32, DeviceArray, Operand, to_package
+
+
+class MepiError(RuntimeError):
+    """An error mepi reported: its message names the operand and the expected and actual
+    values (and keeps the CUDA or nvJitLink code where there is one)."""
+
+
+class MatmulEpilog(enum.IntEnum):
+    """nvmath-python's epilogs (and SIGMOID, TANH, SILU), with the C API's values."""
+    DEFAULT = 0
+    BIAS = 1
+    RELU = 2
+    RELU_BIAS = 3
+    GELU = 4
+    GELU_BIAS = 5
+    SIGMOID = 6
+    TANH = 7
+    SILU = 8
+    RELU_AUX = 9
+    RELU_AUX_BIAS = 10
+    DRELU = 11
+    DRELU_BGRAD = 12
+    GELU_AUX = 13
+    GELU_AUX_BIAS = 14
+    DGELU = 15
+    DGELU_BGRAD = 16
+    BGRADA = 17
+    BGRADB = 18
+
+
+_RESULT_TYPES = {"float16": F16, "bfloat16": BF16, "float32": F32}
+
+
+@dataclasses.dataclass
+class MatmulOptions:
+    """What nvmath's MatmulOptions says that mepi does: `result_type` ('float16', 'bfloat16',
+    'float32'; None: A's), `allow_tf32` (f32 operands at TF32 precision), `result_amax`
+    (max |D| as the aux output 'result_amax'), and mepi's own `kernel_config` (a
+    #mepi.kernel_config to force) and `arch` ('sm_90a'; None: the device's)."""
+    result_type: Optional[str] = None
+    allow_tf32: bool = False
+    result_amax: bool = False
+    kernel_config: Optional[str] = None
+    arch: Optional[str] = None
+
+    def c_options(self):
+        if self.result_type is not None and self.result_type not in _RESULT_TYPES:
+            raise ValueError(f"options.result_type: expected one of "
+                             f"{sorted(_RESULT_TYPES)}, got {self.result_type!r}")
+        return _capi.MatmulOptions(
+            self.result_amax, _capi.StringRef.of(self.kernel_config or ""), self.allow_tf32,
+            self.result_type is not None, _RESULT_TYPES.get(self.result_type, 0),
+            _capi.StringRef.of(self.arch or ""))
+
+
+def _check(ok, error):
+    if ok is not None and ok.value != 0:
+        return
+    message = _capi.lib.mepiErrorGetMessage(error).text()
+    _capi.lib.mepiErrorDestroy(error)
+    raise MepiError(message)
+
+
+def _stream_handle(stream):
+    """A CUstream from an int, a torch or cupy stream, or None (the default stream)."""
+    if stream is None:
+        return None
+    if isinstance(stream, int):
+        return stream
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    raise TypeError(f"stream: expected an int, a torch or cupy stream or None, got "
+                    f"{type(stream).__name__}")
+
+
+def _on_device(obj, name):
+    """An operand on the GPU; numpy arrays are copied there (through cupy or torch), as nvmath
+    does, and their results come back as numpy."""
+    operand = Operand(obj, name)
+    if not operand.on_host:
+        return operand
+    try:
+        import cupy
+        return Operand(cupy.asarray(obj), name)
+    except ImportError:
+        pass
+    try:
+        import torch
+        return Operand(torch.from_numpy(obj).cuda(), name)
+    except ImportError:
+        raise TypeError(f"operand {name}: host arrays are copied to the GPU through cupy or "
+                        f"torch, and neither is installed") from None
+
+
+_INPUT_FIELDS = {"bias": "bias", "relu_aux": "reluAux", "gelu_aux": "geluAux"}
+
+
+class Matmul:
+    """D = epilog(alpha * A @ B + beta * C), planned once and executed many times (nvmath's
+    Matmul). A column-major matrix (contiguous columns) is read transposed, as nvmath infers."""
+
+    def __init__(self, a, b, c=None, *, alpha=1.0, beta=None, qualifiers=None, options=None,
+                 stream=None):
+        if qualifiers is not None:
+            raise ValueError("qualifiers: mepi takes the layout from the operands' strides "
+                             "(a transposed view is a column-major operand); got "
+                             f"{qualifiers!r}")
+        if isinstance(options, dict):
+            options = MatmulOptions(**options)
+        self.options = options or MatmulOptions()
+        self._stream = stream
+        self._package = Operand(a, "a").package
+        self._a, self._b, self._c = self._operands(a, b, c)
+        self._beta = beta
+        self._inputs = {}
+        error = _capi.Error()
+        a_matrix, transpose_a = self._a.as_matrix(True)
+        b_matrix, transpose_b = self._b.as_matrix(True)
+        self._views = (a_matrix, b_matrix)
+        beta_value = ctypes.c_float(beta) if beta is not None else None
+        c_options = self.options.c_options()
+        self._handle = _capi.lib.mepiMatmulCreateWithOptions(
+            ctypes.byref(a_matrix.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
+            ctypes.byref(self._c.c_tensor()) if self._c else None, float(alpha),
+            ctypes.byref(beta_value) if beta_value is not None else None, transpose_a,
+            transpose_b, ctypes.byref(c_options), ctypes.byref(error))
+        if not self._handle.ptr:
+            _check(None, error)
+
+    @staticmethod
+    def _operands(a, b, c):
+        return (_on_device(a, "a"), _on_device(b, "b"),
+                _on_device(c, "c") if c is not None else None)
+
+    def _c_inputs(self, epilog_inputs):
+        inputs = _capi.EpilogInputs()
+        for key, tensor in (epilog_inputs or {}).items():
+            if key not in _INPUT_FIELDS:
+                raise ValueError(f"epilog_inputs: unknown key {key!r}; expected one of "
+                                 f"{sorted(_INPUT_FIELDS)}")
+            operand = _on_device(tensor, key)
+            self._inputs[key] = operand
+            setattr(inputs, _INPUT_FIELDS[key], ctypes.pointer(operand.c_tensor()))
+        return inputs
+
+    def _live(self):
+        if not self._handle.ptr:
+            raise MepiError("the Matmul was freed")
+        return self._handle
+
+    def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
+        """Plans the problem with `epilog` (a MatmulEpilog) and compiles its kernel (or takes
+        it from the cache)."""
+        error = _capi.Error()
+        self._inputs = {}
+        inputs = self._c_inputs(epilog_inputs)
+        _check(_capi.lib.mepiMatmulPlanWithInputs(self._live(), int(MatmulEpilog(epilog)),
+                                                  ctypes.byref(inputs), ctypes.byref(error)),
+               error)
+
+    @property
+    def kernel_configuration(self):
+        """The planned kernel's configuration, as mepi's IR prints it."""
+        error, text = _capi.Error(), _capi.StringRef()
+        _check(_capi.lib.mepiMatmulGetKernelConfiguration(self._live(), ctypes.byref(text),
+                                                          ctypes.byref(error)), error)
+        return text.text()
+
+    def autotune(self, iterations=3, prune=0, stream=None):
+        """Times the candidate kernels on the current operands and plans the fastest."""
+        error = _capi.Error()
+        _check(_capi.lib.mepiMatmulAutotune(self._live(), iterations, prune,
+                                            _stream_handle(stream or self._stream),
+                                            ctypes.byref(error)), error)
+
+    def execute(self, stream=None):
+        """Runs the planned kernel; returns D, or (D, aux) where the epilog has aux outputs
+        (a dict by nvmath's keys), in the operands' package, sharing mepi's memory (rewritten
+        by the next execute)."""
+        error, result = _capi.Error(), _capi.Tensor()
+        handle = self._live()
+        _check(_capi.lib.mepiMatmulExecute(handle, _stream_handle(stream or self._stream),
+                                           ctypes.byref(result), ctypes.byref(error)), error)
+        d = self._result(DeviceArray(result, self))
+        count = _capi.lib.mepiMatmulGetNumAuxOutputs(handle)
+        if count == 0:
+            return d
+        aux = {}
+        for i in range(count):
+            key, tensor = _capi.StringRef(), _capi.Tensor()
+            _check(_capi.lib.mepiMatmulGetAuxOutput(handle, i, ctypes.byref(key),
+                                                    ctypes.byref(tensor), ctypes.byref(error)),
+                   error)
+            aux[key.text()] = self._result(DeviceArray(tensor, self))
+        return d, aux
+
+    def _result(self, array):
+        if self._package == "numpy":
+            try:
+                import cupy
+                return cupy.from_dlpack(array).get()
+            except ImportError:
+                return to_package(array, "torch").cpu().numpy()
+        return to_package(array, self._package)
+
+    def reset_operands(self, a=None, b=None, c=None, epilog_inputs=None):
+        """New operands (and epilog inputs) of the same layouts for later executes."""
+        a = a if a is not None else self._a.source
+        b = b if b is not None else self._b.source
+        c = c if c is not None else (self._c.source if self._c else None)
+        operands = self._operands(a, b, c)
+        keep = dict(self._inputs)
+        inputs = self._c_inputs(epilog_inputs or {k: v.source for k, v in keep.items()})
+        a_matrix, _ = operands[0].as_matrix(True)
+        b_matrix, _ = operands[1].as_matrix(True)
+        error = _capi.Error()
+        _check(_capi.lib.mepiMatmulResetOperandsWithInputs(
+            self._live(), ctypes.byref(a_matrix.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
+            ctypes.byref(operands[2].c_tensor()) if operands[2] else None, ctypes.byref(inputs),
+            ctypes.byref(error)), error)
+        self._a, self._b, self._c = operands
+        self._views = (a_matrix, b_matrix)
+
+    def release_operands(self):
+        """Forgets the operands; execute() fails until reset_operands()."""
+        _capi.lib.mepiMatmulReleaseOperands(self._live())
+        self._a = self._b = self._c = None
+        self._inputs = {}
+
+    def free(self):
+        """Releases mepi's memory (D, aux outputs, workspace) and the kernel."""
+        if self._handle.ptr:
+            _capi.lib.mepiMatmulDestroy(self._handle)
+            self._handle = _capi.Handle(None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.free()
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None:
+            self.free()
+
+
+def matmul(a, b, c=None, *, alpha=1.0, beta=None, epilog=MatmulEpilog.DEFAULT,
+           epilog_inputs=None, options=None, stream=None):
+    """The function form: plan and execute once. The result owns its memory (a copy in the
+    operands' package), as nvmath's function form returns a fresh tensor."""
+    with Matmul(a, b, c, alpha=alpha, beta=beta, options=options, stream=stream) as mm:
+        mm.plan(epilog, epilog_inputs)
+        result = mm.execute(stream)
+        if isinstance(result, tuple):
+            d, aux = result
+            return _copy(d), {k: _copy(v) for k, v in aux.items()}
+        return _copy(result)
+
+
+def _copy(x):
+    return x.clone() if hasattr(x, "clone") else x.copy()

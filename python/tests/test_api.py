@@ -1,0 +1,136 @@
+"""The Python package without a GPU: import, argument validation with clear errors, planning
+for sm_90a (kernels compile on any machine), and DLPack parsing. Operands are fake device
+arrays (__cuda_array_interface__ at an address nothing reads)."""
+
+import ctypes
+
+import pytest
+
+import mepi
+
+FAKE = 0x7F0000000000
+
+
+class FakeDeviceArray:
+    """A device array by __cuda_array_interface__ (as cupy or numba give one)."""
+
+    def __init__(self, shape, typestr="<f2", strides=None, offset=0):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": typestr, "data": (FAKE + offset, False),
+            "strides": strides, "version": 3}
+
+
+def sm90(**kwargs):
+    return mepi.MatmulOptions(arch="sm_90a", **kwargs)
+
+
+def test_import_and_epilogs():
+    assert mepi.API_VERSION == 2
+    for name in ["DEFAULT", "RELU", "RELU_AUX", "BIAS", "RELU_BIAS", "RELU_AUX_BIAS", "DRELU",
+                 "DRELU_BGRAD", "GELU", "GELU_AUX", "GELU_BIAS", "GELU_AUX_BIAS", "DGELU",
+                 "DGELU_BGRAD", "BGRADA", "BGRADB"]:  # nvmath-python's MatmulEpilog
+        assert hasattr(mepi.MatmulEpilog, name)
+
+
+def test_mismatched_k_names_both_operands():
+    with pytest.raises(mepi.MepiError, match="agree on K, got 16 and 12"):
+        mepi.Matmul(FakeDeviceArray((8, 16)), FakeDeviceArray((12, 8)))
+
+
+def test_unsupported_element_type():
+    with pytest.raises(TypeError, match="operand a: unsupported element type '<i4'"):
+        mepi.Matmul(FakeDeviceArray((8, 16), "<i4"), FakeDeviceArray((16, 8)))
+
+
+def test_not_an_array():
+    with pytest.raises(TypeError, match="operand b: expected an array with __dlpack__"):
+        mepi.Matmul(FakeDeviceArray((8, 16)), [[1.0]])
+
+
+def test_beta_needs_c_and_options_are_checked():
+    with pytest.raises(mepi.MepiError, match="beta given without operand c"):
+        mepi.Matmul(FakeDeviceArray((8, 16)), FakeDeviceArray((16, 8)), beta=0.5)
+    with pytest.raises(ValueError, match="options.result_type: expected one of"):
+        mepi.Matmul(FakeDeviceArray((8, 16)), FakeDeviceArray((16, 8)),
+                    options=sm90(result_type="int8"))
+    with pytest.raises(ValueError, match="qualifiers"):
+        mepi.Matmul(FakeDeviceArray((8, 16)), FakeDeviceArray((16, 8)), qualifiers=[1, 0])
+
+
+def test_plan_compiles_for_sm90a_and_names_the_kernel():
+    with mepi.Matmul(FakeDeviceArray((256, 512)), FakeDeviceArray((512, 384)),
+                     options=sm90()) as mm:
+        mm.plan(mepi.MatmulEpilog.RELU)
+        assert mm.kernel_configuration.startswith("#mepi.kernel_config<wgmma")
+
+
+def test_column_major_operands_are_read_transposed():
+    # A [M, K] with contiguous columns and B [K, N] with contiguous columns: the tensor-core
+    # kernels take both (given transposed), so the plan is a wgmma one.
+    a = FakeDeviceArray((256, 512), strides=(2, 512))
+    b = FakeDeviceArray((512, 384), strides=(2, 1024))
+    with mepi.Matmul(a, b, options=sm90()) as mm:
+        mm.plan()
+        assert "wgmma" in mm.kernel_configuration
+
+
+def test_f32_options_reach_the_plan():
+    # TF32 wgmma reads B K-major: a column-major B [K, N] (strides in bytes).
+    a, b = FakeDeviceArray((128, 64), "<f4"), FakeDeviceArray((64, 96), "<f4", strides=(4, 256))
+    with mepi.Matmul(a, b, options=sm90(allow_tf32=True, result_type="bfloat16")) as mm:
+        mm.plan()
+        assert ", 32]" in mm.kernel_configuration  # tf32's 32-element k-step
+
+
+def test_epilog_inputs_are_checked():
+    with mepi.Matmul(FakeDeviceArray((64, 32)), FakeDeviceArray((32, 16)), options=sm90()) as mm:
+        with pytest.raises(ValueError, match="unknown key 'bais'"):
+            mm.plan(mepi.MatmulEpilog.BIAS, {"bais": FakeDeviceArray((64,))})
+        with pytest.raises(mepi.MepiError, match=r"epilog input 0 \(row\) to have shape"):
+            mm.plan(mepi.MatmulEpilog.BIAS, {"bias": FakeDeviceArray((63,))})
+        mm.plan(mepi.MatmulEpilog.BIAS, {"bias": FakeDeviceArray((64,))})
+
+
+def test_calls_in_the_wrong_order():
+    mm = mepi.Matmul(FakeDeviceArray((64, 32)), FakeDeviceArray((32, 16)), options=sm90())
+    with pytest.raises(mepi.MepiError, match="called before plan"):
+        mm.kernel_configuration
+    mm.free()
+    with pytest.raises(mepi.MepiError, match="freed"):
+        mm.plan()
+    mm.free()  # twice is harmless
+
+
+def test_execute_without_usable_memory_is_an_error_not_a_crash():
+    # Without a GPU the driver is missing; with one, the fake address is not device memory.
+    with mepi.Matmul(FakeDeviceArray((64, 32)), FakeDeviceArray((32, 16)), options=sm90()) as mm:
+        mm.plan()
+        with pytest.raises(mepi.MepiError, match="CUDA|not memory CUDA knows"):
+            mm.execute()
+
+
+def test_host_arrays_through_dlpack():
+    numpy = pytest.importorskip("numpy")  # the Debian package python3-numpy (CI installs it)
+    a = numpy.zeros((8, 16), dtype=numpy.float16)
+    operand = mepi._operands.Operand(a, "a")  # DLPack parsed: a host array of float16
+    assert operand.on_host and operand.shape == (8, 16) and operand.strides == (16, 1)
+    assert operand.data == a.ctypes.data
+    with pytest.raises(TypeError, match="unsupported element type"):
+        mepi._operands.Operand(numpy.zeros((2, 2), dtype=numpy.int32), "a")
+
+
+def test_results_export_dlpack_and_cai():
+    tensor = mepi._capi.Tensor(FAKE, 0, 0, 2, (ctypes.c_int64 * 2)(4, 8),
+                               (ctypes.c_int64 * 2)(8, 1))
+    array = mepi.DeviceArray(tensor, owner=None)
+    cai = array.__cuda_array_interface__
+    assert cai["shape"] == (4, 8) and cai["typestr"] == "<f2" and cai["strides"] == (16, 2)
+    assert array.__dlpack_device__() == (2, 0)
+    capsule = array.__dlpack__()
+    back = mepi._operands.Operand.__new__(mepi._operands.Operand)
+    back.name, back._keep = "d", []
+    back._from_dlpack(type("Exported", (), {"__dlpack__": lambda self: capsule,
+                                            "__dlpack_device__": lambda self: (2, 0)})())
+    assert back.shape == (4, 8) and back.strides == (8, 1) and back.data == FAKE
+    del capsule, back
+    assert not mepi._operands._exported, "an unconsumed capsule frees its tensor"
