@@ -7,6 +7,7 @@ import enum
 from typing import Optional
 
 from . import _capi
+from ._epilog import Epilog, element_type_name
 from ._operands import BF16, F16, F32, DeviceArray, Operand, to_package
 
 
@@ -160,14 +161,36 @@ class Matmul:
         return self._handle
 
     def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
-        """Plans the problem with `epilog` (a MatmulEpilog) and compiles its kernel (or takes
-        it from the cache)."""
+        """Plans the problem with `epilog` (a MatmulEpilog, or a @mepi.epilog function) and
+        compiles its kernel (or takes it from the cache)."""
+        if isinstance(epilog, Epilog):
+            return self._plan_traced(epilog, epilog_inputs or {})
         error = _capi.Error()
         self._inputs = {}
         inputs = self._c_inputs(epilog_inputs)
         _check(_capi.lib.mepiMatmulPlanWithInputs(self._live(), int(MatmulEpilog(epilog)),
                                                   ctypes.byref(inputs), ctypes.byref(error)),
                error)
+
+    def _plan_traced(self, epilog, epilog_inputs):
+        missing = [n for n in epilog.inputs if n not in epilog_inputs]
+        extra = [n for n in epilog_inputs if n not in epilog.inputs]
+        if missing or extra:
+            raise ValueError(f"epilog_inputs: {epilog.fn.__name__} reads {epilog.inputs}; "
+                             f"missing {missing}, not read {extra}")
+        operands = [_on_device(epilog_inputs[n], n) for n in epilog.inputs]
+        d_type = self.options.result_type and _RESULT_TYPES[self.options.result_type]
+        d_type = element_type_name(self._a.dtype if d_type is None else d_type)
+        text = epilog.mlir(d_type, {n: element_type_name(o.dtype)
+                                    for n, o in zip(epilog.inputs, operands)})
+        tensors = (_capi.Tensor * max(len(operands), 1))(*[o.c_tensor() for o in operands])
+        kinds = (ctypes.c_int * max(len(operands), 1))(*epilog.kind_codes())
+        error = _capi.Error()
+        self._inputs = dict(zip(epilog.inputs, operands))
+        _check(_capi.lib.mepiMatmulPlanUserEpilog(
+            self._live(), _capi.StringRef.of(text), _capi.StringRef.of(epilog.name), tensors,
+            kinds, len(operands), None, 0, ctypes.byref(error)), error)
+        self.epilog_mlir = text
 
     @property
     def kernel_configuration(self):
