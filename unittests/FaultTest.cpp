@@ -18,6 +18,7 @@ struct FakeState {
   CUdeviceptr next = 0x7e0000000000;
   int allocations = 0, failAllocation = 0;
   int launches = 0;
+  CUresult launchResult = CUDA_SUCCESS, loadResult = CUDA_SUCCESS;
 };
 FakeState fake;
 /// Addresses from here on are device 1's, below device 0's.
@@ -35,7 +36,10 @@ CudaDriver fakeDriver() {
     *static_cast<int *>(v) = p >= kDevice1 ? 1 : 0; // the device of the address
     return CUDA_SUCCESS;
   };
-  d.cuModuleLoadData = [](CUmodule *m, const void *) { *m = reinterpret_cast<CUmodule>(2); return CUDA_SUCCESS; };
+  d.cuModuleLoadData = [](CUmodule *m, const void *) {
+    *m = reinterpret_cast<CUmodule>(2);
+    return fake.loadResult;
+  };
   d.cuModuleGetFunction = [](CUfunction *f, CUmodule, const char *) {
     *f = reinterpret_cast<CUfunction>(3);
     return CUDA_SUCCESS;
@@ -62,7 +66,7 @@ CudaDriver fakeDriver() {
   d.cuLaunchKernel = [](CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, CUstream, void **, void **) {
     ++fake.launches;
-    return CUDA_SUCCESS;
+    return fake.launchResult;
   };
   return d;
 }
@@ -126,4 +130,32 @@ TEST_F(Fault, AnEpilogInputOnAnotherDeviceIsRefusedBeforeLaunch) {
     EXPECT_STREQ(e.what(), "operand bias: expected memory on device 0 (operand a's), got device 1");
   }
   EXPECT_EQ(fake.launches, 0);
+}
+
+// Each driver failure has its status: out of memory, a failed launch, any other call.
+TEST_F(Fault, DriverFailuresHaveTheirStatus) {
+  auto statusOf = [](auto &&call) {
+    try {
+      call();
+    } catch (const mepi::Error &e) {
+      return e.status();
+    }
+    return mepi::Status::Internal; // no error at all
+  };
+  mepi::Options options;
+  options.arch = "sm_90a";
+  auto planned = [&] {
+    mepi::Matmul mm(tensor({256, 128}, 0x7f0000000000), tensor({128, 192}, 0x7f0000100000),
+                    std::nullopt, 1.0f, std::nullopt, {}, options);
+    mm.plan(mepi::Epilog::Relu);
+    return mm;
+  };
+  fake.failAllocation = 1;
+  EXPECT_EQ(statusOf([&] { planned().execute(); }), mepi::Status::AllocationFailed);
+  fake = FakeState();
+  fake.launchResult = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  EXPECT_EQ(statusOf([&] { planned().execute(); }), mepi::Status::LaunchFailed);
+  fake = FakeState();
+  fake.loadResult = CUDA_ERROR_INVALID_IMAGE;
+  EXPECT_EQ(statusOf([&] { planned().execute(); }), mepi::Status::CudaError);
 }

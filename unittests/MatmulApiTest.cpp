@@ -2,6 +2,8 @@
 // values, raised before anything is launched (no GPU needed: the pointers are never touched).
 #include "ApiTestSupport.h"
 
+#include <functional>
+
 #include <gtest/gtest.h>
 
 namespace {
@@ -134,6 +136,27 @@ TEST(MatmulApi, ExternalEpilogFunctionWithoutItsCodeNamesTheSymbol) {
   std::string e = errorOf([&] { mm.plan(mepi::UserEpilog{mlir, "epilog"}); });
   EXPECT_NE(e.find("nvJitLink link failed"), std::string::npos) << e;
   EXPECT_NE(e.find("Undefined reference to 'user_gelu'"), std::string::npos) << e;
+  try {
+    mm.plan(mepi::UserEpilog{mlir, "epilog"});
+    ADD_FAILURE() << "planned without user_gelu's code";
+  } catch (const mepi::Error &error) {
+    EXPECT_EQ(error.status(), mepi::Status::CompileFailed);
+    EXPECT_STREQ(mepi::statusName(error.status()), "compile failed");
+  }
+}
+
+TEST(MatmulApi, RefusedOperandsAndCallsAreInvalidValues) {
+  for (auto call : std::vector<std::function<void()>>{
+           [] { mepi::Matmul(tensor({8, 16}), tensor({12, 8})); },
+           [] { mepi::Matmul(tensor({8, 16}), tensor({16, 4})).execute(); },
+           [] { mepi::Matmul(tensor({8, 16}), tensor({16, 4})).plan(mepi::Epilog::Bias); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "no error";
+    } catch (const mepi::Error &error) {
+      EXPECT_EQ(error.status(), mepi::Status::InvalidValue) << error.what();
+    }
+  }
 }
 
 TEST(MatmulApi, UserEpilogSignatureMismatch) {

@@ -11,7 +11,8 @@ extern "C" {
 #endif
 
 /** Version of this C API; bumped on every incompatible change. */
-#define MEPI_C_API_VERSION 2 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch */
+#define MEPI_C_API_VERSION 2 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
+                               MepiStatus */
 
 /** The version of the C API the library implements (compare with MEPI_C_API_VERSION). */
 unsigned mepiGetApiVersion(void);
@@ -29,6 +30,18 @@ typedef struct {
 static inline bool mepiLogicalResultIsSuccess(MepiLogicalResult r) { return r.value != 0; }
 static inline bool mepiLogicalResultIsFailure(MepiLogicalResult r) { return r.value == 0; }
 
+/** What kind of failure an error is (mepi::Status in C++). */
+typedef enum {
+  MEPI_STATUS_SUCCESS = 0,           /* no error (a null MepiError) */
+  MEPI_STATUS_INVALID_VALUE = 1,     /* an operand, option or call the API refuses */
+  MEPI_STATUS_NOT_SUPPORTED = 2,     /* valid, but not something mepi does (yet) */
+  MEPI_STATUS_ALLOCATION_FAILED = 3, /* device memory could not be allocated */
+  MEPI_STATUS_COMPILE_FAILED = 4,    /* lowering to PTX or linking with nvJitLink failed */
+  MEPI_STATUS_LAUNCH_FAILED = 5,     /* the kernel launch failed */
+  MEPI_STATUS_CUDA_ERROR = 6,        /* another CUDA driver call failed */
+  MEPI_STATUS_INTERNAL = 7           /* a bug in mepi */
+} MepiStatus;
+
 /** An error: its message names the operand and the expected and actual values, and keeps the
  *  CUDA or nvJitLink code and log where there is one. Owned by the caller: mepiErrorDestroy. */
 typedef struct {
@@ -38,6 +51,8 @@ typedef struct {
 static inline bool mepiErrorIsNull(MepiError e) { return e.ptr == NULL; }
 /** The message; valid until the error is destroyed. */
 MepiStringRef mepiErrorGetMessage(MepiError error);
+/** Its kind (MEPI_STATUS_SUCCESS for a null error). */
+MepiStatus mepiErrorGetStatus(MepiError error);
 void mepiErrorDestroy(MepiError error);
 
 #ifdef __cplusplus

@@ -69,11 +69,15 @@ unsigned mepiGetApiVersion(void) { return MEPI_C_API_VERSION; }
 MepiStringRef mepiErrorGetMessage(MepiError error) {
   if (!error.ptr)
     return {"", 0};
-  auto *message = static_cast<std::string *>(error.ptr);
-  return {message->data(), message->size()};
+  auto *e = static_cast<CError *>(error.ptr);
+  return {e->message.data(), e->message.size()};
 }
 
-void mepiErrorDestroy(MepiError error) { delete static_cast<std::string *>(error.ptr); }
+MepiStatus mepiErrorGetStatus(MepiError error) {
+  return error.ptr ? static_cast<CError *>(error.ptr)->status : MEPI_STATUS_SUCCESS;
+}
+
+void mepiErrorDestroy(MepiError error) { delete static_cast<CError *>(error.ptr); }
 
 MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
                                        const MepiTensor *c, float alpha, const float *beta,
@@ -104,9 +108,9 @@ MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
                                {}, {}};
     return {handle};
   } catch (const mepi::Error &e) {
-    setError(error, e.what());
+    setError(error, e);
   } catch (const std::exception &e) {
-    setError(error, std::string("internal error: ") + e.what());
+    setError(error, std::string("internal error: ") + e.what(), MEPI_STATUS_INTERNAL);
   }
   return {nullptr};
 }

@@ -20,9 +20,20 @@ struct CMatmul {
 
 inline CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }
 
-inline void setError(MepiError *error, const std::string &message) {
+/// What a MepiError points to.
+struct CError {
+  std::string message;
+  MepiStatus status;
+};
+
+inline void setError(MepiError *error, const std::string &message,
+                     MepiStatus status = MEPI_STATUS_INVALID_VALUE) {
   if (error)
-    error->ptr = new std::string(message);
+    error->ptr = new CError{message, status};
+}
+
+inline void setError(MepiError *error, const mepi::Error &e) {
+  setError(error, e.what(), static_cast<MepiStatus>(e.status()));
 }
 
 inline mepi::DType dtypeOf(MepiDType dtype) {
@@ -63,9 +74,9 @@ template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, 
     f(*unwrap(m));
     return {1};
   } catch (const mepi::Error &e) {
-    setError(error, e.what());
+    setError(error, e);
   } catch (const std::exception &e) {
-    setError(error, std::string("internal error: ") + e.what());
+    setError(error, std::string("internal error: ") + e.what(), MEPI_STATUS_INTERNAL);
   }
   return {0};
 }

@@ -1,5 +1,6 @@
 // dlopen of libcuda and resolution of the driver symbol table.
 #include "Runtime/CudaDriver.h"
+#include "Runtime/ErrorCodes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -65,8 +66,10 @@ llvm::Expected<const CudaDriver &> mepi::runtime::cudaDriver() {
   if (const CudaDriver *driver = testingDriver.load())
     return *driver;
   static const LoadedDriver loaded = load();
-  if (!loaded.error.empty())
-    return llvm::createStringError(loaded.error);
+  if (!loaded.error.empty()) // a CUDA error for the API's status (ApiErrors.h)
+    return llvm::createStringError(
+        std::error_code(static_cast<int>(CUDA_ERROR_NOT_INITIALIZED), cudaCategory()),
+        loaded.error);
   return loaded.driver;
 }
 
@@ -81,5 +84,6 @@ llvm::Error mepi::runtime::checkCuda(CUresult result, llvm::StringRef what) {
     llvm::consumeError(driver.takeError());
   }
   return llvm::createStringError(
-      llvm::formatv("{0} failed: {1} ({2}): {3}", what, name, int(result), text));
+      std::error_code(static_cast<int>(result), cudaCategory()),
+      llvm::formatv("{0} failed: {1} ({2}): {3}", what, name, int(result), text).str());
 }

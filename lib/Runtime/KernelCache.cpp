@@ -120,7 +120,11 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
             warnOnce("mepi: warning: kernels are not kept on disk: " +
                      llvm::toString(std::move(e)));
       } else {
-        result.error = llvm::toString(compiled.takeError());
+        // The message and the code (the API's status: a compile failure, say) of the error.
+        llvm::handleAllErrors(compiled.takeError(), [&](const llvm::ErrorInfoBase &info) {
+          result.code = info.convertToErrorCode();
+          result.error += (result.error.empty() ? "" : "\n") + info.message();
+        });
       }
     }
     if (!result.kernel) {
@@ -131,7 +135,7 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
   }
   const Result &result = future.get();
   if (!result.kernel)
-    return llvm::createStringError(result.error);
+    return llvm::createStringError(result.code, result.error);
   return result.kernel;
 }
 

@@ -52,6 +52,7 @@ private:
   struct Result {
     Entry kernel;
     std::string error;
+    std::error_code code = llvm::inconvertibleErrorCode(); // the error's kind (ErrorCodes.h)
   };
   std::mutex mutex;
   std::map<std::string, std::shared_future<Result>> entries;

@@ -2,6 +2,7 @@
 #include "mepi/Matmul.h"
 #include "mepi/EpilogBuilder.h"
 
+#include "Runtime/ApiErrors.h"
 #include "Runtime/KernelCache.h"
 #include "Runtime/Launch.h"
 #include "Runtime/StagedOperand.h"
@@ -24,12 +25,12 @@ namespace {
 
 void check(llvm::Error error, const std::string &context) {
   if (error)
-    fail(context + ": " + llvm::toString(std::move(error)));
+    throwAsApiError(std::move(error), context);
 }
 
 template <typename T> T check(llvm::Expected<T> value, const std::string &context) {
   if (!value)
-    fail(context + ": " + llvm::toString(value.takeError()));
+    throwAsApiError(value.takeError(), context);
   return std::move(*value);
 }
 

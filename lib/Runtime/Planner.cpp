@@ -1,5 +1,6 @@
 // Planning a MatmulProblem into a mepi module and compiling it to a cubin.
 #include "Runtime/Planner.h"
+#include "Runtime/ErrorCodes.h"
 
 #include "Target/Pipeline.h"
 #include "Target/Registration.h"
@@ -21,6 +22,8 @@
 using namespace mlir;
 using namespace mlir::mepi;
 using ::mepi::runtime::CompiledKernel;
+using ::mepi::runtime::ErrorKind;
+using ::mepi::runtime::withKind;
 using ::mepi::runtime::ElementType;
 using ::mepi::runtime::MatmulProblem;
 using ::mepi::runtime::NamedLayout;
@@ -651,7 +654,7 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
   options.multiprocessors = problem.multiprocessors;
   buildLowerToPTXPipeline(pm, options);
   if (failed(pm.run(*planned->module)))
-    return diagnostics.error("lowering to PTX failed");
+    return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
 
   ModuleOp module = *planned->module;
   // The kernels became a gpu.binary; the launch left in the host function names the kernel,
@@ -663,15 +666,17 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
   });
   FailureOr<std::string> ptx = extractPTX(module);
   if (failed(ptx) || kernel.kernelName.empty())
-    return llvm::createStringError("lowering produced no kernel");
+    return withKind(llvm::createStringError("lowering produced no kernel"),
+                    ErrorKind::CompileFailed);
   if (!launchKnown)
-    return llvm::createStringError("lowering produced a launch of " + kernel.kernelName +
-                                   " that the runtime cannot read");
+    return withKind(llvm::createStringError("lowering produced a launch of " +
+                                            kernel.kernelName + " that the runtime cannot read"),
+                    ErrorKind::CompileFailed);
   kernel.ptx = std::move(*ptx);
 
   llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch);
   if (!linked)
-    return linked.takeError();
+    return withKind(linked.takeError(), ErrorKind::CompileFailed);
   kernel.cubin = std::move(linked->cubin);
   kernel.linkLog = std::move(linked->infoLog);
   return kernel;
@@ -689,15 +694,16 @@ auto ::mepi::runtime::compileKernelModule(llvm::StringRef mlir, llvm::StringRef 
   options.chip = arch.str();
   buildLowerToPTXPipeline(pm, options);
   if (failed(pm.run(*module)))
-    return diagnostics.error("lowering to PTX failed");
+    return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
   FailureOr<std::string> ptx = extractPTX(*module);
   if (failed(ptx))
-    return llvm::createStringError("lowering produced no PTX");
+    return withKind(llvm::createStringError("lowering produced no PTX"),
+                    ErrorKind::CompileFailed);
   CompiledModule compiled;
   compiled.ptx = std::move(*ptx);
   llvm::Expected<LinkedCubin> linked = linkCubin(compiled.ptx, {}, arch);
   if (!linked)
-    return linked.takeError();
+    return withKind(linked.takeError(), ErrorKind::CompileFailed);
   compiled.cubin = std::move(linked->cubin);
   return compiled;
 }

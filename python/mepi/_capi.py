@@ -92,6 +92,7 @@ _P = ctypes.POINTER
 _signatures = {
     "mepiGetApiVersion": (ctypes.c_uint, []),
     "mepiErrorGetMessage": (StringRef, [Error]),
+    "mepiErrorGetStatus": (ctypes.c_int, [Error]),
     "mepiErrorDestroy": (None, [Error]),
     "mepiMatmulCreateWithOptions": (Handle, [_P(Tensor), _P(Tensor), _P(Tensor), ctypes.c_float,
                                              _P(ctypes.c_float), ctypes.c_bool, ctypes.c_bool,

@@ -11,9 +11,19 @@ from ._epilog import Epilog, element_type_name
 from ._operands import BF16, F16, F32, DeviceArray, Operand, to_package
 
 
+STATUSES = {1: "invalid value", 2: "not supported", 3: "allocation failed",
+            4: "compile failed", 5: "launch failed", 6: "CUDA error", 7: "internal error"}
+
+
 class MepiError(RuntimeError):
     """An error mepi reported: its message names the operand and the expected and actual
-    values (and keeps the CUDA or nvJitLink code where there is one)."""
+    values (and keeps the CUDA or nvJitLink code where there is one); `status` says what kind
+    of failure it is ('invalid value', 'not supported', 'allocation failed', 'compile failed',
+    'launch failed', 'CUDA error', 'internal error')."""
+
+    def __init__(self, message, status="invalid value"):
+        super().__init__(message)
+        self.status = status
 
 
 class MatmulEpilog(enum.IntEnum):
@@ -68,8 +78,9 @@ def _check(ok, error):
     if ok is not None and ok.value != 0:
         return
     message = _capi.lib.mepiErrorGetMessage(error).text()
+    status = STATUSES.get(_capi.lib.mepiErrorGetStatus(error), "internal error")
     _capi.lib.mepiErrorDestroy(error)
-    raise MepiError(message)
+    raise MepiError(message, status)
 
 
 def _stream_handle(stream):

@@ -33,8 +33,9 @@ def test_import_and_epilogs():
 
 
 def test_mismatched_k_names_both_operands():
-    with pytest.raises(mepi.MepiError, match="agree on K, got 16 and 12"):
+    with pytest.raises(mepi.MepiError, match="agree on K, got 16 and 12") as error:
         mepi.Matmul(FakeDeviceArray((8, 16)), FakeDeviceArray((12, 8)))
+    assert error.value.status == "invalid value"
 
 
 def test_unsupported_element_type():

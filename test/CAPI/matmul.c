@@ -26,8 +26,11 @@ int main(void) {
 
   // CHECK: create: invalid matmul: {{.*}}expected op(a) and op(b) to agree on K, got 16 and 12
   MepiMatmul bad = mepiMatmulCreate(&a, &b, NULL, 1.0f, NULL, false, false, &error);
+  // CHECK-NEXT: status: 1
   // CHECK-NEXT: null handle: 1
+  MepiStatus status = mepiErrorGetStatus(error);
   report("create", error);
+  printf("status: %d\n", (int)status);
   printf("null handle: %d\n", mepiMatmulIsNull(bad));
 
   // CHECK: null pointer: operand a: null device pointer
