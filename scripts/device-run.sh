@@ -11,6 +11,7 @@
 #   scripts/device-run.sh sweep        mepi-bench --sweep (seeded random problems): sweep.log/.json
 #   scripts/device-run.sh tf32         mepi-bench --tf32 (f32 at TF32 precision): tf32.log/.json
 #   scripts/device-run.sh f32          mepi-bench --f32 (strict f32 against SGEMM): f32.log/.json
+#   scripts/device-run.sh python       the Python package's GPU tests beside torch: python.log
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -105,6 +106,14 @@ run_sweep() {
   return "${PIPESTATUS[0]}"
 }
 
+run_python() {
+  # The bundle carries the package (mepi/python) beside its libmepi.
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" \
+    python3 -m pytest -q -p no:cacheprovider "$bundle/python/tests" "$bundle/python/tests_gpu" \
+    2>&1 | tee "$out/python.log"
+  return "${PIPESTATUS[0]}"
+}
+
 run_f32() {
   "$bundle/bin/mepi-bench" --f32 --quick --json "$out/f32.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
     tee "$out/f32.log"
@@ -153,8 +162,9 @@ for set in "${@:-smoke}"; do
     sweep) run_sweep || status=1 ;;
     tf32) run_tf32 || status=1 ;;
     f32) run_f32 || status=1 ;;
+    python) run_python || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, sass)" >&2
        status=2 ;;
   esac
 done

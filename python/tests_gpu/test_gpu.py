@@ -1,0 +1,126 @@
+"""The Python package on the GPU (run by scripts/device-run.sh python, beside torch): results
+against an fp64 reference on random inputs with odd shapes, every operand source, Python
+epilogs, aux outputs, reset and the function form."""
+
+import numpy
+import pytest
+import torch
+
+import mepi
+
+DEVICE = "cuda"
+
+
+def reference(a, b, bias=None, activation=None):
+    d = a.double() @ b.double()
+    if bias is not None:
+        d = d + bias.double()[:, None]
+    if activation == "relu":
+        d = torch.relu(d)
+    if activation == "gelu":
+        d = torch.nn.functional.gelu(d, approximate="tanh")
+    return d
+
+
+def relative_error(got, want):
+    got = torch.as_tensor(got, device=DEVICE).double()
+    return float(torch.linalg.norm(got - want) / torch.linalg.norm(want))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (127, 129, 255), (1000, 1000, 1000), (257, 33, 4099)])
+def test_dense_against_fp64(dtype, m, n, k):
+    a = torch.randn(m, k, device=DEVICE, dtype=dtype)
+    b = torch.randn(k, n, device=DEVICE, dtype=dtype)
+    with mepi.Matmul(a, b) as mm:
+        mm.plan()
+        d = mm.execute()
+        assert isinstance(d, torch.Tensor) and d.dtype == dtype and d.shape == (m, n)
+        assert relative_error(d, reference(a, b)) < 1e-2
+
+
+def test_column_major_and_transposed_views():
+    a = torch.randn(300, 200, device=DEVICE, dtype=torch.bfloat16).t()  # [200, 300], col-major
+    b = torch.randn(257, 300, device=DEVICE, dtype=torch.bfloat16).t()  # [300, 257]
+    d = mepi.matmul(a, b)
+    assert relative_error(d, reference(a, b)) < 1e-2
+
+
+@pytest.mark.parametrize("epilog,activation", [(mepi.MatmulEpilog.BIAS, None),
+                                               (mepi.MatmulEpilog.RELU_BIAS, "relu"),
+                                               (mepi.MatmulEpilog.GELU_BIAS, "gelu")])
+def test_builtin_epilogs(epilog, activation):
+    a = torch.randn(333, 520, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(520, 264, device=DEVICE, dtype=torch.bfloat16)
+    bias = torch.randn(333, device=DEVICE, dtype=torch.bfloat16)
+    with mepi.Matmul(a, b) as mm:
+        mm.plan(epilog, epilog_inputs={"bias": bias})
+        assert relative_error(mm.execute(), reference(a, b, bias, activation)) < 1e-2
+
+
+def test_python_epilog():
+    @mepi.epilog(bias="row", scale="scalar")
+    def scaled_gelu(acc, bias, scale):
+        return mepi.math.gelu(acc * scale + bias)
+
+    a = torch.randn(257, 130, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(130, 99, device=DEVICE, dtype=torch.bfloat16)
+    bias = torch.randn(257, device=DEVICE, dtype=torch.float32)
+    scale = torch.tensor(0.5, device=DEVICE, dtype=torch.float32)
+    with mepi.Matmul(a, b) as mm:
+        mm.plan(scaled_gelu, epilog_inputs={"bias": bias, "scale": scale})
+        want = torch.nn.functional.gelu(0.5 * a.double() @ b.double() + bias.double()[:, None],
+                                        approximate="tanh")
+        assert relative_error(mm.execute(), want) < 1e-2
+
+
+def test_aux_outputs_and_reset():
+    a = torch.randn(256, 128, device=DEVICE, dtype=torch.float16)
+    b = torch.randn(128, 192, device=DEVICE, dtype=torch.float16)
+    bias = torch.randn(256, device=DEVICE, dtype=torch.float16)
+    with mepi.Matmul(a, b) as mm:
+        mm.plan(mepi.MatmulEpilog.GELU_AUX_BIAS, epilog_inputs={"bias": bias})
+        d, aux = mm.execute()
+        assert set(aux) == {"gelu_aux"}
+        assert relative_error(d, reference(a, b, bias, "gelu")) < 1e-2
+        a2 = torch.randn_like(a)
+        mm.reset_operands(a=a2)
+        d2, _ = mm.execute()
+        assert relative_error(d2, reference(a2, b, bias, "gelu")) < 1e-2
+
+
+def test_strict_and_tf32_f32():
+    a = torch.randn(300, 1000, device=DEVICE, dtype=torch.float32)
+    b = torch.randn(257, 1000, device=DEVICE, dtype=torch.float32).t()  # K-major, as TF32 reads
+    assert relative_error(mepi.matmul(a, b), reference(a, b)) < 1e-5
+    tf32 = mepi.matmul(a, b, options={"allow_tf32": True})
+    assert 1e-6 < relative_error(tf32, reference(a, b)) < 1e-3
+
+
+def test_numpy_in_numpy_out():
+    a = numpy.random.randn(65, 33).astype(numpy.float16)
+    b = numpy.random.randn(33, 17).astype(numpy.float16)
+    d = mepi.matmul(a, b)
+    assert isinstance(d, numpy.ndarray) and d.shape == (65, 17)
+    want = a.astype(numpy.float64) @ b.astype(numpy.float64)
+    assert numpy.linalg.norm(d - want) / numpy.linalg.norm(want) < 1e-2
+
+
+def test_cupy_operands():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.random.randn(100, 60).astype(cupy.float16)
+    b = cupy.random.randn(60, 40).astype(cupy.float16)
+    d = mepi.matmul(a, b)
+    assert isinstance(d, cupy.ndarray)
+    want = a.astype(cupy.float64) @ b.astype(cupy.float64)
+    assert float(cupy.linalg.norm(d - want) / cupy.linalg.norm(want)) < 1e-2
+
+
+def test_execute_on_a_torch_stream():
+    a = torch.randn(512, 512, device=DEVICE, dtype=torch.bfloat16)
+    stream = torch.cuda.Stream()
+    with mepi.Matmul(a, a, stream=stream) as mm:
+        mm.plan()
+        d = mm.execute()
+        stream.synchronize()
+        assert relative_error(d, reference(a, a)) < 1e-2
