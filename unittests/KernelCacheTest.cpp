@@ -105,6 +105,37 @@ TEST(KernelCache, KeyDependsOnEveryInput) {
   EXPECT_NE(base, kernelCacheKey("ir", "sm_90a", {object}));
 }
 
+// The build is known by its contents (the linker's build id), not by its file's size and time;
+// libdevice by its bytes, not by the toolkit's path.
+TEST(KernelCache, KeyHoldsTheBuildIdAndLibdevicesBytes) {
+  EXPECT_EQ(buildFingerprint().rfind("build-id ", 0), 0u) << buildFingerprint();
+  std::string libdevice = libdeviceFingerprint();
+  EXPECT_TRUE(libdevice == "none" || libdevice.size() == 64) << libdevice;
+  std::string base = kernelCacheKey("ir", "sm_90a", {});
+  // Another toolkit directory holding the same libdevice gives the same key.
+  std::string dir = "mepi-toolkit-copy";
+  llvm::sys::fs::create_directories(dir + "/nvvm/libdevice");
+  const char *cuda = std::getenv("CUDA_ROOT");
+  std::string original = cuda ? cuda : "/usr/local/cuda";
+  llvm::sys::fs::copy_file(original + "/nvvm/libdevice/libdevice.10.bc",
+                           dir + "/nvvm/libdevice/libdevice.10.bc");
+  setenv("CUDA_ROOT", dir.c_str(), 1);
+  EXPECT_EQ(libdeviceFingerprint(), libdevice);
+  EXPECT_EQ(kernelCacheKey("ir", "sm_90a", {}), base);
+  // Other bytes, another key.
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream(dir + "/nvvm/libdevice/libdevice.10.bc", ec) << "another libdevice";
+  }
+  setenv("CUDA_ROOT", (dir + "/.").c_str(), 1); // a path not read before in this process
+  EXPECT_NE(kernelCacheKey("ir", "sm_90a", {}), base);
+  if (cuda)
+    setenv("CUDA_ROOT", cuda, 1);
+  else
+    unsetenv("CUDA_ROOT");
+  llvm::sys::fs::remove_directories(dir);
+}
+
 namespace {
 /// A fresh directory for one test's on-disk cache.
 std::string tempCacheDir(const char *name) {

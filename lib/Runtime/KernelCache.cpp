@@ -9,28 +9,86 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
-#include <cstdlib>
+#include "Target/Pipeline.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
 #include <dlfcn.h>
-#include <sys/stat.h>
+#include <link.h>
+#include <map>
 
 using namespace mepi::runtime;
 
 namespace {
-/// The binary that holds this code (libmepi, or a program linking the runtime statically) by
-/// its size and modification time: a rebuilt compiler may generate other code for the same
-/// planned IR, and the version string does not change between builds. Read once per process.
-const std::string &buildFingerprint() {
+std::string sha256Hex(llvm::StringRef bytes) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(bytes)), true);
+}
+
+/// The GNU build id of the loaded object whose segments hold `address` ("" where it has none).
+std::string buildIdAt(uintptr_t address) {
+  struct Search {
+    uintptr_t address;
+    std::string id;
+  } search{address, ""};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        auto &s = *static_cast<Search *>(data);
+        bool holds = false;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          holds |= ph.p_type == PT_LOAD && s.address >= begin && s.address < begin + ph.p_memsz;
+        }
+        if (!holds)
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE)
+            continue;
+          const char *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+          const char *end = p + ph.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *note = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof(*note);
+            const char *desc = name + ((note->n_namesz + 3) & ~3u);
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0)
+              s.id = llvm::toHex(llvm::StringRef(desc, note->n_descsz), true);
+            p = desc + ((note->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.id;
+}
+} // namespace
+
+const std::string &mepi::runtime::buildFingerprint() {
   static const std::string fingerprint = [] {
+    uintptr_t self = reinterpret_cast<uintptr_t>(&kernelCacheKey);
+    if (std::string id = buildIdAt(self); !id.empty())
+      return "build-id " + id;
     Dl_info info;
-    struct stat st;
-    if (!dladdr(reinterpret_cast<void *>(&kernelCacheKey), &info) || !info.dli_fname ||
-        stat(info.dli_fname, &st) != 0)
-      return std::string("unknown");
-    return std::to_string(st.st_size) + "@" + std::to_string(st.st_mtime);
+    if (dladdr(reinterpret_cast<void *>(self), &info) && info.dli_fname)
+      if (auto bytes = llvm::MemoryBuffer::getFile(info.dli_fname, /*IsText=*/false))
+        return "sha256 " + sha256Hex((*bytes)->getBuffer());
+    return std::string("unknown");
   }();
   return fingerprint;
 }
-} // namespace
+
+std::string mepi::runtime::libdeviceFingerprint() {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known; // by path
+  std::string path = mlir::mepi::defaultCudaToolkitPath() + "/nvvm/libdevice/libdevice.10.bc";
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = known.try_emplace(path, "none");
+  if (inserted)
+    if (auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false))
+      it->second = sha256Hex((*bytes)->getBuffer());
+  return it->second;
+}
 
 #ifndef MEPI_VERSION_STRING
 #define MEPI_VERSION_STRING "unknown"
@@ -64,11 +122,8 @@ std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::Strin
     field("object-kind", std::to_string(static_cast<int>(object.kind)));
     field("object", llvm::StringRef(object.bytes.data(), object.bytes.size()));
   }
-  // The toolkit whose libdevice is linked changes the generated code.
-  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"}) {
-    const char *value = std::getenv(var);
-    field(var, value ? value : "");
-  }
+  // The libdevice that is linked changes the generated code: its bytes, not its path.
+  field("libdevice", libdeviceFingerprint());
   std::array<uint8_t, 32> digest = hash.final();
   return llvm::toHex(digest, /*LowerCase=*/true);
 }

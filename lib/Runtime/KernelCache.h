@@ -16,10 +16,19 @@
 
 namespace mepi::runtime {
 
-/// The cache key (hex SHA-256): mepi's version and build (the size and time of the binary that
-/// holds the compiler), the planned module's canonical text, the target
-/// arch and its multiprocessors (0: the chip's reference figure), nvJitLink's and the driver's
-/// versions, the user objects' bytes and the environment that changes codegen.
+/// The binary that holds the compiler (libmepi, or a program linking the runtime statically):
+/// its GNU build id, else the SHA-256 of its bytes. A rebuilt compiler may generate other code
+/// for the same planned IR, and the version string does not change between builds. Computed
+/// once per process.
+const std::string &buildFingerprint();
+/// The SHA-256 of the libdevice the lowering links (the toolkit of $CUDA_ROOT, $CUDA_HOME,
+/// $CUDA_PATH or /usr/local/cuda), "none" where there is none.
+std::string libdeviceFingerprint();
+
+/// The cache key (hex SHA-256): mepi's version and build (buildFingerprint), the planned
+/// module's canonical text, the target arch and its multiprocessors (0: the chip's reference
+/// figure), nvJitLink's and the driver's versions, the user objects' bytes and libdevice's
+/// bytes (libdeviceFingerprint).
 std::string kernelCacheKey(llvm::StringRef plannedIR, llvm::StringRef arch,
                            llvm::ArrayRef<mlir::mepi::DeviceObject> objects,
                            int64_t multiprocessors = 0);
