@@ -12,7 +12,10 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <fcntl.h>
 #include <functional>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -464,4 +467,54 @@ TEST(DiskCache, ProcessesStoringTheSameKeyAtOnce) {
   EXPECT_EQ(entries, 1);
   EXPECT_TRUE(readFromDisk(dir));
   llvm::sys::fs::remove_directories(dir);
+}
+
+namespace {
+/// A kernel of about `bytes` bytes on disk (its cubin), to fill a bounded cache.
+CompiledKernel kernelOfSize(size_t bytes) {
+  CompiledKernel k;
+  k.kernelName = "k";
+  k.tile = {16, 16};
+  k.block = {256, 1, 1};
+  k.config = "#mepi.kernel_config<simt, tile = [16, 16, 1]>";
+  k.cubin.assign(bytes, 'x');
+  return k;
+}
+
+void setUsed(const std::string &dir, const std::string &key, int secondsAgo) {
+  auto when = std::chrono::system_clock::now() - std::chrono::seconds(secondsAgo);
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = std::chrono::system_clock::to_time_t(when);
+  times[0].tv_nsec = times[1].tv_nsec = 0;
+  ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/" + key + "/manifest.json").c_str(), times, 0), 0);
+}
+} // namespace
+
+// A bounded cache keeps what fits, removing the least recently used entries first: reading an
+// entry makes it the most recently used.
+TEST(DiskCache, TheLeastRecentlyUsedEntriesGoFirst) {
+  std::string dir = tempCacheDir("mepi-cache-bounded");
+  DiskCache disk(dir, /*maxBytes=*/250 * 1024); // two 100 KiB entries and their small files
+  ASSERT_FALSE(bool(disk.store("k1", kernelOfSize(100 * 1024))));
+  ASSERT_FALSE(bool(disk.store("k2", kernelOfSize(100 * 1024))));
+  setUsed(dir, "k1", 300);
+  setUsed(dir, "k2", 200);
+  EXPECT_TRUE(disk.load("k1").has_value()); // k1 used now: k2 is the least recent
+  ASSERT_FALSE(bool(disk.store("k3", kernelOfSize(100 * 1024))));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/k1"));
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/k2"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/k3"));
+  // An entry larger than the bound stays (the one just stored is never evicted) alone.
+  ASSERT_FALSE(bool(disk.store("big", kernelOfSize(400 * 1024))));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/big"));
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/k1"));
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/k3"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(DiskCache, MaxBytesFromEnvironment) {
+  setenv("MEPI_CACHE_MAX_BYTES", "12345", 1);
+  EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), 12345u);
+  unsetenv("MEPI_CACHE_MAX_BYTES");
+  EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), uint64_t(4) << 30);
 }

@@ -12,6 +12,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mepi::runtime;
@@ -86,7 +88,14 @@ std::optional<std::string> whyNotPrivate(const std::string &path) {
 }
 } // namespace
 
-DiskCache::DiskCache(std::string directory) : directory(std::move(directory)) {
+uint64_t DiskCache::maxBytesFromEnvironment() {
+  if (const char *value = std::getenv("MEPI_CACHE_MAX_BYTES"); value && *value)
+    return std::strtoull(value, nullptr, 10);
+  return uint64_t(4) << 30;
+}
+
+DiskCache::DiskCache(std::string directory, uint64_t maxBytes)
+    : directory(std::move(directory)), maxBytes(maxBytes) {
   // Created private; an existing one must be private already (whyNotPrivate).
   if (std::error_code ec = llvm::sys::fs::create_directories(this->directory,
                                                              /*IgnoreExisting=*/true,
@@ -237,7 +246,48 @@ std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
     else
       kernel.plannedIR = std::move(*bytes);
   }
+  // Used now: the last to be evicted (evict() orders entries by their manifest's time).
+  ::utimensat(AT_FDCWD, (entry + "/manifest.json").c_str(), nullptr, 0);
   return kernel;
+}
+
+void DiskCache::evict(const std::string &keep) const {
+  if (maxBytes == 0)
+    return;
+  struct Entry {
+    std::string path;
+    uint64_t bytes = 0;
+    llvm::sys::TimePoint<> used;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(directory, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (name.starts_with(".") || it->type() != llvm::sys::fs::file_type::directory_file)
+      continue; // temporary directories (being written) and anything not an entry
+    Entry e{it->path(), 0, {}};
+    std::error_code fileEc;
+    for (llvm::sys::fs::directory_iterator f(e.path, fileEc), fend; f != fend && !fileEc;
+         f.increment(fileEc))
+      if (llvm::ErrorOr<llvm::sys::fs::basic_file_status> st = f->status())
+        e.bytes += st->getSize();
+    llvm::sys::fs::file_status manifest;
+    if (!llvm::sys::fs::status(e.path + "/manifest.json", manifest))
+      e.used = manifest.getLastModificationTime();
+    total += e.bytes;
+    entries.push_back(std::move(e));
+  }
+  llvm::sort(entries, [](const Entry &x, const Entry &y) { return x.used < y.used; });
+  for (const Entry &e : entries) {
+    if (total <= maxBytes)
+      break;
+    if (llvm::sys::path::filename(e.path) == keep)
+      continue;
+    if (!llvm::sys::fs::remove_directories(e.path))
+      total -= e.bytes;
+  }
 }
 
 llvm::Error DiskCache::store(const std::string &key, const CompiledKernel &kernel) const {
@@ -284,5 +334,6 @@ llvm::Error DiskCache::store(const std::string &key, const CompiledKernel &kerne
       return llvm::Error::success();
     return llvm::createStringError(ec, "cannot rename into " + directory + "/" + key);
   }
+  evict(key);
   return llvm::Error::success();
 }

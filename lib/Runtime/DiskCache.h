@@ -10,12 +10,14 @@
 // The cache directory must belong to this user and be closed to others' writes (created 0700):
 // a directory others can write could hand this process their code to run. Otherwise the cache
 // is not used, and kernels are compiled in every process. Links in place of entries are
-// removed, never followed.
+// removed, never followed. The entries are bounded in bytes ($MEPI_CACHE_MAX_BYTES, default 4
+// GiB), the least recently used going first.
 #ifndef MEPI_RUNTIME_DISKCACHE_H
 #define MEPI_RUNTIME_DISKCACHE_H
 
 #include "Runtime/Planner.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -23,8 +25,12 @@ namespace mepi::runtime {
 
 class DiskCache {
 public:
-  /// Creates `directory` (0700) if needed and checks that this user alone may write it.
-  explicit DiskCache(std::string directory);
+  /// Creates `directory` (0700) if needed and checks that this user alone may write it. The
+  /// entries are kept to `maxBytes` in all (0: no bound), the least recently used removed
+  /// first.
+  explicit DiskCache(std::string directory, uint64_t maxBytes = maxBytesFromEnvironment());
+  /// $MEPI_CACHE_MAX_BYTES, else 4 GiB.
+  static uint64_t maxBytesFromEnvironment();
   /// The directory from the environment, or none when disabled.
   static std::optional<std::string> directoryFromEnvironment();
 
@@ -40,7 +46,11 @@ public:
   const std::optional<std::string> &refused() const { return refusal; }
 
 private:
+  /// Removes the least recently used entries (by their manifest's time, which load() renews)
+  /// until the rest fit in maxBytes; never `keep`.
+  void evict(const std::string &keep) const;
   std::string directory;
+  uint64_t maxBytes;
   std::optional<std::string> refusal;
 };
 
