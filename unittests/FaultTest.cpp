@@ -19,6 +19,8 @@ struct FakeState {
   int allocations = 0, failAllocation = 0;
   int launches = 0;
   CUresult launchResult = CUDA_SUCCESS, loadResult = CUDA_SUCCESS;
+  std::vector<std::pair<CUdeviceptr, CUstream>> zeroed; // cuMemsetD8Async's buffers, streams
+  std::vector<CUstream> launchStreams;
 };
 FakeState fake;
 /// Addresses from here on are device 1's, below device 0's.
@@ -61,11 +63,15 @@ CudaDriver fakeDriver() {
     return CUDA_SUCCESS;
   };
   d.cuMemFree = [](CUdeviceptr p) { return fake.live.erase(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; };
-  d.cuMemsetD8Async = [](CUdeviceptr, unsigned char, size_t, CUstream) { return CUDA_SUCCESS; };
+  d.cuMemsetD8Async = [](CUdeviceptr p, unsigned char, size_t, CUstream stream) {
+    fake.zeroed.push_back({p, stream});
+    return CUDA_SUCCESS;
+  };
   d.cuMemcpy2DAsync = [](const CUDA_MEMCPY2D *, CUstream) { return CUDA_SUCCESS; };
   d.cuLaunchKernel = [](CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, CUstream, void **, void **) {
+                        unsigned, CUstream stream, void **, void **) {
     ++fake.launches;
+    fake.launchStreams.push_back(stream);
     return fake.launchResult;
   };
   return d;
@@ -158,4 +164,28 @@ TEST_F(Fault, DriverFailuresHaveTheirStatus) {
   fake = FakeState();
   fake.loadResult = CUDA_ERROR_INVALID_IMAGE;
   EXPECT_EQ(statusOf([&] { planned().execute(); }), mepi::Status::CudaError);
+}
+
+// A split-K kernel keeps counters and partial sums in its workspace: each stream gets its own,
+// zeroed in its own order, so that two streams never share them.
+TEST_F(Fault, EachStreamHasItsOwnWorkspace) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  options.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>";
+  mepi::Matmul mm(tensor({256, 1024}, 0x7f0000000000), tensor({1024, 192}, 0x7f0000400000),
+                  std::nullopt, 1.0f, std::nullopt, {}, options);
+  mm.plan();
+  auto one = reinterpret_cast<CUstream>(0x51), two = reinterpret_cast<CUstream>(0x52);
+  mm.execute(one);
+  mm.execute(one);
+  EXPECT_EQ(fake.live.size(), 2u); // D and stream one's workspace
+  mm.execute(two);
+  EXPECT_EQ(fake.live.size(), 3u); // and stream two's
+  ASSERT_EQ(fake.zeroed.size(), 2u);
+  EXPECT_NE(fake.zeroed[0].first, fake.zeroed[1].first);
+  EXPECT_EQ(fake.zeroed[0].second, one);
+  EXPECT_EQ(fake.zeroed[1].second, two);
+  EXPECT_EQ(fake.launchStreams, (std::vector<CUstream>{one, one, two}));
+  mm.free();
+  EXPECT_TRUE(fake.live.empty());
 }

@@ -160,6 +160,12 @@ struct AutotuneProgress {
   double ms = 0;
 };
 
+/// A planned matrix product, executed many times. Threads: one at a time per object (calls
+/// from two threads on one Matmul must be serialized by the caller); separate objects are
+/// independent, and planning from many threads at once is safe (the kernel caches are).
+/// Streams: execute() may go to several streams; each stream has its own workspace (split-K
+/// and stream-K counters) and staged operand copies, so their launches never share them, but D
+/// and the aux outputs are one set that every execute rewrites.
 class Matmul {
 public:
   /// Describes D = epilog(alpha * op(A) * op(B) + beta * C). `c` requires `beta`; A, B, C keep

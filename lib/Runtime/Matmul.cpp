@@ -267,23 +267,35 @@ struct Matmul::State {
   KernelCache::Entry kernel;
   std::optional<LoadedKernel> loaded;
   const CudaDriver *driver = nullptr;
-  std::unique_ptr<PreparedLaunch> prepared; // for the current operands; reset when they change
-  Tensor result;                            // D as execute() returns it
+  Tensor result; // D as execute() returns it
   CUdeviceptr d = 0;
   size_t dBytes = 0;
-  CUdeviceptr workspace = 0; // the plan's mepi.workspace, kept across executions and re-plans
-  size_t workspaceBytes = 0;
-  // The kernel the workspace was last zeroed for: each kernel leaves its own counters at zero,
-  // but another kernel's counters may lie where this one kept partial sums.
-  const void *workspaceZeroedFor = nullptr;
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
   // The problem the kernel was compiled for: `problem` with staged operands' layouts.
   MatmulProblem planned;
   // Operands the kernel reads from a copy refreshed before each launch: rows TMA cannot read in
-  // place (needsTmaStaging), or strict f32 split into TF32 parts (splitProblem).
+  // place (needsTmaStaging), or strict f32 split into TF32 parts (splitProblem). What the plan
+  // says; each stream has its own copies (StreamResources).
   std::optional<StagedOperand> stagedA, stagedB;
+  /// What one stream's executions use alone: the kernel's workspace (split-K and stream-K
+  /// counters and partial sums), the staged copies, and the launch prepared with them. Two
+  /// streams never share counters or copies, so a Matmul may run on several streams (D and the
+  /// aux outputs are shared: each execute rewrites them).
+  struct StreamResources {
+    CUdeviceptr workspace = 0;
+    size_t workspaceBytes = 0;
+    // The kernel the workspace was last zeroed for: each kernel leaves its own counters at
+    // zero, but another kernel's counters may lie where this one kept partial sums.
+    const void *workspaceZeroedFor = nullptr;
+    std::optional<StagedOperand> stagedA, stagedB;
+    std::unique_ptr<PreparedLaunch> prepared; // for the current operands
+    StreamResources() = default;
+    StreamResources(const StreamResources &) = delete; // lives in `streams`, in place
+    ~StreamResources() { freeDevice(workspace); }
+  };
+  std::map<CUstream, StreamResources> streams; // cleared by plan (before the module goes)
   int64_t maxUnitKSteps = 0; // split operands: what candidates may accumulate (StagedPlan)
 
   static void freeDevice(CUdeviceptr &ptr) {
@@ -302,19 +314,14 @@ struct Matmul::State {
     outputs.clear();
     aux.clear();
   }
-  void freeWorkspace() {
-    freeDevice(workspace);
-    workspaceBytes = 0;
-    workspaceZeroedFor = nullptr;
-  }
   void freeStaged() {
+    streams.clear();
     stagedA.reset();
     stagedB.reset();
   }
   void freeAll() {
     freeResult();
     freeOutputs();
-    freeWorkspace();
     freeStaged();
   }
   /// Allocates the epilog's outputs besides D (outputLayouts) and describes them in `aux`: all
@@ -365,15 +372,43 @@ struct Matmul::State {
     }
     return t;
   }
-  /// Refreshes the staged operands, then launches: the whole of one execution, in stream order.
-  CUresult launch(const CudaDriver &driver, CUstream stream) const {
-    for (auto [staged, tensor] : {std::pair{&stagedA, &a}, std::pair{&stagedB, &b}})
+  /// Refreshes the stream's staged operands, then launches: the whole of one execution, in
+  /// stream order.
+  CUresult launch(const CudaDriver &driver, const StreamResources &res, CUstream stream) const {
+    for (auto [staged, tensor] : {std::pair{&res.stagedA, &a}, std::pair{&res.stagedB, &b}})
       if (*staged)
         if (CUresult r = (*staged)->refresh(driver, reinterpret_cast<CUdeviceptr>(tensor->data),
                                             stream);
             r != CUDA_SUCCESS)
           return r;
-    return prepared->launch(driver, stream);
+    return res.prepared->launch(driver, stream);
+  }
+  /// The stream's workspace, zeroed for the planned kernel, and its staged copies.
+  void prepareStream(const CudaDriver &driver, StreamResources &res, CUstream stream) {
+    if (kernel->workspaceBytes > static_cast<int64_t>(res.workspaceBytes)) {
+      freeDevice(res.workspace);
+      res.workspaceBytes = 0;
+      res.workspaceZeroedFor = nullptr;
+      check(checkCuda(driver.cuMemAlloc(&res.workspace, kernel->workspaceBytes),
+                      "cuMemAlloc(workspace)"),
+            "execute");
+      res.workspaceBytes = kernel->workspaceBytes;
+    }
+    if (kernel->workspaceBytes > 0 && res.workspaceZeroedFor != kernel.get()) {
+      // Zero before the first launch of this kernel that counts in it, in that launch's
+      // stream order.
+      check(checkCuda(driver.cuMemsetD8Async(res.workspace, 0, kernel->workspaceBytes, stream),
+                      "cuMemsetD8Async(workspace)"),
+            "execute");
+      res.workspaceZeroedFor = kernel.get();
+    }
+    for (auto [planned, mine, name] : {std::tuple{&stagedA, &res.stagedA, "a"},
+                                       std::tuple{&stagedB, &res.stagedB, "b"}}) {
+      if (*planned && !*mine)
+        *mine = (*planned)->copyForAnotherStream();
+      if (*mine)
+        check((*mine)->prepare(driver, name), "execute");
+    }
   }
 };
 
@@ -635,8 +670,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   s.userData = nullptr;
   s.objects = std::move(objects);
   s.arch = arch;
-  s.pointersChecked = false;
-  s.prepared.reset(); // before the module it points into
+  s.pointersChecked = false; // the streams' launches went with freeStaged, before the module
   s.kernel = std::move(kernel);
   s.loaded.reset();
 }
@@ -649,9 +683,9 @@ Tensor Matmul::execute(CUstream stream) {
     fail("execute() called before plan()");
   if (s.released)
     fail("execute() after releaseOperands(): call resetOperands() first");
-  // Fast path: the same operands as last time; one cuLaunchKernel.
-  if (s.prepared) {
-    CUresult r = s.launch(*s.driver, stream);
+  // Fast path: the same operands as last time on this stream; one cuLaunchKernel.
+  if (auto it = s.streams.find(stream); it != s.streams.end() && it->second.prepared) {
+    CUresult r = s.launch(*s.driver, it->second, stream);
     if (r == CUDA_SUCCESS)
       return s.result;
     if (r != CUDA_ERROR_INVALID_CONTEXT) // else: this thread has no context yet, set it below
@@ -692,30 +726,13 @@ Tensor Matmul::execute(CUstream stream) {
   }
   if (s.outputs.size() != s.outputLayouts.size())
     s.allocateOutputs(driver, stream);
-  if (s.kernel->workspaceBytes > static_cast<int64_t>(s.workspaceBytes)) {
-    s.freeWorkspace();
-    check(checkCuda(driver.cuMemAlloc(&s.workspace, s.kernel->workspaceBytes),
-                    "cuMemAlloc(workspace)"),
-          "execute");
-    s.workspaceBytes = s.kernel->workspaceBytes;
-  }
-  if (s.kernel->workspaceBytes > 0 && s.workspaceZeroedFor != s.kernel.get()) {
-    // Zero before the first launch of this kernel that counts in it, in that launch's stream
-    // order (a re-plan to another kernel reuses the buffer, where the previous kernel's
-    // partial sums may lie over this one's counters).
-    check(checkCuda(driver.cuMemsetD8Async(s.workspace, 0, s.kernel->workspaceBytes, stream),
-                    "cuMemsetD8Async(workspace)"),
-          "execute");
-    s.workspaceZeroedFor = s.kernel.get();
-  }
-  for (auto [staged, name] : {std::pair{&s.stagedA, "a"}, std::pair{&s.stagedB, "b"}})
-    if (*staged)
-      check((*staged)->prepare(driver, name), "execute");
-  if (!s.prepared) {
+  State::StreamResources &res = s.streams[stream];
+  s.prepareStream(driver, res, stream);
+  if (!res.prepared) {
     LaunchArguments args;
-    args.workspace = s.workspace;
-    args.a = s.stagedA ? s.stagedA->buffer() : reinterpret_cast<CUdeviceptr>(s.a.data);
-    args.b = s.stagedB ? s.stagedB->buffer() : reinterpret_cast<CUdeviceptr>(s.b.data);
+    args.workspace = res.workspace;
+    args.a = res.stagedA ? res.stagedA->buffer() : reinterpret_cast<CUdeviceptr>(s.a.data);
+    args.b = res.stagedB ? res.stagedB->buffer() : reinterpret_cast<CUdeviceptr>(s.b.data);
     args.c = s.c ? reinterpret_cast<CUdeviceptr>(s.c->data) : 0;
     for (const Tensor &input : s.builtinInputs)
       args.builtinInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
@@ -727,11 +744,11 @@ Tensor Matmul::execute(CUstream stream) {
     for (const Tensor &input : s.userInputs)
       args.userInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
     args.userData = reinterpret_cast<uintptr_t>(s.userData);
-    s.prepared = check(
+    res.prepared = check(
         PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.planned, args),
         "execute");
   }
-  check(checkCuda(s.launch(driver, stream),
+  check(checkCuda(s.launch(driver, res, stream),
                   "cuLaunchKernel(" + s.kernel->kernelName + ")"),
         "execute");
 
@@ -795,7 +812,8 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.builtinInputs = std::move(builtinInputs);
   s.released = false;
   s.pointersChecked = false;
-  s.prepared.reset();
+  for (auto &[stream, res] : s.streams)
+    res.prepared.reset(); // prepared with the previous operands
 }
 
 std::string Matmul::kernelConfiguration() const {

@@ -46,6 +46,15 @@ auto StagedOperand::split(const SplitPlan &plan, llvm::StringRef arch)
   return operand;
 }
 
+StagedOperand StagedOperand::copyForAnotherStream() const {
+  StagedOperand operand;
+  operand.source = source;
+  operand.staged = staged;
+  operand.plan = plan;
+  operand.cubin = cubin;
+  return operand;
+}
+
 StagedOperand::StagedOperand(StagedOperand &&other) noexcept { *this = std::move(other); }
 
 StagedOperand &StagedOperand::operator=(StagedOperand &&other) noexcept {

@@ -20,6 +20,10 @@ public:
   /// The split parts of `plan`, written by its pre-pass (compiled for `arch` here).
   static llvm::Expected<StagedOperand> split(const SplitPlan &plan, llvm::StringRef arch);
 
+  /// The same staging with copies of its own (for another stream): nothing allocated or
+  /// loaded yet.
+  StagedOperand copyForAnotherStream() const;
+
   StagedOperand(StagedOperand &&other) noexcept;
   StagedOperand &operator=(StagedOperand &&other) noexcept;
   StagedOperand(const StagedOperand &) = delete;
