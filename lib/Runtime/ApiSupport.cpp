@@ -1,0 +1,189 @@
+// What the C++ API's implementation files share (see ApiSupport.h).
+#include "Runtime/ApiSupport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mepi;
+using namespace mepi::runtime;
+
+namespace mepi::api {
+
+[[noreturn]] void fail(const std::string &message) { throw Error(message); }
+
+void check(llvm::Error error, const std::string &context) {
+  if (error)
+    throwAsApiError(std::move(error), context);
+}
+
+std::string dims(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+ElementType elementType(DType dtype) {
+  switch (dtype) {
+  case DType::Float16: return ElementType::F16;
+  case DType::BFloat16: return ElementType::BF16;
+  case DType::Float32: return ElementType::F32;
+  case DType::UInt8: return ElementType::U8;
+  }
+  return ElementType::F32;
+}
+
+DType dtypeOf(ElementType type) {
+  switch (type) {
+  case ElementType::F16: return DType::Float16;
+  case ElementType::BF16: return DType::BFloat16;
+  case ElementType::U8: return DType::UInt8;
+  default: return DType::Float32;
+  }
+}
+
+const char *epilogName(Epilog epilog) {
+  switch (epilog) {
+  case Epilog::Default: return "DEFAULT";
+  case Epilog::Relu: return "RELU";
+  case Epilog::ReluAux: return "RELU_AUX";
+  case Epilog::Bias: return "BIAS";
+  case Epilog::ReluBias: return "RELU_BIAS";
+  case Epilog::ReluAuxBias: return "RELU_AUX_BIAS";
+  case Epilog::DRelu: return "DRELU";
+  case Epilog::DReluBGrad: return "DRELU_BGRAD";
+  case Epilog::Gelu: return "GELU";
+  case Epilog::GeluAux: return "GELU_AUX";
+  case Epilog::GeluBias: return "GELU_BIAS";
+  case Epilog::GeluAuxBias: return "GELU_AUX_BIAS";
+  case Epilog::DGelu: return "DGELU";
+  case Epilog::DGeluBGrad: return "DGELU_BGRAD";
+  case Epilog::Sigmoid: return "SIGMOID";
+  case Epilog::Tanh: return "TANH";
+  case Epilog::Silu: return "SILU";
+  case Epilog::BGradA: return "BGRADA";
+  case Epilog::BGradB: return "BGRADB";
+  }
+  return "?";
+}
+
+std::vector<std::pair<const char *, const Tensor *>> namedInputs(const EpilogInputs &inputs) {
+  std::vector<std::pair<const char *, const Tensor *>> named;
+  if (inputs.bias)
+    named.push_back({"bias", &*inputs.bias});
+  if (inputs.reluAux)
+    named.push_back({"relu_aux", &*inputs.reluAux});
+  if (inputs.geluAux)
+    named.push_back({"gelu_aux", &*inputs.geluAux});
+  return named;
+}
+
+OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank) {
+  if (t.shape.size() < minRank)
+    fail(llvm::formatv("operand {0}: expected rank >= {1}, got {2}", name, minRank,
+                       t.shape.size()));
+  for (int64_t d : t.shape)
+    if (d < 1)
+      fail(llvm::formatv("operand {0}: expected every dimension >= 1, got shape {1}", name,
+                         dims(t.shape)));
+  OperandLayout layout{elementType(t.dtype), t.shape,
+                       t.strides.empty() ? rowMajorStrides(t.shape) : t.strides};
+  if (layout.strides.size() != t.shape.size())
+    fail(llvm::formatv("operand {0}: expected {1} strides (one per dimension), got {2}", name,
+                       t.shape.size(), layout.strides.size()));
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    if (layout.strides[i] < 0 || (layout.strides[i] == 0 && t.shape[i] > 1))
+      fail(llvm::formatv("operand {0}: expected positive strides, got {1} for shape {2}", name,
+                         dims(layout.strides), dims(t.shape)));
+  if (!t.data)
+    fail(llvm::formatv("operand {0}: null device pointer", name));
+  unsigned bytes = elementTypeBytes(layout.type);
+  if (reinterpret_cast<uintptr_t>(t.data) % bytes != 0)
+    fail(llvm::formatv("operand {0}: pointer {1} is not aligned to its {2}-byte elements", name,
+                       t.data, bytes));
+  return layout;
+}
+
+std::vector<int64_t> broadcastBatch(const std::vector<int64_t> &a,
+                                    const std::vector<int64_t> &b) {
+  size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
+  std::vector<int64_t> out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i + ra >= r ? a[i + ra - r] : 1;
+    int64_t db = i + rb >= r ? b[i + rb - r] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(llvm::formatv("operands a and b: batch dimensions {0} and {1} do not broadcast "
+                         "(shapes {2} and {3})",
+                         da, db, dims(a), dims(b)));
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name) {
+  OperandLayout got = validated(now, name, planned.shape.size());
+  if (got.type != planned.type)
+    fail(llvm::formatv("resetOperands: operand {0}: expected dtype {1}, got {2}", name,
+                       elementTypeName(planned.type), elementTypeName(got.type)));
+  if (got.shape != planned.shape)
+    fail(llvm::formatv("resetOperands: operand {0}: expected shape {1}, got {2}", name,
+                       dims(planned.shape), dims(got.shape)));
+  if (got.strides != planned.strides)
+    fail(llvm::formatv("resetOperands: operand {0}: expected strides {1}, got {2}", name,
+                       dims(planned.strides), dims(got.strides)));
+}
+
+void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::string &name,
+                        int device) {
+  if (t.device != device)
+    fail(llvm::formatv("operand {0}: expected memory on device {1} (operand a's), got device {2}",
+                       name, device, t.device));
+  int ordinal = -1;
+  CUresult r = driver.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                            reinterpret_cast<CUdeviceptr>(t.data));
+  if (r != CUDA_SUCCESS) {
+    const char *code = "?";
+    driver.cuGetErrorName(r, &code);
+    fail(llvm::formatv("operand {0}: pointer {1} is not memory CUDA knows ({2})", name, t.data,
+                       code));
+  }
+  if (ordinal != t.device)
+    fail(llvm::formatv("operand {0}: expected memory on device {1}, got device {2}", name,
+                       t.device, ordinal));
+}
+
+unsigned commonAlignment(const void *a, const void *b) {
+  uintptr_t bits = reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b) | 16;
+  return static_cast<unsigned>(bits & (~bits + 1));
+}
+
+std::string deviceArch(int device) {
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver) {
+    llvm::consumeError(driver.takeError());
+    return "sm_90a"; // no driver: plan for Hopper
+  }
+  CUdevice dev;
+  int major = 0, minor = 0;
+  check(checkCuda(driver->cuDeviceGet(&dev, device), "cuDeviceGet"), "plan");
+  driver->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  driver->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  // The arch-specific variant unlocks wgmma/setmaxnreg on Hopper.
+  return llvm::formatv("sm_{0}{1}{2}", major, minor, major >= 9 ? "a" : "");
+}
+
+int64_t deviceMultiprocessors(int device) {
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver) {
+    llvm::consumeError(driver.takeError());
+    return 0;
+  }
+  CUdevice dev;
+  int count = 0;
+  if (driver->cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      driver->cuDeviceGetAttribute(&count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) !=
+          CUDA_SUCCESS)
+    return 0;
+  return count;
+}
+
+} // namespace mepi::api

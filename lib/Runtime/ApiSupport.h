@@ -1,0 +1,74 @@
+// What the C++ API's implementation files share: checks of the caller's tensors, dtype and
+// epilog names, device queries, and the errors they throw (mepi::Error).
+#ifndef MEPI_RUNTIME_APISUPPORT_H
+#define MEPI_RUNTIME_APISUPPORT_H
+
+#include "mepi/Matmul.h"
+
+#include "Runtime/ApiErrors.h"
+#include "Runtime/CudaDriver.h"
+#include "Runtime/Problem.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mepi::api {
+using runtime::CudaDriver;
+using runtime::ElementType;
+using runtime::OperandLayout;
+using runtime::throwAsApiError;
+
+/// Throws `message` as a mepi::Error (an invalid value).
+[[noreturn]] void fail(const std::string &message);
+
+/// Throws a runtime failure as a mepi::Error "context: message" with its status (ApiErrors.h).
+void check(llvm::Error error, const std::string &context);
+
+template <typename T> T check(llvm::Expected<T> value, const std::string &context) {
+  if (!value)
+    throwAsApiError(value.takeError(), context);
+  return std::move(*value);
+}
+
+/// "[2, 3]".
+std::string dims(const std::vector<int64_t> &v);
+
+/// The runtime's element type of an API dtype, and back.
+ElementType elementType(DType dtype);
+
+DType dtypeOf(ElementType type);
+
+/// nvmath-python's name of a built-in epilog ("RELU_BIAS").
+const char *epilogName(Epilog epilog);
+
+/// The given epilog inputs by key, in the order the built-in epilogs read them.
+std::vector<std::pair<const char *, const Tensor *>> namedInputs(const EpilogInputs &inputs);
+
+/// The layout of `t`, after checks that need no device: rank, strides, pointer.
+OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank);
+
+/// numpy.matmul's result batch shape of A and B.
+std::vector<int64_t> broadcastBatch(const std::vector<int64_t> &a,
+                                    const std::vector<int64_t> &b);
+
+/// resetOperands: `now` has the dtype, shape and strides the plan assumed.
+void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name);
+
+/// Device memory of the Matmul's device, a's (checked once per set of operands: a few driver
+/// calls): a kernel reads every operand in a's context.
+void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::string &name,
+                        int device);
+
+/// The largest power of two up to 16 that divides both addresses (TMA needs 16).
+unsigned commonAlignment(const void *a, const void *b);
+
+/// The device's target ("sm_90a" on Hopper), from the driver.
+std::string deviceArch(int device);
+
+/// The device's multiprocessors, or 0 without a driver (the chip's reference figure then).
+int64_t deviceMultiprocessors(int device);
+
+} // namespace mepi::api
+
+#endif // MEPI_RUNTIME_APISUPPORT_H

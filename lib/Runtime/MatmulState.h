@@ -1,0 +1,224 @@
+// Matmul's state, shared by the files that implement the C++ API's Matmul (Matmul.cpp,
+// MatmulAutotune.cpp): operands, the plan, the loaded kernel, memory, per-stream resources.
+#ifndef MEPI_RUNTIME_MATMULSTATE_H
+#define MEPI_RUNTIME_MATMULSTATE_H
+
+#include "Runtime/ApiSupport.h"
+#include "Runtime/KernelCache.h"
+#include "Runtime/Launch.h"
+#include "Runtime/StagedOperand.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace mepi::api {
+using runtime::checkCuda;
+using runtime::cudaDriver;
+using runtime::elementTypeBytes;
+using runtime::KernelCache;
+using runtime::LaunchArguments;
+using runtime::LoadedKernel;
+using runtime::MatmulProblem;
+using runtime::NamedLayout;
+using runtime::PreparedLaunch;
+using runtime::StagedOperand;
+
+/// autotune()'s choices, per problem (the kernel cache key of the problem planned without a
+/// forced configuration), for the life of the process.
+class TunedConfigs {
+public:
+  static TunedConfigs &global() {
+    static TunedConfigs tuned;
+    return tuned;
+  }
+  std::optional<std::string> find(const std::string &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = choices.find(key);
+    return it == choices.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  void remember(const std::string &key, const std::string &config) {
+    std::lock_guard<std::mutex> lock(mutex);
+    choices[key] = config;
+  }
+  bool empty() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return choices.empty();
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::string, std::string> choices;
+};
+
+/// The key of `planned` (its staged layouts, no forced configuration) for TunedConfigs.
+std::string tunedKey(MatmulProblem planned, const std::string &arch,
+                     llvm::ArrayRef<mlir::mepi::DeviceObject> objects);
+} // namespace mepi::api
+
+using namespace mepi::api;
+
+struct mepi::Matmul::State {
+  MatmulProblem problem; // without epilog/bias until plan()
+  Tensor a, b;
+  std::optional<Tensor> c;
+  std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
+  std::vector<Tensor> userInputs;
+  bool userInputReadsC = false; // the last user input is C (a builder epilog read it)
+  const void *userData = nullptr; // the user epilog's UserEpilog::userData
+  std::vector<mlir::mepi::DeviceObject> objects; // a user epilog's device code (re-plans)
+  std::string arch;                              // the target the kernel was compiled for
+  float alpha = 1.0f, beta = 0.0f;
+  Options options;
+  bool released = false;
+  bool pointersChecked = false; // operands checked against the driver since the last reset
+  KernelCache::Entry kernel;
+  std::optional<LoadedKernel> loaded;
+  const CudaDriver *driver = nullptr;
+  Tensor result; // D as execute() returns it
+  CUdeviceptr d = 0;
+  size_t dBytes = 0;
+  std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
+  std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
+  std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
+  // The problem the kernel was compiled for: `problem` with staged operands' layouts.
+  MatmulProblem planned;
+  // Operands the kernel reads from a copy refreshed before each launch: rows TMA cannot read in
+  // place (needsTmaStaging), or strict f32 split into TF32 parts (splitProblem). What the plan
+  // says; each stream has its own copies (StreamResources).
+  std::optional<StagedOperand> stagedA, stagedB;
+  /// What one stream's executions use alone: the kernel's workspace (split-K and stream-K
+  /// counters and partial sums), the staged copies, and the launch prepared with them. Two
+  /// streams never share counters or copies, so a Matmul may run on several streams (D and the
+  /// aux outputs are shared: each execute rewrites them).
+  struct StreamResources {
+    CUdeviceptr workspace = 0;
+    size_t workspaceBytes = 0;
+    // The kernel the workspace was last zeroed for: each kernel leaves its own counters at
+    // zero, but another kernel's counters may lie where this one kept partial sums.
+    const void *workspaceZeroedFor = nullptr;
+    std::optional<StagedOperand> stagedA, stagedB;
+    std::unique_ptr<PreparedLaunch> prepared; // for the current operands
+    StreamResources() = default;
+    StreamResources(const StreamResources &) = delete; // lives in `streams`, in place
+    ~StreamResources() { freeDevice(workspace); }
+  };
+  std::map<CUstream, StreamResources> streams; // cleared by plan (before the module goes)
+  int64_t maxUnitKSteps = 0; // split operands: what candidates may accumulate (StagedPlan)
+
+  static void freeDevice(CUdeviceptr &ptr) {
+    if (!ptr)
+      return;
+    if (auto driver = cudaDriver())
+      driver->cuMemFree(ptr);
+    else
+      llvm::consumeError(driver.takeError());
+    ptr = 0;
+  }
+  void freeResult() { freeDevice(d); }
+  void freeOutputs() {
+    for (CUdeviceptr &ptr : outputs)
+      freeDevice(ptr);
+    outputs.clear();
+    aux.clear();
+  }
+  void freeStaged() {
+    streams.clear();
+    stagedA.reset();
+    stagedB.reset();
+  }
+  void freeAll() {
+    freeResult();
+    freeOutputs();
+    freeStaged();
+  }
+  /// Allocates the epilog's outputs besides D (outputLayouts) and describes them in `aux`: all
+  /// or, where an allocation fails, none (what it had allocated is freed before the error), so
+  /// that a later execute() starts again from nothing.
+  void allocateOutputs(const CudaDriver &driver, CUstream stream) {
+    std::vector<CUdeviceptr> fresh;
+    try {
+      for (const NamedLayout &output : outputLayouts) {
+        size_t bytes = elementTypeBytes(output.layout.type);
+        for (size_t i = 0; i < output.layout.shape.size(); ++i)
+          if (output.layout.shape[i] > 1)
+            bytes += (output.layout.shape[i] - 1) * output.layout.strides[i] *
+                     elementTypeBytes(output.layout.type);
+        CUdeviceptr ptr = 0;
+        check(checkCuda(driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc(" + output.key + ")"),
+              "execute");
+        fresh.push_back(ptr);
+        // A bitmask's padding bytes are never written: give them a defined value once.
+        if (output.layout.type == ElementType::U8)
+          check(checkCuda(driver.cuMemsetD8Async(ptr, 0, bytes, stream),
+                          "cuMemsetD8Async(" + output.key + ")"),
+                "execute");
+      }
+    } catch (...) {
+      for (CUdeviceptr &ptr : fresh)
+        freeDevice(ptr);
+      throw;
+    }
+    freeOutputs();
+    outputs = std::move(fresh);
+    for (auto [output, ptr] : llvm::zip(outputLayouts, outputs))
+      aux[output.key] = auxTensor(output.layout, ptr);
+  }
+  /// An aux output as auxOutputs() returns it (nvmath-python's batched bias gradients are
+  /// [batch..., M, 1]).
+  Tensor auxTensor(const OperandLayout &layout, CUdeviceptr ptr) const {
+    Tensor t;
+    t.data = reinterpret_cast<void *>(ptr);
+    t.device = a.device;
+    t.dtype = dtypeOf(layout.type);
+    t.shape = layout.shape;
+    t.strides = layout.strides;
+    if (t.shape.size() > 1 && layout.type != ElementType::U8 &&
+        t.shape.size() + 1 == problem.d.shape.size()) {
+      t.shape.push_back(1);
+      t.strides.push_back(1);
+    }
+    return t;
+  }
+  /// Refreshes the stream's staged operands, then launches: the whole of one execution, in
+  /// stream order.
+  CUresult launch(const CudaDriver &driver, const StreamResources &res, CUstream stream) const {
+    for (auto [staged, tensor] : {std::pair{&res.stagedA, &a}, std::pair{&res.stagedB, &b}})
+      if (*staged)
+        if (CUresult r = (*staged)->refresh(driver, reinterpret_cast<CUdeviceptr>(tensor->data),
+                                            stream);
+            r != CUDA_SUCCESS)
+          return r;
+    return res.prepared->launch(driver, stream);
+  }
+  /// The stream's workspace, zeroed for the planned kernel, and its staged copies.
+  void prepareStream(const CudaDriver &driver, StreamResources &res, CUstream stream) {
+    if (kernel->workspaceBytes > static_cast<int64_t>(res.workspaceBytes)) {
+      freeDevice(res.workspace);
+      res.workspaceBytes = 0;
+      res.workspaceZeroedFor = nullptr;
+      check(checkCuda(driver.cuMemAlloc(&res.workspace, kernel->workspaceBytes),
+                      "cuMemAlloc(workspace)"),
+            "execute");
+      res.workspaceBytes = kernel->workspaceBytes;
+    }
+    if (kernel->workspaceBytes > 0 && res.workspaceZeroedFor != kernel.get()) {
+      // Zero before the first launch of this kernel that counts in it, in that launch's
+      // stream order.
+      check(checkCuda(driver.cuMemsetD8Async(res.workspace, 0, kernel->workspaceBytes, stream),
+                      "cuMemsetD8Async(workspace)"),
+            "execute");
+      res.workspaceZeroedFor = kernel.get();
+    }
+    for (auto [planned, mine, name] : {std::tuple{&stagedA, &res.stagedA, "a"},
+                                       std::tuple{&stagedB, &res.stagedB, "b"}}) {
+      if (*planned && !*mine)
+        *mine = (*planned)->copyForAnotherStream();
+      if (*mine)
+        check((*mine)->prepare(driver, name), "execute");
+    }
+  }
+};
+
+#endif // MEPI_RUNTIME_MATMULSTATE_H
