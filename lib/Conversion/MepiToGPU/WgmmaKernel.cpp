@@ -65,12 +65,10 @@ using namespace mlir::mepi;
 
 namespace mlir::mepi::wgmma {
 
-void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
-                                    ValueRange leading) const {
-  Location loc = op.getLoc();
-  Emitter e{b, loc};
-  Context c(spec(op));
-  const Sm90SharedLayout &layout = c.layout;
+/// The kernel-wide values of `c`: the problem's sizes and the spec's counts, the tensor maps
+/// and workspace among the `leading` arguments, the reductions' layouts.
+void WgmmaKernelGenerator::fillContext(Emitter &e, Context &c, MatmulOp op,
+                                       ValueRange leading) const {
   unsigned maps = 0;
   if (config.getTma()) {
     c.mapA = leading[maps++];
@@ -91,12 +89,17 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.batch = p.batch;
   c.unitsPerBatch = c.spec.unitsPerBatch();
   if (c.spec.needsWorkspace())
-    c.workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(),
-                                                leading[maps]);
+    c.workspace = LLVM::AddrSpaceCastOp::create(e.b, e.loc, e.globalPtr(), leading[maps]);
   int64_t workspaceBytes = 0;
   c.reductions = reductionLayouts(op, workspaceBytes);
   c.elementType = op.getA().getType().getElementType();
+}
 
+/// The block's base in dynamic shared memory (aligned to 1024 bytes for the 128-byte swizzle),
+/// its thread, warpgroup and cluster rank, the tile scheduler and the stage pipeline.
+void WgmmaKernelGenerator::emitBlockValues(Emitter &e, Context &c) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
   // The dynamic shared memory symbol, declared once per kernel module.
   auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
   if (!module.lookupSymbol(kSharedMemoryName)) {
@@ -114,6 +117,16 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
   c.scheduler.emplace(c.spec, c.rank);
   c.pipeline.emplace(c.base, c.layout, config.getStages(), cluster());
+}
+
+void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
+                                    ValueRange leading) const {
+  Location loc = op.getLoc();
+  Emitter e{b, loc};
+  Context c(spec(op));
+  const Sm90SharedLayout &layout = c.layout;
+  fillContext(e, c, op, leading);
+  emitBlockValues(e, c);
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
@@ -420,9 +433,6 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   bool pingpong = config.getPingpong();
   int64_t slices = slicesPerConsumer();
   WgmmaMainloop mainloop(c.spec, c.elementType, accType);
-
-  auto release = [&](Value it) { c.pipeline->emitRelease(e, it, isLeader); };
-
   Value localThread = e.rem(c.tid, e.i32(kWarpgroup));
 
   OpBuilder::InsertionGuard guard(b);
@@ -443,14 +453,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value hasPrevious = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                             units.getInductionVar(), grid);
   Value hasNext = e.ult(e.add(units.getInductionVar(), grid), e.i32(c.units));
-  auto turnBarrier = [&](Value which) { return e.add(which, e.i32(kMainloopTurnBarrier)); };
-  if (pingpong) {
-    auto wait = scf::IfOp::create(b, loc, hasPrevious, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard then(b);
-    b.setInsertionPointToStart(wait.thenBlock());
-    NVVM::BarrierOp::create(b, loc, Type(), turnBarrier(consumer), e.i32(2 * kWarpgroup),
-                            NVVM::BarrierReductionAttr(), Value());
-  }
+  if (pingpong)
+    emitPingpongTurn(e, hasPrevious, consumer);
   Value zero = LLVM::ZeroOp::create(b, loc, accType);
   // With operand sums the zeros are opaque, set before the loop variants (as theirs below).
   if (!sumsPlans.empty())
@@ -470,27 +474,58 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   UnitLoop u{unit,     sumsPlans, loopInit,    mainloop,       consumer,
              isLeader, localThread, f32Zero, onesDescriptor, hasNext};
-  auto emitMainLoop = [&](ArrayRef<bool> summing) {
+  SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
+  emitUnitEpilog(e, c, op, operands, u, loopResults);
+}
+
+/// Ping-pong: waits for the other consumer's main loop of the block's previous unit (the
+/// block's first unit has none).
+void WgmmaKernelGenerator::emitPingpongTurn(Emitter &e, Value hasPrevious,
+                                            Value consumer) const {
+  OpBuilder &b = e.b;
+  auto wait = scf::IfOp::create(b, e.loc, hasPrevious, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard then(b);
+  b.setInsertionPointToStart(wait.thenBlock());
+  NVVM::BarrierOp::create(b, e.loc, Type(), e.add(consumer, e.i32(kMainloopTurnBarrier)),
+                          e.i32(2 * kWarpgroup), NVVM::BarrierReductionAttr(), Value());
+}
+
+/// One main loop per combination of the sums plans active in this unit (a uniform branch per
+/// warpgroup), so that a loop issues only the wgmmas it needs, with no branch between them;
+/// `summing` says which of the first plans this branch sums.
+SmallVector<Value> WgmmaKernelGenerator::emitMainLoopVariants(Emitter &e, const Context &c,
+                                                              const UnitLoop &u,
+                                                              TypeRange resultTypes,
+                                                              SmallVector<bool> summing) const {
+  if (summing.size() == u.sumsPlans.size())
     return emitUnitMainLoop(e, c, u, summing);
-  };
-  // One main loop per combination of the sums plans active in this unit (a uniform branch per
-  // warpgroup), so that a loop issues only the wgmmas it needs, with no branch between them.
-  std::function<SmallVector<Value>(SmallVector<bool>)> emitVariants =
-      [&](SmallVector<bool> summing) -> SmallVector<Value> {
-    if (summing.size() == sumsPlans.size())
-      return emitMainLoop(summing);
-    auto ifOp = scf::IfOp::create(b, loc, loopResultTypes,
-                                  sumsPlans[summing.size()].active, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard branch(b);
-    for (bool active : {true, false}) {
-      b.setInsertionPointToStart(active ? ifOp.thenBlock() : ifOp.elseBlock());
-      SmallVector<bool> next(summing);
-      next.push_back(active);
-      scf::YieldOp::create(b, loc, emitVariants(next));
-    }
-    return ifOp.getResults();
-  };
-  SmallVector<Value> loopResults = emitVariants({});
+  OpBuilder &b = e.b;
+  auto ifOp = scf::IfOp::create(b, e.loc, resultTypes, u.sumsPlans[summing.size()].active,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard branch(b);
+  for (bool active : {true, false}) {
+    b.setInsertionPointToStart(active ? ifOp.thenBlock() : ifOp.elseBlock());
+    SmallVector<bool> next(summing);
+    next.push_back(active);
+    scf::YieldOp::create(b, e.loc, emitMainLoopVariants(e, c, u, resultTypes, next));
+  }
+  return ifOp.getResults();
+}
+
+/// After the unit's main loop (`loopResults`: the stage counter, the accumulators, the sums'
+/// fragments): releases its last stage, combines the operand sums, and emits the unit's epilog
+/// (through the workspace under split-K and stream-K) before the unit loop's yield.
+void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op,
+                                          const IRMapping &operands, const UnitLoop &u,
+                                          ArrayRef<Value> loopResults) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  bool pingpong = config.getPingpong();
+  int64_t slices = slicesPerConsumer();
+  const WorkUnit &unit = u.unit;
+  ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
+  Value consumer = u.consumer, localThread = u.localThread;
+  auto release = [&](Value it) { c.pipeline->emitRelease(e, it, u.isLeader); };
   Value itEnd = loopResults[0];
   SmallVector<Value> accs(ArrayRef<Value>(loopResults).slice(1, slices));
   ArrayRef<Value> carriedSums = ArrayRef<Value>(loopResults).drop_front(1 + slices);

@@ -200,6 +200,13 @@ private:
     const WgmmaMainloop &mainloop;
     Value consumer, isLeader, localThread, f32Zero, onesDescriptor, hasNext;
   };
+  void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
+  void emitPingpongTurn(Emitter &e, Value hasPrevious, Value consumer) const;
+  SmallVector<Value> emitMainLoopVariants(Emitter &e, const Context &c, const UnitLoop &u,
+                                          TypeRange resultTypes, SmallVector<bool> summing) const;
+  void emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
+                      const UnitLoop &u, ArrayRef<Value> loopResults) const;
+  void emitBlockValues(Emitter &e, Context &c) const;
   SmallVector<Value> emitUnitMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
                                       ArrayRef<bool> summing) const;
   static std::pair<SmallVector<size_t>, size_t> sumsLayout(ArrayRef<SumsPlan> plans,
