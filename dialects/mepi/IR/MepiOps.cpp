@@ -284,12 +284,14 @@ LogicalResult verifyExactBatch(MatmulOp op, StringRef what, ArrayRef<int64_t> sh
 // MatmulOp verifier (operands)
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulOp::verify() {
-  MemRefType aType = getA().getType(), bType = getB().getType(), dType = getD().getType();
+/// The operands' ranks and element types (cuBLASLt's combinations), and TF32's.
+static LogicalResult verifyRanksAndTypes(MatmulOp op) {
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
+             dType = op.getD().getType();
   for (auto [name, type] : {std::pair<StringRef, MemRefType>{"a", aType}, {"b", bType},
                             {"d", dType}})
     if (type.getRank() < 2)
-      return emitOpError() << "expected " << name << " to have rank >= 2, got "
+      return op.emitOpError() << "expected " << name << " to have rank >= 2, got "
                            << type.getRank();
 
   // Element types: cuBLASLt's combinations (fp8 mixes e4m3 and e5m2, never e5m2 x e5m2).
@@ -299,36 +301,42 @@ LogicalResult MatmulOp::verify() {
   bool fp8Pair = isFloat8(aElt) && isFloat8(bElt) &&
                  !(isa<Float8E5M2Type>(aElt) && isa<Float8E5M2Type>(bElt));
   if (!sameWide && !fp8Pair)
-    return emitOpError() << "unsupported operand element types " << aElt << " x " << bElt
+    return op.emitOpError() << "unsupported operand element types " << aElt << " x " << bElt
                          << "; expected f16 x f16, bf16 x bf16, f32 x f32 or an fp8 pair "
                             "(f8E4M3FN x f8E4M3FN, f8E4M3FN x f8E5M2, f8E5M2 x f8E4M3FN)";
   if (!isWideFloat(dElt) && !(fp8Pair && isFloat8(dElt)))
-    return emitOpError() << "unsupported d element type " << dElt << " for " << aElt
+    return op.emitOpError() << "unsupported d element type " << dElt << " for " << aElt
                          << " operands; expected f16, bf16 or f32"
                          << (fp8Pair ? " or an fp8 type" : "");
 
-  if (getCompute() == ComputeType::TF32 && !(aElt.isF32() && bElt.isF32()))
-    return emitOpError() << "expected f32 operands for tf32 compute, got " << aElt << " x "
+  if (op.getCompute() == ComputeType::TF32 && !(aElt.isF32() && bElt.isF32()))
+    return op.emitOpError() << "expected f32 operands for tf32 compute, got " << aElt << " x "
                          << bElt;
+  return success();
+}
 
+/// op(A) is M x K, op(B) is K x N, D is M x N, batch dimensions broadcast as numpy.matmul does.
+static LogicalResult verifyShapes(MatmulOp op) {
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
+             dType = op.getD().getType();
   // Shapes: op(A) is M x K, op(B) is K x N, D is M x N.
   ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(),
                     dShape = dType.getShape();
   int64_t aRows = aShape[aShape.size() - 2], aCols = aShape.back();
   int64_t bRows = bShape[bShape.size() - 2], bCols = bShape.back();
-  int64_t m = getTransposeA() ? aCols : aRows, kA = getTransposeA() ? aRows : aCols;
-  int64_t kB = getTransposeB() ? bCols : bRows, n = getTransposeB() ? bRows : bCols;
+  int64_t m = op.getTransposeA() ? aCols : aRows, kA = op.getTransposeA() ? aRows : aCols;
+  int64_t kB = op.getTransposeB() ? bCols : bRows, n = op.getTransposeB() ? bRows : bCols;
   if (!dimsMatch(kA, kB))
-    return emitOpError() << "expected op(a) and op(b) to agree on K, got " << dimStr(kA)
+    return op.emitOpError() << "expected op(a) and op(b) to agree on K, got " << dimStr(kA)
                          << " and " << dimStr(kB);
   if (!dimsMatch(m, dShape[dShape.size() - 2]))
-    return emitOpError() << "expected d to have M = " << dimStr(m)
+    return op.emitOpError() << "expected d to have M = " << dimStr(m)
                          << " rows (from op(a)), got " << dimStr(dShape[dShape.size() - 2]);
   if (!dimsMatch(n, dShape.back()))
-    return emitOpError() << "expected d to have N = " << dimStr(n)
+    return op.emitOpError() << "expected d to have N = " << dimStr(n)
                          << " columns (from op(b)), got " << dimStr(dShape.back());
-  if (failed(verifyBatchBroadcast(*this, "a", aShape, 2)) ||
-      failed(verifyBatchBroadcast(*this, "b", bShape, 2)))
+  if (failed(verifyBatchBroadcast(op, "a", aShape, 2)) ||
+      failed(verifyBatchBroadcast(op, "b", bShape, 2)))
     return failure();
   // numpy.matmul: a batch dimension of D is 1 when both A and B broadcast it.
   ArrayRef<int64_t> dBatch = dShape.drop_back(2);
@@ -339,121 +347,156 @@ LogicalResult MatmulOp::verify() {
       return fromRight > batchRank ? 1 : shape[batchRank - fromRight];
     };
     if (dimOf(aShape) == 1 && dimOf(bShape) == 1 && !dimsMatch(dDim, 1))
-      return emitOpError() << "expected batch dimension " << i
+      return op.emitOpError() << "expected batch dimension " << i
                            << " of d to be 1 (a and b both broadcast it), got " << dDim;
   }
+  return success();
+}
 
-  // C and beta.
-  if (getBeta() && !getC())
-    return emitOpError() << "expected no beta without c";
-  if (Value c = getC()) {
-    if (!getBeta())
-      return emitOpError() << "expected beta with c";
+/// C (with beta): D's element type (f16 or bf16 for an fp8 D) and shape, broadcast over the batch.
+static LogicalResult verifyCAndBeta(MatmulOp op) {
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
+             dType = op.getD().getType();
+  ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(),
+                    dShape = dType.getShape();
+  int64_t aRows = aShape[aShape.size() - 2], aCols = aShape.back();
+  int64_t bRows = bShape[bShape.size() - 2], bCols = bShape.back();
+  int64_t m = op.getTransposeA() ? aCols : aRows;
+  int64_t n = op.getTransposeB() ? bRows : bCols;
+  Type dElt = dType.getElementType();
+  if (op.getBeta() && !op.getC())
+    return op.emitOpError() << "expected no beta without c";
+  if (Value c = op.getC()) {
+    if (!op.getBeta())
+      return op.emitOpError() << "expected beta with c";
     auto cType = cast<MemRefType>(c.getType());
     Type cElt = cType.getElementType();
     if (isFloat8(dElt) ? !isa<Float16Type, BFloat16Type>(cElt) : cElt != dElt)
-      return emitOpError() << "expected c element type "
+      return op.emitOpError() << "expected c element type "
                            << (isFloat8(dElt) ? std::string("f16 or bf16 (d is fp8)")
                                               : "to be the element type of d")
                            << ", got " << cElt;
     ArrayRef<int64_t> cShape = cType.getShape();
     if (cShape.size() < 2 || !dimsMatch(cShape[cShape.size() - 2], dShape[dShape.size() - 2]) ||
         !dimsMatch(cShape.back(), dShape.back()))
-      return emitOpError() << "expected c to have shape [batch..., " << dimStr(m) << ", "
+      return op.emitOpError() << "expected c to have shape [batch..., " << dimStr(m) << ", "
                            << dimStr(n) << "], got " << cType;
-    if (failed(verifyBatchBroadcast(*this, "c", cShape, 2)))
+    if (failed(verifyBatchBroadcast(op, "c", cShape, 2)))
       return failure();
   }
+  return success();
+}
 
+/// The epilog inputs, by broadcast kind.
+static LogicalResult verifyEpilogInputs(MatmulOp op) {
   // Epilog inputs, by broadcast kind.
-  if (getInputKinds().size() != getEpilogInputs().size())
-    return emitOpError() << "expected " << getEpilogInputs().size()
-                         << " input kinds (one per epilog input), got " << getInputKinds().size();
-  for (auto [i, input] : llvm::enumerate(getEpilogInputs())) {
-    BroadcastKind kind = getInputKind(i);
+  if (op.getInputKinds().size() != op.getEpilogInputs().size())
+    return op.emitOpError() << "expected " << op.getEpilogInputs().size()
+                         << " input kinds (one per epilog input), got " << op.getInputKinds().size();
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
+    BroadcastKind kind = op.getInputKind(i);
     std::string what;
     llvm::raw_string_ostream(what) << "epilog input " << i << " ("
                                    << stringifyBroadcastKind(kind) << ")";
     auto memref = dyn_cast<MemRefType>(input.getType());
     if (kind == BroadcastKind::Scalar) {
       if (memref ? memref.getRank() != 0 : !input.getType().isIntOrIndexOrFloat())
-        return emitOpError() << "expected " << what
+        return op.emitOpError() << "expected " << what
                              << " to be a rank-0 memref or an integer, index or float value, got "
                              << input.getType();
       continue;
     }
     if (!memref)
-      return emitOpError() << "expected " << what << " to be a memref, got " << input.getType();
+      return op.emitOpError() << "expected " << what << " to be a memref, got " << input.getType();
     if (kind == BroadcastKind::Bitmask && !memref.getElementType().isInteger(8))
-      return emitOpError() << "expected " << what << " to have i8 elements, got "
+      return op.emitOpError() << "expected " << what << " to have i8 elements, got "
                            << memref.getElementType();
-    if (failed(verifyCoreShape(*this, what, memref, kind)) ||
-        failed(verifyBatchBroadcast(*this, what, memref.getShape(), coreRank(kind))))
+    if (failed(verifyCoreShape(op, what, memref, kind)) ||
+        failed(verifyBatchBroadcast(op, what, memref.getShape(), coreRank(kind))))
       return failure();
   }
+  return success();
+}
 
+/// Aux outputs: written at every element position of D, so they have D's batch dimensions.
+static LogicalResult verifyAuxOutputs(MatmulOp op) {
   // Aux outputs are written at every element position of D, so they have D's batch dimensions.
-  if (getAuxKinds().size() != getAux().size())
-    return emitOpError() << "expected " << getAux().size()
-                         << " aux kinds (one per aux output), got " << getAuxKinds().size();
-  for (auto [i, aux] : llvm::enumerate(getAux())) {
-    BroadcastKind kind = getAuxKind(i);
+  if (op.getAuxKinds().size() != op.getAux().size())
+    return op.emitOpError() << "expected " << op.getAux().size()
+                         << " aux kinds (one per aux output), got " << op.getAuxKinds().size();
+  for (auto [i, aux] : llvm::enumerate(op.getAux())) {
+    BroadcastKind kind = op.getAuxKind(i);
     std::string what;
     llvm::raw_string_ostream(what) << "aux " << i << " (" << stringifyBroadcastKind(kind) << ")";
     if (kind != BroadcastKind::Matrix && kind != BroadcastKind::Bitmask)
-      return emitOpError() << "expected " << what << " to be matrix or bitmask";
+      return op.emitOpError() << "expected " << what << " to be matrix or bitmask";
     auto auxType = cast<MemRefType>(aux.getType());
     if (kind == BroadcastKind::Bitmask && !auxType.getElementType().isInteger(8))
-      return emitOpError() << "expected " << what << " to have i8 elements, got "
+      return op.emitOpError() << "expected " << what << " to have i8 elements, got "
                            << auxType.getElementType();
-    if (failed(verifyCoreShape(*this, what, auxType, kind)) ||
-        failed(verifyExactBatch(*this, what, auxType.getShape(), 2)))
+    if (failed(verifyCoreShape(op, what, auxType, kind)) ||
+        failed(verifyExactBatch(op, what, auxType.getShape(), 2)))
       return failure();
   }
+  return success();
+}
 
+/// Reductions: one value per row or column of every batch element of D, or one in all.
+static LogicalResult verifyReductions(MatmulOp op) {
   // Reductions: one value per row or column of every batch element of D, or one in all.
-  if (getReductionKinds().size() != getReductions().size() ||
-      getReductionCombiners().size() != getReductions().size())
-    return emitOpError() << "expected " << getReductions().size()
+  if (op.getReductionKinds().size() != op.getReductions().size() ||
+      op.getReductionCombiners().size() != op.getReductions().size())
+    return op.emitOpError() << "expected " << op.getReductions().size()
                          << " reduction kinds and combiners (one per reduction), got "
-                         << getReductionKinds().size() << " and "
-                         << getReductionCombiners().size();
-  for (auto [i, result] : llvm::enumerate(getReductions())) {
-    BroadcastKind kind = getReductionKind(i);
+                         << op.getReductionKinds().size() << " and "
+                         << op.getReductionCombiners().size();
+  for (auto [i, result] : llvm::enumerate(op.getReductions())) {
+    BroadcastKind kind = op.getReductionKind(i);
     std::string what;
     llvm::raw_string_ostream(what) << "reduction " << i << " (" << stringifyBroadcastKind(kind)
                                    << ")";
     if (kind != BroadcastKind::Row && kind != BroadcastKind::Col &&
         kind != BroadcastKind::Scalar)
-      return emitOpError() << "expected " << what << " to be row, col or scalar";
+      return op.emitOpError() << "expected " << what << " to be row, col or scalar";
     auto type = cast<MemRefType>(result.getType());
     if (!isWideFloat(type.getElementType()))
-      return emitOpError() << "expected " << what << " to have f16, bf16 or f32 elements, got "
+      return op.emitOpError() << "expected " << what << " to have f16, bf16 or f32 elements, got "
                            << type.getElementType();
     if (kind == BroadcastKind::Scalar) {
       if (type.getRank() != 0)
-        return emitOpError() << "expected " << what << " to be a rank-0 memref, got " << type;
+        return op.emitOpError() << "expected " << what << " to be a rank-0 memref, got " << type;
       continue;
     }
-    if (failed(verifyCoreShape(*this, what, type, kind)) ||
-        failed(verifyExactBatch(*this, what, type.getShape(), 1)))
+    if (failed(verifyCoreShape(op, what, type, kind)) ||
+        failed(verifyExactBatch(op, what, type.getShape(), 1)))
       return failure();
   }
+  return success();
+}
 
+/// Operand sums: one value per row of op(A) (as per row of D) or per column of op(B).
+static LogicalResult verifyOperandSums(MatmulOp op) {
   // Operand sums: one value per row of op(A) (as per row of D) or per column of op(B).
-  for (auto [sums, kind, name] : {std::tuple{getASums(), BroadcastKind::Row, "a_sums"},
-                                  std::tuple{getBSums(), BroadcastKind::Col, "b_sums"}}) {
+  for (auto [sums, kind, name] : {std::tuple{op.getASums(), BroadcastKind::Row, "a_sums"},
+                                  std::tuple{op.getBSums(), BroadcastKind::Col, "b_sums"}}) {
     if (!sums)
       continue;
     auto type = cast<MemRefType>(sums.getType());
     if (!isWideFloat(type.getElementType()))
-      return emitOpError() << "expected " << name << " to have f16, bf16 or f32 elements, got "
+      return op.emitOpError() << "expected " << name << " to have f16, bf16 or f32 elements, got "
                            << type.getElementType();
-    if (failed(verifyCoreShape(*this, name, type, kind)) ||
-        failed(verifyExactBatch(*this, name, type.getShape(), 1)))
+    if (failed(verifyCoreShape(op, name, type, kind)) ||
+        failed(verifyExactBatch(op, name, type.getShape(), 1)))
       return failure();
   }
   return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  return success(succeeded(verifyRanksAndTypes(*this)) && succeeded(verifyShapes(*this)) &&
+                 succeeded(verifyCAndBeta(*this)) && succeeded(verifyEpilogInputs(*this)) &&
+                 succeeded(verifyAuxOutputs(*this)) && succeeded(verifyReductions(*this)) &&
+                 succeeded(verifyOperandSums(*this)));
 }
 
 //===----------------------------------------------------------------------===//
