@@ -286,55 +286,51 @@ LogicalResult verifyExactBatch(MatmulOp op, StringRef what, ArrayRef<int64_t> sh
 
 /// The operands' ranks and element types (cuBLASLt's combinations), and TF32's.
 static LogicalResult verifyRanksAndTypes(MatmulOp op) {
-  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
-             dType = op.getD().getType();
-  for (auto [name, type] : {std::pair<StringRef, MemRefType>{"a", aType}, {"b", bType},
-                            {"d", dType}})
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
+  for (auto [name, type] :
+       {std::pair<StringRef, MemRefType>{"a", aType}, {"b", bType}, {"d", dType}})
     if (type.getRank() < 2)
       return op.emitOpError() << "expected " << name << " to have rank >= 2, got "
-                           << type.getRank();
+                              << type.getRank();
 
   // Element types: cuBLASLt's combinations (fp8 mixes e4m3 and e5m2, never e5m2 x e5m2).
-  Type aElt = aType.getElementType(), bElt = bType.getElementType(),
-       dElt = dType.getElementType();
+  Type aElt = aType.getElementType(), bElt = bType.getElementType(), dElt = dType.getElementType();
   bool sameWide = isWideFloat(aElt) && aElt == bElt;
-  bool fp8Pair = isFloat8(aElt) && isFloat8(bElt) &&
-                 !(isa<Float8E5M2Type>(aElt) && isa<Float8E5M2Type>(bElt));
+  bool fp8Pair =
+      isFloat8(aElt) && isFloat8(bElt) && !(isa<Float8E5M2Type>(aElt) && isa<Float8E5M2Type>(bElt));
   if (!sameWide && !fp8Pair)
     return op.emitOpError() << "unsupported operand element types " << aElt << " x " << bElt
-                         << "; expected f16 x f16, bf16 x bf16, f32 x f32 or an fp8 pair "
-                            "(f8E4M3FN x f8E4M3FN, f8E4M3FN x f8E5M2, f8E5M2 x f8E4M3FN)";
+                            << "; expected f16 x f16, bf16 x bf16, f32 x f32 or an fp8 pair "
+                               "(f8E4M3FN x f8E4M3FN, f8E4M3FN x f8E5M2, f8E5M2 x f8E4M3FN)";
   if (!isWideFloat(dElt) && !(fp8Pair && isFloat8(dElt)))
     return op.emitOpError() << "unsupported d element type " << dElt << " for " << aElt
-                         << " operands; expected f16, bf16 or f32"
-                         << (fp8Pair ? " or an fp8 type" : "");
+                            << " operands; expected f16, bf16 or f32"
+                            << (fp8Pair ? " or an fp8 type" : "");
 
   if (op.getCompute() == ComputeType::TF32 && !(aElt.isF32() && bElt.isF32()))
     return op.emitOpError() << "expected f32 operands for tf32 compute, got " << aElt << " x "
-                         << bElt;
+                            << bElt;
   return success();
 }
 
 /// op(A) is M x K, op(B) is K x N, D is M x N, batch dimensions broadcast as numpy.matmul does.
 static LogicalResult verifyShapes(MatmulOp op) {
-  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
-             dType = op.getD().getType();
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
   // Shapes: op(A) is M x K, op(B) is K x N, D is M x N.
-  ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(),
-                    dShape = dType.getShape();
+  ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(), dShape = dType.getShape();
   int64_t aRows = aShape[aShape.size() - 2], aCols = aShape.back();
   int64_t bRows = bShape[bShape.size() - 2], bCols = bShape.back();
   int64_t m = op.getTransposeA() ? aCols : aRows, kA = op.getTransposeA() ? aRows : aCols;
   int64_t kB = op.getTransposeB() ? bCols : bRows, n = op.getTransposeB() ? bRows : bCols;
   if (!dimsMatch(kA, kB))
     return op.emitOpError() << "expected op(a) and op(b) to agree on K, got " << dimStr(kA)
-                         << " and " << dimStr(kB);
+                            << " and " << dimStr(kB);
   if (!dimsMatch(m, dShape[dShape.size() - 2]))
-    return op.emitOpError() << "expected d to have M = " << dimStr(m)
-                         << " rows (from op(a)), got " << dimStr(dShape[dShape.size() - 2]);
+    return op.emitOpError() << "expected d to have M = " << dimStr(m) << " rows (from op(a)), got "
+                            << dimStr(dShape[dShape.size() - 2]);
   if (!dimsMatch(n, dShape.back()))
     return op.emitOpError() << "expected d to have N = " << dimStr(n)
-                         << " columns (from op(b)), got " << dimStr(dShape.back());
+                            << " columns (from op(b)), got " << dimStr(dShape.back());
   if (failed(verifyBatchBroadcast(op, "a", aShape, 2)) ||
       failed(verifyBatchBroadcast(op, "b", bShape, 2)))
     return failure();
@@ -348,17 +344,15 @@ static LogicalResult verifyShapes(MatmulOp op) {
     };
     if (dimOf(aShape) == 1 && dimOf(bShape) == 1 && !dimsMatch(dDim, 1))
       return op.emitOpError() << "expected batch dimension " << i
-                           << " of d to be 1 (a and b both broadcast it), got " << dDim;
+                              << " of d to be 1 (a and b both broadcast it), got " << dDim;
   }
   return success();
 }
 
 /// C (with beta): D's element type (f16 or bf16 for an fp8 D) and shape, broadcast over the batch.
 static LogicalResult verifyCAndBeta(MatmulOp op) {
-  MemRefType aType = op.getA().getType(), bType = op.getB().getType(),
-             dType = op.getD().getType();
-  ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(),
-                    dShape = dType.getShape();
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
+  ArrayRef<int64_t> aShape = aType.getShape(), bShape = bType.getShape(), dShape = dType.getShape();
   int64_t aRows = aShape[aShape.size() - 2], aCols = aShape.back();
   int64_t bRows = bShape[bShape.size() - 2], bCols = bShape.back();
   int64_t m = op.getTransposeA() ? aCols : aRows;
@@ -373,14 +367,14 @@ static LogicalResult verifyCAndBeta(MatmulOp op) {
     Type cElt = cType.getElementType();
     if (isFloat8(dElt) ? !isa<Float16Type, BFloat16Type>(cElt) : cElt != dElt)
       return op.emitOpError() << "expected c element type "
-                           << (isFloat8(dElt) ? std::string("f16 or bf16 (d is fp8)")
-                                              : "to be the element type of d")
-                           << ", got " << cElt;
+                              << (isFloat8(dElt) ? std::string("f16 or bf16 (d is fp8)")
+                                                 : "to be the element type of d")
+                              << ", got " << cElt;
     ArrayRef<int64_t> cShape = cType.getShape();
     if (cShape.size() < 2 || !dimsMatch(cShape[cShape.size() - 2], dShape[dShape.size() - 2]) ||
         !dimsMatch(cShape.back(), dShape.back()))
       return op.emitOpError() << "expected c to have shape [batch..., " << dimStr(m) << ", "
-                           << dimStr(n) << "], got " << cType;
+                              << dimStr(n) << "], got " << cType;
     if (failed(verifyBatchBroadcast(op, "c", cShape, 2)))
       return failure();
   }
@@ -392,25 +386,27 @@ static LogicalResult verifyEpilogInputs(MatmulOp op) {
   // Epilog inputs, by broadcast kind.
   if (op.getInputKinds().size() != op.getEpilogInputs().size())
     return op.emitOpError() << "expected " << op.getEpilogInputs().size()
-                         << " input kinds (one per epilog input), got " << op.getInputKinds().size();
+                            << " input kinds (one per epilog input), got "
+                            << op.getInputKinds().size();
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
     BroadcastKind kind = op.getInputKind(i);
     std::string what;
-    llvm::raw_string_ostream(what) << "epilog input " << i << " ("
-                                   << stringifyBroadcastKind(kind) << ")";
+    llvm::raw_string_ostream(what)
+        << "epilog input " << i << " (" << stringifyBroadcastKind(kind) << ")";
     auto memref = dyn_cast<MemRefType>(input.getType());
     if (kind == BroadcastKind::Scalar) {
       if (memref ? memref.getRank() != 0 : !input.getType().isIntOrIndexOrFloat())
-        return op.emitOpError() << "expected " << what
-                             << " to be a rank-0 memref or an integer, index or float value, got "
-                             << input.getType();
+        return op.emitOpError()
+               << "expected " << what
+               << " to be a rank-0 memref or an integer, index or float value, got "
+               << input.getType();
       continue;
     }
     if (!memref)
       return op.emitOpError() << "expected " << what << " to be a memref, got " << input.getType();
     if (kind == BroadcastKind::Bitmask && !memref.getElementType().isInteger(8))
       return op.emitOpError() << "expected " << what << " to have i8 elements, got "
-                           << memref.getElementType();
+                              << memref.getElementType();
     if (failed(verifyCoreShape(op, what, memref, kind)) ||
         failed(verifyBatchBroadcast(op, what, memref.getShape(), coreRank(kind))))
       return failure();
@@ -423,7 +419,7 @@ static LogicalResult verifyAuxOutputs(MatmulOp op) {
   // Aux outputs are written at every element position of D, so they have D's batch dimensions.
   if (op.getAuxKinds().size() != op.getAux().size())
     return op.emitOpError() << "expected " << op.getAux().size()
-                         << " aux kinds (one per aux output), got " << op.getAuxKinds().size();
+                            << " aux kinds (one per aux output), got " << op.getAuxKinds().size();
   for (auto [i, aux] : llvm::enumerate(op.getAux())) {
     BroadcastKind kind = op.getAuxKind(i);
     std::string what;
@@ -433,7 +429,7 @@ static LogicalResult verifyAuxOutputs(MatmulOp op) {
     auto auxType = cast<MemRefType>(aux.getType());
     if (kind == BroadcastKind::Bitmask && !auxType.getElementType().isInteger(8))
       return op.emitOpError() << "expected " << what << " to have i8 elements, got "
-                           << auxType.getElementType();
+                              << auxType.getElementType();
     if (failed(verifyCoreShape(op, what, auxType, kind)) ||
         failed(verifyExactBatch(op, what, auxType.getShape(), 2)))
       return failure();
@@ -447,21 +443,20 @@ static LogicalResult verifyReductions(MatmulOp op) {
   if (op.getReductionKinds().size() != op.getReductions().size() ||
       op.getReductionCombiners().size() != op.getReductions().size())
     return op.emitOpError() << "expected " << op.getReductions().size()
-                         << " reduction kinds and combiners (one per reduction), got "
-                         << op.getReductionKinds().size() << " and "
-                         << op.getReductionCombiners().size();
+                            << " reduction kinds and combiners (one per reduction), got "
+                            << op.getReductionKinds().size() << " and "
+                            << op.getReductionCombiners().size();
   for (auto [i, result] : llvm::enumerate(op.getReductions())) {
     BroadcastKind kind = op.getReductionKind(i);
     std::string what;
-    llvm::raw_string_ostream(what) << "reduction " << i << " (" << stringifyBroadcastKind(kind)
-                                   << ")";
-    if (kind != BroadcastKind::Row && kind != BroadcastKind::Col &&
-        kind != BroadcastKind::Scalar)
+    llvm::raw_string_ostream(what)
+        << "reduction " << i << " (" << stringifyBroadcastKind(kind) << ")";
+    if (kind != BroadcastKind::Row && kind != BroadcastKind::Col && kind != BroadcastKind::Scalar)
       return op.emitOpError() << "expected " << what << " to be row, col or scalar";
     auto type = cast<MemRefType>(result.getType());
     if (!isWideFloat(type.getElementType()))
       return op.emitOpError() << "expected " << what << " to have f16, bf16 or f32 elements, got "
-                           << type.getElementType();
+                              << type.getElementType();
     if (kind == BroadcastKind::Scalar) {
       if (type.getRank() != 0)
         return op.emitOpError() << "expected " << what << " to be a rank-0 memref, got " << type;
@@ -484,7 +479,7 @@ static LogicalResult verifyOperandSums(MatmulOp op) {
     auto type = cast<MemRefType>(sums.getType());
     if (!isWideFloat(type.getElementType()))
       return op.emitOpError() << "expected " << name << " to have f16, bf16 or f32 elements, got "
-                           << type.getElementType();
+                              << type.getElementType();
     if (failed(verifyCoreShape(op, name, type, kind)) ||
         failed(verifyExactBatch(op, name, type.getShape(), 1)))
       return failure();
