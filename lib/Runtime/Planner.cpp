@@ -340,15 +340,11 @@ std::unique_ptr<MLIRContext> makeContext() {
   return ctx;
 }
 
-llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
-  PlannedModule planned;
-  planned.context = makeContext();
-  MLIRContext *ctx = planned.context.get();
-  DiagnosticCollector diagnostics(ctx);
-
-  std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
-  std::vector<NamedLayout> inputs; // the built-in epilog's, in its signature's order
-  EpilogSignature signature;
+/// The built-in epilog's inputs in its signature's order (none for a user epilog), after the
+/// checks that the epilog and its inputs go together.
+llvm::Expected<std::vector<NamedLayout>>
+builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilog,
+                EpilogSignature &signature) {
   if (problem.userEpilog) {
     if (!problem.builtinInputs.empty())
       return llvm::createStringError("a user epilog takes its inputs as user epilog inputs, "
@@ -356,112 +352,111 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
     if (problem.resultAmax)
       return llvm::createStringError("result_amax is not available with a user epilog: "
                                      "declare the reduction in the epilog instead");
-  } else if (!epilog) {
+    return std::vector<NamedLayout>();
+  }
+  if (!epilog)
     return llvm::createStringError("unknown epilog '" + problem.epilog + "': expected one of " +
                                    builtinEpilogNames());
-  } else if (!problem.userInputs.empty()) {
+  if (!problem.userInputs.empty())
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +
                                    std::to_string(problem.userInputs.size()));
-  } else {
-    signature = getBuiltinEpilogSignature(*epilog);
-    llvm::Expected<std::vector<NamedLayout>> ordered =
-        orderedBuiltinInputs(problem, signature);
-    if (!ordered)
-      return ordered.takeError();
-    inputs = std::move(*ordered);
-  }
-  llvm::Expected<std::vector<NamedLayout>> outputs = ::mepi::runtime::epilogOutputLayouts(problem);
-  if (!outputs)
-    return outputs.takeError();
+  signature = getBuiltinEpilogSignature(*epilog);
+  return orderedBuiltinInputs(problem, signature);
+}
 
-  Location loc = UnknownLoc::get(ctx);
-  OpBuilder b(ctx);
-  planned.module = ModuleOp::create(loc);
-  SmallVector<Type> argTypes = {memrefType(ctx, problem.a), memrefType(ctx, problem.b),
-                                b.getF32Type()};
+/// The planned function's argument types, in the kernel ABI's order: a, b, alpha, (c, beta),
+/// the built-in or user epilog inputs, (the user data), d, then the outputs besides D.
+SmallVector<Type> argumentTypes(MLIRContext *ctx, const MatmulProblem &problem,
+                                ArrayRef<NamedLayout> inputs, ArrayRef<NamedLayout> outputs) {
+  Type f32 = Float32Type::get(ctx);
+  SmallVector<Type> types = {memrefType(ctx, problem.a), memrefType(ctx, problem.b), f32};
   if (problem.c)
-    argTypes.append({memrefType(ctx, *problem.c), b.getF32Type()});
+    types.append({memrefType(ctx, *problem.c), f32});
   for (const NamedLayout &input : inputs)
-    argTypes.push_back(memrefType(ctx, input.layout));
+    types.push_back(memrefType(ctx, input.layout));
   for (const EpilogInput &input : problem.userInputs)
-    argTypes.push_back(memrefType(ctx, input.layout));
-  bool userData = problem.userEpilog && problem.userEpilog->userData;
-  if (userData) // by value: a scalar input of the epilog
-    argTypes.push_back(b.getI64Type());
-  argTypes.push_back(memrefType(ctx, problem.d));
-  for (const NamedLayout &output : *outputs)
-    argTypes.push_back(memrefType(ctx, output.layout));
+    types.push_back(memrefType(ctx, input.layout));
+  if (problem.userEpilog && problem.userEpilog->userData) // by value: a scalar epilog input
+    types.push_back(IntegerType::get(ctx, 64));
+  types.push_back(memrefType(ctx, problem.d));
+  for (const NamedLayout &output : outputs)
+    types.push_back(memrefType(ctx, output.layout));
+  return types;
+}
 
-  b.setInsertionPointToEnd(planned.module->getBody());
-  auto fn = func::FuncOp::create(b, loc, "mepi_matmul", b.getFunctionType(argTypes, {}));
-  // What the addresses of a and b promise decides whether TMA kernels may read them. D is
-  // allocated by the runtime (cuMemAlloc: 256-byte aligned), which allows vector stores.
-  if (problem.addressAlignment >= 16)
-    for (unsigned arg : {0u, 1u})
-      fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
-  // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned).
-  for (size_t arg = argTypes.size() - 1 - outputs->size(); arg < argTypes.size(); ++arg)
-    fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
-  Block *entry = fn.addEntryBlock();
-  b.setInsertionPointToEnd(entry);
+/// The mepi.matmul's operands and their kinds, bound to the planned function's arguments.
+struct MatmulOperands {
+  Value a, b, alpha, c, beta, d, aSums, bSums;
+  SmallVector<Value> inputs, aux, reductions;
+  SmallVector<Attribute> inputKinds, auxKinds, reductionKinds, combiners;
+};
+
+MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
+                             const EpilogSignature &signature) {
+  MLIRContext *ctx = entry->getParentOp()->getContext();
+  MatmulOperands o;
   unsigned next = 0;
-  Value a = entry->getArgument(next++), bMat = entry->getArgument(next++);
-  Value alpha = entry->getArgument(next++);
-  Value c, beta;
-  if (problem.c) {
-    c = entry->getArgument(next++);
-    beta = entry->getArgument(next++);
-  }
-  SmallVector<Attribute> kinds;
-  SmallVector<Value> inputValues;
-  for (const EpilogOperand &input : signature.inputs) {
-    inputValues.push_back(entry->getArgument(next++));
-    kinds.push_back(BroadcastKindAttr::get(ctx, input.kind));
-  }
-  for (const EpilogInput &input : problem.userInputs) {
-    inputValues.push_back(entry->getArgument(next++));
-    kinds.push_back(BroadcastKindAttr::get(ctx, broadcastKind(input.kind)));
-  }
-  if (userData) {
-    inputValues.push_back(entry->getArgument(next++));
-    kinds.push_back(BroadcastKindAttr::get(ctx, BroadcastKind::Scalar));
-  }
-  Value d = entry->getArgument(next++);
-  SmallVector<Value> aux, reductions;
-  SmallVector<Attribute> auxKinds, reductionKinds, combiners;
-  for (const EpilogOperand &output : signature.aux) {
-    aux.push_back(entry->getArgument(next++));
-    auxKinds.push_back(BroadcastKindAttr::get(ctx, output.kind));
-  }
+  auto arg = [&] { return entry->getArgument(next++); };
+  o.a = arg(), o.b = arg(), o.alpha = arg();
+  if (problem.c)
+    o.c = arg(), o.beta = arg();
+  auto input = [&](BroadcastKind kind) {
+    o.inputs.push_back(arg());
+    o.inputKinds.push_back(BroadcastKindAttr::get(ctx, kind));
+  };
+  for (const EpilogOperand &in : signature.inputs)
+    input(in.kind);
+  for (const EpilogInput &in : problem.userInputs)
+    input(broadcastKind(in.kind));
+  if (problem.userEpilog && problem.userEpilog->userData)
+    input(BroadcastKind::Scalar);
+  o.d = arg();
+  auto aux = [&](BroadcastKind kind) {
+    o.aux.push_back(arg());
+    o.auxKinds.push_back(BroadcastKindAttr::get(ctx, kind));
+  };
+  auto reduction = [&](BroadcastKind kind, Combiner combiner) {
+    o.reductions.push_back(arg());
+    o.reductionKinds.push_back(BroadcastKindAttr::get(ctx, kind));
+    o.combiners.push_back(CombinerAttr::get(ctx, combiner));
+  };
+  for (const EpilogOperand &out : signature.aux)
+    aux(out.kind);
   SmallVector<EpilogOperand> declared(signature.reductions);
   if (problem.resultAmax)
     declared.push_back(kResultAmax);
-  for (const EpilogOperand &output : declared) {
-    reductions.push_back(entry->getArgument(next++));
-    reductionKinds.push_back(BroadcastKindAttr::get(ctx, output.kind));
-    combiners.push_back(CombinerAttr::get(ctx, output.combiner));
-  }
-  if (problem.userEpilog) {
+  for (const EpilogOperand &out : declared)
+    reduction(out.kind, out.combiner);
+  if (problem.userEpilog)
     for (size_t i : userOutputsInOpOrder(*problem.userEpilog)) {
-      const EpilogOutput &output = problem.userEpilog->outputs[i];
-      Value arg = entry->getArgument(next++);
-      auto kind = BroadcastKindAttr::get(ctx, outputKind(output.kind));
-      if (isAuxOutput(output)) {
-        aux.push_back(arg);
-        auxKinds.push_back(kind);
-        continue;
-      }
-      reductions.push_back(arg);
-      reductionKinds.push_back(kind);
-      combiners.push_back(CombinerAttr::get(
-          ctx, output.combiner == ::mepi::runtime::Combiner::Add ? Combiner::Add
-                                                                  : Combiner::Max));
+      const EpilogOutput &out = problem.userEpilog->outputs[i];
+      if (isAuxOutput(out))
+        aux(outputKind(out.kind));
+      else
+        reduction(outputKind(out.kind), out.combiner == ::mepi::runtime::Combiner::Add
+                                            ? Combiner::Add
+                                            : Combiner::Max);
     }
-  }
-  Value aSums, bSums;
   for (const EpilogOperand &sums : signature.operandSums)
-    (sums.kind == BroadcastKind::Row ? aSums : bSums) = entry->getArgument(next++);
+    (sums.kind == BroadcastKind::Row ? o.aSums : o.bSums) = arg();
+  return o;
+}
+
+llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
+  PlannedModule planned;
+  planned.context = makeContext();
+  MLIRContext *ctx = planned.context.get();
+  DiagnosticCollector diagnostics(ctx);
+
+  std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
+  EpilogSignature signature;
+  llvm::Expected<std::vector<NamedLayout>> inputs = builtinInputsOf(problem, epilog, signature);
+  if (!inputs)
+    return inputs.takeError();
+  llvm::Expected<std::vector<NamedLayout>> outputs = ::mepi::runtime::epilogOutputLayouts(problem);
+  if (!outputs)
+    return outputs.takeError();
   KernelConfigAttr config;
   if (!problem.kernelConfig.empty()) {
     config = dyn_cast_or_null<KernelConfigAttr>(parseAttribute(problem.kernelConfig, ctx));
@@ -470,13 +465,30 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
                                      "got '" + problem.kernelConfig + "'" +
                                      diagnostics.messagesSuffix());
   }
-  auto op = MatmulOp::create(b, loc, a, bMat, alpha, c, beta, inputValues, b.getArrayAttr(kinds),
-                             d, aux, b.getArrayAttr(auxKinds), reductions,
-                             b.getArrayAttr(reductionKinds), b.getArrayAttr(combiners), aSums,
-                             bSums,
-                             problem.transposeA ? b.getUnitAttr() : UnitAttr(),
-                             problem.transposeB ? b.getUnitAttr() : UnitAttr(),
-                             computeAttr(ctx, problem), config);
+
+  Location loc = UnknownLoc::get(ctx);
+  OpBuilder b(ctx);
+  planned.module = ModuleOp::create(loc);
+  SmallVector<Type> argTypes = argumentTypes(ctx, problem, *inputs, *outputs);
+  b.setInsertionPointToEnd(planned.module->getBody());
+  auto fn = func::FuncOp::create(b, loc, "mepi_matmul", b.getFunctionType(argTypes, {}));
+  // What the addresses of a and b promise decides whether TMA kernels may read them.
+  if (problem.addressAlignment >= 16)
+    for (unsigned arg : {0u, 1u})
+      fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
+  // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned),
+  // which allows vector stores.
+  for (size_t arg = argTypes.size() - 1 - outputs->size(); arg < argTypes.size(); ++arg)
+    fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  MatmulOperands o = bindArguments(entry, problem, signature);
+  auto op = MatmulOp::create(
+      b, loc, o.a, o.b, o.alpha, o.c, o.beta, o.inputs, b.getArrayAttr(o.inputKinds), o.d,
+      o.aux, b.getArrayAttr(o.auxKinds), o.reductions, b.getArrayAttr(o.reductionKinds),
+      b.getArrayAttr(o.combiners), o.aSums, o.bSums,
+      problem.transposeA ? b.getUnitAttr() : UnitAttr(),
+      problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config);
   func::ReturnOp::create(b, loc);
   if (problem.userEpilog) {
     if (llvm::Error e = buildUserEpilogCall(b, op, *problem.userEpilog, *planned.module))
