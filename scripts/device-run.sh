@@ -12,6 +12,7 @@
 #   scripts/device-run.sh tf32         mepi-bench --tf32 (f32 at TF32 precision): tf32.log/.json
 #   scripts/device-run.sh f32          mepi-bench --f32 (strict f32 against SGEMM): f32.log/.json
 #   scripts/device-run.sh python       the Python package's GPU tests beside torch: python.log
+#   scripts/device-run.sh pybench      python -m mepi.bench (mepi against torch): pybench.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -114,6 +115,13 @@ run_python() {
   return "${PIPESTATUS[0]}"
 }
 
+run_pybench() {
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" \
+    python3 -m mepi.bench --json "$out/pybench.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
+    tee "$out/pybench.log"
+  return "${PIPESTATUS[0]}"
+}
+
 run_f32() {
   "$bundle/bin/mepi-bench" --f32 --quick --json "$out/f32.json" ${MEPI_BENCH_ARGS:-} 2>&1 |
     tee "$out/f32.log"
@@ -163,8 +171,9 @@ for set in "${@:-smoke}"; do
     tf32) run_tf32 || status=1 ;;
     f32) run_f32 || status=1 ;;
     python) run_python || status=1 ;;
+    pybench) run_pybench || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, sass)" >&2
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, pybench, sass)" >&2
        status=2 ;;
   esac
 done

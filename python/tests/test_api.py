@@ -135,3 +135,10 @@ def test_results_export_dlpack_and_cai():
     assert back.shape == (4, 8) and back.strides == (8, 1) and back.data == FAKE
     del capsule, back
     assert not mepi._operands._exported, "an unconsumed capsule frees its tensor"
+
+
+def test_bench_takes_its_options_without_a_gpu():
+    import mepi.bench
+    with pytest.raises(SystemExit) as done:
+        mepi.bench.main(["--help"])
+    assert done.value.code == 0

@@ -1,0 +1,134 @@
+"""python -m mepi.bench: mepi against torch in one process on the GPU, as a user of torch would
+compare them: torch.mm / torch._addmm_activation (cuBLASLt's GELU epilog) and torch.bmm, on
+mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2.
+
+    python -m mepi.bench [--quick] [--json FILE] [--filter TEXT]...
+
+GELU_BIAS: torch adds a bias per column of D (addmm's [N] input); mepi computes the same
+product with the bias per row of Dᵀ = Bᵀ Aᵀ (its built-in GELU_BIAS), the same work and bytes.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import statistics
+import sys
+
+SHAPES = [(4096, 4096, 4096, "4096^3"), (8192, 8192, 8192, "8192^3"),
+          (16, 8192, 8192, "decode16"), (16, 14336, 4096, "decode16-up"),
+          (128, 8192, 8192, "m128"), (128, 4096, 14336, "m128-down"),
+          (4096, 14336, 4096, "llm-up"), (4096, 4096, 14336, "llm-down"),
+          (16384, 8192, 8192, "m16384"), (16384, 14336, 4096, "m16384-up"),
+          (4095, 4097, 4099, "odd")]
+BATCHED = [(16, 1024, 1024, 1024, "bmm16x1024^3"), (8, 2048, 2048, 2048, "bmm8x2048^3"),
+           (64, 512, 512, 512, "bmm64x512^3")]
+
+
+def _median_ms(torch, run, sets, iterations):
+    for i in range(3):
+        run(i % sets)
+    times = []
+    for i in range(iterations):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run(i % sets)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def _input_sets(torch, bytes_per_set):
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    return max(1, min(8, 2 * l2 // max(bytes_per_set, 1) + 1)) if bytes_per_set < 2 * l2 else 1
+
+
+def _measure(torch, mepi, batch, m, n, k, dtype, epilog, quick):
+    shape_a = (batch, m, k) if batch > 1 else (m, k)
+    shape_b = (batch, k, n) if batch > 1 else (k, n)
+    sets = _input_sets(torch, 2 * (batch * m * k + batch * k * n))
+    a = [torch.randn(shape_a, device="cuda", dtype=dtype) for _ in range(sets)]
+    b = [torch.randn(shape_b, device="cuda", dtype=dtype) for _ in range(sets)]
+    gelu = epilog == "GELU_BIAS"
+    bias = [torch.randn(n, device="cuda", dtype=dtype) for _ in range(sets)]
+    if batch > 1:
+        ref = lambda i: torch.bmm(a[i], b[i])  # noqa: E731
+    elif gelu:
+        ref = lambda i: torch._addmm_activation(bias[i], a[i], b[i], use_gelu=True)  # noqa: E731
+    else:
+        ref = lambda i: torch.mm(a[i], b[i])  # noqa: E731
+    # mepi: one planned Matmul per input set (the kernel compiles once).
+    matmuls = []
+    for i in range(sets):
+        if gelu:  # Dᵀ = Bᵀ Aᵀ with the bias per row of Dᵀ
+            mm = mepi.Matmul(b[i].t(), a[i].t())
+            mm.plan(mepi.MatmulEpilog.GELU_BIAS, epilog_inputs={"bias": bias[i]})
+        else:
+            mm = mepi.Matmul(a[i], b[i])
+            mm.plan()
+        matmuls.append(mm)
+    iterations = 20 if quick else 50
+    mepi_ms = _median_ms(torch, lambda i: matmuls[i].execute(), sets, iterations)
+    ref_ms = _median_ms(torch, ref, sets, iterations)
+    config = matmuls[0].kernel_configuration
+    for mm in matmuls:
+        mm.free()
+    return mepi_ms, ref_ms, config
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m mepi.bench")
+    parser.add_argument("--quick", action="store_true", help="bf16 only, fewer launches")
+    parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--filter", action="append", default=[],
+                        help="keep problems whose label contains this text")
+    args = parser.parse_args(argv)
+    import torch
+
+    import mepi
+    dtypes = [torch.bfloat16] if args.quick else [torch.bfloat16, torch.float16]
+    problems = [(1, m, n, k, name, dt, e) for m, n, k, name in SHAPES for dt in dtypes
+                for e in ("DEFAULT", "GELU_BIAS")]
+    problems += [(bt, m, n, k, name, dt, "DEFAULT") for bt, m, n, k, name in BATCHED
+                 for dt in dtypes]
+    device = torch.cuda.get_device_name(0)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    print(f"device: {device}, torch {torch.__version__}, {date}")
+    print(f"{'shape':<16} {'dtype':<9} {'epilog':<10} {'mepi TF/s':>10} {'torch TF/s':>10} "
+          f"{'ratio':>7}  mepi kernel")
+    rows, logs = [], []
+    for batch, m, n, k, name, dtype, epilog in problems:
+        dname = str(dtype).split(".")[-1]
+        label = f"{name} {dname} {epilog}"
+        if args.filter and not any(f in label for f in args.filter):
+            continue
+        try:
+            mepi_ms, ref_ms, config = _measure(torch, mepi, batch, m, n, k, dtype, epilog,
+                                               args.quick)
+            error = ""
+        except Exception as e:  # noqa: BLE001 - reported per problem, the run goes on
+            mepi_ms, ref_ms, config, error = 0.0, 0.0, "", str(e)
+        flops = 2.0 * batch * m * n * k
+        tf = lambda ms: flops / (ms * 1e-3) / 1e12 if ms > 0 else 0.0  # noqa: E731
+        ratio = ref_ms / mepi_ms if mepi_ms > 0 else 0.0
+        if ratio > 0:
+            logs.append(math.log(ratio))
+        print(f"{name:<16} {dname:<9} {epilog:<10} {tf(mepi_ms):>10.1f} {tf(ref_ms):>10.1f} "
+              f"{ratio:>7.3f}  {config}{'  ERROR: ' + error if error else ''}", flush=True)
+        rows.append({"name": name, "batch": batch, "m": m, "n": n, "k": k, "dtype": dname,
+                     "epilog": epilog, "mepi_ms": mepi_ms, "torch_ms": ref_ms, "ratio": ratio,
+                     "mepi_config": config, "error": error})
+    geomean = math.exp(sum(logs) / len(logs)) if logs else 0.0
+    print(f"geometric mean of mepi/torch speed ratios over {len(logs)} problems: {geomean:.3f}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"device": device, "date": date, "torch": torch.__version__,
+                       "command": "python -m mepi.bench " + " ".join(argv),
+                       "geomean_ratio": geomean, "results": rows}, out, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
