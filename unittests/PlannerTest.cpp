@@ -202,6 +202,27 @@ TEST(PlannerUserEpilog, ParseErrorsAndMissingFunctions) {
             "user epilog: the symbol @mepi_matmul is reserved");
 }
 
+// User MLIR holds element-wise code only (func, arith, math, scf.if, the llvm reads of user
+// data), and a bounded amount of it: anything else is named with its location.
+TEST(PlannerUserEpilog, OnlyElementWiseOperationsAndABoundedAmount) {
+  std::string e = errorOf(userProblem(
+      "func.func @f(%acc: f32, %r: index, %c: index) -> bf16 {\n"
+      "  %m = memref.alloc() : memref<4xf32>\n"
+      "  %t = arith.truncf %acc : f32 to bf16\n  return %t : bf16\n}",
+      "f"));
+  EXPECT_NE(e.find("user epilog: 'memref.alloc' at line 2:8 is not"), std::string::npos) << e;
+  EXPECT_NE(e.find("is not element-wise epilog code"), std::string::npos) << e;
+  std::string withModule = "gpu.module @m {}\n" + std::string(kSiluMlir);
+  EXPECT_NE(errorOf(userProblem(withModule.c_str(), "silu")).find("'gpu.module'"),
+            std::string::npos);
+  std::string big = "func.func @f(%acc: f32, %r: index, %c: index) -> bf16 {\n";
+  for (int i = 0; i < 10001; ++i)
+    big += "  %x" + std::to_string(i) + " = arith.addf %acc, %acc : f32\n";
+  big += "  %t = arith.truncf %acc : f32 to bf16\n  return %t : bf16\n}";
+  EXPECT_EQ(errorOf(userProblem(big.c_str(), "f")),
+            "user epilog: more than 10000 operations, the most an epilog may inline");
+}
+
 TEST(Planner, ActivationEpilogsBeyondNvmath) {
   for (const char *name : {"SIGMOID", "TANH", "SILU"}) {
     llvm::Expected<CompiledKernel> kernel =

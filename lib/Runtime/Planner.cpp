@@ -119,6 +119,53 @@ std::vector<size_t> userOutputsInOpOrder(const ::mepi::runtime::UserEpilogSource
   return order;
 }
 
+/// The most operations a user epilog's MLIR may hold: each is inlined into every element's
+/// epilog, and the compiler builds them in-process (a bound on what text can ask of it).
+constexpr int64_t kMaxUserEpilogOperations = 10000;
+
+/// Whether the user's MLIR may hold `op`: element-wise computation only, as the epilog runs it
+/// per output element: functions and calls (func), arith, math, structured ifs (scf.if), and
+/// the llvm operations that read the caller's user data (a pointer argument).
+bool allowedInUserEpilog(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  if (dialect == "arith" || dialect == "math")
+    return true;
+  return llvm::is_contained(
+      {"func.func", "func.return", "func.call", "scf.if", "scf.yield", "llvm.inttoptr",
+       "llvm.load", "llvm.getelementptr", "llvm.mlir.constant", "llvm.bitcast"},
+      op->getName().getStringRef());
+}
+
+/// Refuses user MLIR that holds operations an epilog does not run (naming the first and where
+/// it is) or more than kMaxUserEpilogOperations.
+llvm::Error checkUserEpilogOperations(ModuleOp user) {
+  int64_t count = 0;
+  std::string refused;
+  user.walk([&](Operation *op) {
+    if (op == user.getOperation())
+      return WalkResult::advance();
+    if (++count > kMaxUserEpilogOperations)
+      return WalkResult::interrupt();
+    if (allowedInUserEpilog(op))
+      return WalkResult::advance();
+    llvm::raw_string_ostream os(refused);
+    os << "'" << op->getName() << "'";
+    if (auto at = dyn_cast<FileLineColLoc>(op->getLoc()))
+      os << " at line " << at.getLine() << ":" << at.getColumn();
+    return WalkResult::interrupt();
+  });
+  if (!refused.empty())
+    return llvm::createStringError(
+        "user epilog: " + refused +
+        " is not element-wise epilog code: expected func.func/return/call, arith, math, "
+        "scf.if/yield and llvm.inttoptr/load/getelementptr/mlir.constant/bitcast operations");
+  if (count > kMaxUserEpilogOperations)
+    return llvm::createStringError("user epilog: more than " +
+                                   std::to_string(kMaxUserEpilogOperations) +
+                                   " operations, the most an epilog may inline");
+  return llvm::Error::success();
+}
+
 /// Parses the user's MLIR, checks its function against the problem, copies its functions into
 /// `module` (private: inlined, then erased, by mepi-inline-epilog-calls) and fills the epilog of
 /// `op` with a call to it.
@@ -137,6 +184,8 @@ llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
   }
   if (!user)
     return llvm::createStringError("user epilog: cannot parse the MLIR text:" + diagnostics);
+  if (llvm::Error e = checkUserEpilogOperations(*user))
+    return e;
   auto fn = user->lookupSymbol<func::FuncOp>(source.function);
   if (!fn || fn.isExternal())
     return llvm::createStringError("user epilog: expected a func.func @" + source.function +
