@@ -9,6 +9,14 @@
 
 static void *fakePointer(void) { return (void *)(uintptr_t)0x7f0000000000ull; }
 
+/* Whether `r` failed; frees the error the call left. */
+static int failedAndFreed(MepiLogicalResult r, MepiError *error) {
+  int failed = mepiLogicalResultIsFailure(r);
+  mepiErrorDestroy(*error);
+  error->ptr = NULL;
+  return failed;
+}
+
 static void report(const char *what, MepiError error) {
   MepiStringRef message = mepiErrorGetMessage(error);
   printf("%s: %.*s\n", what, (int)message.length, message.data);
@@ -159,6 +167,35 @@ int main(void) {
   MepiMatmul none = {NULL};
   if (mepiLogicalResultIsFailure(mepiMatmulPlan(none, MEPI_EPILOG_DEFAULT, NULL, &error)))
     report("null handle error", error);
+
+  // Every entry point with a null handle: an error (or nothing) and no crash.
+  // CHECK: null handles: 10 errors
+  int nullErrors = 0;
+  MepiStringRef text;
+  MepiTensor out;
+  nullErrors += failedAndFreed(mepiMatmulPlanWithInputs(none, MEPI_EPILOG_DEFAULT, NULL, &error),
+                               &error);
+  nullErrors += failedAndFreed(
+      mepiMatmulPlanUserEpilog(none, siluText, siluName, NULL, NULL, 0, NULL, 0, &error), &error);
+  nullErrors += failedAndFreed(mepiMatmulPlanUserEpilogWithOutputs(none, siluText, siluName, NULL,
+                                                                   NULL, 0, NULL, 0, NULL, 0,
+                                                                   NULL, &error),
+                               &error);
+  nullErrors += failedAndFreed(mepiMatmulExecute(none, NULL, &out, &error), &error);
+  nullErrors += failedAndFreed(mepiMatmulGetAuxOutput(none, 0, &text, &out, &error), &error);
+  nullErrors += failedAndFreed(mepiMatmulGetKernelConfiguration(none, &text, &error), &error);
+  nullErrors += failedAndFreed(mepiMatmulAutotune(none, 3, 0, NULL, &error), &error);
+  nullErrors += failedAndFreed(mepiMatmulResetOperands(none, &a, &b, NULL, NULL, &error), &error);
+  nullErrors += failedAndFreed(
+      mepiMatmulResetOperandsWithInputs(none, &a, &b, NULL, NULL, &error), &error);
+  nullErrors += failedAndFreed(mepiMatmulPlan(none, MEPI_EPILOG_BIAS, NULL, &error), &error);
+  printf("null handles: %d errors\n", nullErrors);
+  // CHECK-NEXT: null handle aux outputs: 0, status of no error: 0
+  MepiError noError = {NULL};
+  printf("null handle aux outputs: %d, status of no error: %d\n", mepiMatmulGetNumAuxOutputs(none),
+         (int)mepiErrorGetStatus(noError));
+  mepiMatmulReleaseOperands(none);
+  mepiMatmulDestroy(none);
 
   mepiMatmulDestroy(mm);
   // CHECK: done
