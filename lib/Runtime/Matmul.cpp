@@ -294,28 +294,9 @@ Tensor Matmul::execute(CUstream stream) {
   }
   const CudaDriver &driver = check(cudaDriver(), "execute");
   s.driver = &driver;
-  CUcontext ctx = nullptr;
-  check(checkCuda(driver.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"), "execute");
-  if (!ctx) {
-    CUdevice dev;
-    check(checkCuda(driver.cuDeviceGet(&dev, s.a.device), "cuDeviceGet"), "execute");
-    check(checkCuda(driver.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"),
-          "execute");
-    check(checkCuda(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"), "execute");
-  }
-  if (!s.pointersChecked) {
-    checkDevicePointer(driver, s.a, "a", s.a.device);
-    checkDevicePointer(driver, s.b, "b", s.a.device);
-    if (s.c)
-      checkDevicePointer(driver, *s.c, "c", s.a.device);
-    for (size_t i = 0; i < s.builtinInputs.size(); ++i)
-      checkDevicePointer(driver, s.builtinInputs[i], s.problem.builtinInputs[i].key,
-                         s.a.device);
-    for (size_t i = 0; i < s.userInputs.size(); ++i)
-      checkDevicePointer(driver, s.userInputs[i], "epilog input " + std::to_string(i),
-                         s.a.device);
-    s.pointersChecked = true;
-  }
+  s.enterContext(driver);
+  if (!s.pointersChecked)
+    s.checkPointers(driver);
   if (!s.loaded)
     s.loaded = check(LoadedKernel::load(*s.kernel), "execute");
   if (!s.d) {

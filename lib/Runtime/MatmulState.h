@@ -181,6 +181,30 @@ struct mepi::Matmul::State {
     }
     return t;
   }
+  /// Makes a's device's primary context current on this thread where none is.
+  void enterContext(const CudaDriver &driver) const {
+    CUcontext ctx = nullptr;
+    check(checkCuda(driver.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"), "execute");
+    if (ctx)
+      return;
+    CUdevice dev;
+    check(checkCuda(driver.cuDeviceGet(&dev, a.device), "cuDeviceGet"), "execute");
+    check(checkCuda(driver.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"),
+          "execute");
+    check(checkCuda(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"), "execute");
+  }
+  /// Every operand and input is memory of a's device (once per set of operands).
+  void checkPointers(const CudaDriver &driver) {
+    checkDevicePointer(driver, a, "a", a.device);
+    checkDevicePointer(driver, b, "b", a.device);
+    if (c)
+      checkDevicePointer(driver, *c, "c", a.device);
+    for (size_t i = 0; i < builtinInputs.size(); ++i)
+      checkDevicePointer(driver, builtinInputs[i], problem.builtinInputs[i].key, a.device);
+    for (size_t i = 0; i < userInputs.size(); ++i)
+      checkDevicePointer(driver, userInputs[i], "epilog input " + std::to_string(i), a.device);
+    pointersChecked = true;
+  }
   /// Refreshes the stream's staged operands, then launches: the whole of one execution, in
   /// stream order.
   CUresult launch(const CudaDriver &driver, const StreamResources &res, CUstream stream) const {

@@ -60,6 +60,69 @@ struct ConfigFields {
 
 /// Why the settings make no kernel configuration, or none where they do (the verifier's rules,
 /// also applied to the copies that with...() make).
+/// The swapped wgmma kernel's rules.
+static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
+  auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
+        streamk, promote] = f;
+  // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
+  if (tileM != 16 && tileM != 32 && tileM != 64)
+    return Why() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got "
+                       << tileM;
+  if (tileN != 64 && tileN != 128)
+    return Why() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
+                          "consumer per 64 columns), got "
+                       << tileN;
+  if (tileK != 64)
+    return Why() << "expected tile_k 64 for wgmma, got " << tileK;
+  if (stages < 2 || stages > 16)
+    return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << stages;
+  if (splits != 1 || pingpong || cluster != 1 || store != DStore::Staged)
+    return Why() << "expected no splits, pingpong, cluster or store setting for a "
+                          "swapped wgmma kernel";
+  return std::nullopt;
+}
+
+/// The (unswapped) wgmma kernels' rules.
+static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
+  auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
+        streamk, promote] = f;
+  // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
+  // 128-byte swizzle atom of 16-bit elements along K per stage.
+  if (tileM != 64 && tileM != 128 && tileM != 256)
+    return Why() << "expected tile_m 64, 128 or 256 for wgmma, got " << tileM;
+  // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
+  if (tileM == 256 && (tileN > 128 || splits != 1))
+    return Why() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "
+                          "(each consumer holds two 64-row slices), got tile_n "
+                       << tileN << " and " << splits << " splits";
+  if (tileN % 8 != 0 || tileN > 256)
+    return Why() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
+  // One 128-byte swizzled line of K per stage row: 32 f32 (read as tf32), 64 16-bit or 128
+  // 8-bit elements (which of them, the operands' type decides: Sm90Spec).
+  if (tileK != 32 && tileK != 64 && tileK != 128)
+    return Why() << "expected tile_k 32, 64 or 128 for wgmma (one 128-byte line of K), got "
+                 << tileK;
+  if (stages < 2 || stages > 8)
+    return Why() << "expected 2 to 8 stages for wgmma, got " << stages;
+  // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.
+  if (pingpong && tileM * tileN > 128 * 128)
+    return Why() << "expected tile_m * tile_n at most 16384 for a ping-pong wgmma "
+                          "kernel (one warpgroup holds the whole tile), got "
+                       << tileM << " x " << tileN;
+  if (pingpong && splits != 1)
+    return Why() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
+  // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
+  // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
+  // generator checks).
+  if (cluster != 1 && cluster != 2)
+    return Why() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
+  if (cluster != 1 && (splits != 1 || !tma))
+    return Why() << "expected a cluster of 2 only with TMA loads and 1 split";
+  if (store == DStore::Tma && !tma)
+    return Why() << "expected store = tma only with TMA loads";
+  return std::nullopt;
+}
+
 static std::optional<std::string> whyInvalid(const ConfigFields &f) {
   auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
         streamk, promote] = f;
@@ -89,64 +152,14 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
                   tileM == 256))
     return Why() << "expected streamk only for a cooperative wgmma kernel (not swapped or "
                           "ping-pong, 1 split, tile_m 64 or 128)";
-  if (strategy == KernelStrategy::Wgmma && swapped) {
-    // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
-    if (tileM != 16 && tileM != 32 && tileM != 64)
-      return Why() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got "
-                         << tileM;
-    if (tileN != 64 && tileN != 128)
-      return Why() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
-                            "consumer per 64 columns), got "
-                         << tileN;
-    if (tileK != 64)
-      return Why() << "expected tile_k 64 for wgmma, got " << tileK;
-    if (stages < 2 || stages > 16)
-      return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << stages;
-    if (splits != 1 || pingpong || cluster != 1 || store != DStore::Staged)
-      return Why() << "expected no splits, pingpong, cluster or store setting for a "
-                            "swapped wgmma kernel";
-    return std::nullopt;
-  }
+  if (strategy == KernelStrategy::Wgmma && swapped)
+    return whyInvalidSwapped(f);
   if (swapped)
     return Why() << "expected swapped only for wgmma";
-  if (strategy == KernelStrategy::Wgmma) {
-    // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
-    // 128-byte swizzle atom of 16-bit elements along K per stage.
-    if (tileM != 64 && tileM != 128 && tileM != 256)
-      return Why() << "expected tile_m 64, 128 or 256 for wgmma, got " << tileM;
-    // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
-    if (tileM == 256 && (tileN > 128 || splits != 1))
-      return Why() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "
-                            "(each consumer holds two 64-row slices), got tile_n "
-                         << tileN << " and " << splits << " splits";
-    if (tileN % 8 != 0 || tileN > 256)
-      return Why() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
-    // One 128-byte swizzled line of K per stage row: 32 f32 (read as tf32), 64 16-bit or 128
-    // 8-bit elements (which of them, the operands' type decides: Sm90Spec).
-    if (tileK != 32 && tileK != 64 && tileK != 128)
-      return Why() << "expected tile_k 32, 64 or 128 for wgmma (one 128-byte line of K), got "
-                   << tileK;
-    if (stages < 2 || stages > 8)
-      return Why() << "expected 2 to 8 stages for wgmma, got " << stages;
-    // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.
-    if (pingpong && tileM * tileN > 128 * 128)
-      return Why() << "expected tile_m * tile_n at most 16384 for a ping-pong wgmma "
-                            "kernel (one warpgroup holds the whole tile), got "
-                         << tileM << " x " << tileN;
-    if (pingpong && splits != 1)
-      return Why() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
-    // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
-    // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
-    // generator checks).
-    if (cluster != 1 && cluster != 2)
-      return Why() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
-    if (cluster != 1 && (splits != 1 || !tma))
-      return Why() << "expected a cluster of 2 only with TMA loads and 1 split";
-    if (store == DStore::Tma && !tma)
-      return Why() << "expected store = tma only with TMA loads";
-  } else if (pingpong || cluster != 1 || store != DStore::Staged) {
+  if (strategy == KernelStrategy::Wgmma)
+    return whyInvalidWgmma(f);
+  if (pingpong || cluster != 1 || store != DStore::Staged)
     return Why() << "expected no pingpong, cluster or store setting for simt";
-  }
   return std::nullopt;
 }
 
