@@ -4,6 +4,8 @@ mepi's C API."""
 import ctypes
 import dataclasses
 import enum
+import logging
+import time
 from typing import Optional
 
 from . import _capi
@@ -51,18 +53,25 @@ class MatmulEpilog(enum.IntEnum):
 
 _RESULT_TYPES = {"float16": F16, "bfloat16": BF16, "float32": F32}
 
+# What the package does, through Python's logging (as nvmath-python logs): plan (the kernel
+# configuration and the time, compiling or from the cache), autotune, releases. INFO and DEBUG
+# of the logger "mepi"; MatmulOptions.logger replaces it.
+_LOGGER = logging.getLogger("mepi")
+
 
 @dataclasses.dataclass
 class MatmulOptions:
     """What nvmath's MatmulOptions says that mepi does: `result_type` ('float16', 'bfloat16',
     'float32'; None: A's), `allow_tf32` (f32 operands at TF32 precision), `result_amax`
-    (max |D| as the aux output 'result_amax'), and mepi's own `kernel_config` (a
-    #mepi.kernel_config to force) and `arch` ('sm_90a'; None: the device's)."""
+    (max |D| as the aux output 'result_amax'), `logger` (a logging.Logger; None: "mepi"), and
+    mepi's own `kernel_config` (a #mepi.kernel_config to force) and `arch` ('sm_90a'; None:
+    the device's)."""
     result_type: Optional[str] = None
     allow_tf32: bool = False
     result_amax: bool = False
     kernel_config: Optional[str] = None
     arch: Optional[str] = None
+    logger: Optional[logging.Logger] = None
 
     def c_options(self):
         if self.result_type is not None and self.result_type not in _RESULT_TYPES:
@@ -131,6 +140,7 @@ class Matmul:
         if isinstance(options, dict):
             options = MatmulOptions(**options)
         self.options = options or MatmulOptions()
+        self._log = self.options.logger or _LOGGER
         self._stream = stream
         self._package = Operand(a, "a").package
         self._a, self._b, self._c = self._operands(a, b, c)
@@ -149,6 +159,8 @@ class Matmul:
             transpose_b, ctypes.byref(c_options), ctypes.byref(error))
         if not self._handle.ptr:
             _check(None, error)
+        self._log.debug("Matmul: a %s, b %s%s, alpha %s, beta %s", self._a.shape, self._b.shape,
+                        f", c {self._c.shape}" if self._c else "", alpha, beta)
 
     @staticmethod
     def _operands(a, b, c):
@@ -174,14 +186,20 @@ class Matmul:
     def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
         """Plans the problem with `epilog` (a MatmulEpilog, or a @mepi.epilog function) and
         compiles its kernel (or takes it from the cache)."""
+        start = time.perf_counter()
         if isinstance(epilog, Epilog):
-            return self._plan_traced(epilog, epilog_inputs or {})
-        error = _capi.Error()
-        self._inputs = {}
-        inputs = self._c_inputs(epilog_inputs)
-        _check(_capi.lib.mepiMatmulPlanWithInputs(self._live(), int(MatmulEpilog(epilog)),
-                                                  ctypes.byref(inputs), ctypes.byref(error)),
-               error)
+            self._plan_traced(epilog, epilog_inputs or {})
+            name = f"the Python epilog {epilog.fn.__name__}"
+        else:
+            error = _capi.Error()
+            self._inputs = {}
+            inputs = self._c_inputs(epilog_inputs)
+            _check(_capi.lib.mepiMatmulPlanWithInputs(self._live(), int(MatmulEpilog(epilog)),
+                                                      ctypes.byref(inputs),
+                                                      ctypes.byref(error)), error)
+            name = MatmulEpilog(epilog).name
+        self._log.info("plan: %s in %.1f ms (compiled, or from the kernel cache): %s", name,
+                       1e3 * (time.perf_counter() - start), self.kernel_configuration)
 
     def _plan_traced(self, epilog, epilog_inputs):
         missing = [n for n in epilog.inputs if n not in epilog_inputs]
@@ -214,9 +232,12 @@ class Matmul:
     def autotune(self, iterations=3, prune=0, stream=None):
         """Times the candidate kernels on the current operands and plans the fastest."""
         error = _capi.Error()
+        start = time.perf_counter()
         _check(_capi.lib.mepiMatmulAutotune(self._live(), iterations, prune,
                                             _stream_handle(stream or self._stream),
                                             ctypes.byref(error)), error)
+        self._log.info("autotune: %.1f ms, chose %s", 1e3 * (time.perf_counter() - start),
+                       self.kernel_configuration)
 
     def execute(self, stream=None):
         """Runs the planned kernel; returns D, or (D, aux) where the epilog has aux outputs
@@ -277,6 +298,7 @@ class Matmul:
         if self._handle.ptr:
             _capi.lib.mepiMatmulDestroy(self._handle)
             self._handle = _capi.Handle(None)
+            self._log.debug("free: the Matmul's memory and kernel released")
 
     def __enter__(self):
         return self

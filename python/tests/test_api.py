@@ -142,3 +142,22 @@ def test_bench_takes_its_options_without_a_gpu():
     with pytest.raises(SystemExit) as done:
         mepi.bench.main(["--help"])
     assert done.value.code == 0
+
+
+def test_plans_are_logged(caplog):
+    import logging
+    with caplog.at_level(logging.DEBUG, logger="mepi"):
+        with mepi.Matmul(FakeDeviceArray((256, 512)), FakeDeviceArray((512, 384)),
+                         options=sm90()) as mm:
+            mm.plan(mepi.MatmulEpilog.RELU)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("plan: RELU in ") and "#mepi.kernel_config<wgmma" in m
+               for m in messages), messages
+    assert any(m.startswith("free:") for m in messages), messages
+    mine = logging.getLogger("test.mepi")
+    with caplog.at_level(logging.INFO, logger="test.mepi"):
+        with mepi.Matmul(FakeDeviceArray((64, 32)), FakeDeviceArray((32, 16)),
+                         options=sm90(logger=mine)) as mm:
+            mm.plan()
+    assert any(r.name == "test.mepi" and r.getMessage().startswith("plan: DEFAULT")
+               for r in caplog.records)
