@@ -1,6 +1,5 @@
-// Planning a MatmulProblem into a mepi module and compiling it to a cubin.
-#include "Runtime/Planner.h"
-#include "Runtime/ErrorCodes.h"
+// Planning a MatmulProblem into a mepi module (its compilation: Compile.cpp).
+#include "Runtime/PlannerDetail.h"
 
 #include "Target/Pipeline.h"
 #include "Target/Registration.h"
@@ -29,6 +28,7 @@ using ::mepi::runtime::MatmulProblem;
 using ::mepi::runtime::NamedLayout;
 using ::mepi::runtime::EpilogInput;
 using ::mepi::runtime::OperandLayout;
+using namespace ::mepi::runtime::detail;
 
 namespace {
 Type mlirElementType(MLIRContext *ctx, ElementType type) {
@@ -50,31 +50,6 @@ MemRefType memrefType(MLIRContext *ctx, const OperandLayout &layout) {
     return MemRefType::get(layout.shape, elt);
   return MemRefType::get(layout.shape, elt, StridedLayoutAttr::get(ctx, 0, layout.strides));
 }
-
-/// Collects the diagnostics emitted while `fn` runs into one error message.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          llvm::raw_string_ostream os(messages);
-          if (!messages.empty())
-            os << "\n";
-          os << diag;
-          for (Diagnostic &note : diag.getNotes())
-            if (!StringRef(note.str()).contains("see current operation"))
-              os << "\n  note: " << note;
-          return success();
-        }) {}
-  /// ": <diagnostics>" when any were collected.
-  std::string messagesSuffix() const { return messages.empty() ? "" : ": " + messages; }
-  llvm::Error error(llvm::StringRef what) const {
-    return llvm::createStringError(what + (messages.empty() ? "" : ": " + messages));
-  }
-
-private:
-  std::string messages;
-  ScopedDiagnosticHandler handler;
-};
 
 /// TF32 only matters (and is only allowed) for f32 operands; 16-bit operands ignore the opt-in.
 ComputeTypeAttr computeAttr(MLIRContext *ctx, const MatmulProblem &problem) {
@@ -376,18 +351,17 @@ orderedBuiltinInputs(const MatmulProblem &problem, const EpilogSignature &signat
   return ordered;
 }
 
-struct PlannedModule {
-  std::unique_ptr<MLIRContext> context;
-  OwningOpRef<ModuleOp> module;
-};
+} // namespace
 
-std::unique_ptr<MLIRContext> makeContext() {
+auto ::mepi::runtime::detail::makeContext() -> std::unique_ptr<MLIRContext> {
   DialectRegistry registry;
   registerMepiDialects(registry);
   auto ctx = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   ctx->loadAllAvailableDialects();
   return ctx;
 }
+
+namespace {
 
 /// The built-in epilog's inputs in its signature's order (none for a user epilog), after the
 /// checks that the epilog and its inputs go together.
@@ -492,7 +466,10 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
   return o;
 }
 
-llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
+} // namespace
+
+auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
+    -> llvm::Expected<PlannedModule> {
   PlannedModule planned;
   planned.context = makeContext();
   MLIRContext *ctx = planned.context.get();
@@ -551,62 +528,6 @@ llvm::Expected<PlannedModule> plan(const MatmulProblem &problem) {
   return planned;
 }
 
-/// Fills the launch fields of `kernel` from the launch that mepi-generate-kernels left in the
-/// host function. False when any of it is not a constant the runtime can use.
-bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kernel) {
-  auto config = launch->getAttrOfType<KernelConfigAttr>("mepi.config");
-  if (!config)
-    return false;
-  kernel.tile = {config.getTileM(), config.getTileN()};
-  llvm::raw_string_ostream(kernel.config) << config;
-  kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
-  kernel.cluster = config.getCluster();
-  // A persistent kernel's launch grid is its work units' blocks (the generator's Sm90Spec).
-  if (kernel.persistent) {
-    std::optional<int64_t> blocks = getConstantIntValue(launch.getGridSizeX());
-    if (!blocks)
-      return false;
-    kernel.workUnits = *blocks / kernel.cluster;
-  }
-  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-  SmallVector<Value, 3> sizes = {block.x, block.y, block.z};
-  for (auto [i, size] : llvm::enumerate(sizes)) {
-    std::optional<int64_t> value = getConstantIntValue(size);
-    if (!value)
-      return false;
-    kernel.block[i] = *value;
-  }
-  if (Value shared = launch.getDynamicSharedMemorySize()) {
-    std::optional<int64_t> bytes = getConstantIntValue(shared);
-    if (!bytes)
-      return false;
-    kernel.sharedBytes = *bytes;
-  }
-  // Tensor maps lead the parameters, then the workspace, then the planned function's arguments.
-  for (Value operand : launch.getKernelOperands()) {
-    if (auto workspace = operand.getDefiningOp<WorkspaceOp>()) {
-      kernel.workspaceBytes = workspace.getBytes();
-      break;
-    }
-    auto map = operand.getDefiningOp<TensorMapOp>();
-    if (!map)
-      break;
-    auto arg = dyn_cast<BlockArgument>(map.getSource());
-    if (!arg)
-      return false;
-    kernel.tensorMaps.push_back(
-        {arg.getArgNumber(), {map.getBox()[0], map.getBox()[1]}, map.getSwizzle()});
-  }
-  return true;
-}
-
-std::string printModule(ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os);
-  return text;
-}
-} // namespace
 
 auto ::mepi::runtime::epilogOutputLayouts(const MatmulProblem &problem)
     -> llvm::Expected<std::vector<NamedLayout>> {
@@ -653,118 +574,9 @@ auto ::mepi::runtime::planModule(const MatmulProblem &problem)
   return printModule(*planned->module);
 }
 
-namespace {
-/// `config` split along K until no work unit accumulates more than `maxUnitKSteps` k-steps
-/// (unchanged when none does); null where the split form cannot run `p`.
-KernelConfigAttr boundUnitKSteps(KernelConfigAttr config, const Sm90Problem &p,
-                                 const TargetInfo &target, int64_t maxUnitKSteps) {
-  if (config.getStrategy() != KernelStrategy::Wgmma)
-    return config;
-  int64_t kSteps = Sm90Spec(p, config, target).kSteps();
-  if (llvm::divideCeil(kSteps, config.getSplits()) <= maxUnitKSteps)
-    return config;
-  KernelConfigAttr split = config.withSplits(llvm::divideCeil(kSteps, maxUnitKSteps))
-                               .withCluster(1)
-                               .withPingpong(false)
-                               .withStreamk(false);
-  return split && Sm90Spec(p, split, target).canImplement() ? split : KernelConfigAttr();
-}
-} // namespace
-
-auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::StringRef arch,
-                                          int64_t maxUnitKSteps)
-    -> llvm::Expected<std::vector<std::string>> {
-  MatmulProblem unforced = problem;
-  unforced.kernelConfig.clear();
-  llvm::Expected<PlannedModule> planned = plan(unforced);
-  if (!planned)
-    return planned.takeError();
-  std::vector<std::string> ranked;
-  TargetInfo target = TargetInfo::forChip(arch, problem.multiprocessors);
-  planned->module->walk([&](MatmulOp op) {
-    for (KernelConfigAttr config : rankKernelConfigs(op, target)) {
-      if (maxUnitKSteps > 0)
-        config = boundUnitKSteps(config, Sm90Problem::of(op), target, maxUnitKSteps);
-      std::string text;
-      llvm::raw_string_ostream(text) << config;
-      if (config && llvm::find(ranked, text) == ranked.end())
-        ranked.push_back(text);
-    }
-  });
-  return ranked;
-}
-
-auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
-                                     llvm::ArrayRef<DeviceObject> objects)
-    -> llvm::Expected<CompiledKernel> {
-  // LLVM only warns about an unknown processor and emits PTX anyway: reject it here.
-  if (!llvm::Regex("^sm_[0-9]+[af]?$").match(arch))
-    return llvm::createStringError("expected a target arch such as 'sm_90a', got '" + arch +
-                                   "'");
-  llvm::Expected<PlannedModule> planned = plan(problem);
-  if (!planned)
-    return planned.takeError();
-  CompiledKernel kernel;
-  kernel.plannedIR = printModule(*planned->module);
-
-  MLIRContext *ctx = planned->context.get();
-  DiagnosticCollector diagnostics(ctx);
-  PassManager pm(ctx);
-  LowerToPTXOptions options;
-  options.chip = arch.str();
-  options.multiprocessors = problem.multiprocessors;
-  buildLowerToPTXPipeline(pm, options);
-  if (failed(pm.run(*planned->module)))
-    return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
-
-  ModuleOp module = *planned->module;
-  // The kernels became a gpu.binary; the launch left in the host function names the kernel,
-  // its configuration, block, shared memory and TMA descriptors.
-  bool launchKnown = false;
-  module.walk([&](gpu::LaunchFuncOp launch) {
-    kernel.kernelName = launch.getKernelName().str();
-    launchKnown = readLaunch(launch, kernel);
-  });
-  FailureOr<std::string> ptx = extractPTX(module);
-  if (failed(ptx) || kernel.kernelName.empty())
-    return withKind(llvm::createStringError("lowering produced no kernel"),
-                    ErrorKind::CompileFailed);
-  if (!launchKnown)
-    return withKind(llvm::createStringError("lowering produced a launch of " +
-                                            kernel.kernelName + " that the runtime cannot read"),
-                    ErrorKind::CompileFailed);
-  kernel.ptx = std::move(*ptx);
-
-  llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch);
-  if (!linked)
-    return withKind(linked.takeError(), ErrorKind::CompileFailed);
-  kernel.cubin = std::move(linked->cubin);
-  kernel.linkLog = std::move(linked->infoLog);
-  return kernel;
-}
-
-auto ::mepi::runtime::compileKernelModule(llvm::StringRef mlir, llvm::StringRef arch)
-    -> llvm::Expected<CompiledModule> {
-  std::unique_ptr<MLIRContext> ctx = makeContext();
-  DiagnosticCollector diagnostics(ctx.get());
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(mlir, ParserConfig(ctx.get()));
-  if (!module)
-    return diagnostics.error("cannot parse the kernel module");
-  PassManager pm(ctx.get());
-  LowerToPTXOptions options;
-  options.chip = arch.str();
-  buildLowerToPTXPipeline(pm, options);
-  if (failed(pm.run(*module)))
-    return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
-  FailureOr<std::string> ptx = extractPTX(*module);
-  if (failed(ptx))
-    return withKind(llvm::createStringError("lowering produced no PTX"),
-                    ErrorKind::CompileFailed);
-  CompiledModule compiled;
-  compiled.ptx = std::move(*ptx);
-  llvm::Expected<LinkedCubin> linked = linkCubin(compiled.ptx, {}, arch);
-  if (!linked)
-    return withKind(linked.takeError(), ErrorKind::CompileFailed);
-  compiled.cubin = std::move(linked->cubin);
-  return compiled;
+auto ::mepi::runtime::detail::printModule(ModuleOp module) -> std::string {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
 }

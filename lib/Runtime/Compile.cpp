@@ -1,0 +1,188 @@
+// Compiling a planned problem: lowering to PTX, linking into a cubin, reading the launch; and
+// the ranked candidate configurations of its planned module.
+#include "Runtime/PlannerDetail.h"
+
+#include "Target/JitLink.h"
+#include "Target/Pipeline.h"
+#include "mepi/IR/MepiOps.h"
+#include "mepi/Sm90/Sm90Spec.h"
+#include "mepi/Transforms/KernelConfigs.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Regex.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+using namespace ::mepi::runtime::detail;
+using ::mepi::runtime::CompiledKernel;
+using ::mepi::runtime::CompiledModule;
+using ::mepi::runtime::ErrorKind;
+using ::mepi::runtime::MatmulProblem;
+using ::mepi::runtime::withKind;
+
+namespace {
+/// Fills the launch fields of `kernel` from the launch that mepi-generate-kernels left in the
+/// host function. False when any of it is not a constant the runtime can use.
+bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kernel) {
+  auto config = launch->getAttrOfType<KernelConfigAttr>("mepi.config");
+  if (!config)
+    return false;
+  kernel.tile = {config.getTileM(), config.getTileN()};
+  llvm::raw_string_ostream(kernel.config) << config;
+  kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
+  kernel.cluster = config.getCluster();
+  // A persistent kernel's launch grid is its work units' blocks (the generator's Sm90Spec).
+  if (kernel.persistent) {
+    std::optional<int64_t> blocks = getConstantIntValue(launch.getGridSizeX());
+    if (!blocks)
+      return false;
+    kernel.workUnits = *blocks / kernel.cluster;
+  }
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  SmallVector<Value, 3> sizes = {block.x, block.y, block.z};
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    std::optional<int64_t> value = getConstantIntValue(size);
+    if (!value)
+      return false;
+    kernel.block[i] = *value;
+  }
+  if (Value shared = launch.getDynamicSharedMemorySize()) {
+    std::optional<int64_t> bytes = getConstantIntValue(shared);
+    if (!bytes)
+      return false;
+    kernel.sharedBytes = *bytes;
+  }
+  // Tensor maps lead the parameters, then the workspace, then the planned function's arguments.
+  for (Value operand : launch.getKernelOperands()) {
+    if (auto workspace = operand.getDefiningOp<WorkspaceOp>()) {
+      kernel.workspaceBytes = workspace.getBytes();
+      break;
+    }
+    auto map = operand.getDefiningOp<TensorMapOp>();
+    if (!map)
+      break;
+    auto arg = dyn_cast<BlockArgument>(map.getSource());
+    if (!arg)
+      return false;
+    kernel.tensorMaps.push_back(
+        {arg.getArgNumber(), {map.getBox()[0], map.getBox()[1]}, map.getSwizzle()});
+  }
+  return true;
+}
+
+/// `config` split along K until no work unit accumulates more than `maxUnitKSteps` k-steps
+/// (unchanged when none does); null where the split form cannot run `p`.
+KernelConfigAttr boundUnitKSteps(KernelConfigAttr config, const Sm90Problem &p,
+                                 const TargetInfo &target, int64_t maxUnitKSteps) {
+  if (config.getStrategy() != KernelStrategy::Wgmma)
+    return config;
+  int64_t kSteps = Sm90Spec(p, config, target).kSteps();
+  if (llvm::divideCeil(kSteps, config.getSplits()) <= maxUnitKSteps)
+    return config;
+  KernelConfigAttr split = config.withSplits(llvm::divideCeil(kSteps, maxUnitKSteps))
+                               .withCluster(1)
+                               .withPingpong(false)
+                               .withStreamk(false);
+  return split && Sm90Spec(p, split, target).canImplement() ? split : KernelConfigAttr();
+}
+} // namespace
+
+auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::StringRef arch,
+                                          int64_t maxUnitKSteps)
+    -> llvm::Expected<std::vector<std::string>> {
+  MatmulProblem unforced = problem;
+  unforced.kernelConfig.clear();
+  llvm::Expected<PlannedModule> planned = plan(unforced);
+  if (!planned)
+    return planned.takeError();
+  std::vector<std::string> ranked;
+  TargetInfo target = TargetInfo::forChip(arch, problem.multiprocessors);
+  planned->module->walk([&](MatmulOp op) {
+    for (KernelConfigAttr config : rankKernelConfigs(op, target)) {
+      if (maxUnitKSteps > 0)
+        config = boundUnitKSteps(config, Sm90Problem::of(op), target, maxUnitKSteps);
+      std::string text;
+      llvm::raw_string_ostream(text) << config;
+      if (config && llvm::find(ranked, text) == ranked.end())
+        ranked.push_back(text);
+    }
+  });
+  return ranked;
+}
+
+auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
+                                     llvm::ArrayRef<DeviceObject> objects)
+    -> llvm::Expected<CompiledKernel> {
+  // LLVM only warns about an unknown processor and emits PTX anyway: reject it here.
+  if (!llvm::Regex("^sm_[0-9]+[af]?$").match(arch))
+    return llvm::createStringError("expected a target arch such as 'sm_90a', got '" + arch +
+                                   "'");
+  llvm::Expected<PlannedModule> planned = plan(problem);
+  if (!planned)
+    return planned.takeError();
+  CompiledKernel kernel;
+  kernel.plannedIR = printModule(*planned->module);
+
+  MLIRContext *ctx = planned->context.get();
+  DiagnosticCollector diagnostics(ctx);
+  PassManager pm(ctx);
+  LowerToPTXOptions options;
+  options.chip = arch.str();
+  options.multiprocessors = problem.multiprocessors;
+  buildLowerToPTXPipeline(pm, options);
+  if (failed(pm.run(*planned->module)))
+    return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
+
+  ModuleOp module = *planned->module;
+  // The kernels became a gpu.binary; the launch left in the host function names the kernel,
+  // its configuration, block, shared memory and TMA descriptors.
+  bool launchKnown = false;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    kernel.kernelName = launch.getKernelName().str();
+    launchKnown = readLaunch(launch, kernel);
+  });
+  FailureOr<std::string> ptx = extractPTX(module);
+  if (failed(ptx) || kernel.kernelName.empty())
+    return withKind(llvm::createStringError("lowering produced no kernel"),
+                    ErrorKind::CompileFailed);
+  if (!launchKnown)
+    return withKind(llvm::createStringError("lowering produced a launch of " +
+                                            kernel.kernelName + " that the runtime cannot read"),
+                    ErrorKind::CompileFailed);
+  kernel.ptx = std::move(*ptx);
+
+  llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch);
+  if (!linked)
+    return withKind(linked.takeError(), ErrorKind::CompileFailed);
+  kernel.cubin = std::move(linked->cubin);
+  kernel.linkLog = std::move(linked->infoLog);
+  return kernel;
+}
+
+auto ::mepi::runtime::compileKernelModule(llvm::StringRef mlir, llvm::StringRef arch)
+    -> llvm::Expected<CompiledModule> {
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(mlir, ParserConfig(ctx.get()));
+  if (!module)
+    return diagnostics.error("cannot parse the kernel module");
+  PassManager pm(ctx.get());
+  LowerToPTXOptions options;
+  options.chip = arch.str();
+  buildLowerToPTXPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
+  FailureOr<std::string> ptx = extractPTX(*module);
+  if (failed(ptx))
+    return withKind(llvm::createStringError("lowering produced no PTX"),
+                    ErrorKind::CompileFailed);
+  CompiledModule compiled;
+  compiled.ptx = std::move(*ptx);
+  llvm::Expected<LinkedCubin> linked = linkCubin(compiled.ptx, {}, arch);
+  if (!linked)
+    return withKind(linked.takeError(), ErrorKind::CompileFailed);
+  compiled.cubin = std::move(linked->cubin);
+  return compiled;
+}
