@@ -35,6 +35,12 @@ constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 // c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
 constexpr int64_t kMainloopTurnBarrier = 3;
 
+/// Makes the accumulator registers (`count` of them) wait for the wgmmas that write them
+/// (WgmmaConsumerLoop.cpp).
+Value emitAccumulatorFence(Emitter &e, Value acc, int64_t count);
+/// emitAccumulatorFence for f32 values (the operand sums' fragments).
+SmallVector<Value> emitValueFence(Emitter &e, ArrayRef<Value> values);
+
 class WgmmaKernelGenerator : public KernelGenerator {
 public:
   using KernelGenerator::KernelGenerator;

@@ -1,0 +1,216 @@
+// The wgmma consumer's main loop over one work unit: the k-steps (each a stage's wgmmas, one
+// group kept in flight), the promoted accumulator policy, and the register fences around them.
+#include "WgmmaKernelGenerator.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace mlir::mepi::wgmma {
+
+/// Makes the accumulator registers wait for the wgmmas that write them: an empty asm that
+/// reads and rewrites every register, so no use of them moves above `wgmma.wait_group`.
+Value emitAccumulatorFence(Emitter &e, Value acc, int64_t count) {
+  SmallVector<Value> values;
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i) {
+    values.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, acc, i));
+    constraints += "=f,";
+  }
+  for (int64_t i = 0; i < count; ++i)
+    constraints += std::to_string(i) + (i + 1 < count ? "," : "");
+  return LLVM::InlineAsmOp::create(e.b, e.loc, acc.getType(), values, "", constraints,
+                                   /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+/// emitAccumulatorFence for f32 values (the operand sums' fragments).
+SmallVector<Value> emitValueFence(Emitter &e, ArrayRef<Value> values) {
+  if (values.empty())
+    return {};
+  auto type = LLVM::LLVMStructType::getLiteral(e.b.getContext(),
+                                               SmallVector<Type>(values.size(), e.b.getF32Type()));
+  Value packed = LLVM::UndefOp::create(e.b, e.loc, type);
+  for (auto [i, v] : llvm::enumerate(values))
+    packed = LLVM::InsertValueOp::create(e.b, e.loc, packed, v, i);
+  Value fenced = emitAccumulatorFence(e, packed, values.size());
+  SmallVector<Value> result;
+  for (size_t i = 0; i < values.size(); ++i)
+    result.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, fenced, i));
+  return result;
+}
+
+/// Where each summing plan's fragments start among the loop-carried sums, and how many there
+/// are in all.
+std::pair<SmallVector<size_t>, size_t>
+WgmmaKernelGenerator::sumsLayout(ArrayRef<SumsPlan> plans, ArrayRef<bool> summing) {
+  SmallVector<size_t> at(plans.size(), 0);
+  size_t carried = 0;
+  for (auto [i, p] : llvm::enumerate(plans))
+    if (summing[i]) {
+      at[i] = carried;
+      carried += p.tile.carried();
+    }
+  return {at, carried};
+}
+
+/// The loop over k-steps [begin, end) of `u.unit` from `init` (the stage counter, the
+/// accumulators, then the summing plans' fragments): each step waits for its stage, issues its
+/// wgmmas (and the sums' wgmmas or thread additions), keeps one group in flight and releases
+/// the previous step's stage.
+scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const UnitLoop &u,
+                                            ArrayRef<bool> summing, Value begin, Value end,
+                                            ValueRange init) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const WorkUnit &unit = u.unit;
+  ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
+  const WgmmaMainloop &mainloop = u.mainloop;
+  int64_t slices = slicesPerConsumer();
+  auto [sumsAt, carriedSums] = sumsLayout(sumsPlans, summing);
+  auto fragmentsOf = [&, &sumsAt = sumsAt](MutableArrayRef<Value> sums, size_t i) {
+    return sums.slice(sumsAt[i], sumsPlans[i].tile.carried());
+  };
+  auto kLoop = scf::ForOp::create(b, loc, begin, end, e.i32(1), init);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value it = kLoop.getRegionIterArg(0);
+  SmallVector<Value> accs(kLoop.getRegionIterArgs().slice(1, slices));
+  SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(1 + slices));
+  StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
+  c.pipeline->emitWait(e, slot);
+  Value stageAddress = e.add(c.baseAddress, e.mul(slot.stage, e.i32(c.layout.stageBytes)));
+  WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, u.consumer);
+  // The stage tiles the operand sums read: the first of this consumer's groups.
+  SmallVector<Value> sumTiles;
+  for (const SumsPlan &p : sumsPlans)
+    sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
+  WgmmaMainloop::StageTiles descriptors =
+      mainloop.emitDescriptors(e, stageAddress, tiles, u.consumer);
+  mainloop.emitWgmmas(e, descriptors, accs, [&](int64_t kk) {
+    // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
+    // this unit, between the main wgmmas.
+    for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+      if (!summing[i] || !p.tile.onTensorCores)
+        continue;
+      auto descriptor = [&](int64_t group) {
+        int64_t bytes = group * kBlockBytes + kk * mainloop.kStep(p.tile.mnMajor);
+        return emitMatrixDescriptor(e, e.add(sumTiles[i], e.i32(bytes)), p.tile.mnMajor);
+      };
+      p.tile.emitK16(e, kk, descriptor, u.onesDescriptor, c.elementType,
+                     fragmentsOf(partials, i));
+    }
+  });
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // Operand sums by the threads: from the stage the wgmmas read, before it is released.
+  for (auto [i, p] : llvm::enumerate(sumsPlans))
+    if (summing[i] && !p.tile.onTensorCores)
+      p.tile.emitThreadAccumulate(e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)),
+                                  u.localThread, c.elementType, fragmentsOf(partials, i));
+  // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
+                                    /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(notFirst.thenBlock());
+    c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.isLeader);
+  }
+  SmallVector<Value> yielded = {e.add(it, e.i32(1))};
+  llvm::append_range(yielded, accs);
+  llvm::append_range(yielded, partials);
+  scf::YieldOp::create(b, loc, yielded);
+  return kLoop;
+}
+
+/// The promoted accumulator policy (`promote` = P): blocks of P k-steps from zero accumulators,
+/// each block's sums waited for and added into a second set with rounded f32 additions.
+/// Returns the stage counter and the promoted sums (no wgmma in flight).
+SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Context &c,
+                                                            const UnitLoop &u) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t slices = slicesPerConsumer(), count = registers();
+  Type accType = u.loopInit[1].getType();
+  SmallVector<Value> init(u.loopInit); // the stage counter, zero sums
+  Value step = e.i32(config.getPromote());
+  auto blocks = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, step, init);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(blocks.getBody());
+  Value blockBegin = blocks.getInductionVar();
+  Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
+  // Opaque zeros for the block's wgmmas (constants would be set between them).
+  SmallVector<Value> blockInit = {blocks.getRegionIterArg(0)};
+  blockInit.append(slices,
+                   emitAccumulatorFence(e, LLVM::ZeroOp::create(b, loc, accType), count));
+  scf::ForOp block = emitKSteps(e, c, u, {}, blockBegin, blockEnd, blockInit);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> yielded = {block.getResult(0)};
+  for (int64_t s = 0; s < slices; ++s) {
+    Value sums = blocks.getRegionIterArg(1 + s);
+    Value fresh = emitAccumulatorFence(e, block.getResult(1 + s), count);
+    for (int64_t i = 0; i < count; ++i) {
+      Value sum = LLVM::FAddOp::create(b, loc, LLVM::ExtractValueOp::create(b, loc, sums, i),
+                                       LLVM::ExtractValueOp::create(b, loc, fresh, i));
+      sums = LLVM::InsertValueOp::create(b, loc, sums, sum, i);
+    }
+    yielded.push_back(sums);
+  }
+  scf::YieldOp::create(b, loc, yielded);
+  return SmallVector<Value>(blocks.getResults());
+}
+
+/// The main loop over `u.unit`'s k-steps; `summing[i]`: it issues sums plan i's wgmmas.
+/// A plan's fragments are loop-carried (from zeros) only where it sums; elsewhere they are
+/// undefined, unread (its stores and split-K partials are the active tiles' only), and cost no
+/// register moves where the variants join. Returns the stage counter, the accumulators, then
+/// every sums plan's fragments.
+SmallVector<Value> WgmmaKernelGenerator::emitUnitMainLoop(Emitter &e, const Context &c,
+                                                          const UnitLoop &u,
+                                                          ArrayRef<bool> summing) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
+  int64_t slices = slicesPerConsumer();
+  auto turnBarrier = [&](Value which) { return e.add(which, e.i32(kMainloopTurnBarrier)); };
+  auto [sumsAt, carriedSums] = sumsLayout(sumsPlans, summing);
+  SmallVector<Value> loopResults;
+  if (config.getPromote() > 0) {
+    loopResults = emitPromotedKSteps(e, c, u);
+  } else {
+    SmallVector<Value> zeros(carriedSums, u.f32Zero);
+    // Opaque zeros, set before the loop: LLVM would otherwise set the constants between the
+    // first k-step's wgmmas, where ptxas must fence (or serialize) around them.
+    SmallVector<Value> init(u.loopInit);
+    llvm::append_range(init, emitValueFence(e, zeros));
+    loopResults = SmallVector<Value>(
+        emitKSteps(e, c, u, summing, u.unit.kBegin, u.unit.kEnd, init).getResults());
+  }
+  // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
+  // (when the block has a next unit, which is the other consumer's).
+  if (config.getPingpong()) {
+    auto handOver = scf::IfOp::create(b, loc, u.hasNext, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(handOver.thenBlock());
+    NVVM::BarrierArriveOp::create(b, loc, turnBarrier(e.sub(e.i32(1), u.consumer)),
+                                  e.i32(2 * kWarpgroup));
+  }
+  // Wait for the last wgmmas here, before any variants join: a register move of their
+  // accumulators at the join while they run would make ptxas serialize every wgmma.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> results = {loopResults[0]};
+  for (int64_t s = 0; s < slices; ++s)
+    results.push_back(emitAccumulatorFence(e, loopResults[1 + s], registers()));
+  SmallVector<Value> sums =
+      emitValueFence(e, ArrayRef<Value>(loopResults).drop_front(1 + slices));
+  for (auto [i, p] : llvm::enumerate(sumsPlans)) {
+    if (summing[i])
+      llvm::append_range(results, ArrayRef<Value>(sums).slice(sumsAt[i], p.tile.carried()));
+    else
+      results.append(p.tile.carried(), LLVM::UndefOp::create(b, loc, b.getF32Type()));
+  }
+  return results;
+}
+
+} // namespace mlir::mepi::wgmma
