@@ -410,7 +410,8 @@ SmallVector<Type> argumentTypes(MLIRContext *ctx, const MatmulProblem &problem,
 
 /// The mepi.matmul's operands and their kinds, bound to the planned function's arguments.
 struct MatmulOperands {
-  Value a, b, alpha, c, beta, d, aSums, bSums;
+  Value a, b, alpha, c, beta, d, aSums, bSums, groups, weightIndices;
+  GroupFormAttr groupForm;
   SmallVector<Value> inputs, aux, reductions;
   SmallVector<Attribute> inputKinds, auxKinds, reductionKinds, combiners;
 };
@@ -512,7 +513,7 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   auto op = MatmulOp::create(
       b, loc, o.a, o.b, o.alpha, o.c, o.beta, o.inputs, b.getArrayAttr(o.inputKinds), o.d,
       o.aux, b.getArrayAttr(o.auxKinds), o.reductions, b.getArrayAttr(o.reductionKinds),
-      b.getArrayAttr(o.combiners), o.aSums, o.bSums,
+      b.getArrayAttr(o.combiners), o.aSums, o.bSums, o.groups, o.groupForm, o.weightIndices,
       problem.transposeA ? b.getUnitAttr() : UnitAttr(),
       problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config);
   func::ReturnOp::create(b, loc);

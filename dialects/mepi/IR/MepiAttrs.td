@@ -38,6 +38,22 @@ def Mepi_CombinerAttr : EnumAttr<Mepi_Dialect, Mepi_Combiner, "combiner"> {
 }
 def Mepi_CombinerArrayAttr : TypedArrayAttrBase<Mepi_CombinerAttr, "array of reduction combiners">;
 
+def Mepi_GroupForm : I32EnumAttr<"GroupForm",
+    "how a grouped matmul's device operand gives the rows of its groups", [
+      // [S]: group g is rows [ends[g - 1], ends[g]) (0 before the first): torch._grouped_mm's offs
+      I32EnumAttrCase<"Ends", 0, "ends">,
+      // [S + 1]: group g is rows [indptr[g], indptr[g + 1]) (FlashInfer's seg_indptr)
+      I32EnumAttrCase<"Indptr", 1, "indptr">,
+      // [S]: consecutive groups from row 0, group g of lengths[g] rows (FlashInfer's seg_lens)
+      I32EnumAttrCase<"Lengths", 2, "lengths">
+    ]> {
+  let cppNamespace = "::mlir::mepi";
+  let genSpecializedAttr = 0;
+}
+def Mepi_GroupFormAttr : EnumAttr<Mepi_Dialect, Mepi_GroupForm, "group_form"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Mepi_ComputeType : I32EnumAttr<"ComputeType", "precision of the products of A and B", [
       I32EnumAttrCase<"F32", 0, "float32">,    // full f32 products and f32 accumulation
       I32EnumAttrCase<"TF32", 1, "fast_tf32"> // f32 operands rounded to tf32 (10-bit mantissa), f32 sums

@@ -111,6 +111,50 @@ static void printReductions(OpAsmPrinter &printer, MatmulOp, OperandRange operan
   printKindedOperands(printer, "reduce", operands, types, kinds, combiners);
 }
 
+/// `groups(%offs ends : memref<8xi32>)`, then optionally `weights(%w : memref<8xi64>)`.
+static ParseResult parseGroups(OpAsmParser &parser,
+                               std::optional<OpAsmParser::UnresolvedOperand> &groups,
+                               Type &groupsType, GroupFormAttr &form,
+                               std::optional<OpAsmParser::UnresolvedOperand> &weights,
+                               Type &weightsType) {
+  if (failed(parser.parseOptionalKeyword("groups")))
+    return success();
+  OpAsmParser::UnresolvedOperand operand;
+  StringRef formName;
+  if (parser.parseLParen() || parser.parseOperand(operand))
+    return failure();
+  SMLoc formLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&formName))
+    return failure();
+  std::optional<GroupForm> parsed = symbolizeGroupForm(formName);
+  if (!parsed)
+    return parser.emitError(formLoc) << "expected group form ends, indptr or lengths, got '"
+                                     << formName << "'";
+  if (parser.parseColonType(groupsType) || parser.parseRParen())
+    return failure();
+  groups = operand;
+  form = GroupFormAttr::get(parser.getContext(), *parsed);
+  if (failed(parser.parseOptionalKeyword("weights")))
+    return success();
+  OpAsmParser::UnresolvedOperand weightOperand;
+  if (parser.parseLParen() || parser.parseOperand(weightOperand) ||
+      parser.parseColonType(weightsType) || parser.parseRParen())
+    return failure();
+  weights = weightOperand;
+  return success();
+}
+
+static void printGroups(OpAsmPrinter &printer, MatmulOp, Value groups, Type groupsType,
+                        GroupFormAttr form, Value weights, Type weightsType) {
+  if (!groups)
+    return;
+  printer << "groups(" << groups << " "
+          << (form ? stringifyGroupForm(form.getValue()) : StringRef("ends")) << " : "
+          << groupsType << ")";
+  if (weights)
+    printer << " weights(" << weights << " : " << weightsType << ")";
+}
+
 #define GET_OP_CLASSES
 #include "mepi/IR/MepiOps.cpp.inc"
 
@@ -194,6 +238,15 @@ LogicalResult verifyBatchBroadcast(MatmulOp op, StringRef what, ArrayRef<int64_t
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
   ArrayRef<int64_t> dBatch = dShape.drop_back(2);
   ArrayRef<int64_t> batch = shape.drop_back(coreRank);
+  // Grouped: one leading dimension of one value set per group, or none.
+  if (op.isGrouped()) {
+    if (batch.empty() || (batch.size() == 1 && batch[0] == op.getNumGroups()))
+      return success();
+    return op.emitOpError() << "expected " << what
+                            << " to have no leading dimension or one of the " << op.getNumGroups()
+                            << " groups, got " << shape.size() - coreRank << " leading dimensions"
+                            << (batch.size() == 1 ? " of " + dimStr(batch[0]) : std::string());
+  }
   if (batch.size() > dBatch.size())
     return op.emitOpError() << "expected " << what << " to have at most " << dBatch.size()
                             << " batch dimensions (as d), got " << batch.size();
@@ -331,6 +384,8 @@ static LogicalResult verifyShapes(MatmulOp op) {
   if (!dimsMatch(n, dShape.back()))
     return op.emitOpError() << "expected d to have N = " << dimStr(n)
                             << " columns (from op(b)), got " << dimStr(dShape.back());
+  if (op.isGrouped()) // the groups' shapes: verifyGroups
+    return success();
   if (failed(verifyBatchBroadcast(op, "a", aShape, 2)) ||
       failed(verifyBatchBroadcast(op, "b", bShape, 2)))
     return failure();
@@ -395,7 +450,12 @@ static LogicalResult verifyEpilogInputs(MatmulOp op) {
         << "epilog input " << i << " (" << stringifyBroadcastKind(kind) << ")";
     auto memref = dyn_cast<MemRefType>(input.getType());
     if (kind == BroadcastKind::Scalar) {
-      if (memref ? memref.getRank() != 0 : !input.getType().isIntOrIndexOrFloat())
+      // Grouped: [S], one value per group.
+      if (memref && memref.getRank() == 1 && op.isGrouped())
+        if (failed(verifyBatchBroadcast(op, what, memref.getShape(), 0)))
+          return failure();
+      if (memref ? memref.getRank() > (op.isGrouped() ? 1 : 0)
+                 : !input.getType().isIntOrIndexOrFloat())
         return op.emitOpError()
                << "expected " << what
                << " to be a rank-0 memref or an integer, index or float value, got "
@@ -487,8 +547,67 @@ static LogicalResult verifyOperandSums(MatmulOp op) {
   return success();
 }
 
+/// A 1-D static memref of i32 or i64 elements.
+static bool isIndexVector(MemRefType type) {
+  Type element = type.getElementType();
+  return type.getRank() == 1 && type.hasStaticShape() &&
+         (element.isInteger(32) || element.isInteger(64));
+}
+
+/// The grouped form: the groups operand and its form, the ranks of A, B, C and D, B's matrices
+/// (one per group, or as many as weight_indices name), and what a grouped matmul does not take.
+static LogicalResult verifyGroups(MatmulOp op) {
+  if (!op.isGrouped()) {
+    if (op.getGroupForm() || op.getWeightIndices())
+      return op.emitOpError() << "expected no group form or weight_indices without groups";
+    return success();
+  }
+  auto groupsType = cast<MemRefType>(op.getGroups().getType());
+  if (!isIndexVector(groupsType))
+    return op.emitOpError() << "expected groups to be a 1-D static memref of i32 or i64, got "
+                            << groupsType;
+  if (!op.getGroupForm())
+    return op.emitOpError() << "expected a group form (ends, indptr or lengths)";
+  if (op.getNumGroups() < 1)
+    return op.emitOpError() << "expected groups to give at least one group, got "
+                            << groupsType.getDimSize(0) << " elements in the "
+                            << stringifyGroupForm(*op.getGroupForm()) << " form";
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
+  if (aType.getRank() != 2 || bType.getRank() != 3 || dType.getRank() != 2)
+    return op.emitOpError() << "expected a grouped matmul's a, b and d to have ranks 2, 3 and "
+                               "2 ([T, K], [W, K, N], [T, N]), got "
+                            << aType.getRank() << ", " << bType.getRank() << " and "
+                            << dType.getRank();
+  if (Value c = op.getC(); c && cast<MemRefType>(c.getType()).getRank() != 2)
+    return op.emitOpError() << "expected a grouped matmul's c to have rank 2 ([T, N]), got "
+                            << c.getType();
+  int64_t matrices = bType.getDimSize(0), groups = op.getNumGroups();
+  if (Value weights = op.getWeightIndices()) {
+    auto weightsType = cast<MemRefType>(weights.getType());
+    if (!isIndexVector(weightsType) || weightsType.getDimSize(0) != groups)
+      return op.emitOpError() << "expected weight_indices to be a memref of " << groups
+                              << " i32 or i64 (one per group), got " << weightsType;
+  } else if (matrices != groups) {
+    return op.emitOpError() << "expected b to have one matrix per group (" << groups
+                            << ") without weight_indices, got " << dimStr(matrices);
+  }
+  if (!op.getReductions().empty() || op.getASums() || op.getBSums())
+    return op.emitOpError() << "expected no reductions or operand sums in a grouped matmul";
+  return success();
+}
+
+int64_t MatmulOp::getNumGroups() {
+  if (!isGrouped())
+    return 0;
+  int64_t elements = cast<MemRefType>(getGroups().getType()).getDimSize(0);
+  if (ShapedType::isDynamic(elements))
+    return 0;
+  return getGroupForm() == GroupForm::Indptr ? elements - 1 : elements;
+}
+
 LogicalResult MatmulOp::verify() {
-  return success(succeeded(verifyRanksAndTypes(*this)) && succeeded(verifyShapes(*this)) &&
+  return success(succeeded(verifyRanksAndTypes(*this)) && succeeded(verifyGroups(*this)) &&
+                 succeeded(verifyShapes(*this)) &&
                  succeeded(verifyCAndBeta(*this)) && succeeded(verifyEpilogInputs(*this)) &&
                  succeeded(verifyAuxOutputs(*this)) && succeeded(verifyReductions(*this)) &&
                  succeeded(verifyOperandSums(*this)));
@@ -509,10 +628,14 @@ Type MatmulOp::getInputElementType(unsigned i) {
 
 LogicalResult MatmulOp::verifyRegions() {
   Block &body = getEpilog().front();
-  size_t numInputs = getEpilogInputs().size();
-  if (body.getNumArguments() != numInputs + 3)
-    return emitOpError() << "expected epilog to have " << numInputs + 3 << " arguments (acc, "
-                         << numInputs << " inputs, row, col), got " << body.getNumArguments();
+  size_t numInputs = getEpilogInputs().size(), numArguments = numInputs + (isGrouped() ? 4 : 3);
+  if (body.getNumArguments() != numArguments)
+    return emitOpError() << "expected epilog to have " << numArguments << " arguments (acc, "
+                         << numInputs << " inputs, row, col" << (isGrouped() ? ", group" : "")
+                         << "), got " << body.getNumArguments();
+  if (isGrouped() && !getGroupArg().getType().isIndex())
+    return emitOpError() << "expected epilog group argument to be index, got "
+                         << getGroupArg().getType();
   if (!getAccArg().getType().isF32())
     return emitOpError() << "expected epilog argument 0 (acc) to be f32, got "
                          << getAccArg().getType();

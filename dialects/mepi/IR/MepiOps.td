@@ -23,7 +23,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     when C is.
 
     The epilog is a single-block region with arguments `(acc: f32, in_0, ..., in_n-1, row: index,
-    col: index)`; `in_i` is an element of epilog input i, indexed by its broadcast kind: `row`
+    col: index)` (grouped: then `group: index`); `in_i` is an element of epilog input i, indexed by its broadcast kind: `row`
     inputs have shape [batch..., M], `col` [batch..., N], `matrix` [batch..., M', N] with
     M' >= M (rows past M are padding; any strides), `bitmask` inputs are i8 [batch...,
     M'', N] with M'' >= ceil(M / 8) and give the i1 at bit `row % 8` of byte (row / 8, col)
@@ -43,6 +43,35 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     sum_k op(A)[batch..., row, k] ([batch..., M]) and b_sums[batch..., col] = sum_k
     op(B)[batch..., k, col] ([batch..., N]), in f32, converted to their element type (the
     bias gradients of cuBLASLt's BGRADA and BGRADB epilogs).
+
+    Grouped form (`groups`: mixture-of-experts layers, segment GEMM): the rows of A and D are
+    cut into S groups whose bounds are a device operand, read by the kernel (no host copy),
+    and group g multiplies its rows of op(A) by its own matrix of B:
+
+      D[row, col] = epilog(alpha * sum_k op(A)[row, k] * op(B)[w(g), k, col] + beta * C[row, col],
+                           inputs..., row, col, g)   for the rows of group g
+
+    A is [T, K] (or [K, T] with transpose_a), B is [W, K, N] (or [W, N, K] with transpose_b), C
+    and D are [T, N]. The groups operand is a 1-D memref of i32 or i64 in one of three forms:
+    `ends` [S] (group g is rows [ends[g - 1], ends[g]), 0 before the first: torch._grouped_mm's
+    `offs`), `indptr` [S + 1] (rows [indptr[g], indptr[g + 1]): FlashInfer's `seg_indptr`) or
+    `lengths` [S] (consecutive groups from row 0: `seg_lens`). Bounds are clamped to [0, T] and
+    a group ends no earlier than it starts, so any group may be empty; rows in no group are not
+    written. `w(g)` is g, with W = S, or `weight_indices[g]` (a 1-D memref [S] of i32 or i64;
+    several groups may share a matrix). Epilog inputs index rows by D's row; a row, col or
+    scalar input may have one leading dimension of S, one value set per group (a bias [S, N]).
+    The epilog region takes one more argument, the group g (index). Grouped matmuls take no
+    reductions or operand sums.
+
+    ```mlir
+    mepi.matmul ins(%x, %w : memref<4096x7168xbf16>, memref<8x7168x2048xbf16>)
+        groups(%offs ends : memref<8xi32>)
+        inputs(%bias as col : memref<8x2048xbf16>)
+        outs(%d : memref<4096x2048xbf16>) epilog {
+    ^bb0(%acc: f32, %bias: bf16, %row: index, %col: index, %group: index):
+      ...
+    }
+    ```
 
     Example (bias + ReLU, bias per column):
 
@@ -92,6 +121,9 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Mepi_CombinerArrayAttr:$reduction_combiners,
     Optional<AnyMemRef>:$a_sums,
     Optional<AnyMemRef>:$b_sums,
+    Optional<AnyMemRef>:$groups,
+    OptionalAttr<Mepi_GroupFormAttr>:$group_form,
+    Optional<AnyMemRef>:$weight_indices,
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
     OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
@@ -99,6 +131,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
   let regions = (region SizedRegion<1>:$epilog);
   let assemblyFormat = [{
     `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
+    custom<Groups>($groups, type($groups), $group_form, $weight_indices, type($weight_indices))
     (`alpha` `(` $alpha^ `)`)?
     (`c` `(` $c^ `:` type($c) `)`)?
     (`beta` `(` $beta^ `)`)?
@@ -125,6 +158,13 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     ::mlir::BlockArgument getColArg() {
       return getEpilog().getArgument(2 + getEpilogInputs().size());
     }
+    /// Grouped (a `groups` operand): the epilog's last argument, the row's group (index).
+    bool isGrouped() { return static_cast<bool>(getGroups()); }
+    ::mlir::BlockArgument getGroupArg() {
+      return getEpilog().getArgument(3 + getEpilogInputs().size());
+    }
+    /// The groups S of a grouped matmul (from the groups operand's static size), else 0.
+    int64_t getNumGroups();
     BroadcastKind getInputKind(unsigned i) {
       return ::llvm::cast<BroadcastKindAttr>(getInputKinds()[i]).getValue();
     }

@@ -1,0 +1,131 @@
+// Diagnostics of the grouped form: the groups operand and its form, ranks, B's matrices,
+// weight_indices, per-group inputs, the epilog's group argument.
+// RUN: mepi-opt %s --split-input-file --verify-diagnostics
+
+func.func @groups_type(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xf32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected groups to be a 1-D static memref of i32 or i64, got 'memref<2xf32>'}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xf32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @form(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected group form ends, indptr or lengths, got 'offsets'}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g offsets : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @empty_indptr(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<1xi64>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected groups to give at least one group, got 1 elements in the indptr form}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g indptr : memref<1xi64>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @ranks(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected a grouped matmul's a, b and d to have ranks 2, 3 and 2 ([T, K], [W, K, N], [T, N]), got 2, 2 and 2}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @matrices(%x: memref<64x64xbf16>, %w: memref<3x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected b to have one matrix per group (2) without weight_indices, got 3}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<3x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @weights(%x: memref<64x64xbf16>, %w: memref<3x64x64xbf16>, %g: memref<2xi32>, %wi: memref<3xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected weight_indices to be a memref of 2 i32 or i64 (one per group), got 'memref<3xi32>'}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<3x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      weights(%wi : memref<3xi32>) outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @k(%x: memref<64x32xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected op(a) and op(b) to agree on K, got 32 and 64}}
+  mepi.matmul ins(%x, %w : memref<64x32xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @per_group_input(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %bias: memref<3x64xbf16>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected epilog input 0 (col) to have no leading dimension or one of the 2 groups, got 1 leading dimensions of 3}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      inputs(%bias as col : memref<3x64xbf16>) outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %b: bf16, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @group_argument(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected epilog to have 4 arguments (acc, 0 inputs, row, col, group), got 3}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @reductions(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>, %r: memref<64xf32>) {
+  // expected-error @below {{expected no reductions or operand sums in a grouped matmul}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) reduce(%r as row add : memref<64xf32>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t, %acc : bf16, f32
+  }
+  return
+}
