@@ -92,7 +92,9 @@ TEST(SplitOperand, PrePassLowersToPtx) {
 }
 
 TEST(SplitOperand, CandidatesBoundWhatOneAccumulatorSums) {
-  // 3 x 16384 products of each output: 1536 k-steps, at most 96 a unit, so 16 splits or more.
+  // 3 x 16384 products of each output: 1536 k-steps. Each candidate promotes its accumulators
+  // every kSplitPromoteKSteps k-steps (those come first), or, where it cannot hold the second
+  // set (a 64-row slice of more than 128 columns), has at most 96 a unit: 16 splits or more.
   std::optional<SplitProblem> s =
       splitProblem(f32Problem({2048, 16384}, {2048, 16384}, {2048, 2048}, false, true));
   ASSERT_TRUE(s.has_value());
@@ -100,13 +102,22 @@ TEST(SplitOperand, CandidatesBoundWhatOneAccumulatorSums) {
       rankedKernelConfigs(s->planned, "sm_90a", kSplitMaxUnitKSteps);
   ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
   ASSERT_FALSE(ranked->empty());
+  std::string promoted = "promote = " + std::to_string(kSplitPromoteKSteps);
+  EXPECT_NE(ranked->front().find(promoted), std::string::npos) << ranked->front();
+  bool splitSeen = false;
   for (const std::string &config : *ranked) {
+    if (config.find(promoted) != std::string::npos) {
+      EXPECT_FALSE(splitSeen) << "a promoted candidate after a split one: " << config;
+      continue;
+    }
+    splitSeen = true;
     size_t at = config.find("splits = ");
     ASSERT_NE(at, std::string::npos) << config;
     EXPECT_GE(std::stoi(config.substr(at + 9)), 16) << config;
     EXPECT_EQ(config.find("cluster = 2"), std::string::npos) << config;
     EXPECT_EQ(config.find("pingpong = true"), std::string::npos) << config;
   }
+  EXPECT_TRUE(splitSeen) << "no 128 x 256 candidate split instead";
   // Without the bound the heuristic's own choice accumulates all of K in one unit.
   llvm::Expected<std::vector<std::string>> unbounded = rankedKernelConfigs(s->planned, "sm_90a");
   ASSERT_TRUE(bool(unbounded));

@@ -44,16 +44,18 @@ struct SplitPlan {
   static constexpr std::array<unsigned, 3> block = {32, 8, 1};
 };
 
-/// The most k-steps (of 32 products) one accumulator of the split GEMM sums before its sum
-/// joins the others in f32 (split-K), where the planner chooses the configuration. The tensor
-/// cores' f32 accumulation loses precision with each update (it truncates), and the error
-/// follows the a_hi·b_hi products one accumulator sums: on the H200, relative errors against
-/// fp64 of 3.8e-5 over 16384 of them (2048 x 2048 x 16384, one unit), 1.34e-5 over ~6144 (8
-/// splits), 9.6e-6 over 4096 (4096^3, 1 or 2 splits), 6.4e-6-7.0e-6 over ~3072 (96 k-steps a
-/// unit). So 96, for f32's 1e-5 up to K = 16384; it costs split-K's partial sums (8192^3: 0.94x
-/// SGEMM, against 2.34x unsplit). Promoting the sums to a second f32 accumulator every few
-/// k-steps would keep the accuracy without split-K (not done yet).
+/// The most k-steps (of 32 products) one wgmma accumulator of the split GEMM sums before its
+/// sum joins an f32 sum outside the tensor cores. Their f32 accumulation loses precision with
+/// each update (it truncates), and the error follows the a_hi·b_hi products one accumulator
+/// sums: on the H200, relative errors against fp64 of 3.8e-5 over 16384 of them (2048 x 2048
+/// x 16384 in one accumulator), 1.34e-5 over ~6144, 6.4e-6-7.0e-6 over ~3072 (96 k-steps).
+/// So 96 for f32's 1e-5 up to K = 16384, reached by promoting the accumulators every
+/// kSplitPromoteKSteps k-steps into a second f32 set (3.9e-7 at K = 16384, one unit; 1.85-2.13x
+/// SGEMM), or where a configuration cannot hold the second set, by split-K (0.77-1.46x).
 inline constexpr int64_t kSplitMaxUnitKSteps = 96;
+/// Promoted accumulators of the split GEMM: k-steps between promotions (4: 1.94x SGEMM in
+/// geomean on four large shapes, 8: 1.78x; bench/results/f32-promote.log).
+inline constexpr int64_t kSplitPromoteKSteps = 4;
 
 /// The problem the GEMM runs on split operands, with how to split A and B.
 struct SplitProblem {
