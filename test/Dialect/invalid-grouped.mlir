@@ -129,3 +129,18 @@ func.func @reductions(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memr
   }
   return
 }
+
+// -----
+
+func.func @bitmask_aux(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>, %mask: memref<8x64xi8>) {
+  // expected-error @below {{expected no bitmask aux outputs in a grouped matmul (a byte's 8 rows may lie in two groups), got aux 0}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) aux(%mask as bitmask : memref<8x64xi8>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    %zero = arith.constant 0.0 : f32
+    %p = arith.cmpf oge, %acc, %zero : f32
+    mepi.yield %t, %p : bf16, i1
+  }
+  return
+}

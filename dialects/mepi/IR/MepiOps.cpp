@@ -593,6 +593,12 @@ static LogicalResult verifyGroups(MatmulOp op) {
   }
   if (!op.getReductions().empty() || op.getASums() || op.getBSums())
     return op.emitOpError() << "expected no reductions or operand sums in a grouped matmul";
+  // A mask byte holds 8 rows, which may lie in two groups written by different tiles.
+  for (unsigned i = 0; i < op.getAux().size(); ++i)
+    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
+      return op.emitOpError() << "expected no bitmask aux outputs in a grouped matmul (a byte's 8 "
+                                 "rows may lie in two groups), got aux "
+                              << i;
   return success();
 }
 

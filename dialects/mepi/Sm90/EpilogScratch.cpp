@@ -16,7 +16,9 @@ bool sm90::hasVectorStores(MatmulOp op) {
 }
 
 bool sm90::isColumnMajorAux(MatmulOp op, unsigned i) {
-  if (op.getAuxKind(i) != BroadcastKind::Matrix || !hasVectorStores(op))
+  // Grouped: a tile's rows start anywhere and end at its group's end, so a column of it is no
+  // run of whole 16-byte vectors; its aux elements are stored one by one.
+  if (op.getAuxKind(i) != BroadcastKind::Matrix || !hasVectorStores(op) || op.isGrouped())
     return false;
   auto type = cast<MemRefType>(op.getAux()[i].getType());
   SmallVector<int64_t> strides;

@@ -47,7 +47,9 @@ int64_t Sm90Spec::bSumRows(KernelConfigAttr config) {
   return share >= kBlockRows ? share : tileN;
 }
 
-int64_t Sm90Spec::tilesM() const { return llvm::divideCeil(p.m, config.getTileM()); }
+int64_t Sm90Spec::tilesM() const {
+  return llvm::divideCeil(p.m, config.getTileM()) + p.groups;
+}
 int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN()); }
 int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
 
@@ -103,7 +105,8 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
   // dynamic base to 1024 bytes.
   l.flags = l.barriers + 16 * config.getStages();
-  l.total = l.flags + 16 + 1024;
+  l.groupTable = l.flags + 16;
+  l.total = l.groupTable + llvm::alignTo(groupTableBytes(p.groups), 16) + 1024;
   return l;
 }
 

@@ -27,14 +27,19 @@ constexpr int64_t kWorkspaceAlignment = 256;
 /// Stream-K ranges are at least this many k-steps (where the last wave has that many per
 /// walker): a shorter one costs more in its records and pipeline refill than it spreads.
 constexpr int64_t kMinStreamKSteps = 16;
-/// The stream-K walk divides by the approximate reciprocal, exact below this many k-steps in
-/// all (work units x k-steps).
-constexpr int64_t kMaxStreamKSteps = int64_t(1) << 22;
+/// Divisions by a runtime divisor use the approximate reciprocal (emitDivRem), exact for
+/// dividends below this.
+constexpr int64_t kMaxApproxDividend = int64_t(1) << 22;
+/// The stream-K walk divides k-steps in all (work units x k-steps) that way.
+constexpr int64_t kMaxStreamKSteps = kMaxApproxDividend;
 /// The staged epilog's block: 64 rows of kChunkColumns f32, rows padded by 8 floats so that a
 /// warp's 8-byte fragment stores fill all 32 banks twice, the minimum for 256 bytes.
 constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
 /// A TMA store buffer: 64 rows of one 128-byte line of D; two per consumer, alternating.
 constexpr int64_t kTmaStoreBufferBytes = 64 * kSwizzleBytes;
+/// The group table of a grouped kernel: per group its first tile row among all groups' (S + 1
+/// entries, the last the total), its first row and its end row, i32 each.
+constexpr int64_t groupTableBytes(int64_t groups) { return (3 * groups + 1) * 4; }
 } // namespace sm90
 
 /// One wgmma instruction's view of its operands (the MMA-atom table): K per instruction and
@@ -54,6 +59,9 @@ struct MmaAtom {
 struct Sm90Problem {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1; // D's batch elements (the product of its leading dimensions)
+  /// Grouped (rows of A and D in groups whose bounds the kernel reads): the groups S, else 0.
+  /// `m` is then all of D's rows, T.
+  int64_t groups = 0;
   bool batched = false; // D has leading (batch) dimensions, even all of size 1
   bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
   int64_t elementBytes = 2;                // of A and B (4: f32 at TF32 precision)
@@ -68,6 +76,7 @@ struct Sm90Problem {
   /// The problem of a mepi.matmul with static shapes.
   static Sm90Problem of(MatmulOp op);
   bool operandSums() const { return aSums || bSums; }
+  bool grouped() const { return groups > 0; }
   /// The MMA atom of A and B (elementBytes is one the table has: Sm90Problem::of checks it).
   MmaAtom atom() const { return *MmaAtom::of(elementBytes); }
 };
@@ -81,6 +90,7 @@ struct Sm90SharedLayout {
   int64_t scratchBytes = 0; // per consumer
   int64_t barriers = 0;     // full[stages] | empty[stages] mbarriers
   int64_t flags = 0;        // split-K flags
+  int64_t groupTable = 0;   // grouped: the group table (GroupTable.h), 16-byte aligned
   int64_t total = 0;        // with the slack that aligns the dynamic base to 1024 bytes
 };
 
@@ -114,6 +124,8 @@ public:
   int64_t registers() const { return registers(config); }
 
   // Work units.
+  /// Tile rows of D; grouped, at most the groups' tile rows all together, ceil(T / tile_m) +
+  /// S (each group's last tile may be partial), which the grid and the walk are sized for.
   int64_t tilesM() const;
   int64_t tilesN() const;
   int64_t tiles() const { return tilesM() * tilesN(); }

@@ -333,6 +333,39 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
   return withStreamK(p, target, config, /*heuristic=*/true);
 }
 
+/// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K
+/// or stream-K), no clusters, D stored by threads (from the registers where the epilog writes
+/// D only, else staged) instead of TMA stores.
+KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
+  if (!config || config.getStrategy() != KernelStrategy::Wgmma)
+    return config;
+  config = config.withSplits(1).withStreamk(false).withCluster(1);
+  if (config && config.getStore() == DStore::Tma)
+    config = config.withStore(canStoreDFromRegisters(op) && !config.getPingpong()
+                                  ? DStore::Registers
+                                  : DStore::Staged);
+  return config;
+}
+
+/// A grouped problem's configuration, from the groups' mean rows T / S (their sizes are known
+/// on the device only): 64-row tiles where groups average 64 rows or fewer (decode-like
+/// calls: a 128-row tile would be mostly outside its group), else 128; 256 columns where the
+/// tiles of the mean group sizes still give each multiprocessor one, else 128 (64 for a D of
+/// at most 64 columns).
+KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
+  Sm90Problem p = Sm90Problem::of(op);
+  int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
+  int64_t tileM = meanRows <= 64 ? 64 : 128;
+  auto tileRows = [&](int64_t rows) {
+    return p.groups * llvm::divideCeil(meanRows, rows);
+  };
+  int64_t tileN = p.n <= 64 ? 64 : 128;
+  if (tileM == 128 && p.n >= 256 &&
+      tileRows(tileM) * llvm::divideCeil(p.n, 256) >= target.multiprocessors)
+    tileN = 256;
+  return asGrouped(op, chooseWgmmaConfig(op, target, tileM, tileN));
+}
+
 /// Puts the cost model's fastest candidate first where the 128 x 128 tiles would not give every
 /// multiprocessor two (the problems whose time is decided by parallelism: tile shape, split-K,
 /// the swapped form) and the model predicts it at least 5 % faster than the rules' choice
@@ -364,9 +397,12 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
   if (!target.hasWgmma() || !isWgmmaEligible(op))
     return {chooseSimtConfig(op, 0, 0)};
   Sm90Problem p = Sm90Problem::of(op);
-  SmallVector<KernelConfigAttr> ranked = {chooseWgmmaConfig(op, target, 0, 0)};
+  SmallVector<KernelConfigAttr> ranked = {p.grouped() ? chooseGroupedConfig(op, target)
+                                                      : chooseWgmmaConfig(op, target, 0, 0)};
   // Every candidate is a valid configuration that the generator can implement.
   auto add = [&](KernelConfigAttr config) {
+    if (p.grouped())
+      config = asGrouped(op, config);
     if (config && !llvm::is_contained(ranked, config) &&
         Sm90Spec(p, config, target).canImplement())
       ranked.push_back(config);
@@ -434,7 +470,9 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
     if (config.getStreamk())
       add(config.withStreamk(false));
   }
-  preferModelChoice(ranked, p, target, hasCostlyEpilog(op));
+  // The cost model was fitted on dense and batched problems only.
+  if (!p.grouped())
+    preferModelChoice(ranked, p, target, hasCostlyEpilog(op));
   return ranked;
 }
 

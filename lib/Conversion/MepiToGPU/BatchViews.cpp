@@ -85,6 +85,20 @@ IRMapping mlir::mepi::emitBatchViews(OpBuilder &b, Location loc, MatmulOp op,
   return views;
 }
 
+IRMapping mlir::mepi::emitGroupViews(OpBuilder &b, Location loc, MatmulOp op,
+                                     const IRMapping &operands, Value group) {
+  IRMapping views = operands;
+  Value index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), group);
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
+    auto type = dyn_cast<MemRefType>(input.getType());
+    unsigned rank = coreRank(op.getInputKind(i));
+    if (type && type.getRank() == rank + 1)
+      views.map(input, emitView(b, loc, operands.lookup(input), rank, {index}));
+  }
+  views.map(op.getGroupArg(), index);
+  return views;
+}
+
 SmallVector<Value> mlir::mepi::emitTmaBatchCoordinates(OpBuilder &b, Location loc, Value memref,
                                                        Value d, Value linearBatch) {
   SmallVector<Value> batch = dBatchIndices(b, loc, d, linearBatch);

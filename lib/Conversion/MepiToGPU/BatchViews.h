@@ -17,6 +17,11 @@ namespace mlir::mepi {
 IRMapping emitBatchViews(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
                          Value linearBatch);
 
+/// Grouped: `operands` with every per-group epilog input (one leading dimension of S) mapped
+/// to its view at group `group` (i32), and the epilog's group argument to `group` as an index.
+IRMapping emitGroupViews(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
+                         Value group);
+
 /// The TMA coordinates (i32, innermost first, after the two of the matrix) of `memref`'s batch
 /// dimensions at D's batch element `linearBatch` (i32): 0 where it broadcasts.
 SmallVector<Value> emitTmaBatchCoordinates(OpBuilder &b, Location loc, Value memref, Value d,

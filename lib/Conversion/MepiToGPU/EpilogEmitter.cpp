@@ -133,6 +133,9 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
                                                         index));
   region.map(op.getRowArg(), index.row);
   region.map(op.getColArg(), index.col);
+  // Grouped: the kernel maps the group argument to the unit's group (emitGroupViews).
+  if (op.isGrouped())
+    region.map(op.getGroupArg(), operands.lookup(op.getGroupArg()));
   Block &body = op.getEpilog().front();
   for (Operation &nested : body.without_terminator())
     b.clone(nested, region);

@@ -64,6 +64,8 @@ public:
   using KernelGenerator::KernelGenerator;
 
   LogicalResult checkSupported(MatmulOp op) const override {
+    if (op.isGrouped())
+      return op.emitOpError() << "grouped matmuls run on wgmma kernels (sm_90a) only";
     auto isLowered = [](Type t) { return isa<Float16Type, BFloat16Type, Float32Type>(t); };
     for (Value v : {op.getA(), op.getB(), op.getD()}) {
       Type elt = cast<MemRefType>(v.getType()).getElementType();

@@ -96,7 +96,10 @@ auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk
   w.record = [&e, slot, splits](Value j) { return e.add(e.mul(slot, e.i32(splits)), j); };
   if (walk)
     emitStreamKUnit(e, unit, *walk, w);
-  emitTilePosition(e, w);
+  if (groups)
+    emitGroupedTilePosition(e, w);
+  else
+    emitTilePosition(e, w);
   if (walk)
     return w;
   // Balanced slices of the k-steps: sizes differ by at most one.
@@ -171,6 +174,25 @@ void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
   w.inside = e.ult(w.tileRow, e.i32(spec.tilesM()));
 }
 
+void TileScheduler::emitGroupedTilePosition(Emitter &e, WorkUnit &w) const {
+  // Bands of kGroupM tile rows walked column by column, as emitTilePosition, over the total
+  // tile rows of the groups; the last band's rows (1 to kGroupM) vary with the sizes.
+  Value rows = groups->emitTotalTileRows(e);
+  Value perBand = e.i32(kGroupM * spec.tilesN());
+  Value band = e.div(w.tile, perBand);
+  Value local = e.rem(w.tile, perBand);
+  Value firstRow = e.mul(band, e.i32(kGroupM));
+  Value bandRows = e.min(e.sub(rows, firstRow), e.i32(kGroupM));
+  auto [colOfBand, rowInBand] = emitDivRem(e, local, bandRows);
+  w.tileRow = e.add(firstRow, rowInBand);
+  w.tileCol = colOfBand;
+  w.inside = arith::ConstantIntOp::create(e.b, e.loc, 1, 1);
+  GroupTable::Place place = groups->emitPlace(e, w.tileRow);
+  w.group = place.group;
+  w.groupRow = place.firstRow;
+  w.rowEnd = place.rowEnd;
+}
+
 scf::ForOp TileScheduler::emitUnitLoop(Emitter &e, const StreamKWalk *walk, Value skip,
                                        int64_t stride, Value init) const {
   OpBuilder &b = e.b;
@@ -186,7 +208,10 @@ scf::ForOp TileScheduler::emitUnitLoop(Emitter &e, const StreamKWalk *walk, Valu
   if (skip)
     first = e.add(first, e.mul(skip, grid));
   Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
-  auto loop = scf::ForOp::create(b, e.loc, first, e.i32(spec.workUnits()), step,
+  // Grouped: as many units as the groups' tile rows make.
+  Value units = groups ? e.mul(groups->emitTotalTileRows(e), e.i32(spec.tilesN()))
+                       : e.i32(spec.workUnits());
+  auto loop = scf::ForOp::create(b, e.loc, first, units, step,
                                  ValueRange{init ? init : e.i32(0)});
   b.setInsertionPointToStart(loop.getBody());
   return loop;

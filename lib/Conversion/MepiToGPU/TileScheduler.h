@@ -8,11 +8,13 @@
 #define MEPI_CONVERSION_MEPITOGPU_TILESCHEDULER_H
 
 #include "Emitter.h"
+#include "GroupTable.h"
 #include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <functional>
+#include <optional>
 
 namespace mlir::mepi {
 
@@ -26,6 +28,8 @@ class TileScheduler {
 public:
   /// `rank`: the block's rank in its cluster (i32; 0 without one).
   TileScheduler(const Sm90Spec &spec, Value rank) : spec(spec), rank(rank) {}
+  /// Grouped: the walk covers the tile rows of every group (`table`), in group order.
+  void setGroups(const GroupTable &table) { groups = table; }
 
   /// Stream-K: how this walker covers the units. All i32.
   struct StreamKWalk {
@@ -45,9 +49,16 @@ public:
   /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
   /// counter slot of their reduction (the tile, or the first walker's block).
   /// Batched: `batch` is D's batch element (i32; null when unbatched), `tile` the tile within it.
+  /// Grouped: `group` is the tile's group, `groupRow` its first row and `rowEnd` its group's
+  /// end (i32; null otherwise), `tileRow` its index among all groups' tile rows.
   struct WorkUnit {
     Value batch, tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
+    Value group, groupRow, rowEnd;
     std::function<Value(Value)> record; // which record holds split j (i32) of the workspace's
+    /// The tile's first row of A and D.
+    Value firstRow(Emitter &e, int64_t tileM) const {
+      return groupRow ? groupRow : e.mul(tileRow, e.i32(tileM));
+    }
   };
   /// Unit `unit` of the walk: iteration `unit` of the walker's loop with stream-K (`walk`).
   WorkUnit emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk) const;
@@ -71,9 +82,13 @@ private:
   void emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s, WorkUnit &w) const;
   /// The grouped order: the unit's tile row and column.
   void emitTilePosition(Emitter &e, WorkUnit &w) const;
+  /// The same order over the tile rows of all groups (their count known in the kernel only),
+  /// then the tile's group and rows.
+  void emitGroupedTilePosition(Emitter &e, WorkUnit &w) const;
 
   const Sm90Spec &spec;
   Value rank;
+  std::optional<GroupTable> groups;
 };
 
 } // namespace mlir::mepi

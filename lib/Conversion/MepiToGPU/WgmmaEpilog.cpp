@@ -82,7 +82,9 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
   Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
   Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
-  Value rowBase = e.add(e.mul(tileRow, e.i32(f.tileM)), e.mul(slice, e.i32(64)));
+  Value sliceRow = e.mul(slice, e.i32(64));
+  Value tileFirstRow = f.firstRow ? f.firstRow : e.mul(tileRow, e.i32(f.tileM));
+  Value rowBase = e.add(tileFirstRow, sliceRow);
   Value colBase = e.mul(tileCol, e.i32(f.tileN));
   // D from the registers, straight or through TMA stores (WgmmaRegisterEpilog.h).
   if (f.store != DStore::Staged)
@@ -117,7 +119,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   auto kindOf = [&](unsigned j) { return op.getReductionKind(j); };
   unsigned numReductions = op.getReductions().size();
 
-  bool rowBounds = f.m % f.tileM != 0, colBounds = f.n % f.tileN != 0;
+  bool rowBounds = f.rowBounds(), colBounds = f.n % f.tileN != 0;
   // D row-major with rows of whole vectors, at an address aligned for them: each group of
   // kEpilogVector columns is one store, and inside or outside D as a whole.
   MemRefType dType = op.getD().getType();
@@ -148,7 +150,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
     for (int64_t s = 0; s < kChunkSteps; ++s) {
       Value row = e.add(rowBase, e.add(e.i32(s * kRowsPerStep),
                                        e.div(thread, e.i32(kThreadsPerRow))));
-      Value safe = arith::SelectOp::create(b, loc, e.ult(row, e.i32(f.m)), row, e.i32(0));
+      Value safe = arith::SelectOp::create(b, loc, e.ult(row, f.emitRowLimit(e)), row, e.i32(0));
       rowInputs[i].push_back(memref::LoadOp::create(b, loc, operands.lookup(input),
                                                     ValueRange{e.toIndex(safe)}));
     }
@@ -226,7 +228,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       if (vectorStores) {
         Value inside;
         if (rowBounds)
-          inside = e.ult(row, e.i32(f.m));
+          inside = e.ult(row, f.emitRowLimit(e));
         if (colBounds) {
           Value colInside = e.ult(col0, e.i32(f.n));
           inside = inside ? e.andI(inside, colInside) : colInside;
@@ -276,7 +278,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
           auto [accValue, index] = element(j);
           Value inside;
           if (rowBounds || colBounds)
-            inside = e.andI(e.ult(row, e.i32(f.m)), e.ult(e.add(col0, e.i32(j)), e.i32(f.n)));
+            inside = e.andI(e.ult(row, f.emitRowLimit(e)), e.ult(e.add(col0, e.i32(j)), e.i32(f.n)));
           combined[j] = emitGuarded(e, op, inside, 1, [&, accValue = accValue, index = index] {
             return pickCombinedValues(
                 op, emitEpilogAndStore(b, loc, op, operands, accValue, index));
@@ -374,7 +376,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
         }
         Value firstRow = e.add(rowBase, e.mul(byteRow, e.i32(8)));
         Value globalCol = e.add(colBase, e.add(e.mul(chunk, e.i32(kChunkColumns)), col));
-        thenIf(e, e.andI(e.ult(firstRow, e.i32(f.m)), e.ult(globalCol, e.i32(f.n))));
+        thenIf(e, e.andI(e.ult(firstRow, f.emitRowLimit(e)), e.ult(globalCol, e.i32(f.n))));
         Value maskRow = e.add(e.div(rowBase, e.i32(8)), byteRow);
         memref::StoreOp::create(b, loc, byte, operands.lookup(aux),
                                 ValueRange{e.toIndex(maskRow), e.toIndex(globalCol)});
@@ -452,7 +454,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
     Value group = groupOf(layout.kind);
     if (layout.kind == BroadcastKind::Row) {
       Value row = e.add(rowBase, thread);
-      thenIf(e, e.andI(isLast, e.andI(e.ult(thread, e.i32(64)), e.ult(row, e.i32(f.m)))));
+      thenIf(e, e.andI(isLast, e.andI(e.ult(thread, e.i32(64)), e.ult(row, f.emitRowLimit(e)))));
       // Acquire: the other contributors' partials, released before their count.
       NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
       Value result = emitCombinedPartials(e, f.workspace, layout, group, thread);

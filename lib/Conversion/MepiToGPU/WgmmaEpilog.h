@@ -47,6 +47,14 @@ struct WgmmaEpilogFrame {
   Value base;      ///< aligned dynamic shared memory (ptr<3>)
   Value workspace; ///< global pointer (reductions only)
   Value tid;       ///< thread index in the block (i32); consumers are warpgroups 1..C
+  /// Grouped, per work unit: the tile's first row and the end of its group's rows (i32), which
+  /// bound the rows written instead of M. Null otherwise.
+  Value firstRow, rowEnd;
+
+  /// The rows below which the epilog writes D (i32).
+  Value emitRowLimit(Emitter &e) const { return rowEnd ? rowEnd : e.i32(m); }
+  /// Whether a tile may have rows past that limit.
+  bool rowBounds() const { return rowEnd || m % tileM != 0; }
 };
 
 /// Applies the epilog to the accumulators `acc` (an LLVM struct of tile_n / 2 f32 in the wgmma

@@ -127,6 +127,10 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   const Sm90SharedLayout &layout = c.layout;
   fillContext(e, c, op, leading);
   emitBlockValues(e, c);
+  if (op.isGrouped()) {
+    c.groups.emplace(op, e.offset(c.base, e.i32(layout.groupTable)), config.getTileM());
+    c.scheduler->setGroups(*c.groups);
+  }
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
@@ -143,6 +147,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   }
   if (c.spec.sumsOnTensorCores())
     emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
+  if (c.groups)
+    c.groups->emitBuild(e, operands.lookup(op.getGroups()), c.tid);
   auto clusterBarrier = [&] {
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
@@ -514,11 +520,14 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
 void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                       const IRMapping &operands, Value acc,
                                       const WorkUnit &unit, Value slice) const {
-  // Batched: the epilog addresses the unit's batch element through views of its operands.
+  // Batched: the epilog addresses the unit's batch element through views of its operands;
+  // grouped: its group's epilog inputs.
   IRMapping batchViews;
   if (unit.batch)
     batchViews = emitBatchViews(e.b, e.loc, op, operands, unit.batch);
-  const IRMapping &views = unit.batch ? batchViews : operands;
+  else if (unit.group)
+    batchViews = emitGroupViews(e.b, e.loc, op, operands, unit.group);
+  const IRMapping &views = unit.batch || unit.group ? batchViews : operands;
   if (config.getSwapped())
     return emitTransposedEpilog(e, op, views, c.m, c.n, config.getTileM(), config.getTileN(),
                                 acc, unit.tileRow, unit.tileCol, c.tid);
@@ -540,6 +549,8 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.base = c.base;
   frame.workspace = c.workspace;
   frame.tid = c.tid;
+  frame.firstRow = unit.groupRow;
+  frame.rowEnd = unit.rowEnd;
   emitWgmmaEpilog(e, op, views, frame, acc, unit.tileRow, unit.tileCol, slice);
 }
 } // namespace mlir::mepi::wgmma

@@ -249,6 +249,7 @@ struct WgmmaKernelGenerator::Context {
   Sm90Spec spec;                    // the kernel's sizes
   Sm90SharedLayout layout;
   std::optional<TileScheduler> scheduler; // the walk over the work units (once rank is known)
+  std::optional<GroupTable> groups;       // grouped: the group table (GroupTable.h)
   std::optional<StagePipeline> pipeline;  // the stage ring (once the base is known)
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };

@@ -21,12 +21,23 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
   WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
   StageLoad load;
-  load.rowA = e.mul(unit.tileRow, e.i32(config.getTileM()));
+  load.rowA = unit.firstRow(e, config.getTileM());
   load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
   if (unit.batch) {
     Value d = operands.lookup(op.getD());
     load.batchA = emitTmaBatchCoordinates(b, loc, operands.lookup(op.getA()), d, unit.batch);
     load.batchB = emitTmaBatchCoordinates(b, loc, operands.lookup(op.getB()), d, unit.batch);
+  }
+  // Grouped: the group's matrix of B, weight_indices[group] or the group itself.
+  if (unit.group) {
+    Value matrix = unit.group;
+    if (Value indices = op.getWeightIndices()) {
+      matrix = memref::LoadOp::create(b, loc, operands.lookup(indices),
+                                      ValueRange{e.toIndex(unit.group)});
+      if (!matrix.getType().isInteger(32))
+        matrix = arith::TruncIOp::create(b, loc, b.getI32Type(), matrix);
+    }
+    load.batchB = {matrix};
   }
   auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
                                   ValueRange{units.getRegionIterArg(0)});

@@ -41,7 +41,7 @@ SlicePlace placeSlice(Emitter &e, MatmulOp op, const IRMapping &operands,
       continue;
     for (int h = 0; h < 2; ++h) {
       Value safe =
-          arith::SelectOp::create(b, e.loc, e.ult(p.rows[h], e.i32(f.m)), p.rows[h], e.i32(0));
+          arith::SelectOp::create(b, e.loc, e.ult(p.rows[h], f.emitRowLimit(e)), p.rows[h], e.i32(0));
       p.rowInputs[i][h] = memref::LoadOp::create(b, e.loc, operands.lookup(input),
                                                  ValueRange{e.toIndex(safe)});
     }
@@ -71,7 +71,7 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
   Type dElement = op.getD().getType().getElementType();
   auto pairType = VectorType::get({2}, dElement);
   // Only tiles that reach past D's edge test whether an element is inside.
-  bool bounds = f.m % f.tileM != 0 || f.n % f.tileN != 0;
+  bool bounds = f.rowBounds() || f.n % f.tileN != 0;
   SmallVector<Value> pairs;
   for (int64_t j = 0; j < groupsPerStep; ++j) {
     Value col = pairColumn(e, p, e.add(group, e.i32(j)));
@@ -96,7 +96,7 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
         continue;
       }
       // D's row length is even and col is even: col < n covers col + 1.
-      Value inside = e.andI(e.ult(p.rows[h], e.i32(f.m)), e.ult(col, e.i32(f.n)));
+      Value inside = e.andI(e.ult(p.rows[h], f.emitRowLimit(e)), e.ult(col, e.i32(f.n)));
       auto ifOp =
           scf::IfOp::create(b, loc, TypeRange{pairType}, inside, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard branch(b);
@@ -170,7 +170,7 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
               for (int h = 0; h < 2; ++h) {
                 OpBuilder::InsertionGuard guard(b);
                 auto ifOp = scf::IfOp::create(
-                    b, loc, e.andI(e.ult(p.rows[h], e.i32(f.m)), e.ult(col, e.i32(f.n))),
+                    b, loc, e.andI(e.ult(p.rows[h], f.emitRowLimit(e)), e.ult(col, e.i32(f.n))),
                     /*withElseRegion=*/false);
                 b.setInsertionPointToStart(ifOp.thenBlock());
                 Value linear = e.add(e.mul(e.zext64(p.rows[h]), e.i64(f.n)), e.zext64(col));
