@@ -2,7 +2,7 @@
 // every call and fails the one a test names (CudaDriver.h, setCudaDriverForTesting). The
 // kernels are compiled for sm_90a as usual; nothing runs them.
 #include "Runtime/CudaDriver.h"
-#include "mepi/Matmul.h"
+#include "mepi/GroupedMatmul.h"
 
 #include <gtest/gtest.h>
 
@@ -188,4 +188,60 @@ TEST_F(Fault, EachStreamHasItsOwnWorkspace) {
   EXPECT_EQ(fake.launchStreams, (std::vector<CUstream>{one, one, two}));
   mm.free();
   EXPECT_TRUE(fake.live.empty());
+}
+
+// A grouped matmul plans for sm_90a (no TMA stores, clusters or split-K: rows past a group's
+// end belong to the next) and launches once per execute with its bounds; a user epilog reads
+// per-group inputs and the group argument. Bad group operands are refused before any plan.
+TEST_F(Fault, GroupedMatmulPlansAndLaunches) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  mepi::Tensor bounds = tensor({8}, 0x7f0000800000);
+  bounds.dtype = mepi::DType::Int32;
+  mepi::GroupedMatmul mm(tensor({4096, 1024}, 0x7f0000000000),
+                         tensor({8, 1024, 2048}, 0x7f0001000000), {bounds}, 1.0f, {}, options);
+  mm.plan(mepi::Epilog::Gelu);
+  std::string config = mm.kernelConfiguration();
+  EXPECT_EQ(config.find("store = tma"), std::string::npos) << config;
+  EXPECT_EQ(config.find("cluster"), std::string::npos) << config;
+  mm.execute();
+  EXPECT_EQ(fake.launches, 1);
+
+  mepi::Tensor scale = tensor({8}, 0x7f0000900000), bias = tensor({8, 2048}, 0x7f0000a00000);
+  scale.dtype = mepi::DType::Float32;
+  mepi::UserEpilog user{R"(
+func.func @f(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index, %g: index) -> bf16 {
+  %s = arith.mulf %acc, %scale : f32
+  %b = arith.extf %bias : bf16 to f32
+  %r = arith.addf %s, %b : f32
+  %t = arith.truncf %r : f32 to bf16
+  return %t : bf16
+})", "f", {}, {}, nullptr};
+  mm.plan(user, {{scale, mepi::InputKind::Scalar}, {bias, mepi::InputKind::Col}});
+  mm.execute();
+  EXPECT_EQ(fake.launches, 2);
+  mm.free();
+
+  auto refused = [&](const mepi::Tensor &a, const mepi::Tensor &b, const mepi::Groups &g) {
+    try {
+      mepi::GroupedMatmul bad(a, b, g, 1.0f, {}, options);
+    } catch (const mepi::Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  mepi::Tensor floats = bounds;
+  floats.dtype = mepi::DType::Float32;
+  EXPECT_NE(refused(tensor({4096, 1024}, 0x7f0000000000), tensor({8, 1024, 2048}, 0x7f0001000000),
+                    {floats})
+                .find("operand groups.bounds: expected a 1-D int32 or int64 tensor, got f32"),
+            std::string::npos);
+  EXPECT_NE(refused(tensor({4096, 1024}, 0x7f0000000000), tensor({7, 1024, 2048}, 0x7f0001000000),
+                    {bounds})
+                .find("expected b to have one matrix per group (8) without weight_indices, got 7"),
+            std::string::npos);
+  EXPECT_NE(refused(tensor({4096, 1024}, 0x7f0000000000), tensor({1024, 2048}, 0x7f0001000000),
+                    {bounds})
+                .find("operand b: expected rank >= 3, got 2"),
+            std::string::npos);
 }

@@ -29,8 +29,9 @@ namespace runtime {
 struct MatmulProblem;
 } // namespace runtime
 
-/// UInt8: the bytes of a bitmask (the "relu_aux" mask), not numbers.
-enum class DType { Float16, BFloat16, Float32, UInt8 };
+/// UInt8: the bytes of a bitmask (the "relu_aux" mask), not numbers. Int32, Int64: a grouped
+/// matmul's group bounds and weight indices (GroupedMatmul.h).
+enum class DType { Float16, BFloat16, Float32, UInt8, Int32, Int64 };
 
 /// A device tensor: pointer, device ordinal, element type, shape and strides in elements
 /// (empty strides: row-major). Leading dimensions beyond the last two are batch dimensions.
@@ -129,6 +130,8 @@ struct UserEpilog {
 };
 
 class EpilogBuilder; // mepi/EpilogBuilder.h
+struct Groups;        // mepi/GroupedMatmul.h
+class GroupedMatmul;
 
 struct Qualifiers {
   bool transposeA = false;
@@ -221,6 +224,10 @@ public:
            const std::function<void(const AutotuneProgress &)> &progress = {});
 
 private:
+  /// The grouped form (GroupedMatmul): A [T, K] x B [W, K, N] in groups -> D [T, N].
+  Matmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha,
+         Qualifiers qualifiers, Options options);
+  friend class GroupedMatmul;
   void planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs,
                       const std::vector<std::string> &inputNames, bool readsC);
   void planProblem(const runtime::MatmulProblem &problem, std::vector<Tensor> builtinInputs,

@@ -28,6 +28,8 @@ ElementType elementType(DType dtype) {
   case DType::BFloat16: return ElementType::BF16;
   case DType::Float32: return ElementType::F32;
   case DType::UInt8: return ElementType::U8;
+  case DType::Int32: return ElementType::I32;
+  case DType::Int64: return ElementType::I64;
   }
   return ElementType::F32;
 }
@@ -37,6 +39,8 @@ DType dtypeOf(ElementType type) {
   case ElementType::F16: return DType::Float16;
   case ElementType::BF16: return DType::BFloat16;
   case ElementType::U8: return DType::UInt8;
+  case ElementType::I32: return DType::Int32;
+  case ElementType::I64: return DType::Int64;
   default: return DType::Float32;
   }
 }

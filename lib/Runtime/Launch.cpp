@@ -239,6 +239,11 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
   prepared->addMemref(args.d, problem.d);
   for (const auto &[ptr, layout] : args.outputs)
     prepared->addMemref(ptr, layout);
+  if (problem.groups) {
+    prepared->addMemref(args.groupBounds, problem.groups->bounds);
+    if (problem.groups->weightIndices)
+      prepared->addMemref(args.weightIndices, *problem.groups->weightIndices);
+  }
   // Addresses only now: the vectors no longer grow.
   for (auto [slot, index] : prepared->slots)
     prepared->params.push_back(

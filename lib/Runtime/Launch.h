@@ -20,6 +20,8 @@ struct LaunchArguments {
   /// The epilog's outputs besides D, in the order and layouts of epilogOutputLayouts.
   std::vector<std::pair<CUdeviceptr, OperandLayout>> outputs;
   float alpha = 1.0f, beta = 0.0f;
+  /// Grouped: the group bounds and weight indices (MatmulProblem::groups), passed last.
+  CUdeviceptr groupBounds = 0, weightIndices = 0;
 };
 
 /// Everything one launch needs, computed once: kernel parameters in the generated kernel's ABI

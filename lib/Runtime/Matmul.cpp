@@ -167,9 +167,11 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
     case InputKind::Col: expectLast(n, "col", "N"); break;
     case InputKind::Matrix: expectLast(n, "matrix", "N"); break;
     case InputKind::Scalar:
-      if (!shape.empty())
-        fail(llvm::formatv("plan: {0} (scalar): expected a rank-0 tensor, got shape {1}",
-                           inputNames[i], dims(shape)));
+      // Grouped: [S], one value per group (the verifier checks S).
+      if (shape.size() > (problem.groups ? 1u : 0u))
+        fail(llvm::formatv("plan: {0} (scalar): expected a rank-0 tensor{1}, got shape {2}",
+                           inputNames[i], problem.groups ? " or one value per group" : "",
+                           dims(shape)));
       break;
     }
     problem.userInputs.push_back(
@@ -204,7 +206,8 @@ struct StagedPlan {
 StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, const void *a,
                       const void *b) {
   StagedPlan plan{problem, std::nullopt, std::nullopt, 0};
-  std::optional<SplitProblem> split = arch == "sm_90a" ? splitProblem(problem) : std::nullopt;
+  std::optional<SplitProblem> split =
+      arch == "sm_90a" && !problem.groups ? splitProblem(problem) : std::nullopt;
   if (split) {
     plan.planned = split->planned;
     plan.a = check(StagedOperand::split(split->a, arch), "plan");
@@ -326,6 +329,10 @@ Tensor Matmul::execute(CUstream stream) {
     for (const Tensor &input : s.userInputs)
       args.userInputs.push_back(reinterpret_cast<CUdeviceptr>(input.data));
     args.userData = reinterpret_cast<uintptr_t>(s.userData);
+    if (s.groupBounds)
+      args.groupBounds = reinterpret_cast<CUdeviceptr>(s.groupBounds->data);
+    if (s.weightIndices)
+      args.weightIndices = reinterpret_cast<CUdeviceptr>(s.weightIndices->data);
     res.prepared = check(
         PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.planned, args),
         "execute");

@@ -63,6 +63,7 @@ struct mepi::Matmul::State {
   MatmulProblem problem; // without epilog/bias until plan()
   Tensor a, b;
   std::optional<Tensor> c;
+  std::optional<Tensor> groupBounds, weightIndices; // grouped (GroupedMatmul)
   std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
   bool userInputReadsC = false; // the last user input is C (a builder epilog read it)

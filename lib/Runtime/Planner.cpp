@@ -39,6 +39,8 @@ Type mlirElementType(MLIRContext *ctx, ElementType type) {
   case ElementType::F8E4M3FN: return Float8E4M3FNType::get(ctx);
   case ElementType::F8E5M2: return Float8E5M2Type::get(ctx);
   case ElementType::U8: return IntegerType::get(ctx, 8);
+  case ElementType::I32: return IntegerType::get(ctx, 32);
+  case ElementType::I64: return IntegerType::get(ctx, 64);
   }
   return {};
 }
@@ -57,6 +59,15 @@ ComputeTypeAttr computeAttr(MLIRContext *ctx, const MatmulProblem &problem) {
       problem.b.type == ElementType::F32)
     return ComputeTypeAttr::get(ctx, ComputeType::TF32);
   return {};
+}
+
+GroupForm groupForm(::mepi::runtime::GroupForm form) {
+  switch (form) {
+  case ::mepi::runtime::GroupForm::Ends: return GroupForm::Ends;
+  case ::mepi::runtime::GroupForm::Indptr: return GroupForm::Indptr;
+  case ::mepi::runtime::GroupForm::Lengths: return GroupForm::Lengths;
+  }
+  return GroupForm::Ends;
 }
 
 BroadcastKind broadcastKind(::mepi::runtime::InputKind kind) {
@@ -171,6 +182,8 @@ llvm::Error buildUserEpilogCall(OpBuilder &b, MatmulOp op,
   for (unsigned i = 0; i < op.getEpilogInputs().size(); ++i)
     expectedInputs.push_back(op.getInputElementType(i));
   expectedInputs.append({b.getIndexType(), b.getIndexType()});
+  if (op.isGrouped()) // the row's group
+    expectedInputs.push_back(b.getIndexType());
   // The function returns D's element, then the outputs in declared order; the op takes them as
   // aux outputs, then reductions (userOutputsInOpOrder).
   SmallVector<Type> expectedResults = {op.getD().getType().getElementType()};
@@ -405,6 +418,11 @@ SmallVector<Type> argumentTypes(MLIRContext *ctx, const MatmulProblem &problem,
   types.push_back(memrefType(ctx, problem.d));
   for (const NamedLayout &output : outputs)
     types.push_back(memrefType(ctx, output.layout));
+  if (problem.groups) {
+    types.push_back(memrefType(ctx, problem.groups->bounds));
+    if (problem.groups->weightIndices)
+      types.push_back(memrefType(ctx, *problem.groups->weightIndices));
+  }
   return types;
 }
 
@@ -464,6 +482,12 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
     }
   for (const EpilogOperand &sums : signature.operandSums)
     (sums.kind == BroadcastKind::Row ? o.aSums : o.bSums) = arg();
+  if (problem.groups) {
+    o.groups = arg();
+    o.groupForm = GroupFormAttr::get(ctx, groupForm(problem.groups->form));
+    if (problem.groups->weightIndices)
+      o.weightIndices = arg();
+  }
   return o;
 }
 

@@ -13,6 +13,8 @@ const char *mepi::runtime::elementTypeName(ElementType type) {
   case ElementType::F8E4M3FN: return "f8e4m3fn";
   case ElementType::F8E5M2: return "f8e5m2";
   case ElementType::U8: return "u8";
+  case ElementType::I32: return "i32";
+  case ElementType::I64: return "i64";
   }
   return "?";
 }
@@ -25,6 +27,8 @@ unsigned mepi::runtime::elementTypeBytes(ElementType type) {
   case ElementType::F8E4M3FN:
   case ElementType::F8E5M2:
   case ElementType::U8: return 1;
+  case ElementType::I32: return 4;
+  case ElementType::I64: return 8;
   }
   return 0;
 }

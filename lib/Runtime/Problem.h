@@ -11,7 +11,8 @@
 namespace mepi::runtime {
 
 /// U8: bytes of a bitmask (the ReLU aux), not numbers.
-enum class ElementType { F16, BF16, F32, F8E4M3FN, F8E5M2, U8 };
+/// I32, I64: a grouped problem's group bounds and weight indices.
+enum class ElementType { F16, BF16, F32, F8E4M3FN, F8E5M2, U8, I32, I64 };
 const char *elementTypeName(ElementType type);
 unsigned elementTypeBytes(ElementType type);
 
@@ -65,6 +66,16 @@ struct UserEpilogSource {
   bool userData = false;
 };
 
+/// A grouped problem's groups (mepi.matmul's `groups`): the rows of A and D in groups whose
+/// bounds a 1-D i32 or i64 device tensor gives in `form`, and optionally which matrix of B each
+/// group multiplies.
+enum class GroupForm { Ends, Indptr, Lengths };
+struct GroupOperands {
+  GroupForm form = GroupForm::Ends;
+  OperandLayout bounds;
+  std::optional<OperandLayout> weightIndices;
+};
+
 /// D = epilog(alpha * op(A) * op(B) + beta * C, inputs...). alpha and beta are launch-time
 /// values, so one compiled kernel serves every alpha/beta.
 struct MatmulProblem {
@@ -87,6 +98,9 @@ struct MatmulProblem {
   /// Multiprocessors of the device the kernel is planned for, which size its grid and the
   /// heuristic's waves (0: the chip's reference part, TargetInfo::forChip).
   int64_t multiprocessors = 0;
+  /// Grouped: A [T, K], B [W, K, N] (or [W, N, K]), D [T, N] in groups (the planned function
+  /// then takes the bounds and the weight indices after every output).
+  std::optional<GroupOperands> groups;
 };
 
 /// Row-major strides of `shape`.

@@ -5,6 +5,7 @@
 // (one line per case, then "N passed, M failed"; --sample: only the README's sample problem)
 #include "Autotune.h"
 #include "EpilogCatalog.h"
+#include "GroupedCases.h"
 #include "LargeProblem.h"
 #include "UserEpilogs.h"
 #include "GpuCases.h"
@@ -542,6 +543,7 @@ int main(int argc, char **argv) {
   runEpilogCatalog(dev, rng, quick, selected, passed, failed);
   runUserEpilogs(dev, rng, quick, selected, passed, failed);
   runAutotune(dev, rng, selected, passed, failed);
+  runGroupedCases(dev, rng, selected, passed, failed);
   if (!quick)
     runLargeProblem(dev, selected, passed, failed);
   if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only

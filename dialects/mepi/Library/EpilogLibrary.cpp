@@ -130,6 +130,8 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
   for (unsigned i = 0; i < op.getEpilogInputs().size(); ++i)
     argTypes.push_back(op.getInputElementType(i));
   argTypes.append({b.getIndexType(), b.getIndexType()});
+  if (op.isGrouped()) // the row's group, which no built-in epilog reads
+    argTypes.push_back(b.getIndexType());
   Block *body =
       b.createBlock(&op.getEpilog(), {}, argTypes, SmallVector<Location>(argTypes.size(), loc));
 

@@ -106,7 +106,8 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   // dynamic base to 1024 bytes.
   l.flags = l.barriers + 16 * config.getStages();
   l.groupTable = l.flags + 16;
-  l.total = l.groupTable + llvm::alignTo(groupTableBytes(p.groups), 16) + 1024;
+  l.total = l.groupTable + (p.grouped() ? llvm::alignTo(groupTableBytes(p.groups), 16) : 0) +
+            1024;
   return l;
 }
 

@@ -1,0 +1,56 @@
+// mepi's grouped matmul (mixture-of-experts layers, segment GEMM): the rows of A and D cut into
+// groups whose bounds stay on the device, each group multiplied by its own matrix of B, with a
+// fused epilog; in the manner of torch._grouped_mm (2-D x 3-D) and FlashInfer's segment GEMM.
+//
+//   mepi::GroupedMatmul mm(x, w, {offs});       // x [T, K], w [S, K, N], offs int32 [S]
+//   mm.plan(mepi::Epilog::Gelu);
+//   mepi::Tensor d = mm.execute(stream);        // [T, N]; no host read of offs
+#ifndef MEPI_GROUPEDMATMUL_H
+#define MEPI_GROUPEDMATMUL_H
+
+#include "mepi/Matmul.h"
+
+namespace mepi {
+
+/// How Groups::bounds gives the groups' rows (S groups):
+///   Ends [S]: group g is rows [bounds[g - 1], bounds[g]), 0 before the first (torch's `offs`);
+///   Indptr [S + 1]: rows [bounds[g], bounds[g + 1]) (FlashInfer's `seg_indptr`);
+///   Lengths [S]: consecutive groups from row 0 of bounds[g] rows (FlashInfer's `seg_lens`).
+/// Bounds are clamped to [0, T] and a group ends no earlier than it starts; rows in no group
+/// are not written.
+enum class GroupForm { Ends, Indptr, Lengths };
+
+struct Groups {
+  Tensor bounds; ///< 1-D Int32 or Int64 device tensor, read by the kernel only
+  GroupForm form = GroupForm::Ends;
+  /// Which matrix of B group g multiplies: weightIndices[g] (1-D Int32 or Int64 [S]);
+  /// without it, matrix g (B then has S matrices).
+  std::optional<Tensor> weightIndices;
+};
+
+/// D[rows of group g] = epilog(alpha * op(A)[rows of g] * op(B)[w(g)]) for A [T, K] (or [K, T]
+/// with Qualifiers::transposeA), B [W, K, N] (or [W, N, K] with transposeB), D [T, N].
+/// Executes read the group sizes on the device only (no host synchronization), so a CUDA graph
+/// may capture execute() and replay it with other sizes in the same tensors.
+class GroupedMatmul {
+public:
+  GroupedMatmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha = 1.0f,
+                Qualifiers qualifiers = {}, Options options = {});
+  /// A built-in epilog without inputs (DEFAULT, RELU, GELU, SIGMOID, TANH, SILU and their aux
+  /// forms with matrix aux outputs).
+  void plan(Epilog epilog = Epilog::Default);
+  /// A user epilog: its function takes one more argument after col, the row's group (index);
+  /// row, col and scalar inputs may have a leading dimension of S (one value set per group).
+  void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
+  Tensor execute(CUstream stream = nullptr);
+  const std::map<std::string, Tensor> &auxOutputs() const { return matmul.auxOutputs(); }
+  std::string kernelConfiguration() const { return matmul.kernelConfiguration(); }
+  void free() { matmul.free(); }
+
+private:
+  Matmul matmul;
+};
+
+} // namespace mepi
+
+#endif // MEPI_GROUPEDMATMUL_H

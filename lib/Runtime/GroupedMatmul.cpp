@@ -1,0 +1,83 @@
+// The C++ API's GroupedMatmul: a Matmul whose problem has groups (mepi/GroupedMatmul.h).
+#include "mepi/GroupedMatmul.h"
+
+#include "Runtime/MatmulState.h"
+#include "Runtime/Planner.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mepi;
+using namespace mepi::api;
+
+namespace {
+runtime::GroupForm groupForm(GroupForm form) {
+  switch (form) {
+  case GroupForm::Ends: return runtime::GroupForm::Ends;
+  case GroupForm::Indptr: return runtime::GroupForm::Indptr;
+  case GroupForm::Lengths: return runtime::GroupForm::Lengths;
+  }
+  return runtime::GroupForm::Ends;
+}
+
+/// A 1-D Int32 or Int64 device tensor on `device`.
+runtime::OperandLayout indexVector(const Tensor &t, const char *name, int device) {
+  runtime::OperandLayout layout = validated(t, name, 1);
+  if (t.shape.size() != 1 || (t.dtype != DType::Int32 && t.dtype != DType::Int64))
+    fail(llvm::formatv("operand {0}: expected a 1-D int32 or int64 tensor, got {1} of rank {2}",
+                       name, runtime::elementTypeName(layout.type), t.shape.size()));
+  if (t.device != device)
+    fail(llvm::formatv("operand {0}: expected memory on device {1} (operand a's), got device {2}",
+                       name, device, t.device));
+  return layout;
+}
+} // namespace
+
+Matmul::Matmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha,
+               Qualifiers qualifiers, Options options)
+    : state(std::make_unique<State>()) {
+  State &s = *state;
+  s.problem.a = validated(a, "a", 2);
+  s.problem.b = validated(b, "b", 3);
+  if (a.shape.size() != 2 || b.shape.size() != 3)
+    fail(llvm::formatv("grouped matmul: expected a of rank 2 ([T, K]) and b of rank 3 ([W, K, "
+                       "N]), got ranks {0} and {1}",
+                       a.shape.size(), b.shape.size()));
+  if (b.device != a.device)
+    fail(llvm::formatv("operand b: expected memory on device {0} (operand a's), got device {1}",
+                       a.device, b.device));
+  runtime::GroupOperands operands;
+  operands.form = groupForm(groups.form);
+  operands.bounds = indexVector(groups.bounds, "groups.bounds", a.device);
+  if (groups.weightIndices)
+    operands.weightIndices = indexVector(*groups.weightIndices, "groups.weightIndices", a.device);
+  s.problem.groups = operands;
+  s.problem.transposeA = qualifiers.transposeA;
+  s.problem.transposeB = qualifiers.transposeB;
+  s.problem.kernelConfig = options.kernelConfig;
+  int64_t t = qualifiers.transposeA ? a.shape[1] : a.shape[0];
+  int64_t n = qualifiers.transposeB ? b.shape[1] : b.shape[2];
+  std::vector<int64_t> dShape = {t, n};
+  s.problem.d = {elementType(options.resultType.value_or(a.dtype)), dShape,
+                 runtime::rowMajorStrides(dShape)};
+  s.problem.addressAlignment = commonAlignment(a.data, b.data);
+  s.a = a;
+  s.b = b;
+  s.groupBounds = groups.bounds;
+  s.weightIndices = groups.weightIndices;
+  s.alpha = alpha;
+  s.options = std::move(options);
+  // The verifier checks K, the groups' form and size, B's matrices: fail here, before a plan.
+  check(runtime::planModule(s.problem).takeError(), "invalid grouped matmul");
+}
+
+GroupedMatmul::GroupedMatmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha,
+                             Qualifiers qualifiers, Options options)
+    : matmul(a, b, groups, alpha, qualifiers, std::move(options)) {}
+
+void GroupedMatmul::plan(Epilog epilog) { matmul.plan(epilog); }
+
+void GroupedMatmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
+  matmul.plan(epilog, inputs);
+}
+
+Tensor GroupedMatmul::execute(CUstream stream) { return matmul.execute(stream); }

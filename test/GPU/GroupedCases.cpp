@@ -1,0 +1,186 @@
+// GPU tests of grouped matmuls (see GroupedCases.h).
+#include "GroupedCases.h"
+
+#include "mepi/GroupedMatmul.h"
+
+#include <cstdio>
+#include <numeric>
+
+namespace gputest {
+namespace {
+struct GroupedCase {
+  ElementType type;
+  int64_t t, k, n, groups, matrices; // rows of A and D, K, N, groups S, matrices of B W
+  mepi::GroupForm form;
+  bool int64Bounds = false, weightIndices = false, transposeB = false;
+  bool unassignedRows = false; // the groups end before row T
+  std::string epilog = "DEFAULT"; // DEFAULT, GELU or USER (scale[g] * acc + bias[g, col] + g)
+};
+
+std::string describe(const GroupedCase &c) {
+  const char *forms[] = {"ends", "indptr", "lengths"};
+  char line[200];
+  std::snprintf(line, sizeof line, "grouped %s T=%lld K=%lld N=%lld S=%lld W=%lld %s %s%s%s%s %s",
+                elementTypeName(c.type), (long long)c.t, (long long)c.k, (long long)c.n,
+                (long long)c.groups, (long long)c.matrices, forms[int(c.form)],
+                c.int64Bounds ? "i64" : "i32", c.weightIndices ? " weight_indices" : "",
+                c.transposeB ? " tB" : "", c.unassignedRows ? " rows-past-groups" : "",
+                c.epilog.c_str());
+  return line;
+}
+
+/// Random sizes summing to `total`: empties, and the last group larger than all others.
+std::vector<int64_t> randomSizes(int64_t groups, int64_t total, std::mt19937 &rng) {
+  std::vector<int64_t> sizes(groups, 0);
+  int64_t small = groups > 1 ? total / 3 : 0; // at most a third outside the big group
+  std::uniform_int_distribution<int64_t> pick(0, groups - 1);
+  for (int64_t r = 0; r < small; ++r)
+    if (int64_t g = pick(rng); g % 3 != 1 || groups < 3) // every third group stays empty
+      ++sizes[g];
+  int64_t used = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+  sizes[groups - 1] += total - used;
+  return sizes;
+}
+
+HostTensor indexTensor(const std::vector<int64_t> &values, bool int64) {
+  HostTensor t;
+  t.layout = {int64 ? ElementType::I64 : ElementType::I32, {int64_t(values.size())}, {1}};
+  for (int64_t v : values) {
+    t.values.push_back(double(v));
+    if (int64) {
+      uint8_t bytes[8];
+      std::memcpy(bytes, &v, 8);
+      t.bytes.insert(t.bytes.end(), bytes, bytes + 8);
+    } else {
+      int32_t w = int32_t(v);
+      uint8_t bytes[4];
+      std::memcpy(bytes, &w, 4);
+      t.bytes.insert(t.bytes.end(), bytes, bytes + 4);
+    }
+  }
+  return t;
+}
+
+constexpr const char *kUserEpilog = R"(
+func.func @scaled(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index,
+                  %group: index) -> bf16 {
+  %s = arith.mulf %acc, %scale : f32
+  %b = arith.extf %bias : bf16 to f32
+  %g = arith.index_cast %group : index to i32
+  %gf = arith.sitofp %g : i32 to f32
+  %sum = arith.addf %s, %b : f32
+  %r = arith.addf %sum, %gf : f32
+  %t = arith.truncf %r : f32 to bf16
+  return %t : bf16
+})";
+
+std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, double &err,
+                    std::string &config) {
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(c.type, {c.t, c.k}, rng);
+  HostTensor b = randomTensor(c.type, c.transposeB ? std::vector<int64_t>{c.matrices, c.n, c.k}
+                                                   : std::vector<int64_t>{c.matrices, c.k, c.n},
+                              rng);
+  int64_t assigned = c.unassignedRows ? c.t - c.t / 5 : c.t;
+  std::vector<int64_t> sizes = randomSizes(c.groups, assigned, rng), starts(c.groups);
+  std::exclusive_scan(sizes.begin(), sizes.end(), starts.begin(), int64_t(0));
+  std::vector<int64_t> bounds;
+  if (c.form == mepi::GroupForm::Ends)
+    for (int64_t g = 0; g < c.groups; ++g)
+      bounds.push_back(starts[g] + sizes[g]);
+  else if (c.form == mepi::GroupForm::Indptr) {
+    bounds = starts;
+    bounds.push_back(assigned);
+  } else
+    bounds = sizes;
+  std::vector<int64_t> weights(c.groups);
+  std::uniform_int_distribution<int64_t> anyMatrix(0, c.matrices - 1);
+  for (int64_t g = 0; g < c.groups; ++g)
+    weights[g] = c.weightIndices ? anyMatrix(rng) : g;
+  mepi::Groups groups;
+  groups.bounds = arena.toDevice(indexTensor(bounds, c.int64Bounds));
+  groups.bounds.dtype = c.int64Bounds ? mepi::DType::Int64 : mepi::DType::Int32;
+  groups.form = c.form;
+  if (c.weightIndices) {
+    groups.weightIndices = arena.toDevice(indexTensor(weights, c.int64Bounds));
+    groups.weightIndices->dtype = c.int64Bounds ? mepi::DType::Int64 : mepi::DType::Int32;
+  }
+  mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), groups, 1.0f,
+                         {false, c.transposeB});
+  HostTensor scale = randomTensor(ElementType::F32, {c.groups}, rng);
+  HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
+  if (c.epilog == "USER") {
+    mepi::UserEpilog user{kUserEpilog, "scaled", {}, {}, nullptr};
+    mm.plan(user, {{arena.toDevice(scale), mepi::InputKind::Scalar},
+                   {arena.toDevice(bias), mepi::InputKind::Col}});
+  } else {
+    mm.plan(c.epilog == "GELU" ? mepi::Epilog::Gelu : mepi::Epilog::Default);
+  }
+  config = mm.kernelConfiguration();
+  mepi::Tensor d = mm.execute();
+  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, fetch(dev, d).size()),
+     "poison D");
+  d = mm.execute(); // every row of a group written again, the others left poisoned
+  std::vector<uint8_t> got = fetch(dev, d);
+
+  std::vector<double> want, gotRows;
+  for (int64_t g = 0; g < c.groups; ++g)
+    for (int64_t r = starts[g]; r < starts[g] + sizes[g]; ++r)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk)
+          sum += a.values[r * c.k + kk] *
+                 b.values[weights[g] * c.k * c.n + (c.transposeB ? j * c.k + kk : kk * c.n + j)];
+        if (c.epilog == "GELU")
+          sum = geluRef(sum);
+        else if (c.epilog == "USER")
+          sum = sum * scale.values[g] + bias.values[g * c.n + j] + double(g);
+        want.push_back(sum);
+        gotRows.push_back(readDevice(got, c.type, r * c.n + j));
+      }
+  // Rows in no group: still the poison (0xFFFF, a NaN in either 16-bit type).
+  for (int64_t r = assigned; r < c.t; ++r)
+    for (int64_t j = 0; j < c.n; ++j)
+      if (got[2 * (r * c.n + j)] != 0xFF || got[2 * (r * c.n + j) + 1] != 0xFF)
+        return "row " + std::to_string(r) + " (in no group) was written";
+  std::vector<uint8_t> packed(gotRows.size() * 4);
+  for (size_t i = 0; i < gotRows.size(); ++i) {
+    float f = float(gotRows[i]);
+    std::memcpy(&packed[i * 4], &f, 4);
+  }
+  return compare("D", packed, ElementType::F32, want, 2e-2, err);
+}
+} // namespace
+
+void runGroupedCases(const Device &dev, std::mt19937 &rng,
+                     const std::function<bool(const std::string &)> &selected, int &passed,
+                     int &failed) {
+  using F = mepi::GroupForm;
+  const GroupedCase cases[] = {
+      {ElementType::BF16, 1000, 200, 136, 5, 5, F::Ends, false, false, false, false, "GELU"},
+      {ElementType::F16, 777, 72, 96, 6, 3, F::Indptr, true, true, true, false, "DEFAULT"},
+      {ElementType::BF16, 515, 136, 264, 4, 4, F::Lengths, false, false, false, true, "USER"},
+      {ElementType::BF16, 100, 256, 520, 64, 64, F::Ends, false, false, false, false, "DEFAULT"},
+      {ElementType::BF16, 4099, 512, 1024, 8, 8, F::Ends, false, false, false, true, "GELU"},
+      {ElementType::F16, 3001, 264, 200, 37, 11, F::Lengths, true, true, false, false,
+       "DEFAULT"},
+  };
+  for (const GroupedCase &c : cases) {
+    std::string line = describe(c);
+    if (!selected(line))
+      continue;
+    double err = 0;
+    std::string config, why;
+    try {
+      why = runCase(dev, c, rng, err, config);
+    } catch (const mepi::Error &e) {
+      why = e.what();
+    }
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), config.c_str(),
+                err, ok ? "" : "  ", why.c_str());
+    std::fflush(stdout);
+  }
+}
+} // namespace gputest
