@@ -547,69 +547,10 @@ static LogicalResult verifyOperandSums(MatmulOp op) {
   return success();
 }
 
-/// A 1-D static memref of i32 or i64 elements.
-static bool isIndexVector(MemRefType type) {
-  Type element = type.getElementType();
-  return type.getRank() == 1 && type.hasStaticShape() &&
-         (element.isInteger(32) || element.isInteger(64));
-}
-
-/// The grouped form: the groups operand and its form, the ranks of A, B, C and D, B's matrices
-/// (one per group, or as many as weight_indices name), and what a grouped matmul does not take.
-static LogicalResult verifyGroups(MatmulOp op) {
-  if (!op.isGrouped()) {
-    if (op.getGroupForm() || op.getWeightIndices())
-      return op.emitOpError() << "expected no group form or weight_indices without groups";
-    return success();
-  }
-  auto groupsType = cast<MemRefType>(op.getGroups().getType());
-  if (!isIndexVector(groupsType))
-    return op.emitOpError() << "expected groups to be a 1-D static memref of i32 or i64, got "
-                            << groupsType;
-  if (!op.getGroupForm())
-    return op.emitOpError() << "expected a group form (ends, indptr or lengths)";
-  if (op.getNumGroups() < 1)
-    return op.emitOpError() << "expected groups to give at least one group, got "
-                            << groupsType.getDimSize(0) << " elements in the "
-                            << stringifyGroupForm(*op.getGroupForm()) << " form";
-  MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
-  if (aType.getRank() != 2 || bType.getRank() != 3 || dType.getRank() != 2)
-    return op.emitOpError() << "expected a grouped matmul's a, b and d to have ranks 2, 3 and "
-                               "2 ([T, K], [W, K, N], [T, N]), got "
-                            << aType.getRank() << ", " << bType.getRank() << " and "
-                            << dType.getRank();
-  if (Value c = op.getC(); c && cast<MemRefType>(c.getType()).getRank() != 2)
-    return op.emitOpError() << "expected a grouped matmul's c to have rank 2 ([T, N]), got "
-                            << c.getType();
-  int64_t matrices = bType.getDimSize(0), groups = op.getNumGroups();
-  if (Value weights = op.getWeightIndices()) {
-    auto weightsType = cast<MemRefType>(weights.getType());
-    if (!isIndexVector(weightsType) || weightsType.getDimSize(0) != groups)
-      return op.emitOpError() << "expected weight_indices to be a memref of " << groups
-                              << " i32 or i64 (one per group), got " << weightsType;
-  } else if (matrices != groups) {
-    return op.emitOpError() << "expected b to have one matrix per group (" << groups
-                            << ") without weight_indices, got " << dimStr(matrices);
-  }
-  if (!op.getReductions().empty() || op.getASums() || op.getBSums())
-    return op.emitOpError() << "expected no reductions or operand sums in a grouped matmul";
-  // A mask byte holds 8 rows, which may lie in two groups written by different tiles.
-  for (unsigned i = 0; i < op.getAux().size(); ++i)
-    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
-      return op.emitOpError() << "expected no bitmask aux outputs in a grouped matmul (a byte's 8 "
-                                 "rows may lie in two groups), got aux "
-                              << i;
-  return success();
-}
-
-int64_t MatmulOp::getNumGroups() {
-  if (!isGrouped())
-    return 0;
-  int64_t elements = cast<MemRefType>(getGroups().getType()).getDimSize(0);
-  if (ShapedType::isDynamic(elements))
-    return 0;
-  return getGroupForm() == GroupForm::Indptr ? elements - 1 : elements;
-}
+namespace mlir::mepi {
+/// The grouped form's operands (MepiGroupedVerifier.cpp).
+LogicalResult verifyGroups(MatmulOp op);
+} // namespace mlir::mepi
 
 LogicalResult MatmulOp::verify() {
   return success(succeeded(verifyRanksAndTypes(*this)) && succeeded(verifyGroups(*this)) &&
