@@ -47,6 +47,36 @@ TEST(Planner, PlansBiasAsPerRowInput) {
   EXPECT_NE(ir->find("arith.maximumf"), std::string::npos) << *ir;
 }
 
+/// A grouped problem (2-D x 3-D): T rows of A in S groups, B [S, K, N], group ends i32 [S].
+MatmulProblem groupedProblem(int64_t t, int64_t n, int64_t k, int64_t s, std::string epilog) {
+  MatmulProblem p;
+  p.a = layout(ElementType::BF16, {t, k});
+  p.b = layout(ElementType::BF16, {s, k, n});
+  p.d = layout(ElementType::BF16, {t, n});
+  p.epilog = epilog;
+  GroupOperands groups;
+  groups.bounds = layout(ElementType::I32, {s});
+  p.groups = groups;
+  return p;
+}
+
+TEST(Planner, GroupedBiasIsPerColumnOfEachGroup) {
+  MatmulProblem p = groupedProblem(1000, 96, 64, 6, "GELU_BIAS");
+  p.builtinInputs.push_back({"bias", layout(ElementType::BF16, {6, 96})});
+  llvm::Expected<std::string> ir = planModule(p);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("as col : memref<6x96xbf16>"), std::string::npos) << *ir;
+  p.builtinInputs = {{"bias", layout(ElementType::BF16, {96})}}; // one for every group
+  ir = planModule(p);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("as col : memref<96xbf16>"), std::string::npos) << *ir;
+  p.builtinInputs = {{"bias", layout(ElementType::BF16, {1000})}}; // the dense form's length
+  EXPECT_NE(errorOf(p), "");
+  // The ReLU mask's bytes hold 8 rows, which two groups' tiles would both write.
+  EXPECT_NE(errorOf(groupedProblem(1000, 96, 64, 6, "RELU_AUX")).find("no bitmask aux outputs"),
+            std::string::npos);
+}
+
 struct CompileCase {
   ElementType type;
   int64_t m, n, k;

@@ -36,9 +36,12 @@ class GroupedMatmul {
 public:
   GroupedMatmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha = 1.0f,
                 Qualifiers qualifiers = {}, Options options = {});
-  /// A built-in epilog without inputs (DEFAULT, RELU, GELU, SIGMOID, TANH, SILU and their aux
-  /// forms with matrix aux outputs).
-  void plan(Epilog epilog = Epilog::Default);
+  /// A built-in epilog: DEFAULT, RELU, GELU, SIGMOID, TANH, SILU, the *BIAS forms with
+  /// inputs.bias [S, N] (one value per output feature of each group; [N] for one shared by all),
+  /// GELU_AUX(_BIAS) with a matrix aux output [T rounded up to 8, N] column-major, and DRELU /
+  /// DGELU reading the forward pass's aux. Not in a grouped matmul: RELU_AUX (its mask byte
+  /// covers 8 rows, which may belong to two groups) and the bias-gradient epilogs (BGRAD*).
+  void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
   /// A user epilog: its function takes one more argument after col, the row's group (index);
   /// row, col and scalar inputs may have a leading dimension of S (one value set per group).
   void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});

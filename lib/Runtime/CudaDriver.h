@@ -38,12 +38,19 @@ namespace mepi::runtime {
   X(cuMemFree)                                                                                 \
   X(cuMemcpyHtoD)                                                                              \
   X(cuMemcpyDtoH)                                                                              \
+  X(cuMemcpyDtoDAsync)                                                                         \
   X(cuMemcpy2DAsync)                                                                           \
   X(cuMemsetD8)                                                                                \
   X(cuMemsetD8Async)                                                                           \
   X(cuStreamCreate)                                                                            \
   X(cuStreamDestroy)                                                                           \
   X(cuStreamSynchronize)                                                                       \
+  X(cuStreamBeginCapture)                                                                      \
+  X(cuStreamEndCapture)                                                                        \
+  X(cuGraphInstantiate)                                                                        \
+  X(cuGraphLaunch)                                                                             \
+  X(cuGraphExecDestroy)                                                                        \
+  X(cuGraphDestroy)                                                                            \
   X(cuEventCreate)                                                                             \
   X(cuEventDestroy)                                                                            \
   X(cuEventRecord)                                                                             \

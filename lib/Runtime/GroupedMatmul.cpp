@@ -74,7 +74,9 @@ GroupedMatmul::GroupedMatmul(const Tensor &a, const Tensor &b, const Groups &gro
                              Qualifiers qualifiers, Options options)
     : matmul(a, b, groups, alpha, qualifiers, std::move(options)) {}
 
-void GroupedMatmul::plan(Epilog epilog) { matmul.plan(epilog); }
+void GroupedMatmul::plan(Epilog epilog, const EpilogInputs &inputs) {
+  matmul.plan(epilog, inputs);
+}
 
 void GroupedMatmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
   matmul.plan(epilog, inputs);

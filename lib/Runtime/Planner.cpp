@@ -397,7 +397,7 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +
                                    std::to_string(problem.userInputs.size()));
-  signature = getBuiltinEpilogSignature(*epilog);
+  signature = getBuiltinEpilogSignature(*epilog, problem.groups.has_value());
   return orderedBuiltinInputs(problem, signature);
 }
 

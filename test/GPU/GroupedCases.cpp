@@ -3,6 +3,7 @@
 
 #include "mepi/GroupedMatmul.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 
@@ -14,7 +15,9 @@ struct GroupedCase {
   mepi::GroupForm form;
   bool int64Bounds = false, weightIndices = false, transposeB = false;
   bool unassignedRows = false; // the groups end before row T
-  std::string epilog = "DEFAULT"; // DEFAULT, GELU or USER (scale[g] * acc + bias[g, col] + g)
+  // DEFAULT, GELU, GELU_BIAS and GELU_AUX_BIAS (bias [S, N]), RELU_BIAS (one bias [N] for
+  // every group) or USER (scale[g] * acc + bias[g, col] + g)
+  std::string epilog = "DEFAULT";
 };
 
 std::string describe(const GroupedCase &c) {
@@ -59,6 +62,15 @@ HostTensor indexTensor(const std::vector<int64_t> &values, bool int64) {
     }
   }
   return t;
+}
+
+std::vector<uint8_t> packFloats(const std::vector<double> &values) {
+  std::vector<uint8_t> packed(values.size() * 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    float f = float(values[i]);
+    std::memcpy(&packed[i * 4], &f, 4);
+  }
+  return packed;
 }
 
 constexpr const char *kUserEpilog = R"(
@@ -109,10 +121,20 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
                          {false, c.transposeB});
   HostTensor scale = randomTensor(ElementType::F32, {c.groups}, rng);
   HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
+  bool sharedBias = c.epilog == "RELU_BIAS", aux = c.epilog == "GELU_AUX_BIAS";
   if (c.epilog == "USER") {
     mepi::UserEpilog user{kUserEpilog, "scaled", {}, {}, nullptr};
     mm.plan(user, {{arena.toDevice(scale), mepi::InputKind::Scalar},
                    {arena.toDevice(bias), mepi::InputKind::Col}});
+  } else if (c.epilog.find("BIAS") != std::string::npos) {
+    mepi::EpilogInputs inputs;
+    inputs.bias = arena.toDevice(bias);
+    if (sharedBias) // the first group's row for all
+      inputs.bias->shape = {c.n};
+    mm.plan(sharedBias ? mepi::Epilog::ReluBias
+            : aux      ? mepi::Epilog::GeluAuxBias
+                       : mepi::Epilog::GeluBias,
+            inputs);
   } else {
     mm.plan(c.epilog == "GELU" ? mepi::Epilog::Gelu : mepi::Epilog::Default);
   }
@@ -122,8 +144,11 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
      "poison D");
   d = mm.execute(); // every row of a group written again, the others left poisoned
   std::vector<uint8_t> got = fetch(dev, d);
+  // GELU_AUX_BIAS: the GELU's input, column-major [T rounded up to 8, N].
+  std::vector<uint8_t> gotAux = aux ? fetch(dev, mm.auxOutputs().at("gelu_aux")) : got;
+  int64_t auxPitch = aux ? mm.auxOutputs().at("gelu_aux").shape[0] : 0;
 
-  std::vector<double> want, gotRows;
+  std::vector<double> want, gotRows, wantAux, gotAuxRows;
   for (int64_t g = 0; g < c.groups; ++g)
     for (int64_t r = starts[g]; r < starts[g] + sizes[g]; ++r)
       for (int64_t j = 0; j < c.n; ++j) {
@@ -131,8 +156,16 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
         for (int64_t kk = 0; kk < c.k; ++kk)
           sum += a.values[r * c.k + kk] *
                  b.values[weights[g] * c.k * c.n + (c.transposeB ? j * c.k + kk : kk * c.n + j)];
-        if (c.epilog == "GELU")
+        if (c.epilog.find("BIAS") != std::string::npos && c.epilog != "USER")
+          sum += bias.values[(sharedBias ? 0 : g) * c.n + j];
+        if (aux) {
+          wantAux.push_back(sum);
+          gotAuxRows.push_back(readDevice(gotAux, c.type, j * auxPitch + r));
+        }
+        if (c.epilog.rfind("GELU", 0) == 0)
           sum = geluRef(sum);
+        else if (sharedBias)
+          sum = std::max(sum, 0.0);
         else if (c.epilog == "USER")
           sum = sum * scale.values[g] + bias.values[g * c.n + j] + double(g);
         want.push_back(sum);
@@ -143,12 +176,12 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
     for (int64_t j = 0; j < c.n; ++j)
       if (got[2 * (r * c.n + j)] != 0xFF || got[2 * (r * c.n + j) + 1] != 0xFF)
         return "row " + std::to_string(r) + " (in no group) was written";
-  std::vector<uint8_t> packed(gotRows.size() * 4);
-  for (size_t i = 0; i < gotRows.size(); ++i) {
-    float f = float(gotRows[i]);
-    std::memcpy(&packed[i * 4], &f, 4);
-  }
-  return compare("D", packed, ElementType::F32, want, 2e-2, err);
+  if (aux)
+    if (std::string why = compare("gelu_aux", packFloats(gotAuxRows), ElementType::F32, wantAux,
+                                  2e-2, err);
+        !why.empty())
+      return why;
+  return compare("D", packFloats(gotRows), ElementType::F32, want, 2e-2, err);
 }
 } // namespace
 
@@ -164,6 +197,10 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
       {ElementType::BF16, 4099, 512, 1024, 8, 8, F::Ends, false, false, false, true, "GELU"},
       {ElementType::F16, 3001, 264, 200, 37, 11, F::Lengths, true, true, false, false,
        "DEFAULT"},
+      {ElementType::BF16, 2051, 328, 392, 9, 9, F::Ends, false, false, true, false, "GELU_BIAS"},
+      {ElementType::F16, 1203, 136, 200, 7, 4, F::Indptr, true, true, false, true, "RELU_BIAS"},
+      {ElementType::BF16, 901, 200, 264, 5, 5, F::Ends, false, false, true, false,
+       "GELU_AUX_BIAS"},
   };
   for (const GroupedCase &c : cases) {
     std::string line = describe(c);

@@ -151,6 +151,13 @@ void LtMatmul::launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stre
          "cublasLtMatmul");
 }
 
+void LtMatmul::setBias(CUdeviceptr bias) {
+  void *biasPtr = reinterpret_cast<void *>(bias);
+  cublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr,
+                                        sizeof biasPtr),
+         "BIAS_POINTER");
+}
+
 int bench::calibratedIterations(CUstream stream, bool quick, const std::function<void()> &once) {
   auto c0 = std::chrono::steady_clock::now();
   once();
@@ -211,3 +218,45 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
     driver->cuEventDestroy(e);
   return medians;
 }
+
+/// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " tma" / " reg" for
+/// D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
+std::string bench::shortConfig(const std::string &config) {
+  int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
+  char strategy[16] = {0};
+  if (std::sscanf(config.c_str(), "#mepi.kernel_config<%15[a-z], tile = [%ld, %ld, %ld]",
+                  strategy, &tm, &tn, &tk) != 4)
+    return config;
+  if (const char *s = std::strstr(config.c_str(), "stages = "))
+    stages = std::atol(s + 9);
+  if (const char *s = std::strstr(config.c_str(), "splits = "))
+    splits = std::atol(s + 9);
+  bool loads = config.find("tma = false") != std::string::npos;
+  bool pingpong = config.find("pingpong = true") != std::string::npos;
+  bool cluster = config.find("cluster = 2") != std::string::npos;
+  bool swapped = config.find("swapped = true") != std::string::npos;
+  bool streamK = config.find("streamk = true") != std::string::npos;
+  const char *store = config.find("store = tma") != std::string::npos         ? " tma"
+                      : config.find("store = registers") != std::string::npos ? " reg"
+                                                                              : "";
+  return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
+         std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
+         (pingpong ? " pp" : "") + (cluster ? " c2" : "") + (swapped ? " sw" : "") +
+         (streamK ? " sk" : "") + store;
+}
+
+std::string bench::jsonEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+bool bench::selectedLabel(const std::vector<std::string> &filters, const std::string &label) {
+  return filters.empty() || std::any_of(filters.begin(), filters.end(), [&](const std::string &f) {
+           return label.find(f) != std::string::npos;
+         });
+}
+

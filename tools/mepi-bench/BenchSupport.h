@@ -94,6 +94,9 @@ public:
   LtMatmul(const LtMatmul &) = delete;
   ~LtMatmul();
   void launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream);
+  /// Points the epilog at another bias of the same length (a loop over groups, each with its
+  /// own), for the launches after this.
+  void setBias(CUdeviceptr bias);
 
 private:
   cublasLtHandle_t lt;
@@ -104,6 +107,13 @@ private:
   CUdeviceptr workspace = 0;
   size_t workspaceBytes = 32u << 20;
 };
+/// "wgmma 128x256 s4 k1" (" pp" ping-pong, " c2" cluster of 2, " tma" / " reg" D's stores, ...)
+/// from the configuration mepi's IR prints.
+std::string shortConfig(const std::string &config);
+/// `s` with '"' and '\\' escaped, for a JSON string.
+std::string jsonEscape(const std::string &s);
+/// Whether a problem's label contains one of `filters` (every label without filters).
+bool selectedLabel(const std::vector<std::string> &filters, const std::string &label);
 } // namespace bench
 
 #endif // MEPI_TOOLS_BENCHSUPPORT_H

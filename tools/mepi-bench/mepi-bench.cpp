@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -38,10 +38,13 @@
 // CUBLAS_COMPUTE_32F_FAST_TF32) instead of bf16 and fp16; --f32 at f32 precision (mepi's
 // strict f32, split into TF32 parts on the tensor cores, against cuBLASLt's CUBLAS_COMPUTE_32F,
 // the SGEMM that torch and nvmath-python call for f32 by default).
+// --grouped measures grouped matmuls (mixture-of-experts shapes, GroupedBench.h) against a
+// per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
 #include "BenchSupport.h"
+#include "GroupedBench.h"
 #include "Sweep.h"
 #include "UserEpilogBench.h"
 
@@ -253,52 +256,11 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   return r;
 }
 
-/// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " tma" / " reg" for
-/// D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
-std::string shortConfig(const std::string &config) {
-  int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
-  char strategy[16] = {0};
-  if (std::sscanf(config.c_str(), "#mepi.kernel_config<%15[a-z], tile = [%ld, %ld, %ld]",
-                  strategy, &tm, &tn, &tk) != 4)
-    return config;
-  if (const char *s = std::strstr(config.c_str(), "stages = "))
-    stages = std::atol(s + 9);
-  if (const char *s = std::strstr(config.c_str(), "splits = "))
-    splits = std::atol(s + 9);
-  bool loads = config.find("tma = false") != std::string::npos;
-  bool pingpong = config.find("pingpong = true") != std::string::npos;
-  bool cluster = config.find("cluster = 2") != std::string::npos;
-  bool swapped = config.find("swapped = true") != std::string::npos;
-  bool streamK = config.find("streamk = true") != std::string::npos;
-  const char *store = config.find("store = tma") != std::string::npos         ? " tma"
-                      : config.find("store = registers") != std::string::npos ? " reg"
-                                                                              : "";
-  return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
-         std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
-         (pingpong ? " pp" : "") + (cluster ? " c2" : "") + (swapped ? " sw" : "") +
-         (streamK ? " sk" : "") + store;
-}
-
-std::string jsonEscape(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out;
-}
 std::vector<char> readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw mepi::Error("cannot read " + path);
   return std::vector<char>(std::istreambuf_iterator<char>(in), {});
-}
-
-bool selectedLabel(const std::vector<std::string> &filters, const std::string &label) {
-  return filters.empty() || llvm::any_of(filters, [&](const std::string &f) {
-           return label.find(f) != std::string::npos;
-         });
 }
 
 /// --user: the bias + GELU user epilog on every shape (bf16), see UserEpilogBench.h.
@@ -394,7 +356,8 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false;
+  bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
+       grouped = false;
   std::optional<uint64_t> sweepSeed;
   int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
   std::string jsonPath, ltoirPath, command = argv[0];
@@ -410,6 +373,8 @@ int main(int argc, char **argv) {
       catalog = true;
     else if (arg == "--user")
       user = true;
+    else if (arg == "--grouped")
+      grouped = true;
     else if (arg == "--batched")
       batched = true;
     else if (arg == "--tf32")
@@ -506,6 +471,8 @@ int main(int argc, char **argv) {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (grouped)
+    return runGroupedBench(lt, stream, {quick, filters, forcedConfig, jsonPath, command, name, date});
   if (user)
     return runUserBench(shapes, lt, stream, size_t(l2), quick, filters, ltoirPath, argv[0],
                         name, date, command, jsonPath);

@@ -46,12 +46,12 @@ std::string mlir::mepi::builtinEpilogNames() {
   return names;
 }
 
-EpilogSignature mlir::mepi::getBuiltinEpilogSignature(BuiltinEpilog epilog) {
+EpilogSignature mlir::mepi::getBuiltinEpilogSignature(BuiltinEpilog epilog, bool grouped) {
   using E = BuiltinEpilog;
   EpilogSignature s;
   if (llvm::is_contained({E::Bias, E::ReluBias, E::ReluAuxBias, E::GeluBias, E::GeluAuxBias},
                          epilog))
-    s.inputs.push_back({"bias", BroadcastKind::Row});
+    s.inputs.push_back({"bias", grouped ? BroadcastKind::Col : BroadcastKind::Row});
   if (epilog == E::DRelu || epilog == E::DReluBGrad)
     s.inputs.push_back({"relu_aux", BroadcastKind::Bitmask});
   if (epilog == E::DGelu || epilog == E::DGeluBGrad)
@@ -135,7 +135,7 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
   Block *body =
       b.createBlock(&op.getEpilog(), {}, argTypes, SmallVector<Location>(argTypes.size(), loc));
 
-  EpilogSignature signature = getBuiltinEpilogSignature(epilog);
+  EpilogSignature signature = getBuiltinEpilogSignature(epilog, op.isGrouped());
   auto input = [&](StringRef key) -> Value {
     for (auto [i, operand] : llvm::enumerate(signature.inputs))
       if (operand.key == key)

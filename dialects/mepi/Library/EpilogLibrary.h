@@ -33,7 +33,9 @@ struct EpilogOperand {
 
 /// What an epilog reads and writes besides D, in the order of the op's operands:
 ///   inputs: "bias" (row: one value per row of D, length M, added to each column, as in
-///     nvmath-python and cuBLASLt), "relu_aux" (bitmask), "gelu_aux" (matrix);
+///     nvmath-python and cuBLASLt; in a grouped matmul col: one value per output feature of
+///     each group, [S, N], as a mixture-of-experts layer's bias), "relu_aux" (bitmask),
+///     "gelu_aux" (matrix);
 ///   aux: "relu_aux" (bitmask: 1 where the ReLU's input was > 0), "gelu_aux" (matrix: the
 ///     GELU's input);
 ///   reductions: "drelu_bgrad" / "dgelu_bgrad" (row add: the bias gradient, the sum of each
@@ -43,7 +45,7 @@ struct EpilogOperand {
 struct EpilogSignature {
   SmallVector<EpilogOperand> inputs, aux, reductions, operandSums;
 };
-EpilogSignature getBuiltinEpilogSignature(BuiltinEpilog epilog);
+EpilogSignature getBuiltinEpilogSignature(BuiltinEpilog epilog, bool grouped = false);
 
 /// The reduction that `result_amax` adds after the epilog's own: max |D| over all of D, taken
 /// in f32 before D is rounded to its type.

@@ -1,0 +1,231 @@
+// mepi-bench --grouped (see GroupedBench.h).
+#include "GroupedBench.h"
+
+#include "mepi/GroupedMatmul.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+
+using namespace bench;
+
+namespace {
+struct GroupedShape {
+  const char *name;
+  int64_t groups, tokens, n, k;
+  int64_t maxRows = 0; ///< decode: each expert gets 0..maxRows rows (tokens is then their sum)
+};
+
+// The MoE shapes of the issue's anchors, and decode-shaped calls.
+const GroupedShape kShapes[] = {
+    {"mixtral-up", 8, 16336, 14336, 4096},   {"mixtral-down", 8, 16336, 4096, 14336},
+    {"dsv3-up", 256, 30944, 4096, 7168},     {"dsv3-decode", 256, 32, 4096, 7168},
+    {"qwen3-up", 128, 64608, 1536, 2048},    {"qwen3-down", 128, 64608, 2048, 768},
+    {"dsv3-decode-0to8", 256, 0, 4096, 7168, 8}, {"qwen3-decode-0to8", 128, 0, 1536, 2048, 8},
+};
+
+/// Group sizes from a seeded generator: 0..maxRows each (decode), T rows one by one to random
+/// experts (few tokens), or multiples of 16 in random proportions summing to T.
+std::vector<int64_t> drawSizes(const GroupedShape &s, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> sizes(s.groups, 0);
+  if (s.maxRows) {
+    std::uniform_int_distribution<int64_t> rows(0, s.maxRows);
+    for (int64_t &size : sizes)
+      size = rows(rng);
+    return sizes;
+  }
+  std::uniform_int_distribution<int64_t> pick(0, s.groups - 1);
+  if (s.tokens < 16 * s.groups) {
+    for (int64_t r = 0; r < s.tokens; ++r)
+      ++sizes[pick(rng)];
+    return sizes;
+  }
+  std::uniform_real_distribution<double> weight(0.25, 1.75);
+  std::vector<double> w(s.groups);
+  for (double &x : w)
+    x = weight(rng);
+  double total = std::accumulate(w.begin(), w.end(), 0.0);
+  int64_t used = 0;
+  for (int64_t g = 0; g + 1 < s.groups; ++g)
+    used += sizes[g] = std::min(s.tokens - used, int64_t(w[g] / total * s.tokens / 16) * 16);
+  sizes.back() = s.tokens - used;
+  return sizes;
+}
+
+struct GroupedResult {
+  double mepiMs = 0, loopMs = 0, denseMs = 0, copyGBs = 0;
+  int64_t active = 0;
+  std::string config, error;
+};
+
+mepi::Tensor deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<int64_t> shape) {
+  mepi::Tensor t;
+  t.data = reinterpret_cast<void *>(ptr);
+  t.dtype = type;
+  t.shape = std::move(shape);
+  return t;
+}
+
+/// The bandwidth of a device-to-device copy of 1 GiB (bytes read plus bytes written per second).
+double copyBandwidthGBs(CUstream stream) {
+  const size_t bytes = size_t(1) << 30;
+  CUdeviceptr src, dst;
+  cu(driver->cuMemAlloc(&src, bytes), "cuMemAlloc(copy)");
+  cu(driver->cuMemAlloc(&dst, bytes), "cuMemAlloc(copy)");
+  auto copy = [&](int) { cu(driver->cuMemcpyDtoDAsync(dst, src, bytes, stream), "copy"); };
+  copy(0);
+  double ms = medianMs(stream, 10, copy);
+  driver->cuMemFree(src);
+  driver->cuMemFree(dst);
+  return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+/// Times mepi, the per-group cuBLASLt loop and the dense cuBLASLt matmul on one problem.
+GroupedResult measureGrouped(const GroupedShape &s, const std::vector<int64_t> &sizes,
+                             bool bias, cublasLtHandle_t lt, CUstream stream,
+                             const GroupedRunOptions &options) {
+  GroupedResult r;
+  const int64_t t = std::accumulate(sizes.begin(), sizes.end(), int64_t(0)), n = s.n, k = s.k;
+  std::vector<int32_t> ends(s.groups);
+  std::partial_sum(sizes.begin(), sizes.end(), ends.begin());
+  CUdeviceptr x = randomBuffer(size_t(std::max<int64_t>(t, 1) * k), true, 1);
+  CUdeviceptr w = randomBuffer(size_t(s.groups * n * k), true, 2);
+  CUdeviceptr biasBuf = bias ? randomBuffer(size_t(s.groups * n), true, 3) : 0;
+  CUdeviceptr offs, refD;
+  cu(driver->cuMemAlloc(&offs, ends.size() * 4), "cuMemAlloc(offs)");
+  cu(driver->cuMemcpyHtoD(offs, ends.data(), ends.size() * 4), "cuMemcpyHtoD(offs)");
+  cu(driver->cuMemAlloc(&refD, size_t(std::max<int64_t>(t, 1) * n) * 2), "cuMemAlloc(ref d)");
+  try {
+    mepi::Options mepiOptions;
+    mepiOptions.kernelConfig = options.forcedConfig;
+    mepi::GroupedMatmul mm(deviceTensor(x, mepi::DType::BFloat16, {t, k}),
+                           deviceTensor(w, mepi::DType::BFloat16, {s.groups, n, k}),
+                           {deviceTensor(offs, mepi::DType::Int32, {s.groups})}, 1.0f,
+                           mepi::Qualifiers{false, true}, mepiOptions);
+    mepi::EpilogInputs inputs;
+    if (bias)
+      inputs.bias = deviceTensor(biasBuf, mepi::DType::BFloat16, {s.groups, n});
+    mm.plan(bias ? mepi::Epilog::GeluBias : mepi::Epilog::Default, inputs);
+    r.config = mm.kernelConfiguration();
+
+    // cuBLASLt computes D^T = W x^T column-major (D row-major, bias per output feature), as
+    // torch's linear layers call it: per group m = N, n = the group's rows.
+    cublasLtEpilogue_t epilog = bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+    std::map<int64_t, std::unique_ptr<LtMatmul>> perRows; // one per distinct group size
+    for (int64_t rows : sizes)
+      if (rows && !perRows.count(rows))
+        perRows[rows] = std::make_unique<LtMatmul>(
+            lt, LtMatmulSpec{n, rows, k, true, false, false, epilog, biasBuf});
+    LtMatmul dense(lt, LtMatmulSpec{n, std::max<int64_t>(t, 1), k, true, false, false, epilog,
+                                    biasBuf});
+    auto loop = [&](int) {
+      int64_t row = 0;
+      for (int64_t g = 0; g < s.groups; row += sizes[g++]) {
+        if (!sizes[g])
+          continue;
+        LtMatmul &one = *perRows[sizes[g]];
+        if (bias)
+          one.setBias(biasBuf + size_t(g * n) * 2);
+        one.launch(w + size_t(g * n * k) * 2, x + size_t(row * k) * 2, refD + size_t(row * n) * 2,
+                   stream);
+      }
+    };
+    auto mepiLaunch = [&](int) { mm.execute(stream); };
+    auto denseLaunch = [&](int) { dense.launch(w, x, refD, stream); };
+    mepiLaunch(0), loop(0), denseLaunch(0); // warm-up: module loads, first launches
+    cu(driver->cuStreamSynchronize(stream), "warm-up");
+    int iterations = calibratedIterations(stream, options.quick, [&] { loop(0); });
+    std::vector<double> ms =
+        interleavedMedianMs(stream, std::max(iterations, 10), {mepiLaunch, loop, denseLaunch});
+    r.mepiMs = ms[0], r.loopMs = ms[1], r.denseMs = ms[2];
+    r.active = std::count_if(sizes.begin(), sizes.end(), [](int64_t v) { return v > 0; });
+    mm.free();
+  } catch (const mepi::Error &e) {
+    r.error = e.what();
+  }
+  for (CUdeviceptr p : {x, w, biasBuf, offs, refD})
+    if (p)
+      driver->cuMemFree(p);
+  return r;
+}
+} // namespace
+
+int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
+                           const GroupedRunOptions &options) {
+  double copyGBs = copyBandwidthGBs(stream);
+  std::printf("device: %s, %s; bf16 x [T, K], w [G, N, K], D [T, N]; device copy %.0f GB/s\n",
+              options.device, options.date, copyGBs);
+  std::printf("%-18s %-9s %4s %6s %6s %6s %9s %9s %9s %8s %8s %8s  %s\n", "shape", "epilog", "G",
+              "T", "N", "K", "mepi TF/s", "loop", "dense", "/dense", "/loop", "w %copy",
+              "mepi kernel");
+  std::string rows;
+  double logDense = 0;
+  int counted = 0;
+  for (const GroupedShape &s : kShapes)
+    for (bool bias : {false, true}) {
+      const char *epilog = bias ? "GELU_BIAS" : "DEFAULT";
+      if (!selectedLabel(options.filters, std::string(s.name) + " " + epilog) ||
+          (options.quick && bias))
+        continue;
+      std::vector<int64_t> sizes = drawSizes(s, 2026);
+      int64_t t = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+      GroupedResult r = measureGrouped(s, sizes, bias, lt, stream, options);
+      double flops = 2.0 * t * s.n * s.k;
+      auto tflops = [&](double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0; };
+      double vsDense = r.mepiMs > 0 ? r.denseMs / r.mepiMs : 0;
+      double vsLoop = r.mepiMs > 0 ? r.loopMs / r.mepiMs : 0;
+      // The active experts' weights, read once: the floor of a decode-shaped call.
+      double weightBytes = 2.0 * r.active * s.n * s.k;
+      double weightGBs = r.mepiMs > 0 ? weightBytes / (r.mepiMs * 1e-3) / 1e9 : 0;
+      if (r.error.empty()) {
+        logDense += std::log(vsDense);
+        ++counted;
+      }
+      std::printf("%-18s %-9s %4ld %6ld %6ld %6ld %9.1f %9.1f %9.1f %8.3f %8.3f %8.3f  %s%s%s\n",
+                  s.name, epilog, s.groups, t, s.n, s.k, tflops(r.mepiMs), tflops(r.loopMs),
+                  tflops(r.denseMs), vsDense, vsLoop, weightGBs / copyGBs,
+                  shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
+                  r.error.c_str());
+      std::fflush(stdout);
+      char row[1400];
+      std::snprintf(
+          row, sizeof row,
+          "    {\"name\": \"%s\", \"epilog\": \"%s\", \"groups\": %ld, \"active_groups\": %ld, "
+          "\"t\": %ld, \"n\": %ld, \"k\": %ld, \"dtype\": \"bf16\", \"mepi_ms\": %.4f, "
+          "\"loop_ms\": %.4f, \"dense_ms\": %.4f, \"mepi_tflops\": %.2f, \"loop_tflops\": %.2f, "
+          "\"dense_tflops\": %.2f, \"ratio_vs_dense\": %.4f, \"ratio_vs_loop\": %.4f, "
+          "\"weight_gbs\": %.1f, \"weight_fraction_of_copy\": %.4f, \"mepi_config\": \"%s\", "
+          "\"error\": \"%s\"}",
+          s.name, epilog, s.groups, r.active, t, s.n, s.k, r.mepiMs, r.loopMs, r.denseMs,
+          tflops(r.mepiMs), tflops(r.loopMs), tflops(r.denseMs), vsDense, vsLoop, weightGBs,
+          weightGBs / copyGBs, jsonEscape(r.config).c_str(), jsonEscape(r.error).c_str());
+      rows += (rows.empty() ? "" : ",\n") + std::string(row);
+    }
+  double geomean = counted ? std::exp(logDense / counted) : 0;
+  std::printf("geometric mean of dense cuBLASLt time / mepi time over %d problems: %.3f\n",
+              counted, geomean);
+  if (!options.jsonPath.empty()) {
+    const char *revision = std::getenv("MEPI_REVISION");
+    std::ofstream json(options.jsonPath);
+    json << "{\n  \"device\": \"" << jsonEscape(options.device) << "\",\n  \"date\": \""
+         << options.date << "\",\n  \"command\": \"" << jsonEscape(options.command)
+         << "\",\n  \"commit\": \"" << jsonEscape(revision ? revision : "unknown") << "\",\n"
+         << "  \"layout\": \"x [T, K] bf16 row-major, w [G, N, K] (K-major), group ends int32 "
+            "[G] on the device, D [T, N] row-major, bias [G, N]; group sizes seeded (2026)\",\n"
+         << "  \"meaning\": \"mepi: one grouped matmul; loop: one cublasLtMatmul per non-empty "
+            "group (D^T = W x^T, bias per output feature); dense: one cublasLtMatmul of T x N x "
+            "K; ratio_vs_dense = dense_ms / mepi_ms; weight_fraction_of_copy: the active "
+            "groups' weight bytes per mepi time over a device copy's (read + write) "
+            "bandwidth\",\n"
+         << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
+         << ",\n  \"results\": [\n"
+         << rows << "\n  ]\n}\n";
+  }
+  return 0;
+}

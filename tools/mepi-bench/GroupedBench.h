@@ -1,0 +1,32 @@
+// mepi-bench --grouped: mepi's grouped matmul on mixture-of-experts shapes against (a) a loop of
+// cuBLASLt matmuls, one per non-empty group, and (b) one dense cuBLASLt matmul of the same total
+// FLOPs (T x N x K), timed interleaved in one run.
+//
+// Each problem: x [T, K] (bf16), w [G, N, K] (nn.Linear's weights: K-major), group ends int32
+// [G] on the device (torch._grouped_mm's offs), D [T, N] row-major, optionally with a bias
+// [G, N] (one value per output feature of each expert). Group sizes are drawn from a seeded
+// generator: multiples of 16 summing to T for the prefill shapes, 0-8 rows per expert (or T rows
+// spread over the experts) for the decode ones. For decode, the figure that matters is how fast
+// the active experts' weights stream from memory: it is reported against a device-to-device
+// copy's bandwidth measured in the same run.
+#ifndef MEPI_TOOLS_GROUPEDBENCH_H
+#define MEPI_TOOLS_GROUPEDBENCH_H
+
+#include "BenchSupport.h"
+
+#include <string>
+#include <vector>
+
+namespace bench {
+struct GroupedRunOptions {
+  bool quick = false;
+  std::vector<std::string> filters;
+  std::string forcedConfig, jsonPath, command;
+  const char *device = "", *date = "";
+};
+
+/// Runs the grouped set; returns the process's exit status.
+int runGroupedBench(cublasLtHandle_t lt, CUstream stream, const GroupedRunOptions &options);
+} // namespace bench
+
+#endif // MEPI_TOOLS_GROUPEDBENCH_H
