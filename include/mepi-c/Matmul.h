@@ -14,7 +14,9 @@ typedef enum {
   MEPI_DTYPE_F16 = 0,
   MEPI_DTYPE_BF16 = 1,
   MEPI_DTYPE_F32 = 2,
-  MEPI_DTYPE_U8 = 3 /* the ReLU mask */
+  MEPI_DTYPE_U8 = 3, /* the ReLU mask */
+  MEPI_DTYPE_I32 = 4, /* group bounds and weight indices (mepi-c/GroupedMatmul.h) */
+  MEPI_DTYPE_I64 = 5
 } MepiDType;
 
 typedef enum {

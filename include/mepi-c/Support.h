@@ -11,8 +11,8 @@ extern "C" {
 #endif
 
 /** Version of this C API; bumped on every incompatible change. */
-#define MEPI_C_API_VERSION 2 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
-                               MepiStatus */
+#define MEPI_C_API_VERSION 3 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
+                               MepiStatus. 3: grouped matmuls, segment GEMM, i32/i64 dtypes */
 
 /** The version of the C API the library implements (compare with MEPI_C_API_VERSION). */
 unsigned mepiGetApiVersion(void);

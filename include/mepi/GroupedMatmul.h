@@ -45,7 +45,17 @@ public:
   /// A user epilog: its function takes one more argument after col, the row's group (index);
   /// row, col and scalar inputs may have a leading dimension of S (one value set per group).
   void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
+  /// Launches on `stream`; returns D, owned by this object and rewritten by later executes.
+  /// The first execute allocates D, the aux outputs and the stream's workspace: execute once
+  /// before capturing later executes in a CUDA graph, which then replays with whatever sizes
+  /// the bounds hold on the device.
   Tensor execute(CUstream stream = nullptr);
+  /// Replaces the operands, bounds, weight indices and epilog inputs with others of the same
+  /// dtypes, shapes and strides (checked), as Matmul::resetOperands.
+  void resetOperands(const Tensor &a, const Tensor &b, const Groups &groups,
+                     const EpilogInputs &inputs = {});
+  /// Forgets the operand pointers; execute() throws until resetOperands().
+  void releaseOperands() { matmul.releaseOperands(); }
   const std::map<std::string, Tensor> &auxOutputs() const { return matmul.auxOutputs(); }
   std::string kernelConfiguration() const { return matmul.kernelConfiguration(); }
   void free() { matmul.free(); }

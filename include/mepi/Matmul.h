@@ -28,6 +28,9 @@ namespace mepi {
 namespace runtime {
 struct MatmulProblem;
 } // namespace runtime
+namespace capi {
+struct CMatmul;
+} // namespace capi
 
 /// UInt8: the bytes of a bitmask (the "relu_aux" mask), not numbers. Int32, Int64: a grouped
 /// matmul's group bounds and weight indices (GroupedMatmul.h).
@@ -228,6 +231,10 @@ private:
   Matmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha,
          Qualifiers qualifiers, Options options);
   friend class GroupedMatmul;
+  friend struct capi::CMatmul; // the C API's grouped matmuls are MepiMatmul handles
+  /// resetOperands of the grouped form: new bounds and weight indices of the same layouts too.
+  void resetGroupedOperands(const Tensor &a, const Tensor &b, const Groups &groups,
+                            const EpilogInputs &inputs);
   void planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs,
                       const std::vector<std::string> &inputNames, bool readsC);
   void planProblem(const runtime::MatmulProblem &problem, std::vector<Tensor> builtinInputs,

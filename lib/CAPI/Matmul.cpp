@@ -35,31 +35,6 @@ mepi::Epilog epilogOf(MepiEpilog epilog) {
   throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
 }
 
-mepi::EpilogInputs inputsOf(const MepiEpilogInputs *inputs) {
-  mepi::EpilogInputs result;
-  if (inputs) {
-    result.bias = tensorOf(inputs->bias, "bias");
-    result.reluAux = tensorOf(inputs->reluAux, "relu_aux");
-    result.geluAux = tensorOf(inputs->geluAux, "gelu_aux");
-  }
-  return result;
-}
-
-/// Describes `t` in `out`; its shape and strides live in `m` until the next call.
-void describe(CMatmul &m, const mepi::Tensor &t, MepiTensor *out) {
-  m.resultShape = t.shape;
-  m.resultStrides = t.strides;
-  out->data = t.data;
-  out->device = t.device;
-  out->dtype = t.dtype == mepi::DType::Float16    ? MEPI_DTYPE_F16
-               : t.dtype == mepi::DType::BFloat16 ? MEPI_DTYPE_BF16
-               : t.dtype == mepi::DType::UInt8    ? MEPI_DTYPE_U8
-                                                  : MEPI_DTYPE_F32;
-  out->rank = static_cast<int>(m.resultShape.size());
-  out->shape = m.resultShape.data();
-  out->strides = m.resultStrides.data();
-}
-
 } // namespace
 
 extern "C" {
@@ -91,17 +66,7 @@ MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
     std::optional<float> betaValue;
     if (beta)
       betaValue = *beta;
-    mepi::Options cppOptions;
-    if (options) {
-      cppOptions.resultAmax = options->resultAmax;
-      if (options->kernelConfig.data)
-        cppOptions.kernelConfig.assign(options->kernelConfig.data, options->kernelConfig.length);
-      cppOptions.allowTF32 = options->allowTF32;
-      if (options->hasResultType)
-        cppOptions.resultType = dtypeOf(options->resultType);
-      if (options->arch.data)
-        cppOptions.arch.assign(options->arch.data, options->arch.length);
-    }
+    mepi::Options cppOptions = optionsOf(options);
     auto *handle = new CMatmul{mepi::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
                                             alpha, betaValue, {transposeA, transposeB},
                                             cppOptions),

@@ -4,6 +4,7 @@
 #define MEPI_CAPI_WRAP_H
 
 #include "mepi-c/Matmul.h"
+#include "mepi/GroupedMatmul.h"
 #include "mepi/Matmul.h"
 
 #include <map>
@@ -16,6 +17,17 @@ struct CMatmul {
   mepi::Matmul matmul;
   std::vector<int64_t> resultShape, resultStrides; // of the last tensor handed out
   std::string text; // the last string handed out (the kernel configuration)
+
+  /// A grouped matmul (mepi::GroupedMatmul's problem) behind a MepiMatmul handle.
+  static CMatmul *grouped(const mepi::Tensor &a, const mepi::Tensor &b,
+                          const mepi::Groups &groups, float alpha, mepi::Qualifiers qualifiers,
+                          mepi::Options options) {
+    return new CMatmul{mepi::Matmul(a, b, groups, alpha, qualifiers, std::move(options)), {}, {}};
+  }
+  void resetGroupedOperands(const mepi::Tensor &a, const mepi::Tensor &b,
+                            const mepi::Groups &groups, const mepi::EpilogInputs &inputs) {
+    matmul.resetGroupedOperands(a, b, groups, inputs);
+  }
 };
 
 inline CMatmul *unwrap(MepiMatmul m) { return static_cast<CMatmul *>(m.ptr); }
@@ -42,6 +54,8 @@ inline mepi::DType dtypeOf(MepiDType dtype) {
   case MEPI_DTYPE_BF16: return mepi::DType::BFloat16;
   case MEPI_DTYPE_F32: return mepi::DType::Float32;
   case MEPI_DTYPE_U8: return mepi::DType::UInt8;
+  case MEPI_DTYPE_I32: return mepi::DType::Int32;
+  case MEPI_DTYPE_I64: return mepi::DType::Int64;
   }
   throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }
@@ -61,6 +75,18 @@ inline std::optional<mepi::Tensor> tensorOf(const MepiTensor *t, const char *nam
     tensor.strides.assign(t->strides, t->strides + t->rank);
   return tensor;
 }
+
+/// The built-in epilog inputs of `inputs` (none for NULL).
+mepi::EpilogInputs inputsOf(const MepiEpilogInputs *inputs);
+/// Describes `t` in `out`; its shape and strides live in `shape` and `strides` (the handle's)
+/// until the next call.
+void describe(const mepi::Tensor &t, std::vector<int64_t> &shape, std::vector<int64_t> &strides,
+              MepiTensor *out);
+inline void describe(CMatmul &m, const mepi::Tensor &t, MepiTensor *out) {
+  describe(t, m.resultShape, m.resultStrides, out);
+}
+/// The C++ options of `options` (the defaults for NULL).
+mepi::Options optionsOf(const MepiMatmulOptions *options);
 
 /// Runs `f`, turning a mepi::Error (or a null handle) into a failure with an error object.
 template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, F &&f) {

@@ -83,3 +83,30 @@ void GroupedMatmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogI
 }
 
 Tensor GroupedMatmul::execute(CUstream stream) { return matmul.execute(stream); }
+
+void Matmul::resetGroupedOperands(const Tensor &a, const Tensor &b, const Groups &groups,
+                                  const EpilogInputs &inputs) {
+  if (!state)
+    fail("resetOperands() after free()");
+  State &s = *state;
+  if (!s.problem.groups)
+    fail("resetOperands: groups given, but this matmul has none");
+  if (groupForm(groups.form) != s.problem.groups->form)
+    fail("resetOperands: groups.form differs from the planned one");
+  if (groups.weightIndices.has_value() != s.problem.groups->weightIndices.has_value())
+    fail(groups.weightIndices ? "resetOperands: groups.weightIndices given, but the planned "
+                                "matmul has none"
+                              : "resetOperands: groups.weightIndices missing");
+  expectSameLayout(groups.bounds, s.problem.groups->bounds, "groups.bounds");
+  if (groups.weightIndices)
+    expectSameLayout(*groups.weightIndices, *s.problem.groups->weightIndices,
+                     "groups.weightIndices");
+  resetOperands(a, b, std::nullopt, inputs);
+  s.groupBounds = groups.bounds;
+  s.weightIndices = groups.weightIndices;
+}
+
+void GroupedMatmul::resetOperands(const Tensor &a, const Tensor &b, const Groups &groups,
+                                  const EpilogInputs &inputs) {
+  matmul.resetGroupedOperands(a, b, groups, inputs);
+}

@@ -5,7 +5,7 @@ import ctypes.util
 import os
 import pathlib
 
-API_VERSION = 2  # MEPI_C_API_VERSION this package speaks
+API_VERSION = 3  # MEPI_C_API_VERSION this package speaks
 
 
 class StringRef(ctypes.Structure):

@@ -130,7 +130,7 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
     mepi::EpilogInputs inputs;
     inputs.bias = arena.toDevice(bias);
     if (sharedBias) // the first group's row for all
-      inputs.bias->shape = {c.n};
+      inputs.bias->shape = {c.n}, inputs.bias->strides = {1};
     mm.plan(sharedBias ? mepi::Epilog::ReluBias
             : aux      ? mepi::Epilog::GeluAuxBias
                        : mepi::Epilog::GeluBias,

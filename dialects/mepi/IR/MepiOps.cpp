@@ -303,10 +303,15 @@ LogicalResult verifyCoreShape(MatmulOp op, StringRef what, MemRefType type, Broa
     return success();
   std::string want;
   llvm::raw_string_ostream os(want);
-  os << "[batch...";
+  std::string coreDims;
   for (Dim dim : core)
-    os << ", " << (dim.atLeast ? ">= " : "") << dimStr(dim.size);
-  os << "]";
+    coreDims += ", " + std::string(dim.atLeast ? ">= " : "") + dimStr(dim.size);
+  // A grouped matmul's inputs have one value set per group ([S, ...]), or one for all.
+  if (op.isGrouped())
+    os << "[" << op.getNumGroups() << coreDims << "] or [" << StringRef(coreDims).drop_front(2)
+       << "]";
+  else
+    os << "[batch..." << coreDims << "]";
   return op.emitOpError() << "expected " << what << " to have shape " << want << ", got "
                           << type;
 }

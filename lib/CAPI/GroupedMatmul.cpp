@@ -1,0 +1,103 @@
+// The C API over mepi's grouped matmul (MepiMatmul handles) and SegmentGEMM.
+#include "CAPI/Wrap.h"
+
+#include "mepi-c/GroupedMatmul.h"
+#include "mepi/SegmentGemm.h"
+
+namespace {
+using namespace mepi::capi;
+
+struct CSegmentGemm {
+  mepi::SegmentGEMM seg;
+  std::vector<int64_t> resultShape, resultStrides; // of the last y handed out
+};
+
+mepi::Groups groupsOf(const MepiGroups *groups) {
+  if (!groups || !groups->bounds)
+    throw mepi::Error("operand groups.bounds: expected a tensor, got NULL");
+  if (groups->form < MEPI_GROUPS_ENDS || groups->form > MEPI_GROUPS_LENGTHS)
+    throw mepi::Error("groups.form: unknown form " + std::to_string(int(groups->form)));
+  mepi::Groups result;
+  result.bounds = *tensorOf(groups->bounds, "groups.bounds");
+  result.form = static_cast<mepi::GroupForm>(groups->form);
+  result.weightIndices = tensorOf(groups->weightIndices, "groups.weightIndices");
+  return result;
+}
+
+/// Runs `f`, turning exceptions into an error object, as `guarded` does for matmuls.
+template <typename F> MepiLogicalResult guardedCall(MepiError *error, F &&f) {
+  if (error)
+    error->ptr = nullptr;
+  try {
+    f();
+    return {1};
+  } catch (const mepi::Error &e) {
+    setError(error, e);
+  } catch (const std::exception &e) {
+    setError(error, std::string("internal error: ") + e.what(), MEPI_STATUS_INTERNAL);
+  }
+  return {0};
+}
+} // namespace
+
+extern "C" {
+
+MepiMatmul mepiGroupedMatmulCreate(const MepiTensor *a, const MepiTensor *b,
+                                   const MepiGroups *groups, float alpha, bool transposeA,
+                                   bool transposeB, const MepiMatmulOptions *options,
+                                   MepiError *error) {
+  CMatmul *handle = nullptr;
+  guardedCall(error, [&] {
+    if (!a || !b)
+      throw mepi::Error(std::string("operand ") + (!a ? "a" : "b") +
+                        ": expected a tensor, got NULL");
+    handle = CMatmul::grouped(*tensorOf(a, "a"), *tensorOf(b, "b"), groupsOf(groups), alpha,
+                              {transposeA, transposeB}, optionsOf(options));
+  });
+  return {handle};
+}
+
+MepiLogicalResult mepiGroupedMatmulResetOperands(MepiMatmul matmul, const MepiTensor *a,
+                                                 const MepiTensor *b, const MepiGroups *groups,
+                                                 const MepiEpilogInputs *inputs,
+                                                 MepiError *error) {
+  return guarded(matmul, error, [&](CMatmul &m) {
+    if (!a || !b)
+      throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
+                        ": expected a tensor, got NULL");
+    m.resetGroupedOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), groupsOf(groups),
+                           inputsOf(inputs));
+  });
+}
+
+MepiSegmentGemm mepiSegmentGemmCreate(const MepiMatmulOptions *options, MepiError *error) {
+  CSegmentGemm *handle = nullptr;
+  guardedCall(error, [&] { handle = new CSegmentGemm{mepi::SegmentGEMM(optionsOf(options))}; });
+  return {handle};
+}
+
+MepiLogicalResult mepiSegmentGemmRun(MepiSegmentGemm seg, const MepiTensor *x,
+                                     const MepiTensor *weights, int64_t batchSize,
+                                     bool weightColumnMajor, const MepiTensor *segLens,
+                                     const MepiTensor *segIndptr,
+                                     const MepiTensor *weightIndices, MepiStream stream,
+                                     MepiTensor *y, MepiError *error) {
+  return guardedCall(error, [&] {
+    if (!seg.ptr)
+      throw mepi::Error("null MepiSegmentGemm handle");
+    if (!x || !weights)
+      throw mepi::Error(std::string("operand ") + (!x ? "x" : "weights") +
+                        ": expected a tensor, got NULL");
+    auto &s = *static_cast<CSegmentGemm *>(seg.ptr);
+    mepi::Tensor result = s.seg.run(*tensorOf(x, "x"), *tensorOf(weights, "weights"), batchSize,
+                                    weightColumnMajor, tensorOf(segLens, "seg_lens"),
+                                    tensorOf(segIndptr, "seg_indptr"),
+                                    tensorOf(weightIndices, "weight_indices"), stream);
+    if (y)
+      describe(result, s.resultShape, s.resultStrides, y);
+  });
+}
+
+void mepiSegmentGemmDestroy(MepiSegmentGemm seg) { delete static_cast<CSegmentGemm *>(seg.ptr); }
+
+} // extern "C"

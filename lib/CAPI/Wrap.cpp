@@ -1,0 +1,51 @@
+// What the C API's source files share beyond Wrap.h's inline helpers.
+#include "CAPI/Wrap.h"
+
+using namespace mepi::capi;
+
+mepi::EpilogInputs mepi::capi::inputsOf(const MepiEpilogInputs *inputs) {
+  mepi::EpilogInputs result;
+  if (inputs) {
+    result.bias = tensorOf(inputs->bias, "bias");
+    result.reluAux = tensorOf(inputs->reluAux, "relu_aux");
+    result.geluAux = tensorOf(inputs->geluAux, "gelu_aux");
+  }
+  return result;
+}
+
+void mepi::capi::describe(const mepi::Tensor &t, std::vector<int64_t> &shape,
+                          std::vector<int64_t> &strides, MepiTensor *out) {
+  shape = t.shape;
+  strides = t.strides;
+  if (strides.empty()) { // row-major: spelled out, so that readers need no special case
+    strides.assign(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;)
+      strides[i - 1] = strides[i] * shape[i];
+  }
+  out->data = t.data;
+  out->device = t.device;
+  out->dtype = t.dtype == mepi::DType::Float16    ? MEPI_DTYPE_F16
+               : t.dtype == mepi::DType::BFloat16 ? MEPI_DTYPE_BF16
+               : t.dtype == mepi::DType::UInt8    ? MEPI_DTYPE_U8
+               : t.dtype == mepi::DType::Int32    ? MEPI_DTYPE_I32
+               : t.dtype == mepi::DType::Int64    ? MEPI_DTYPE_I64
+                                                  : MEPI_DTYPE_F32;
+  out->rank = static_cast<int>(shape.size());
+  out->shape = shape.data();
+  out->strides = strides.data();
+}
+
+mepi::Options mepi::capi::optionsOf(const MepiMatmulOptions *options) {
+  mepi::Options cppOptions;
+  if (options) {
+    cppOptions.resultAmax = options->resultAmax;
+    if (options->kernelConfig.data)
+      cppOptions.kernelConfig.assign(options->kernelConfig.data, options->kernelConfig.length);
+    cppOptions.allowTF32 = options->allowTF32;
+    if (options->hasResultType)
+      cppOptions.resultType = dtypeOf(options->resultType);
+    if (options->arch.data)
+      cppOptions.arch.assign(options->arch.data, options->arch.length);
+  }
+  return cppOptions;
+}
