@@ -14,7 +14,9 @@ extern "C" {
 typedef enum {
   MEPI_GROUPS_ENDS = 0,    /* [S] cumulative ends, no leading 0 (torch._grouped_mm's offs) */
   MEPI_GROUPS_INDPTR = 1,  /* [S + 1] starts, then the last end (FlashInfer's seg_indptr) */
-  MEPI_GROUPS_LENGTHS = 2  /* [S] consecutive rows from 0 (FlashInfer's seg_lens) */
+  MEPI_GROUPS_LENGTHS = 2, /* [S] consecutive rows from 0 (FlashInfer's seg_lens) */
+  MEPI_GROUPS_MASKED = 3   /* [S] rows counted in each group's R (DeepGEMM's masked_m; A is
+                              [S, R, K] and D [S, R, N]) */
 } MepiGroupForm;
 
 /** The groups: bounds (1-D i32 or i64, on the device), their form, and optionally which

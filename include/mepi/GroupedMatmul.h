@@ -15,10 +15,13 @@ namespace mepi {
 /// How Groups::bounds gives the groups' rows (S groups):
 ///   Ends [S]: group g is rows [bounds[g - 1], bounds[g]), 0 before the first (torch's `offs`);
 ///   Indptr [S + 1]: rows [bounds[g], bounds[g + 1]) (FlashInfer's `seg_indptr`);
-///   Lengths [S]: consecutive groups from row 0 of bounds[g] rows (FlashInfer's `seg_lens`).
+///   Lengths [S]: consecutive groups from row 0 of bounds[g] rows (FlashInfer's `seg_lens`);
+///   Masked [S]: DeepGEMM's masked layout: A is [S, R, K], each group its own R rows of which
+///     the first bounds[g] count (clamped to [0, R]), and D is [S, R, N]; rows past a group's
+///     count are not written.
 /// Bounds are clamped to [0, T] and a group ends no earlier than it starts; rows in no group
 /// are not written.
-enum class GroupForm { Ends, Indptr, Lengths };
+enum class GroupForm { Ends, Indptr, Lengths, Masked };
 
 struct Groups {
   Tensor bounds; ///< 1-D Int32 or Int64 device tensor, read by the kernel only

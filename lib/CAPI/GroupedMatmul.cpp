@@ -15,7 +15,7 @@ struct CSegmentGemm {
 mepi::Groups groupsOf(const MepiGroups *groups) {
   if (!groups || !groups->bounds)
     throw mepi::Error("operand groups.bounds: expected a tensor, got NULL");
-  if (groups->form < MEPI_GROUPS_ENDS || groups->form > MEPI_GROUPS_LENGTHS)
+  if (groups->form < MEPI_GROUPS_ENDS || groups->form > MEPI_GROUPS_MASKED)
     throw mepi::Error("groups.form: unknown form " + std::to_string(int(groups->form)));
   mepi::Groups result;
   result.bounds = *tensorOf(groups->bounds, "groups.bounds");

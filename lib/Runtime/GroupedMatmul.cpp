@@ -15,6 +15,7 @@ runtime::GroupForm groupForm(GroupForm form) {
   case GroupForm::Ends: return runtime::GroupForm::Ends;
   case GroupForm::Indptr: return runtime::GroupForm::Indptr;
   case GroupForm::Lengths: return runtime::GroupForm::Lengths;
+  case GroupForm::Masked: return runtime::GroupForm::Masked;
   }
   return runtime::GroupForm::Ends;
 }
@@ -30,12 +31,36 @@ runtime::OperandLayout indexVector(const Tensor &t, const char *name, int device
                        name, device, t.device));
   return layout;
 }
+/// The masked form's A [S, R, K] as the [S R, K] rows the kernel reads (its first two
+/// dimensions must merge); other forms' A as given.
+Tensor rowsOfA(const Tensor &a, const Groups &groups, bool transposeA) {
+  if (groups.form != GroupForm::Masked)
+    return a;
+  if (a.shape.size() != 3 || transposeA)
+    fail(llvm::formatv("operand a: the masked form expects A [S, R, K] (not transposed), got "
+                       "shape {0}{1}",
+                       dims(a.shape), transposeA ? " with transposeA" : ""));
+  if (groups.bounds.shape.size() == 1 && a.shape[0] != groups.bounds.shape[0])
+    fail(llvm::formatv("operand a: expected {0} groups of rows (groups.bounds' length), got shape "
+                       "{1}",
+                       groups.bounds.shape[0], dims(a.shape)));
+  if (!a.strides.empty() && (a.strides.size() != 3 || a.strides[0] != a.shape[1] * a.strides[1]))
+    fail(llvm::formatv("operand a: the masked form expects each group's rows to follow the "
+                       "previous group's (strides [R * s, s, 1]), got strides {0}",
+                       dims(a.strides)));
+  Tensor rows = a;
+  rows.shape = {a.shape[0] * a.shape[1], a.shape[2]};
+  if (!a.strides.empty())
+    rows.strides = {a.strides[1], a.strides[2]};
+  return rows;
+}
 } // namespace
 
-Matmul::Matmul(const Tensor &a, const Tensor &b, const Groups &groups, float alpha,
+Matmul::Matmul(const Tensor &givenA, const Tensor &b, const Groups &groups, float alpha,
                Qualifiers qualifiers, Options options)
     : state(std::make_unique<State>()) {
   State &s = *state;
+  Tensor a = rowsOfA(givenA, groups, qualifiers.transposeA);
   s.problem.a = validated(a, "a", 2);
   s.problem.b = validated(b, "b", 3);
   if (a.shape.size() != 2 || b.shape.size() != 3)
@@ -59,6 +84,8 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, const Groups &groups, float alp
   std::vector<int64_t> dShape = {t, n};
   s.problem.d = {elementType(options.resultType.value_or(a.dtype)), dShape,
                  runtime::rowMajorStrides(dShape)};
+  if (groups.form == GroupForm::Masked)
+    s.resultShape = std::vector<int64_t>{givenA.shape[0], givenA.shape[1], n};
   s.problem.addressAlignment = commonAlignment(a.data, b.data);
   s.a = a;
   s.b = b;
@@ -101,7 +128,7 @@ void Matmul::resetGroupedOperands(const Tensor &a, const Tensor &b, const Groups
   if (groups.weightIndices)
     expectSameLayout(*groups.weightIndices, *s.problem.groups->weightIndices,
                      "groups.weightIndices");
-  resetOperands(a, b, std::nullopt, inputs);
+  resetOperands(rowsOfA(a, groups, s.problem.transposeA), b, std::nullopt, inputs);
   s.groupBounds = groups.bounds;
   s.weightIndices = groups.weightIndices;
 }

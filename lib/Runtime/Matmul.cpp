@@ -344,8 +344,8 @@ Tensor Matmul::execute(CUstream stream) {
   Tensor &d = s.result;
   d.data = reinterpret_cast<void *>(s.d);
   d.device = s.a.device;
-  d.shape = s.problem.d.shape;
-  d.strides = s.problem.d.strides;
+  d.shape = s.resultShape.value_or(s.problem.d.shape);
+  d.strides = s.resultShape ? runtime::rowMajorStrides(*s.resultShape) : s.problem.d.strides;
   d.dtype = dtypeOf(s.problem.d.type);
   return d;
 }

@@ -64,6 +64,8 @@ struct mepi::Matmul::State {
   Tensor a, b;
   std::optional<Tensor> c;
   std::optional<Tensor> groupBounds, weightIndices; // grouped (GroupedMatmul)
+  /// D's shape as handed out, where it is not the problem's: the masked form's [S, R, N].
+  std::optional<std::vector<int64_t>> resultShape;
   std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
   bool userInputReadsC = false; // the last user input is C (a builder epilog read it)

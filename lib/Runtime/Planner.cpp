@@ -66,6 +66,7 @@ GroupForm groupForm(::mepi::runtime::GroupForm form) {
   case ::mepi::runtime::GroupForm::Ends: return GroupForm::Ends;
   case ::mepi::runtime::GroupForm::Indptr: return GroupForm::Indptr;
   case ::mepi::runtime::GroupForm::Lengths: return GroupForm::Lengths;
+  case ::mepi::runtime::GroupForm::Masked: return GroupForm::Masked;
   }
   return GroupForm::Ends;
 }
@@ -528,8 +529,10 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
     for (unsigned arg : {0u, 1u})
       fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
   // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned),
-  // which allows vector stores.
-  for (size_t arg = argTypes.size() - 1 - outputs->size(); arg < argTypes.size(); ++arg)
+  // which allows vector stores; a grouped problem's bounds and weight indices follow them.
+  size_t groupArgs = problem.groups ? 1 + problem.groups->weightIndices.has_value() : 0;
+  size_t dArg = argTypes.size() - groupArgs - 1 - outputs->size();
+  for (size_t arg = dArg; arg <= dArg + outputs->size(); ++arg)
     fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);

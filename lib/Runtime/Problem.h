@@ -69,7 +69,7 @@ struct UserEpilogSource {
 /// A grouped problem's groups (mepi.matmul's `groups`): the rows of A and D in groups whose
 /// bounds a 1-D i32 or i64 device tensor gives in `form`, and optionally which matrix of B each
 /// group multiplies.
-enum class GroupForm { Ends, Indptr, Lengths };
+enum class GroupForm { Ends, Indptr, Lengths, Masked };
 struct GroupOperands {
   GroupForm form = GroupForm::Ends;
   OperandLayout bounds;

@@ -16,7 +16,7 @@ func.func @groups_type(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: mem
 // -----
 
 func.func @form(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
-  // expected-error @below {{expected group form ends, indptr or lengths, got 'offsets'}}
+  // expected-error @below {{expected group form ends, indptr, lengths or masked, got 'offsets'}}
   mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g offsets : memref<2xi32>)
       outs(%d : memref<64x64xbf16>) epilog {
   ^bb0(%acc: f32, %row: index, %col: index, %group: index):
@@ -141,6 +141,19 @@ func.func @bitmask_aux(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: mem
     %zero = arith.constant 0.0 : f32
     %p = arith.cmpf oge, %acc, %zero : f32
     mepi.yield %t, %p : bf16, i1
+  }
+  return
+}
+
+// -----
+
+func.func @masked_rows(%x: memref<100x64xbf16>, %w: memref<3x64x64xbf16>, %m: memref<3xi32>, %d: memref<100x64xbf16>) {
+  // expected-error @below {{expected the masked form's 100 rows of d to be a multiple of its 3 groups (R rows each)}}
+  mepi.matmul ins(%x, %w : memref<100x64xbf16>, memref<3x64x64xbf16>) groups(%m masked : memref<3xi32>)
+      outs(%d : memref<100x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
   }
   return
 }

@@ -47,3 +47,16 @@ func.func @lengths(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %lens: memr
   }
   return
 }
+
+// CHECK-LABEL: func.func @masked
+// CHECK: groups(%{{.*}} masked : memref<4xi32>)
+func.func @masked(%x: memref<256x64xbf16>, %w: memref<4x64x32xbf16>, %m: memref<4xi32>,
+                  %d: memref<256x32xbf16>) {
+  mepi.matmul ins(%x, %w : memref<256x64xbf16>, memref<4x64x32xbf16>) groups(%m masked : memref<4xi32>)
+      outs(%d : memref<256x32xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

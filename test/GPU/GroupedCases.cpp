@@ -21,7 +21,7 @@ struct GroupedCase {
 };
 
 std::string describe(const GroupedCase &c) {
-  const char *forms[] = {"ends", "indptr", "lengths"};
+  const char *forms[] = {"ends", "indptr", "lengths", "masked"};
   char line[200];
   std::snprintf(line, sizeof line, "grouped %s T=%lld K=%lld N=%lld S=%lld W=%lld %s %s%s%s%s %s",
                 elementTypeName(c.type), (long long)c.t, (long long)c.k, (long long)c.n,
@@ -97,7 +97,16 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
   std::vector<int64_t> sizes = randomSizes(c.groups, assigned, rng), starts(c.groups);
   std::exclusive_scan(sizes.begin(), sizes.end(), starts.begin(), int64_t(0));
   std::vector<int64_t> bounds;
-  if (c.form == mepi::GroupForm::Ends)
+  bool masked = c.form == mepi::GroupForm::Masked;
+  if (masked) { // R rows per group, a random count of them each, one count past R (clamped)
+    int64_t per = c.t / c.groups;
+    std::uniform_int_distribution<int64_t> count(0, per);
+    for (int64_t g = 0; g < c.groups; ++g) {
+      bounds.push_back(g == 1 ? per + 7 : count(rng));
+      starts[g] = g * per;
+      sizes[g] = std::min(bounds[g], per);
+    }
+  } else if (c.form == mepi::GroupForm::Ends)
     for (int64_t g = 0; g < c.groups; ++g)
       bounds.push_back(starts[g] + sizes[g]);
   else if (c.form == mepi::GroupForm::Indptr) {
@@ -117,8 +126,10 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
     groups.weightIndices = arena.toDevice(indexTensor(weights, c.int64Bounds));
     groups.weightIndices->dtype = c.int64Bounds ? mepi::DType::Int64 : mepi::DType::Int32;
   }
-  mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), groups, 1.0f,
-                         {false, c.transposeB});
+  mepi::Tensor aTensor = arena.toDevice(a);
+  if (masked) // [S, R, K]
+    aTensor.shape = {c.groups, c.t / c.groups, c.k}, aTensor.strides.clear();
+  mepi::GroupedMatmul mm(aTensor, arena.toDevice(b), groups, 1.0f, {false, c.transposeB});
   HostTensor scale = randomTensor(ElementType::F32, {c.groups}, rng);
   HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
   bool sharedBias = c.epilog == "RELU_BIAS", aux = c.epilog == "GELU_AUX_BIAS";
@@ -171,9 +182,14 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
         want.push_back(sum);
         gotRows.push_back(readDevice(got, c.type, r * c.n + j));
       }
+  if (masked && d.shape != std::vector<int64_t>{c.groups, c.t / c.groups, c.n})
+    return "D: expected shape [S, R, N]";
   // Rows in no group: still the poison (0xFFFF, a NaN in either 16-bit type).
-  for (int64_t r = assigned; r < c.t; ++r)
-    for (int64_t j = 0; j < c.n; ++j)
+  std::vector<bool> inGroup(c.t, false);
+  for (int64_t g = 0; g < c.groups; ++g)
+    std::fill(inGroup.begin() + starts[g], inGroup.begin() + starts[g] + sizes[g], true);
+  for (int64_t r = 0; r < c.t; ++r)
+    for (int64_t j = 0; j < c.n && !inGroup[r]; ++j)
       if (got[2 * (r * c.n + j)] != 0xFF || got[2 * (r * c.n + j) + 1] != 0xFF)
         return "row " + std::to_string(r) + " (in no group) was written";
   if (aux)
@@ -181,6 +197,68 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
                                   2e-2, err);
         !why.empty())
       return why;
+  return compare("D", packFloats(gotRows), ElementType::F32, want, 2e-2, err);
+}
+/// x [t, k] by w [S, k, n] in groups of `sizes`, as the fp64 reference of D's rows in groups,
+/// with the device's D rows beside them.
+void referenceRows(const HostTensor &a, const HostTensor &b, const std::vector<int64_t> &sizes,
+                   int64_t k, int64_t n, const std::vector<uint8_t> &got, ElementType type,
+                   std::vector<double> &want, std::vector<double> &gotRows) {
+  int64_t row = 0;
+  for (size_t g = 0; g < sizes.size(); ++g)
+    for (int64_t end = row + sizes[g]; row < end; ++row)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          sum += a.values[row * k + kk] * b.values[g * k * n + kk * n + j];
+        want.push_back(sum);
+        gotRows.push_back(readDevice(got, type, row * n + j));
+      }
+}
+
+/// A CUDA graph captures one execute(), then replays it after the group ends were rewritten on
+/// the device (other sizes, an empty group, one larger than all others): no host read of the
+/// sizes, no allocation in the captured execute.
+std::string runGraphCase(const Device &dev, std::mt19937 &rng, double &err, std::string &config) {
+  const int64_t t = 1500, k = 136, n = 264, groups = 7;
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(ElementType::BF16, {t, k}, rng);
+  HostTensor b = randomTensor(ElementType::BF16, {groups, k, n}, rng);
+  std::vector<int64_t> first = randomSizes(groups, t, rng), second = randomSizes(groups, t, rng);
+  std::rotate(second.begin(), second.begin() + 3, second.end()); // the big group moves
+  auto ends = [](std::vector<int64_t> sizes) {
+    std::partial_sum(sizes.begin(), sizes.end(), sizes.begin());
+    return sizes;
+  };
+  mepi::Groups bounds;
+  bounds.bounds = arena.toDevice(indexTensor(ends(first), false));
+  bounds.bounds.dtype = mepi::DType::Int32;
+  mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), bounds);
+  mm.plan();
+  config = mm.kernelConfiguration();
+  CUstream stream;
+  cu(dev.d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  mepi::Tensor d = mm.execute(stream); // the first execute allocates; the graph's does not
+  cu(dev.d->cuStreamSynchronize(stream), "warm-up");
+  CUgraph graph;
+  CUgraphExec exec;
+  cu(dev.d->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture");
+  mm.execute(stream);
+  cu(dev.d->cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
+  cu(dev.d->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+  HostTensor secondEnds = indexTensor(ends(second), false);
+  cu(dev.d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(bounds.bounds.data),
+                         secondEnds.bytes.data(), secondEnds.bytes.size()),
+     "rewrite the group ends");
+  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, size_t(t * n * 2)),
+     "poison D");
+  cu(dev.d->cuGraphLaunch(exec, stream), "cuGraphLaunch");
+  cu(dev.d->cuStreamSynchronize(stream), "replay");
+  dev.d->cuGraphExecDestroy(exec);
+  dev.d->cuGraphDestroy(graph);
+  dev.d->cuStreamDestroy(stream);
+  std::vector<double> want, gotRows;
+  referenceRows(a, b, second, k, n, fetch(dev, d), ElementType::BF16, want, gotRows);
   return compare("D", packFloats(gotRows), ElementType::F32, want, 2e-2, err);
 }
 } // namespace
@@ -201,7 +279,23 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
       {ElementType::F16, 1203, 136, 200, 7, 4, F::Indptr, true, true, false, true, "RELU_BIAS"},
       {ElementType::BF16, 901, 200, 264, 5, 5, F::Ends, false, false, true, false,
        "GELU_AUX_BIAS"},
+      {ElementType::BF16, 6 * 203, 136, 264, 6, 6, F::Masked, false, false, true, false,
+       "GELU_BIAS"},
+      {ElementType::F16, 4 * 64, 72, 96, 4, 4, F::Masked, false, false, false, false, "DEFAULT"},
   };
+  if (selected("grouped cuda-graph replay with new sizes")) {
+    double err = 0;
+    std::string config, why;
+    try {
+      why = runGraphCase(dev, rng, err, config);
+    } catch (const mepi::Error &e) {
+      why = e.what();
+    }
+    (why.empty() ? passed : failed)++;
+    std::printf("%s grouped cuda-graph replay with new sizes %s relerr=%.2e%s%s\n",
+                why.empty() ? "PASS" : "FAIL", config.c_str(), err, why.empty() ? "" : "  ",
+                why.c_str());
+  }
   for (const GroupedCase &c : cases) {
     std::string line = describe(c);
     if (!selected(line))

@@ -45,7 +45,10 @@ def Mepi_GroupForm : I32EnumAttr<"GroupForm",
       // [S + 1]: group g is rows [indptr[g], indptr[g + 1]) (FlashInfer's seg_indptr)
       I32EnumAttrCase<"Indptr", 1, "indptr">,
       // [S]: consecutive groups from row 0, group g of lengths[g] rows (FlashInfer's seg_lens)
-      I32EnumAttrCase<"Lengths", 2, "lengths">
+      I32EnumAttrCase<"Lengths", 2, "lengths">,
+      // [S]: group g is rows [g R, g R + min(masked[g], R)) for R = T / S rows per group
+      // (DeepGEMM's masked layout: A [S, R, K] seen as [S R, K], masked_m on the device)
+      I32EnumAttrCase<"Masked", 3, "masked">
     ]> {
   let cppNamespace = "::mlir::mepi";
   let genSpecializedAttr = 0;

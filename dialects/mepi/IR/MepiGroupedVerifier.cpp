@@ -31,7 +31,7 @@ LogicalResult verifyGroups(MatmulOp op) {
     return op.emitOpError() << "expected groups to be a 1-D static memref of i32 or i64, got "
                             << groupsType;
   if (!op.getGroupForm())
-    return op.emitOpError() << "expected a group form (ends, indptr or lengths)";
+    return op.emitOpError() << "expected a group form (ends, indptr, lengths or masked)";
   if (op.getNumGroups() < 1)
     return op.emitOpError() << "expected groups to give at least one group, got "
                             << groupsType.getDimSize(0) << " elements in the "
@@ -46,6 +46,12 @@ LogicalResult verifyGroups(MatmulOp op) {
     return op.emitOpError() << "expected a grouped matmul's c to have rank 2 ([T, N]), got "
                             << c.getType();
   int64_t matrices = bType.getDimSize(0), groups = op.getNumGroups();
+  // The masked form gives every group the same R rows of A and D: T = S R.
+  int64_t rows = dType.getDimSize(0);
+  if (op.getGroupForm() == GroupForm::Masked && !ShapedType::isDynamic(rows) && rows % groups)
+    return op.emitOpError() << "expected the masked form's " << dimStr(rows)
+                            << " rows of d to be a multiple of its " << groups
+                            << " groups (R rows each)";
   if (Value weights = op.getWeightIndices()) {
     auto weightsType = cast<MemRefType>(weights.getType());
     if (!isIndexVector(weightsType) || weightsType.getDimSize(0) != groups)

@@ -128,7 +128,7 @@ static ParseResult parseGroups(OpAsmParser &parser,
     return failure();
   std::optional<GroupForm> parsed = symbolizeGroupForm(formName);
   if (!parsed)
-    return parser.emitError(formLoc) << "expected group form ends, indptr or lengths, got '"
+    return parser.emitError(formLoc) << "expected group form ends, indptr, lengths or masked, got '"
                                      << formName << "'";
   if (parser.parseColonType(groupsType) || parser.parseRParen())
     return failure();

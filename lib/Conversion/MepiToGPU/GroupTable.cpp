@@ -70,6 +70,12 @@ std::pair<Value, Value> GroupTable::emitBounds(Emitter &e, Value groupsMemref, V
   }
   case GroupForm::Lengths:
     return {e.i32(0), emitClampedLoad(e, groupsMemref, g)};
+  case GroupForm::Masked: {
+    // Each group has its own R = T / S rows, of which the first masked[g] count.
+    int64_t perGroup = rows / groups;
+    Value start = e.mul(g, e.i32(perGroup));
+    return {start, e.add(start, e.min(emitClampedLoad(e, groupsMemref, g), e.i32(perGroup)))};
+  }
   }
   return {};
 }
