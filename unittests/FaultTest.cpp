@@ -202,7 +202,8 @@ TEST_F(Fault, GroupedMatmulPlansAndLaunches) {
                          tensor({8, 1024, 2048}, 0x7f0001000000), {bounds}, 1.0f, {}, options);
   mm.plan(mepi::Epilog::Gelu);
   std::string config = mm.kernelConfiguration();
-  EXPECT_EQ(config.find("store = tma"), std::string::npos) << config;
+  // TMA stores for the slices inside their group (the runtime promises D's alignment).
+  EXPECT_NE(config.find("store = tma"), std::string::npos) << config;
   EXPECT_EQ(config.find("cluster"), std::string::npos) << config;
   mm.execute();
   EXPECT_EQ(fake.launches, 1);

@@ -3,8 +3,10 @@
 // reads into the group table (two passes around a warp scan: shfl.sync.up); B's matrices load
 // through a 3-D tensor map (the group's matrix a coordinate); the grid is sized for every
 // group's tile rows (4096 / 128 + 8 groups, by 2048 / 256 columns) and each block walks as many
-// units as the table says. The heuristic takes no TMA stores, clusters or split-K here (rows past
-// a group's end belong to the next). ptxas assembles both without spills or serialized wgmmas.
+// units as the table says. D leaves by TMA stores for the 64-row slices inside their group and
+// by bounded stores from the registers for a slice that crosses its group's end (rows past it
+// belong to the next group); no clusters or split-K. ptxas assembles both without spills or
+// serialized wgmmas.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a stop-after=kernel" | FileCheck %s --check-prefix=IR
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -14,7 +16,7 @@
 // IR-LABEL: func.func @moe(
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<8x1024x2048xbf16>
 // IR: gpu.launch_func @mepi_kernels::@moe_matmul_0 blocks in (%c320,
-// IR-SAME: %arg2 : memref<8xi32>) {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = registers>}
+// IR-SAME: %arg2 : memref<8xi32>) {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>}
 // IR-LABEL: func.func @segments(
 // IR: gpu.launch_func
 // IR-SAME: %arg2 : memref<5xi64>, %arg3 : memref<4xi64>) {mepi.config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>}
@@ -33,6 +35,8 @@
 // CHECK-DAG: shfl.sync.up.b32
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: wgmma.mma_async.sync.aligned
+// CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK-DAG: st.global.b32
 
 // PTXAS: Compiling entry function '{{moe|segments}}_matmul_0' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -70,13 +70,13 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
     return std::string("batched wgmma kernels need TMA loads and take no stream-K or swapped "
                        "form");
   // Grouped: each group's tiles start at its own row and read its own matrix of B (a TMA
-  // coordinate); D's rows past a group's end belong to the next group, so D is stored by
-  // threads with a bound per group, never by whole TMA boxes.
+  // coordinate); D's rows past a group's end belong to the next group, so a TMA store (which
+  // clips at D's end only) takes the 64-row slices wholly inside their group, and threads
+  // store the others with the group's bound.
   if (p.grouped() && (!config.getTma() || config.getSplits() > 1 || config.getStreamk() ||
-                      config.getSwapped() || config.getCluster() > 1 ||
-                      config.getStore() == DStore::Tma))
+                      config.getSwapped() || config.getCluster() > 1))
     return std::string("grouped wgmma kernels need TMA loads and take no split-K, stream-K, "
-                       "swapped form, clusters or TMA stores of D");
+                       "swapped form or clusters");
   if (p.grouped() && spec.workUnits() >= kMaxApproxDividend) {
     os << "grouped wgmma kernels walk fewer than " << kMaxApproxDividend
        << " work units (tile rows of all groups x tile columns), got " << spec.workUnits();

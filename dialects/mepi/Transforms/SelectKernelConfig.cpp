@@ -334,17 +334,11 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
 }
 
 /// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K
-/// or stream-K), no clusters, D stored by threads (from the registers where the epilog writes
-/// D only, else staged) instead of TMA stores.
+/// or stream-K), no clusters. TMA stores stay: the slices inside their group take them.
 KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
   if (!config || config.getStrategy() != KernelStrategy::Wgmma)
     return config;
-  config = config.withSplits(1).withStreamk(false).withCluster(1);
-  if (config && config.getStore() == DStore::Tma)
-    config = config.withStore(canStoreDFromRegisters(op) && !config.getPingpong()
-                                  ? DStore::Registers
-                                  : DStore::Staged);
-  return config;
+  return config.withSplits(1).withStreamk(false).withCluster(1);
 }
 
 /// A grouped problem's configuration, from the groups' mean rows T / S (their sizes are known

@@ -288,10 +288,24 @@ void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &op
                                     const WgmmaEpilogFrame &f, Value acc, Value rowBase,
                                     Value colBase, Value fragmentRow, Value fragmentCol) {
   SlicePlace place = placeSlice(e, op, operands, f, rowBase, colBase, fragmentRow, fragmentCol);
-  if (f.store == DStore::Tma)
-    emitTmaStores(e, op, operands, f, place, acc);
-  else
+  if (f.store != DStore::Tma) {
     emitDirectStores(e, op, operands, f, place, acc);
+    return;
+  }
+  if (!f.rowEnd) {
+    emitTmaStores(e, op, operands, f, place, acc);
+    return;
+  }
+  // Grouped: a TMA box clips at D's end only, and the rows past a group's end are the next
+  // group's; so a slice that crosses its group's end stores by thread, with the bound. The
+  // condition is the consumer's (one slice), so its named barriers stay uniform.
+  OpBuilder::InsertionGuard guard(e.b);
+  Value crosses = e.ult(f.rowEnd, e.add(rowBase, e.i32(sm90::kSliceRows)));
+  auto ifOp = scf::IfOp::create(e.b, e.loc, crosses, /*withElseRegion=*/true);
+  e.b.setInsertionPointToStart(ifOp.thenBlock());
+  emitDirectStores(e, op, operands, f, place, acc);
+  e.b.setInsertionPointToStart(ifOp.elseBlock());
+  emitTmaStores(e, op, operands, f, place, acc);
 }
 
 void mlir::mepi::emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
