@@ -11,9 +11,10 @@ nvmath-python's Matmul API over mepi's C API (ctypes; no compiled extension):
 
 from ._capi import API_VERSION
 from ._epilog import EpilogTraceError, col, constant, epilog, math, row, select
+from ._grouped import GroupedMatmul, SegmentGEMMWrapper, grouped_mm
 from ._matmul import Matmul, MatmulEpilog, MatmulOptions, MepiError, matmul
 from ._operands import DeviceArray
 
 __all__ = ["Matmul", "MatmulEpilog", "MatmulOptions", "MepiError", "matmul", "DeviceArray",
            "API_VERSION", "epilog", "math", "select", "row", "col", "constant",
-           "EpilogTraceError"]
+           "EpilogTraceError", "GroupedMatmul", "grouped_mm", "SegmentGEMMWrapper"]

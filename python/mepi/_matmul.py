@@ -105,20 +105,20 @@ def _stream_handle(stream):
                     f"{type(stream).__name__}")
 
 
-def _on_device(obj, name):
+def _on_device(obj, name, index=False):
     """An operand on the GPU; numpy arrays are copied there (through cupy or torch), as nvmath
     does, and their results come back as numpy."""
-    operand = Operand(obj, name)
+    operand = Operand(obj, name, index)
     if not operand.on_host:
         return operand
     try:
         import cupy
-        return Operand(cupy.asarray(obj), name)
+        return Operand(cupy.asarray(obj), name, index)
     except ImportError:
         pass
     try:
         import torch
-        return Operand(torch.from_numpy(obj).cuda(), name)
+        return Operand(torch.from_numpy(obj).cuda(), name, index)
     except ImportError:
         raise TypeError(f"operand {name}: host arrays are copied to the GPU through cupy or "
                         f"torch, and neither is installed") from None

@@ -6,13 +6,15 @@ import ctypes
 from . import _capi
 
 # MepiDType
-F16, BF16, F32, U8 = 0, 1, 2, 3
-_DTYPE_NAMES = {F16: "float16", BF16: "bfloat16", F32: "float32", U8: "uint8"}
+F16, BF16, F32, U8, I32, I64 = 0, 1, 2, 3, 4, 5
+_DTYPE_NAMES = {F16: "float16", BF16: "bfloat16", F32: "float32", U8: "uint8", I32: "int32",
+                I64: "int64"}
 
 # DLPack (dlpack.h, version 0.8 ABI: the "dltensor" capsule)
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_MANAGED = 1, 2, 13
-_DL_CODES = {(2, 16): F16, (4, 16): BF16, (2, 32): F32, (1, 8): U8}
-_CAI_TYPES = {"<f2": F16, "<f4": F32, "|u1": U8}
+_DL_CODES = {(2, 16): F16, (4, 16): BF16, (2, 32): F32, (1, 8): U8, (0, 32): I32, (0, 64): I64}
+_CAI_TYPES = {"<f2": F16, "<f4": F32, "|u1": U8, "<i4": I32, "<i8": I64}
+_CAI_NAMES = {F16: "<f2", BF16: "bf16", F32: "<f4", U8: "|u1", I32: "<i4", I64: "<i8"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -62,7 +64,9 @@ class Operand:
     """One operand: address, device, dtype, shape and strides (in elements), and what keeps
     its memory alive (the source object and its DLPack capsule)."""
 
-    def __init__(self, obj, name):
+    def __init__(self, obj, name, index=False):
+        """`index`: a vector of group bounds or weight indices (int32 or int64), where every
+        other operand holds floats."""
         self.name, self.source, self.package = name, obj, package_of(obj)
         self._keep = [obj]
         if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
@@ -73,6 +77,10 @@ class Operand:
             raise TypeError(f"operand {name}: expected an array with __dlpack__ or "
                             f"__cuda_array_interface__ (torch, cupy, numpy), got "
                             f"{type(obj).__name__}")
+        if (self.dtype in (I32, I64)) != index:
+            raise TypeError(f"operand {name}: unsupported element type "
+                            f"'{_CAI_NAMES[self.dtype]}' ({_DTYPE_NAMES[self.dtype]}); expected "
+                            f"{'int32 or int64' if index else 'float16, bfloat16 or float32'}")
 
     def _from_dlpack(self, obj):
         device_type, device_id = obj.__dlpack_device__()
@@ -90,7 +98,8 @@ class Operand:
         if key not in _DL_CODES or t.dtype.lanes != 1:
             raise TypeError(f"operand {self.name}: unsupported element type (DLPack code "
                             f"{t.dtype.code}, {t.dtype.bits} bits, {t.dtype.lanes} lanes); "
-                            f"expected float16, bfloat16 or float32")
+                            f"expected float16, bfloat16 or float32 (int32 or int64 for "
+                            f"group bounds and weight indices)")
         self.dtype = _DL_CODES[key]
         self.shape = tuple(t.shape[i] for i in range(t.ndim))
         self.strides = (tuple(t.strides[i] for i in range(t.ndim)) if t.strides

@@ -1,0 +1,103 @@
+"""Grouped matmuls from Python on the GPU: torch._grouped_mm's 2-D x 3-D and 3-D x 3-D forms,
+FlashInfer's SegmentGEMMWrapper (seg_lens and seg_indptr, weight_indices with repeats) and
+DeepGEMM's masked layout, against an fp64 reference on random ragged sizes (empty groups, a
+group larger than all others together)."""
+
+import pytest
+import torch
+
+import mepi
+
+DEVICE = "cuda"
+
+
+def ragged_sizes(groups, total, generator):
+    """Random sizes summing to `total`: every third group empty, the last one the largest."""
+    sizes = torch.zeros(groups, dtype=torch.int64)
+    small = total // 3
+    picks = torch.randint(0, groups, (small,), generator=generator)
+    for g in picks.tolist():
+        if g % 3 != 1:
+            sizes[g] += 1
+    sizes[-1] += total - int(sizes.sum())
+    return sizes
+
+
+def grouped_reference(x, w, sizes, indices=None, bias=None, gelu=False):
+    out = torch.zeros(x.shape[0], w.shape[-1], dtype=torch.float64, device=DEVICE)
+    row = 0
+    for g, size in enumerate(sizes.tolist()):
+        matrix = w[indices[g]] if indices is not None else w[g]
+        part = x[row:row + size].double() @ matrix.double()
+        if bias is not None:
+            part = part + bias[g].double()
+        out[row:row + size] = torch.nn.functional.gelu(part, approximate="tanh") if gelu else part
+        row += size
+    return out
+
+
+def relative_error(got, want):
+    return float(torch.linalg.norm(got.double() - want) / torch.linalg.norm(want))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_grouped_mm_2d_3d_with_bias(dtype):
+    gen = torch.Generator().manual_seed(7)
+    groups, t, k, n = 9, 1999, 328, 264
+    sizes = ragged_sizes(groups, t, gen)
+    x = torch.randn(t, k, device=DEVICE, dtype=dtype)
+    w = torch.randn(groups, n, k, device=DEVICE, dtype=dtype).transpose(-1, -2)  # [G, K, N]
+    offs = sizes.cumsum(0).to(torch.int32).to(DEVICE)
+    bias = torch.randn(groups, n, device=DEVICE, dtype=dtype)
+    got = mepi.grouped_mm(x, w, offs)
+    assert got.shape == (t, n) and got.dtype == dtype
+    assert relative_error(got, grouped_reference(x, w, sizes)) < 1e-2
+    if hasattr(torch, "_grouped_mm") and dtype == torch.bfloat16:
+        theirs = torch._grouped_mm(x, w, offs)
+        assert relative_error(got, theirs.double()) < 1e-2
+    fused = mepi.grouped_mm(x, w, offs, bias=bias, epilog=mepi.MatmulEpilog.GELU_BIAS)
+    assert relative_error(fused, grouped_reference(x, w, sizes, bias=bias, gelu=True)) < 1e-2
+
+
+def test_grouped_mm_3d_3d_is_batched():
+    a = torch.randn(5, 77, 136, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(5, 136, 200, device=DEVICE, dtype=torch.bfloat16)
+    got = mepi.grouped_mm(a, b)
+    assert relative_error(got, a.double() @ b.double()) < 1e-2
+
+
+@pytest.mark.parametrize("column_major", [True, False])
+def test_segment_gemm_wrapper(column_major):
+    gen = torch.Generator().manual_seed(11)
+    batch, t, k, n, weights = 7, 1203, 200, 136, 4
+    sizes = ragged_sizes(batch, t, gen)
+    x = torch.randn(t, k, device=DEVICE, dtype=torch.float16)
+    shape = (weights, n, k) if column_major else (weights, k, n)
+    w = torch.randn(*shape, device=DEVICE, dtype=torch.float16)
+    indices = torch.tensor([3, 0, 3, 1, 1, 2, 0], dtype=torch.int64)  # repeats
+    seg = mepi.SegmentGEMMWrapper()
+    as_kn = w.transpose(-1, -2) if column_major else w
+    want = grouped_reference(x, as_kn, sizes, indices=indices.tolist())
+    indptr = torch.cat([torch.zeros(1, dtype=torch.int64), sizes.cumsum(0)]).to(DEVICE)
+    got = seg.run(x, w, batch, column_major, seg_indptr=indptr,
+                  weight_indices=indices.to(DEVICE))
+    assert relative_error(got, want) < 1e-2
+    got = seg.run(x, w, batch, column_major, seg_lens=sizes.to(DEVICE),
+                  weight_indices=indices.to(DEVICE))
+    assert relative_error(got, want) < 1e-2
+    seg.free()
+
+
+def test_masked_layout():
+    groups, rows, k, n = 4, 100, 136, 72
+    a = torch.randn(groups, rows, k, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(groups, n, k, device=DEVICE, dtype=torch.bfloat16).transpose(-1, -2)
+    masked = torch.tensor([0, 100, 37, 64], dtype=torch.int32, device=DEVICE)
+    with mepi.GroupedMatmul(a, b, masked, form="masked") as mm:
+        mm.plan()
+        d = mm.execute()
+        assert d.shape == (groups, rows, n)
+        for g, count in enumerate(masked.tolist()):
+            if count:
+                want = a[g, :count].double() @ b[g].double()
+                assert relative_error(d[g, :count], want) < 1e-2
