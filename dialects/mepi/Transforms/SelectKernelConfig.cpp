@@ -346,6 +346,13 @@ KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
 /// calls: a 128-row tile would be mostly outside its group), else 128; 256 columns where the
 /// tiles of the mean group sizes still give each multiprocessor one, else 128 (64 for a D of
 /// at most 64 columns).
+///
+/// A costly epilog over a main loop of K <= 4096 takes ping-pong 128 x 128 with TMA stores,
+/// as dense problems do (each consumer's epilog runs under the other's main loop). On the H200
+/// (mepi-bench --grouped, 2026-11-23, against the dense GEMM of the same FLOPs), GELU_BIAS
+/// cooperative 128 x 256 -> ping-pong: mixtral-up (K = 4096) 0.81 -> 0.99, qwen3-up (2048)
+/// 0.66 -> 0.74; qwen3-down (768) 0.48 either way; mixtral-down (14336) 0.92 -> 0.49, and
+/// DEFAULT within 1 % at K = 4096 (bench/NOTES.md).
 KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
@@ -354,6 +361,12 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
     return p.groups * llvm::divideCeil(meanRows, rows);
   };
   int64_t tileN = p.n <= 64 ? 64 : 128;
+  if (tileM == 128 && p.k <= 4096 && hasCostlyEpilog(op) && canUseTmaStores(op, true, 128))
+    if (KernelConfigAttr config = chooseWgmmaConfig(op, target, 128, 128)) {
+      config = config.withPingpong(true).withStages(4).withStore(DStore::Tma);
+      if (config && Sm90Spec(p, config, target).canImplement())
+        return asGrouped(op, config);
+    }
   if (tileM == 128 && p.n >= 256 &&
       tileRows(tileM) * llvm::divideCeil(p.n, 256) >= target.multiprocessors)
     tileN = 256;
