@@ -370,17 +370,7 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   if (tileM == 128 && p.n >= 256 &&
       tileRows(tileM) * llvm::divideCeil(p.n, 256) >= target.multiprocessors)
     tileN = 256;
-  KernelConfigAttr config = asGrouped(op, chooseWgmmaConfig(op, target, tileM, tileN));
-  // The group table takes shared memory too: where it leaves the TMA stores' buffers room for
-  // only 3 stages (128 x 256 with a few hundred groups), the stores from the registers with 4
-  // (DeepSeek-V3 up, 256 groups: the weights stream at the memory's pace there).
-  if (config && config.getStore() == DStore::Tma && config.getStages() < 4 &&
-      canStoreDFromRegisters(op)) {
-    KernelConfigAttr deeper = config.withStore(DStore::Registers).withStages(4);
-    if (deeper && Sm90Spec(p, deeper, target).canImplement())
-      return deeper;
-  }
-  return config;
+  return asGrouped(op, chooseWgmmaConfig(op, target, tileM, tileN));
 }
 
 /// Puts the cost model's fastest candidate first where the 128 x 128 tiles would not give every
