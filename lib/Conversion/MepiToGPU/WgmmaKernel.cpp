@@ -274,49 +274,8 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   UnitLoop u{unit,     sumsPlans, loopInit,    mainloop,       consumer,
              isLeader, localThread, f32Zero, onesDescriptor, hasNext};
-  SmallVector<Value> loopResults = emitGroupedSliceVariants(e, c, u, loopResultTypes);
+  SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
   emitUnitEpilog(e, c, op, operands, u, loopResults);
-}
-
-/// A cooperative consumer's 64-row slice in a grouped kernel: wholly past its group's end (the
-/// group's last tile, half full or less), it only waits for and releases the stages, so the
-/// other consumer's wgmmas have the tensor cores, and it stores nothing; else the main loop.
-SmallVector<Value> WgmmaKernelGenerator::emitGroupedSliceVariants(Emitter &e, const Context &c,
-                                                                  const UnitLoop &u,
-                                                                  TypeRange resultTypes) const {
-  if (!u.unit.rowEnd || config.getPingpong() || slicesPerConsumer() != 1 ||
-      !u.sumsPlans.empty())
-    return emitMainLoopVariants(e, c, u, resultTypes, {});
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  Value sliceRow = e.add(u.unit.firstRow(e, config.getTileM()),
-                         e.mul(u.consumer, e.i32(sm90::kSliceRows)));
-  auto ifOp = scf::IfOp::create(b, loc, resultTypes, e.ult(sliceRow, u.unit.rowEnd),
-                                /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard branch(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, emitMainLoopVariants(e, c, u, resultTypes, {}));
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  // As the main loop: each step waits for its stage and releases the previous one; the unit's
-  // epilog releases the last.
-  auto drain = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, e.i32(1),
-                                  ValueRange{u.loopInit[0]});
-  {
-    OpBuilder::InsertionGuard body(b);
-    b.setInsertionPointToStart(drain.getBody());
-    Value it = drain.getRegionIterArg(0);
-    c.pipeline->emitWait(e, c.pipeline->emitSlot(e, it));
-    auto notFirst = scf::IfOp::create(b, loc, e.ult(u.unit.kBegin, drain.getInductionVar()),
-                                      /*withElseRegion=*/false);
-    b.setInsertionPointToStart(notFirst.thenBlock());
-    c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.isLeader);
-    b.setInsertionPointAfter(notFirst);
-    scf::YieldOp::create(b, loc, ValueRange{e.add(it, e.i32(1))});
-  }
-  SmallVector<Value> results = {drain.getResult(0)};
-  llvm::append_range(results, ArrayRef<Value>(u.loopInit).drop_front()); // zeros, never stored
-  scf::YieldOp::create(b, loc, results);
-  return SmallVector<Value>(ifOp.getResults());
 }
 
 /// Ping-pong: waits for the other consumer's main loop of the block's previous unit (the
@@ -408,19 +367,8 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
     // A cooperative consumer c computes slices [c * slices, (c + 1) * slices), a ping-pong one
     // all of them.
     Value first = pingpong ? e.i32(0) : e.mul(consumer, e.i32(slices));
-    for (int64_t s = 0; s < slices; ++s) {
-      Value slice = e.add(first, e.i32(s));
-      // Grouped: a slice wholly past its group's end has nothing to store.
-      OpBuilder::InsertionGuard guard(b);
-      if (unit.rowEnd) {
-        Value sliceRow = e.add(unit.firstRow(e, config.getTileM()),
-                               e.mul(slice, e.i32(sm90::kSliceRows)));
-        auto inside = scf::IfOp::create(b, loc, e.ult(sliceRow, unit.rowEnd),
-                                        /*withElseRegion=*/false);
-        b.setInsertionPointToStart(inside.thenBlock());
-      }
-      emitEpilog(e, c, op, operands, accs[s], unit, slice);
-    }
+    for (int64_t s = 0; s < slices; ++s)
+      emitEpilog(e, c, op, operands, accs[s], unit, e.add(first, e.i32(s)));
   } else {
     emitReducedEpilog(e, c, op, operands, accs[0], unit, sumPartials, consumer, storeSums);
   }

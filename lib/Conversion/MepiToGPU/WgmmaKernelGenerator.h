@@ -208,8 +208,6 @@ private:
   };
   void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
   void emitPingpongTurn(Emitter &e, Value hasPrevious, Value consumer) const;
-  SmallVector<Value> emitGroupedSliceVariants(Emitter &e, const Context &c, const UnitLoop &u,
-                                              TypeRange resultTypes) const;
   SmallVector<Value> emitMainLoopVariants(Emitter &e, const Context &c, const UnitLoop &u,
                                           TypeRange resultTypes, SmallVector<bool> summing) const;
   void emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
