@@ -223,6 +223,18 @@ func.func @f(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index, %g: 
   EXPECT_EQ(fake.launches, 2);
   mm.free();
 
+  // torch._grouped_mm's 3-D x 2-D: groups of D's columns, planned as the transposed problem
+  // and handed out as a transposed view.
+  mepi::Tensor ends6 = tensor({6}, 0x7f0000800000);
+  ends6.dtype = mepi::DType::Int32;
+  mepi::GroupedMatmul columns(tensor({6, 77, 136}, 0x7f0000000000),
+                              tensor({136, 1003}, 0x7f0001000000), {ends6}, 1.0f, {}, options);
+  columns.plan(mepi::Epilog::Gelu);
+  mepi::Tensor d = columns.execute();
+  EXPECT_EQ(d.shape, (std::vector<int64_t>{77, 1003}));
+  EXPECT_EQ(d.strides, (std::vector<int64_t>{1, 77}));
+  columns.free();
+
   auto refused = [&](const mepi::Tensor &a, const mepi::Tensor &b, const mepi::Groups &g) {
     try {
       mepi::GroupedMatmul bad(a, b, g, 1.0f, {}, options);

@@ -33,6 +33,10 @@ struct Groups {
 
 /// D[rows of group g] = epilog(alpha * op(A)[rows of g] * op(B)[w(g)]) for A [T, K] (or [K, T]
 /// with Qualifiers::transposeA), B [W, K, N] (or [W, N, K] with transposeB), D [T, N].
+/// Groups of columns (torch._grouped_mm's 3-D x 2-D): A [S, M, K] (or [S, K, M]) by B [K, N]
+/// (or [N, K]), D[:, columns of g] = A[g] * B[:, columns of g]; it runs as the transposed
+/// problem (groups of rows of D^T), so D comes back as a view [M, N] with strides [1, M], and
+/// an epilog sees D^T's coordinates (its row is D's column).
 /// Executes read the group sizes on the device only (no host synchronization), so a CUDA graph
 /// may capture execute() and replay it with other sizes in the same tensors.
 class GroupedMatmul {

@@ -54,19 +54,52 @@ Tensor rowsOfA(const Tensor &a, const Groups &groups, bool transposeA) {
     rows.strides = {a.strides[1], a.strides[2]};
   return rows;
 }
+
+/// The operands as the kernel takes them (groups of rows of A, one matrix of B each) and D as
+/// the caller sees it.
+struct Arranged {
+  Tensor a, b;
+  Qualifiers qualifiers;
+  std::optional<std::vector<int64_t>> resultShape, resultStrides;
+};
+
+/// A [S, M, K] by B [K, N] with the groups cutting N (torch._grouped_mm's 3-D x 2-D) is the
+/// transposed problem: D^T [N, M] has groups of rows, A' = B^T (B read as [K, N] transposed)
+/// and B' = A^T (A's matrices read as [M, K] transposed); D is handed out as D^T's transposed
+/// view [M, N] (strides [1, M]). The masked form's A merges its groups' rows; other forms keep
+/// their operands.
+Arranged arrange(const Tensor &a, const Tensor &b, const Groups &groups, Qualifiers q) {
+  if (groups.form == GroupForm::Masked) {
+    Arranged r{rowsOfA(a, groups, q.transposeA), b, q, {}, {}};
+    int64_t n = q.transposeB ? b.shape[1] : b.shape.back();
+    r.resultShape = std::vector<int64_t>{a.shape[0], a.shape[1], n};
+    return r;
+  }
+  if (a.shape.size() != 3 || b.shape.size() != 2)
+    return {a, b, q, {}, {}};
+  Arranged r{b, a, {!q.transposeB, !q.transposeA}, {}, {}};
+  int64_t m = q.transposeA ? a.shape[2] : a.shape[1];
+  int64_t n = q.transposeB ? b.shape[0] : b.shape[1];
+  r.resultShape = std::vector<int64_t>{m, n};
+  r.resultStrides = std::vector<int64_t>{1, m};
+  return r;
+}
 } // namespace
 
-Matmul::Matmul(const Tensor &givenA, const Tensor &b, const Groups &groups, float alpha,
-               Qualifiers qualifiers, Options options)
+Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups, float alpha,
+               Qualifiers givenQualifiers, Options options)
     : state(std::make_unique<State>()) {
   State &s = *state;
-  Tensor a = rowsOfA(givenA, groups, qualifiers.transposeA);
+  Arranged arranged = arrange(givenA, givenB, groups, givenQualifiers);
+  const Tensor &a = arranged.a, &b = arranged.b;
+  Qualifiers qualifiers = arranged.qualifiers;
   s.problem.a = validated(a, "a", 2);
   s.problem.b = validated(b, "b", 3);
   if (a.shape.size() != 2 || b.shape.size() != 3)
     fail(llvm::formatv("grouped matmul: expected a of rank 2 ([T, K]) and b of rank 3 ([W, K, "
-                       "N]), got ranks {0} and {1}",
-                       a.shape.size(), b.shape.size()));
+                       "N]), or a of rank 3 ([S, M, K]) and b of rank 2 ([K, N], groups of "
+                       "columns), got ranks {0} and {1}",
+                       givenA.shape.size(), givenB.shape.size()));
   if (b.device != a.device)
     fail(llvm::formatv("operand b: expected memory on device {0} (operand a's), got device {1}",
                        a.device, b.device));
@@ -84,14 +117,15 @@ Matmul::Matmul(const Tensor &givenA, const Tensor &b, const Groups &groups, floa
   std::vector<int64_t> dShape = {t, n};
   s.problem.d = {elementType(options.resultType.value_or(a.dtype)), dShape,
                  runtime::rowMajorStrides(dShape)};
-  if (groups.form == GroupForm::Masked)
-    s.resultShape = std::vector<int64_t>{givenA.shape[0], givenA.shape[1], n};
+  s.resultShape = arranged.resultShape;
+  s.resultStrides = arranged.resultStrides;
   s.problem.addressAlignment = commonAlignment(a.data, b.data);
   s.a = a;
   s.b = b;
   s.groupBounds = groups.bounds;
   s.weightIndices = groups.weightIndices;
   s.alpha = alpha;
+  s.givenQualifiers = givenQualifiers;
   s.options = std::move(options);
   // The verifier checks K, the groups' form and size, B's matrices: fail here, before a plan.
   check(runtime::planModule(s.problem).takeError(), "invalid grouped matmul");
@@ -128,7 +162,9 @@ void Matmul::resetGroupedOperands(const Tensor &a, const Tensor &b, const Groups
   if (groups.weightIndices)
     expectSameLayout(*groups.weightIndices, *s.problem.groups->weightIndices,
                      "groups.weightIndices");
-  resetOperands(rowsOfA(a, groups, s.problem.transposeA), b, std::nullopt, inputs);
+  // The operands in the form planned (the same arrangement as the constructor's).
+  Arranged arranged = arrange(a, b, groups, s.givenQualifiers);
+  resetOperands(arranged.a, arranged.b, std::nullopt, inputs);
   s.groupBounds = groups.bounds;
   s.weightIndices = groups.weightIndices;
 }

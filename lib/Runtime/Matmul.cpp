@@ -345,7 +345,9 @@ Tensor Matmul::execute(CUstream stream) {
   d.data = reinterpret_cast<void *>(s.d);
   d.device = s.a.device;
   d.shape = s.resultShape.value_or(s.problem.d.shape);
-  d.strides = s.resultShape ? runtime::rowMajorStrides(*s.resultShape) : s.problem.d.strides;
+  d.strides = s.resultStrides ? *s.resultStrides
+              : s.resultShape ? runtime::rowMajorStrides(*s.resultShape)
+                              : s.problem.d.strides;
   d.dtype = dtypeOf(s.problem.d.type);
   return d;
 }

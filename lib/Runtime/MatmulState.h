@@ -64,8 +64,10 @@ struct mepi::Matmul::State {
   Tensor a, b;
   std::optional<Tensor> c;
   std::optional<Tensor> groupBounds, weightIndices; // grouped (GroupedMatmul)
-  /// D's shape as handed out, where it is not the problem's: the masked form's [S, R, N].
-  std::optional<std::vector<int64_t>> resultShape;
+  /// D's shape and strides as handed out, where they are not the problem's: the masked form's
+  /// [S, R, N], the groups-of-columns form's transposed view (GroupedMatmul.cpp).
+  std::optional<std::vector<int64_t>> resultShape, resultStrides;
+  Qualifiers givenQualifiers; // grouped: as the caller gave them, before arrange()
   std::vector<Tensor> builtinInputs; // in the order of problem.builtinInputs
   std::vector<Tensor> userInputs;
   bool userInputReadsC = false; // the last user input is C (a builder epilog read it)

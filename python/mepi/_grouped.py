@@ -39,7 +39,8 @@ def _index_vector(obj, name):
 
 class GroupedMatmul(Matmul):
     """D[rows of group g] = epilog(alpha * A[rows of g] @ B[w(g)]): A [T, K], B [W, K, N] (a
-    transposed view [W, K, N] of [W, N, K] weights is read as such), D [T, N]. `bounds` gives
+    transposed view [W, K, N] of [W, N, K] weights is read as such), D [T, N]; or A [S, M, K]
+    by B [K, N] with the groups cutting N (D [M, N], handed out as a transposed view). `bounds` gives
     the groups in `form`: 'ends' (torch's offs: [S] cumulative ends), 'indptr' ([S + 1]),
     'lengths' ([S]) or 'masked' (DeepGEMM: A [S, R, K], bounds = masked_m [S], D [S, R, N]);
     `weight_indices` ([S]) picks group g's matrix of B (default: matrix g). The built-in *BIAS
@@ -60,14 +61,15 @@ class GroupedMatmul(Matmul):
         self._weights = (_index_vector(weight_indices, "weight_indices")
                          if weight_indices is not None else None)
         self._inputs = {}
+        a_matrix, transpose_a = self._a.as_matrix(form != "masked")
         b_matrix, transpose_b = self._b.as_matrix(True)
-        self._views = (self._a, b_matrix)
+        self._views = (a_matrix, b_matrix)
         error, c_options = _capi.Error(), self.options.c_options()
         groups = self._c_groups()
         self._handle = _capi.lib.mepiGroupedMatmulCreate(
-            ctypes.byref(self._a.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
-            ctypes.byref(groups), float(alpha), False, transpose_b, ctypes.byref(c_options),
-            ctypes.byref(error))
+            ctypes.byref(a_matrix.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
+            ctypes.byref(groups), float(alpha), transpose_a, transpose_b,
+            ctypes.byref(c_options), ctypes.byref(error))
         if not self._handle.ptr:
             _check(None, error)
 
@@ -94,11 +96,12 @@ class GroupedMatmul(Matmul):
             self._weights = _index_vector(weight_indices, "weight_indices")
         keep = dict(self._inputs)
         inputs = self._c_inputs(epilog_inputs or {k: v.source for k, v in keep.items()})
+        a_matrix, _ = self._a.as_matrix(self._form != "masked")
         b_matrix, _ = self._b.as_matrix(True)
-        self._views = (self._a, b_matrix)
+        self._views = (a_matrix, b_matrix)
         groups, error = self._c_groups(), _capi.Error()
         _check(_capi.lib.mepiGroupedMatmulResetOperands(
-            self._live(), ctypes.byref(self._a.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
+            self._live(), ctypes.byref(a_matrix.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
             ctypes.byref(groups), ctypes.byref(inputs), ctypes.byref(error)), error)
 
 
@@ -106,8 +109,9 @@ def grouped_mm(a, b, offs=None, *, bias=None, epilog=MatmulEpilog.DEFAULT, out_d
                stream=None):
     """torch._grouped_mm(a, b, offs): 2-D x 3-D (a [T, K], b [G, K, N], offs int32 [G]
     cumulative row ends, no leading 0) -> [T, N], with an optional fused epilog (bias [G, N]);
-    3-D x 3-D (no offs) -> the batched product [G, M, N]. Returns a new tensor. 3-D x 2-D
-    (ragged N) and 2-D x 2-D (ragged K) are not implemented yet."""
+    3-D x 2-D (a [G, M, K], b [K, N], offs cutting N) -> [M, N]; 3-D x 3-D (no offs) -> the
+    batched product [G, M, N]. Returns a new tensor. 2-D x 2-D (ragged K) is not implemented
+    yet."""
     ranks = (len(Operand(a, "a").shape), len(Operand(b, "b").shape))
     options = MatmulOptions(result_type=out_dtype) if out_dtype else None
     inputs = {"bias": bias} if bias is not None else None
@@ -118,12 +122,13 @@ def grouped_mm(a, b, offs=None, *, bias=None, epilog=MatmulEpilog.DEFAULT, out_d
         with Matmul(a, b, options=options, stream=stream) as mm:
             mm.plan(epilog, inputs)
             return _copy(mm.execute(stream))
-    if ranks != (2, 3):
+    if ranks not in ((2, 3), (3, 2)):
         raise NotImplementedError(f"grouped_mm: a of rank {ranks[0]} and b of rank {ranks[1]}: "
-                                  f"mepi does 2-D x 3-D and 3-D x 3-D (3-D x 2-D and 2-D x 2-D "
-                                  f"are not implemented yet)")
+                                  f"mepi does 2-D x 3-D, 3-D x 2-D and 3-D x 3-D (2-D x 2-D, "
+                                  f"ragged K, is not implemented yet)")
     if offs is None:
-        raise ValueError("grouped_mm: 2-D x 3-D needs offs (the groups' cumulative row ends)")
+        raise ValueError(f"grouped_mm: {ranks[0]}-D x {ranks[1]}-D needs offs (the groups' "
+                         f"cumulative ends)")
     with GroupedMatmul(a, b, offs, options=options, stream=stream) as mm:
         mm.plan(epilog, inputs)
         return _copy(mm.execute(stream))

@@ -41,8 +41,8 @@ def test_masked_layout_plans():
 
 
 def test_grouped_mm_forms():
-    with pytest.raises(NotImplementedError, match="3-D x 2-D and 2-D x 2-D"):
-        mepi.grouped_mm(FakeDeviceArray((4, 10, 64)), FakeDeviceArray((64, 32)),
+    with pytest.raises(NotImplementedError, match="2-D x 2-D, ragged K"):
+        mepi.grouped_mm(FakeDeviceArray((10, 64)), FakeDeviceArray((64, 32)),
                         FakeDeviceArray((4,), "<i4"))
     with pytest.raises(ValueError, match="needs offs"):
         mepi.grouped_mm(FakeDeviceArray((10, 64)), FakeDeviceArray((4, 64, 32)))
@@ -58,3 +58,10 @@ def test_segment_gemm_arguments():
         seg.run(x, w, 4, True)
     with pytest.raises(ValueError, match=r"seg_indptr: expected shape \(5,\)"):
         seg.run(x, w, 4, True, seg_indptr=FakeDeviceArray((4,), "<i8"))
+
+
+def test_column_groups_plan_as_the_transposed_problem():
+    a, b = FakeDeviceArray((4, 25, 64)), FakeDeviceArray((64, 300))  # groups cut N = 300
+    with mepi.GroupedMatmul(a, b, FakeDeviceArray((4,), "<i4"), options=sm90()) as mm:
+        mm.plan(mepi.MatmulEpilog.RELU)
+        assert mm.kernel_configuration.startswith("#mepi.kernel_config<wgmma")

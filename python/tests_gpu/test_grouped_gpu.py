@@ -101,3 +101,22 @@ def test_masked_layout():
             if count:
                 want = a[g, :count].double() @ b[g].double()
                 assert relative_error(d[g, :count], want) < 1e-2
+
+
+def test_grouped_mm_3d_2d_groups_of_columns():
+    gen = torch.Generator().manual_seed(5)
+    groups, m, k, n = 5, 77, 136, 1003
+    sizes = ragged_sizes(groups, n, gen)
+    a = torch.randn(groups, m, k, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(k, n, device=DEVICE, dtype=torch.bfloat16)
+    offs = sizes.cumsum(0).to(torch.int32).to(DEVICE)
+    got = mepi.grouped_mm(a, b, offs)
+    assert got.shape == (m, n)
+    want = torch.zeros(m, n, dtype=torch.float64, device=DEVICE)
+    col = 0
+    for g, size in enumerate(sizes.tolist()):
+        want[:, col:col + size] = a[g].double() @ b[:, col:col + size].double()
+        col += size
+    assert relative_error(got, want) < 1e-2
+    if hasattr(torch, "_grouped_mm"):
+        assert relative_error(got, torch._grouped_mm(a, b, offs).double()) < 1e-2

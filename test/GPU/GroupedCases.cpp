@@ -261,6 +261,48 @@ std::string runGraphCase(const Device &dev, std::mt19937 &rng, double &err, std:
   referenceRows(a, b, second, k, n, fetch(dev, d), ElementType::BF16, want, gotRows);
   return compare("D", packFloats(gotRows), ElementType::F32, want, 2e-2, err);
 }
+/// torch._grouped_mm's 3-D x 2-D: A [S, M, K] by B [K, N] with the groups cutting N; D [M, N]
+/// comes back as a transposed view (strides [1, M]). Columns in no group stay unwritten.
+std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool transposeB,
+                                double &err, std::string &config) {
+  const int64_t groups = 6, m = 77, k = 136, n = 1003, assigned = 900;
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(ElementType::BF16, {groups, m, k}, rng);
+  HostTensor b = randomTensor(ElementType::BF16,
+                              transposeB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n},
+                              rng);
+  std::vector<int64_t> sizes = randomSizes(groups, assigned, rng), ends(groups);
+  std::partial_sum(sizes.begin(), sizes.end(), ends.begin());
+  mepi::Groups bounds;
+  bounds.bounds = arena.toDevice(indexTensor(ends, false));
+  bounds.bounds.dtype = mepi::DType::Int32;
+  mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), bounds, 1.0f, {false, transposeB});
+  mm.plan(mepi::Epilog::Gelu);
+  config = mm.kernelConfiguration();
+  mepi::Tensor d = mm.execute();
+  if (d.shape != std::vector<int64_t>{m, n} || d.strides != std::vector<int64_t>{1, m})
+    return "D: expected shape [M, N] with strides [1, M]";
+  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, size_t(m * n * 2)),
+     "poison D");
+  d = mm.execute();
+  std::vector<uint8_t> got = fetch(dev, d);
+  std::vector<double> want, gotValues;
+  int64_t col = 0;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t end = col + sizes[g]; col < end; ++col)
+      for (int64_t r = 0; r < m; ++r) {
+        double sum = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          sum += a.values[(g * m + r) * k + kk] * b.values[transposeB ? col * k + kk : kk * n + col];
+        want.push_back(geluRef(sum));
+        gotValues.push_back(readDevice(got, ElementType::BF16, col * m + r));
+      }
+  for (int64_t c = assigned; c < n; ++c)
+    for (int64_t r = 0; r < m; ++r)
+      if (got[2 * (c * m + r)] != 0xFF || got[2 * (c * m + r) + 1] != 0xFF)
+        return "column " + std::to_string(c) + " (in no group) was written";
+  return compare("D", packFloats(gotValues), ElementType::F32, want, 2e-2, err);
+}
 } // namespace
 
 void runGroupedCases(const Device &dev, std::mt19937 &rng,
@@ -295,6 +337,22 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
     std::printf("%s grouped cuda-graph replay with new sizes %s relerr=%.2e%s%s\n",
                 why.empty() ? "PASS" : "FAIL", config.c_str(), err, why.empty() ? "" : "  ",
                 why.c_str());
+  }
+  for (bool transposeB : {false, true}) {
+    std::string line = std::string("grouped columns (3-D x 2-D) bf16 S=6 M=77 K=136 N=1003") +
+                       (transposeB ? " tB" : "") + " GELU";
+    if (!selected(line))
+      continue;
+    double err = 0;
+    std::string config, why;
+    try {
+      why = runColumnGroupsCase(dev, rng, transposeB, err, config);
+    } catch (const mepi::Error &e) {
+      why = e.what();
+    }
+    (why.empty() ? passed : failed)++;
+    std::printf("%s %s %s relerr=%.2e%s%s\n", why.empty() ? "PASS" : "FAIL", line.c_str(),
+                config.c_str(), err, why.empty() ? "" : "  ", why.c_str());
   }
   for (const GroupedCase &c : cases) {
     std::string line = describe(c);
