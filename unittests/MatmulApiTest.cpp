@@ -2,7 +2,10 @@
 // values, raised before anything is launched (no GPU needed: the pointers are never touched).
 #include "ApiTestSupport.h"
 
+#include <algorithm>
 #include <functional>
+
+#include "mepi/Log.h"
 
 #include <gtest/gtest.h>
 
@@ -304,4 +307,34 @@ TEST(MatmulApi, CandidateConfigurationsSwappedStaySwapped) {
   }
   // 32 x 64 and 32 x 128, each with three quarters of its stages.
   EXPECT_EQ(swapped, 4);
+}
+
+// The log sink hears the plan, the compile and, planning the same problem again, nothing
+// compiled: the kernel cache's hit (debug). Without a sink, nothing but warnings is said.
+TEST(MatmulApi, LogSinkHearsPlansCompilesAndCacheHits) {
+  std::vector<std::pair<mepi::LogLevel, std::string>> heard;
+  mepi::setLogSink([&](mepi::LogLevel level, const std::string &message) {
+    heard.push_back({level, message});
+  });
+  auto said = [&](mepi::LogLevel level, const std::string &part) {
+    return std::count_if(heard.begin(), heard.end(), [&](const auto &m) {
+      return m.first == level && m.second.find(part) != std::string::npos;
+    });
+  };
+  mepi::Matmul first(tensor({40, 24}), tensor({24, 56}));
+  first.plan(mepi::Epilog::Sigmoid);
+  EXPECT_EQ(said(mepi::LogLevel::Info, "plan: SIGMOID, a [40, 24], b [24, 56], d [40, 56]"), 1);
+  EXPECT_EQ(said(mepi::LogLevel::Info, "kernel cache: compiled for sm_90a in ") +
+                said(mepi::LogLevel::Info, "kernel cache: loaded from disk"),
+            1);
+  heard.clear();
+  mepi::Matmul second(tensor({40, 24}), tensor({24, 56}));
+  second.plan(mepi::Epilog::Sigmoid);
+  EXPECT_EQ(said(mepi::LogLevel::Debug, "kernel cache: hit in memory"), 1);
+  EXPECT_EQ(said(mepi::LogLevel::Info, "kernel cache: compiled"), 0);
+  mepi::setLogSink(nullptr);
+  heard.clear();
+  mepi::Matmul third(tensor({40, 24}), tensor({24, 56}));
+  third.plan(mepi::Epilog::Sigmoid);
+  EXPECT_TRUE(heard.empty());
 }

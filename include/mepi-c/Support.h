@@ -12,7 +12,8 @@ extern "C" {
 
 /** Version of this C API; bumped on every incompatible change. */
 #define MEPI_C_API_VERSION 3 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
-                               MepiStatus. 3: grouped matmuls, segment GEMM, i32/i64 dtypes */
+                               MepiStatus. 3: grouped matmuls, segment GEMM, i32/i64 dtypes,
+                               the log callback */
 
 /** The version of the C API the library implements (compare with MEPI_C_API_VERSION). */
 unsigned mepiGetApiVersion(void);
@@ -54,6 +55,15 @@ MepiStringRef mepiErrorGetMessage(MepiError error);
 /** Its kind (MEPI_STATUS_SUCCESS for a null error). */
 MepiStatus mepiErrorGetStatus(MepiError error);
 void mepiErrorDestroy(MepiError error);
+
+/** A message of mepi's runtime (mepi/Log.h: plans, kernel cache hits and compiles, autotune's
+ *  candidates, warnings); `level` as Python's logging numbers it (10 debug, 20 info, 30
+ *  warning). `message` lives for the call only. Called from any thread, one at a time; it must
+ *  not call mepiSetLogCallback. */
+typedef void (*MepiLogCallback)(int level, MepiStringRef message, void *userData);
+/** Sends the runtime's messages to `callback` with `userData` (process-wide); NULL restores
+ *  the default (warnings to stderr, nothing else). */
+void mepiSetLogCallback(MepiLogCallback callback, void *userData);
 
 #ifdef __cplusplus
 }

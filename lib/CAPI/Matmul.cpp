@@ -1,6 +1,7 @@
 // The C API over mepi::Matmul: handles, error objects, no exception crosses the boundary.
 #include "CAPI/Wrap.h"
 
+#include "mepi/Log.h"
 #include "mepi/Matmul.h"
 
 #include <iterator>
@@ -53,6 +54,16 @@ MepiStatus mepiErrorGetStatus(MepiError error) {
 }
 
 void mepiErrorDestroy(MepiError error) { delete static_cast<CError *>(error.ptr); }
+
+void mepiSetLogCallback(MepiLogCallback callback, void *userData) {
+  if (!callback) {
+    mepi::setLogSink(nullptr);
+    return;
+  }
+  mepi::setLogSink([callback, userData](mepi::LogLevel level, const std::string &message) {
+    callback(static_cast<int>(level), {message.data(), message.size()}, userData);
+  });
+}
 
 MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
                                        const MepiTensor *c, float alpha, const float *beta,

@@ -1,5 +1,6 @@
 // What the C++ API's implementation files share (see ApiSupport.h).
 #include "Runtime/ApiSupport.h"
+#include "Runtime/Log.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -191,3 +192,5 @@ int64_t deviceMultiprocessors(int device) {
 }
 
 } // namespace mepi::api
+
+void mepi::setLogSink(LogSink sink) { runtime::replaceLogSink(std::move(sink)); }

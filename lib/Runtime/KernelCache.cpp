@@ -1,7 +1,9 @@
 // The in-memory kernel cache and its key.
 #include "Runtime/KernelCache.h"
+#include "Runtime/Log.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <mutex>
 
 #include "Runtime/CudaDriver.h"
@@ -18,6 +20,7 @@
 #include <map>
 
 using namespace mepi::runtime;
+using mepi::LogLevel;
 
 namespace {
 std::string sha256Hex(llvm::StringRef bytes) {
@@ -131,7 +134,12 @@ std::string mepi::runtime::kernelCacheKey(llvm::StringRef plannedIR, llvm::Strin
 namespace {
 void warnOnce(const std::string &message) {
   static std::once_flag once;
-  std::call_once(once, [&] { llvm::errs() << message << "\n"; });
+  std::call_once(once, [&] { logMessage(LogLevel::Warning, message); });
+}
+
+/// The kernel's name and configuration, for the log.
+std::string describe(const CompiledKernel &kernel) {
+  return kernel.kernelName + " " + kernel.config;
 }
 } // namespace
 
@@ -152,6 +160,7 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
     if (it != entries.end()) {
       future = it->second;
       hitCount++;
+      logLazily(LogLevel::Debug, [&] { return "kernel cache: hit in memory, key " + key; });
     } else {
       future = promise.get_future().share();
       entries.emplace(key, future);
@@ -163,17 +172,27 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
     if (std::optional<CompiledKernel> stored = disk ? disk->load(key) : std::nullopt) {
       diskHitCount++;
       result.kernel = std::make_shared<const CompiledKernel>(std::move(*stored));
+      logLazily(LogLevel::Info, [&] {
+        return "kernel cache: loaded from disk: " + describe(*result.kernel);
+      });
     } else {
       compileCount++;
+      auto start = std::chrono::steady_clock::now();
       llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
       if (compiled) {
         result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
+        logLazily(LogLevel::Info, [&] {
+          double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                start)
+                          .count();
+          return "kernel cache: compiled for " + arch.str() + " in " +
+                 std::to_string(int64_t(ms)) + " ms: " + describe(*result.kernel);
+        });
         // A cache that cannot be written (read-only home, full disk, not private) only costs
         // a recompile in the next process: said once per process, on stderr.
         if (disk)
           if (llvm::Error e = disk->store(key, *result.kernel))
-            warnOnce("mepi: warning: kernels are not kept on disk: " +
-                     llvm::toString(std::move(e)));
+            warnOnce("kernels are not kept on disk: " + llvm::toString(std::move(e)));
       } else {
         // The message and the code (the API's status: a compile failure, say) of the error.
         llvm::handleAllErrors(compiled.takeError(), [&](const llvm::ErrorInfoBase &info) {

@@ -3,6 +3,7 @@
 #include "mepi/Matmul.h"
 #include "mepi/EpilogBuilder.h"
 
+#include "Runtime/Log.h"
 #include "Runtime/MatmulState.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -259,6 +260,11 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
     planned.multiprocessors = multiprocessors;
     kernel = check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   }
+  logLazily(LogLevel::Info, [&] {
+    return "plan: " + problem.epilog + (problem.userEpilog ? " (user epilog)" : "") + ", a " +
+           dims(problem.a.shape) + ", b " + dims(problem.b.shape) + ", d " +
+           dims(problem.d.shape) + " on " + arch + ": " + kernel->config;
+  });
   std::vector<NamedLayout> outputLayouts = check(epilogOutputLayouts(problem), "plan");
   s.freeOutputs();
   s.outputLayouts = std::move(outputLayouts);

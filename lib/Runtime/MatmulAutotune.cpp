@@ -1,5 +1,6 @@
 // Matmul::autotune: candidates compiled side by side, then timed on the caller's operands;
 // the choices remembered per problem (TunedConfigs).
+#include "Runtime/Log.h"
 #include "Runtime/MatmulState.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -136,8 +137,15 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
     check(checkCuda(driver.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate"), "autotune");
     size_t done = 0;
     auto report = [&](const std::string &config, double ms) {
+      logLazily(LogLevel::Info, [&] {
+        std::string when = std::to_string(done + 1) + "/" + std::to_string(candidates.size());
+        return ms < 0 ? "autotune: " + when + " " + config + " cannot run this problem"
+                      : "autotune: " + when + " " + config + " " + std::to_string(ms) + " ms";
+      });
       if (progress)
         progress({AutotuneProgress::Stage::Timed, config, ++done, candidates.size(), ms});
+      else
+        ++done;
     };
     for (const std::string &config : candidates) {
       try {

@@ -9,6 +9,7 @@ nvmath-python's Matmul API over mepi's C API (ctypes; no compiled extension):
         d = mm.execute()
 """
 
+from . import _log  # noqa: F401 - the runtime's messages go to logging's "mepi" logger
 from ._capi import API_VERSION
 from ._epilog import EpilogTraceError, col, constant, epilog, math, row, select
 from ._grouped import GroupedMatmul, SegmentGEMMWrapper, grouped_mm

@@ -161,3 +161,18 @@ def test_plans_are_logged(caplog):
             mm.plan()
     assert any(r.name == "test.mepi" and r.getMessage().startswith("plan: DEFAULT")
                for r in caplog.records)
+
+
+def test_the_runtime_logs_compiles_and_cache_hits(caplog):
+    import logging
+    with caplog.at_level(logging.DEBUG, logger="mepi"):
+        for _ in range(2):  # the second plan is the kernel cache's
+            with mepi.Matmul(FakeDeviceArray((72, 40)), FakeDeviceArray((40, 88)),
+                             options=sm90()) as mm:
+                mm.plan(mepi.MatmulEpilog.TANH)
+    messages = [r.getMessage() for r in caplog.records if r.name == "mepi"]
+    assert any(m.startswith("plan: TANH, a [72, 40], b [40, 88], d [72, 88] on sm_90a: ")
+               for m in messages), messages
+    assert any(m.startswith("kernel cache: compiled for sm_90a in ") or
+               m.startswith("kernel cache: loaded from disk") for m in messages), messages
+    assert any(m.startswith("kernel cache: hit in memory") for m in messages), messages

@@ -17,6 +17,14 @@ static int failedAndFreed(MepiLogicalResult r, MepiError *error) {
   return failed;
 }
 
+/* A log callback printing the messages about plans and the kernel cache. */
+static void printMessage(int level, MepiStringRef message, void *userData) {
+  (void)userData;
+  if ((message.length >= 5 && strncmp(message.data, "plan:", 5) == 0) ||
+      (message.length >= 13 && strncmp(message.data, "kernel cache:", 13) == 0))
+    printf("log: %d %.*s\n", level, (int)message.length, message.data);
+}
+
 static void report(const char *what, MepiError error) {
   MepiStringRef message = mepiErrorGetMessage(error);
   printf("%s: %.*s\n", what, (int)message.length, message.data);
@@ -197,6 +205,13 @@ int main(void) {
   mepiMatmulReleaseOperands(none);
   mepiMatmulDestroy(none);
 
+  // The log callback hears, planning it again, the cache's hit (debug, 10), then the plan
+  // (info, 20).
+  // CHECK: log: 10 kernel cache: hit in memory
+  // CHECK: log: 20 plan: RELU, a [8, 16], b [16, 4], d [8, 4] on sm_90a: #mepi.kernel_config<
+  mepiSetLogCallback(printMessage, NULL);
+  mepiMatmulPlan(mm, MEPI_EPILOG_RELU, NULL, &error);
+  mepiSetLogCallback(NULL, NULL);
   mepiMatmulDestroy(mm);
   // CHECK: done
   printf("done\n");
