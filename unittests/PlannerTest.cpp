@@ -2,6 +2,8 @@
 // a bad problem gets.
 #include "Runtime/Planner.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <gtest/gtest.h>
 
 using namespace mepi::runtime;
@@ -597,4 +599,35 @@ TEST(PlannerUserEpilog, UserDataIsAnI64Argument) {
   p.userEpilog->userData = false;
   EXPECT_EQ(errorOf(p), "user epilog @affine: expected type (f32, index, index) -> bf16 for this "
                         "problem, got (f32, i64, index, index) -> bf16");
+}
+
+// Sizes past 32 bits (issue 24): D of more than 2^31 elements and 65536 batch elements compile
+// to wgmma kernels (D's offsets are 64-bit); a dimension past the kernels' 32-bit indices (TMA
+// coordinates) is an error that names the limit.
+TEST(Planner, SizesPastThirtyTwoBits) {
+  llvm::Expected<CompiledKernel> wide =
+      compileProblem(problem(ElementType::BF16, 65536, 65536, 64, "DEFAULT"), "sm_90a");
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  EXPECT_NE(wide->config.find("wgmma"), std::string::npos) << wide->config;
+  EXPECT_EQ(wide->workUnits, (65536 / wide->tile[0]) * (65536 / wide->tile[1])) << wide->config;
+
+  MatmulProblem batched = problem(ElementType::BF16, 64, 64, 64, "DEFAULT");
+  batched.addressAlignment = 16; // TMA may read them (batched wgmma kernels need it)
+  for (OperandLayout *l : {&batched.a, &batched.b, &batched.d}) {
+    l->shape.insert(l->shape.begin(), 65536);
+    l->strides = rowMajorStrides(l->shape);
+  }
+  llvm::Expected<CompiledKernel> many = compileProblem(batched, "sm_90a");
+  ASSERT_TRUE(bool(many)) << llvm::toString(many.takeError());
+  EXPECT_EQ(many->workUnits,
+            65536 * llvm::divideCeil(64, many->tile[0]) * llvm::divideCeil(64, many->tile[1]))
+      << many->config;
+
+  llvm::Expected<CompiledKernel> tall = compileProblem(
+      problem(ElementType::BF16, (int64_t(1) << 31) + 64, 64, 64, "DEFAULT"), "sm_90a");
+  ASSERT_FALSE(bool(tall));
+  EXPECT_NE(llvm::toString(tall.takeError())
+                .find("wgmma kernels take M, N and K of at most 2^31 - 1 (32-bit TMA "
+                      "coordinates and indices), got 2147483712 x 64 x 64"),
+            std::string::npos);
 }

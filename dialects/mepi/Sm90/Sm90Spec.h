@@ -30,6 +30,8 @@ constexpr int64_t kMinStreamKSteps = 16;
 /// Divisions by a runtime divisor use the approximate reciprocal (emitDivRem), exact for
 /// dividends below this.
 constexpr int64_t kMaxApproxDividend = int64_t(1) << 22;
+/// The largest index a kernel computes in 32-bit arithmetic (TMA coordinates, rows, units).
+constexpr int64_t kMaxIndex = (int64_t(1) << 31) - 1;
 /// The stream-K walk divides k-steps in all (work units x k-steps) that way.
 constexpr int64_t kMaxStreamKSteps = kMaxApproxDividend;
 /// The staged epilog's block: 64 rows of kChunkColumns f32, rows padded by 8 floats so that a

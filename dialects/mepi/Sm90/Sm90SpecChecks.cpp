@@ -6,6 +6,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::mepi;
 using namespace mlir::mepi::sm90;
@@ -109,6 +111,18 @@ std::optional<std::string> Sm90Spec::whyNot() const {
   llvm::raw_string_ostream os(message);
   if (config.getStrategy() != KernelStrategy::Wgmma || !target.hasWgmma()) {
     os << "expected a wgmma configuration on sm_90a, got " << target.chip;
+    return message;
+  }
+  // TMA coordinates and the kernel's row, column and work-unit indices are 32-bit signed.
+  if (std::max({p.m, p.n, p.k}) > kMaxIndex) {
+    os << "wgmma kernels take M, N and K of at most 2^31 - 1 (32-bit TMA coordinates and "
+          "indices), got "
+       << p.m << " x " << p.n << " x " << p.k;
+    return message;
+  }
+  if (workUnits() > kMaxIndex) {
+    os << "wgmma kernels walk at most 2^31 - 1 work units (32-bit indices), got "
+       << workUnits();
     return message;
   }
   std::optional<MmaAtom> atom = MmaAtom::of(p.elementBytes);
