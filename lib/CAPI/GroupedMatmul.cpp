@@ -23,21 +23,6 @@ mepi::Groups groupsOf(const MepiGroups *groups) {
   result.weightIndices = tensorOf(groups->weightIndices, "groups.weightIndices");
   return result;
 }
-
-/// Runs `f`, turning exceptions into an error object, as `guarded` does for matmuls.
-template <typename F> MepiLogicalResult guardedCall(MepiError *error, F &&f) {
-  if (error)
-    error->ptr = nullptr;
-  try {
-    f();
-    return {1};
-  } catch (const mepi::Error &e) {
-    setError(error, e);
-  } catch (const std::exception &e) {
-    setError(error, std::string("internal error: ") + e.what(), MEPI_STATUS_INTERNAL);
-  }
-  return {0};
-}
 } // namespace
 
 extern "C" {
@@ -48,9 +33,7 @@ MepiMatmul mepiGroupedMatmulCreate(const MepiTensor *a, const MepiTensor *b,
                                    MepiError *error) {
   CMatmul *handle = nullptr;
   guardedCall(error, [&] {
-    if (!a || !b)
-      throw mepi::Error(std::string("operand ") + (!a ? "a" : "b") +
-                        ": expected a tensor, got NULL");
+    expectOperands(a, b, "a", "b");
     handle = CMatmul::grouped(*tensorOf(a, "a"), *tensorOf(b, "b"), groupsOf(groups), alpha,
                               {transposeA, transposeB}, optionsOf(options));
   });
@@ -62,9 +45,7 @@ MepiLogicalResult mepiGroupedMatmulResetOperands(MepiMatmul matmul, const MepiTe
                                                  const MepiEpilogInputs *inputs,
                                                  MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
-    if (!a || !b)
-      throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
-                        ": expected a tensor, got NULL");
+    expectOperands(a, b, "a", "b", "resetOperands: ");
     m.resetGroupedOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), groupsOf(groups),
                            inputsOf(inputs));
   });
@@ -85,9 +66,7 @@ MepiLogicalResult mepiSegmentGemmRun(MepiSegmentGemm seg, const MepiTensor *x,
   return guardedCall(error, [&] {
     if (!seg.ptr)
       throw mepi::Error("null MepiSegmentGemm handle");
-    if (!x || !weights)
-      throw mepi::Error(std::string("operand ") + (!x ? "x" : "weights") +
-                        ": expected a tensor, got NULL");
+    expectOperands(x, weights, "x", "weights");
     auto &s = *static_cast<CSegmentGemm *>(seg.ptr);
     mepi::Tensor result = s.seg.run(*tensorOf(x, "x"), *tensorOf(weights, "weights"), batchSize,
                                     weightColumnMajor, tensorOf(segLens, "seg_lens"),

@@ -69,26 +69,18 @@ MepiMatmul mepiMatmulCreateWithOptions(const MepiTensor *a, const MepiTensor *b,
                                        const MepiTensor *c, float alpha, const float *beta,
                                        bool transposeA, bool transposeB,
                                        const MepiMatmulOptions *options, MepiError *error) {
-  if (error)
-    error->ptr = nullptr;
-  try {
-    if (!a || !b)
-      throw mepi::Error(std::string("operand ") + (!a ? "a" : "b") + ": expected a tensor, got NULL");
+  CMatmul *handle = nullptr;
+  guardedCall(error, [&] {
+    expectOperands(a, b, "a", "b");
     std::optional<float> betaValue;
     if (beta)
       betaValue = *beta;
-    mepi::Options cppOptions = optionsOf(options);
-    auto *handle = new CMatmul{mepi::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
-                                            alpha, betaValue, {transposeA, transposeB},
-                                            cppOptions),
-                               {}, {}};
-    return {handle};
-  } catch (const mepi::Error &e) {
-    setError(error, e);
-  } catch (const std::exception &e) {
-    setError(error, std::string("internal error: ") + e.what(), MEPI_STATUS_INTERNAL);
-  }
-  return {nullptr};
+    handle = new CMatmul{mepi::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
+                                      alpha, betaValue, {transposeA, transposeB},
+                                      optionsOf(options)),
+                         {}, {}};
+  });
+  return {handle};
 }
 
 MepiMatmul mepiMatmulCreate(const MepiTensor *a, const MepiTensor *b, const MepiTensor *c,
@@ -218,9 +210,7 @@ MepiLogicalResult mepiMatmulResetOperandsWithInputs(MepiMatmul matmul, const Mep
                                                     const MepiEpilogInputs *inputs,
                                                     MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
-    if (!a || !b)
-      throw mepi::Error(std::string("resetOperands: operand ") + (!a ? "a" : "b") +
-                        ": expected a tensor, got NULL");
+    expectOperands(a, b, "a", "b", "resetOperands: ");
     m.matmul.resetOperands(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"),
                            inputsOf(inputs));
   });

@@ -88,16 +88,13 @@ inline void describe(CMatmul &m, const mepi::Tensor &t, MepiTensor *out) {
 /// The C++ options of `options` (the defaults for NULL).
 mepi::Options optionsOf(const MepiMatmulOptions *options);
 
-/// Runs `f`, turning a mepi::Error (or a null handle) into a failure with an error object.
-template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, F &&f) {
+/// Runs `f`, turning an exception into a failure with an error object (no exception crosses
+/// the C API).
+template <typename F> MepiLogicalResult guardedCall(MepiError *error, F &&f) {
   if (error)
     error->ptr = nullptr;
-  if (!m.ptr) {
-    setError(error, "null MepiMatmul handle");
-    return {0};
-  }
   try {
-    f(*unwrap(m));
+    f();
     return {1};
   } catch (const mepi::Error &e) {
     setError(error, e);
@@ -105,6 +102,22 @@ template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, 
     setError(error, std::string("internal error: ") + e.what(), MEPI_STATUS_INTERNAL);
   }
   return {0};
+}
+
+/// guardedCall of `f` on the matmul behind `m` (a null handle is an error).
+template <typename F> MepiLogicalResult guarded(MepiMatmul m, MepiError *error, F &&f) {
+  return guardedCall(error, [&] {
+    if (!m.ptr)
+      throw mepi::Error("null MepiMatmul handle");
+    f(*unwrap(m));
+  });
+}
+
+/// Both operands given: `what` names the call ("resetOperands: " or "").
+inline void expectOperands(const MepiTensor *a, const MepiTensor *b, const char *aName,
+                           const char *bName, const std::string &what = "") {
+  if (!a || !b)
+    throw mepi::Error(what + "operand " + (!a ? aName : bName) + ": expected a tensor, got NULL");
 }
 } // namespace mepi::capi
 

@@ -325,43 +325,15 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
        "GELU_BIAS"},
       {ElementType::F16, 4 * 64, 72, 96, 4, 4, F::Masked, false, false, false, false, "DEFAULT"},
   };
-  if (selected("grouped cuda-graph replay with new sizes")) {
-    double err = 0;
-    std::string config, why;
-    try {
-      why = runGraphCase(dev, rng, err, config);
-    } catch (const mepi::Error &e) {
-      why = e.what();
-    }
-    (why.empty() ? passed : failed)++;
-    std::printf("%s grouped cuda-graph replay with new sizes %s relerr=%.2e%s%s\n",
-                why.empty() ? "PASS" : "FAIL", config.c_str(), err, why.empty() ? "" : "  ",
-                why.c_str());
-  }
-  for (bool transposeB : {false, true}) {
-    std::string line = std::string("grouped columns (3-D x 2-D) bf16 S=6 M=77 K=136 N=1003") +
-                       (transposeB ? " tB" : "") + " GELU";
+  // Runs one case (its line selected): PASS or FAIL with its configuration and error.
+  using Run = std::function<std::string(double &err, std::string &config)>;
+  auto report = [&](const std::string &line, const Run &run) {
     if (!selected(line))
-      continue;
+      return;
     double err = 0;
     std::string config, why;
     try {
-      why = runColumnGroupsCase(dev, rng, transposeB, err, config);
-    } catch (const mepi::Error &e) {
-      why = e.what();
-    }
-    (why.empty() ? passed : failed)++;
-    std::printf("%s %s %s relerr=%.2e%s%s\n", why.empty() ? "PASS" : "FAIL", line.c_str(),
-                config.c_str(), err, why.empty() ? "" : "  ", why.c_str());
-  }
-  for (const GroupedCase &c : cases) {
-    std::string line = describe(c);
-    if (!selected(line))
-      continue;
-    double err = 0;
-    std::string config, why;
-    try {
-      why = runCase(dev, c, rng, err, config);
+      why = run(err, config);
     } catch (const mepi::Error &e) {
       why = e.what();
     }
@@ -370,6 +342,19 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
     std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), config.c_str(),
                 err, ok ? "" : "  ", why.c_str());
     std::fflush(stdout);
-  }
+  };
+  report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
+    return runGraphCase(dev, rng, err, config);
+  });
+  for (bool transposeB : {false, true})
+    report(std::string("grouped columns (3-D x 2-D) bf16 S=6 M=77 K=136 N=1003") +
+               (transposeB ? " tB" : "") + " GELU",
+           [&](double &err, std::string &config) {
+             return runColumnGroupsCase(dev, rng, transposeB, err, config);
+           });
+  for (const GroupedCase &c : cases)
+    report(describe(c), [&](double &err, std::string &config) {
+      return runCase(dev, c, rng, err, config);
+    });
 }
 } // namespace gputest
