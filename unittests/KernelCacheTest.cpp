@@ -1,6 +1,7 @@
 // The kernel caches: one compilation per problem in memory, also under concurrency; on disk,
 // entries that survive the process and are never trusted when damaged, lying or not private.
 #include "Runtime/KernelCache.h"
+#include "Runtime/Log.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fcntl.h>
 #include <functional>
@@ -314,6 +316,22 @@ TEST(KernelCache, ConcurrentDistinctCompilations) {
   for (std::thread &t : threads)
     t.join();
   EXPECT_EQ(parallel.compilations(), 4u);
+  // The same through one log sink (which threads call in turn), and the same keys again from
+  // four threads: each compiled once more in a new cache, then hits.
+  std::vector<std::string> heard;
+  replaceLogSink([&](mepi::LogLevel, const std::string &message) { heard.push_back(message); });
+  KernelCache logged;
+  threads.clear();
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] { (void)bool(logged.getOrCompile(wgmmaProblem(configs[i % 4]),
+                                                                 "sm_90a")); });
+  for (std::thread &t : threads)
+    t.join();
+  replaceLogSink(nullptr);
+  EXPECT_EQ(logged.compilations(), 4u);
+  EXPECT_EQ(std::count_if(heard.begin(), heard.end(),
+                          [](const std::string &m) { return m.rfind("kernel cache: compiled", 0) == 0; }),
+            4);
   KernelCache serial;
   for (int i = 0; i < 4; ++i) {
     auto kernel = serial.getOrCompile(wgmmaProblem(configs[i]), "sm_90a");
