@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds mepi's libFuzzer target with clang (build-fuzz/: everything instrumented with
+# -fsanitize=fuzzer-no-link,address) and runs it for SECONDS (default 60) over a scratch copy
+# of test/Fuzz/corpus; any crash, leak or timeout fails.
+#   scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+seconds="${1:-60}"
+shift || true
+fuzz="${MEPI_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+flags="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
+if [ ! -f "$fuzz/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$fuzz" -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ \
+    -DMEPI_FUZZ=ON "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" > /dev/null
+fi
+ninja -C "$fuzz" -j "${MEPI_JOBS:-$(nproc)}" mepi-fuzz-epilog > /dev/null
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus" "$fuzz/artifacts" # a crash's input is kept in artifacts/
+cp "$root"/test/Fuzz/corpus/* "$work/corpus/"
+# Leaks are MLIR's own (contexts kept per thread); a plan of 10 s is a hang.
+log="$work/fuzz.log"
+set +e
+ASAN_OPTIONS=detect_leaks=0 "$fuzz/bin/mepi-fuzz-epilog" "$work/corpus" \
+  -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+  -print_final_stats=1 -artifact_prefix="$fuzz/artifacts/" "$@" > "$log" 2>&1
+status=$?
+set -e
+grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' "$log" | tail -60
+echo "fuzz: $seconds s, exit $status"
+exit "$status"
