@@ -30,4 +30,5 @@ status=$?
 set -e
 grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' "$log" | tail -60
 echo "fuzz: $seconds s, exit $status"
+if [ "$status" -eq 0 ]; then echo "fuzz: 1 passed, 0 failed"; else echo "fuzz: 0 passed, 1 failed"; fi
 exit "$status"

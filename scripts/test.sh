@@ -2,7 +2,8 @@
 # The test command: installs what is missing, builds, and runs every test that needs no GPU:
 # the lit suite (check-mepi), the GoogleTest suites (runtime internals, the public API, the
 # runtime's error paths under a fake driver), the Python package's tests that need no GPU, and
-# the GPU suite's problems compiled only; the runtime's tests again under ASan and UBSan.
+# the GPU suite's problems compiled only; the runtime's tests again under ASan and UBSan,
+# and TSan; a minute of the libFuzzer target.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MEPI_BUILD_DIR:-$root/build}"
@@ -87,6 +88,11 @@ run_suite unittests-tsan 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
 run_suite fault-tests-tsan 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
   's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$tsan/bin/mepi-fault-tests"
 unset TSAN_OPTIONS
+
+# The libFuzzer target over user epilog text and kernel configurations for a minute (a clang
+# build of its own, build-fuzz/; its hour runs by hand: scripts/fuzz.sh 3600).
+run_suite fuzz 's/^fuzz: \([0-9]*\) passed.*/\1/p' 's/^fuzz: [0-9]* passed, \([0-9]*\) failed$/\1/p' \
+  bash "$root/scripts/fuzz.sh" 60
 
 # The install tree and a consumer of it: examples/ built against find_package(mepi).
 rm -rf "$build/install" "$build/examples"

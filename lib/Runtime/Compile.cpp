@@ -68,7 +68,8 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
     if (!arg)
       return false;
     kernel.tensorMaps.push_back(
-        {arg.getArgNumber(), {map.getBox()[0], map.getBox()[1]}, map.getSwizzle()});
+        {arg.getArgNumber(), {int64_t(map.getBox()[0]), int64_t(map.getBox()[1])},
+         int64_t(map.getSwizzle())});
   }
   return true;
 }

@@ -288,7 +288,7 @@ LogicalResult verifyCoreShape(MatmulOp op, StringRef what, MemRefType type, Broa
   case BroadcastKind::Col: core = {{n, false}}; break;
   case BroadcastKind::Matrix: core = {{m, true}, {n, false}}; break;
   case BroadcastKind::Bitmask:
-    core = {{ShapedType::isDynamic(m) ? m : llvm::divideCeil(m, 8), true}, {n, false}};
+    core = {{ShapedType::isDynamic(m) ? m : int64_t(llvm::divideCeil(m, 8)), true}, {n, false}};
     break;
   }
   ArrayRef<int64_t> shape = type.getShape();
