@@ -403,6 +403,26 @@ TEST(DiskCache, ALyingManifestIsNotTrusted) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+// A resealed manifest whose launch fields are plausible but not what the plan lowers to: each
+// is compiled anew (the regenerated launch disagrees), then served from disk again.
+TEST(DiskCache, AManifestThatContradictsThePlanIsNotTrusted) {
+  std::string dir = tempCacheDir("mepi-cache-contradicts");
+  storedEntry(dir);
+  for (auto edit : std::vector<std::function<void(llvm::json::Object &)>>{
+           [](llvm::json::Object &m) { m["workspace_bytes"] = *m.getInteger("workspace_bytes") + 256; },
+           [](llvm::json::Object &m) { m["shared_bytes"] = *m.getInteger("shared_bytes") + 1024; },
+           [](llvm::json::Object &m) { m["tile_m"] = *m.getInteger("tile_m") * 2; },
+           [](llvm::json::Object &m) { m["work_units"] = *m.getInteger("work_units") + 1; },
+           [](llvm::json::Object &m) {
+             m["config"] = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 5>";
+           }}) {
+    editManifest(onlyEntry(dir), /*reseal=*/true, edit);
+    EXPECT_FALSE(readFromDisk(dir));
+    EXPECT_TRUE(readFromDisk(dir)) << "recompiled and stored again";
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(DiskCache, TruncatedAndEmptyManifestsAreRecompiled) {
   std::string dir = tempCacheDir("mepi-cache-truncated");
   std::string entry = storedEntry(dir);

@@ -14,6 +14,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Regex.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::mepi;
 using namespace ::mepi::runtime::detail;
@@ -125,9 +127,13 @@ auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::St
   return ranked;
 }
 
-auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
-                                     llvm::ArrayRef<DeviceObject> objects)
-    -> llvm::Expected<CompiledKernel> {
+namespace {
+/// Plans `problem` and runs the lowering for `arch` up to `stage`, reading the host's launch of
+/// the kernel into `kernel` (name, configuration, block, shared memory, work units, workspace,
+/// tensor maps); returns the module for the stages after it.
+llvm::Expected<PlannedModule> lowerAndReadLaunch(const MatmulProblem &problem,
+                                                 llvm::StringRef arch, LoweringStage stage,
+                                                 CompiledKernel &kernel) {
   // LLVM only warns about an unknown processor and emits PTX anyway: reject it here.
   if (!llvm::Regex("^sm_[0-9]+[af]?$").match(arch))
     return llvm::createStringError("expected a target arch such as 'sm_90a', got '" + arch +
@@ -135,43 +141,77 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
   llvm::Expected<PlannedModule> planned = plan(problem);
   if (!planned)
     return planned.takeError();
-  CompiledKernel kernel;
   kernel.plannedIR = printModule(*planned->module);
-
   MLIRContext *ctx = planned->context.get();
   DiagnosticCollector diagnostics(ctx);
   PassManager pm(ctx);
   LowerToPTXOptions options;
   options.chip = arch.str();
   options.multiprocessors = problem.multiprocessors;
+  options.stopAfter = stage;
   buildLowerToPTXPipeline(pm, options);
   if (failed(pm.run(*planned->module)))
     return withKind(diagnostics.error("lowering to PTX failed"), ErrorKind::CompileFailed);
-
-  ModuleOp module = *planned->module;
-  // The kernels became a gpu.binary; the launch left in the host function names the kernel,
-  // its configuration, block, shared memory and TMA descriptors.
+  // The launch left in the host function names the kernel, its configuration, block, shared
+  // memory and TMA descriptors (the kernels themselves become a gpu.binary at the end).
   bool launchKnown = false;
-  module.walk([&](gpu::LaunchFuncOp launch) {
+  planned->module->walk([&](gpu::LaunchFuncOp launch) {
     kernel.kernelName = launch.getKernelName().str();
     launchKnown = readLaunch(launch, kernel);
   });
-  FailureOr<std::string> ptx = extractPTX(module);
-  if (failed(ptx) || kernel.kernelName.empty())
+  if (kernel.kernelName.empty())
     return withKind(llvm::createStringError("lowering produced no kernel"),
                     ErrorKind::CompileFailed);
   if (!launchKnown)
     return withKind(llvm::createStringError("lowering produced a launch of " +
                                             kernel.kernelName + " that the runtime cannot read"),
                     ErrorKind::CompileFailed);
-  kernel.ptx = std::move(*ptx);
+  return planned;
+}
+} // namespace
 
+auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
+                                     llvm::ArrayRef<DeviceObject> objects)
+    -> llvm::Expected<CompiledKernel> {
+  CompiledKernel kernel;
+  llvm::Expected<PlannedModule> planned =
+      lowerAndReadLaunch(problem, arch, LoweringStage::PTX, kernel);
+  if (!planned)
+    return planned.takeError();
+  FailureOr<std::string> ptx = extractPTX(*planned->module);
+  if (failed(ptx))
+    return withKind(llvm::createStringError("lowering produced no PTX"),
+                    ErrorKind::CompileFailed);
+  kernel.ptx = std::move(*ptx);
   llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch);
   if (!linked)
     return withKind(linked.takeError(), ErrorKind::CompileFailed);
   kernel.cubin = std::move(linked->cubin);
   kernel.linkLog = std::move(linked->infoLog);
   return kernel;
+}
+
+auto ::mepi::runtime::describeLaunch(const MatmulProblem &problem, llvm::StringRef arch)
+    -> llvm::Expected<CompiledKernel> {
+  CompiledKernel kernel;
+  llvm::Expected<PlannedModule> planned =
+      lowerAndReadLaunch(problem, arch, LoweringStage::Kernel, kernel);
+  if (!planned)
+    return planned.takeError();
+  return kernel;
+}
+
+bool ::mepi::runtime::sameLaunch(const CompiledKernel &x, const CompiledKernel &y) {
+  auto maps = [](const CompiledKernel &k) {
+    std::vector<std::tuple<unsigned, std::array<int64_t, 2>, int64_t>> v;
+    for (const TensorMapSpec &m : k.tensorMaps)
+      v.emplace_back(m.argument, m.box, m.swizzle);
+    return v;
+  };
+  return x.kernelName == y.kernelName && x.config == y.config && x.tile == y.tile &&
+         x.block == y.block && x.sharedBytes == y.sharedBytes && x.persistent == y.persistent &&
+         x.workUnits == y.workUnits && x.cluster == y.cluster &&
+         x.workspaceBytes == y.workspaceBytes && maps(x) == maps(y);
 }
 
 auto ::mepi::runtime::compileKernelModule(llvm::StringRef mlir, llvm::StringRef arch)

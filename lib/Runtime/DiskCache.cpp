@@ -189,7 +189,9 @@ static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &m
   manifest["tensor_maps"] = std::move(maps);
 }
 
-std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
+std::optional<CompiledKernel>
+DiskCache::load(const std::string &key,
+                llvm::function_ref<bool(const CompiledKernel &)> matchesPlan) const {
   if (refusal)
     return std::nullopt;
   std::string entry = directory + "/" + key;
@@ -246,6 +248,8 @@ std::optional<CompiledKernel> DiskCache::load(const std::string &key) const {
     else
       kernel.plannedIR = std::move(*bytes);
   }
+  if (matchesPlan && !matchesPlan(kernel))
+    return reject();
   // Used now: the last to be evicted (evict() orders entries by their manifest's time).
   ::utimensat(AT_FDCWD, (entry + "/manifest.json").c_str(), nullptr, 0);
   return kernel;

@@ -17,6 +17,8 @@
 
 #include "Runtime/Planner.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,9 +36,11 @@ public:
   /// The directory from the environment, or none when disabled.
   static std::optional<std::string> directoryFromEnvironment();
 
-  /// The kernel stored under `key`, if a complete and intact entry exists (a damaged one is
-  /// removed).
-  std::optional<CompiledKernel> load(const std::string &key) const;
+  /// The kernel stored under `key`, if a complete and intact entry exists that `matchesPlan`
+  /// (when given) accepts; a damaged or refused one is removed.
+  std::optional<CompiledKernel>
+  load(const std::string &key,
+       llvm::function_ref<bool(const CompiledKernel &)> matchesPlan = nullptr) const;
   /// Stores `kernel` under `key`; failures (read-only disk, races) leave no partial entry that
   /// load() would accept, and are reported.
   llvm::Error store(const std::string &key, const CompiledKernel &kernel) const;

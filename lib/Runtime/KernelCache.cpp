@@ -169,7 +169,23 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
   }
   if (owner) {
     Result result;
-    if (std::optional<CompiledKernel> stored = disk ? disk->load(key) : std::nullopt) {
+    // The manifest's launch fields must be what the plan lowers to (the kernel's workspace,
+    // shared memory, block and tensor maps decide what it touches): regenerated up to the
+    // kernels (no LLVM, ptxas or nvJitLink) and compared; a disagreeing entry is removed and
+    // compiled anew.
+    auto matchesPlan = [&](const CompiledKernel &stored) {
+      llvm::Expected<CompiledKernel> expected = describeLaunch(problem, arch);
+      bool same = expected && sameLaunch(*expected, stored);
+      if (!expected)
+        llvm::consumeError(expected.takeError());
+      if (!same)
+        logMessage(LogLevel::Warning, "kernel cache: the entry " + key +
+                                          " on disk does not describe its plan's kernel; "
+                                          "compiling it anew");
+      return same;
+    };
+    std::optional<CompiledKernel> stored = disk ? disk->load(key, matchesPlan) : std::nullopt;
+    if (stored) {
       diskHitCount++;
       result.kernel = std::make_shared<const CompiledKernel>(std::move(*stored));
       logLazily(LogLevel::Info, [&] {

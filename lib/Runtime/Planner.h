@@ -67,6 +67,13 @@ llvm::Expected<std::vector<std::string>> rankedKernelConfigs(const MatmulProblem
 llvm::Expected<CompiledKernel> compileProblem(const MatmulProblem &problem, llvm::StringRef arch,
                                               llvm::ArrayRef<mlir::mepi::DeviceObject> objects = {});
 
+/// The launch of the kernel compileProblem would build (name, configuration, tile, block, shared
+/// memory, work units, cluster, workspace, tensor maps; no PTX or cubin), from a lowering that
+/// stops once the kernels are generated: what a stored entry's manifest must repeat.
+llvm::Expected<CompiledKernel> describeLaunch(const MatmulProblem &problem, llvm::StringRef arch);
+/// Whether two kernels have the same launch (the fields describeLaunch fills).
+bool sameLaunch(const CompiledKernel &x, const CompiledKernel &y);
+
 /// A module of ready-made gpu.module kernels (no mepi.matmul), lowered and linked.
 struct CompiledModule {
   std::string ptx;
