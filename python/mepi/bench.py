@@ -2,10 +2,14 @@
 compare them: torch.mm / torch._addmm_activation (cuBLASLt's GELU epilog) and torch.bmm, on
 mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2.
 
-    python -m mepi.bench [--quick] [--json FILE] [--filter TEXT]...
+    python -m mepi.bench [--quick] [--grouped] [--json FILE] [--filter TEXT]...
 
 GELU_BIAS: torch adds a bias per column of D (addmm's [N] input); mepi computes the same
 product with the bias per row of Dᵀ = Bᵀ Aᵀ (its built-in GELU_BIAS), the same work and bytes.
+
+--grouped: mixture-of-experts shapes (mepi-bench --grouped's), mepi.GroupedMatmul against
+torch._grouped_mm (x [T, K], w [G, N, K] read as [G, K, N], int32 group ends on the device),
+bf16, group sizes from a seeded generator.
 """
 
 import argparse
@@ -21,6 +25,11 @@ SHAPES = [(4096, 4096, 4096, "4096^3"), (8192, 8192, 8192, "8192^3"),
           (4096, 14336, 4096, "llm-up"), (4096, 4096, 14336, "llm-down"),
           (16384, 8192, 8192, "m16384"), (16384, 14336, 4096, "m16384-up"),
           (4095, 4097, 4099, "odd")]
+# (G experts, T tokens or 0 for 0-8 a group, N, K, label), as mepi-bench --grouped.
+GROUPED = [(8, 16336, 14336, 4096, "mixtral-up"), (8, 16336, 4096, 14336, "mixtral-down"),
+           (256, 30944, 4096, 7168, "dsv3-up"), (256, 32, 4096, 7168, "dsv3-decode"),
+           (128, 64608, 1536, 2048, "qwen3-up"), (128, 64608, 2048, 768, "qwen3-down"),
+           (256, 0, 4096, 7168, "dsv3-decode-0to8"), (128, 0, 1536, 2048, "qwen3-decode-0to8")]
 BATCHED = [(16, 1024, 1024, 1024, "bmm16x1024^3"), (8, 2048, 2048, 2048, "bmm8x2048^3"),
            (64, 512, 512, 512, "bmm64x512^3")]
 
@@ -77,10 +86,43 @@ def _measure(torch, mepi, batch, m, n, k, dtype, epilog, quick):
     return mepi_ms, ref_ms, config
 
 
+def _group_sizes(torch, groups, tokens, seed=2026):
+    """Multiples of 16 in random proportions summing to `tokens`; tokens spread one by one when
+    fewer than 16 a group; 0-8 a group when `tokens` is 0."""
+    gen = torch.Generator().manual_seed(seed)
+    if tokens == 0:
+        return torch.randint(0, 9, (groups,), generator=gen)
+    if tokens < 16 * groups:
+        return torch.bincount(torch.randint(0, groups, (tokens,), generator=gen),
+                              minlength=groups)
+    weights = torch.rand(groups, generator=gen) * 1.5 + 0.25
+    sizes = (weights / weights.sum() * tokens / 16).floor().long() * 16
+    sizes[-1] += tokens - int(sizes.sum())
+    return sizes
+
+
+def _measure_grouped(torch, mepi, groups, tokens, n, k, quick):
+    sizes = _group_sizes(torch, groups, tokens)
+    t = int(sizes.sum())
+    x = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(groups, n, k, device="cuda", dtype=torch.bfloat16).transpose(-1, -2)
+    offs = sizes.cumsum(0).to(torch.int32).cuda()
+    mm = mepi.GroupedMatmul(x, w, offs)
+    mm.plan()
+    iterations = 20 if quick else 50
+    mepi_ms = _median_ms(torch, lambda i: mm.execute(), 1, iterations)
+    ref_ms = _median_ms(torch, lambda i: torch._grouped_mm(x, w, offs), 1, iterations)
+    config = mm.kernel_configuration
+    mm.free()
+    return t, mepi_ms, ref_ms, config
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m mepi.bench")
     parser.add_argument("--quick", action="store_true", help="bf16 only, fewer launches")
+    parser.add_argument("--grouped", action="store_true",
+                        help="grouped (MoE) shapes against torch._grouped_mm instead")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--filter", action="append", default=[],
                         help="keep problems whose label contains this text")
@@ -93,6 +135,9 @@ def main(argv=None):
                 for e in ("DEFAULT", "GELU_BIAS")]
     problems += [(bt, m, n, k, name, dt, "DEFAULT") for bt, m, n, k, name in BATCHED
                  for dt in dtypes]
+    if args.grouped:  # (groups, tokens, N, K) in the batch, m, n, k places; m's T is drawn
+        problems = [(g, t, n, k, name, torch.bfloat16, "GROUPED")
+                    for g, t, n, k, name in GROUPED]
     device = torch.cuda.get_device_name(0)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     print(f"device: {device}, torch {torch.__version__}, {date}")
@@ -105,12 +150,16 @@ def main(argv=None):
         if args.filter and not any(f in label for f in args.filter):
             continue
         try:
-            mepi_ms, ref_ms, config = _measure(torch, mepi, batch, m, n, k, dtype, epilog,
-                                               args.quick)
+            if epilog == "GROUPED":  # batch: the experts; m: the rows drawn for them
+                m, mepi_ms, ref_ms, config = _measure_grouped(torch, mepi, batch, m, n, k,
+                                                              args.quick)
+            else:
+                mepi_ms, ref_ms, config = _measure(torch, mepi, batch, m, n, k, dtype, epilog,
+                                                   args.quick)
             error = ""
         except Exception as e:  # noqa: BLE001 - reported per problem, the run goes on
             mepi_ms, ref_ms, config, error = 0.0, 0.0, "", str(e)
-        flops = 2.0 * batch * m * n * k
+        flops = 2.0 * (1 if epilog == "GROUPED" else batch) * m * n * k
         tf = lambda ms: flops / (ms * 1e-3) / 1e12 if ms > 0 else 0.0  # noqa: E731
         ratio = ref_ms / mepi_ms if mepi_ms > 0 else 0.0
         if ratio > 0:
