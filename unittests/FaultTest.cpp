@@ -221,6 +221,26 @@ func.func @f(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index, %g: 
   mm.plan(user, {{scale, mepi::InputKind::Scalar}, {bias, mepi::InputKind::Col}});
   mm.execute();
   EXPECT_EQ(fake.launches, 2);
+  // Resets keep the planned device: the kernel, D and the workspace live there (issue 24).
+  auto resetError = [&](const mepi::Tensor &a, const mepi::Groups &g) {
+    try {
+      mm.resetOperands(a, tensor({8, 1024, 2048}, 0x7f0001000000), g);
+    } catch (const mepi::Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  mepi::Tensor elsewhere = tensor({4096, 1024}, kDevice1);
+  elsewhere.device = 1;
+  EXPECT_NE(resetError(elsewhere, {bounds}).find("resetOperands: operand a: expected memory on "
+                                                 "device 0 (the planned one), got device 1"),
+            std::string::npos);
+  mepi::Tensor otherBounds = bounds;
+  otherBounds.device = 1;
+  EXPECT_NE(resetError(tensor({4096, 1024}, 0x7f0000000000), {otherBounds})
+                .find("operand groups.bounds: expected memory on device 0"),
+            std::string::npos);
+
   mm.free();
 
   // torch._grouped_mm's 3-D x 2-D: groups of D's columns, planned as the transposed problem

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <stdexcept>
 
+#include "mepi/GroupedMatmul.h"
 #include "mepi/Log.h"
 
 #include <gtest/gtest.h>
@@ -337,4 +339,41 @@ TEST(MatmulApi, LogSinkHearsPlansCompilesAndCacheHits) {
   mepi::Matmul third(tensor({40, 24}), tensor({24, 56}));
   third.plan(mepi::Epilog::Sigmoid);
   EXPECT_TRUE(heard.empty());
+}
+
+// Sizes whose products pass 2^63 are refused by name, not wrapped (issue 24).
+TEST(MatmulApi, ShapesWhoseBytesOverflowAreRefused) {
+  int64_t huge = int64_t(1) << 40;
+  EXPECT_NE(errorOf([&] { mepi::Matmul mm(tensor({huge, huge}), tensor({huge, 4})); })
+                .find("operand a: shape [1099511627776, 1099511627776] with strides "),
+            std::string::npos);
+  mepi::Tensor strided = tensor({8, 16});
+  strided.strides = {int64_t(1) << 62, 1};
+  EXPECT_NE(errorOf([&] { mepi::Matmul mm(strided, tensor({16, 4})); })
+                .find("spans more than 2^63 bytes"),
+            std::string::npos);
+}
+
+// A sink that throws loses its message, nothing else: the cache and the plan go on.
+TEST(MatmulApi, ASinkThatThrowsDoesNotBreakPlans) {
+  mepi::setLogSink([](mepi::LogLevel, const std::string &) { throw std::runtime_error("no"); });
+  for (int i = 0; i < 2; ++i) {
+    mepi::Matmul mm(tensor({24, 40}), tensor({40, 24}));
+    EXPECT_EQ(errorOf([&] { mm.plan(mepi::Epilog::Tanh); }), "");
+  }
+  mepi::setLogSink(nullptr);
+}
+
+// The masked form's rows: A must be [S, R, K], its S x R within 32 bits; B's rank is named.
+TEST(MatmulApi, MaskedFormChecksItsShapes) {
+  mepi::Tensor masked = tensor({4}, mepi::DType::Int32);
+  mepi::Groups groups{masked, mepi::GroupForm::Masked, std::nullopt};
+  EXPECT_NE(errorOf([&] {
+              mepi::GroupedMatmul mm(tensor({4, int64_t(1) << 30, 16}), tensor({4, 16, 8}),
+                                     groups);
+            }).find("the masked form's S x R rows (4 x 1073741824) exceed 2^31 - 1"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { mepi::GroupedMatmul mm(tensor({4, 25, 16}), tensor({16}), groups); })
+                .find("operand b"),
+            std::string::npos);
 }

@@ -58,8 +58,8 @@ void mepiErrorDestroy(MepiError error);
 
 /** A message of mepi's runtime (mepi/Log.h: plans, kernel cache hits and compiles, autotune's
  *  candidates, warnings); `level` as Python's logging numbers it (10 debug, 20 info, 30
- *  warning). `message` lives for the call only. Called from any thread, one at a time; it must
- *  not call mepiSetLogCallback. */
+ *  warning). `message` lives for the call only. Called from any thread, one at a time, with a
+ *  lock held: it must not call into mepi. */
 typedef void (*MepiLogCallback)(int level, MepiStringRef message, void *userData);
 /** Sends the runtime's messages to `callback` with `userData` (process-wide); NULL restores
  *  the default (warnings to stderr, nothing else). */

@@ -18,6 +18,8 @@ enum class LogLevel { Debug = 10, Info = 20, Warning = 30 };
 using LogSink = std::function<void(LogLevel, const std::string &)>;
 
 /// Sends the runtime's messages to `sink` (process-wide); an empty sink restores the default.
+/// The sink is called with a lock held: it must not call into mepi (which may log); what it
+/// throws is dropped.
 void setLogSink(LogSink sink);
 
 } // namespace mepi

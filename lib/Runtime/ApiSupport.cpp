@@ -3,6 +3,7 @@
 #include "Runtime/Log.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mepi;
 using namespace mepi::runtime;
@@ -102,6 +103,17 @@ OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank
   if (!t.data)
     fail(llvm::formatv("operand {0}: null device pointer", name));
   unsigned bytes = elementTypeBytes(layout.type);
+  // Its element count and the bytes it spans fit in 63 bits (the runtime's sizes are int64).
+  bool overflow = false;
+  int64_t count = 1, last = 0, step = 0;
+  for (size_t i = 0; i < t.shape.size() && !overflow; ++i)
+    overflow = llvm::MulOverflow(count, t.shape[i], count) ||
+               llvm::MulOverflow(layout.strides[i], t.shape[i] - 1, step) ||
+               llvm::AddOverflow(last, step, last);
+  int64_t byteSpan = 0;
+  if (overflow || llvm::MulOverflow(std::max(count, last + 1), int64_t(bytes), byteSpan))
+    fail(llvm::formatv("operand {0}: shape {1} with strides {2} spans more than 2^63 bytes", name,
+                       dims(t.shape), dims(layout.strides)));
   if (reinterpret_cast<uintptr_t>(t.data) % bytes != 0)
     fail(llvm::formatv("operand {0}: pointer {1} is not aligned to its {2}-byte elements", name,
                        t.data, bytes));
@@ -193,4 +205,16 @@ int64_t deviceMultiprocessors(int device) {
 
 } // namespace mepi::api
 
-void mepi::setLogSink(LogSink sink) { runtime::replaceLogSink(std::move(sink)); }
+void mepi::setLogSink(LogSink sink) {
+  if (!sink) {
+    runtime::replaceLogSink(nullptr);
+    return;
+  }
+  // What the sink throws stops here: the runtime that calls it is built without exceptions.
+  runtime::replaceLogSink([sink = std::move(sink)](LogLevel level, const std::string &message) {
+    try {
+      sink(level, message);
+    } catch (...) {
+    }
+  });
+}

@@ -5,6 +5,7 @@
 #include "Runtime/Planner.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mepi;
 using namespace mepi::api;
@@ -31,6 +32,9 @@ runtime::OperandLayout indexVector(const Tensor &t, const char *name, int device
                        name, device, t.device));
   return layout;
 }
+/// Rows a grouped kernel indexes with 32-bit integers (Sm90Spec's kMaxIndex).
+constexpr int64_t kMaxRows = (int64_t(1) << 31) - 1;
+
 /// The masked form's A [S, R, K] as the [S R, K] rows the kernel reads (its first two
 /// dimensions must merge); other forms' A as given.
 Tensor rowsOfA(const Tensor &a, const Groups &groups, bool transposeA) {
@@ -48,8 +52,12 @@ Tensor rowsOfA(const Tensor &a, const Groups &groups, bool transposeA) {
     fail(llvm::formatv("operand a: the masked form expects each group's rows to follow the "
                        "previous group's (strides [R * s, s, 1]), got strides {0}",
                        dims(a.strides)));
+  int64_t count = 0;
+  if (llvm::MulOverflow(a.shape[0], a.shape[1], count) || count > kMaxRows)
+    fail(llvm::formatv("operand a: the masked form's S x R rows ({0} x {1}) exceed 2^31 - 1",
+                       a.shape[0], a.shape[1]));
   Tensor rows = a;
-  rows.shape = {a.shape[0] * a.shape[1], a.shape[2]};
+  rows.shape = {count, a.shape[2]};
   if (!a.strides.empty())
     rows.strides = {a.strides[1], a.strides[2]};
   return rows;
@@ -71,8 +79,9 @@ struct Arranged {
 Arranged arrange(const Tensor &a, const Tensor &b, const Groups &groups, Qualifiers q) {
   if (groups.form == GroupForm::Masked) {
     Arranged r{rowsOfA(a, groups, q.transposeA), b, q, {}, {}};
-    int64_t n = q.transposeB ? b.shape[1] : b.shape.back();
-    r.resultShape = std::vector<int64_t>{a.shape[0], a.shape[1], n};
+    if (b.shape.size() == 3) // else the rank check names b
+      r.resultShape = std::vector<int64_t>{a.shape[0], a.shape[1],
+                                           q.transposeB ? b.shape[1] : b.shape[2]};
     return r;
   }
   if (a.shape.size() != 3 || b.shape.size() != 2)
@@ -158,10 +167,13 @@ void Matmul::resetGroupedOperands(const Tensor &a, const Tensor &b, const Groups
     fail(groups.weightIndices ? "resetOperands: groups.weightIndices given, but the planned "
                                 "matmul has none"
                               : "resetOperands: groups.weightIndices missing");
+  indexVector(groups.bounds, "groups.bounds", s.a.device);
   expectSameLayout(groups.bounds, s.problem.groups->bounds, "groups.bounds");
-  if (groups.weightIndices)
+  if (groups.weightIndices) {
+    indexVector(*groups.weightIndices, "groups.weightIndices", s.a.device);
     expectSameLayout(*groups.weightIndices, *s.problem.groups->weightIndices,
                      "groups.weightIndices");
+  }
   // The operands in the form planned (the same arrangement as the constructor's).
   Arranged arranged = arrange(a, b, groups, s.givenQualifiers);
   resetOperands(arranged.a, arranged.b, std::nullopt, inputs);

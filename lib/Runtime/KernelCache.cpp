@@ -160,13 +160,14 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
     if (it != entries.end()) {
       future = it->second;
       hitCount++;
-      logLazily(LogLevel::Debug, [&] { return "kernel cache: hit in memory, key " + key; });
     } else {
       future = promise.get_future().share();
       entries.emplace(key, future);
       owner = true;
     }
   }
+  if (!owner) // said outside the lock: a sink may take its time
+    logLazily(LogLevel::Debug, [&] { return "kernel cache: hit in memory, key " + key; });
   if (owner) {
     Result result;
     // The manifest's launch fields must be what the plan lowers to (the kernel's workspace,

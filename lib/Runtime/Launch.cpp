@@ -176,7 +176,7 @@ llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
     llvm::consumeError(driver.takeError());
   }
   if (kernel.cluster > 1 && clusters <= 0)
-    clusters = multiprocessors / static_cast<int>(kernel.cluster);
+    clusters = std::max(1, multiprocessors / static_cast<int>(kernel.cluster));
   int64_t units = kernel.workUnits;
   grid[0] = kernel.cluster > 1
                 ? static_cast<unsigned>(std::min<int64_t>(units, clusters) * kernel.cluster)

@@ -369,6 +369,11 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   if (!state)
     fail("resetOperands() after free()");
   State &s = *state;
+  // The kernel, D and the workspaces live on the planned device.
+  if (a.device != s.a.device)
+    fail(llvm::formatv("resetOperands: operand a: expected memory on device {0} (the planned "
+                       "one), got device {1}; plan a new Matmul for it",
+                       s.a.device, a.device));
   expectSameLayout(a, s.problem.a, "a");
   expectSameLayout(b, s.problem.b, "b");
   if (c.has_value() != s.problem.c.has_value())

@@ -208,6 +208,10 @@ struct mepi::Matmul::State {
       checkDevicePointer(driver, builtinInputs[i], problem.builtinInputs[i].key, a.device);
     for (size_t i = 0; i < userInputs.size(); ++i)
       checkDevicePointer(driver, userInputs[i], "epilog input " + std::to_string(i), a.device);
+    if (groupBounds)
+      checkDevicePointer(driver, *groupBounds, "groups.bounds", a.device);
+    if (weightIndices)
+      checkDevicePointer(driver, *weightIndices, "groups.weightIndices", a.device);
     pointersChecked = true;
   }
   /// Refreshes the stream's staged operands, then launches: the whole of one execution, in
