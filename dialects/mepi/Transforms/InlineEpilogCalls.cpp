@@ -18,6 +18,15 @@ using namespace mlir::mepi;
 namespace {
 /// Calls nested deeper than this are taken for recursion.
 constexpr int kMaxInlineDepth = 16;
+/// The most operations the epilogs may hold once inlined: calls fanning out (each function
+/// calling the next many times) would otherwise multiply a small text into billions.
+constexpr int64_t kMaxInlinedOps = 100000;
+
+int64_t countOps(Operation *root) {
+  int64_t count = 0;
+  root->walk([&](Operation *) { ++count; });
+  return count;
+}
 
 /// Whether `call` goes to external device code (a declaration: PTX or LTO-IR linked by nvJitLink).
 bool isExternalCall(func::CallOp call, SymbolTableCollection &symbols) {
@@ -52,6 +61,8 @@ struct InlineEpilogCallsPass : mepi::impl::MepiInlineEpilogCallsBase<InlineEpilo
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
     llvm::SmallPtrSet<Operation *, 4> callees;
+    int64_t inlined = 0;
+    module.walk([&](MatmulOp op) { inlined += countOps(op); });
     for (int depth = 0;; ++depth) {
       SmallVector<func::CallOp> calls;
       module.walk([&](MatmulOp op) {
@@ -65,6 +76,16 @@ struct InlineEpilogCallsPass : mepi::impl::MepiInlineEpilogCallsBase<InlineEpilo
       if (depth == kMaxInlineDepth) {
         calls.front().emitOpError() << "expected epilog calls to end within "
                                     << kMaxInlineDepth << " levels, got deeper (recursion?)";
+        return signalPassFailure();
+      }
+      // Sized before any is cloned: this level's copies must keep the epilogs in bounds.
+      for (func::CallOp call : calls)
+        if (auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr()))
+          inlined += countOps(callee);
+      if (inlined > kMaxInlinedOps) {
+        calls.front().emitOpError() << "expected the epilog to inline to at most "
+                                    << kMaxInlinedOps << " operations, got more at call depth "
+                                    << depth + 1 << " (calls fan out)";
         return signalPassFailure();
       }
       for (func::CallOp call : calls) {
