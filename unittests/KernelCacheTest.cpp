@@ -550,9 +550,30 @@ TEST(DiskCache, TheLeastRecentlyUsedEntriesGoFirst) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+// A writer that died leaves its temporary directory: eviction removes it once a day old, and
+// leaves a recent one (a writer at work) alone; a link among the entries is never followed.
+TEST(DiskCache, EvictionRemovesDeadWritersTemporariesAndFollowsNoLinks) {
+  std::string dir = tempCacheDir("mepi-cache-temporaries");
+  std::string old = dir + "/.tmp-dead", recent = dir + "/.tmp-busy", target = dir + "-target";
+  for (const std::string &d : {old, recent, target})
+    ASSERT_FALSE(llvm::sys::fs::create_directories(d));
+  ASSERT_FALSE(llvm::sys::fs::create_link(target, dir + "/0123linked"));
+  { std::error_code ec; llvm::raw_fd_ostream(target + "/keep", ec) << "x"; }
+  struct timespec times[2] = {{0, 0}, {0, 0}}; // 1970: long dead
+  ASSERT_EQ(::utimensat(AT_FDCWD, old.c_str(), times, 0), 0);
+  readFromDisk(dir); // compiles and stores one entry, which runs eviction
+  EXPECT_FALSE(llvm::sys::fs::exists(old));
+  EXPECT_TRUE(llvm::sys::fs::exists(recent));
+  EXPECT_TRUE(llvm::sys::fs::exists(target + "/keep"));
+  llvm::sys::fs::remove_directories(dir);
+  llvm::sys::fs::remove_directories(target);
+}
+
 TEST(DiskCache, MaxBytesFromEnvironment) {
   setenv("MEPI_CACHE_MAX_BYTES", "12345", 1);
   EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), 12345u);
+  setenv("MEPI_CACHE_MAX_BYTES", "4G", 1); // not a number: the default, not "no bound"
+  EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), uint64_t(4) << 30);
   unsetenv("MEPI_CACHE_MAX_BYTES");
   EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), uint64_t(4) << 30);
 }

@@ -11,6 +11,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -89,8 +90,11 @@ std::optional<std::string> whyNotPrivate(const std::string &path) {
 } // namespace
 
 uint64_t DiskCache::maxBytesFromEnvironment() {
-  if (const char *value = std::getenv("MEPI_CACHE_MAX_BYTES"); value && *value)
-    return std::strtoull(value, nullptr, 10);
+  // A number of bytes (0: no bound); anything else keeps the default, not "no bound".
+  uint64_t bytes = 0;
+  if (const char *value = std::getenv("MEPI_CACHE_MAX_BYTES");
+      value && *value && !llvm::StringRef(value).getAsInteger(10, bytes))
+    return bytes;
   return uint64_t(4) << 30;
 }
 
@@ -269,8 +273,20 @@ void DiskCache::evict(const std::string &keep) const {
   for (llvm::sys::fs::directory_iterator it(directory, ec), end; it != end && !ec;
        it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    if (name.starts_with(".") || it->type() != llvm::sys::fs::file_type::directory_file)
-      continue; // temporary directories (being written) and anything not an entry
+    // Not followed: a link in place of an entry is never what eviction walks or removes.
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status, /*Follow=*/false) ||
+        status.type() != llvm::sys::fs::file_type::directory_file)
+      continue;
+    // A writer's temporary directory: one a day old was left by a writer that died.
+    if (name.starts_with(".tmp-")) {
+      if (std::chrono::system_clock::now() - status.getLastModificationTime() >
+          std::chrono::hours(24))
+        llvm::sys::fs::remove_directories(it->path());
+      continue;
+    }
+    if (name.starts_with("."))
+      continue;
     Entry e{it->path(), 0, {}};
     std::error_code fileEc;
     for (llvm::sys::fs::directory_iterator f(e.path, fileEc), fend; f != fend && !fileEc;
