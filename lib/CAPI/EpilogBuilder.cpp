@@ -5,6 +5,8 @@
 #include "CAPI/Wrap.h"
 #include "mepi/EpilogBuilder.h"
 
+#include <new>
+
 using namespace mepi::capi;
 
 namespace {
@@ -53,14 +55,17 @@ std::string str(MepiStringRef s) { return std::string(s.data, s.length); }
 
 extern "C" {
 
-MepiEpilogBuilder mepiEpilogBuilderCreate(void) { return {new CBuilder()}; }
+MepiEpilogBuilder mepiEpilogBuilderCreate(void) {
+  // No exception crosses the C API: out of memory gives a null handle.
+  return {new (std::nothrow) CBuilder()};
+}
 
 void mepiEpilogBuilderDestroy(MepiEpilogBuilder builder) { delete unwrap(builder); }
 
 MepiError mepiEpilogBuilderGetError(MepiEpilogBuilder builder) {
   MepiError error{nullptr};
   if (CBuilder *b = unwrap(builder); b && !b->firstError.empty())
-    setError(&error, b->firstError);
+    guardedCall(&error, [&] { throw mepi::Error(b->firstError); });
   return error;
 }
 

@@ -56,12 +56,15 @@ MepiStatus mepiErrorGetStatus(MepiError error) {
 void mepiErrorDestroy(MepiError error) { delete static_cast<CError *>(error.ptr); }
 
 void mepiSetLogCallback(MepiLogCallback callback, void *userData) {
-  if (!callback) {
-    mepi::setLogSink(nullptr);
-    return;
-  }
-  mepi::setLogSink([callback, userData](mepi::LogLevel level, const std::string &message) {
-    callback(static_cast<int>(level), {message.data(), message.size()}, userData);
+  // No exception crosses the C API (out of memory here keeps the previous sink).
+  guardedCall(nullptr, [&] {
+    if (!callback) {
+      mepi::setLogSink(nullptr);
+      return;
+    }
+    mepi::setLogSink([callback, userData](mepi::LogLevel level, const std::string &message) {
+      callback(static_cast<int>(level), {message.data(), message.size()}, userData);
+    });
   });
 }
 

@@ -6,6 +6,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace mepi;
 using namespace mepi::api;
 
@@ -56,15 +58,23 @@ Tensor SegmentGEMM::run(const Tensor &x, const Tensor &weights, int64_t batchSiz
     auto planned = std::make_unique<GroupedMatmul>(x, weights, groups, 1.0f,
                                                    Qualifiers{false, weightColumnMajor}, options);
     planned->plan();
-    found = plans.emplace(key, std::move(planned)).first;
+    if (plans.size() == kMaxPlans) { // the least recently run goes, with its D
+      auto oldest = std::min_element(plans.begin(), plans.end(), [](auto &p, auto &q) {
+        return p.second.second < q.second.second;
+      });
+      oldest->second.first->free();
+      plans.erase(oldest);
+    }
+    found = plans.emplace(key, std::make_pair(std::move(planned), uint64_t(0))).first;
   } else {
-    found->second->resetOperands(x, weights, groups);
+    found->second.first->resetOperands(x, weights, groups);
   }
-  return found->second->execute(stream);
+  found->second.second = ++runs;
+  return found->second.first->execute(stream);
 }
 
 void SegmentGEMM::free() {
   for (auto &[key, planned] : plans)
-    planned->free();
+    planned.first->free();
   plans.clear();
 }
