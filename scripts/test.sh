@@ -52,42 +52,32 @@ run_suite python 's/^\(.* \)\{0,1\}\([0-9][0-9]*\) passed.*/\2/p' \
 run_suite compile-only 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' \
   's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$build/bin/mepi-gpu-tests" --compile-only
 
-# The runtime's tests again under AddressSanitizer and UndefinedBehaviorSanitizer, leaks
-# included: a second build of what they link (about 6 minutes on 2 cores without ccache).
-asan="${MEPI_ASAN_BUILD_DIR:-$root/build-asan}"
-sanitize="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-if [ ! -f "$asan/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$asan" -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_EXE_LINKER_FLAGS=$sanitize" \
-    "-DCMAKE_SHARED_LINKER_FLAGS=$sanitize" > /dev/null
-fi
-ninja -C "$asan" -j "${MEPI_JOBS:-$(nproc)}" mepi-unittests mepi-fault-tests > /dev/null
-export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-run_suite unittests-asan 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
-  's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$asan/bin/mepi-unittests"
-run_suite fault-tests-asan 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
-  's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$asan/bin/mepi-fault-tests"
-unset ASAN_OPTIONS UBSAN_OPTIONS
+# sanitized NAME DIR FLAGS: the runtime's unit and fault tests built with FLAGS in DIR (a build
+# of what they link, about 5-6 minutes on 2 cores without ccache) and run; the caller sets the
+# sanitizer's options.
+sanitized() {
+  local name=$1 dir=$2 flags=$3
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -G Ninja -S "$root" -B "$dir" -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
+      "-DCMAKE_SHARED_LINKER_FLAGS=$flags" > /dev/null
+  fi
+  ninja -C "$dir" -j "${MEPI_JOBS:-$(nproc)}" mepi-unittests mepi-fault-tests > /dev/null
+  run_suite "unittests-$name" 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
+    's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$dir/bin/mepi-unittests"
+  run_suite "fault-tests-$name" 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
+    's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$dir/bin/mepi-fault-tests"
+}
 
-# And under ThreadSanitizer (the kernel cache and planner compiling distinct keys from several
-# threads, the log sink, the disk cache's publication): another build of what they link, about
-# 5 minutes on 2 cores without ccache. Any report fails the run.
-tsan="${MEPI_TSAN_BUILD_DIR:-$root/build-tsan}"
-tsanFlags="-fsanitize=thread -fno-omit-frame-pointer"
-if [ ! -f "$tsan/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$tsan" -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS=$tsanFlags" "-DCMAKE_EXE_LINKER_FLAGS=$tsanFlags" \
-    "-DCMAKE_SHARED_LINKER_FLAGS=$tsanFlags" > /dev/null
-fi
-ninja -C "$tsan" -j "${MEPI_JOBS:-$(nproc)}" mepi-unittests mepi-fault-tests > /dev/null
-export TSAN_OPTIONS=halt_on_error=1
-run_suite unittests-tsan 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
-  's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$tsan/bin/mepi-unittests"
-run_suite fault-tests-tsan 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
-  's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$tsan/bin/mepi-fault-tests"
-unset TSAN_OPTIONS
+# Under AddressSanitizer and UndefinedBehaviorSanitizer, leaks included.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  sanitized asan "${MEPI_ASAN_BUILD_DIR:-$root/build-asan}" \
+  "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+# Under ThreadSanitizer (the kernel cache and planner compiling distinct keys from several
+# threads, the log sink, the disk cache's publication); any report fails the run.
+TSAN_OPTIONS=halt_on_error=1 sanitized tsan "${MEPI_TSAN_BUILD_DIR:-$root/build-tsan}" \
+  "-fsanitize=thread -fno-omit-frame-pointer"
 
 # The libFuzzer target over user epilog text and kernel configurations for a minute (a clang
 # build of its own, build-fuzz/; its hour runs by hand: scripts/fuzz.sh 3600).
