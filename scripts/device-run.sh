@@ -14,6 +14,10 @@
 #   scripts/device-run.sh python       the Python package's GPU tests beside torch: python.log
 #   scripts/device-run.sh pybench      python -m mepi.bench (mepi against torch): pybench.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
+#   scripts/device-run.sh grouped      grouped matmuls: the GPU cases (gpu-tests-grouped.log), two
+#                                      of them under compute-sanitizer memcheck, racecheck and
+#                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
+#                                      python -m mepi.bench --grouped beside torch._grouped_mm
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -157,6 +161,28 @@ run_sass() {
   return "${PIPESTATUS[0]}"
 }
 
+run_grouped() {
+  local status=0
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader \
+    > "$out/gpu-tests-grouped.log" 2>&1
+  "$bundle/bin/mepi-gpu-tests" --filter grouped 2>&1 | tee -a "$out/gpu-tests-grouped.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # A 128-row case (TMA-store and bounded slices) and the column groups (transposed problem).
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$bundle/bin/mepi-gpu-tests" \
+      --filter "T=2051" --filter "columns (3-D x 2-D) bf16 S=6 M=77 K=136 N=1003 GELU" \
+      > "$out/compute-sanitizer-grouped-$tool.log" 2>&1 || status=1
+    tail -2 "$out/compute-sanitizer-grouped-$tool.log"
+  done
+  "$bundle/bin/mepi-bench" --grouped --json "$out/grouped.json" 2>&1 | tee "$out/grouped.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" \
+    python3 -m mepi.bench --grouped --json "$out/pybench-grouped.json" 2>&1 |
+    tee "$out/pybench-grouped.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  return "$status"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
@@ -173,7 +199,8 @@ for set in "${@:-smoke}"; do
     python) run_python || status=1 ;;
     pybench) run_pybench || status=1 ;;
     sass) run_sass || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, pybench, sass)" >&2
+    grouped) run_grouped || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, pybench, sass, grouped)" >&2
        status=2 ;;
   esac
 done
