@@ -18,6 +18,7 @@ struct FakeState {
   CUdeviceptr next = 0x7e0000000000;
   int allocations = 0, failAllocation = 0;
   int launches = 0;
+  CUdevice contextDevice = 0; // the current context's device (cuCtxGetDevice)
   CUresult launchResult = CUDA_SUCCESS, loadResult = CUDA_SUCCESS;
   std::vector<std::pair<CUdeviceptr, CUstream>> zeroed; // cuMemsetD8Async's buffers, streams
   std::vector<CUstream> launchStreams;
@@ -31,8 +32,8 @@ CudaDriver fakeDriver() {
   d.cuGetErrorName = [](CUresult, const char **s) { *s = "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; };
   d.cuGetErrorString = [](CUresult, const char **s) { *s = "fake"; return CUDA_SUCCESS; };
   d.cuCtxGetCurrent = [](CUcontext *c) { *c = reinterpret_cast<CUcontext>(1); return CUDA_SUCCESS; };
-  d.cuCtxGetDevice = [](CUdevice *dev) { *dev = 0; return CUDA_SUCCESS; };
-  d.cuDeviceGet = [](CUdevice *dev, int) { *dev = 0; return CUDA_SUCCESS; };
+  d.cuCtxGetDevice = [](CUdevice *dev) { *dev = fake.contextDevice; return CUDA_SUCCESS; };
+  d.cuDeviceGet = [](CUdevice *dev, int ordinal) { *dev = ordinal; return CUDA_SUCCESS; };
   d.cuDeviceGetAttribute = [](int *v, CUdevice_attribute, CUdevice) { *v = 132; return CUDA_SUCCESS; };
   d.cuPointerGetAttribute = [](void *v, CUpointer_attribute, CUdeviceptr p) {
     *static_cast<int *>(v) = p >= kDevice1 ? 1 : 0; // the device of the address
@@ -164,6 +165,22 @@ TEST_F(Fault, DriverFailuresHaveTheirStatus) {
   fake = FakeState();
   fake.loadResult = CUDA_ERROR_INVALID_IMAGE;
   EXPECT_EQ(statusOf([&] { planned().execute(); }), mepi::Status::CudaError);
+  // The thread's current context is another device's than the operands': refused, nothing
+  // loaded, allocated or launched there (issue 24).
+  fake = FakeState();
+  fake.contextDevice = 1;
+  mepi::Matmul elsewhere = planned();
+  try {
+    elsewhere.execute();
+    ADD_FAILURE() << "executed in device 1's context";
+  } catch (const mepi::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("execute: the thread's current CUDA context is device "
+                                         "1's, the operands are on device 0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(fake.launches, 0);
+  EXPECT_EQ(fake.allocations, 0);
 }
 
 // A split-K kernel keeps counters and partial sums in its workspace: each stream gets its own,

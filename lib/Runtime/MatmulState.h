@@ -8,6 +8,8 @@
 #include "Runtime/Launch.h"
 #include "Runtime/StagedOperand.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -186,14 +188,24 @@ struct mepi::Matmul::State {
     }
     return t;
   }
-  /// Makes a's device's primary context current on this thread where none is.
+  /// Makes a's device's primary context current on this thread where none is; a current one
+  /// must be of a's device (else the kernel would load and D be allocated on another device
+  /// than the operands').
   void enterContext(const CudaDriver &driver) const {
     CUcontext ctx = nullptr;
     check(checkCuda(driver.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"), "execute");
-    if (ctx)
-      return;
     CUdevice dev;
     check(checkCuda(driver.cuDeviceGet(&dev, a.device), "cuDeviceGet"), "execute");
+    if (ctx) {
+      CUdevice current;
+      check(checkCuda(driver.cuCtxGetDevice(&current), "cuCtxGetDevice"), "execute");
+      if (current != dev)
+        fail(llvm::formatv("execute: the thread's current CUDA context is device {0}'s, the "
+                           "operands are on device {1}: make device {1} current first "
+                           "(cudaSetDevice, torch.cuda.set_device)",
+                           int(current), a.device));
+      return;
+    }
     check(checkCuda(driver.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"),
           "execute");
     check(checkCuda(driver.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"), "execute");
