@@ -7,6 +7,7 @@
 #include "KernelGenerator.h"
 #include "OperandSums.h"
 #include "Reductions.h"
+#include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -92,6 +93,16 @@ public:
     if (!op.getReductions().empty() && !op.getD().getType().hasStaticShape())
       return op.emitOpError() << "expected a static shape of d for reductions, got "
                               << op.getD().getType();
+    // The reductions count contributing blocks in 32-bit integers.
+    if (!op.getReductions().empty()) {
+      TileGrid grid = tileGrid(op);
+      int64_t blocks = grid.batch * llvm::divideCeil(grid.m, grid.tileM) *
+                       llvm::divideCeil(grid.n, grid.tileN);
+      if (blocks > sm90::kMaxIndex)
+        return op.emitOpError() << "simt kernels with reductions take at most 2^31 - 1 blocks "
+                                   "(32-bit counters), got "
+                                << blocks;
+    }
     return success();
   }
 
