@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds mepi's libFuzzer target with clang (build-fuzz/: everything instrumented with
 # -fsanitize=fuzzer-no-link,address) and runs it for SECONDS (default 60) over a scratch copy
-# of test/Fuzz/corpus; any crash, leak or timeout fails.
+# of test/Fuzz/corpus; any crash or timeout fails. The seed is $MEPI_FUZZ_SEED (default 1), so
+# that the test command's minute repeats itself; pass -seed=0 for a fresh one.
 #   scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,7 +26,8 @@ log="$work/fuzz.log"
 set +e
 ASAN_OPTIONS=detect_leaks=0 "$fuzz/bin/mepi-fuzz-epilog" "$work/corpus" \
   -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
-  -print_final_stats=1 -artifact_prefix="$fuzz/artifacts/" "$@" > "$log" 2>&1
+  -print_final_stats=1 -artifact_prefix="$fuzz/artifacts/" -seed="${MEPI_FUZZ_SEED:-1}" "$@" \
+  > "$log" 2>&1
 status=$?
 set -e
 grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)' "$log" | tail -60
