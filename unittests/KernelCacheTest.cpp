@@ -465,6 +465,24 @@ TEST(DiskCache, ADirectoryOthersCanWriteIsNotUsed) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+// A private directory under one others may write (without the sticky bit) could be renamed
+// away and replaced by theirs: not used either.
+TEST(DiskCache, ADirectoryUnderOneOthersCanWriteIsNotUsed) {
+  std::string shared = tempCacheDir("mepi-cache-open-parent");
+  ASSERT_FALSE(llvm::sys::fs::setPermissions(shared, llvm::sys::fs::all_all));
+  std::string dir = shared + "/mine";
+  DiskCache disk(dir);
+  ASSERT_TRUE(disk.refused().has_value());
+  EXPECT_NE(disk.refused()->find("its parent " + shared + " could let another user replace it"),
+            std::string::npos)
+      << *disk.refused();
+  // With the sticky bit (as /tmp) it is fine.
+  ASSERT_FALSE(llvm::sys::fs::setPermissions(
+      shared, llvm::sys::fs::all_all | llvm::sys::fs::sticky_bit));
+  EXPECT_FALSE(DiskCache(dir).refused().has_value());
+  llvm::sys::fs::remove_directories(shared);
+}
+
 TEST(DiskCache, ANewDirectoryIsPrivate) {
   std::string parent = tempCacheDir("mepi-cache-parent");
   std::string dir = parent + "/nested/cache";

@@ -85,6 +85,23 @@ std::optional<std::string> whyNotPrivate(const std::string &path) {
   if (status.permissions() & (llvm::sys::fs::group_write | llvm::sys::fs::others_write))
     return "other users may write it (mode " +
            llvm::utohexstr(status.permissions() & llvm::sys::fs::all_perms) + " in hex)";
+  // Nor may another user replace it: each directory above is this user's or root's, and
+  // writable by others only with the sticky bit (as /tmp), where one cannot rename another's.
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  for (std::string parent = llvm::sys::path::parent_path(absolute).str(); !parent.empty();
+       parent = llvm::sys::path::parent_path(parent).str()) {
+    llvm::sys::fs::file_status above;
+    if (llvm::sys::fs::status(parent, above, /*Follow=*/true))
+      break;
+    bool ownerOk = above.getUser() == ::geteuid() || above.getUser() == 0;
+    bool writable =
+        above.permissions() & (llvm::sys::fs::group_write | llvm::sys::fs::others_write);
+    if (!ownerOk || (writable && !(above.permissions() & llvm::sys::fs::sticky_bit)))
+      return "its parent " + parent + " could let another user replace it";
+    if (parent == "/")
+      break;
+  }
   return std::nullopt;
 }
 } // namespace
