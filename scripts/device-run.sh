@@ -180,6 +180,10 @@ run_grouped() {
     python3 -m mepi.bench --grouped --json "$out/pybench-grouped.json" 2>&1 |
     tee "$out/pybench-grouped.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # And the host time of execute() from Python (issue 23's 10 µs).
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" \
+    python3 -m mepi.bench --overhead --json "$out/pybench-overhead.json" 2>&1 |
+    tee "$out/pybench-overhead.log"
   return "$status"
 }
 

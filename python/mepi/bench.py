@@ -2,10 +2,14 @@
 compare them: torch.mm / torch._addmm_activation (cuBLASLt's GELU epilog) and torch.bmm, on
 mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2.
 
-    python -m mepi.bench [--quick] [--grouped] [--json FILE] [--filter TEXT]...
+    python -m mepi.bench [--quick] [--grouped] [--overhead] [--json FILE] [--filter TEXT]...
 
 GELU_BIAS: torch adds a bias per column of D (addmm's [N] input); mepi computes the same
 product with the bias per row of Dᵀ = Bᵀ Aᵀ (its built-in GELU_BIAS), the same work and bytes.
+
+--overhead: the host time of one execute() from Python on a planned problem (issue target:
+10 µs), against torch.mm's, each the mean of 2000 calls on a small problem (the GPU's queue
+absorbs them; the stream is synchronized once at the end).
 
 --grouped: mixture-of-experts shapes (mepi-bench --grouped's), mepi.GroupedMatmul against
 torch._grouped_mm (x [T, K], w [G, N, K] read as [G, K, N], int32 group ends on the device),
@@ -117,12 +121,36 @@ def _measure_grouped(torch, mepi, groups, tokens, n, k, quick):
     return t, mepi_ms, ref_ms, config
 
 
+def _host_overhead(torch, mepi, calls=2000):
+    """Mean host µs of mepi's execute() and torch.mm on a 256 x 256 x 256 bf16 problem."""
+    import time
+    a = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
+    mm = mepi.Matmul(a, b)
+    mm.plan()
+    results = {}
+    for name, call in (("mepi_execute_us", lambda: mm.execute()),
+                       ("torch_mm_us", lambda: torch.mm(a, b))):
+        for _ in range(100):
+            call()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        results[name] = (time.perf_counter() - start) / calls * 1e6
+        torch.cuda.synchronize()
+    mm.free()
+    return results
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m mepi.bench")
     parser.add_argument("--quick", action="store_true", help="bf16 only, fewer launches")
     parser.add_argument("--grouped", action="store_true",
                         help="grouped (MoE) shapes against torch._grouped_mm instead")
+    parser.add_argument("--overhead", action="store_true",
+                        help="the host time of execute() from Python against torch.mm's")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--filter", action="append", default=[],
                         help="keep problems whose label contains this text")
@@ -140,6 +168,17 @@ def main(argv=None):
                     for g, t, n, k, name in GROUPED]
     device = torch.cuda.get_device_name(0)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if args.overhead:
+        results = _host_overhead(torch, mepi)
+        print(f"device: {device}, torch {torch.__version__}, {date}: host time per call, "
+              f"mepi execute() {results['mepi_execute_us']:.2f} us, torch.mm "
+              f"{results['torch_mm_us']:.2f} us")
+        if args.json:
+            with open(args.json, "w") as out:
+                json.dump({"device": device, "date": date, "torch": torch.__version__,
+                           "command": "python -m mepi.bench " + " ".join(argv), **results},
+                          out, indent=1)
+        return 0
     print(f"device: {device}, torch {torch.__version__}, {date}")
     print(f"{'shape':<16} {'dtype':<9} {'epilog':<10} {'mepi TF/s':>10} {'torch TF/s':>10} "
           f"{'ratio':>7}  mepi kernel")
