@@ -16,7 +16,9 @@ typedef enum {
   MEPI_DTYPE_F32 = 2,
   MEPI_DTYPE_U8 = 3, /* the ReLU mask */
   MEPI_DTYPE_I32 = 4, /* group bounds and weight indices (mepi-c/GroupedMatmul.h) */
-  MEPI_DTYPE_I64 = 5
+  MEPI_DTYPE_I64 = 5,
+  MEPI_DTYPE_F8E4M3FN = 6, /* fp8 (see mepi::DType) */
+  MEPI_DTYPE_F8E5M2 = 7
 } MepiDType;
 
 typedef enum {
@@ -110,6 +112,12 @@ typedef struct {
   bool hasResultType;        /* D's type is resultType (else A's) */
   MepiDType resultType;
   MepiStringRef arch;        /* empty: the device's (e.g. "sm_90a") */
+  bool fastAccumulation;     /* fp8: no promotion of the tensor cores' sums into f32 */
+  /* FP8 quantization scales (see mepi::QuantizationScales): f32 device tensors, NULL where
+     not given; read during the call only (the data pointers are kept). */
+  const MepiTensor *aScale;
+  const MepiTensor *bScale;
+  const MepiTensor *dScale;
 } MepiMatmulOptions;
 
 typedef struct {

@@ -11,9 +11,10 @@ extern "C" {
 #endif
 
 /** Version of this C API; bumped on every incompatible change. */
-#define MEPI_C_API_VERSION 3 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
+#define MEPI_C_API_VERSION 4 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
                                MepiStatus. 3: grouped matmuls, segment GEMM, i32/i64 dtypes,
-                               the log callback */
+                               the log callback. 4: fp8 dtypes; MepiMatmulOptions gained
+                               fastAccumulation and the quantization scales */
 
 /** The version of the C API the library implements (compare with MEPI_C_API_VERSION). */
 unsigned mepiGetApiVersion(void);

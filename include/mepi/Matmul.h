@@ -33,8 +33,9 @@ struct CMatmul;
 } // namespace capi
 
 /// UInt8: the bytes of a bitmask (the "relu_aux" mask), not numbers. Int32, Int64: a grouped
-/// matmul's group bounds and weight indices (GroupedMatmul.h).
-enum class DType { Float16, BFloat16, Float32, UInt8, Int32, Int64 };
+/// matmul's group bounds and weight indices (GroupedMatmul.h). Float8E4M3FN, Float8E5M2: the
+/// 8-bit floats of FP8 matmuls (A and B: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3; D too).
+enum class DType { Float16, BFloat16, Float32, UInt8, Int32, Int64, Float8E4M3FN, Float8E5M2 };
 
 /// A device tensor: pointer, device ordinal, element type, shape and strides in elements
 /// (empty strides: row-major). Leading dimensions beyond the last two are batch dimensions.
@@ -141,6 +142,17 @@ struct Qualifiers {
   bool transposeB = false;
 };
 
+/// FP8 quantization scales (cuBLASLt's and nvmath-python's): f32 device tensors, read by the
+/// kernel at every execution (no host copy), with 8-bit A and B only. With them
+///   D = sD * epilog(alpha * sA * sB * op(A) op(B), inputs...)
+/// where `a` is one value ([] or [1]: tensor-wise) or one per row of D ([M]: row-wise), `b`
+/// one value or one per column of D ([N]), `d` one value. "result_amax" is taken before sD, and
+/// an 8-bit D is rounded to nearest and saturated to its largest finite value. Not with an
+/// operand c yet, nor with a user epilog (which reads its scales as epilog inputs).
+struct QuantizationScales {
+  std::optional<Tensor> a, b, d;
+};
+
 struct Options {
   /// Element type of D (default: the type of A and B).
   std::optional<DType> resultType;
@@ -155,6 +167,12 @@ struct Options {
   std::string kernelConfig;
   /// Also compute max |D| over all of D (an aux output "result_amax", one f32).
   bool resultAmax = false;
+  /// 8-bit A and B: keep the tensor cores' own sums over all of K (about 14 significant bits;
+  /// cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM, nvmath's fast_accumulation) instead of adding
+  /// them into f32 every 128 elements of K. Faster, less accurate. No effect on other types.
+  bool fastAccumulation = false;
+  /// FP8 scales (see QuantizationScales).
+  QuantizationScales quantizationScales;
 };
 
 /// What Matmul::autotune() reports as it goes: each candidate compiled, then each one timed.

@@ -29,6 +29,8 @@ void mepi::capi::describe(const mepi::Tensor &t, std::vector<int64_t> &shape,
                : t.dtype == mepi::DType::UInt8    ? MEPI_DTYPE_U8
                : t.dtype == mepi::DType::Int32    ? MEPI_DTYPE_I32
                : t.dtype == mepi::DType::Int64    ? MEPI_DTYPE_I64
+               : t.dtype == mepi::DType::Float8E4M3FN ? MEPI_DTYPE_F8E4M3FN
+               : t.dtype == mepi::DType::Float8E5M2   ? MEPI_DTYPE_F8E5M2
                                                   : MEPI_DTYPE_F32;
   out->rank = static_cast<int>(shape.size());
   out->shape = shape.data();
@@ -46,6 +48,10 @@ mepi::Options mepi::capi::optionsOf(const MepiMatmulOptions *options) {
       cppOptions.resultType = dtypeOf(options->resultType);
     if (options->arch.data)
       cppOptions.arch.assign(options->arch.data, options->arch.length);
+    cppOptions.fastAccumulation = options->fastAccumulation;
+    cppOptions.quantizationScales.a = tensorOf(options->aScale, "quantization scale a");
+    cppOptions.quantizationScales.b = tensorOf(options->bScale, "quantization scale b");
+    cppOptions.quantizationScales.d = tensorOf(options->dScale, "quantization scale d");
   }
   return cppOptions;
 }

@@ -56,6 +56,8 @@ inline mepi::DType dtypeOf(MepiDType dtype) {
   case MEPI_DTYPE_U8: return mepi::DType::UInt8;
   case MEPI_DTYPE_I32: return mepi::DType::Int32;
   case MEPI_DTYPE_I64: return mepi::DType::Int64;
+  case MEPI_DTYPE_F8E4M3FN: return mepi::DType::Float8E4M3FN;
+  case MEPI_DTYPE_F8E5M2: return mepi::DType::Float8E5M2;
   }
   throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }

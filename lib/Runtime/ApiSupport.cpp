@@ -32,6 +32,8 @@ ElementType elementType(DType dtype) {
   case DType::UInt8: return ElementType::U8;
   case DType::Int32: return ElementType::I32;
   case DType::Int64: return ElementType::I64;
+  case DType::Float8E4M3FN: return ElementType::F8E4M3FN;
+  case DType::Float8E5M2: return ElementType::F8E5M2;
   }
   return ElementType::F32;
 }
@@ -43,6 +45,8 @@ DType dtypeOf(ElementType type) {
   case ElementType::U8: return DType::UInt8;
   case ElementType::I32: return DType::Int32;
   case ElementType::I64: return DType::Int64;
+  case ElementType::F8E4M3FN: return DType::Float8E4M3FN;
+  case ElementType::F8E5M2: return DType::Float8E5M2;
   default: return DType::Float32;
   }
 }
@@ -72,7 +76,8 @@ const char *epilogName(Epilog epilog) {
   return "?";
 }
 
-std::vector<std::pair<const char *, const Tensor *>> namedInputs(const EpilogInputs &inputs) {
+std::vector<std::pair<const char *, const Tensor *>>
+namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales) {
   std::vector<std::pair<const char *, const Tensor *>> named;
   if (inputs.bias)
     named.push_back({"bias", &*inputs.bias});
@@ -80,7 +85,54 @@ std::vector<std::pair<const char *, const Tensor *>> namedInputs(const EpilogInp
     named.push_back({"relu_aux", &*inputs.reluAux});
   if (inputs.geluAux)
     named.push_back({"gelu_aux", &*inputs.geluAux});
+  // After the epilog's own inputs: the planner appends them to its signature in this order.
+  if (scales.a)
+    named.push_back({"a_scale", &*scales.a});
+  if (scales.b)
+    named.push_back({"b_scale", &*scales.b});
+  if (scales.d)
+    named.push_back({"d_scale", &*scales.d});
   return named;
+}
+
+QuantizationScales validatedScales(const QuantizationScales &scales, const MatmulProblem &p,
+                                   int device) {
+  if (!scales.a && !scales.b && !scales.d)
+    return scales;
+  if (elementTypeBytes(p.a.type) != 1)
+    fail(llvm::formatv("quantization scales: expected 8-bit A and B (fp8), got {0} x {1}",
+                       elementTypeName(p.a.type), elementTypeName(p.b.type)));
+  if (p.c && (scales.a || scales.b))
+    fail("quantization scales: scales of A or B with an operand c are not supported yet");
+  int64_t m = p.d.shape[p.d.shape.size() - 2], n = p.d.shape.back();
+  QuantizationScales normalized;
+  for (auto [given, out, key, vector, what] :
+       {std::tuple{&scales.a, &normalized.a, "a", m, "M: one per row of D"},
+        std::tuple{&scales.b, &normalized.b, "b", n, "N: one per column of D"},
+        std::tuple{&scales.d, &normalized.d, "d", int64_t(0), ""}}) {
+    if (!*given)
+      continue;
+    const Tensor &t = **given;
+    std::string name = std::string("quantization scale ") + key;
+    if (t.dtype != DType::Float32)
+      fail(llvm::formatv("{0}: expected f32, got {1}", name, elementTypeName(elementType(t.dtype))));
+    if (t.device != device)
+      fail(llvm::formatv("{0}: expected memory on device {1} (operand a's), got device {2}",
+                         name, device, t.device));
+    bool scalar = t.shape.empty() || (t.shape.size() == 1 && t.shape[0] == 1);
+    bool perVector = vector > 0 && t.shape.size() == 1 && t.shape[0] == vector;
+    if (!scalar && !perVector)
+      fail(llvm::formatv("{0}: expected shape [] or [1]{1}, got {2}", name,
+                         vector > 0 ? llvm::formatv(" or [{0}] ({1})", vector, what).str()
+                                    : std::string(),
+                         dims(t.shape)));
+    validated(t, name, 0); // strides
+    Tensor copy = t;
+    if (scalar) // one value: a rank-0 tensor
+      copy.shape.clear(), copy.strides.clear();
+    *out = copy;
+  }
+  return normalized;
 }
 
 OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank) {

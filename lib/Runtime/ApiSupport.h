@@ -16,6 +16,7 @@
 namespace mepi::api {
 using runtime::CudaDriver;
 using runtime::ElementType;
+using runtime::MatmulProblem;
 using runtime::OperandLayout;
 using runtime::throwAsApiError;
 
@@ -42,8 +43,14 @@ DType dtypeOf(ElementType type);
 /// nvmath-python's name of a built-in epilog ("RELU_BIAS").
 const char *epilogName(Epilog epilog);
 
+/// The FP8 scales after checking them against the problem (8-bit A and B, f32, on `device`, of
+/// shape [] or [1], or [M] for a and [N] for b), a single value as a rank-0 tensor.
+QuantizationScales validatedScales(const QuantizationScales &scales, const MatmulProblem &p,
+                                   int device);
+
 /// The given epilog inputs by key, in the order the built-in epilogs read them.
-std::vector<std::pair<const char *, const Tensor *>> namedInputs(const EpilogInputs &inputs);
+std::vector<std::pair<const char *, const Tensor *>>
+namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales = {});
 
 /// The layout of `t`, after checks that need no device: rank, strides, pointer.
 OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank);

@@ -74,9 +74,12 @@ llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr 
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver)
     return driver.takeError();
+  // 8-bit floats travel as bytes: TMA copies them without reading them.
   CUtensorMapDataType type = layout.type == ElementType::BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                              : layout.type == ElementType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+                             : elementTypeBytes(layout.type) == 1
+                                 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMapSwizzle swizzle = spec.swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                : spec.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                : spec.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B

@@ -31,6 +31,7 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.problem.transposeA = qualifiers.transposeA;
   s.problem.transposeB = qualifiers.transposeB;
   s.problem.allowTF32 = options.allowTF32;
+  s.problem.fastAccumulation = options.fastAccumulation;
   s.problem.kernelConfig = options.kernelConfig;
   std::vector<int64_t> dShape = broadcastBatch(a.shape, b.shape);
   int64_t m = qualifiers.transposeA ? a.shape.back() : a.shape[a.shape.size() - 2];
@@ -47,6 +48,7 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.c = c;
   s.alpha = alpha;
   s.beta = beta.value_or(0.0f);
+  options.quantizationScales = validatedScales(options.quantizationScales, s.problem, a.device);
   s.options = std::move(options);
   // The verifier checks K, M/N against C, dtype combinations: fail here, before any plan.
   check(planModule(s.problem).takeError(), "invalid matmul");
@@ -92,7 +94,7 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   problem.builtinInputs.clear();
   problem.resultAmax = state->options.resultAmax;
   std::vector<Tensor> tensors;
-  for (auto [key, tensor] : namedInputs(inputs)) {
+  for (auto [key, tensor] : namedInputs(inputs, state->options.quantizationScales)) {
     problem.builtinInputs.push_back({key, validated(*tensor, key, 0)});
     tensors.push_back(*tensor);
   }
@@ -142,6 +144,10 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
                             const std::vector<std::string> &inputNames, bool readsC) {
   if (!state)
     fail("plan() after free()");
+  const QuantizationScales &scales = state->options.quantizationScales;
+  if (scales.a || scales.b || scales.d)
+    fail("plan: quantization scales are applied by the built-in epilogs; a user epilog reads "
+         "its scales as epilog inputs");
   MatmulProblem problem = state->problem;
   problem.userEpilog =
       UserEpilogSource{epilog.mlir, epilog.function, {}, epilog.userData != nullptr};
@@ -381,7 +387,8 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
            : "resetOperands: operand c missing");
   if (c)
     expectSameLayout(*c, *s.problem.c, "c");
-  std::vector<std::pair<const char *, const Tensor *>> named = namedInputs(inputs);
+  std::vector<std::pair<const char *, const Tensor *>> named =
+      namedInputs(inputs, s.options.quantizationScales);
   std::vector<Tensor> builtinInputs;
   for (const NamedLayout &planned : s.problem.builtinInputs) {
     auto given = std::find_if(named.begin(), named.end(),

@@ -398,7 +398,22 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +
                                    std::to_string(problem.userInputs.size()));
-  signature = getBuiltinEpilogSignature(*epilog, problem.groups.has_value());
+  bool given[std::size(kScaleKeys)] = {}, perVector[std::size(kScaleKeys)] = {};
+  for (auto [i, key] : llvm::enumerate(kScaleKeys))
+    for (const NamedLayout &input : problem.builtinInputs)
+      if (input.key == key) {
+        given[i] = true;
+        perVector[i] = !input.layout.shape.empty();
+      }
+  signature = withScaleInputs(getBuiltinEpilogSignature(*epilog, problem.groups.has_value()),
+                              given, perVector);
+  // Outputs and inputs in D's type would be 8-bit without a scale of their own.
+  auto matrix = [](const EpilogOperand &o) { return o.kind == BroadcastKind::Matrix; };
+  if (::mepi::runtime::elementTypeBytes(problem.d.type) == 1 &&
+      (llvm::any_of(signature.aux, matrix) || llvm::any_of(signature.inputs, matrix) ||
+       !signature.reductions.empty() || !signature.operandSums.empty()))
+    return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: its aux "
+                                   "matrices and gradients in D's type are not supported yet");
   return orderedBuiltinInputs(problem, signature);
 }
 
@@ -542,13 +557,16 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
       o.aux, b.getArrayAttr(o.auxKinds), o.reductions, b.getArrayAttr(o.reductionKinds),
       b.getArrayAttr(o.combiners), o.aSums, o.bSums, o.groups, o.groupForm, o.weightIndices,
       problem.transposeA ? b.getUnitAttr() : UnitAttr(),
-      problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config);
+      problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config,
+      problem.fastAccumulation && ::mepi::runtime::elementTypeBytes(problem.a.type) == 1
+          ? b.getUnitAttr()
+          : UnitAttr());
   func::ReturnOp::create(b, loc);
   if (problem.userEpilog) {
     if (llvm::Error e = buildUserEpilogCall(b, op, *problem.userEpilog, *planned.module))
       return std::move(e);
   } else {
-    buildBuiltinEpilog(b, op, *epilog, problem.resultAmax);
+    buildBuiltinEpilog(b, op, *epilog, signature, problem.resultAmax);
   }
 
   if (failed(verify(*planned.module)))

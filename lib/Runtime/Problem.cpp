@@ -44,7 +44,8 @@ auto mepi::runtime::rowMajorStrides(const std::vector<int64_t> &shape)
 
 bool mepi::runtime::needsTmaStaging(const OperandLayout &layout, const void *address) {
   if (layout.shape.size() != 2 || layout.strides.size() != 2 || layout.strides[1] != 1 ||
-      !(layout.type == ElementType::F16 || layout.type == ElementType::BF16))
+      !(layout.type == ElementType::F16 || layout.type == ElementType::BF16 ||
+        layout.type == ElementType::F8E4M3FN || layout.type == ElementType::F8E5M2))
     return false;
   int64_t pitchBytes = layout.strides[0] * elementTypeBytes(layout.type);
   return pitchBytes % 16 != 0 || reinterpret_cast<uintptr_t>(address) % 16 != 0;

@@ -84,9 +84,12 @@ struct MatmulProblem {
   bool transposeA = false;
   bool transposeB = false;
   bool allowTF32 = false;         ///< f32 operands may be multiplied at TF32 precision
+  /// 8-bit A and B: the tensor cores' sums are kept over all of K (no f32 promotion)
+  bool fastAccumulation = false;
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
   /// The built-in epilog's inputs by key, in any order ("bias": [batch...,] M, one value per row
-  /// of D; "relu_aux", "gelu_aux": what the forward epilog wrote, see epilogOutputLayouts).
+  /// of D; "relu_aux", "gelu_aux": what the forward epilog wrote, see epilogOutputLayouts), then
+  /// the FP8 scales, f32 ("a_scale": [] or [M]; "b_scale": [] or [N]; "d_scale": []).
   std::vector<NamedLayout> builtinInputs;
   bool resultAmax = false; ///< also compute max |D| (f32, before D is rounded)
   std::optional<UserEpilogSource> userEpilog; ///< replaces `epilog` when set
@@ -106,7 +109,7 @@ struct MatmulProblem {
 /// Row-major strides of `shape`.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 
-/// Whether `layout` at `address` is a 2-D 16-bit operand with contiguous rows that TMA cannot
+/// Whether `layout` at `address` is a 2-D 16-bit or 8-bit operand with contiguous rows that TMA cannot
 /// read in place: its row pitch or its address is not a multiple of 16 bytes (e.g. K = 4099).
 /// Tensor-core kernels then read a staged copy (stagedLayout) that execute() refreshes.
 bool needsTmaStaging(const OperandLayout &layout, const void *address);

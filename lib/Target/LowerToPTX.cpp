@@ -32,6 +32,7 @@ static void addKernelLowering(OpPassManager &pm) {
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createMepiApproximateMath());
+  kernels.addPass(createMepiFp8Conversions());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createMepiLowerTensorMapParams());
   kernels.addPass(createConvertNVVMToLLVMPass());

@@ -46,4 +46,17 @@ def MepiApproximateMath : Pass<"mepi-approximate-math", "::mlir::gpu::GPUModuleO
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def MepiFp8Conversions : Pass<"mepi-fp8-conversions", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower conversions to and from 8-bit floats to Hopper's cvt instructions";
+  let description = [{
+    LLVM has no 8-bit float types, so `arith.truncf` to `f8E4M3FN` / `f8E5M2` and `arith.extf`
+    from them have no upstream lowering. A truncation becomes
+    `cvt.rn.satfinite.{e4m3,e5m2}x2.f32` (round to nearest, saturate to the largest finite
+    value, NaN kept: cuBLASLt's FP8 results), from f32 (a narrower source is first extended,
+    exactly); an extension becomes `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact) and, for a wider
+    result, an `arith.extf` from f16. Run before `arith` is lowered to LLVM.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // MEPI_TARGET_PASSES_TD

@@ -5,7 +5,7 @@ import ctypes.util
 import os
 import pathlib
 
-API_VERSION = 3  # MEPI_C_API_VERSION this package speaks
+API_VERSION = 4  # MEPI_C_API_VERSION this package speaks
 
 
 class StringRef(ctypes.Structure):
@@ -55,6 +55,10 @@ class MatmulOptions(ctypes.Structure):
         ("hasResultType", ctypes.c_bool),
         ("resultType", ctypes.c_int),
         ("arch", StringRef),
+        ("fastAccumulation", ctypes.c_bool),
+        ("aScale", ctypes.POINTER(Tensor)),
+        ("bScale", ctypes.POINTER(Tensor)),
+        ("dScale", ctypes.POINTER(Tensor)),
     ]
 
 

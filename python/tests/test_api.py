@@ -25,7 +25,7 @@ def sm90(**kwargs):
 
 
 def test_import_and_epilogs():
-    assert mepi.API_VERSION == 3
+    assert mepi.API_VERSION == 4
     for name in ["DEFAULT", "RELU", "RELU_AUX", "BIAS", "RELU_BIAS", "RELU_AUX_BIAS", "DRELU",
                  "DRELU_BGRAD", "GELU", "GELU_AUX", "GELU_BIAS", "GELU_AUX_BIAS", "DGELU",
                  "DGELU_BGRAD", "BGRADA", "BGRADB"]:  # nvmath-python's MatmulEpilog

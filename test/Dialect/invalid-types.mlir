@@ -44,3 +44,15 @@ func.func @fp8_d_from_f16(%a: memref<4x16xf16>, %b: memref<16x8xf16>, %d: memref
   }
   return
 }
+
+// -----
+
+func.func @fast_accumulation_bf16(%a: memref<4x16xbf16>, %b: memref<16x8xbf16>, %d: memref<4x8xbf16>) {
+  // expected-error @below {{expected fp8 operands for fast_accumulation, got 'bf16' x 'bf16'}}
+  mepi.matmul ins(%a, %b : memref<4x16xbf16>, memref<16x8xbf16>) outs(%d : memref<4x8xbf16>) attributes {fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

@@ -5,6 +5,7 @@
 // (one line per case, then "N passed, M failed"; --sample: only the README's sample problem)
 #include "Autotune.h"
 #include "EpilogCatalog.h"
+#include "Fp8Cases.h"
 #include "GroupedCases.h"
 #include "LargeProblem.h"
 #include "UserEpilogs.h"
@@ -43,18 +44,6 @@ std::string lastKernelConfig;
 
 enum class Mode { Plain, ResetOperands, FunctionForm };
 
-
-mepi::Epilog apiEpilog(const std::string &name) {
-  return name == "DEFAULT"     ? mepi::Epilog::Default
-         : name == "BIAS"      ? mepi::Epilog::Bias
-         : name == "RELU"      ? mepi::Epilog::Relu
-         : name == "RELU_BIAS" ? mepi::Epilog::ReluBias
-         : name == "GELU"      ? mepi::Epilog::Gelu
-         : name == "SIGMOID"   ? mepi::Epilog::Sigmoid
-         : name == "TANH"      ? mepi::Epilog::Tanh
-         : name == "SILU"      ? mepi::Epilog::Silu
-                               : mepi::Epilog::GeluBias;
-}
 
 /// Runs case `c` through the public C++ API and checks D against the fp64 reference. Plain:
 /// Matmul, plan, execute. ResetOperands: then fresh inputs of the same layouts, D poisoned,
@@ -544,6 +533,7 @@ int main(int argc, char **argv) {
   runUserEpilogs(dev, rng, quick, selected, passed, failed);
   runAutotune(dev, rng, selected, passed, failed);
   runGroupedCases(dev, rng, selected, passed, failed);
+  runFp8Cases(dev, rng, selected, passed, failed);
   if (!quick)
     runLargeProblem(dev, selected, passed, failed);
   if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only

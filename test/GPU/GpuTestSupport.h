@@ -43,6 +43,43 @@ inline float fromF16(uint16_t u) {
   return static_cast<float>(h);
 }
 
+// 8-bit floats: e4m3fn (bias 7, no infinities, S.1111.111 is NaN) and e5m2 (bias 15, IEEE-like).
+inline double fromFp8(uint8_t v, bool e4m3) {
+  int manBits = e4m3 ? 3 : 2, expBits = e4m3 ? 4 : 5, bias = e4m3 ? 7 : 15;
+  int e = (v >> manBits) & ((1 << expBits) - 1), m = v & ((1 << manBits) - 1);
+  double sign = (v & 0x80) ? -1.0 : 1.0;
+  if (e4m3 && e == 15 && m == 7)
+    return NAN;
+  if (!e4m3 && e == 31)
+    return m ? NAN : sign * INFINITY;
+  double magnitude = e == 0 ? std::ldexp(m, 1 - bias - manBits)
+                            : std::ldexp((1 << manBits) + m, e - bias - manBits);
+  return sign * magnitude;
+}
+/// Rounded to nearest (ties to the even code) and saturated to the largest finite value, as
+/// cvt.rn.satfinite does.
+inline uint8_t toFp8(double x, bool e4m3) {
+  if (std::isnan(x))
+    return 0x7F;
+  uint8_t maxCode = e4m3 ? 0x7E : 0x7B, best = 0;
+  double magnitude = std::fabs(x), bestError = INFINITY;
+  if (magnitude >= fromFp8(maxCode, e4m3)) {
+    best = maxCode;
+  } else {
+    for (int code = 0; code <= maxCode; ++code) {
+      double error = std::fabs(fromFp8(code, e4m3) - magnitude);
+      if (error < bestError || (error == bestError && code % 2 == 0)) {
+        bestError = error;
+        best = code;
+      }
+    }
+  }
+  return best | (x < 0 ? 0x80 : 0);
+}
+inline bool isFp8(ElementType t) {
+  return t == ElementType::F8E4M3FN || t == ElementType::F8E5M2;
+}
+
 /// A host tensor: the values as the device sees them (already rounded) and their bytes.
 struct HostTensor {
   OperandLayout layout;
@@ -80,6 +117,10 @@ inline HostTensor randomTensor(ElementType type, std::vector<int64_t> shape, std
       uint16_t h = toF16(f);
       std::memcpy(&t.bytes[i * 2], &h, 2);
       t.values[i] = fromF16(h);
+    } else if (isFp8(type)) {
+      bool e4m3 = type == ElementType::F8E4M3FN;
+      t.bytes[i] = toFp8(f, e4m3);
+      t.values[i] = fromFp8(t.bytes[i], e4m3);
     } else {
       std::memcpy(&t.bytes[i * 4], &f, 4);
       t.values[i] = f;
@@ -94,6 +135,8 @@ inline double readDevice(const std::vector<uint8_t> &bytes, ElementType type, in
     std::memcpy(&f, &bytes[i * 4], 4);
     return f;
   }
+  if (isFp8(type))
+    return fromFp8(bytes[i], type == ElementType::F8E4M3FN);
   uint16_t h;
   std::memcpy(&h, &bytes[i * 2], 2);
   return type == ElementType::BF16 ? fromBF16(h) : fromF16(h);
@@ -132,8 +175,23 @@ inline mepi::DType apiDType(ElementType type) {
   case ElementType::F16: return mepi::DType::Float16;
   case ElementType::BF16: return mepi::DType::BFloat16;
   case ElementType::U8: return mepi::DType::UInt8;
+  case ElementType::F8E4M3FN: return mepi::DType::Float8E4M3FN;
+  case ElementType::F8E5M2: return mepi::DType::Float8E5M2;
   default: return mepi::DType::Float32;
   }
+}
+
+/// The built-in epilog of nvmath's name (the ones the cases use; GELU_BIAS otherwise).
+inline mepi::Epilog apiEpilog(const std::string &name) {
+  return name == "DEFAULT"     ? mepi::Epilog::Default
+         : name == "BIAS"      ? mepi::Epilog::Bias
+         : name == "RELU"      ? mepi::Epilog::Relu
+         : name == "RELU_BIAS" ? mepi::Epilog::ReluBias
+         : name == "GELU"      ? mepi::Epilog::Gelu
+         : name == "SIGMOID"   ? mepi::Epilog::Sigmoid
+         : name == "TANH"      ? mepi::Epilog::Tanh
+         : name == "SILU"      ? mepi::Epilog::Silu
+                               : mepi::Epilog::GeluBias;
 }
 
 /// Device copies of host tensors for one case, freed together when the case ends.
@@ -186,9 +244,9 @@ inline std::vector<uint8_t> fetch(const Device &dev, const mepi::Tensor &t) {
   int64_t elements = 1;
   for (size_t i = 0; i < t.shape.size(); ++i)
     elements += (t.shape[i] - 1) * (t.strides.empty() ? 1 : t.strides[i]);
-  size_t bytes = elements * (t.dtype == mepi::DType::Float32 ? 4
-                             : t.dtype == mepi::DType::UInt8 ? 1
-                                                             : 2);
+  bool byte = t.dtype == mepi::DType::UInt8 || t.dtype == mepi::DType::Float8E4M3FN ||
+              t.dtype == mepi::DType::Float8E5M2;
+  size_t bytes = elements * (t.dtype == mepi::DType::Float32 ? 4 : byte ? 1 : 2);
   std::vector<uint8_t> out(bytes);
   cu(dev.d->cuCtxSynchronize(), "synchronize");
   cu(dev.d->cuMemcpyDtoH(out.data(), reinterpret_cast<CUdeviceptr>(t.data), bytes), "DtoH");

@@ -368,6 +368,9 @@ static LogicalResult verifyRanksAndTypes(MatmulOp op) {
   if (op.getCompute() == ComputeType::TF32 && !(aElt.isF32() && bElt.isF32()))
     return op.emitOpError() << "expected f32 operands for tf32 compute, got " << aElt << " x "
                             << bElt;
+  if (op.getFastAccumulation() && !fp8Pair)
+    return op.emitOpError() << "expected fp8 operands for fast_accumulation, got " << aElt
+                            << " x " << bElt;
   return success();
 }
 

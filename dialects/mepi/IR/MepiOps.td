@@ -44,6 +44,14 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     op(B)[batch..., k, col] ([batch..., N]), in f32, converted to their element type (the
     bias gradients of cuBLASLt's BGRADA and BGRADB epilogs).
 
+    8-bit float A and B (an fp8 pair) are multiplied by the tensor cores, which sum their
+    products at reduced precision (about 14 significant bits). The kernel therefore adds the
+    tensor cores' sums into f32 accumulators every 128 elements of K (promotion, as cuBLASLt
+    and DeepGEMM do); with `fast_accumulation` it keeps the tensor cores' sums over all of K,
+    which is faster and less accurate (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM).
+    Quantization scales are epilog inputs: the planner multiplies `acc` by A's and B's scales
+    (scalars, or per row and per column) and D's value by D's scale in the epilog region.
+
     Grouped form (`groups`: mixture-of-experts layers, segment GEMM): the rows of A and D are
     cut into S groups whose bounds are a device operand, read by the kernel (no host copy),
     and group g multiplies its rows of op(A) by its own matrix of B:
@@ -127,7 +135,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
     OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
-    OptionalAttr<Mepi_KernelConfigAttr>:$config);
+    OptionalAttr<Mepi_KernelConfigAttr>:$config,
+    UnitAttr:$fast_accumulation);
   let regions = (region SizedRegion<1>:$epilog);
   let assemblyFormat = [{
     `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`

@@ -120,8 +120,18 @@ Value emitGeluDerivative(OpBuilder &b, Location loc, Value z) {
 }
 } // namespace
 
+EpilogSignature mlir::mepi::withScaleInputs(EpilogSignature signature, ArrayRef<bool> given,
+                                            ArrayRef<bool> perVector) {
+  const BroadcastKind vectorKinds[] = {BroadcastKind::Row, BroadcastKind::Col,
+                                       BroadcastKind::Scalar};
+  for (auto [i, key] : llvm::enumerate(kScaleKeys))
+    if (given[i])
+      signature.inputs.push_back({key, perVector[i] ? vectorKinds[i] : BroadcastKind::Scalar});
+  return signature;
+}
+
 void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog,
-                                    bool resultAmax) {
+                                    const EpilogSignature &signature, bool resultAmax) {
   using E = BuiltinEpilog;
   OpBuilder::InsertionGuard guard(builder);
   OpBuilder &b = builder;
@@ -135,7 +145,6 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
   Block *body =
       b.createBlock(&op.getEpilog(), {}, argTypes, SmallVector<Location>(argTypes.size(), loc));
 
-  EpilogSignature signature = getBuiltinEpilogSignature(epilog, op.isGrouped());
   auto input = [&](StringRef key) -> Value {
     for (auto [i, operand] : llvm::enumerate(signature.inputs))
       if (operand.key == key)
@@ -150,6 +159,9 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
   SmallVector<Value> aux, reductions;
 
   Value x = body->getArgument(0);
+  for (StringRef key : {"a_scale", "b_scale"})
+    if (Value scale = input(key))
+      x = arith::MulFOp::create(b, loc, x, scale);
   if (Value bias = input("bias"))
     x = arith::AddFOp::create(b, loc, x, toF32(bias));
   switch (epilog) {
@@ -180,6 +192,8 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
     reductions.push_back(x);
   if (resultAmax)
     reductions.push_back(math::AbsFOp::create(b, loc, x));
+  if (Value scale = input("d_scale"))
+    x = arith::MulFOp::create(b, loc, x, scale);
 
   SmallVector<Value> yielded = {dElt != x.getType()
                                     ? arith::TruncFOp::create(b, loc, dElt, x).getResult()

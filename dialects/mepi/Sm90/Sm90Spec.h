@@ -30,6 +30,9 @@ constexpr int64_t kMinStreamKSteps = 16;
 /// Divisions by a runtime divisor use the approximate reciprocal (emitDivRem), exact for
 /// dividends below this.
 constexpr int64_t kMaxApproxDividend = int64_t(1) << 22;
+/// 8-bit A and B: k-steps (of 128 elements of K) between promotions of the tensor cores' sums
+/// into f32: 1, every 4 wgmma k32 instructions, CUTLASS's and DeepGEMM's default interval.
+constexpr int64_t kFp8PromoteKSteps = 1;
 /// The largest index a kernel computes in 32-bit arithmetic (TMA coordinates, rows, units).
 constexpr int64_t kMaxIndex = (int64_t(1) << 31) - 1;
 /// The stream-K walk divides k-steps in all (work units x k-steps) that way.
@@ -67,6 +70,9 @@ struct Sm90Problem {
   bool batched = false; // D has leading (batch) dimensions, even all of size 1
   bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
   int64_t elementBytes = 2;                // of A and B (4: f32 at TF32 precision)
+  /// 8-bit A and B without fast_accumulation: the tensor cores' sums must be promoted into
+  /// f32 accumulators (a configuration with promote > 0).
+  bool promotesSums = false;
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
   bool reductions = false;                 // declared row/column/scalar reductions
   bool dFromRegisters = false; // the epilog writes D only, into a row-major D (store forms)

@@ -88,6 +88,11 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
     return std::string("batched wgmma kernels take no operand sums or reductions yet");
   if (config.getTileM() == 256 && p.operandSums())
     return std::string("256-row wgmma tiles take no operand sums (a_sums, b_sums); use 128 rows");
+  // The tensor cores sum 8-bit products with about 14 significant bits: without
+  // fast_accumulation their sums go into f32 registers every `promote` k-steps.
+  if (p.promotesSums && config.getPromote() == 0)
+    return std::string("8-bit A and B without fast_accumulation need promoted accumulators "
+                       "(promote > 0)");
   // The promoted accumulators take the registers the operand sums' fragments would.
   if (config.getPromote() > 0 && p.operandSums())
     return std::string("promoted wgmma accumulators take no operand sums (a_sums, b_sums)");

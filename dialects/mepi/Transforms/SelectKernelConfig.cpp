@@ -34,13 +34,13 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
-/// A static memref of 16-bit or 32-bit floats with contiguous rows and static strides: K-major
+/// A static memref of 8-bit, 16-bit or 32-bit floats with contiguous rows and static strides: K-major
 /// (A, or B given as [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a,
 /// or B [K, N]), with or without batch dimensions.
 bool isRowContiguousOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
   unsigned bits = type.getElementTypeBitWidth();
-  if (type.getRank() < 2 || !type.hasStaticShape() || (bits != 16 && bits != 32) ||
+  if (type.getRank() < 2 || !type.hasStaticShape() || (bits != 8 && bits != 16 && bits != 32) ||
       !isa<FloatType>(type.getElementType()))
     return false;
   SmallVector<int64_t> strides;
@@ -59,14 +59,16 @@ bool isTmaOperand(Value value) {
 
 /// Whether the wgmma family can run `op` (see the pass description). Batched problems need
 /// TMA loads and an epilog without operand sums or reductions; f32 A and B at TF32 precision
-/// (compute fast_tf32) need them K-major and read through TMA, without operand sums
-/// (Sm90Spec::whyNot).
+/// (compute fast_tf32) and 8-bit ones (an fp8 pair, which the verifier checks) need them
+/// K-major and read through TMA, without operand sums (Sm90Spec::whyNot).
 bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
   bool tf32 = aElt.isF32() && op.getCompute() == ComputeType::TF32;
-  if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32))
+  bool fp8 = aElt.getIntOrFloatBitWidth() == 8;
+  if (!fp8 &&
+      (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32)))
     return false;
-  if (tf32 && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
+  if ((tf32 || fp8) && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
                !isTmaOperand(op.getB()) || op.getASums() || op.getBSums()))
     return false;
   MemRefType dType = op.getD().getType();
@@ -397,6 +399,33 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
   if (predicted(ranked.front()) > kRequiredGain * predicted(*fastest))
     std::rotate(ranked.begin(), fastest, fastest + 1);
 }
+
+/// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
+/// k-steps, whose second set leaves room for one 64 x 128 slice per consumer (KernelConfigAttr):
+/// 128 x 128 tiles, in clusters of 2 (B multicast) where D has two tile rows or more, as the
+/// 16-bit 128 x 256 tiles; 64-row tiles for a D of at most 64 rows, 64 columns where D has
+/// at most 64. Then the others of those shapes for autotune().
+SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
+  Sm90Problem p = Sm90Problem::of(op);
+  SmallVector<KernelConfigAttr> ranked;
+  auto add = [&](KernelConfigAttr config) {
+    if (p.grouped())
+      config = asGrouped(op, config);
+    if (config && !llvm::is_contained(ranked, config) &&
+        Sm90Spec(p, config, target).canImplement())
+      ranked.push_back(config);
+  };
+  int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 128},
+                              {64, 128}, {128, 64}, {64, 64}}) {
+    KernelConfigAttr config =
+        chooseWgmmaConfig(op, target, tileM, tileN).withPromote(sm90::kFp8PromoteKSteps);
+    if (config && !p.grouped() && p.m > tileM)
+      add(config.withCluster(2));
+    add(config);
+  }
+  return ranked;
+}
 } // namespace
 
 SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
@@ -404,6 +433,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
   if (!target.hasWgmma() || !isWgmmaEligible(op))
     return {chooseSimtConfig(op, 0, 0)};
   Sm90Problem p = Sm90Problem::of(op);
+  if (p.promotesSums)
+    return rankPromotedConfigs(op, target);
   SmallVector<KernelConfigAttr> ranked = {p.grouped() ? chooseGroupedConfig(op, target)
                                                       : chooseWgmmaConfig(op, target, 0, 0)};
   // Every candidate is a valid configuration that the generator can implement.
@@ -503,15 +534,22 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
                    (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
         op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 with "
-                            "compute fast_tf32, K-major) with contiguous rows and static "
-                            "shapes";
+                            "compute fast_tf32 or an fp8 pair, K-major and TMA-addressable) "
+                            "with contiguous rows and static shapes";
         return WalkResult::interrupt();
       }
       // Unforced: the first of the ranked candidates (the rules' choice, or the cost model's).
-      KernelConfigAttr config =
-          !wgmma                      ? chooseSimtConfig(op, tileM, tileN)
-          : tileM <= 0 && tileN <= 0 ? rankKernelConfigs(op, target).front()
-                                     : chooseWgmmaConfig(op, target, tileM, tileN);
+      KernelConfigAttr config;
+      if (!wgmma) {
+        config = chooseSimtConfig(op, tileM, tileN);
+      } else if (tileM <= 0 && tileN <= 0) {
+        SmallVector<KernelConfigAttr> ranked = rankKernelConfigs(op, target);
+        config = ranked.empty() ? KernelConfigAttr() : ranked.front();
+      } else {
+        config = chooseWgmmaConfig(op, target, tileM, tileN);
+        if (config && Sm90Problem::of(op).promotesSums)
+          config = config.withPromote(sm90::kFp8PromoteKSteps);
+      }
       if (!config) {
         op.emitOpError() << "expected a valid wgmma tile, got tile-m " << tileM << " and tile-n "
                          << tileN;

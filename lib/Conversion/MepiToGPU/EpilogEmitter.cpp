@@ -70,6 +70,16 @@ Value mlir::mepi::emitToF32(OpBuilder &b, Location loc, Value value) {
   return arith::TruncFOp::create(b, loc, f32, value);
 }
 
+Type mlir::mepi::storageElementType(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type) ? IntegerType::get(type.getContext(), 8)
+                                                     : type;
+}
+
+Value mlir::mepi::emitToStorage(OpBuilder &b, Location loc, Value value) {
+  Type storage = storageElementType(value.getType());
+  return storage == value.getType() ? value : arith::BitcastOp::create(b, loc, storage, value);
+}
+
 /// Loads the element of epilog input `i` that belongs to the output element at `index`.
 static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
                              const ElementIndex &index) {

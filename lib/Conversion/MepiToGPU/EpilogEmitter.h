@@ -33,6 +33,12 @@ SmallVector<Value> emitBroadcastBatchIndices(OpBuilder &b, Location loc, Value m
 /// `value` converted to f32.
 Value emitToF32(OpBuilder &b, Location loc, Value value);
 
+/// How an element of D is held in the vectors the kernels store: an 8-bit float as its byte
+/// (LLVM has no 8-bit float type), any other type as itself.
+Type storageElementType(Type type);
+/// `value` as storageElementType of its type.
+Value emitToStorage(OpBuilder &b, Location loc, Value value);
+
 /// From the raw accumulator sum(op(A)·op(B)) at `index`: applies alpha and beta·C, loads the
 /// epilog inputs and inlines the epilog region. Returns its results: D's value, then one per
 /// aux output.

@@ -15,6 +15,10 @@ Value mlir::mepi::emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor) 
 NVVM::WGMMATypes mlir::mepi::wgmmaType(Type t) {
   if (t.isF32()) // read as tf32: the low 13 bits of the mantissa are ignored
     return NVVM::WGMMATypes::tf32;
+  if (isa<Float8E4M3FNType>(t))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(t))
+    return NVVM::WGMMATypes::e5m2;
   return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 }
 
@@ -55,7 +59,7 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<
   // Swapped: B's 64 rows of this consumer are the m side, A's tile_m rows the n side.
   auto shape = NVVM::MMAShapeAttr::get(
       b.getContext(), 64, swapped ? config.getTileM() : config.getTileN(), atom.instrK);
-  NVVM::WGMMATypes inType = wgmmaType(elementType);
+  NVVM::WGMMATypes typeA = wgmmaType(aType), typeB = wgmmaType(bType);
   // wgmma reads A row-major and B column-major (K-major both); MN-major ones transposed.
   NVVM::MMALayout layoutA = p.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   NVVM::MMALayout layoutB = p.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col;
@@ -65,10 +69,10 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<
   auto at = [&](Value descriptor, int64_t bytes) {
     return bytes ? e.add(descriptor, e.i64(bytes / 16)) : descriptor;
   };
-  auto wgmma = [&](Value acc, Value descA, Value descB, NVVM::MMALayout la,
-                   NVVM::MMALayout lb) -> Value {
+  auto wgmma = [&](Value acc, Value descA, Value descB, NVVM::WGMMATypes ta,
+                   NVVM::WGMMATypes tb, NVVM::MMALayout la, NVVM::MMALayout lb) -> Value {
     return NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accType, acc, descA, descB, shape, inType, inType, NVVM::WGMMATypes::f32,
+        b, loc, accType, acc, descA, descB, shape, ta, tb, NVVM::WGMMATypes::f32,
         NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, la, lb,
         NVVM::MMAIntOverflowAttr());
   };
@@ -77,13 +81,14 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<
     if (swapped) {
       Value descB = at(d.b, kk * atom.kBytes());
       Value descA = at(d.a, kk * atom.kBytes());
-      accs[0] = wgmma(accs[0], descB, descA, NVVM::MMALayout::row, NVVM::MMALayout::col);
+      accs[0] = wgmma(accs[0], descB, descA, typeB, typeA, NVVM::MMALayout::row,
+                      NVVM::MMALayout::col);
       continue;
     }
     Value descB = at(d.b, kk * kStep(p.mnMajorB));
     for (size_t s = 0; s < accs.size(); ++s) {
       Value descA = at(d.a, static_cast<int64_t>(s) * kBlockBytes + kk * kStep(p.mnMajorA));
-      accs[s] = wgmma(accs[s], descA, descB, layoutA, layoutB);
+      accs[s] = wgmma(accs[s], descA, descB, typeA, typeB, layoutA, layoutB);
     }
     afterStep(kk);
   }

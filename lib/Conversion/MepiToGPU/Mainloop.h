@@ -22,14 +22,16 @@ namespace mlir::mepi {
 ///   k-lines to the next.
 Value emitMatrixDescriptor(Emitter &e, Value address, bool mnMajor);
 
-/// The wgmma input type of an operand element type (f32 is read as tf32).
+/// The wgmma input type of an operand element type (f32 is read as tf32; e4m3 and e5m2 are
+/// the 8-bit float types).
 NVVM::WGMMATypes wgmmaType(Type t);
 
 class WgmmaMainloop {
 public:
-  WgmmaMainloop(const Sm90Spec &spec, Type elementType, Type accType)
-      : spec(spec), config(spec.getConfig()), atom(spec.problem().atom()),
-        elementType(elementType), accType(accType) {}
+  /// `aType`, `bType`: A's and B's element types (the same but for the mixed 8-bit pairs).
+  WgmmaMainloop(const Sm90Spec &spec, Type aType, Type bType, Type accType)
+      : spec(spec), config(spec.getConfig()), atom(spec.problem().atom()), aType(aType),
+        bType(bType), accType(accType) {}
 
   /// Where this consumer's operand tiles start in the stage at `stageAddress` (shared i32).
   struct StageTiles {
@@ -53,7 +55,7 @@ private:
   const Sm90Spec &spec;
   KernelConfigAttr config;
   MmaAtom atom;
-  Type elementType, accType;
+  Type aType, bType, accType;
 };
 
 } // namespace mlir::mepi

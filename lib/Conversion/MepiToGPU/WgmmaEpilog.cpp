@@ -235,13 +235,15 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
         }
         SmallVector<Value> all = emitGuarded(e, op, inside, kEpilogVector, [&] {
           Type dElement = dType.getElementType();
-          Value out = LLVM::UndefOp::create(b, loc, VectorType::get({kEpilogVector}, dElement));
+          Value out = LLVM::UndefOp::create(
+              b, loc, VectorType::get({kEpilogVector}, storageElementType(dElement)));
           SmallVector<Value> picked;
           for (int64_t j = 0; j < kEpilogVector; ++j) {
             auto [accValue, index] = element(j);
             SmallVector<Value> results =
                 emitEpilogValues(b, loc, op, operands, accValue, index, preloaded);
-            out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(j));
+            out = LLVM::InsertElementOp::create(b, loc, out, emitToStorage(b, loc, results[0]),
+                                                e.i32(j));
             llvm::append_range(picked, pickCombinedValues(op, results));
             // Matrix aux outputs: column-major ones into their transposing block (written out
             // by whole columns after the chunk), others element by element.
@@ -265,7 +267,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
           }
           Value dBase = emitGlobalBase(e, operands.lookup(op.getD()));
           Value linearIndex = e.add(e.mul(e.zext64(row), e.i64(f.n)), e.zext64(col0));
-          Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
+          Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), storageElementType(dElement), dBase,
                                              ArrayRef<LLVM::GEPArg>{linearIndex});
           store(out, target, kEpilogVector * dBytes);
           return picked;
@@ -350,7 +352,7 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
                                  e.mul(localRowStart, e.i32(bytes))));
         Value values = load(vector, e.offset(area, from), 16);
         Value element = e.add(e.mul(e.zext64(globalCol), e.i64(ld)), e.zext64(globalRow));
-        Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), type.getElementType(), base,
+        Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), storageElementType(type.getElementType()), base,
                                            ArrayRef<LLVM::GEPArg>{element});
         store(values, target, 16);
       }

@@ -232,7 +232,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
   bool pingpong = config.getPingpong();
   int64_t slices = slicesPerConsumer();
-  WgmmaMainloop mainloop(c.spec, c.elementType, accType);
+  WgmmaMainloop mainloop(c.spec, c.elementType, op.getB().getType().getElementType(), accType);
   Value localThread = e.rem(c.tid, e.i32(kWarpgroup));
 
   OpBuilder::InsertionGuard guard(b);

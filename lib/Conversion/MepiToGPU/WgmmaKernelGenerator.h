@@ -82,9 +82,11 @@ public:
   LogicalResult checkSupported(MatmulOp op) const override {
     Type aElt = op.getA().getType().getElementType();
     bool tf32 = aElt.isF32() && op.getCompute() == ComputeType::TF32;
-    if (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32))
-      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, or f32 with "
-                                 "compute fast_tf32, got "
+    bool fp8 = aElt.getIntOrFloatBitWidth() == 8; // an fp8 pair (the verifier's rule)
+    if (!fp8 && (aElt != op.getB().getType().getElementType() ||
+                 !(aElt.isBF16() || aElt.isF16() || tf32)))
+      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, f32 with "
+                                 "compute fast_tf32 or an fp8 pair, got "
                               << aElt << " and " << op.getB().getType().getElementType();
     if (!op.getD().getType().hasStaticShape() || !op.getA().getType().hasStaticShape() ||
         !op.getB().getType().hasStaticShape())

@@ -69,7 +69,7 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Type dElement = op.getD().getType().getElementType();
-  auto pairType = VectorType::get({2}, dElement);
+  auto pairType = VectorType::get({2}, storageElementType(dElement));
   // Only tiles that reach past D's edge test whether an element is inside.
   bool bounds = f.rowBounds() || f.n % f.tileN != 0;
   SmallVector<Value> pairs;
@@ -87,7 +87,8 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
           index.col = e.toIndex(e.add(col, e.i32(c)));
           SmallVector<Value> results = emitEpilogValues(
               b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded);
-          out = LLVM::InsertElementOp::create(b, loc, out, results[0], e.i32(c));
+          out = LLVM::InsertElementOp::create(b, loc, out, emitToStorage(b, loc, results[0]),
+                                              e.i32(c));
         }
         return out;
       };
@@ -174,7 +175,7 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
                     /*withElseRegion=*/false);
                 b.setInsertionPointToStart(ifOp.thenBlock());
                 Value linear = e.add(e.mul(e.zext64(p.rows[h]), e.i64(f.n)), e.zext64(col));
-                Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), dElement, dBase,
+                Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), storageElementType(dElement), dBase,
                                                    ArrayRef<LLVM::GEPArg>{linear});
                 LLVM::StoreOp::create(b, loc, pairs[h], target, 2 * dBytes);
               }

@@ -1,0 +1,190 @@
+// The FP8 GPU cases (see Fp8Cases.h).
+#include "Fp8Cases.h"
+
+#include <cmath>
+#include <optional>
+
+using namespace gputest;
+
+namespace {
+enum class Scale { None, Tensor, Vector }; // Vector: A's per row of D, B's per column
+
+struct Fp8Case {
+  ElementType a, b, d;
+  int64_t m, n, k;
+  Scale scaleA = Scale::None, scaleB = Scale::None;
+  bool scaleD = false, amax = false, fast = false;
+  std::string epilog = "DEFAULT";
+  double dScaleRange = 2; // D's scale is drawn from [dScaleRange / 4, dScaleRange]
+};
+
+const char *typeName(ElementType t) { return elementTypeName(t); }
+
+std::string describe(const Fp8Case &c) {
+  auto scale = [](Scale s) { return s == Scale::None ? "-" : s == Scale::Tensor ? "T" : "V"; };
+  char line[256];
+  std::snprintf(line, sizeof line, "fp8 %s x %s -> %s %lldx%lldx%lld sA=%s sB=%s%s%s%s %s",
+                typeName(c.a), typeName(c.b), typeName(c.d), (long long)c.m, (long long)c.n,
+                (long long)c.k, scale(c.scaleA), scale(c.scaleB), c.scaleD ? " sD" : "",
+                c.amax ? " amax" : "", c.fast ? " fast" : "", c.epilog.c_str());
+  return line;
+}
+
+/// f32 scales drawn from [lo, hi]: one value (rank 0) or `count`.
+HostTensor scaleTensor(int64_t count, bool vector, double lo, double hi, std::mt19937 &rng) {
+  HostTensor t = randomTensor(ElementType::F32, vector ? std::vector<int64_t>{count}
+                                                       : std::vector<int64_t>{},
+                              rng);
+  std::uniform_real_distribution<float> dist(static_cast<float>(lo), static_cast<float>(hi));
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    float f = dist(rng);
+    std::memcpy(&t.bytes[i * 4], &f, 4);
+    t.values[i] = f;
+  }
+  return t;
+}
+
+double activation(const std::string &epilog, double x) {
+  if (epilog.rfind("RELU", 0) == 0)
+    return std::max(x, 0.0);
+  if (epilog.rfind("GELU", 0) == 0)
+    return geluRef(x);
+  return x;
+}
+
+/// The rows the reference computes: all of them, or a spread sample for large problems.
+std::vector<int64_t> checkedRows(const Fp8Case &c) {
+  int64_t stride = c.m * c.n * c.k > (int64_t(1) << 31) ? 37 : 1;
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < c.m; i += stride)
+    rows.push_back(i);
+  if (rows.back() != c.m - 1)
+    rows.push_back(c.m - 1);
+  return rows;
+}
+
+std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, double &err,
+                       std::string &config) {
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(c.a, {c.m, c.k}, rng), b = randomTensor(c.b, {c.n, c.k}, rng);
+  mepi::Options options;
+  options.resultType = apiDType(c.d);
+  options.resultAmax = c.amax;
+  options.fastAccumulation = c.fast;
+  std::optional<HostTensor> sA, sB, sD, bias;
+  if (c.scaleA != Scale::None)
+    sA = scaleTensor(c.m, c.scaleA == Scale::Vector, 0.5, 2, rng);
+  if (c.scaleB != Scale::None)
+    sB = scaleTensor(c.n, c.scaleB == Scale::Vector, 0.5, 2, rng);
+  if (c.scaleD)
+    sD = scaleTensor(1, false, c.dScaleRange / 4, c.dScaleRange, rng);
+  if (sA)
+    options.quantizationScales.a = arena.toDevice(*sA);
+  if (sB)
+    options.quantizationScales.b = arena.toDevice(*sB);
+  if (sD)
+    options.quantizationScales.d = arena.toDevice(*sD);
+  mepi::EpilogInputs inputs;
+  if (c.epilog.find("BIAS") != std::string::npos) {
+    bias = randomTensor(ElementType::BF16, {c.m}, rng);
+    inputs.bias = arena.toDevice(*bias);
+  }
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
+                  mepi::Qualifiers{false, true}, options);
+  mm.plan(apiEpilog(c.epilog), inputs);
+  config = mm.kernelConfiguration();
+  mepi::Tensor d = executeTwice(dev, mm);
+  std::vector<uint8_t> gotBytes = fetch(dev, d);
+
+  // The reference on the dequantized inputs, in fp64; an 8-bit D compares with the reference
+  // rounded and saturated as the kernel must (a rare tie flips one code).
+  bool fp8D = isFp8(c.d);
+  std::vector<double> want, got;
+  double amaxRef = 0;
+  for (int64_t i : checkedRows(c))
+    for (int64_t j = 0; j < c.n; ++j) {
+      double acc = 0;
+      for (int64_t kk = 0; kk < c.k; ++kk)
+        acc += a.values[i * c.k + kk] * b.values[j * c.k + kk];
+      double x = acc * (sA ? sA->values[c.scaleA == Scale::Vector ? i : 0] : 1.0) *
+                 (sB ? sB->values[c.scaleB == Scale::Vector ? j : 0] : 1.0);
+      if (bias)
+        x += bias->values[i];
+      x = activation(c.epilog, x);
+      amaxRef = std::max(amaxRef, std::fabs(x));
+      if (sD)
+        x *= sD->values[0];
+      if (fp8D)
+        x = fromFp8(toFp8(x, c.d == ElementType::F8E4M3FN), c.d == ElementType::F8E4M3FN);
+      want.push_back(x);
+      got.push_back(readDevice(gotBytes, c.d, i * c.n + j));
+    }
+  // Tolerances: an f32 D of promoted sums as f32 GEMMs (DESIGN 7), else the output rounding's.
+  double tolerance = c.d == ElementType::F32 && !c.fast ? 1e-5 : 1e-2;
+  std::vector<uint8_t> gotF64(got.size() * 4);
+  for (size_t i = 0; i < got.size(); ++i) {
+    float f = static_cast<float>(got[i]);
+    std::memcpy(&gotF64[i * 4], &f, 4);
+  }
+  if (std::string why = compare("D", gotF64, ElementType::F32, want, tolerance, err); !why.empty())
+    return why;
+  if (!c.amax)
+    return "";
+  std::vector<uint8_t> amaxBytes = fetch(dev, mm.auxOutputs().at("result_amax"));
+  double amax = readDevice(amaxBytes, ElementType::F32, 0);
+  if (!(std::fabs(amax - amaxRef) <= 1e-5 * amaxRef + 1e-30))
+    return "result_amax " + std::to_string(amax) + ", expected " + std::to_string(amaxRef);
+  // An f32 D without D's scale holds the very values whose maximum the kernel took.
+  if (c.d == ElementType::F32 && !sD && checkedRows(c).size() == static_cast<size_t>(c.m)) {
+    double maxD = 0;
+    for (double v : got)
+      maxD = std::max(maxD, std::fabs(v));
+    if (amax != maxD)
+      return "result_amax " + std::to_string(amax) + " is not max |D| " + std::to_string(maxD);
+  }
+  return "";
+}
+} // namespace
+
+void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
+                          const std::function<bool(const std::string &)> &selected, int &passed,
+                          int &failed) {
+  using T = ElementType;
+  using S = Scale;
+  const Fp8Case cases[] = {
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Tensor, S::Tensor},
+      {T::F8E4M3FN, T::F8E5M2, T::F32, 517, 263, 4096, S::Vector, S::Vector, false, true},
+      {T::F8E5M2, T::F8E4M3FN, T::F8E4M3FN, 300, 520, 528, S::Tensor, S::Tensor, true, true,
+       false, "RELU_BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E5M2, 257, 384, 256, S::None, S::Vector, true, false,
+       false, "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F16, 2048, 3000, 2048, S::Vector, S::Tensor, false, false,
+       true, "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 200, 300, 512, S::None, S::None, true, true, false,
+       "DEFAULT", 2000},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 129, 72, 1000, S::Tensor, S::None, false, false, false,
+       "BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 4096, 4096, 4096, S::Tensor, S::Tensor},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 64, 64, 8192},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 256, 256, 8192, S::None, S::None, false, false, true},
+      {T::F8E5M2, T::F8E4M3FN, T::BF16, 1000, 2000, 1536, S::Vector, S::Vector, false, true,
+       true, "RELU"},
+  };
+  for (const Fp8Case &c : cases) {
+    std::string line = describe(c);
+    if (!selected(line))
+      continue;
+    double err = 0;
+    std::string config, why;
+    try {
+      why = runFp8Case(dev, rng, c, err, config);
+    } catch (const mepi::Error &e) {
+      why = e.what();
+    }
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), config.c_str(),
+                err, ok ? "" : "  ", why.c_str());
+    std::fflush(stdout);
+  }
+}
