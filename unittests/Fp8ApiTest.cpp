@@ -1,0 +1,108 @@
+// The C++ API's FP8 checks and plans: quantization scales are validated against the problem
+// (which operand, expected against got) before anything is planned, and an 8-bit problem plans
+// the promoted accumulator policy unless fast accumulation is asked for. No GPU is needed: the
+// pointers are never touched, and planning compiles to a cubin through nvJitLink.
+#include "ApiTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+using apitest::errorOf;
+using mepi::DType;
+
+mepi::Tensor tensor(std::vector<int64_t> shape, DType dtype = DType::Float8E4M3FN) {
+  return apitest::fakeTensor(std::move(shape), dtype);
+}
+
+/// Options with D in bf16 and the given scales.
+mepi::Options scaled(std::optional<mepi::Tensor> a, std::optional<mepi::Tensor> b = {},
+                     std::optional<mepi::Tensor> d = {}) {
+  mepi::Options options;
+  options.resultType = DType::BFloat16;
+  options.quantizationScales = {std::move(a), std::move(b), std::move(d)};
+  return options;
+}
+
+const mepi::Qualifiers kTransposeB{false, true};
+} // namespace
+
+TEST(Fp8Api, ScalesNeedFp8Operands) {
+  std::string e = errorOf([] {
+    mepi::Matmul mm(tensor({64, 128}, DType::BFloat16), tensor({32, 128}, DType::BFloat16),
+                    std::nullopt, 1.0f, std::nullopt, kTransposeB,
+                    scaled(tensor({}, DType::Float32)));
+  });
+  EXPECT_EQ(e, "quantization scales: expected 8-bit A and B (fp8), got bf16 x bf16");
+}
+
+TEST(Fp8Api, ScaleShapesAndTypesAreNamed) {
+  auto error = [](mepi::Options options) {
+    return errorOf([&] {
+      mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
+                      kTransposeB, options);
+    });
+  };
+  EXPECT_EQ(error(scaled(tensor({5}, DType::Float32))),
+            "quantization scale a: expected shape [] or [1] or [64] (M: one per row of D), got [5]");
+  EXPECT_EQ(error(scaled(std::nullopt, tensor({64}, DType::Float32))),
+            "quantization scale b: expected shape [] or [1] or [32] (N: one per column of D), "
+            "got [64]");
+  EXPECT_EQ(error(scaled(std::nullopt, std::nullopt, tensor({32}, DType::Float32))),
+            "quantization scale d: expected shape [] or [1], got [32]");
+  EXPECT_EQ(error(scaled(tensor({}, DType::BFloat16))),
+            "quantization scale a: expected f32, got bf16");
+  mepi::Tensor elsewhere = tensor({}, DType::Float32);
+  elsewhere.device = 1;
+  EXPECT_EQ(error(scaled(elsewhere)), "quantization scale a: expected memory on device 0 "
+                                      "(operand a's), got device 1");
+}
+
+TEST(Fp8Api, ScalesOfAOrBWithCAreRefused) {
+  std::string e = errorOf([] {
+    mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), tensor({64, 32}, DType::BFloat16),
+                    1.0f, 1.0f, kTransposeB, scaled(tensor({}, DType::Float32)));
+  });
+  EXPECT_EQ(e, "quantization scales: scales of A or B with an operand c are not supported yet");
+}
+
+TEST(Fp8Api, UserEpilogsReadTheirOwnScales) {
+  mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
+                  kTransposeB, scaled(tensor({1}, DType::Float32)));
+  mepi::UserEpilog user{"func.func @e(%acc: f32, %r: index, %c: index) -> bf16 {\n"
+                        "  %t = arith.truncf %acc : f32 to bf16\n  return %t : bf16\n}",
+                        "e"};
+  EXPECT_EQ(errorOf([&] { mm.plan(user); }),
+            "plan: quantization scales are applied by the built-in epilogs; a user epilog reads "
+            "its scales as epilog inputs");
+}
+
+TEST(Fp8Api, AuxMatricesInAnFp8DAreRefused) {
+  mepi::Options options;
+  options.resultType = DType::Float8E4M3FN;
+  mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
+                  kTransposeB, options);
+  std::string e = errorOf([&] { mm.plan(mepi::Epilog::GeluAux); });
+  EXPECT_NE(e.find("epilog GELU_AUX with an 8-bit D: its aux matrices and gradients in D's type "
+                   "are not supported yet"),
+            std::string::npos)
+      << e;
+}
+
+// Promoted sums by default (every k-step), the tensor cores' own with fast accumulation; both
+// plan, with their scales, for an e4m3 x e5m2 problem with an e4m3 D.
+TEST(Fp8Api, PromotedUnlessFastAccumulation) {
+  for (bool fast : {false, true}) {
+    mepi::Options options = scaled(tensor({300}, DType::Float32), tensor({}, DType::Float32),
+                                   tensor({1}, DType::Float32));
+    options.resultType = DType::Float8E4M3FN;
+    options.resultAmax = true;
+    options.fastAccumulation = fast;
+    mepi::Matmul mm(tensor({300, 1024}), tensor({520, 1024}, DType::Float8E5M2), std::nullopt,
+                    1.0f, std::nullopt, kTransposeB, options);
+    ASSERT_EQ(errorOf([&] { mm.plan(mepi::Epilog::Relu); }), "") << "fast " << fast;
+    std::string config = mm.kernelConfiguration();
+    EXPECT_EQ(config.find("promote = 1") != std::string::npos, !fast) << config;
+    EXPECT_NE(config.find("tile = ["), std::string::npos) << config;
+    EXPECT_NE(config.find(", 128]"), std::string::npos) << config; // tile_k: 128 bytes of K
+  }
+}
