@@ -14,6 +14,8 @@
 #   scripts/device-run.sh python       the Python package's GPU tests beside torch: python.log
 #   scripts/device-run.sh pybench      python -m mepi.bench (mepi against torch): pybench.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
+#   scripts/device-run.sh fp8          FP8: the GPU cases (gpu-tests-fp8.log), one under
+#                                      compute-sanitizer memcheck, mepi-bench --fp8 (fp8.log/.json)
 #   scripts/device-run.sh grouped      grouped matmuls: the GPU cases (gpu-tests-grouped.log), two
 #                                      of them under compute-sanitizer memcheck, racecheck and
 #                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
@@ -187,6 +189,21 @@ run_grouped() {
   return "$status"
 }
 
+run_fp8() {
+  local status=0
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader \
+    > "$out/gpu-tests-fp8.log" 2>&1
+  "$bundle/bin/mepi-gpu-tests" --filter "fp8 " 2>&1 | tee -a "$out/gpu-tests-fp8.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # A promoted kernel with an e4m3 D (saturating stores, amax) under memcheck.
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$bundle/bin/mepi-gpu-tests" \
+    --filter "300x520x528" > "$out/compute-sanitizer-fp8-memcheck.log" 2>&1 || status=1
+  tail -2 "$out/compute-sanitizer-fp8-memcheck.log"
+  "$bundle/bin/mepi-bench" --fp8 --json "$out/fp8.json" 2>&1 | tee "$out/fp8.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  return "$status"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
@@ -204,6 +221,7 @@ for set in "${@:-smoke}"; do
     pybench) run_pybench || status=1 ;;
     sass) run_sass || status=1 ;;
     grouped) run_grouped || status=1 ;;
+    fp8) run_fp8 || status=1 ;;
     *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, pybench, sass, grouped)" >&2
        status=2 ;;
   esac

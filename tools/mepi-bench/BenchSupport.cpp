@@ -63,8 +63,29 @@ CUdeviceptr bench::randomFloatBuffer(size_t count, uint64_t seed) {
   return randomValues<float>(count, seed, [](float f) { return f; });
 }
 
+CUdeviceptr bench::randomFp8Buffer(size_t count, uint64_t seed) {
+  // e4m3 by truncation of the f32 bits (values in [-1, 1): exponents -7..-1, tiny ones to 0).
+  return randomValues<uint8_t>(count, seed, [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    uint8_t sign = static_cast<uint8_t>((u >> 31) << 7);
+    int exponent = static_cast<int>((u >> 23) & 0xFF) - 127 + 7;
+    if (exponent <= 0)
+      return sign;
+    return static_cast<uint8_t>(sign | (exponent << 3) | ((u >> 20) & 7));
+  });
+}
+
 CUdeviceptr bench::randomBuffer(size_t count, bool bf16, uint64_t seed) {
   return randomValues<uint16_t>(count, seed, [bf16](float f) { return toHalfBits(f, bf16); });
+}
+
+mepi::Tensor bench::deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<int64_t> shape) {
+  mepi::Tensor t;
+  t.data = reinterpret_cast<void *>(ptr);
+  t.dtype = type;
+  t.shape = std::move(shape);
+  return t;
 }
 
 LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {

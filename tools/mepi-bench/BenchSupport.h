@@ -28,12 +28,17 @@ void cublas(cublasStatus_t s, const char *what);
 
 /// A device buffer of `count` random 16-bit values in [-1, 1), filled from the host in parallel.
 CUdeviceptr randomBuffer(size_t count, bool bf16, uint64_t seed);
+/// The same of `count` e4m3 values.
+CUdeviceptr randomFp8Buffer(size_t count, uint64_t seed);
 /// The same of `count` f32 values.
 CUdeviceptr randomFloatBuffer(size_t count, uint64_t seed);
 /// randomFloatBuffer when `f32`, else randomBuffer.
 inline CUdeviceptr randomBufferOf(size_t count, bool f32, bool bf16, uint64_t seed) {
   return f32 ? randomFloatBuffer(count, seed) : randomBuffer(count, bf16, seed);
 }
+
+/// A row-major API tensor over device memory.
+mepi::Tensor deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<int64_t> shape);
 
 /// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
 template <typename F> double medianMs(CUstream stream, int iterations, F &&launch) {

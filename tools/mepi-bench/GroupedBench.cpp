@@ -64,14 +64,6 @@ struct GroupedResult {
   std::string config, error;
 };
 
-mepi::Tensor deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<int64_t> shape) {
-  mepi::Tensor t;
-  t.data = reinterpret_cast<void *>(ptr);
-  t.dtype = type;
-  t.shape = std::move(shape);
-  return t;
-}
-
 /// The bandwidth of a device-to-device copy of 1 GiB (bytes read plus bytes written per second).
 double copyBandwidthGBs(CUstream stream) {
   const size_t bytes = size_t(1) << 30;

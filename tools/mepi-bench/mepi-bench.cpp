@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --fp8] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -38,12 +38,14 @@
 // CUBLAS_COMPUTE_32F_FAST_TF32) instead of bf16 and fp16; --f32 at f32 precision (mepi's
 // strict f32, split into TF32 parts on the tensor cores, against cuBLASLt's CUBLAS_COMPUTE_32F,
 // the SGEMM that torch and nvmath-python call for f32 by default).
+// --fp8 measures FP8 matmuls against cuBLASLt's with the same scaling mode (Fp8Bench.h).
 // --grouped measures grouped matmuls (mixture-of-experts shapes, GroupedBench.h) against a
 // per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
 #include "BenchSupport.h"
+#include "Fp8Bench.h"
 #include "GroupedBench.h"
 #include "Sweep.h"
 #include "UserEpilogBench.h"
@@ -357,7 +359,7 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 
 int main(int argc, char **argv) {
   bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
-       grouped = false;
+       grouped = false, fp8 = false;
   std::optional<uint64_t> sweepSeed;
   int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
   std::string jsonPath, ltoirPath, command = argv[0];
@@ -375,6 +377,8 @@ int main(int argc, char **argv) {
       user = true;
     else if (arg == "--grouped")
       grouped = true;
+    else if (arg == "--fp8")
+      fp8 = true;
     else if (arg == "--batched")
       batched = true;
     else if (arg == "--tf32")
@@ -473,6 +477,8 @@ int main(int argc, char **argv) {
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   if (grouped)
     return runGroupedBench(lt, stream, {quick, filters, forcedConfig, jsonPath, command, name, date});
+  if (fp8)
+    return runFp8Bench(lt, stream, {quick, filters, forcedConfig, jsonPath, command, name, date});
   if (user)
     return runUserBench(shapes, lt, stream, size_t(l2), quick, filters, ltoirPath, argv[0],
                         name, date, command, jsonPath);

@@ -1,0 +1,219 @@
+// mepi-bench --fp8 (see Fp8Bench.h).
+#include "Fp8Bench.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+using namespace bench;
+
+namespace {
+/// The scaling modes measured, each against cuBLASLt's same mode.
+enum class Mode { Tensor, TensorFast, Row };
+const char *modeName(Mode m) {
+  return m == Mode::Tensor ? "tensor" : m == Mode::TensorFast ? "tensor-fast" : "row";
+}
+
+/// cublasLtMatmul in FP8: D (bf16, column-major M x N) = sA sB op(A) op(B), A as K x M
+/// column-major (op T), B as K x N (op N): row-major A [M, K] and B [N, K], the layout both
+/// libraries need (FP8 is read K-major).
+class Fp8LtMatmul {
+public:
+  Fp8LtMatmul(cublasLtHandle_t lt, int64_t m, int64_t n, int64_t k, Mode mode, CUdeviceptr sA,
+              CUdeviceptr sB)
+      : lt(lt) {
+    cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
+    cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+    cublasOperation_t opA = CUBLAS_OP_T, opB = CUBLAS_OP_N;
+    set(CUBLASLT_MATMUL_DESC_TRANSA, opA, "TRANSA");
+    set(CUBLASLT_MATMUL_DESC_TRANSB, opB, "TRANSB");
+    int8_t fast = mode == Mode::TensorFast;
+    set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast, "FAST_ACCUM");
+    void *a = reinterpret_cast<void *>(sA), *b = reinterpret_cast<void *>(sB);
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a, "A_SCALE_POINTER");
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b, "B_SCALE_POINTER");
+    if (mode == Mode::Row) {
+      cublasLtMatmulMatrixScale_t vector = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+      set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, vector, "A_SCALE_MODE");
+      set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, vector, "B_SCALE_MODE");
+    }
+    cublas(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, m, k), "layout A");
+    cublas(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, n, k), "layout B");
+    cublas(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, m), "layout D");
+    cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
+    cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                &workspaceBytes, sizeof workspaceBytes),
+           "workspace pref");
+    int found = 0;
+    cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
+           "AlgoGetHeuristic");
+    if (!found)
+      throw mepi::Error("cuBLASLt has no FP8 algorithm for this problem and mode");
+  }
+  Fp8LtMatmul(const Fp8LtMatmul &) = delete;
+  ~Fp8LtMatmul() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    for (cublasLtMatrixLayout_t l : {la, lb, ld})
+      if (l) cublasLtMatrixLayoutDestroy(l);
+    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (workspace) driver->cuMemFree(workspace);
+  }
+  void launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) {
+    float alpha = 1.0f, beta = 0.0f;
+    void *dp = reinterpret_cast<void *>(d);
+    cublas(cublasLtMatmul(lt, desc, &alpha, reinterpret_cast<void *>(a), la,
+                          reinterpret_cast<void *>(b), lb, &beta, dp, ld, dp, ld, &heuristic.algo,
+                          reinterpret_cast<void *>(workspace), workspaceBytes,
+                          reinterpret_cast<cudaStream_t>(stream)),
+           "cublasLtMatmul");
+  }
+
+private:
+  template <typename T> void set(cublasLtMatmulDescAttributes_t what, const T &v, const char *n) {
+    cublas(cublasLtMatmulDescSetAttribute(desc, what, &v, sizeof v), n);
+  }
+  cublasLtHandle_t lt;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  CUdeviceptr workspace = 0;
+  size_t workspaceBytes = 32u << 20;
+};
+
+struct Fp8Result {
+  double mepiMs = 0, ltMs = 0;
+  std::string config, error;
+};
+
+Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream stream,
+                  const Fp8RunOptions &options) {
+  Fp8Result r;
+  bool row = mode == Mode::Row;
+  CUdeviceptr a = randomFp8Buffer(size_t(s.m * s.k), 1), b = randomFp8Buffer(size_t(s.n * s.k), 2);
+  // Scales near 1 (exactly representable values do not matter for timing).
+  CUdeviceptr sA = randomFloatBuffer(size_t(row ? s.m : 1), 3);
+  CUdeviceptr sB = randomFloatBuffer(size_t(row ? s.n : 1), 4), d = 0;
+  cu(driver->cuMemAlloc(&d, size_t(s.m * s.n) * 2), "cuMemAlloc(d)");
+  try {
+    mepi::Options mepiOptions;
+    mepiOptions.kernelConfig = options.forcedConfig;
+    mepiOptions.resultType = mepi::DType::BFloat16;
+    mepiOptions.fastAccumulation = mode == Mode::TensorFast;
+    mepiOptions.quantizationScales.a =
+        deviceTensor(sA, mepi::DType::Float32, row ? std::vector<int64_t>{s.m} : std::vector<int64_t>{});
+    mepiOptions.quantizationScales.b =
+        deviceTensor(sB, mepi::DType::Float32, row ? std::vector<int64_t>{s.n} : std::vector<int64_t>{});
+    mepi::Matmul mm(deviceTensor(a, mepi::DType::Float8E4M3FN, {s.m, s.k}),
+                    deviceTensor(b, mepi::DType::Float8E4M3FN, {s.n, s.k}), std::nullopt, 1.0f,
+                    std::nullopt, mepi::Qualifiers{false, true}, mepiOptions);
+    mm.plan();
+    r.config = mm.kernelConfiguration();
+    Fp8LtMatmul ref(lt, s.m, s.n, s.k, mode, sA, sB);
+    auto mepiLaunch = [&](int) { mm.execute(stream); };
+    auto ltLaunch = [&](int) { ref.launch(a, b, d, stream); };
+    mepiLaunch(0), ltLaunch(0); // warm-up: module loads, first launches
+    cu(driver->cuStreamSynchronize(stream), "warm-up");
+    int iterations = calibratedIterations(stream, options.quick, [&] { ltLaunch(0); });
+    std::vector<double> ms =
+        interleavedMedianMs(stream, std::max(iterations, 10), {mepiLaunch, ltLaunch});
+    r.mepiMs = ms[0], r.ltMs = ms[1];
+    mm.free();
+  } catch (const mepi::Error &e) {
+    r.error = e.what();
+  }
+  for (CUdeviceptr p : {a, b, sA, sB, d})
+    driver->cuMemFree(p);
+  return r;
+}
+
+/// The issue's shapes, the dense set's (without the 65536-row one, beyond the rest's memory
+/// budget beside cuBLASLt's), then 12 seeded random ones: M, N, K multiples of 16 (FP8 rows
+/// are read in 16-byte units) from 256 to 16384, log-uniform.
+std::vector<Shape> fp8Shapes() {
+  std::vector<Shape> shapes = {
+      {8192, 8192, 8192, "8192^3"},          {4096, 7168, 16384, "dsv3-4096x7168x16384"},
+      {4096, 4096, 7168, "4096x4096x7168"},  {2048, 5120, 5120, "2048x5120x5120"},
+      {128, 8192, 8192, "m128"},             {4096, 4096, 4096, "4096^3"},
+      {16, 8192, 8192, "decode16"},          {4096, 14336, 4096, "llm-up"},
+      {4096, 4096, 14336, "llm-down"},       {16384, 8192, 8192, "m16384"},
+      {4096, 4112, 4128, "odd16"}};
+  std::mt19937_64 rng(2026);
+  std::uniform_real_distribution<double> logSize(std::log(256.0), std::log(16384.0));
+  static std::vector<std::string> names;
+  names.clear();
+  for (int i = 0; i < 12; ++i) {
+    auto draw = [&] { return std::max<int64_t>(16, int64_t(std::exp(logSize(rng))) / 16 * 16); };
+    int64_t m = draw(), n = draw(), k = draw();
+    names.push_back("sweep" + std::to_string(i));
+    shapes.push_back({m, n, k, nullptr});
+  }
+  for (size_t i = 0; i < names.size(); ++i)
+    shapes[shapes.size() - names.size() + i].name = names[i].c_str();
+  return shapes;
+}
+} // namespace
+
+int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions &options) {
+  std::printf("device: %s, %s; e4m3 A [M, K] x e4m3 B [N, K] -> bf16 D, scales f32\n",
+              options.device, options.date);
+  std::printf("%-22s %-11s %6s %6s %6s %9s %9s %7s  %s\n", "shape", "mode", "M", "N", "K",
+              "mepi TF/s", "cuBLASLt", "ratio", "mepi kernel");
+  std::string rows;
+  double logRatio[3] = {0, 0, 0};
+  int counted[3] = {0, 0, 0};
+  for (const Shape &s : fp8Shapes())
+    for (Mode mode : {Mode::Tensor, Mode::TensorFast, Mode::Row}) {
+      std::string label = std::string(s.name) + " " + modeName(mode);
+      if (!selectedLabel(options.filters, label) || (options.quick && mode != Mode::Tensor))
+        continue;
+      Fp8Result r = measure(s, mode, lt, stream, options);
+      double flops = 2.0 * s.m * s.n * s.k;
+      auto tflops = [&](double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0; };
+      double ratio = r.mepiMs > 0 && r.ltMs > 0 ? r.ltMs / r.mepiMs : 0;
+      if (r.error.empty()) {
+        logRatio[int(mode)] += std::log(ratio);
+        ++counted[int(mode)];
+      }
+      std::printf("%-22s %-11s %6ld %6ld %6ld %9.1f %9.1f %7.3f  %s%s%s\n", s.name,
+                  modeName(mode), s.m, s.n, s.k, tflops(r.mepiMs), tflops(r.ltMs), ratio,
+                  shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
+                  r.error.c_str());
+      std::fflush(stdout);
+      char line[1200];
+      std::snprintf(line, sizeof line,
+                    "    {\"name\": \"%s\", \"mode\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, "
+                    "\"mepi_ms\": %.4f, \"cublaslt_ms\": %.4f, \"mepi_tflops\": %.2f, "
+                    "\"cublaslt_tflops\": %.2f, \"ratio\": %.4f, \"mepi_config\": \"%s\", "
+                    "\"error\": \"%s\"}",
+                    s.name, modeName(mode), s.m, s.n, s.k, r.mepiMs, r.ltMs, tflops(r.mepiMs),
+                    tflops(r.ltMs), ratio, jsonEscape(r.config).c_str(),
+                    jsonEscape(r.error).c_str());
+      rows += (rows.empty() ? "" : ",\n") + std::string(line);
+    }
+  std::string geomeans;
+  for (Mode mode : {Mode::Tensor, Mode::TensorFast, Mode::Row}) {
+    int i = int(mode);
+    double g = counted[i] ? std::exp(logRatio[i] / counted[i]) : 0;
+    std::printf("geometric mean of cuBLASLt time / mepi time, %s: %.3f over %d problems\n",
+                modeName(mode), g, counted[i]);
+    geomeans += std::string(geomeans.empty() ? "" : ", ") + "\"" + modeName(mode) +
+                "\": " + std::to_string(g);
+  }
+  if (!options.jsonPath.empty()) {
+    const char *revision = std::getenv("MEPI_REVISION");
+    std::ofstream json(options.jsonPath);
+    json << "{\n  \"device\": \"" << jsonEscape(options.device) << "\",\n  \"date\": \""
+         << options.date << "\",\n  \"command\": \"" << jsonEscape(options.command)
+         << "\",\n  \"commit\": \"" << jsonEscape(revision ? revision : "unknown") << "\",\n"
+         << "  \"layout\": \"e4m3 A [M, K], e4m3 B [N, K] (K-major), bf16 D; f32 scales on the "
+            "device: tensor-wise (scalars) or row-wise (sA [M], sB [N])\",\n"
+         << "  \"meaning\": \"ratio = cublaslt_ms / mepi_ms, timed interleaved; tensor: promoted "
+            "sums (cuBLASLt without FAST_ACCUM); tensor-fast: both with fast accumulation; row: "
+            "promoted, cuBLASLt's OUTER_VEC_32F scales\",\n"
+         << "  \"geomean_ratio\": {" << geomeans << "},\n  \"results\": [\n"
+         << rows << "\n  ]\n}\n";
+  }
+  return 0;
+}
