@@ -63,6 +63,31 @@ std::vector<int64_t> checkedRows(const Fp8Case &c) {
   return rows;
 }
 
+/// result_amax: against the reference's maximum (over all rows, where all were computed) at
+/// the accumulation's precision, and against D's own values: max |D| exactly for an f32 D
+/// without D's scale, within D's rounding for a 16-bit D (D = amax's value times sD).
+std::string checkAmax(const Device &dev, const Fp8Case &c, mepi::Matmul &mm,
+                      const std::vector<uint8_t> &dBytes, const std::optional<HostTensor> &sD,
+                      double amaxRef, double accumulation) {
+  std::vector<uint8_t> amaxBytes = fetch(dev, mm.auxOutputs().at("result_amax"));
+  double amax = readDevice(amaxBytes, ElementType::F32, 0);
+  bool allRows = checkedRows(c).size() == static_cast<size_t>(c.m);
+  if (allRows && !(std::fabs(amax - amaxRef) <= accumulation * amaxRef))
+    return "result_amax " + std::to_string(amax) + ", expected " + std::to_string(amaxRef);
+  if (isFp8(c.d))
+    return "";
+  double maxD = 0;
+  for (int64_t i = 0; i < c.m * c.n; ++i)
+    maxD = std::max(maxD, std::fabs(readDevice(dBytes, c.d, i)));
+  double scale = sD ? sD->values[0] : 1.0;
+  double rounding = c.d == ElementType::F32 ? 0 : c.d == ElementType::BF16 ? 1.0 / 256 : 1.0 / 2048;
+  if (c.d == ElementType::F32 && !sD ? amax != maxD
+                                     : !(std::fabs(amax * scale - maxD) <= rounding * maxD))
+    return "result_amax " + std::to_string(amax) + " against max |D| " + std::to_string(maxD) +
+           (sD ? " (D's scale " + std::to_string(scale) + ")" : "");
+  return "";
+}
+
 std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, double &err,
                        std::string &config) {
   DeviceArena arena(*dev.d);
@@ -119,8 +144,11 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
       want.push_back(x);
       got.push_back(readDevice(gotBytes, c.d, i * c.n + j));
     }
-  // Tolerances: an f32 D of promoted sums as f32 GEMMs (DESIGN 7), else the output rounding's.
-  double tolerance = c.d == ElementType::F32 && !c.fast ? 1e-5 : 1e-2;
+  // Tolerances: the output rounding's, or for an f32 D the tensor cores' 8-bit sums (about
+  // 14 significant bits each 128-element window; measured 8e-5 to 1e-4 relative with promotion
+  // at K = 4096 and 8192 against 7e-4 without it at K = 8192, on the H200).
+  double accumulation = c.fast ? 5e-3 : 5e-4;
+  double tolerance = c.d == ElementType::F32 ? accumulation : 1e-2;
   std::vector<uint8_t> gotF64(got.size() * 4);
   for (size_t i = 0; i < got.size(); ++i) {
     float f = static_cast<float>(got[i]);
@@ -128,21 +156,7 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
   }
   if (std::string why = compare("D", gotF64, ElementType::F32, want, tolerance, err); !why.empty())
     return why;
-  if (!c.amax)
-    return "";
-  std::vector<uint8_t> amaxBytes = fetch(dev, mm.auxOutputs().at("result_amax"));
-  double amax = readDevice(amaxBytes, ElementType::F32, 0);
-  if (!(std::fabs(amax - amaxRef) <= 1e-5 * amaxRef + 1e-30))
-    return "result_amax " + std::to_string(amax) + ", expected " + std::to_string(amaxRef);
-  // An f32 D without D's scale holds the very values whose maximum the kernel took.
-  if (c.d == ElementType::F32 && !sD && checkedRows(c).size() == static_cast<size_t>(c.m)) {
-    double maxD = 0;
-    for (double v : got)
-      maxD = std::max(maxD, std::fabs(v));
-    if (amax != maxD)
-      return "result_amax " + std::to_string(amax) + " is not max |D| " + std::to_string(maxD);
-  }
-  return "";
+  return c.amax ? checkAmax(dev, c, mm, gotBytes, sD, amaxRef, accumulation) : "";
 }
 } // namespace
 
