@@ -51,7 +51,7 @@ auto WgmmaMainloop::emitDescriptors(Emitter &e, Value stageAddress, const StageT
 }
 
 void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<Value> accs,
-                               function_ref<void(int64_t)> afterStep) const {
+                               bool fresh, function_ref<void(int64_t)> afterStep) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const Sm90Problem &p = spec.problem();
@@ -69,15 +69,16 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<
   auto at = [&](Value descriptor, int64_t bytes) {
     return bytes ? e.add(descriptor, e.i64(bytes / 16)) : descriptor;
   };
+  int64_t kk = 0; // the instruction step being emitted
   auto wgmma = [&](Value acc, Value descA, Value descB, NVVM::WGMMATypes ta,
                    NVVM::WGMMATypes tb, NVVM::MMALayout la, NVVM::MMALayout lb) -> Value {
     return NVVM::WgmmaMmaAsyncOp::create(
         b, loc, accType, acc, descA, descB, shape, ta, tb, NVVM::WGMMATypes::f32,
-        NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, la, lb,
+        fresh && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, la, lb,
         NVVM::MMAIntOverflowAttr());
   };
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kk = 0; kk < config.getTileK() / atom.instrK; ++kk) {
+  for (; kk < config.getTileK() / atom.instrK; ++kk) {
     if (swapped) {
       Value descB = at(d.b, kk * atom.kBytes());
       Value descA = at(d.a, kk * atom.kBytes());

@@ -42,9 +42,10 @@ public:
   StageTiles emitDescriptors(Emitter &e, Value stageAddress, const StageTiles &tiles,
                              Value consumer) const;
   /// One k-step's wgmmas into `accs` (one per row slice), after a wgmma fence, without
-  /// committing them; `afterStep(kk)` runs after the wgmmas of instruction step kk.
+  /// committing them; `afterStep(kk)` runs after the wgmmas of instruction step kk. `fresh`:
+  /// the first wgmma of each slice starts from zero (scale-d = 0) instead of reading `accs`.
   void emitWgmmas(Emitter &e, const StageTiles &descriptors, MutableArrayRef<Value> accs,
-                  function_ref<void(int64_t)> afterStep) const;
+                  bool fresh, function_ref<void(int64_t)> afterStep) const;
   /// Bytes a wgmma's step of K advances in a tile: 32 within each K-major line, or the
   /// atom's K in MN-major lines.
   int64_t kStep(bool mnMajor) const {

@@ -55,16 +55,18 @@ WgmmaKernelGenerator::sumsLayout(ArrayRef<SumsPlan> plans, ArrayRef<bool> summin
   return {at, carried};
 }
 
-/// The loop over k-steps [begin, end) of `u.unit` from `init` (the stage counter, the
-/// accumulators, then the summing plans' fragments): each step waits for its stage, issues its
-/// wgmmas (and the sums' wgmmas or thread additions), keeps one group in flight and releases
-/// the previous step's stage.
-scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const UnitLoop &u,
-                                            ArrayRef<bool> summing, Value begin, Value end,
-                                            ValueRange init) const {
+/// One k-step `k` of `u.unit` (stage counter `it`; `carried`: the accumulators, then the
+/// summing plans' fragments): waits for its stage, issues its wgmmas (and the sums' wgmmas or
+/// thread additions), keeps one group in flight and releases the previous step's stage.
+/// `fresh`: the step starts from zero accumulators (its first wgmma of each slice ignores
+/// them, scale-d = 0: no instructions to clear them). Returns the next stage counter, the
+/// accumulators and the fragments.
+SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
+                                                   const UnitLoop &u, ArrayRef<bool> summing,
+                                                   Value it, Value k, ValueRange carried,
+                                                   bool fresh) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  const WorkUnit &unit = u.unit;
   ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
   const WgmmaMainloop &mainloop = u.mainloop;
   int64_t slices = slicesPerConsumer();
@@ -72,12 +74,8 @@ scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const 
   auto fragmentsOf = [&, &sumsAt = sumsAt](MutableArrayRef<Value> sums, size_t i) {
     return sums.slice(sumsAt[i], sumsPlans[i].tile.carried());
   };
-  auto kLoop = scf::ForOp::create(b, loc, begin, end, e.i32(1), init);
-  OpBuilder::InsertionGuard inner(b);
-  b.setInsertionPointToStart(kLoop.getBody());
-  Value it = kLoop.getRegionIterArg(0);
-  SmallVector<Value> accs(kLoop.getRegionIterArgs().slice(1, slices));
-  SmallVector<Value> partials(kLoop.getRegionIterArgs().drop_front(1 + slices));
+  SmallVector<Value> accs(carried.take_front(slices));
+  SmallVector<Value> partials(carried.drop_front(slices));
   StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
   c.pipeline->emitWait(e, slot);
   Value stageAddress = e.add(c.baseAddress, e.mul(slot.stage, e.i32(c.layout.stageBytes)));
@@ -88,7 +86,7 @@ scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const 
     sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
   WgmmaMainloop::StageTiles descriptors =
       mainloop.emitDescriptors(e, stageAddress, tiles, u.consumer);
-  mainloop.emitWgmmas(e, descriptors, accs, [&](int64_t kk) {
+  mainloop.emitWgmmas(e, descriptors, accs, fresh, [&](int64_t kk) {
     // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
     // this unit, between the main wgmmas.
     for (auto [i, p] : llvm::enumerate(sumsPlans)) {
@@ -110,23 +108,37 @@ scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const 
                                   u.localThread, c.elementType, fragmentsOf(partials, i));
   // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-  auto notFirst = scf::IfOp::create(b, loc, e.ult(unit.kBegin, kLoop.getInductionVar()),
-                                    /*withElseRegion=*/false);
+  auto notFirst = scf::IfOp::create(b, loc, e.ult(u.unit.kBegin, k), /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(notFirst.thenBlock());
     c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.isLeader);
   }
-  SmallVector<Value> yielded = {e.add(it, e.i32(1))};
-  llvm::append_range(yielded, accs);
-  llvm::append_range(yielded, partials);
-  scf::YieldOp::create(b, loc, yielded);
+  SmallVector<Value> results = {e.add(it, e.i32(1))};
+  llvm::append_range(results, accs);
+  llvm::append_range(results, partials);
+  return results;
+}
+
+/// The loop over k-steps [begin, end) of `u.unit` from `init` (the stage counter, the
+/// accumulators, then the summing plans' fragments), one emitKStep each.
+scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const UnitLoop &u,
+                                            ArrayRef<bool> summing, Value begin, Value end,
+                                            ValueRange init) const {
+  OpBuilder &b = e.b;
+  auto kLoop = scf::ForOp::create(b, e.loc, begin, end, e.i32(1), init);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  SmallVector<Value> yielded =
+      emitKStep(e, c, u, summing, kLoop.getRegionIterArg(0), kLoop.getInductionVar(),
+                kLoop.getRegionIterArgs().drop_front(1), /*fresh=*/false);
+  scf::YieldOp::create(b, e.loc, yielded);
   return kLoop;
 }
 
-/// The promoted accumulator policy (`promote` = P): blocks of P k-steps from zero accumulators,
-/// each block's sums waited for and added into a second set with rounded f32 additions.
-/// Returns the stage counter and the promoted sums (no wgmma in flight).
+/// The promoted accumulator policy (`promote` = P): blocks of P k-steps, the first of each
+/// from zero (scale-d = 0), each block's sums waited for and added into a second set with
+/// rounded f32 additions. Returns the stage counter and the promoted sums (no wgmma in flight).
 SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Context &c,
                                                             const UnitLoop &u) const {
   OpBuilder &b = e.b;
@@ -140,16 +152,19 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   b.setInsertionPointToStart(blocks.getBody());
   Value blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
-  // Opaque zeros for the block's wgmmas (constants would be set between them).
-  SmallVector<Value> blockInit = {blocks.getRegionIterArg(0)};
-  blockInit.append(slices,
-                   emitAccumulatorFence(e, LLVM::ZeroOp::create(b, loc, accType), count));
-  scf::ForOp block = emitKSteps(e, c, u, {}, blockBegin, blockEnd, blockInit);
+  // The block's first k-step writes its accumulators without reading them.
+  SmallVector<Value> unread(slices, LLVM::UndefOp::create(b, loc, accType));
+  SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
+                                       unread, /*fresh=*/true);
+  SmallVector<Value> block = first;
+  if (config.getPromote() > 1)
+    block = SmallVector<Value>(
+        emitKSteps(e, c, u, {}, e.add(blockBegin, e.i32(1)), blockEnd, first).getResults());
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  SmallVector<Value> yielded = {block.getResult(0)};
+  SmallVector<Value> yielded = {block[0]};
   for (int64_t s = 0; s < slices; ++s) {
     Value sums = blocks.getRegionIterArg(1 + s);
-    Value fresh = emitAccumulatorFence(e, block.getResult(1 + s), count);
+    Value fresh = emitAccumulatorFence(e, block[1 + s], count);
     for (int64_t i = 0; i < count; ++i) {
       Value sum = LLVM::FAddOp::create(b, loc, LLVM::ExtractValueOp::create(b, loc, sums, i),
                                        LLVM::ExtractValueOp::create(b, loc, fresh, i));

@@ -219,6 +219,9 @@ private:
                                       ArrayRef<bool> summing) const;
   static std::pair<SmallVector<size_t>, size_t> sumsLayout(ArrayRef<SumsPlan> plans,
                                                             ArrayRef<bool> summing);
+  SmallVector<Value> emitKStep(Emitter &e, const Context &c, const UnitLoop &u,
+                               ArrayRef<bool> summing, Value it, Value k, ValueRange carried,
+                               bool fresh) const;
   scf::ForOp emitKSteps(Emitter &e, const Context &c, const UnitLoop &u, ArrayRef<bool> summing,
                         Value begin, Value end, ValueRange init) const;
   SmallVector<Value> emitPromotedKSteps(Emitter &e, const Context &c, const UnitLoop &u) const;
