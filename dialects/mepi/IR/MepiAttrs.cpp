@@ -128,10 +128,11 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
         streamk, promote] = f;
   if (promote < 0 || (promote > 0 && strategy != KernelStrategy::Wgmma))
     return Why() << "expected promote 0, or > 0 for wgmma, got " << promote;
-  // The promoted set doubles a consumer's accumulators: one 64 x 128 slice at most.
-  if (promote > 0 && (swapped || pingpong || tileM == 256 || tileN > 128))
-    return Why() << "expected promote only with one 64-row slice of at most 128 columns per "
-                    "consumer (tile_m 64 or 128, tile_n <= 128, not ping-pong or swapped)";
+  // The promoted set doubles a consumer's accumulators: one 64 x 192 slice at most (2 x 96
+  // registers a thread, within the 232 a consumer gets beside its addressing).
+  if (promote > 0 && (swapped || pingpong || tileM == 256 || tileN > 192))
+    return Why() << "expected promote only with one 64-row slice of at most 192 columns per "
+                    "consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)";
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
                        << tileK << "]";

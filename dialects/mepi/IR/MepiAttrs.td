@@ -134,7 +134,7 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       additions, and starts the next P k-steps from zero: the tensor cores' own accumulation
       truncates (and sums 8-bit products at reduced precision), so that long sums would drift.
       The second set doubles the accumulator registers: one 64-row slice of at most 128
-      columns per consumer (tile_m 64 or 128, tile_n <= 128, not ping-pong), without operand
+      columns per consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong), without operand
       sums.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
