@@ -166,7 +166,13 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   if (units <= walkers || tail == 0 || kSteps < sm90::kMinStreamKSteps ||
       units * kSteps >= sm90::kMaxStreamKSteps)
     return config;
-  // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.05, in integers.
+  // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.05, in integers. Not for 8-bit A and B:
+  // on the H200 (e4m3, fast accumulation) each problem the rule gave stream-K ran at 0.57-0.91
+  // of cuBLASLt (2048 x 5120 x 5120 0.77, 4096 x 4112 x 4128 0.81, the sweep's 6016 x 736 x
+  // 4544 0.60 and 1168 x 1920 x 2848 0.57) against 0.98-1.00 for the whole-unit kernels of the
+  // large shapes (bench/NOTES.md).
+  if (heuristic && p.elementBytes == 1)
+    return config;
   if (heuristic && (config.getStore() != DStore::Tma || 2 * tail > walkers ||
                     10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
     return config;
@@ -401,13 +407,12 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
 }
 
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
-/// k-steps, whose second set leaves room for one 64 x 192 slice per consumer (KernelConfigAttr):
-/// 128 x 192 tiles where they give every multiprocessor one, else 128 x 128, in clusters of 2
-/// (B multicast) where D has two tile rows or more, as the 16-bit 128 x 256 tiles; 64-row
-/// tiles for a D of at most 64 rows, 64 columns where D has at most 64. Then the others of
-/// those shapes for autotune(). On the H200 (e4m3, bf16 D, tensor-wise scales) 128 x 128
-/// promoted every k-step measured 0.73-0.74 of cuBLASLt on 8192^3 and 4096 x 7168 x 16384
-/// (the same tile without promotion 0.85-0.87, 128 x 256 without 1.00-1.04).
+/// k-steps: 128 x 128 tiles, in clusters of 2 (B multicast) where D has two tile rows or more,
+/// as the 16-bit 128 x 256 tiles; 64-row tiles for a D of at most 64 rows, 64 columns where D
+/// has at most 64. Then the others of those shapes for autotune(). On the H200 (e4m3, bf16 D,
+/// tensor-wise scales) 128 x 128 promoted every k-step measured 0.73-0.74 of cuBLASLt on 8192^3
+/// and 4096 x 7168 x 16384 (the same tile without promotion 0.85-0.87, 128 x 256 without
+/// 1.00-1.04); 128 x 192 promoted (valid, 2 x 96 registers) only 0.21-0.22 (bench/NOTES.md).
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
@@ -419,11 +424,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
       ranked.push_back(config);
   };
   int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
-  if (firstM == 128 && p.n >= 192 &&
-      p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 192) >= target.multiprocessors)
-    firstN = 192;
-  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 192},
-                              {128, 128}, {64, 128}, {128, 64}, {64, 64}}) {
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 128},
+                              {64, 128}, {128, 64}, {64, 64}}) {
     KernelConfigAttr config =
         chooseWgmmaConfig(op, target, tileM, tileN).withPromote(sm90::kFp8PromoteKSteps);
     if (config && !p.grouped() && p.m > tileM)
