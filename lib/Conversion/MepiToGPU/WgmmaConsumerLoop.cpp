@@ -160,6 +160,9 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   if (config.getPromote() > 1)
     block = SmallVector<Value>(
         emitKSteps(e, c, u, {}, e.add(blockBegin, e.i32(1)), blockEnd, first).getResults());
+  // The block's sums are waited for before they are read: an addition reading accumulators
+  // while any wgmma runs makes ptxas serialize every wgmma (C7514), so the additions cannot
+  // overlap the next block's wgmmas (tried: three sets of accumulators, bench/NOTES.md).
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> yielded = {block[0]};
   for (int64_t s = 0; s < slices; ++s) {
