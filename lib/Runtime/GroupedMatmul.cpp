@@ -86,6 +86,11 @@ Arranged arrange(const Tensor &a, const Tensor &b, const Groups &groups, Qualifi
   }
   if (a.shape.size() != 3 || b.shape.size() != 2)
     return {a, b, q, {}, {}};
+  // The transposed problem reads B as its A, which grouped kernels take K-major only.
+  if (!q.transposeB)
+    fail("operand b: groups of columns (3-D x 2-D) need b as [N, K] read transposed "
+         "(transposeB, e.g. w.t() of a row-major [N, K] w); b given as [K, N] is not supported "
+         "yet");
   Arranged r{b, a, {!q.transposeB, !q.transposeA}, {}, {}};
   int64_t m = q.transposeA ? a.shape[2] : a.shape[1];
   int64_t n = q.transposeB ? b.shape[0] : b.shape[1];

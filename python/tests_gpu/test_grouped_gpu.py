@@ -108,8 +108,12 @@ def test_grouped_mm_3d_2d_groups_of_columns():
     groups, m, k, n = 5, 77, 136, 1003
     sizes = ragged_sizes(groups, n, gen)
     a = torch.randn(groups, m, k, device=DEVICE, dtype=torch.bfloat16)
-    b = torch.randn(k, n, device=DEVICE, dtype=torch.bfloat16)
+    # b [K, N] as the transposed view of a row-major [N, K] weight: the form mepi takes.
+    b = torch.randn(n, k, device=DEVICE, dtype=torch.bfloat16).t()
     offs = sizes.cumsum(0).to(torch.int32).to(DEVICE)
+    # A row-major [K, N] b is refused with the way to give it (not supported yet).
+    with pytest.raises(mepi.MepiError, match="need b as \\[N, K\\] read transposed"):
+        mepi.grouped_mm(a, b.contiguous(), offs)
     got = mepi.grouped_mm(a, b, offs)
     assert got.shape == (m, n)
     want = torch.zeros(m, n, dtype=torch.float64, device=DEVICE)

@@ -276,6 +276,21 @@ std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool trans
   mepi::Groups bounds;
   bounds.bounds = arena.toDevice(indexTensor(ends, false));
   bounds.bounds.dtype = mepi::DType::Int32;
+  // B as [K, N] is refused before anything runs (its transposed problem would read it MN-major
+  // as A, which grouped kernels do not take yet): the message names the operand and the way.
+  if (!transposeB) {
+    try {
+      mepi::GroupedMatmul refused(arena.toDevice(a), arena.toDevice(b), bounds, 1.0f,
+                                  {false, false});
+    } catch (const mepi::Error &e) {
+      config = "refused";
+      return std::string(e.what()).find("operand b: groups of columns (3-D x 2-D) need b as "
+                                        "[N, K] read transposed") == 0
+                 ? ""
+                 : std::string("unexpected error: ") + e.what();
+    }
+    return "B as [K, N] was not refused";
+  }
   mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), bounds, 1.0f, {false, transposeB});
   mm.plan(mepi::Epilog::Gelu);
   config = mm.kernelConfiguration();
