@@ -55,6 +55,7 @@ class GroupedMatmul(Matmul):
         self.options = options or MatmulOptions()
         self._log = self.options.logger or _LOGGER
         self._stream, self._form = stream, form
+        self._results = {}
         self._a, self._b, self._c = _on_device(a, "a"), _on_device(b, "b"), None
         self._package = self._a.package
         self._bounds = _index_vector(bounds, "bounds")

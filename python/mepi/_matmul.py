@@ -143,6 +143,7 @@ class Matmul:
         self._log = self.options.logger or _LOGGER
         self._stream = stream
         self._package = Operand(a, "a").package
+        self._results = {}  # the package objects handed out for D and the aux outputs
         self._a, self._b, self._c = self._operands(a, b, c)
         self._beta = beta
         self._inputs = {}
@@ -247,7 +248,7 @@ class Matmul:
         handle = self._live()
         _check(_capi.lib.mepiMatmulExecute(handle, _stream_handle(stream or self._stream),
                                            ctypes.byref(result), ctypes.byref(error)), error)
-        d = self._result(DeviceArray(result, self))
+        d = self._cached_result(None, result)
         count = _capi.lib.mepiMatmulGetNumAuxOutputs(handle)
         if count == 0:
             return d
@@ -257,8 +258,24 @@ class Matmul:
             _check(_capi.lib.mepiMatmulGetAuxOutput(handle, i, ctypes.byref(key),
                                                     ctypes.byref(tensor), ctypes.byref(error)),
                    error)
-            aux[key.text()] = self._result(DeviceArray(tensor, self))
+            aux[key.text()] = self._cached_result(key.text(), tensor)
         return d, aux
+
+    def _cached_result(self, key, tensor):
+        # D and the aux outputs stay in mepi's memory, rewritten by each execute(): while their
+        # address, type and layout are those of the last call, the package object handed out
+        # then is handed out again, without another DLPack export (most of execute()'s host
+        # time from Python). numpy results are copies, made anew.
+        rank = tensor.rank
+        ident = (tensor.data, tensor.dtype, tuple(tensor.shape[i] for i in range(rank)),
+                 tuple(tensor.strides[i] for i in range(rank)))
+        cached = self._results.get(key)
+        if cached is not None and cached[0] == ident:
+            return cached[1]
+        value = self._result(DeviceArray(tensor, self))
+        if self._package != "numpy":
+            self._results[key] = (ident, value)
+        return value
 
     def _result(self, array):
         if self._package == "numpy":
