@@ -10,7 +10,7 @@ from typing import Optional
 
 from . import _capi
 from ._epilog import Epilog, element_type_name
-from ._operands import BF16, F16, F32, DeviceArray, Operand, to_package
+from ._operands import BF16, F16, F32, F8E4M3FN, F8E5M2, DeviceArray, Operand, to_package
 
 
 STATUSES = {1: "invalid value", 2: "not supported", 3: "allocation failed",
@@ -51,7 +51,8 @@ class MatmulEpilog(enum.IntEnum):
     BGRADB = 18
 
 
-_RESULT_TYPES = {"float16": F16, "bfloat16": BF16, "float32": F32}
+_RESULT_TYPES = {"float16": F16, "bfloat16": BF16, "float32": F32,
+                 "float8_e4m3fn": F8E4M3FN, "float8_e5m2": F8E5M2}
 
 # What the package does, through Python's logging (as nvmath-python logs): plan (the kernel
 # configuration and the time, compiling or from the cache), autotune, releases. INFO and DEBUG
@@ -65,22 +66,61 @@ class MatmulOptions:
     'float32'; None: A's), `allow_tf32` (f32 operands at TF32 precision), `result_amax`
     (max |D| as the aux output 'result_amax'), `logger` (a logging.Logger; None: "mepi"), and
     mepi's own `kernel_config` (a #mepi.kernel_config to force) and `arch` ('sm_90a'; None:
-    the device's)."""
+    the device's). FP8: `fast_accumulation` (the tensor cores' sums kept over all of K)."""
     result_type: Optional[str] = None
     allow_tf32: bool = False
     result_amax: bool = False
     kernel_config: Optional[str] = None
     arch: Optional[str] = None
     logger: Optional[logging.Logger] = None
+    fast_accumulation: bool = False
 
-    def c_options(self):
+    def c_options(self, scales=None):
+        """The C API's options; `scales`: the quantization scales' Operands by 'a', 'b', 'd'
+        (their C tensors live as long as the returned struct's `_keep`)."""
         if self.result_type is not None and self.result_type not in _RESULT_TYPES:
             raise ValueError(f"options.result_type: expected one of "
                              f"{sorted(_RESULT_TYPES)}, got {self.result_type!r}")
-        return _capi.MatmulOptions(
+        options = _capi.MatmulOptions(
             self.result_amax, _capi.StringRef.of(self.kernel_config or ""), self.allow_tf32,
             self.result_type is not None, _RESULT_TYPES.get(self.result_type, 0),
-            _capi.StringRef.of(self.arch or ""))
+            _capi.StringRef.of(self.arch or ""), self.fast_accumulation)
+        options._keep = []
+        for key, field in (("a", "aScale"), ("b", "bScale"), ("d", "dScale")):
+            if scales and key in scales:
+                tensor = scales[key].c_tensor()
+                options._keep.append(tensor)
+                setattr(options, field, ctypes.pointer(tensor))
+        return options
+
+
+def _quantization_scales(scales, like):
+    """nvmath's quantization_scales (a dict or an object with a, b, d; c is not taken yet) as
+    Operands: device f32 tensors, or Python numbers put on the device in `like`'s package."""
+    if scales is None:
+        return {}
+    items = scales.items() if isinstance(scales, dict) else (
+        (key, getattr(scales, key, None)) for key in ("a", "b", "c", "d"))
+    result = {}
+    for key, value in items:
+        if value is None:
+            continue
+        if key not in ("a", "b", "d"):
+            raise ValueError(f"quantization_scales: unknown or unsupported key {key!r}; "
+                             "expected 'a', 'b' or 'd'")
+        if isinstance(value, (int, float)):
+            value = _device_scalar(float(value), like)
+        result[key] = _on_device(value, f"quantization scale {key}")
+    return result
+
+
+def _device_scalar(value, like):
+    """A rank-0 f32 device tensor holding `value`, in torch or cupy as `like` is."""
+    if like.package == "cupy":
+        import cupy
+        return cupy.asarray(value, dtype=cupy.float32)
+    import torch
+    return torch.tensor(value, dtype=torch.float32, device=f"cuda:{like.device}")
 
 
 def _check(ok, error):
@@ -132,7 +172,7 @@ class Matmul:
     Matmul). A column-major matrix (contiguous columns) is read transposed, as nvmath infers."""
 
     def __init__(self, a, b, c=None, *, alpha=1.0, beta=None, qualifiers=None, options=None,
-                 stream=None):
+                 stream=None, quantization_scales=None):
         if qualifiers is not None:
             raise ValueError("qualifiers: mepi takes the layout from the operands' strides "
                              "(a transposed view is a column-major operand); got "
@@ -152,7 +192,8 @@ class Matmul:
         b_matrix, transpose_b = self._b.as_matrix(True)
         self._views = (a_matrix, b_matrix)
         beta_value = ctypes.c_float(beta) if beta is not None else None
-        c_options = self.options.c_options()
+        self._scales = _quantization_scales(quantization_scales, self._a)
+        c_options = self.options.c_options(self._scales)
         self._handle = _capi.lib.mepiMatmulCreateWithOptions(
             ctypes.byref(a_matrix.c_tensor()), ctypes.byref(b_matrix.c_tensor()),
             ctypes.byref(self._c.c_tensor()) if self._c else None, float(alpha),
@@ -329,10 +370,11 @@ class Matmul:
 
 
 def matmul(a, b, c=None, *, alpha=1.0, beta=None, epilog=MatmulEpilog.DEFAULT,
-           epilog_inputs=None, options=None, stream=None):
+           epilog_inputs=None, options=None, stream=None, quantization_scales=None):
     """The function form: plan and execute once. The result owns its memory (a copy in the
     operands' package), as nvmath's function form returns a fresh tensor."""
-    with Matmul(a, b, c, alpha=alpha, beta=beta, options=options, stream=stream) as mm:
+    with Matmul(a, b, c, alpha=alpha, beta=beta, options=options, stream=stream,
+                quantization_scales=quantization_scales) as mm:
         mm.plan(epilog, epilog_inputs)
         result = mm.execute(stream)
         if isinstance(result, tuple):

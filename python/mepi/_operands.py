@@ -1,20 +1,25 @@
 """Operands from torch, cupy, numpy or any object with __dlpack__ / __cuda_array_interface__,
 as the C API's tensors; results handed back as the caller's package type without a copy."""
 
+import copy
 import ctypes
 
 from . import _capi
 
 # MepiDType
-F16, BF16, F32, U8, I32, I64 = 0, 1, 2, 3, 4, 5
+F16, BF16, F32, U8, I32, I64, F8E4M3FN, F8E5M2 = 0, 1, 2, 3, 4, 5, 6, 7
 _DTYPE_NAMES = {F16: "float16", BF16: "bfloat16", F32: "float32", U8: "uint8", I32: "int32",
-                I64: "int64"}
+                I64: "int64", F8E4M3FN: "float8_e4m3fn", F8E5M2: "float8_e5m2"}
 
 # DLPack (dlpack.h, version 0.8 ABI: the "dltensor" capsule)
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_MANAGED = 1, 2, 13
-_DL_CODES = {(2, 16): F16, (4, 16): BF16, (2, 32): F32, (1, 8): U8, (0, 32): I32, (0, 64): I64}
+# DLPack 1.1's type codes: kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12.
+_DL_CODES = {(2, 16): F16, (4, 16): BF16, (2, 32): F32, (1, 8): U8, (0, 32): I32, (0, 64): I64,
+             (10, 8): F8E4M3FN, (12, 8): F8E5M2}
+_TORCH_FLOAT8 = {"torch.float8_e4m3fn": F8E4M3FN, "torch.float8_e5m2": F8E5M2}
 _CAI_TYPES = {"<f2": F16, "<f4": F32, "|u1": U8, "<i4": I32, "<i8": I64}
-_CAI_NAMES = {F16: "<f2", BF16: "bf16", F32: "<f4", U8: "|u1", I32: "<i4", I64: "<i8"}
+_CAI_NAMES = {F16: "<f2", BF16: "bf16", F32: "<f4", U8: "|u1", I32: "<i4", I64: "<i8",
+              F8E4M3FN: "e4m3", F8E5M2: "e5m2"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -69,7 +74,9 @@ class Operand:
         other operand holds floats."""
         self.name, self.source, self.package = name, obj, package_of(obj)
         self._keep = [obj]
-        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        if self.package == "torch" and str(getattr(obj, "dtype", "")) in _TORCH_FLOAT8:
+            self._from_torch_float8(obj)
+        elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
             self._from_dlpack(obj)
         elif hasattr(obj, "__cuda_array_interface__"):
             self._from_cai(obj)
@@ -80,7 +87,7 @@ class Operand:
         if (self.dtype in (I32, I64)) != index:
             raise TypeError(f"operand {name}: unsupported element type "
                             f"'{_CAI_NAMES[self.dtype]}' ({_DTYPE_NAMES[self.dtype]}); expected "
-                            f"{'int32 or int64' if index else 'float16, bfloat16 or float32'}")
+                            f"{'int32 or int64' if index else 'a floating type'}")
 
     def _from_dlpack(self, obj):
         device_type, device_id = obj.__dlpack_device__()
@@ -106,6 +113,14 @@ class Operand:
                         else _row_major(self.shape))
         self.data = (t.data or 0) + t.byte_offset
         self.device = int(device_id)
+
+    def _from_torch_float8(self, obj):
+        # torch's 8-bit floats, read from the tensor itself: not every torch exports them
+        # through DLPack.
+        self.dtype = _TORCH_FLOAT8[str(obj.dtype)]
+        self.shape, self.strides = tuple(obj.shape), tuple(obj.stride())
+        self.data, self.on_host = obj.data_ptr(), obj.device.type == "cpu"
+        self.device = int(obj.device.index or 0)
 
     def _from_cai(self, obj):
         cai = obj.__cuda_array_interface__
@@ -210,7 +225,8 @@ def _export_dlpack(array):
     rank = len(array.shape)
     shape = (ctypes.c_int64 * max(rank, 1))(*array.shape)
     strides = (ctypes.c_int64 * max(rank, 1))(*array.strides)
-    code, bits = {F16: (2, 16), BF16: (4, 16), F32: (2, 32), U8: (1, 8)}[array.dtype]
+    code, bits = {F16: (2, 16), BF16: (4, 16), F32: (2, 32), U8: (1, 8), F8E4M3FN: (10, 8),
+                  F8E5M2: (12, 8)}[array.dtype]
     managed = _DLManagedTensor()
     managed.dl_tensor = _DLTensor(array.data, _DLDevice(_KDL_CUDA, array.device), rank,
                                   _DLDataType(code, bits, 1), shape, strides, 0)
@@ -225,6 +241,11 @@ def to_package(array, package):
     """`array` as the caller's package type, sharing its memory."""
     if package == "torch":
         import torch
+        if array.dtype in (F8E4M3FN, F8E5M2):  # as bytes, then viewed as torch's 8-bit float
+            raw = copy.copy(array)
+            raw.dtype = U8
+            return torch.from_dlpack(raw).view(
+                torch.float8_e4m3fn if array.dtype == F8E4M3FN else torch.float8_e5m2)
         return torch.from_dlpack(array)
     if package == "cupy":
         import cupy

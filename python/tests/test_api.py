@@ -176,3 +176,13 @@ def test_the_runtime_logs_compiles_and_cache_hits(caplog):
     assert any(m.startswith("kernel cache: compiled for sm_90a in ") or
                m.startswith("kernel cache: loaded from disk") for m in messages), messages
     assert any(m.startswith("kernel cache: hit in memory") for m in messages), messages
+
+
+def test_quantization_scales_are_checked():
+    a, b = FakeDeviceArray((64, 128)), FakeDeviceArray((128, 32))
+    with pytest.raises(ValueError, match="quantization_scales: unknown or unsupported key 'x'"):
+        mepi.Matmul(a, b, quantization_scales={"x": FakeDeviceArray((), "<f4")})
+    # The C++ API's check, through the C API: scales are for 8-bit operands.
+    with pytest.raises(mepi.MepiError, match="expected 8-bit A and B \\(fp8\\), got f16 x f16"):
+        mepi.Matmul(a, b, options=sm90(), quantization_scales={"a": FakeDeviceArray((), "<f4")})
+    assert mepi.MatmulOptions(fast_accumulation=True).c_options().fastAccumulation

@@ -61,7 +61,12 @@ def test_segment_gemm_arguments():
 
 
 def test_column_groups_plan_as_the_transposed_problem():
-    a, b = FakeDeviceArray((4, 25, 64)), FakeDeviceArray((64, 300))  # groups cut N = 300
+    # b [K, N] as the transposed view of a row-major [N, K] (byte strides 2 and 128)
+    a, b = FakeDeviceArray((4, 25, 64)), FakeDeviceArray((64, 300), strides=(2, 128))
     with mepi.GroupedMatmul(a, b, FakeDeviceArray((4,), "<i4"), options=sm90()) as mm:
         mm.plan(mepi.MatmulEpilog.RELU)
         assert mm.kernel_configuration.startswith("#mepi.kernel_config<wgmma")
+    # A row-major [K, N] b is refused, with the way to give it.
+    with pytest.raises(mepi.MepiError, match="need b as \\[N, K\\] read transposed"):
+        mepi.GroupedMatmul(a, FakeDeviceArray((64, 300)), FakeDeviceArray((4,), "<i4"),
+                           options=sm90())

@@ -126,3 +126,33 @@ def test_execute_on_a_torch_stream():
         d = mm.execute()
         stream.synchronize()
         assert relative_error(d, reference(a, a)) < 1e-2
+
+
+@pytest.mark.parametrize("row_wise", [False, True])
+def test_fp8_scaled_against_fp64(row_wise):
+    m, n, k = 257, 300, 528
+    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e5m2).t()  # [K, N], K-major
+    sa = (torch.rand(m, device=DEVICE) + 0.5) if row_wise else torch.tensor(0.75, device=DEVICE)
+    scales = {"a": sa, "b": 1.5}  # a Python number goes to the device as a rank-0 f32
+    options = mepi.MatmulOptions(result_type="bfloat16", result_amax=True)
+    d, aux = mepi.matmul(a, b, epilog=mepi.MatmulEpilog.RELU, options=options,
+                         quantization_scales=scales)
+    scale_a = sa.double()[:, None] if row_wise else sa.double()
+    want = torch.relu(a.double() @ b.double() * scale_a * 1.5)
+    assert d.dtype == torch.bfloat16 and relative_error(d, want) < 1e-2
+    amax = float(aux["result_amax"])
+    assert abs(amax - float(want.abs().max())) <= 1e-3 * amax
+
+
+def test_fp8_output_saturates_and_fast_accumulation():
+    m, n, k = 200, 256, 512
+    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e4m3fn).t()
+    sd = torch.tensor(100.0, device=DEVICE)  # pushes most of D past e4m3's 448
+    options = mepi.MatmulOptions(result_type="float8_e4m3fn", fast_accumulation=True)
+    d = mepi.matmul(a, b, options=options, quantization_scales={"d": sd})
+    assert d.dtype == torch.float8_e4m3fn
+    want = (a.double() @ b.double() * 100.0).clamp(-448, 448)
+    assert relative_error(d.double(), want) < 5e-2  # e4m3's rounding (3 mantissa bits)
+    assert float(d.double().abs().max()) == 448.0
