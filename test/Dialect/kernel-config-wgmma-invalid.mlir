@@ -1,7 +1,7 @@
 // #mepi.kernel_config verifies the wgmma family's constraints.
 // RUN: mepi-opt %s --split-input-file --verify-diagnostics
 
-// expected-error @+1 {{expected tile_m 64, 128 or 256 for wgmma, got 512}}
+// expected-error @+1 {{expected tile_m 64, 128, 192 or 256 for wgmma, got 512}}
 func.func private @m() attributes {c = #mepi.kernel_config<wgmma, tile = [512, 128, 64], stages = 4>}
 
 // -----

@@ -88,8 +88,14 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
         streamk, promote] = f;
   // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
   // 128-byte swizzle atom of 16-bit elements along K per stage.
-  if (tileM != 64 && tileM != 128 && tileM != 256)
-    return Why() << "expected tile_m 64, 128 or 256 for wgmma, got " << tileM;
+  if (tileM != 64 && tileM != 128 && tileM != 192 && tileM != 256)
+    return Why() << "expected tile_m 64, 128, 192 or 256 for wgmma, got " << tileM;
+  // 192 rows: three consumers of one 64-row slice each, with 160 registers a thread (three
+  // warpgroups of 232 would not fit beside the producer): at most 64 x 128 accumulators.
+  if (tileM == 192 && (tileN > 128 || pingpong))
+    return Why() << "expected tile_n at most 128 and no ping-pong for 192-row wgmma tiles "
+                    "(three consumers of 160 registers), got tile_n "
+                 << tileN << (pingpong ? " and ping-pong" : "");
   // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
   if (tileM == 256 && (tileN > 128 || splits != 1))
     return Why() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "

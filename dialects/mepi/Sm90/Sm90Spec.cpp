@@ -25,7 +25,9 @@ std::optional<MmaAtom> MmaAtom::of(int64_t elementBytes) {
 int64_t Sm90Spec::consumers(KernelConfigAttr config) {
   if (config.getSwapped()) // one per 64 columns of D (rows of B)
     return config.getTileN() / 64;
-  return config.getPingpong() ? 2 : std::min<int64_t>(config.getTileM() / kSliceRows, 2);
+  if (config.getPingpong() || config.getTileM() == 256)
+    return 2;
+  return config.getTileM() / kSliceRows;
 }
 
 int64_t Sm90Spec::rowSlices(KernelConfigAttr config) {

@@ -112,9 +112,16 @@ public:
   const TargetInfo &getTarget() const { return target; }
 
   // Roles: what depends on the configuration alone.
-  /// Consumer warpgroups: one per 64-row slice up to two (a 256-row tile gives each two), two
-  /// ping-pong ones, or one per 64 columns of D when swapped.
+  /// Consumer warpgroups: one per 64-row slice (two for a 256-row tile, which gives each two),
+  /// two ping-pong ones, or one per 64 columns of D when swapped.
   static int64_t consumers(KernelConfigAttr config);
+  /// The registers a thread of the producer and of each consumer keeps (setmaxnreg), within
+  /// the multiprocessor's 64 K for one block: 40 and 232 beside one or two consumers, 24 and
+  /// 160 beside three.
+  static std::pair<int64_t, int64_t> registerSplit(KernelConfigAttr config) {
+    return consumers(config) > 2 ? std::pair<int64_t, int64_t>{24, 160}
+                                 : std::pair<int64_t, int64_t>{40, 232};
+  }
   static int64_t threads(KernelConfigAttr config) {
     return sm90::kWarpgroup * (1 + consumers(config));
   }

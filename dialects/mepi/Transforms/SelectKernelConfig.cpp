@@ -424,8 +424,13 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
       ranked.push_back(config);
   };
   int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
-  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 128},
-                              {64, 128}, {128, 64}, {64, 64}}) {
+  // 192 x 128: three consumers of 64 x 128 (160 registers a thread), which read each loaded
+  // B line for 192 rows instead of 128, where its tiles still fill the multiprocessors.
+  if (firstM == 128 && firstN == 128 &&
+      p.batch * llvm::divideCeil(p.m, 192) * llvm::divideCeil(p.n, 128) >= target.multiprocessors)
+    firstM = 192;
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {192, 128},
+                              {128, 128}, {64, 128}, {128, 64}, {64, 64}}) {
     KernelConfigAttr config =
         chooseWgmmaConfig(op, target, tileM, tileN).withPromote(sm90::kFp8PromoteKSteps);
     if (config && !p.grouped() && p.m > tileM)

@@ -163,7 +163,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(role.thenBlock());
-    NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+    NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).first,
                                    NVVM::SetMaxRegisterAction::decrease);
     // TMA: one thread issues; ordinary loads: the whole warpgroup loads.
     if (config.getTma()) {
@@ -175,7 +175,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(role.elseBlock());
-    NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+    NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).second,
                                    NVVM::SetMaxRegisterAction::increase);
     emitConsumer(e, c, op, operands);
     if (config.getStore() == DStore::Tma)

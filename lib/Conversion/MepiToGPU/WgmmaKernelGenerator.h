@@ -29,7 +29,6 @@
 
 namespace mlir::mepi::wgmma {
 using namespace mlir::mepi::sm90;
-constexpr int64_t kProducerRegisters = 40, kConsumerRegisters = 232;
 constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 // Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
 // c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
