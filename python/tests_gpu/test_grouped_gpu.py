@@ -121,6 +121,6 @@ def test_grouped_mm_3d_2d_groups_of_columns():
     for g, size in enumerate(sizes.tolist()):
         want[:, col:col + size] = a[g].double() @ b[:, col:col + size].double()
         col += size
+    # (not against torch._grouped_mm: it asserts on the device for these ragged sizes, whose
+    # output column offsets are not 16-byte aligned)
     assert relative_error(got, want) < 1e-2
-    if hasattr(torch, "_grouped_mm"):
-        assert relative_error(got, torch._grouped_mm(a, b, offs).double()) < 1e-2

@@ -412,7 +412,8 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
 /// has at most 64. Then the others of those shapes for autotune(). On the H200 (e4m3, bf16 D,
 /// tensor-wise scales) 128 x 128 promoted every k-step measured 0.73-0.74 of cuBLASLt on 8192^3
 /// and 4096 x 7168 x 16384 (the same tile without promotion 0.85-0.87, 128 x 256 without
-/// 1.00-1.04); 128 x 192 promoted (valid, 2 x 96 registers) only 0.21-0.22 (bench/NOTES.md).
+/// 1.00-1.04); 128 x 192 promoted (valid, 2 x 96 registers) only 0.21-0.22, 192 x 128 promoted
+/// in clusters (three consumers of 160 registers) 0.48-0.58 (bench/NOTES.md).
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
@@ -424,13 +425,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
       ranked.push_back(config);
   };
   int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
-  // 192 x 128: three consumers of 64 x 128 (160 registers a thread), which read each loaded
-  // B line for 192 rows instead of 128, where its tiles still fill the multiprocessors.
-  if (firstM == 128 && firstN == 128 &&
-      p.batch * llvm::divideCeil(p.m, 192) * llvm::divideCeil(p.n, 128) >= target.multiprocessors)
-    firstM = 192;
-  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {192, 128},
-                              {128, 128}, {64, 128}, {128, 64}, {64, 64}}) {
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 128},
+                              {64, 128}, {128, 64}, {64, 64}}) {
     KernelConfigAttr config =
         chooseWgmmaConfig(op, target, tileM, tileN).withPromote(sm90::kFp8PromoteKSteps);
     if (config && !p.grouped() && p.m > tileM)
