@@ -265,7 +265,8 @@ func.func @f(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index, %g: 
   mepi::Tensor ends6 = tensor({6}, 0x7f0000800000);
   ends6.dtype = mepi::DType::Int32;
   mepi::GroupedMatmul columns(tensor({6, 77, 136}, 0x7f0000000000),
-                              tensor({136, 1003}, 0x7f0001000000), {ends6}, 1.0f, {}, options);
+                              tensor({1003, 136}, 0x7f0001000000), {ends6}, 1.0f,
+                              {false, true}, options);
   columns.plan(mepi::Epilog::Gelu);
   mepi::Tensor d = columns.execute();
   EXPECT_EQ(d.shape, (std::vector<int64_t>{77, 1003}));
@@ -280,6 +281,12 @@ func.func @f(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index, %g: 
     }
     return std::string("no error");
   };
+  // b as [K, N]: its transposed problem would read it MN-major as A, not taken yet.
+  EXPECT_NE(refused(tensor({6, 77, 136}, 0x7f0000000000), tensor({136, 1003}, 0x7f0001000000),
+                    {ends6})
+                .find("operand b: groups of columns (3-D x 2-D) need b as [N, K] read "
+                      "transposed"),
+            std::string::npos);
   mepi::Tensor floats = bounds;
   floats.dtype = mepi::DType::Float32;
   EXPECT_NE(refused(tensor({4096, 1024}, 0x7f0000000000), tensor({8, 1024, 2048}, 0x7f0001000000),
