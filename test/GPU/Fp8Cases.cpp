@@ -186,19 +186,10 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
   };
   for (const Fp8Case &c : cases) {
     std::string line = describe(c);
-    if (!selected(line))
-      continue;
-    double err = 0;
-    std::string config, why;
-    try {
-      why = runFp8Case(dev, rng, c, err, config);
-    } catch (const mepi::Error &e) {
-      why = e.what();
-    }
-    bool ok = why.empty();
-    (ok ? passed : failed)++;
-    std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), config.c_str(),
-                err, ok ? "" : "  ", why.c_str());
-    std::fflush(stdout);
+    if (selected(line))
+      reportCase(
+          line,
+          [&](double &err, std::string &config) { return runFp8Case(dev, rng, c, err, config); },
+          passed, failed);
   }
 }

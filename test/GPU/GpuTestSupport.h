@@ -12,6 +12,7 @@
 #include <string>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -284,6 +285,25 @@ inline std::string compare(const char *what, const std::vector<uint8_t> &got, El
     return line;
   }
   return "";
+}
+
+/// Runs one case (`run` returns "" or why it failed, and sets its error and configuration),
+/// counts it in `passed` or `failed` and prints its PASS / FAIL line; a mepi::Error fails it.
+inline void reportCase(const std::string &line,
+                       const std::function<std::string(double &, std::string &)> &run,
+                       int &passed, int &failed) {
+  double err = 0;
+  std::string config, why;
+  try {
+    why = run(err, config);
+  } catch (const mepi::Error &e) {
+    why = e.what();
+  }
+  bool ok = why.empty();
+  (ok ? passed : failed)++;
+  std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), config.c_str(),
+              err, ok ? "" : "  ", why.c_str());
+  std::fflush(stdout);
 }
 
 } // namespace gputest

@@ -343,20 +343,8 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
   // Runs one case (its line selected): PASS or FAIL with its configuration and error.
   using Run = std::function<std::string(double &err, std::string &config)>;
   auto report = [&](const std::string &line, const Run &run) {
-    if (!selected(line))
-      return;
-    double err = 0;
-    std::string config, why;
-    try {
-      why = run(err, config);
-    } catch (const mepi::Error &e) {
-      why = e.what();
-    }
-    bool ok = why.empty();
-    (ok ? passed : failed)++;
-    std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), config.c_str(),
-                err, ok ? "" : "  ", why.c_str());
-    std::fflush(stdout);
+    if (selected(line))
+      reportCase(line, run, passed, failed);
   };
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
     return runGraphCase(dev, rng, err, config);

@@ -281,3 +281,13 @@ bool bench::selectedLabel(const std::vector<std::string> &filters, const std::st
          });
 }
 
+
+void bench::writeJsonHeader(std::ostream &json, const char *device, const char *date,
+                            const std::string &command, const std::string &layout,
+                            const std::string &meaning) {
+  const char *revision = std::getenv("MEPI_REVISION");
+  json << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"date\": \"" << date
+       << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n  \"commit\": \""
+       << jsonEscape(revision ? revision : "unknown") << "\",\n  \"layout\": \""
+       << jsonEscape(layout) << "\",\n  \"meaning\": \"" << jsonEscape(meaning) << "\",\n";
+}

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,11 @@ private:
 /// "wgmma 128x256 s4 k1" (" pp" ping-pong, " c2" cluster of 2, " tma" / " reg" D's stores, ...)
 /// from the configuration mepi's IR prints.
 std::string shortConfig(const std::string &config);
+/// Opens a set's JSON object: device, date, command, the bundle's commit (MEPI_REVISION), then
+/// what its layout and numbers mean; the caller adds its own fields and "results".
+void writeJsonHeader(std::ostream &json, const char *device, const char *date,
+                     const std::string &command, const std::string &layout,
+                     const std::string &meaning);
 /// `s` with '"' and '\\' escaped, for a JSON string.
 std::string jsonEscape(const std::string &s);
 /// Whether a problem's label contains one of `filters` (every label without filters).

@@ -202,17 +202,14 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
                 "\": " + std::to_string(g);
   }
   if (!options.jsonPath.empty()) {
-    const char *revision = std::getenv("MEPI_REVISION");
     std::ofstream json(options.jsonPath);
-    json << "{\n  \"device\": \"" << jsonEscape(options.device) << "\",\n  \"date\": \""
-         << options.date << "\",\n  \"command\": \"" << jsonEscape(options.command)
-         << "\",\n  \"commit\": \"" << jsonEscape(revision ? revision : "unknown") << "\",\n"
-         << "  \"layout\": \"e4m3 A [M, K], e4m3 B [N, K] (K-major), bf16 D; f32 scales on the "
-            "device: tensor-wise (scalars) or row-wise (sA [M], sB [N])\",\n"
-         << "  \"meaning\": \"ratio = cublaslt_ms / mepi_ms, timed interleaved; tensor: promoted "
-            "sums (cuBLASLt without FAST_ACCUM); tensor-fast: both with fast accumulation; row: "
-            "promoted, cuBLASLt's OUTER_VEC_32F scales\",\n"
-         << "  \"geomean_ratio\": {" << geomeans << "},\n  \"results\": [\n"
+    writeJsonHeader(json, options.device, options.date, options.command,
+                    "e4m3 A [M, K], e4m3 B [N, K] (K-major), bf16 D; f32 scales on the device: "
+                    "tensor-wise (scalars) or row-wise (sA [M], sB [N])",
+                    "ratio = cublaslt_ms / mepi_ms, timed interleaved; tensor: promoted sums "
+                    "(cuBLASLt without FAST_ACCUM); tensor-fast: both with fast accumulation; "
+                    "row: promoted, cuBLASLt's OUTER_VEC_32F scales");
+    json << "  \"geomean_ratio\": {" << geomeans << "},\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }
   return 0;

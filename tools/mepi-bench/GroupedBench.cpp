@@ -203,19 +203,16 @@ int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
   std::printf("geometric mean of dense cuBLASLt time / mepi time over %d problems: %.3f\n",
               counted, geomean);
   if (!options.jsonPath.empty()) {
-    const char *revision = std::getenv("MEPI_REVISION");
     std::ofstream json(options.jsonPath);
-    json << "{\n  \"device\": \"" << jsonEscape(options.device) << "\",\n  \"date\": \""
-         << options.date << "\",\n  \"command\": \"" << jsonEscape(options.command)
-         << "\",\n  \"commit\": \"" << jsonEscape(revision ? revision : "unknown") << "\",\n"
-         << "  \"layout\": \"x [T, K] bf16 row-major, w [G, N, K] (K-major), group ends int32 "
-            "[G] on the device, D [T, N] row-major, bias [G, N]; group sizes seeded (2026)\",\n"
-         << "  \"meaning\": \"mepi: one grouped matmul; loop: one cublasLtMatmul per non-empty "
-            "group (D^T = W x^T, bias per output feature); dense: one cublasLtMatmul of T x N x "
-            "K; ratio_vs_dense = dense_ms / mepi_ms; weight_fraction_of_copy: the active "
-            "groups' weight bytes per mepi time over a device copy's (read + write) "
-            "bandwidth\",\n"
-         << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
+    writeJsonHeader(json, options.device, options.date, options.command,
+                    "x [T, K] bf16 row-major, w [G, N, K] (K-major), group ends int32 [G] on the "
+                    "device, D [T, N] row-major, bias [G, N]; group sizes seeded (2026)",
+                    "mepi: one grouped matmul; loop: one cublasLtMatmul per non-empty group "
+                    "(D^T = W x^T, bias per output feature); dense: one cublasLtMatmul of T x N "
+                    "x K; ratio_vs_dense = dense_ms / mepi_ms; weight_fraction_of_copy: the "
+                    "active groups' weight bytes per mepi time over a device copy's (read + "
+                    "write) bandwidth");
+    json << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
          << ",\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }

@@ -406,6 +406,17 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
     std::rotate(ranked.begin(), fastest, fastest + 1);
 }
 
+/// Appends `config` to `ranked` in the form the problem takes (grouped: asGrouped) where it
+/// is valid, new and implementable: every candidate is one the generator can build.
+void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
+                  const TargetInfo &target, KernelConfigAttr config) {
+  if (p.grouped())
+    config = asGrouped(op, config);
+  if (config && !llvm::is_contained(ranked, config) &&
+      Sm90Spec(p, config, target).canImplement())
+    ranked.push_back(config);
+}
+
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
 /// k-steps: 128 x 128 tiles, in clusters of 2 (B multicast) where D has two tile rows or more,
 /// as the 16-bit 128 x 256 tiles; 64-row tiles for a D of at most 64 rows, 64 columns where D
@@ -417,13 +428,7 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
-  auto add = [&](KernelConfigAttr config) {
-    if (p.grouped())
-      config = asGrouped(op, config);
-    if (config && !llvm::is_contained(ranked, config) &&
-        Sm90Spec(p, config, target).canImplement())
-      ranked.push_back(config);
-  };
+  auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
   int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
   for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 128},
                               {64, 128}, {128, 64}, {64, 64}}) {
@@ -446,14 +451,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
     return rankPromotedConfigs(op, target);
   SmallVector<KernelConfigAttr> ranked = {p.grouped() ? chooseGroupedConfig(op, target)
                                                       : chooseWgmmaConfig(op, target, 0, 0)};
-  // Every candidate is a valid configuration that the generator can implement.
-  auto add = [&](KernelConfigAttr config) {
-    if (p.grouped())
-      config = asGrouped(op, config);
-    if (config && !llvm::is_contained(ranked, config) &&
-        Sm90Spec(p, config, target).canImplement())
-      ranked.push_back(config);
-  };
+  auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
   // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
   constexpr int64_t kMinStepsPerSplit = 8;
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
