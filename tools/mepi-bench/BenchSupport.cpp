@@ -88,8 +88,23 @@ mepi::Tensor bench::deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<
   return t;
 }
 
-LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
+LtMatmul::LtMatmul(cublasLtHandle_t lt) : lt(lt) {
   cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
+}
+
+void LtMatmul::chooseAlgorithm() {
+  cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
+  cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                              &workspaceBytes, sizeof workspaceBytes),
+         "workspace pref");
+  int found = 0;
+  cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
+         "AlgoGetHeuristic");
+  if (!found)
+    throw mepi::Error("cuBLASLt has no algorithm for this problem");
+}
+
+LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : LtMatmul(lt) {
   cublas(cublasLtMatmulDescCreate(&desc, s.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
                                   CUDA_R_32F),
          "MatmulDescCreate");
@@ -142,15 +157,7 @@ LtMatmul::LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &s) : lt(lt) {
     batched(lb, s.sharedB ? 0 : s.n * s.k, "batch B");
     batched(ld, s.m * s.n, "batch D");
   }
-  cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
-  cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                              &workspaceBytes, sizeof workspaceBytes),
-         "workspace pref");
-  int found = 0;
-  cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
-         "AlgoGetHeuristic");
-  if (!found)
-    throw mepi::Error("cuBLASLt has no algorithm for this problem");
+  chooseAlgorithm();
 }
 
 LtMatmul::~LtMatmul() {

@@ -98,13 +98,18 @@ class LtMatmul {
 public:
   LtMatmul(cublasLtHandle_t lt, const LtMatmulSpec &spec);
   LtMatmul(const LtMatmul &) = delete;
-  ~LtMatmul();
+  virtual ~LtMatmul();
   void launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream);
   /// Points the epilog at another bias of the same length (a loop over groups, each with its
   /// own), for the launches after this.
   void setBias(CUdeviceptr bias);
 
-private:
+protected:
+  /// For a derived set-up (FP8): the workspace only; it creates desc and the layouts, then
+  /// calls chooseAlgorithm().
+  explicit LtMatmul(cublasLtHandle_t lt);
+  /// cuBLASLt's first algorithm for desc and the layouts within the workspace.
+  void chooseAlgorithm();
   cublasLtHandle_t lt;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;

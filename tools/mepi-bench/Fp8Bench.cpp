@@ -18,12 +18,11 @@ const char *modeName(Mode m) {
 /// cublasLtMatmul in FP8: D (bf16, column-major M x N) = sA sB op(A) op(B), A as K x M
 /// column-major (op T), B as K x N (op N): row-major A [M, K] and B [N, K], the layout both
 /// libraries need (FP8 is read K-major).
-class Fp8LtMatmul {
+class Fp8LtMatmul : public LtMatmul {
 public:
   Fp8LtMatmul(cublasLtHandle_t lt, int64_t m, int64_t n, int64_t k, Mode mode, CUdeviceptr sA,
               CUdeviceptr sB)
-      : lt(lt) {
-    cu(driver->cuMemAlloc(&workspace, workspaceBytes), "cuMemAlloc(workspace)");
+      : LtMatmul(lt) {
     cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
     cublasOperation_t opA = CUBLAS_OP_T, opB = CUBLAS_OP_N;
     set(CUBLASLT_MATMUL_DESC_TRANSA, opA, "TRANSA");
@@ -41,45 +40,13 @@ public:
     cublas(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, m, k), "layout A");
     cublas(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, n, k), "layout B");
     cublas(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, m), "layout D");
-    cublas(cublasLtMatmulPreferenceCreate(&pref), "PreferenceCreate");
-    cublas(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                &workspaceBytes, sizeof workspaceBytes),
-           "workspace pref");
-    int found = 0;
-    cublas(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &heuristic, &found),
-           "AlgoGetHeuristic");
-    if (!found)
-      throw mepi::Error("cuBLASLt has no FP8 algorithm for this problem and mode");
-  }
-  Fp8LtMatmul(const Fp8LtMatmul &) = delete;
-  ~Fp8LtMatmul() {
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    for (cublasLtMatrixLayout_t l : {la, lb, ld})
-      if (l) cublasLtMatrixLayoutDestroy(l);
-    if (desc) cublasLtMatmulDescDestroy(desc);
-    if (workspace) driver->cuMemFree(workspace);
-  }
-  void launch(CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) {
-    float alpha = 1.0f, beta = 0.0f;
-    void *dp = reinterpret_cast<void *>(d);
-    cublas(cublasLtMatmul(lt, desc, &alpha, reinterpret_cast<void *>(a), la,
-                          reinterpret_cast<void *>(b), lb, &beta, dp, ld, dp, ld, &heuristic.algo,
-                          reinterpret_cast<void *>(workspace), workspaceBytes,
-                          reinterpret_cast<cudaStream_t>(stream)),
-           "cublasLtMatmul");
+    chooseAlgorithm();
   }
 
 private:
   template <typename T> void set(cublasLtMatmulDescAttributes_t what, const T &v, const char *n) {
     cublas(cublasLtMatmulDescSetAttribute(desc, what, &v, sizeof v), n);
   }
-  cublasLtHandle_t lt;
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-  cublasLtMatmulPreference_t pref = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic{};
-  CUdeviceptr workspace = 0;
-  size_t workspaceBytes = 32u << 20;
 };
 
 struct Fp8Result {
