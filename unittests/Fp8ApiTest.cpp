@@ -4,6 +4,8 @@
 // pointers are never touched, and planning compiles to a cubin through nvJitLink.
 #include "ApiTestSupport.h"
 
+#include "mepi/GroupedMatmul.h"
+
 #include <gtest/gtest.h>
 
 namespace {
@@ -105,4 +107,22 @@ TEST(Fp8Api, PromotedUnlessFastAccumulation) {
     EXPECT_NE(config.find("tile = ["), std::string::npos) << config;
     EXPECT_NE(config.find(", 128]"), std::string::npos) << config; // tile_k: 128 bytes of K
   }
+}
+
+// Grouped: B's scale is one value, one per group [S] or one per group and column [S, N]; the
+// grouped matmul plans with either.
+TEST(Fp8Api, GroupedScalesPerGroup) {
+  mepi::Tensor ends = tensor({4}, DType::Int32);
+  auto grouped = [&](mepi::Tensor scaleB) {
+    mepi::Options options = scaled(tensor({300}, DType::Float32), scaleB);
+    mepi::GroupedMatmul mm(tensor({300, 256}), tensor({4, 32, 256}), {ends}, 1.0f, kTransposeB,
+                           options);
+    mm.plan(mepi::Epilog::Default);
+    return mm.kernelConfiguration();
+  };
+  EXPECT_NE(grouped(tensor({4}, DType::Float32)).find("promote = 1"), std::string::npos);
+  EXPECT_NE(grouped(tensor({4, 32}, DType::Float32)).find("promote = 1"), std::string::npos);
+  EXPECT_EQ(errorOf([&] { grouped(tensor({7}, DType::Float32)); }),
+            "quantization scale b: expected shape [] or [1] or [4] (one per group) or [4, 32] "
+            "(one per group and column of D), got [7]");
 }

@@ -146,7 +146,8 @@ struct Qualifiers {
 /// kernel at every execution (no host copy), with 8-bit A and B only. With them
 ///   D = sD * epilog(alpha * sA * sB * op(A) op(B), inputs...)
 /// where `a` is one value ([] or [1]: tensor-wise) or one per row of D ([M]: row-wise), `b`
-/// one value or one per column of D ([N]), `d` one value. "result_amax" is taken before sD, and
+/// one value or one per column of D ([N]; grouped: [S], one per group, or [S, N]), `d` one
+/// value. "result_amax" is taken before sD, and
 /// an 8-bit D is rounded to nearest and saturated to its largest finite value. Not with an
 /// operand c yet, nor with a user epilog (which reads its scales as epilog inputs).
 struct QuantizationScales {

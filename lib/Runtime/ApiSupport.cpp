@@ -95,6 +95,33 @@ namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales) {
   return named;
 }
 
+namespace {
+/// The shapes a quantization scale may have, by key: one value, then what else ("a": one per
+/// row of D; "b": one per column, or grouped, one per group or per group and column).
+struct ScaleShapes {
+  std::vector<std::vector<int64_t>> allowed; // besides [] and [1]
+  std::string text;                          // " or [64] (M: one per row of D)"
+};
+
+ScaleShapes scaleShapes(char key, const MatmulProblem &p) {
+  int64_t m = p.d.shape[p.d.shape.size() - 2], n = p.d.shape.back();
+  int64_t groups = !p.groups ? 0
+                   : p.groups->bounds.shape[0] -
+                         (p.groups->form == runtime::GroupForm::Indptr ? 1 : 0);
+  if (key == 'a')
+    return {{{m}}, llvm::formatv(" or [{0}] (M: one per row of D)", m).str()};
+  if (key == 'b' && groups)
+    return {{{groups}, {groups, n}},
+            llvm::formatv(" or [{0}] (one per group) or [{0}, {1}] (one per group and column "
+                          "of D)",
+                          groups, n)
+                .str()};
+  if (key == 'b')
+    return {{{n}}, llvm::formatv(" or [{0}] (N: one per column of D)", n).str()};
+  return {{}, ""};
+}
+} // namespace
+
 QuantizationScales validatedScales(const QuantizationScales &scales, const MatmulProblem &p,
                                    int device) {
   if (!scales.a && !scales.b && !scales.d)
@@ -104,12 +131,10 @@ QuantizationScales validatedScales(const QuantizationScales &scales, const Matmu
                        elementTypeName(p.a.type), elementTypeName(p.b.type)));
   if (p.c && (scales.a || scales.b))
     fail("quantization scales: scales of A or B with an operand c are not supported yet");
-  int64_t m = p.d.shape[p.d.shape.size() - 2], n = p.d.shape.back();
   QuantizationScales normalized;
-  for (auto [given, out, key, vector, what] :
-       {std::tuple{&scales.a, &normalized.a, "a", m, "M: one per row of D"},
-        std::tuple{&scales.b, &normalized.b, "b", n, "N: one per column of D"},
-        std::tuple{&scales.d, &normalized.d, "d", int64_t(0), ""}}) {
+  for (auto [given, out, key] : {std::tuple{&scales.a, &normalized.a, 'a'},
+                                 std::tuple{&scales.b, &normalized.b, 'b'},
+                                 std::tuple{&scales.d, &normalized.d, 'd'}}) {
     if (!*given)
       continue;
     const Tensor &t = **given;
@@ -119,12 +144,10 @@ QuantizationScales validatedScales(const QuantizationScales &scales, const Matmu
     if (t.device != device)
       fail(llvm::formatv("{0}: expected memory on device {1} (operand a's), got device {2}",
                          name, device, t.device));
-    bool scalar = t.shape.empty() || (t.shape.size() == 1 && t.shape[0] == 1);
-    bool perVector = vector > 0 && t.shape.size() == 1 && t.shape[0] == vector;
-    if (!scalar && !perVector)
-      fail(llvm::formatv("{0}: expected shape [] or [1]{1}, got {2}", name,
-                         vector > 0 ? llvm::formatv(" or [{0}] ({1})", vector, what).str()
-                                    : std::string(),
+    ScaleShapes shapes = scaleShapes(key, p);
+    bool scalar = t.shape.empty() || t.shape == std::vector<int64_t>{1};
+    if (!scalar && llvm::find(shapes.allowed, t.shape) == shapes.allowed.end())
+      fail(llvm::formatv("{0}: expected shape [] or [1]{1}, got {2}", name, shapes.text,
                          dims(t.shape)));
     validated(t, name, 0); // strides
     Tensor copy = t;

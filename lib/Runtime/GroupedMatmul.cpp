@@ -126,6 +126,7 @@ Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups,
   s.problem.transposeA = qualifiers.transposeA;
   s.problem.transposeB = qualifiers.transposeB;
   s.problem.kernelConfig = options.kernelConfig;
+  s.problem.fastAccumulation = options.fastAccumulation;
   int64_t t = qualifiers.transposeA ? a.shape[1] : a.shape[0];
   int64_t n = qualifiers.transposeB ? b.shape[1] : b.shape[2];
   std::vector<int64_t> dShape = {t, n};
@@ -140,6 +141,7 @@ Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups,
   s.weightIndices = groups.weightIndices;
   s.alpha = alpha;
   s.givenQualifiers = givenQualifiers;
+  options.quantizationScales = validatedScales(options.quantizationScales, s.problem, a.device);
   s.options = std::move(options);
   // The verifier checks K, the groups' form and size, B's matrices: fail here, before a plan.
   check(runtime::planModule(s.problem).takeError(), "invalid grouped matmul");

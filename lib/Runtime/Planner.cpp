@@ -398,15 +398,21 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +
                                    std::to_string(problem.userInputs.size()));
-  bool given[std::size(kScaleKeys)] = {}, perVector[std::size(kScaleKeys)] = {};
+  // A scale's kind from its shape (validatedScales checked it): one value, one per row (a) or
+  // column (b) of D, or grouped, b's [S] one per group (a scalar with a leading S).
+  bool given[std::size(kScaleKeys)] = {};
+  BroadcastKind kinds[std::size(kScaleKeys)] = {BroadcastKind::Row, BroadcastKind::Col,
+                                                BroadcastKind::Scalar};
   for (auto [i, key] : llvm::enumerate(kScaleKeys))
     for (const NamedLayout &input : problem.builtinInputs)
       if (input.key == key) {
         given[i] = true;
-        perVector[i] = !input.layout.shape.empty();
+        size_t rank = input.layout.shape.size();
+        if (rank == 0 || (problem.groups && i == 1 && rank == 1))
+          kinds[i] = BroadcastKind::Scalar;
       }
   signature = withScaleInputs(getBuiltinEpilogSignature(*epilog, problem.groups.has_value()),
-                              given, perVector);
+                              given, kinds);
   // Outputs and inputs in D's type would be 8-bit without a scale of their own.
   auto matrix = [](const EpilogOperand &o) { return o.kind == BroadcastKind::Matrix; };
   if (::mepi::runtime::elementTypeBytes(problem.d.type) == 1 &&

@@ -6,7 +6,8 @@ them, so a CUDA graph may capture execute() and replay it with other sizes."""
 import ctypes
 
 from . import _capi
-from ._matmul import _LOGGER, Matmul, MatmulEpilog, MatmulOptions, _check, _copy, _on_device
+from ._matmul import (_LOGGER, Matmul, MatmulEpilog, MatmulOptions, _check, _copy, _on_device,
+                      _quantization_scales)
 from ._operands import Operand
 
 FORMS = {"ends": 0, "indptr": 1, "lengths": 2, "masked": 3}
@@ -47,7 +48,7 @@ class GroupedMatmul(Matmul):
     epilogs take a bias [S, N] (or [N]); Python epilogs are not taken here yet."""
 
     def __init__(self, a, b, bounds, *, form="ends", weight_indices=None, alpha=1.0,
-                 options=None, stream=None):
+                 options=None, stream=None, quantization_scales=None):
         if form not in FORMS:
             raise ValueError(f"form: expected one of {sorted(FORMS)}, got {form!r}")
         if isinstance(options, dict):
@@ -65,7 +66,10 @@ class GroupedMatmul(Matmul):
         a_matrix, transpose_a = self._a.as_matrix(form != "masked")
         b_matrix, transpose_b = self._b.as_matrix(True)
         self._views = (a_matrix, b_matrix)
-        error, c_options = _capi.Error(), self.options.c_options()
+        # FP8: a's scale per row [T] or one; b's one, per group [S] or per group and column
+        # [S, N]; d's one.
+        self._scales = _quantization_scales(quantization_scales, self._a)
+        error, c_options = _capi.Error(), self.options.c_options(self._scales)
         groups = self._c_groups()
         self._handle = _capi.lib.mepiGroupedMatmulCreate(
             ctypes.byref(a_matrix.c_tensor()), ctypes.byref(b_matrix.c_tensor()),

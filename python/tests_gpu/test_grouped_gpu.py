@@ -124,3 +124,26 @@ def test_grouped_mm_3d_2d_groups_of_columns():
     # (not against torch._grouped_mm: it asserts on the device for these ragged sizes, whose
     # output column offsets are not 16-byte aligned)
     assert relative_error(got, want) < 1e-2
+
+
+def test_grouped_fp8_with_scales_per_row_and_per_group():
+    gen = torch.Generator().manual_seed(7)
+    groups, k, n = 4, 256, 136
+    sizes = ragged_sizes(groups, 600, gen)
+    x = torch.randn(600, k, device=DEVICE).to(torch.float8_e4m3fn)
+    w = torch.randn(groups, n, k, device=DEVICE).to(torch.float8_e4m3fn)
+    offs = sizes.cumsum(0).to(torch.int32).to(DEVICE)
+    sx = torch.rand(600, device=DEVICE) + 0.5
+    sw = torch.rand(groups, device=DEVICE) + 0.5  # one per expert
+    options = mepi.MatmulOptions(result_type="bfloat16")
+    with mepi.GroupedMatmul(x, w.transpose(1, 2), offs, options=options,
+                            quantization_scales={"a": sx, "b": sw}) as mm:
+        mm.plan()
+        got = mm.execute()
+    want = torch.zeros(600, n, dtype=torch.float64, device=DEVICE)
+    row = 0
+    for g, size in enumerate(sizes.tolist()):
+        want[row:row + size] = (x[row:row + size].double() @ w[g].double().t()
+                                * sx[row:row + size].double()[:, None] * float(sw[g]))
+        row += size
+    assert relative_error(got, want) < 1e-2

@@ -32,16 +32,7 @@ std::string describe(const Fp8Case &c) {
 
 /// f32 scales drawn from [lo, hi]: one value (rank 0) or `count`.
 HostTensor scaleTensor(int64_t count, bool vector, double lo, double hi, std::mt19937 &rng) {
-  HostTensor t = randomTensor(ElementType::F32, vector ? std::vector<int64_t>{count}
-                                                       : std::vector<int64_t>{},
-                              rng);
-  std::uniform_real_distribution<float> dist(static_cast<float>(lo), static_cast<float>(hi));
-  for (size_t i = 0; i < t.values.size(); ++i) {
-    float f = dist(rng);
-    std::memcpy(&t.bytes[i * 4], &f, 4);
-    t.values[i] = f;
-  }
-  return t;
+  return uniformF32(vector ? std::vector<int64_t>{count} : std::vector<int64_t>{}, lo, hi, rng);
 }
 
 double activation(const std::string &epilog, double x) {

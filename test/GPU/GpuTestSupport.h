@@ -130,6 +130,18 @@ inline HostTensor randomTensor(ElementType type, std::vector<int64_t> shape, std
   return t;
 }
 
+/// f32 values drawn from [lo, hi] (scales), of `shape` (rank 0: one value).
+inline HostTensor uniformF32(std::vector<int64_t> shape, double lo, double hi, std::mt19937 &rng) {
+  HostTensor t = randomTensor(ElementType::F32, std::move(shape), rng);
+  std::uniform_real_distribution<float> dist(static_cast<float>(lo), static_cast<float>(hi));
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    float f = dist(rng);
+    std::memcpy(&t.bytes[i * 4], &f, 4);
+    t.values[i] = f;
+  }
+  return t;
+}
+
 inline double readDevice(const std::vector<uint8_t> &bytes, ElementType type, int64_t i) {
   if (type == ElementType::F32) {
     float f;

@@ -121,12 +121,10 @@ Value emitGeluDerivative(OpBuilder &b, Location loc, Value z) {
 } // namespace
 
 EpilogSignature mlir::mepi::withScaleInputs(EpilogSignature signature, ArrayRef<bool> given,
-                                            ArrayRef<bool> perVector) {
-  const BroadcastKind vectorKinds[] = {BroadcastKind::Row, BroadcastKind::Col,
-                                       BroadcastKind::Scalar};
+                                            ArrayRef<BroadcastKind> kinds) {
   for (auto [i, key] : llvm::enumerate(kScaleKeys))
     if (given[i])
-      signature.inputs.push_back({key, perVector[i] ? vectorKinds[i] : BroadcastKind::Scalar});
+      signature.inputs.push_back({key, kinds[i]});
   return signature;
 }
 

@@ -57,13 +57,12 @@ inline constexpr EpilogOperand kResultAmax = {"result_amax", BroadcastKind::Scal
 /// inputs, aux outputs and reductions of the epilog's signature in order, then the amax
 /// reduction when `resultAmax`.
 /// The FP8 quantization scales as epilog inputs, after the epilog's own (in this order, each
-/// where given): "a_scale" (scalar, or row: one per row of D), "b_scale" (scalar, or col: one per
-/// column) and "d_scale" (scalar).
+/// where given): "a_scale" (scalar, or row: one per row of D), "b_scale" (scalar, col: one per
+/// column; grouped, with a leading dimension of S: per group) and "d_scale" (scalar).
 inline constexpr llvm::StringLiteral kScaleKeys[] = {"a_scale", "b_scale", "d_scale"};
-/// `signature` with the scales appended: `perVector[i]` for kScaleKeys[i] given one value per row
-/// or column, `given[i]` where it is given at all.
+/// `signature` with the given scales appended, each of its kind (kinds[i] for kScaleKeys[i]).
 EpilogSignature withScaleInputs(EpilogSignature signature, ArrayRef<bool> given,
-                                ArrayRef<bool> perVector);
+                                ArrayRef<BroadcastKind> kinds);
 
 /// Builds `epilog`'s region into `op`, which takes `signature`'s inputs (the epilog's, then any
 /// scales): x = acc * a_scale * b_scale, the epilog, max |x| as result_amax (before D's scale),
