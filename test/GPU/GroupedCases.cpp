@@ -318,12 +318,13 @@ std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool trans
         return "column " + std::to_string(c) + " (in no group) was written";
   return compare("D", packFloats(gotValues), ElementType::F32, want, 2e-2, err);
 }
-/// FP8 grouped (DeepGEMM's contiguous layout with torch's offs): e4m3 x [T, K] by e4m3 w
-/// [S, N, K], A's scale per row [T], B's per group and column [S, N] (or one per group [S]
-/// with fast accumulation), a bias [S, N], GELU_BIAS, D bf16; ragged groups with an empty one.
+/// FP8 grouped: e4m3 x [T, K] by e4m3 w [S, N, K], A's scale per row [T], B's per group and
+/// column [S, N] (or one per group [S] with fast accumulation), a bias [S, N], GELU_BIAS, D
+/// bf16. DeepGEMM's contiguous layout (torch's offs, ragged groups with an empty one) or its
+/// masked one (x [S, R, K] with masked_m, one count past R).
 std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGroupScalar,
-                              double &err, std::string &config) {
-  const int64_t groups = 5, t = 1000, n = 264, k = 528;
+                              bool masked, double &err, std::string &config) {
+  const int64_t groups = 5, t = 1000, n = 264, k = 528, per = t / groups;
   DeviceArena arena(*dev.d);
   HostTensor x = randomTensor(ElementType::F8E4M3FN, {t, k}, rng);
   HostTensor w = randomTensor(ElementType::F8E4M3FN, {groups, n, k}, rng);
@@ -332,35 +333,45 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
   HostTensor sB = uniformF32(perGroupScalar ? std::vector<int64_t>{groups}
                                             : std::vector<int64_t>{groups, n},
                              0.5, 2, rng);
-  std::vector<int64_t> sizes = randomSizes(groups, t, rng), ends(groups);
+  std::vector<int64_t> sizes = randomSizes(groups, t, rng), starts(groups), bounds(groups);
   sizes[1] += sizes[2], sizes[2] = 0; // an empty group
-  std::partial_sum(sizes.begin(), sizes.end(), ends.begin());
-  mepi::Groups bounds;
-  bounds.bounds = arena.toDevice(indexTensor(ends, false));
-  bounds.bounds.dtype = mepi::DType::Int32;
+  std::exclusive_scan(sizes.begin(), sizes.end(), starts.begin(), int64_t(0));
+  std::uniform_int_distribution<int64_t> count(0, per);
+  for (int64_t g = 0; g < groups; ++g) {
+    bounds[g] = masked ? (g == 1 ? per + 7 : count(rng)) : starts[g] + sizes[g];
+    if (masked)
+      starts[g] = g * per, sizes[g] = std::min(bounds[g], per);
+  }
+  mepi::Groups groupBounds;
+  groupBounds.bounds = arena.toDevice(indexTensor(bounds, false));
+  groupBounds.bounds.dtype = mepi::DType::Int32;
+  groupBounds.form = masked ? mepi::GroupForm::Masked : mepi::GroupForm::Ends;
   mepi::Options options;
   options.resultType = mepi::DType::BFloat16;
   options.fastAccumulation = perGroupScalar;
   options.quantizationScales.a = arena.toDevice(sA);
   options.quantizationScales.b = arena.toDevice(sB);
-  mepi::GroupedMatmul mm(arena.toDevice(x), arena.toDevice(w), bounds, 1.0f, {false, true},
-                         options);
+  mepi::Tensor xTensor = arena.toDevice(x);
+  if (masked) // [S, R, K]
+    xTensor.shape = {groups, per, k}, xTensor.strides.clear();
+  mepi::GroupedMatmul mm(xTensor, arena.toDevice(w), groupBounds, 1.0f, {false, true}, options);
   mepi::EpilogInputs inputs;
   inputs.bias = arena.toDevice(bias);
   mm.plan(mepi::Epilog::GeluBias, inputs);
   config = mm.kernelConfiguration();
   std::vector<uint8_t> got = fetch(dev, mm.execute());
-  std::vector<double> want;
-  for (int64_t g = 0, row = 0; g < groups; ++g)
-    for (int64_t end = ends[g]; row < end; ++row)
+  std::vector<double> want, gotRows;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t row = starts[g]; row < starts[g] + sizes[g]; ++row)
       for (int64_t col = 0; col < n; ++col) {
         double acc = 0;
         for (int64_t kk = 0; kk < k; ++kk)
           acc += x.values[row * k + kk] * w.values[(g * n + col) * k + kk];
         double scaleB = sB.values[perGroupScalar ? g : g * n + col];
         want.push_back(geluRef(acc * sA.values[row] * scaleB + bias.values[g * n + col]));
+        gotRows.push_back(readDevice(got, ElementType::BF16, row * n + col));
       }
-  return compare("D", got, ElementType::BF16, want, 1e-2, err);
+  return compare("D", packFloats(gotRows), ElementType::F32, want, 1e-2, err);
 }
 } // namespace
 
@@ -390,11 +401,13 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
     if (selected(line))
       reportCase(line, run, passed, failed);
   };
-  for (bool perGroupScalar : {false, true})
-    report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 sA=[T] sB=") +
+  for (auto [perGroupScalar, masked] : {std::pair{false, false}, {true, false}, {false, true}})
+    report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ") +
+               (masked ? "masked " : "ends ") + "sA=[T] sB=" +
                (perGroupScalar ? "[S] fast" : "[S, N]") + " GELU_BIAS",
-           [&](double &err, std::string &config) {
-             return runGroupedFp8Case(dev, rng, perGroupScalar, err, config);
+           [&, perGroupScalar = perGroupScalar, masked = masked](double &err,
+                                                                std::string &config) {
+             return runGroupedFp8Case(dev, rng, perGroupScalar, masked, err, config);
            });
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
     return runGraphCase(dev, rng, err, config);
