@@ -15,7 +15,8 @@
 #   scripts/device-run.sh pybench      python -m mepi.bench (mepi against torch): pybench.log/.json
 #   scripts/device-run.sh sass         ptxas -v and SASS of the wgmma kernel (bench/kernels/*.mlir)
 #   scripts/device-run.sh fp8          FP8: the GPU cases (gpu-tests-fp8.log), one under
-#                                      compute-sanitizer memcheck, mepi-bench --fp8 (fp8.log/.json)
+#                                      compute-sanitizer memcheck, mepi-bench --fp8 (fp8.log/.json),
+#                                      python -m mepi.bench --fp8 beside torch._scaled_mm
 #   scripts/device-run.sh grouped      grouped matmuls: the GPU cases (gpu-tests-grouped.log), two
 #                                      of them under compute-sanitizer memcheck, racecheck and
 #                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
@@ -200,6 +201,10 @@ run_fp8() {
     --filter "300x520x528" > "$out/compute-sanitizer-fp8-memcheck.log" 2>&1 || status=1
   tail -2 "$out/compute-sanitizer-fp8-memcheck.log"
   "$bundle/bin/mepi-bench" --fp8 --json "$out/fp8.json" 2>&1 | tee "$out/fp8.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # And from Python beside torch._scaled_mm.
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" \
+    python3 -m mepi.bench --fp8 --json "$out/pybench-fp8.json" 2>&1 | tee "$out/pybench-fp8.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   return "$status"
 }

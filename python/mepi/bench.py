@@ -2,7 +2,7 @@
 compare them: torch.mm / torch._addmm_activation (cuBLASLt's GELU epilog) and torch.bmm, on
 mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2.
 
-    python -m mepi.bench [--quick] [--grouped] [--overhead] [--json FILE] [--filter TEXT]...
+    python -m mepi.bench [--quick] [--grouped | --fp8] [--overhead] [--json FILE] [--filter TEXT]...
 
 GELU_BIAS: torch adds a bias per column of D (addmm's [N] input); mepi computes the same
 product with the bias per row of Dᵀ = Bᵀ Aᵀ (its built-in GELU_BIAS), the same work and bytes.
@@ -14,6 +14,11 @@ absorbs them; the stream is synchronized once at the end).
 --grouped: mixture-of-experts shapes (mepi-bench --grouped's), mepi.GroupedMatmul against
 torch._grouped_mm (x [T, K], w [G, N, K] read as [G, K, N], int32 group ends on the device),
 bf16, group sizes from a seeded generator.
+
+--fp8: e4m3 x e4m3 -> bf16 against torch._scaled_mm (cuBLASLt's FP8) with the same scaling:
+tensor-wise (scalars), tensor-wise with fast accumulation (use_fast_accum) and row-wise (A's per
+row, B's per column); A [M, K] row-major, B the transposed view of a row-major [N, K], as
+_scaled_mm takes them.
 """
 
 import argparse
@@ -34,6 +39,12 @@ GROUPED = [(8, 16336, 14336, 4096, "mixtral-up"), (8, 16336, 4096, 14336, "mixtr
            (256, 30944, 4096, 7168, "dsv3-up"), (256, 32, 4096, 7168, "dsv3-decode"),
            (128, 64608, 1536, 2048, "qwen3-up"), (128, 64608, 2048, 768, "qwen3-down"),
            (256, 0, 4096, 7168, "dsv3-decode-0to8"), (128, 0, 1536, 2048, "qwen3-decode-0to8")]
+# The FP8 issue's shapes, then some of the dense set's.
+FP8 = [(8192, 8192, 8192, "8192^3"), (4096, 7168, 16384, "4096x7168x16384"),
+       (4096, 4096, 7168, "4096x4096x7168"), (2048, 5120, 5120, "2048x5120x5120"),
+       (128, 8192, 8192, "m128"), (4096, 4096, 4096, "4096^3"), (4096, 14336, 4096, "llm-up"),
+       (4096, 4096, 14336, "llm-down")]
+FP8_MODES = ("tensor", "tensor-fast", "row")
 BATCHED = [(16, 1024, 1024, 1024, "bmm16x1024^3"), (8, 2048, 2048, 2048, "bmm8x2048^3"),
            (64, 512, 512, 512, "bmm64x512^3")]
 
@@ -121,6 +132,27 @@ def _measure_grouped(torch, mepi, groups, tokens, n, k, quick):
     return t, mepi_ms, ref_ms, config
 
 
+def _measure_fp8(torch, mepi, m, n, k, mode, quick):
+    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+    row = mode == "row"
+    sa = (torch.rand(m, 1, device="cuda") + 0.5) if row else torch.tensor(0.8, device="cuda")
+    sb = (torch.rand(1, n, device="cuda") + 0.5) if row else torch.tensor(1.2, device="cuda")
+    fast = mode == "tensor-fast"
+    options = mepi.MatmulOptions(result_type="bfloat16", fast_accumulation=fast)
+    mm = mepi.Matmul(a, b, options=options,
+                     quantization_scales={"a": sa.reshape(-1) if row else sa,
+                                          "b": sb.reshape(-1) if row else sb})
+    mm.plan()
+    iterations = 20 if quick else 50
+    mepi_ms = _median_ms(torch, lambda i: mm.execute(), 1, iterations)
+    ref_ms = _median_ms(torch, lambda i: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
+                                                          use_fast_accum=fast), 1, iterations)
+    config = mm.kernel_configuration
+    mm.free()
+    return mepi_ms, ref_ms, config
+
+
 def _host_overhead(torch, mepi, calls=2000):
     """Mean host µs of mepi's execute() and torch.mm on a 256 x 256 x 256 bf16 problem."""
     import time
@@ -149,6 +181,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="bf16 only, fewer launches")
     parser.add_argument("--grouped", action="store_true",
                         help="grouped (MoE) shapes against torch._grouped_mm instead")
+    parser.add_argument("--fp8", action="store_true",
+                        help="FP8 against torch._scaled_mm with the same scaling instead")
     parser.add_argument("--overhead", action="store_true",
                         help="the host time of execute() from Python against torch.mm's")
     parser.add_argument("--json", help="write the results here")
@@ -166,6 +200,9 @@ def main(argv=None):
     if args.grouped:  # (groups, tokens, N, K) in the batch, m, n, k places; m's T is drawn
         problems = [(g, t, n, k, name, torch.bfloat16, "GROUPED")
                     for g, t, n, k, name in GROUPED]
+    if args.fp8:  # the mode in the epilog's place
+        problems = [(1, m, n, k, name, torch.float8_e4m3fn, mode)
+                    for m, n, k, name in FP8 for mode in FP8_MODES]
     device = torch.cuda.get_device_name(0)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     if args.overhead:
@@ -192,6 +229,9 @@ def main(argv=None):
             if epilog == "GROUPED":  # batch: the experts; m: the rows drawn for them
                 m, mepi_ms, ref_ms, config = _measure_grouped(torch, mepi, batch, m, n, k,
                                                               args.quick)
+            elif epilog in FP8_MODES:
+                mepi_ms, ref_ms, config = _measure_fp8(torch, mepi, m, n, k, epilog,
+                                                       args.quick)
             else:
                 mepi_ms, ref_ms, config = _measure(torch, mepi, batch, m, n, k, dtype, epilog,
                                                    args.quick)
