@@ -353,6 +353,7 @@ class Matmul:
 
     def free(self):
         """Releases mepi's memory (D, aux outputs, workspace) and the kernel."""
+        self._results.clear()  # the handed-out objects no longer kept by the Matmul
         if self._handle.ptr:
             _capi.lib.mepiMatmulDestroy(self._handle)
             self._handle = _capi.Handle(None)

@@ -209,8 +209,10 @@ _exported = {}  # address of a DLManagedTensor -> what keeps it and its memory a
 
 
 @_DELETER
-def _dlpack_deleter(address):
-    _exported.pop(address, None)
+def _dlpack_deleter(address, exported=_exported):
+    # The dict is bound here: a consumer may free its tensor while the interpreter shuts down,
+    # after this module's globals are gone.
+    exported.pop(address, None)
 
 
 @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
