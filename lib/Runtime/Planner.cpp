@@ -377,6 +377,16 @@ auto ::mepi::runtime::detail::makeContext() -> std::unique_ptr<MLIRContext> {
 
 namespace {
 
+/// How a quantization scale is indexed, from its shape (validatedScales checked it): one
+/// value; A's one per row of D; B's one per column, or grouped, [S] one per group (a scalar
+/// with a leading S) and [S, N] per group and column.
+BroadcastKind scaleKind(llvm::StringRef key, const OperandLayout &layout, bool grouped) {
+  size_t rank = layout.shape.size();
+  if (rank == 0 || key == "d_scale" || (key == "b_scale" && grouped && rank == 1))
+    return BroadcastKind::Scalar;
+  return key == "a_scale" ? BroadcastKind::Row : BroadcastKind::Col;
+}
+
 /// The built-in epilog's inputs in its signature's order (none for a user epilog), after the
 /// checks that the epilog and its inputs go together.
 llvm::Expected<std::vector<NamedLayout>>
@@ -398,18 +408,13 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
     return llvm::createStringError("epilog " + problem.epilog +
                                    " takes no user epilog inputs, got " +
                                    std::to_string(problem.userInputs.size()));
-  // A scale's kind from its shape (validatedScales checked it): one value, one per row (a) or
-  // column (b) of D, or grouped, b's [S] one per group (a scalar with a leading S).
   bool given[std::size(kScaleKeys)] = {};
-  BroadcastKind kinds[std::size(kScaleKeys)] = {BroadcastKind::Row, BroadcastKind::Col,
-                                                BroadcastKind::Scalar};
+  BroadcastKind kinds[std::size(kScaleKeys)] = {};
   for (auto [i, key] : llvm::enumerate(kScaleKeys))
     for (const NamedLayout &input : problem.builtinInputs)
       if (input.key == key) {
         given[i] = true;
-        size_t rank = input.layout.shape.size();
-        if (rank == 0 || (problem.groups && i == 1 && rank == 1))
-          kinds[i] = BroadcastKind::Scalar;
+        kinds[i] = scaleKind(key, input.layout, problem.groups.has_value());
       }
   signature = withScaleInputs(getBuiltinEpilogSignature(*epilog, problem.groups.has_value()),
                               given, kinds);
