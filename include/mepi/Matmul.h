@@ -214,6 +214,10 @@ public:
   /// Launches on `stream` and returns D (allocated by mepi on first execute, owned by this
   /// object, rewritten by later executes). Throws if not planned or operands were released.
   Tensor execute(CUstream stream = nullptr);
+  /// Has execute() write D into the caller's `d` (of D's dtype, shape and strides, on the
+  /// operands' device) instead of memory of its own; execute() then returns `d`. The caller
+  /// keeps `d` alive while the object may execute.
+  void setResult(const Tensor &d);
   /// The aux outputs of the planned epilog by key (see Epilog), written by each execute() and
   /// owned by this object like D. Empty for epilogs without aux outputs.
   const std::map<std::string, Tensor> &auxOutputs() const;

@@ -211,17 +211,18 @@ std::vector<int64_t> broadcastBatch(const std::vector<int64_t> &a,
   return out;
 }
 
-void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name) {
+void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name,
+                      const std::string &call) {
   OperandLayout got = validated(now, name, planned.shape.size());
   if (got.type != planned.type)
-    fail(llvm::formatv("resetOperands: operand {0}: expected dtype {1}, got {2}", name,
-                       elementTypeName(planned.type), elementTypeName(got.type)));
+    fail(llvm::formatv("{3}: operand {0}: expected dtype {1}, got {2}", name,
+                       elementTypeName(planned.type), elementTypeName(got.type), call));
   if (got.shape != planned.shape)
-    fail(llvm::formatv("resetOperands: operand {0}: expected shape {1}, got {2}", name,
-                       dims(planned.shape), dims(got.shape)));
+    fail(llvm::formatv("{3}: operand {0}: expected shape {1}, got {2}", name,
+                       dims(planned.shape), dims(got.shape), call));
   if (got.strides != planned.strides)
-    fail(llvm::formatv("resetOperands: operand {0}: expected strides {1}, got {2}", name,
-                       dims(planned.strides), dims(got.strides)));
+    fail(llvm::formatv("{3}: operand {0}: expected strides {1}, got {2}", name,
+                       dims(planned.strides), dims(got.strides), call));
 }
 
 void checkDevicePointer(const CudaDriver &driver, const Tensor &t, const std::string &name,

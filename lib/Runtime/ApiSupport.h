@@ -59,8 +59,9 @@ OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank
 std::vector<int64_t> broadcastBatch(const std::vector<int64_t> &a,
                                     const std::vector<int64_t> &b);
 
-/// resetOperands: `now` has the dtype, shape and strides the plan assumed.
-void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name);
+/// `now` has the dtype, shape and strides the plan assumed (else an error from `call`).
+void expectSameLayout(const Tensor &now, const OperandLayout &planned, const std::string &name,
+                      const std::string &call = "resetOperands");
 
 /// Device memory of the Matmul's device, a's (checked once per set of operands: a few driver
 /// calls): a kernel reads every operand in a's context.

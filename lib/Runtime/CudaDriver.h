@@ -55,7 +55,13 @@ namespace mepi::runtime {
   X(cuEventDestroy)                                                                            \
   X(cuEventRecord)                                                                             \
   X(cuEventSynchronize)                                                                        \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                                        \
+  X(cuStreamWaitEvent)                                                                         \
+  X(cuStreamWriteValue32)                                                                      \
+  X(cuStreamWaitValue32)                                                                       \
+  X(cuIpcGetMemHandle)                                                                         \
+  X(cuIpcOpenMemHandle)                                                                        \
+  X(cuIpcCloseMemHandle)
 
 struct CudaDriver {
 #define MEPI_DECLARE_CUDA_SYMBOL(name) decltype(&::name) name = nullptr;

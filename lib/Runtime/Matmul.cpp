@@ -364,6 +364,23 @@ Tensor Matmul::execute(CUstream stream) {
   return d;
 }
 
+void Matmul::setResult(const Tensor &d) {
+  if (!state)
+    fail("setResult() after free()");
+  State &s = *state;
+  if (s.resultShape)
+    fail("setResult: not for a grouped matmul whose D is a view");
+  expectSameLayout(d, s.problem.d, "d", "setResult");
+  if (d.device != s.a.device)
+    fail(llvm::formatv("setResult: operand d: expected memory on device {0}, got device {1}",
+                       s.a.device, d.device));
+  s.freeResult();
+  s.d = reinterpret_cast<CUdeviceptr>(d.data);
+  s.dGiven = true;
+  for (auto &[stream, res] : s.streams)
+    res.prepared.reset(); // their launches wrote the old D
+}
+
 const std::map<std::string, Tensor> &Matmul::auxOutputs() const {
   if (!state || !state->kernel)
     fail("auxOutputs() called before plan()");

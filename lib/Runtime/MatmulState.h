@@ -86,6 +86,7 @@ struct mepi::Matmul::State {
   Tensor result; // D as execute() returns it
   CUdeviceptr d = 0;
   size_t dBytes = 0;
+  bool dGiven = false; // d is the caller's (setResult): never freed here
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
@@ -123,7 +124,12 @@ struct mepi::Matmul::State {
       llvm::consumeError(driver.takeError());
     ptr = 0;
   }
-  void freeResult() { freeDevice(d); }
+  void freeResult() {
+    if (dGiven)
+      d = 0;
+    dGiven = false;
+    freeDevice(d);
+  }
   void freeOutputs() {
     for (CUdeviceptr &ptr : outputs)
       freeDevice(ptr);

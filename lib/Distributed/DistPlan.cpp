@@ -1,0 +1,452 @@
+// The distributed matmul's plan: global problem, algorithm and schedule (DistPlan.h).
+#include "Distributed/DistPlan.h"
+
+#include "Runtime/ErrorCodes.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace mepi::dist;
+using namespace mepi::dist::plan;
+using Kind = mepi::dist::Distribution::Kind;
+
+Range plan::slabRange(int64_t extent, int ranks, int rank) {
+  int64_t base = extent / ranks, extra = extent % ranks;
+  return {rank * base + std::min<int64_t>(rank, extra), base + (rank < extra ? 1 : 0)};
+}
+
+int64_t plan::blockCyclicExtent(int64_t extent, int64_t block, int coord, int procs) {
+  int64_t blocks = extent / block, whole = blocks / procs * block, extra = blocks % procs;
+  if (coord < extra)
+    return whole + block;
+  if (coord == extra)
+    return whole + extent % block;
+  return whole;
+}
+
+const char *plan::bufferName(Buffer buffer) {
+  switch (buffer) {
+  case Buffer::A: return "A";
+  case Buffer::B: return "B";
+  case Buffer::C: return "C";
+  case Buffer::D: return "D";
+  case Buffer::Gather: return "Gather";
+  case Buffer::Partial: return "Partial";
+  case Buffer::Recv: return "Recv";
+  }
+  return "?";
+}
+
+namespace {
+enum class Axis { M, N, K, None };
+
+const char *axisName(Axis axis) {
+  return axis == Axis::M ? "M" : axis == Axis::N ? "N" : axis == Axis::K ? "K" : "none";
+}
+
+llvm::Error planError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A valid request mepi does not handle (yet): the API's NotSupported.
+llvm::Error unsupported(const llvm::Twine &message) {
+  return llvm::createStringError(
+      std::error_code(static_cast<int>(mepi::runtime::ErrorKind::NotSupported),
+                      mepi::runtime::mepiCategory()),
+      message);
+}
+
+/// The global shape of one operand from every rank's local shape, with each rank's part
+/// checked against the slab rule; and which stored dimension is split (-1: replicated).
+struct Global {
+  std::vector<int64_t> shape;
+  int splitDim = -1;
+};
+
+llvm::Expected<Global> globalShape(const std::vector<std::vector<int64_t>> &shapes,
+                                   const Distribution &dist, const char *name) {
+  Global g;
+  int ranks = shapes.size();
+  for (int r = 0; r < ranks; ++r)
+    if (shapes[r].size() != 2)
+      return planError(llvm::formatv("operand {0}: expected a matrix (rank 2) on every rank, "
+                                     "got rank {1} on rank {2}",
+                                     name, shapes[r].size(), r));
+  if (dist.kind == Kind::BlockCyclic)
+    return unsupported(llvm::formatv("operand {0}: {1}: block-cyclic distributions (SUMMA) are not "
+                      "supported yet; use Slab.X or Slab.Y",
+                      name, dist.str()));
+  g.splitDim = dist.kind == Kind::SlabX ? 0 : dist.kind == Kind::SlabY ? 1 : -1;
+  g.shape = shapes[0];
+  if (g.splitDim >= 0) {
+    g.shape[g.splitDim] = 0;
+    for (const auto &s : shapes)
+      g.shape[g.splitDim] += s[g.splitDim];
+  }
+  for (int r = 0; r < ranks; ++r) {
+    for (int d = 0; d < 2; ++d) {
+      int64_t expected = d == g.splitDim ? slabRange(g.shape[d], ranks, r).size : g.shape[d];
+      if (shapes[r][d] != expected)
+        return planError(llvm::formatv(
+            "operand {0} ({1}): rank {2} holds [{3}, {4}]; expected {5} {6} in dimension {7} "
+            "(of [{8}, {9}] over {10} ranks: extent/P + (rank < extent%P))",
+            name, dist.str(), r, shapes[r][0], shapes[r][1], expected,
+            d == g.splitDim ? "as its slab" : "as on rank 0", d, g.shape[0], g.shape[1],
+            ranks));
+    }
+  }
+  return g;
+}
+
+/// Splits `range` into `pieces` row blocks (multiples of 128 rows but the last; fewer when
+/// the range is short).
+std::vector<Range> piecesOf(Range range, int pieces) {
+  int64_t step = (range.size + pieces - 1) / std::max(pieces, 1);
+  step = std::max<int64_t>(128, (step + 127) / 128 * 128);
+  std::vector<Range> out;
+  for (int64_t at = 0; at < range.size; at += step)
+    out.push_back({range.offset + at, std::min(step, range.size - at)});
+  if (out.empty())
+    out.push_back({range.offset, 0});
+  return out;
+}
+} // namespace
+
+std::string DistPlan::str() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  auto view = [&](const View &v) {
+    os << bufferName(v.buffer);
+    if (v.base)
+      os << "+" << v.base;
+    os << "[" << v.row << ":" << v.row + v.rows << ", " << v.col << ":" << v.col + v.cols << "]";
+  };
+  os << "algorithm " << algorithmName(algorithm) << ", M " << m << " N " << n << " K " << k
+     << ", rank " << rank << " of " << ranks << ", pieces " << pieces << "\n";
+  for (const Step &s : steps) {
+    switch (s.kind) {
+    case Step::Kind::Ready: os << "compute: ready (peers may write our buffers)\n"; break;
+    case Step::Kind::Fork: os << "copy: fork (after compute)\n"; break;
+    case Step::Kind::WaitReady: os << "copy: wait ready of rank " << s.peer << "\n"; break;
+    case Step::Kind::Push:
+      os << "copy: ";
+      if (s.gemm >= 0)
+        os << "after gemm " << s.gemm << ", ";
+      os << "push ";
+      view(s.from);
+      os << " -> rank " << s.peer << " ";
+      view(s.to);
+      os << ", flag " << s.flag << "\n";
+      break;
+    case Step::Kind::WaitArrived: os << "compute: wait flag " << s.flag << "\n"; break;
+    case Step::Kind::Gemm: {
+      const Gemm &g = gemms[s.gemm];
+      os << "compute: gemm " << s.gemm << ": ";
+      view(g.d);
+      os << " = ";
+      view(g.a);
+      os << " x ";
+      view(g.b);
+      if (g.c) {
+        os << " + ";
+        view(*g.c);
+      }
+      os << (g.final ? " (epilog)" : " (partial)") << "\n";
+      break;
+    }
+    case Step::Kind::Join: os << "compute: join (after copy)\n"; break;
+    }
+  }
+  return out;
+}
+
+namespace {
+/// Builds the schedule of one algorithm (DistPlan.h describes each).
+struct Builder {
+  DistPlan &p;
+  bool transA, transB, hasC;
+  int64_t kLocal; // K on this rank (K split) or K
+
+  Step step(Step::Kind kind) {
+    Step s;
+    s.kind = kind;
+    return s;
+  }
+  int arrivalFlag(int slot, int piece) const { return p.ranks + slot * p.pieces + piece; }
+  /// Rows `rows` (of M) of op(A), stored: [M, K] or [K, M] with pitch `pitch`.
+  View aRows(Buffer buf, Range rows, int64_t k, int64_t pitch, int64_t rowBase = 0) const {
+    return transA ? View{buf, 0, 0, rows.offset - rowBase, k, rows.size, pitch}
+                  : View{buf, 0, rows.offset - rowBase, 0, rows.size, k, pitch};
+  }
+  /// Columns `cols` (of N) of op(B), stored [K, N] or [N, K].
+  View bCols(Buffer buf, Range cols, int64_t k, int64_t pitch, int64_t colBase = 0) const {
+    return transB ? View{buf, 0, cols.offset - colBase, 0, cols.size, k, pitch}
+                  : View{buf, 0, 0, cols.offset - colBase, k, cols.size, pitch};
+  }
+  View whole(Buffer buf, const std::vector<int64_t> &shape) const {
+    return View{buf, 0, 0, 0, shape[0], shape[1], shape[1]};
+  }
+  int addGemm(Gemm g) {
+    p.gemms.push_back(g);
+    Step s = step(Step::Kind::Gemm);
+    s.gemm = p.gemms.size() - 1;
+    p.steps.push_back(s);
+    return s.gemm;
+  }
+  void push(int peer, View from, View to, int flag, int afterGemm, std::vector<bool> &asked) {
+    if (!asked[peer]) {
+      Step w = step(Step::Kind::WaitReady);
+      w.peer = peer;
+      p.steps.push_back(w);
+      asked[peer] = true;
+    }
+    Step s = step(Step::Kind::Push);
+    s.peer = peer;
+    s.from = from;
+    s.to = to;
+    s.flag = flag;
+    s.gemm = afterGemm;
+    p.steps.push_back(s);
+  }
+  void waitArrived(int flag) {
+    Step s = step(Step::Kind::WaitArrived);
+    s.flag = flag;
+    p.steps.push_back(s);
+  }
+
+  void allGatherA();
+  void allGatherB();
+  void ring(bool rows, bool allReduce);
+};
+
+void Builder::allGatherA() {
+  int r = p.rank, P = p.ranks;
+  int64_t aPitch = p.aLocal[1], gPitch = p.gatherShape[1];
+  std::vector<bool> asked(P, false);
+  p.steps.push_back(step(Step::Kind::Ready));
+  p.steps.push_back(step(Step::Kind::Fork));
+  for (int i = 1; i < P; ++i) {
+    int q = (r + i) % P;
+    auto pieces = piecesOf(p.chunks[r], p.pieces);
+    for (size_t j = 0; j < pieces.size(); ++j)
+      push(q, aRows(Buffer::A, pieces[j], p.k, aPitch, p.chunks[r].offset),
+           aRows(Buffer::Gather, pieces[j], p.k, gPitch), arrivalFlag(r, j), -1, asked);
+  }
+  View b = whole(Buffer::B, p.bLocal);
+  for (int i = 0; i < P; ++i) {
+    int src = (r + i) % P;
+    auto pieces = piecesOf(p.chunks[src], p.pieces);
+    for (size_t j = 0; j < pieces.size(); ++j) {
+      Gemm g;
+      if (src == r) {
+        g.a = aRows(Buffer::A, pieces[j], p.k, aPitch, p.chunks[r].offset);
+      } else {
+        waitArrived(arrivalFlag(src, j));
+        g.a = aRows(Buffer::Gather, pieces[j], p.k, gPitch);
+      }
+      g.b = b;
+      g.d = View{Buffer::D, 0, pieces[j].offset, 0, pieces[j].size, p.dLocal[1], p.dLocal[1]};
+      if (hasC) {
+        g.c = g.d;
+        g.c->buffer = Buffer::C;
+      }
+      g.final = true;
+      g.dRows = pieces[j];
+      addGemm(g);
+    }
+  }
+  p.steps.push_back(step(Step::Kind::Join));
+}
+
+void Builder::allGatherB() {
+  int r = p.rank, P = p.ranks;
+  std::vector<bool> asked(P, false);
+  p.steps.push_back(step(Step::Kind::Ready));
+  p.steps.push_back(step(Step::Kind::Fork));
+  // Our own columns go into our own gather buffer too (a local copy), so that one GEMM reads
+  // all of B.
+  for (int i = 0; i < P; ++i) {
+    int q = (r + i) % P;
+    push(q, bCols(Buffer::B, p.chunks[r], p.k, p.bLocal[1], p.chunks[r].offset),
+         bCols(Buffer::Gather, p.chunks[r], p.k, p.gatherShape[1]), arrivalFlag(r, 0), -1,
+         asked);
+  }
+  for (int i = 0; i < P; ++i)
+    waitArrived(arrivalFlag((r + i) % P, 0));
+  Gemm g;
+  g.a = whole(Buffer::A, p.aLocal);
+  g.b = whole(Buffer::Gather, p.gatherShape);
+  g.d = whole(Buffer::D, p.dLocal);
+  if (hasC)
+    g.c = whole(Buffer::C, p.dLocal);
+  g.final = true;
+  g.dRows = {0, p.dLocal[0]};
+  addGemm(g);
+  p.steps.push_back(step(Step::Kind::Join));
+}
+
+/// The reduce-scatter ring (rows: D's rows split; else columns), and for AllReduce the
+/// finished rows copied to every peer.
+void Builder::ring(bool rows, bool allReduce) {
+  int r = p.rank, P = p.ranks, next = (r + 1) % P;
+  std::vector<bool> asked(P, false);
+  p.steps.push_back(step(Step::Kind::Ready));
+  p.steps.push_back(step(Step::Kind::Fork));
+  View aAll = whole(Buffer::A, p.aLocal), bAll = whole(Buffer::B, p.bLocal);
+  for (int t = 0; t < P; ++t) {
+    int c = (r + P - 1 - t) % P;
+    Range chunk = p.chunks[c];
+    // Row pieces of the chunk's output block: D's rows within the chunk, or all M.
+    auto pieces = piecesOf(rows ? chunk : Range{0, p.m}, p.pieces);
+    int64_t width = rows ? p.n : chunk.size;
+    int64_t rowBase = rows ? chunk.offset : 0;
+    for (size_t j = 0; j < pieces.size(); ++j) {
+      Gemm g;
+      g.a = aRows(Buffer::A, pieces[j], kLocal, aAll.pitch);
+      g.b = rows ? bAll : bCols(Buffer::B, chunk, kLocal, bAll.pitch);
+      View slot{Buffer::Partial, 0, pieces[j].offset - rowBase, 0, pieces[j].size, width, width};
+      if (t > 0) {
+        waitArrived(arrivalFlag(t - 1, j));
+        View in = slot;
+        in.buffer = Buffer::Recv;
+        in.base = (t - 1) * p.slotElements;
+        g.c = in;
+        g.beta = 1.0f;
+      }
+      if (t + 1 < P) {
+        g.d = slot;
+        g.d.base = t * p.slotElements;
+        int id = addGemm(g);
+        View to = g.d;
+        to.buffer = Buffer::Recv;
+        push(next, g.d, to, arrivalFlag(t, j), id, asked);
+        continue;
+      }
+      g.final = true;
+      int64_t dRow = allReduce || !rows ? pieces[j].offset : pieces[j].offset - chunk.offset;
+      g.d = View{Buffer::D, 0, dRow, allReduce && !rows ? chunk.offset : 0, pieces[j].size,
+                 width, p.dLocal[1]};
+      g.dRows = {dRow, pieces[j].size};
+      int id = addGemm(g);
+      if (allReduce)
+        for (int i = 1; i < P; ++i)
+          push((r + i) % P, g.d, g.d, arrivalFlag(P - 1 + r, j), id, asked);
+    }
+  }
+  if (allReduce)
+    for (int i = 1; i < P; ++i) {
+      int src = (r + i) % P;
+      auto pieces = piecesOf(p.chunks[src], p.pieces);
+      for (size_t j = 0; j < pieces.size(); ++j)
+        waitArrived(arrivalFlag(P - 1 + src, j));
+    }
+  p.steps.push_back(step(Step::Kind::Join));
+}
+} // namespace
+
+static Axis axisOf(int splitDim, bool transposed, Axis dim0, Axis dim1) {
+  if (splitDim < 0)
+    return Axis::None;
+  bool first = (splitDim == 0) != transposed;
+  return first ? dim0 : dim1;
+}
+
+llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
+  if (q.distributions.size() != 3)
+    return planError(llvm::formatv("distributions: expected 3 (A, B, D), got {0}",
+                                   q.distributions.size()));
+  if (q.ranks < 1 || q.rank < 0 || q.rank >= q.ranks)
+    return planError(llvm::formatv("rank {0} of {1} ranks", q.rank, q.ranks));
+  if ((int)q.aShapes.size() != q.ranks || (int)q.bShapes.size() != q.ranks)
+    return planError(llvm::formatv("expected the shapes of {0} ranks", q.ranks));
+  auto ga = globalShape(q.aShapes, q.distributions[0], "a");
+  if (!ga)
+    return ga.takeError();
+  auto gb = globalShape(q.bShapes, q.distributions[1], "b");
+  if (!gb)
+    return gb.takeError();
+  const Distribution &dd = q.distributions[2];
+  if (dd.kind == Kind::BlockCyclic)
+    return unsupported(llvm::formatv("operand d: {0}: block-cyclic distributions (SUMMA) are not supported "
+                      "yet; use Slab.X, Slab.Y or Replicated",
+                      dd.str()));
+  DistPlan p;
+  p.ranks = q.ranks;
+  p.rank = q.rank;
+  p.m = q.transposeA ? ga->shape[1] : ga->shape[0];
+  p.k = q.transposeA ? ga->shape[0] : ga->shape[1];
+  int64_t kb = q.transposeB ? gb->shape[1] : gb->shape[0];
+  p.n = q.transposeB ? gb->shape[0] : gb->shape[1];
+  if (kb != p.k)
+    return planError(llvm::formatv("operands a and b: op(A) is {0} x {1} and op(B) {2} x {3} "
+                                   "(global): K differs",
+                                   p.m, p.k, kb, p.n));
+  Axis aAxis = axisOf(ga->splitDim, q.transposeA, Axis::M, Axis::K);
+  Axis bAxis = axisOf(gb->splitDim, q.transposeB, Axis::K, Axis::N);
+  Axis dAxis = dd.kind == Kind::SlabX ? Axis::M : dd.kind == Kind::SlabY ? Axis::N : Axis::None;
+  p.aLocal = q.aShapes[q.rank];
+  p.bLocal = q.bShapes[q.rank];
+  auto slabs = [&](int64_t extent) {
+    std::vector<Range> out;
+    for (int r = 0; r < q.ranks; ++r)
+      out.push_back(slabRange(extent, q.ranks, r));
+    return out;
+  };
+  Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k};
+  bool reduce = aAxis == Axis::K && bAxis == Axis::K;
+  if (reduce && q.hasC)
+    return unsupported("operand c: a C with A and B split along K (a reduce-scatter or all-reduce) is not "
+        "supported yet");
+  if (aAxis == Axis::M && bAxis == Axis::N && dAxis == Axis::N) {
+    p.algorithm = Algorithm::AllGatherA;
+    p.chunks = slabs(p.m);
+    p.gatherShape = q.transposeA ? std::vector<int64_t>{p.k, p.m} : std::vector<int64_t>{p.m, p.k};
+    p.dLocal = {p.m, slabRange(p.n, q.ranks, q.rank).size};
+    p.pieces = q.pieces > 0 ? q.pieces : 1;
+  } else if (aAxis == Axis::M && bAxis == Axis::N && dAxis == Axis::M) {
+    p.algorithm = Algorithm::AllGatherB;
+    p.chunks = slabs(p.n);
+    p.gatherShape = q.transposeB ? std::vector<int64_t>{p.n, p.k} : std::vector<int64_t>{p.k, p.n};
+    p.dLocal = {slabRange(p.m, q.ranks, q.rank).size, p.n};
+    p.pieces = 1;
+  } else if (reduce && dAxis != Axis::None) {
+    bool rows = dAxis == Axis::M;
+    p.algorithm = rows ? Algorithm::ReduceScatterRows : Algorithm::ReduceScatterCols;
+    p.chunks = slabs(rows ? p.m : p.n);
+    p.dLocal = rows ? std::vector<int64_t>{p.chunks[q.rank].size, p.n}
+                    : std::vector<int64_t>{p.m, p.chunks[q.rank].size};
+  } else if (reduce) {
+    p.algorithm = Algorithm::AllReduce;
+    p.chunks = slabs(p.m);
+    p.dLocal = {p.m, p.n};
+    p.dSymmetric = true;
+  } else {
+    return unsupported(llvm::formatv("distributions A {0}, B {1}, D {2} split op(A) along {3}, op(B) along "
+                      "{4} and D along {5}: supported are A along M with B and D along N "
+                      "(all-gather A), A and D along M with B along N (all-gather B), and A "
+                      "and B along K with D along M, N or replicated (reduce-scatter, "
+                      "all-reduce)",
+                      q.distributions[0].str(), q.distributions[1].str(), dd.str(),
+                      axisName(aAxis), axisName(bAxis), axisName(dAxis)));
+  }
+  if (reduce) {
+    builder.kLocal = q.transposeA ? p.aLocal[0] : p.aLocal[1];
+    int64_t maxChunk = 0;
+    for (const Range &c : p.chunks)
+      maxChunk = std::max(maxChunk, c.size);
+    bool rows = p.algorithm != Algorithm::ReduceScatterCols;
+    // Pieces of about 1024 rows of D, up to 4 (more overlap against smaller GEMMs).
+    int64_t pieceRows = rows ? maxChunk : p.m;
+    p.pieces = q.pieces > 0 ? q.pieces : (int)std::clamp<int64_t>(pieceRows / 1024, 1, 4);
+    p.slots = std::max(q.ranks - 1, 0);
+    p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
+    builder.ring(rows, p.algorithm == Algorithm::AllReduce);
+  } else if (p.algorithm == Algorithm::AllGatherA) {
+    builder.allGatherA();
+  } else {
+    builder.allGatherB();
+  }
+  p.flags = p.ranks + 2 * p.ranks * p.pieces;
+  return p;
+}

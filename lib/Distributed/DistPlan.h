@@ -1,0 +1,127 @@
+// The distributed matmul's plan, host logic only (no GPU, no NCCL): the global problem inferred
+// from every rank's local shapes and the distributions, the algorithm, and this rank's schedule
+// of local GEMMs and peer copies. dist::Matmul (DistMatmul.cpp) executes the schedule.
+//
+// Every schedule works on 2-D views of row-major buffers. Exchanged pieces of a matrix are
+// contiguous row blocks of D, so that each local GEMM writes a whole [rows, cols] matrix:
+//   AllGatherA: D's rows come in the chunks of A that each rank holds; rank r multiplies its own
+//     chunk first while its chunk is copied into every peer's gather buffer, then each peer's.
+//   ReduceScatter (rows or columns of D split): a ring. At step t (0 .. P-1) rank r computes the
+//     partial product of the chunk of D owned by rank (r + P - 1 - t) mod P, adding (as the
+//     GEMM's C) the partial sum rank r - 1 sent at its step t - 1, and sends the result to rank
+//     r + 1; the last step is its own chunk, complete: the epilog applies there.
+//   AllReduce: the ring above, then each rank's finished rows are copied into every peer's D.
+// Each chunk travels in `pieces` row blocks, each copy signalling its arrival by its own flag,
+// so that the receiver starts on a piece as soon as it is there.
+#ifndef MEPI_DISTRIBUTED_DISTPLAN_H
+#define MEPI_DISTRIBUTED_DISTPLAN_H
+
+#include "mepi/Distributed.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mepi::dist::plan {
+
+/// A run [offset, offset + size) of rows or columns.
+struct Range {
+  int64_t offset = 0, size = 0;
+  bool operator==(const Range &o) const { return offset == o.offset && size == o.size; }
+};
+
+/// Rank `rank`'s part of `extent` split into slabs over `ranks`: S/P + (rank < S%P) long,
+/// after the parts of the ranks below it.
+Range slabRange(int64_t extent, int ranks, int rank);
+
+/// ScaLAPACK's numroc: how many of `extent` indices, dealt in blocks of `block` round-robin
+/// over `procs` processes, process `coord` holds.
+int64_t blockCyclicExtent(int64_t extent, int64_t block, int coord, int procs);
+
+/// What the planner needs: every rank's local shapes (as given, before qualifiers), the
+/// distributions of A, B, D, and the qualifiers.
+struct Request {
+  int ranks = 1, rank = 0;
+  std::vector<std::vector<int64_t>> aShapes, bShapes; // one per rank
+  std::vector<Distribution> distributions;           // A, B, D
+  bool transposeA = false, transposeB = false;
+  bool hasC = false;
+  int pieces = 0; // 0: chosen
+};
+
+/// Matrices a schedule's views point into. Symmetric ones exist on every rank at the same
+/// size, so that a peer copies into them.
+enum class Buffer {
+  A,       ///< this rank's a, as given
+  B,       ///< this rank's b
+  C,       ///< this rank's c
+  D,       ///< this rank's D (symmetric for AllReduce)
+  Gather,  ///< symmetric: the gathered operand, stored as the operand is ([M, K] or [K, M])
+  Partial, ///< partial sums this rank sends, slot t at rows t * slotRows
+  Recv,    ///< symmetric: partial sums received, slot t at rows t * slotRows
+};
+const char *bufferName(Buffer buffer);
+
+/// A block of a buffer: element (i, j) of the block is element base + (row + i) * pitch + col
+/// + j of the buffer. Slot buffers (Partial, Recv) hold one contiguous matrix per slot and
+/// piece, at `base`.
+struct View {
+  Buffer buffer = Buffer::A;
+  int64_t base = 0, row = 0, col = 0, rows = 0, cols = 0, pitch = 0;
+  int64_t offset() const { return base + row * pitch + col; }
+};
+
+/// One local GEMM: D view = epilog?(alpha * op(A view) op(B view) + beta * C view).
+struct Gemm {
+  View a, b, d;
+  std::optional<View> c;
+  float beta = 0;
+  bool final = false; ///< applies the epilog (else a partial sum: Default, alpha only)
+  Range dRows;        ///< the rows of this rank's D it writes (final), for row-indexed inputs
+};
+
+/// A step of the schedule, on the compute stream (the caller's) or mepi's copy stream.
+struct Step {
+  enum class Kind {
+    Ready,       ///< compute: tell every peer that this execute may write into our buffers
+    Fork,        ///< copy stream waits for the compute stream's work so far
+    WaitReady,   ///< copy: wait until `peer` said Ready for this execute
+    Push,        ///< copy: copy `from` into `peer`'s `to`, then raise its flag `flag`
+    WaitArrived, ///< compute: wait until our flag `flag` says this execute's data is here
+    Gemm,        ///< compute: local GEMM `gemm`
+    Join,        ///< compute stream waits for the copy stream
+  };
+  Kind kind = Kind::Ready;
+  int peer = -1;
+  int flag = -1;
+  int gemm = -1;  ///< Gemm: which; Push: the GEMM whose output it copies (-1: none)
+  View from, to;
+};
+
+struct DistPlan {
+  Algorithm algorithm = Algorithm::AllGatherA;
+  int64_t m = 0, n = 0, k = 0;
+  int ranks = 1, rank = 0, pieces = 1;
+  std::vector<Range> chunks; ///< per rank, along the split axis of A (AllGatherA) or of D
+  std::vector<int64_t> aLocal, bLocal, dLocal; ///< this rank's shapes (stored)
+  std::vector<int64_t> gatherShape;           ///< stored shape of Gather (empty: none)
+  int64_t slotElements = 0;                   ///< one Partial/Recv slot
+  int slots = 0;
+  bool dSymmetric = false;
+  int flags = 0; ///< flag words per rank: ready[ranks], then arrival flags
+  std::vector<Gemm> gemms;
+  std::vector<Step> steps;
+
+  /// The schedule, one step a line ("compute: gemm 0: D[0:512, 0:1024] = A[0:512, ...] ...").
+  std::string str() const;
+};
+
+/// The plan for `request` (every rank's shapes, so every rank plans alike), or an error that
+/// names the operand, the rank and the expected and actual extents.
+llvm::Expected<DistPlan> makePlan(const Request &request);
+
+} // namespace mepi::dist::plan
+
+#endif // MEPI_DISTRIBUTED_DISTPLAN_H
