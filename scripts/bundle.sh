@@ -11,7 +11,7 @@ bash "$root/scripts/build.sh" "$build" -DMEPI_STATIC_LLVM=ON
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/mepi/bin" "$stage/mepi/lib" "$stage/mepi/scripts"
-for tool in mepi-opt mepi-gpu-tests mepi-cublaslt-interop mepi-bench; do
+for tool in mepi-opt mepi-gpu-tests mepi-cublaslt-interop mepi-bench mepi-dist-tests; do
   cp "$build/bin/$tool" "$stage/mepi/bin/"
   strip --strip-debug "$stage/mepi/bin/$tool" # keep symbols for stack traces
 done

@@ -18,6 +18,7 @@ namespace mepi::runtime {
   X(cuGetErrorName)                                                                            \
   X(cuGetErrorString)                                                                          \
   X(cuDeviceGet)                                                                               \
+  X(cuDeviceGetCount)                                                                          \
   X(cuDeviceGetAttribute)                                                                      \
   X(cuDeviceGetName)                                                                           \
   X(cuDevicePrimaryCtxRetain)                                                                  \

@@ -6,6 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
+//   mpirun -np 2 mepi-bench --dist [--quick] [--filter SUBSTRING] [--json FILE]
 //   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --fp8] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
@@ -45,6 +46,7 @@
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
 #include "BenchSupport.h"
+#include "DistBench.h"
 #include "Fp8Bench.h"
 #include "GroupedBench.h"
 #include "Sweep.h"
@@ -358,6 +360,11 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 } // namespace
 
 int main(int argc, char **argv) {
+#ifdef MEPI_HAVE_MPI
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--dist")
+      return runDistBench(argc, argv);
+#endif
   bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
        grouped = false, fp8 = false;
   std::optional<uint64_t> sweepSeed;

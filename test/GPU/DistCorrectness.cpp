@@ -1,0 +1,263 @@
+// The distributed matmul on several GPUs against an fp64 reference, run with
+// `mpirun -np 2 mepi-dist-tests` (one GPU per rank). Every rank makes the same global bf16
+// operands from one seed, passes its part under the case's distributions, and checks its part
+// of D against the fp64 product (epilog applied) of the global operands. Every algorithm, both
+// slab axes, every transpose, uneven remainders, an epilog per algorithm; then errors for bad
+// distributions before anything is launched. Prints "N passed, M failed" (rank 0, all ranks).
+#include "GpuTestSupport.h"
+
+#include "mepi/DistributedMPI.h"
+
+#include <cinttypes>
+
+using namespace gputest;
+using mepi::dist::Distribution;
+using mepi::dist::Slab;
+
+namespace {
+const mepi::runtime::CudaDriver *driver = nullptr;
+
+struct Case {
+  const char *name;
+  Distribution a, b, d;
+  bool ta, tb;
+  int64_t m, n, k;
+  mepi::Epilog epilog;
+  int pieces = 0;
+  float alpha = 1.0f;
+};
+
+/// A global matrix [rows, cols] of bf16 values in [-1, 1] from `seed` (the same on every rank).
+std::vector<uint16_t> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<uint16_t> out(rows * cols);
+  for (auto &v : out)
+    v = toBF16(u(gen));
+  return out;
+}
+
+/// Rank `rank`'s part of a stored global matrix under `dist`.
+std::vector<uint16_t> localPart(const std::vector<uint16_t> &global, int64_t rows, int64_t cols,
+                                const Distribution &dist, int rank, int ranks,
+                                std::vector<int64_t> &shape) {
+  shape = dist.shape(rank, ranks, {rows, cols});
+  int64_t r0 = 0, c0 = 0;
+  for (int q = 0; q < rank; ++q) {
+    auto s = dist.shape(q, ranks, {rows, cols});
+    if (dist.kind == Distribution::Kind::SlabX)
+      r0 += s[0];
+    if (dist.kind == Distribution::Kind::SlabY)
+      c0 += s[1];
+  }
+  std::vector<uint16_t> out(shape[0] * shape[1]);
+  for (int64_t i = 0; i < shape[0]; ++i)
+    for (int64_t j = 0; j < shape[1]; ++j)
+      out[i * shape[1] + j] = global[(r0 + i) * cols + c0 + j];
+  return out;
+}
+
+CUdeviceptr upload(const std::vector<uint16_t> &host) {
+  CUdeviceptr p = 0;
+  cu(driver->cuMemAlloc(&p, std::max<size_t>(host.size() * 2, 2)), "cuMemAlloc");
+  if (!host.empty())
+    cu(driver->cuMemcpyHtoD(p, host.data(), host.size() * 2), "cuMemcpyHtoD");
+  return p;
+}
+
+mepi::Tensor tensor(CUdeviceptr p, int device, std::vector<int64_t> shape) {
+  mepi::Tensor t;
+  t.data = reinterpret_cast<void *>(p);
+  t.device = device;
+  t.dtype = mepi::DType::BFloat16;
+  t.shape = shape;
+  return t;
+}
+
+double applyEpilog(mepi::Epilog e, double x, double bias) {
+  switch (e) {
+  case mepi::Epilog::Bias: return x + bias;
+  case mepi::Epilog::Relu: return std::max(x, 0.0);
+  case mepi::Epilog::ReluBias: return std::max(x + bias, 0.0);
+  case mepi::Epilog::Gelu: case mepi::Epilog::GeluBias: {
+    double y = e == mepi::Epilog::GeluBias ? x + bias : x;
+    return 0.5 * y * (1 + std::tanh(0.7978845608028654 * (y + 0.044715 * y * y * y)));
+  }
+  case mepi::Epilog::Silu: return x / (1 + std::exp(-x));
+  default: return x;
+  }
+}
+
+bool hasBias(mepi::Epilog e) {
+  return e == mepi::Epilog::Bias || e == mepi::Epilog::ReluBias || e == mepi::Epilog::GeluBias;
+}
+
+/// Runs one case; returns true when every element of this rank's D is within tolerance.
+bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
+  auto aStored = c.ta ? std::vector<int64_t>{c.k, c.m} : std::vector<int64_t>{c.m, c.k};
+  auto bStored = c.tb ? std::vector<int64_t>{c.n, c.k} : std::vector<int64_t>{c.k, c.n};
+  auto A = randomMatrix(aStored[0], aStored[1], 1), B = randomMatrix(bStored[0], bStored[1], 2);
+  auto biasAll = randomMatrix(1, c.m, 3);
+  std::vector<int64_t> aShape, bShape;
+  auto aLocal = localPart(A, aStored[0], aStored[1], c.a, rank, ranks, aShape);
+  auto bLocal = localPart(B, bStored[0], bStored[1], c.b, rank, ranks, bShape);
+  CUdeviceptr da = upload(aLocal), db = upload(bLocal);
+  // D's rows on this rank (a bias follows them).
+  int64_t dRow0 = 0, dCol0 = 0;
+  std::vector<int64_t> dShape = c.d.shape(rank, ranks, {c.m, c.n});
+  for (int q = 0; q < rank; ++q) {
+    auto s = c.d.shape(q, ranks, {c.m, c.n});
+    if (c.d.kind == Distribution::Kind::SlabX)
+      dRow0 += s[0];
+    if (c.d.kind == Distribution::Kind::SlabY)
+      dCol0 += s[1];
+  }
+  std::vector<uint16_t> biasLocal(biasAll.begin() + dRow0, biasAll.begin() + dRow0 + dShape[0]);
+  CUdeviceptr dbias = upload(biasLocal);
+  bool ok = true;
+  try {
+    mepi::dist::Options options;
+    options.pieces = c.pieces;
+    mepi::dist::Matmul mm(tensor(da, device, aShape), tensor(db, device, bShape), std::nullopt,
+                          {c.a, c.b, c.d}, c.alpha, std::nullopt, {c.ta, c.tb}, options);
+    mepi::EpilogInputs inputs;
+    if (hasBias(c.epilog))
+      inputs.bias = tensor(dbias, device, {dShape[0]});
+    mm.plan(c.epilog, inputs);
+    mepi::Tensor d;
+    for (int i = 0; i < 3; ++i) // later executes reuse the buffers and flags
+      d = mm.execute(stream);
+    cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+    std::vector<uint16_t> got(dShape[0] * dShape[1]);
+    cu(driver->cuMemcpyDtoH(got.data(), reinterpret_cast<CUdeviceptr>(d.data), got.size() * 2),
+       "cuMemcpyDtoH");
+    double worst = 0;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < dShape[0]; ++i)
+      for (int64_t j = 0; j < dShape[1]; ++j) {
+        int64_t gi = dRow0 + i, gj = dCol0 + j;
+        double acc = 0;
+        for (int64_t kk = 0; kk < c.k; ++kk) {
+          double x = fromBF16(c.ta ? A[kk * c.m + gi] : A[gi * c.k + kk]);
+          double y = fromBF16(c.tb ? B[gj * c.k + kk] : B[kk * c.n + gj]);
+          acc += x * y;
+        }
+        double ref = applyEpilog(c.epilog, c.alpha * acc, fromBF16(biasAll[gi]));
+        double v = fromBF16(got[i * dShape[1] + j]);
+        // bf16 D, and bf16 partial sums in the reductions: a few units of 2^-8 of the sums.
+        double tol = std::ldexp(1.0, -7) * (std::fabs(ref) + std::sqrt(double(c.k)) / 2);
+        double err = std::fabs(v - ref);
+        worst = std::max(worst, err);
+        if (!(err <= tol) && bad++ < 3)
+          std::printf("  rank %d %s: D[%" PRId64 ", %" PRId64 "] = %g, expected %g\n", rank,
+                      c.name, gi, gj, v, ref);
+      }
+    ok = bad == 0;
+    std::printf("%s rank %d: %s %s, D part [%" PRId64 ", %" PRId64 "], max error %.3g\n",
+                ok ? "PASS" : "FAIL", rank, c.name,
+                mepi::dist::algorithmName(mm.algorithm()), dShape[0], dShape[1], worst);
+    if (rank == 0 && std::getenv("MEPI_DIST_SCHEDULE"))
+      std::printf("%s", mm.schedule().c_str());
+  } catch (const std::exception &e) {
+    std::printf("FAIL rank %d: %s: %s\n", rank, c.name, e.what());
+    ok = false;
+  }
+  for (CUdeviceptr p : {da, db, dbias})
+    driver->cuMemFree(p);
+  return ok;
+}
+
+/// Bad distributions are refused on every rank, with the operand named, before any launch.
+bool runErrorCases(int rank, int ranks, int device) {
+  bool ok = true;
+  CUdeviceptr p = upload(std::vector<uint16_t>(64 * 64));
+  auto expect = [&](const char *what, const std::function<void()> &f, const char *needle) {
+    try {
+      f();
+      std::printf("FAIL rank %d: %s: no error\n", rank, what);
+      ok = false;
+    } catch (const mepi::Error &e) {
+      bool found = std::string(e.what()).find(needle) != std::string::npos;
+      std::printf("%s rank %d: %s: %s\n", found ? "PASS" : "FAIL", rank, what, e.what());
+      ok &= found;
+    }
+  };
+  // Rank 0 holds 33 rows, rank 1 holds 31: Slab.X of 64 rows gives each 32.
+  int64_t rows = rank == 0 ? 33 : 31;
+  expect("uneven slab", [&] {
+    mepi::dist::Matmul(tensor(p, device, {rows, 64}), tensor(p, device, {32, 64}), std::nullopt,
+                       {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, true});
+  }, "operand a (Slab.X): rank 0 holds [33, 64]; expected 32");
+  expect("ranks disagree", [&] {
+    mepi::dist::Matmul(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
+                       {Slab::X, rank == 0 ? Slab::X : Slab::Y, Slab::Y}, 1.0f, std::nullopt,
+                       {false, true});
+  }, "describe different problems");
+  expect("no algorithm", [&] {
+    mepi::dist::Matmul(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
+                       {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, false});
+  }, "supported are");
+  driver->cuMemFree(p);
+  return ok;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  auto loaded = mepi::runtime::cudaDriver();
+  if (!loaded) {
+    std::printf("mepi-dist-tests needs GPUs: %s\n", llvm::toString(loaded.takeError()).c_str());
+    MPI_Finalize();
+    return 1;
+  }
+  driver = &*loaded;
+  int devices = 0;
+  CUdevice dev;
+  driver->cuDeviceGetCount(&devices);
+  int device = rank % std::max(devices, 1);
+  CUcontext ctx;
+  cu(driver->cuDeviceGet(&dev, device), "cuDeviceGet");
+  cu(driver->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  cu(driver->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  mepi::dist::initialize(device, MPI_COMM_WORLD);
+  CUstream stream;
+  cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  Distribution rep = Distribution::replicated();
+  using E = mepi::Epilog;
+  // Shapes with remainders over 2 and 3 ranks; K split cases have odd local K (staged rows).
+  std::vector<Case> cases = {
+      {"allgather-a", Slab::X, Slab::X, Slab::Y, false, true, 1001, 704, 320, E::GeluBias},
+      {"allgather-a-nn", Slab::X, Slab::Y, Slab::Y, false, false, 515, 256, 192, E::Default, 0, 0.5f},
+      {"allgather-a-tn", Slab::Y, Slab::X, Slab::Y, true, true, 777, 384, 128, E::Relu},
+      {"allgather-a-pieces", Slab::X, Slab::X, Slab::Y, false, true, 2000, 512, 256, E::Silu, 3},
+      {"allgather-b", Slab::X, Slab::X, Slab::X, false, true, 999, 640, 256, E::ReluBias},
+      {"allgather-b-nn", Slab::X, Slab::Y, Slab::X, false, false, 600, 500, 128, E::Default},
+      {"reduce-scatter-rows", Slab::Y, Slab::Y, Slab::X, false, true, 1003, 512, 640, E::GeluBias},
+      {"reduce-scatter-rows-tn", Slab::X, Slab::X, Slab::X, true, false, 800, 320, 384, E::Bias, 2},
+      {"reduce-scatter-cols", Slab::Y, Slab::Y, Slab::Y, false, true, 700, 520, 512, E::Silu},
+      {"reduce-scatter-cols-nn", Slab::Y, Slab::X, Slab::Y, false, false, 640, 300, 256, E::Default},
+      {"all-reduce", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Bias, 2},
+      {"all-reduce-tt", Slab::X, Slab::Y, rep, true, true, 513, 256, 320, E::Gelu},
+  };
+  int passed = 0, failed = 0;
+  for (const Case &c : cases) {
+    bool ok = runCase(c, rank, ranks, device, stream);
+    int mine = ok ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    all ? ++passed : ++failed;
+  }
+  {
+    bool ok = runErrorCases(rank, ranks, device);
+    int mine = ok ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    all ? ++passed : ++failed;
+  }
+  if (rank == 0)
+    std::printf("mepi-dist-tests on %d ranks: %d passed, %d failed\n", ranks, passed, failed);
+  mepi::dist::finalize();
+  MPI_Finalize();
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,223 @@
+// mepi-bench --dist (DistBench.h).
+#include "DistBench.h"
+
+#include "mepi/DistributedMPI.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <nccl.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+using namespace bench;
+
+namespace {
+struct DistShape {
+  int64_t t, h, f;
+  const char *name;
+};
+
+void nccl(ncclResult_t r, const char *what) {
+  if (r != ncclSuccess)
+    throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
+}
+
+/// The largest of every rank's `ms` (the slowest rank sets the time of a collective step).
+double slowest(double ms) {
+  double out = 0;
+  MPI_Allreduce(&ms, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+template <typename F> double timed(CUstream stream, int iterations, F &&launch) {
+  for (int i = 0; i < 2; ++i)
+    launch(i);
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  MPI_Barrier(MPI_COMM_WORLD);
+  return slowest(medianMs(stream, iterations, launch));
+}
+
+struct Row {
+  std::string shape, op;
+  double ltLocal, unfused, mepiLocal, mepi;
+  std::string algorithm;
+};
+
+/// One operation: tensor-parallel column-linear (all-gather of the sequence-split input, then
+/// the GEMM with this rank's columns of W), or row-linear (the GEMM with this rank's rows of
+/// W, then reduce-scatter or all-reduce).
+Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int device,
+            cublasLtHandle_t lt, ncclComm_t comm, CUstream stream, int iterations) {
+  bool gather = op == "ag+gemm";
+  int64_t fr = s.f / ranks, tr = s.t / ranks;
+  Row row{s.name, op, 0, 0, 0, 0, ""};
+  int64_t m = s.t, n = gather ? fr : s.h, k = gather ? s.h : fr;
+  // Operands of the local GEMM: A [m, k] (gathered X, or this rank's Y columns) and B [n, k].
+  CUdeviceptr a = randomBuffer(m * k, true, 11 + rank), b = randomBuffer(n * k, true, 23 + rank);
+  CUdeviceptr d = 0, out = 0;
+  cu(driver->cuMemAlloc(&d, m * n * 2), "cuMemAlloc");
+  cu(driver->cuMemAlloc(&out, m * n * 2), "cuMemAlloc");
+  LtMatmulSpec spec{m, n, k, true, false, false};
+  LtMatmul ltmm(lt, spec);
+  row.ltLocal = timed(stream, iterations, [&](int) { ltmm.launch(a, b, d, stream); });
+  auto cs = reinterpret_cast<cudaStream_t>(stream);
+  row.unfused = timed(stream, iterations, [&](int) {
+    if (gather) {
+      nccl(ncclAllGather(reinterpret_cast<void *>(a + rank * tr * k * 2),
+                         reinterpret_cast<void *>(a), tr * k, ncclBfloat16, comm, cs),
+           "ncclAllGather");
+      ltmm.launch(a, b, d, stream);
+    } else if (op == "gemm+rs") {
+      ltmm.launch(a, b, d, stream);
+      nccl(ncclReduceScatter(reinterpret_cast<void *>(d), reinterpret_cast<void *>(out),
+                             tr * n, ncclBfloat16, ncclSum, comm, cs),
+           "ncclReduceScatter");
+    } else {
+      ltmm.launch(a, b, d, stream);
+      nccl(ncclAllReduce(reinterpret_cast<void *>(d), reinterpret_cast<void *>(out), m * n,
+                         ncclBfloat16, ncclSum, comm, cs),
+           "ncclAllReduce");
+    }
+  });
+  {
+    std::vector<mepi::Matmul> local;
+    local.emplace_back(deviceTensor(a, mepi::DType::BFloat16, {m, k}),
+                       deviceTensor(b, mepi::DType::BFloat16, {n, k}), std::nullopt, 1.0f,
+                       std::nullopt, mepi::Qualifiers{false, true});
+    local[0].plan();
+    row.mepiLocal = timed(stream, iterations, [&](int) { local[0].execute(stream); });
+  }
+  using mepi::dist::Slab;
+  std::vector<mepi::dist::Distribution> dists =
+      gather ? std::vector<mepi::dist::Distribution>{Slab::X, Slab::X, Slab::Y}
+      : op == "gemm+rs"
+          ? std::vector<mepi::dist::Distribution>{Slab::Y, Slab::Y, Slab::X}
+          : std::vector<mepi::dist::Distribution>{Slab::Y, Slab::Y,
+                                                  mepi::dist::Distribution::replicated()};
+  // The distributed operands: X's rows of this rank (gather), or the local GEMM's A.
+  mepi::Tensor da = deviceTensor(gather ? a + rank * tr * k * 2 : a, mepi::DType::BFloat16,
+                                 {gather ? tr : m, k});
+  mepi::dist::Options options;
+  if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
+    options.pieces = std::atoi(pieces);
+  mepi::dist::Matmul mm(da, deviceTensor(b, mepi::DType::BFloat16, {n, k}), std::nullopt, dists,
+                        1.0f, std::nullopt, mepi::Qualifiers{false, true}, options);
+  mm.plan();
+  row.algorithm = mepi::dist::algorithmName(mm.algorithm());
+  row.mepi = timed(stream, iterations, [&](int) { mm.execute(stream); });
+  mm.free();
+  for (CUdeviceptr p : {a, b, d, out})
+    driver->cuMemFree(p);
+  return row;
+}
+} // namespace
+
+int bench::runDistBench(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  bool quick = false;
+  std::string jsonPath, command = "mpirun -np " + std::to_string(ranks) + " " + argv[0];
+  std::vector<std::string> filters;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    command += " " + arg;
+    if (arg == "--quick")
+      quick = true;
+    else if (arg == "--json" && i + 1 < argc)
+      jsonPath = argv[++i], command += std::string(" ") + argv[i];
+    else if (arg == "--filter" && i + 1 < argc)
+      filters.push_back(argv[++i]), command += std::string(" ") + argv[i];
+  }
+  auto loaded = mepi::runtime::cudaDriver();
+  if (!loaded) {
+    std::printf("mepi-bench --dist needs GPUs: %s\n", llvm::toString(loaded.takeError()).c_str());
+    MPI_Finalize();
+    return 1;
+  }
+  driver = &*loaded;
+  int devices = 0, status = 0;
+  driver->cuDeviceGetCount(&devices);
+  int device = rank % std::max(devices, 1);
+  char name[256] = {0};
+  try {
+    CUdevice dev;
+    CUcontext ctx;
+    cu(driver->cuDeviceGet(&dev, device), "cuDeviceGet");
+    cu(driver->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    cu(driver->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    driver->cuDeviceGetName(name, sizeof name, dev);
+    mepi::dist::initialize(device, MPI_COMM_WORLD);
+    ncclUniqueId id;
+    if (rank == 0)
+      nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t comm;
+    nccl(ncclCommInitRank(&comm, ranks, id, rank), "ncclCommInitRank");
+    CUstream stream;
+    cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    cublasLtHandle_t lt;
+    cublas(cublasLtCreate(&lt), "cublasLtCreate");
+    std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
+                                     {16384, 4096, 14336, "16384x4096x14336"},
+                                     {4096, 8192, 28672, "4096x8192x28672"},
+                                     {128, 8192, 28672, "decode128x8192x28672"}};
+    std::vector<Row> rows;
+    int iterations = quick ? 5 : 20;
+    if (rank == 0)
+      std::printf("%-22s %-8s %-18s %9s %9s %6s %9s %9s %6s %6s\n", "T x H x F", "op",
+                  "algorithm", "lt-local", "unfused", "eff", "mepi-loc", "mepi", "eff",
+                  "vs-unf");
+    for (const DistShape &s : shapes)
+      for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar"}) {
+        if (!selectedLabel(filters, std::string(s.name) + " " + op))
+          continue;
+        Row r = measure(s, op, rank, ranks, device, lt, comm, stream, iterations);
+        if (rank == 0)
+          std::printf("%-22s %-8s %-18s %9.3f %9.3f %6.3f %9.3f %9.3f %6.3f %6.3f\n",
+                      r.shape.c_str(), r.op.c_str(), r.algorithm.c_str(), r.ltLocal, r.unfused,
+                      r.ltLocal / r.unfused, r.mepiLocal, r.mepi, r.mepiLocal / r.mepi,
+                      r.unfused / r.mepi);
+        rows.push_back(r);
+      }
+    if (rank == 0 && !jsonPath.empty()) {
+      std::time_t now = std::time(nullptr);
+      char date[32];
+      std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+      std::ofstream json(jsonPath);
+      writeJsonHeader(json, name, date, command,
+                      "bf16, tensor-parallel MLP: ag+gemm = X [T, H] rows split, W [F, H] rows "
+                      "split (columns of D); gemm+rs / gemm+ar = Y [T, F] columns split, W2 "
+                      "[H, F] columns split",
+                      "times in ms, median of CUDA events, slowest rank; eff = local GEMM / "
+                      "whole (unfused: cuBLASLt local GEMM / NCCL+cuBLASLt; mepi: mepi local "
+                      "GEMM / mepi distributed); vs_unfused = unfused / mepi");
+      json << "  \"ranks\": " << ranks << ",\n  \"results\": [\n";
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const Row &r = rows[i];
+        json << llvm::formatv(
+            "    {{\"shape\": \"{0}\", \"op\": \"{1}\", \"algorithm\": \"{2}\", "
+            "\"cublaslt_local_ms\": {3:F4}, \"unfused_ms\": {4:F4}, \"unfused_eff\": {5:F4}, "
+            "\"mepi_local_ms\": {6:F4}, \"mepi_ms\": {7:F4}, \"mepi_eff\": {8:F4}, "
+            "\"vs_unfused\": {9:F4}}{10}\n",
+            r.shape, r.op, r.algorithm, r.ltLocal, r.unfused, r.ltLocal / r.unfused, r.mepiLocal,
+            r.mepi, r.mepiLocal / r.mepi, r.unfused / r.mepi, i + 1 < rows.size() ? "," : "")
+                    .str();
+      }
+      json << "  ]\n}\n";
+    }
+    ncclCommDestroy(comm);
+    mepi::dist::finalize();
+  } catch (const std::exception &e) {
+    std::printf("rank %d: %s\n", rank, e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}
