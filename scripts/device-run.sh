@@ -21,6 +21,9 @@
 #                                      of them under compute-sanitizer memcheck, racecheck and
 #                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
 #                                      python -m mepi.bench --grouped beside torch._grouped_mm
+#   scripts/device-run.sh dist         distributed matmuls on 2 GPUs (nvidia-h200-x2): mpirun -np 2
+#                                      mepi-dist-tests, then mepi-bench --dist (dist.log/.json);
+#                                      NVLink multicast stays off (NCCL_NVLS_ENABLE=0)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${OUT:-$root/out}"
@@ -209,6 +212,21 @@ run_fp8() {
   return "$status"
 }
 
+run_dist() {
+  local status=0
+  export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  local mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x MEPI_REVISION -x PATH) v
+  for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES; do [ -n "${!v:-}" ] && mpi+=(-x "$v"); done
+  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
+    > "$out/dist.log" 2>&1
+  "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
+    tee -a "$out/dist.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  return "$status"
+}
+
 status=0
 for set in "${@:-smoke}"; do
   case "$set" in
@@ -227,7 +245,8 @@ for set in "${@:-smoke}"; do
     sass) run_sass || status=1 ;;
     grouped) run_grouped || status=1 ;;
     fp8) run_fp8 || status=1 ;;
-    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, pybench, sass, grouped)" >&2
+    dist) run_dist || status=1 ;;
+    *) echo "device-run: unknown set '$set' (known: smoke, gpu-tests, examples, lto, interop, bench, batched, sweep, tf32, f32, python, pybench, sass, grouped, fp8, dist)" >&2
        status=2 ;;
   esac
 done
