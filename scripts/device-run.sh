@@ -219,9 +219,9 @@ run_dist() {
   for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES; do [ -n "${!v:-}" ] && mpi+=(-x "$v"); done
   { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
     > "$out/dist.log" 2>&1
-  "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
+  [ -n "${DIST_SKIP_TESTS:-}" ] || time "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
+  time "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
     tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   return "$status"

@@ -34,6 +34,13 @@ double slowest(double ms) {
   return out;
 }
 
+/// A bf16 tensor on this rank's device.
+mepi::Tensor onDevice(CUdeviceptr p, int device, std::vector<int64_t> shape) {
+  mepi::Tensor t = deviceTensor(p, mepi::DType::BFloat16, std::move(shape));
+  t.device = device;
+  return t;
+}
+
 template <typename F> double timed(CUstream stream, int iterations, F &&launch) {
   for (int i = 0; i < 2; ++i)
     launch(i);
@@ -86,8 +93,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   });
   {
     std::vector<mepi::Matmul> local;
-    local.emplace_back(deviceTensor(a, mepi::DType::BFloat16, {m, k}),
-                       deviceTensor(b, mepi::DType::BFloat16, {n, k}), std::nullopt, 1.0f,
+    local.emplace_back(onDevice(a, device, {m, k}), onDevice(b, device, {n, k}), std::nullopt,
+                       1.0f,
                        std::nullopt, mepi::Qualifiers{false, true});
     local[0].plan();
     row.mepiLocal = timed(stream, iterations, [&](int) { local[0].execute(stream); });
@@ -100,12 +107,11 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
           : std::vector<mepi::dist::Distribution>{Slab::Y, Slab::Y,
                                                   mepi::dist::Distribution::replicated()};
   // The distributed operands: X's rows of this rank (gather), or the local GEMM's A.
-  mepi::Tensor da = deviceTensor(gather ? a + rank * tr * k * 2 : a, mepi::DType::BFloat16,
-                                 {gather ? tr : m, k});
+  mepi::Tensor da = onDevice(gather ? a + rank * tr * k * 2 : a, device, {gather ? tr : m, k});
   mepi::dist::Options options;
   if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
     options.pieces = std::atoi(pieces);
-  mepi::dist::Matmul mm(da, deviceTensor(b, mepi::DType::BFloat16, {n, k}), std::nullopt, dists,
+  mepi::dist::Matmul mm(da, onDevice(b, device, {n, k}), std::nullopt, dists,
                         1.0f, std::nullopt, mepi::Qualifiers{false, true}, options);
   mm.plan();
   row.algorithm = mepi::dist::algorithmName(mm.algorithm());
@@ -216,7 +222,8 @@ int bench::runDistBench(int argc, char **argv) {
     mepi::dist::finalize();
   } catch (const std::exception &e) {
     std::printf("rank %d: %s\n", rank, e.what());
-    status = 1;
+    std::fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 1); // the other ranks wait in collectives otherwise
   }
   MPI_Finalize();
   return status;
