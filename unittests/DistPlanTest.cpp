@@ -212,3 +212,35 @@ TEST(DistPlan, ReductionsRefuseC) {
   ASSERT_FALSE(bool(p));
   EXPECT_NE(message(p.takeError()).find("operand c"), std::string::npos);
 }
+
+TEST(DistPlan, FewRowsAreNotMultipliedChunkByChunk) {
+  // Decode: 128 rows over 2 ranks. Gathering A: everything first, then one GEMM.
+  auto p = makePlan(request(2, 0, Slab::X, Slab::Y, Slab::Y, {128, 4096}, {4096, 1024}));
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  ASSERT_EQ(p->gemms.size(), 1u);
+  EXPECT_EQ(p->gemms[0].a.buffer, Buffer::Gather);
+  EXPECT_EQ(p->gemms[0].a.rows, 128);
+  EXPECT_EQ(count(*p, Step::Kind::Push), 2); // to the peer and into our own gather buffer
+  // Reducing with the identity epilog: one GEMM, then NCCL.
+  p = makePlan(request(2, 1, Slab::Y, Slab::X, Slab::X, {129, 4096}, {4096, 1024}));
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  ASSERT_EQ(p->gemms.size(), 1u);
+  EXPECT_EQ(p->gemms[0].d.rows, 129);
+  EXPECT_EQ(count(*p, Step::Kind::NcclReduce), 1);
+  EXPECT_NE(p->str().find("nccl reduce (rows to their owners) Partial[0:129, 0:1024] -> "
+                          "D[0:64, 0:1024]"),
+            std::string::npos)
+      << p->str();
+  Request q = request(2, 1, Slab::Y, Slab::X, Distribution::replicated(), {129, 4096},
+                      {4096, 1024});
+  p = makePlan(q);
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(count(*p, Step::Kind::NcclAllReduce), 1);
+  EXPECT_FALSE(p->dSymmetric);
+  // An epilog must follow the sum: the ring then, whose last GEMM applies it.
+  q.identityEpilog = false;
+  p = makePlan(q);
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(count(*p, Step::Kind::NcclAllReduce), 0);
+  EXPECT_TRUE(p->gemms.back().final);
+}

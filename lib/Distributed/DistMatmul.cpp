@@ -22,6 +22,7 @@ using plan::View;
 
 struct dist::Matmul::State {
   const Group *group = nullptr;
+  plan::Request request; // planned again by plan(), which knows the epilog
   plan::DistPlan plan;
   Tensor a, b;
   std::optional<Tensor> c;
@@ -50,6 +51,13 @@ struct dist::Matmul::State {
   /// Its epilog inputs: the rows of "bias" it writes (final GEMMs only).
   EpilogInputs gemmInputs(const plan::Gemm &gemm) const;
   DType typeOf(Buffer buffer) const;
+  plan::DistPlan makePlan() const {
+    llvm::Expected<plan::DistPlan> planned = plan::makePlan(request);
+    if (!planned)
+      runtime::throwAsApiError(planned.takeError(), "mepi::dist::Matmul");
+    return std::move(*planned);
+  }
+  void sumOverRanks(const Step &step, CUstream stream) const;
 
   const runtime::CudaDriver &driver() const { return *group->driver; }
   size_t bytesOf(Buffer buffer) const;
@@ -155,6 +163,36 @@ EpilogInputs dist::Matmul::State::gemmInputs(const plan::Gemm &gemm) const {
   return in;
 }
 
+void dist::Matmul::State::sumOverRanks(const Step &step, CUstream stream) const {
+  const Nccl &n = *group->nccl;
+  ncclDataType_t type = dType == DType::BFloat16 ? ncclBfloat16
+                        : dType == DType::Float16 ? ncclFloat16
+                                                  : ncclFloat32;
+  auto cs = reinterpret_cast<cudaStream_t>(stream);
+  size_t bytes = bytesOf(Buffer::D);
+  auto from = reinterpret_cast<const char *>(local(step.from.buffer) + step.from.offset() * bytes);
+  auto to = reinterpret_cast<char *>(local(step.to.buffer) + step.to.offset() * bytes);
+  llvm::Error error = llvm::Error::success();
+  if (step.kind == Step::Kind::NcclAllReduce) {
+    error = checkNccl(n.ncclAllReduce(from, to, step.from.rows * step.from.cols, type, ncclSum,
+                                      group->comm, cs),
+                      "ncclAllReduce");
+  } else {
+    // Each rank's rows go to it; the chunks may differ in size (slabs with a remainder).
+    error = checkNccl(n.ncclGroupStart(), "ncclGroupStart");
+    for (int q = 0; q < plan.ranks && !error; ++q) {
+      const plan::Range &rows = plan.chunks[q];
+      error = checkNccl(n.ncclReduce(from + rows.offset * step.from.pitch * bytes, to,
+                                     rows.size * step.from.cols, type, ncclSum, q, group->comm,
+                                     cs),
+                        "ncclReduce");
+    }
+    if (llvm::Error end = checkNccl(n.ncclGroupEnd(), "ncclGroupEnd"))
+      error = llvm::joinErrors(std::move(error), std::move(end));
+  }
+  check(std::move(error), "mepi::dist::Matmul::execute");
+}
+
 void dist::Matmul::State::release() {
   if (!group)
     return;
@@ -252,10 +290,8 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
     q.aShapes.push_back({theirs.a[0], theirs.a[1]});
     q.bShapes.push_back({theirs.b[0], theirs.b[1]});
   }
-  llvm::Expected<plan::DistPlan> planned = plan::makePlan(q);
-  if (!planned)
-    runtime::throwAsApiError(planned.takeError(), "mepi::dist::Matmul");
-  s.plan = std::move(*planned);
+  s.request = q;
+  s.plan = s.makePlan();
   if (c && (c->shape != s.plan.dLocal || c->dtype != s.dType))
     fail(llvm::formatv("operand c: expected this rank's part of D, {0} {1}, got {2} {3}",
                        dtypeName(s.dType), api::dims(s.plan.dLocal),
@@ -298,6 +334,8 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
                        "got {1}",
                        s.plan.dLocal[0], api::dims(inputs.bias->shape)));
   s.release();
+  s.request.identityEpilog = epilog == Epilog::Default && !inputs.bias;
+  s.plan = s.makePlan();
   const Group &g = *s.group;
   const runtime::CudaDriver &d = s.driver();
   g.enter();
@@ -403,6 +441,10 @@ Tensor dist::Matmul::execute(CUstream stream) {
     case Step::Kind::Join:
       checked(d, d.cuEventRecord(s.join, s.copy), "cuEventRecord");
       checked(d, d.cuStreamWaitEvent(stream, s.join, 0), "cuStreamWaitEvent");
+      break;
+    case Step::Kind::NcclReduce:
+    case Step::Kind::NcclAllReduce:
+      s.sumOverRanks(step, stream);
       break;
     }
   }

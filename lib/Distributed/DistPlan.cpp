@@ -156,6 +156,15 @@ std::string DistPlan::str() const {
       break;
     }
     case Step::Kind::Join: os << "compute: join (after copy)\n"; break;
+    case Step::Kind::NcclReduce:
+    case Step::Kind::NcclAllReduce:
+      os << (s.kind == Step::Kind::NcclReduce ? "compute: nccl reduce (rows to their owners) "
+                                              : "compute: nccl all-reduce ");
+      view(s.from);
+      os << " -> ";
+      view(s.to);
+      os << "\n";
+      break;
     }
   }
   return out;
@@ -216,8 +225,9 @@ struct Builder {
   }
 
   void allGatherA();
-  void allGatherB();
+  void gatherWhole(bool gatherA);
   void ring(bool rows, bool allReduce);
+  void ncclReduction(bool allReduce);
 };
 
 void Builder::allGatherA() {
@@ -259,24 +269,25 @@ void Builder::allGatherA() {
   p.steps.push_back(step(Step::Kind::Join));
 }
 
-void Builder::allGatherB() {
+/// Each rank's chunk of the gathered operand (A's rows or B's columns) copied into every rank's
+/// gather buffer, its own included, then one GEMM over all of it.
+void Builder::gatherWhole(bool gatherA) {
   int r = p.rank, P = p.ranks;
   std::vector<bool> asked(P, false);
   p.steps.push_back(step(Step::Kind::Ready));
   p.steps.push_back(step(Step::Kind::Fork));
-  // Our own columns go into our own gather buffer too (a local copy), so that one GEMM reads
-  // all of B.
-  for (int i = 0; i < P; ++i) {
-    int q = (r + i) % P;
-    push(q, bCols(Buffer::B, p.chunks[r], p.k, p.bLocal[1], p.chunks[r].offset),
-         bCols(Buffer::Gather, p.chunks[r], p.k, p.gatherShape[1]), arrivalFlag(r, 0), -1,
-         asked);
-  }
+  Range mine = p.chunks[r];
+  View from = gatherA ? aRows(Buffer::A, mine, p.k, p.aLocal[1], mine.offset)
+                      : bCols(Buffer::B, mine, p.k, p.bLocal[1], mine.offset);
+  View to = gatherA ? aRows(Buffer::Gather, mine, p.k, p.gatherShape[1])
+                    : bCols(Buffer::Gather, mine, p.k, p.gatherShape[1]);
+  for (int i = 0; i < P; ++i)
+    push((r + i) % P, from, to, arrivalFlag(r, 0), -1, asked);
   for (int i = 0; i < P; ++i)
     waitArrived(arrivalFlag((r + i) % P, 0));
   Gemm g;
-  g.a = whole(Buffer::A, p.aLocal);
-  g.b = whole(Buffer::Gather, p.gatherShape);
+  g.a = gatherA ? whole(Buffer::Gather, p.gatherShape) : whole(Buffer::A, p.aLocal);
+  g.b = gatherA ? whole(Buffer::B, p.bLocal) : whole(Buffer::Gather, p.gatherShape);
   g.d = whole(Buffer::D, p.dLocal);
   if (hasC)
     g.c = whole(Buffer::C, p.dLocal);
@@ -284,6 +295,20 @@ void Builder::allGatherB() {
   g.dRows = {0, p.dLocal[0]};
   addGemm(g);
   p.steps.push_back(step(Step::Kind::Join));
+}
+
+/// One GEMM of this rank's partial sums over all of D, then NCCL sums them: each chunk of rows
+/// to its owner (Reduce), or everywhere (AllReduce). For the identity epilog only.
+void Builder::ncclReduction(bool allReduce) {
+  Gemm g;
+  g.a = whole(Buffer::A, p.aLocal);
+  g.b = whole(Buffer::B, p.bLocal);
+  g.d = View{Buffer::Partial, 0, 0, 0, p.m, p.n, p.n};
+  addGemm(g);
+  Step s = step(allReduce ? Step::Kind::NcclAllReduce : Step::Kind::NcclReduce);
+  s.from = g.d;
+  s.to = whole(Buffer::D, p.dLocal);
+  p.steps.push_back(s);
 }
 
 /// The reduce-scatter ring (rows: D's rows split; else columns), and for AllReduce the
@@ -344,6 +369,47 @@ void Builder::ring(bool rows, bool allReduce) {
   p.steps.push_back(step(Step::Kind::Join));
 }
 } // namespace
+
+/// GEMMs of fewer rows than this read all of B for little work (memory-bound): below it, an
+/// exchanged chunk is not multiplied on its own (one GEMM over all rows instead).
+constexpr int64_t kMemoryBoundRows = 256;
+
+/// The schedule of p.algorithm: pieces, slots and steps.
+static void schedule(DistPlan &p, const Request &q, Builder &builder) {
+  int64_t maxChunk = 0;
+  for (const Range &c : p.chunks)
+    maxChunk = std::max(maxChunk, c.size);
+  switch (p.algorithm) {
+  case Algorithm::AllGatherA:
+    p.pieces = q.pieces > 0 ? q.pieces : 1;
+    if (maxChunk < kMemoryBoundRows && q.pieces <= 0)
+      return builder.gatherWhole(true);
+    return builder.allGatherA();
+  case Algorithm::AllGatherB:
+    p.pieces = 1;
+    return builder.gatherWhole(false);
+  default:
+    break;
+  }
+  builder.kLocal = q.transposeA ? p.aLocal[0] : p.aLocal[1];
+  bool rows = p.algorithm != Algorithm::ReduceScatterCols;
+  bool allReduce = p.algorithm == Algorithm::AllReduce;
+  if (rows && maxChunk < kMemoryBoundRows && q.identityEpilog && q.pieces <= 0) {
+    p.pieces = 1;
+    p.slots = 1;
+    p.slotElements = p.m * p.n;
+    p.dSymmetric = false;
+    return builder.ncclReduction(allReduce);
+  }
+  // Two pieces per chunk where both stay compute-bound: the second's GEMM hides the first's
+  // copy, and the last copy is half a chunk (measured on 2x H200: 1, 3, 6, 8 pieces did worse,
+  // bench/NOTES.md).
+  int64_t pieceRows = rows ? maxChunk : p.m;
+  p.pieces = q.pieces > 0 ? q.pieces : pieceRows >= 4 * kMemoryBoundRows ? 2 : 1;
+  p.slots = std::max(q.ranks - 1, 0);
+  p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
+  builder.ring(rows, allReduce);
+}
 
 static Axis axisOf(int splitDim, bool transposed, Axis dim0, Axis dim1) {
   if (splitDim < 0)
@@ -430,23 +496,7 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
                       q.distributions[0].str(), q.distributions[1].str(), dd.str(),
                       axisName(aAxis), axisName(bAxis), axisName(dAxis)));
   }
-  if (reduce) {
-    builder.kLocal = q.transposeA ? p.aLocal[0] : p.aLocal[1];
-    int64_t maxChunk = 0;
-    for (const Range &c : p.chunks)
-      maxChunk = std::max(maxChunk, c.size);
-    bool rows = p.algorithm != Algorithm::ReduceScatterCols;
-    // Pieces of about 1024 rows of D, up to 4 (more overlap against smaller GEMMs).
-    int64_t pieceRows = rows ? maxChunk : p.m;
-    p.pieces = q.pieces > 0 ? q.pieces : (int)std::clamp<int64_t>(pieceRows / 1024, 1, 4);
-    p.slots = std::max(q.ranks - 1, 0);
-    p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
-    builder.ring(rows, p.algorithm == Algorithm::AllReduce);
-  } else if (p.algorithm == Algorithm::AllGatherA) {
-    builder.allGatherA();
-  } else {
-    builder.allGatherB();
-  }
+  schedule(p, q, builder);
   p.flags = p.ranks + 2 * p.ranks * p.pieces;
   return p;
 }

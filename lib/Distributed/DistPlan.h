@@ -11,6 +11,9 @@
 //     GEMM's C) the partial sum rank r - 1 sent at its step t - 1, and sends the result to rank
 //     r + 1; the last step is its own chunk, complete: the epilog applies there.
 //   AllReduce: the ring above, then each rank's finished rows are copied into every peer's D.
+// Chunks of few rows (memory-bound GEMMs, decode) are not multiplied one by one: the gathers
+// gather everything first, and the reductions with the identity epilog run one GEMM and an
+// NCCL reduction.
 // Each chunk travels in `pieces` row blocks, each copy signalling its arrival by its own flag,
 // so that the receiver starts on a piece as soon as it is there.
 #ifndef MEPI_DISTRIBUTED_DISTPLAN_H
@@ -49,6 +52,9 @@ struct Request {
   bool transposeA = false, transposeB = false;
   bool hasC = false;
   int pieces = 0; // 0: chosen
+  /// The epilog is D = alpha * AB alone (no bias, no activation): a reduction of few rows may
+  /// then go to NCCL after one GEMM (an epilog must follow the reduced sum, so it cannot).
+  bool identityEpilog = true;
 };
 
 /// Matrices a schedule's views point into. Symmetric ones exist on every rank at the same
@@ -92,6 +98,9 @@ struct Step {
     WaitArrived, ///< compute: wait until our flag `flag` says this execute's data is here
     Gemm,        ///< compute: local GEMM `gemm`
     Join,        ///< compute stream waits for the copy stream
+    NcclReduce,    ///< compute: NCCL sums `from` over the ranks, each chunk of rows into its
+                   ///< owner's `to` (ncclReduce per chunk)
+    NcclAllReduce, ///< compute: NCCL sums `from` over the ranks into every rank's `to`
   };
   Kind kind = Kind::Ready;
   int peer = -1;

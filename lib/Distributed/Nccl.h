@@ -17,7 +17,10 @@ namespace mepi::dist::detail {
   X(ncclGetErrorString)                                                                        \
   X(ncclAllGather)                                                                             \
   X(ncclAllReduce)                                                                             \
-  X(ncclReduceScatter)
+  X(ncclReduceScatter)                                                                         \
+  X(ncclReduce)                                                                                \
+  X(ncclGroupStart)                                                                            \
+  X(ncclGroupEnd)
 
 struct Nccl {
 #define MEPI_DECLARE_NCCL_SYMBOL(name) decltype(&::name) name = nullptr;

@@ -241,6 +241,11 @@ int main(int argc, char **argv) {
       {"reduce-scatter-cols-nn", Slab::Y, Slab::X, Slab::Y, false, false, 640, 300, 256, E::Default},
       {"all-reduce", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Bias, 2},
       {"all-reduce-tt", Slab::X, Slab::Y, rep, true, true, 513, 256, 320, E::Gelu},
+      // Few rows (decode): one GEMM after the gather, or one GEMM and an NCCL reduction.
+      {"allgather-a-decode", Slab::X, Slab::X, Slab::Y, false, true, 127, 512, 384, E::GeluBias},
+      {"reduce-scatter-decode", Slab::Y, Slab::Y, Slab::X, false, true, 129, 384, 512, E::Default},
+      {"reduce-scatter-decode-bias", Slab::Y, Slab::Y, Slab::X, false, true, 129, 384, 512, E::ReluBias},
+      {"all-reduce-decode", Slab::Y, Slab::Y, rep, false, true, 100, 256, 640, E::Default, 0, 2.0f},
   };
   int passed = 0, failed = 0;
   for (const Case &c : cases) {
