@@ -214,13 +214,20 @@ TEST(DistPlan, ReductionsRefuseC) {
 }
 
 TEST(DistPlan, FewRowsAreNotMultipliedChunkByChunk) {
-  // Decode: 128 rows over 2 ranks. Gathering A: everything first, then one GEMM.
+  // Decode: 128 rows over 2 ranks. Gathering A: NCCL gathers everything, then one GEMM.
   auto p = makePlan(request(2, 0, Slab::X, Slab::Y, Slab::Y, {128, 4096}, {4096, 1024}));
   ASSERT_TRUE(bool(p)) << message(p.takeError());
   ASSERT_EQ(p->gemms.size(), 1u);
   EXPECT_EQ(p->gemms[0].a.buffer, Buffer::Gather);
   EXPECT_EQ(p->gemms[0].a.rows, 128);
-  EXPECT_EQ(count(*p, Step::Kind::Push), 2); // to the peer and into our own gather buffer
+  EXPECT_EQ(count(*p, Step::Kind::NcclAllGather), 1);
+  // Transposed A's rows are not contiguous: copies into every gather buffer, ours included.
+  Request t = request(2, 0, Slab::Y, Slab::Y, Slab::Y, {4096, 128}, {4096, 1024});
+  t.transposeA = true;
+  p = makePlan(t);
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  ASSERT_EQ(p->gemms.size(), 1u);
+  EXPECT_EQ(count(*p, Step::Kind::Push), 2);
   // Reducing with the identity epilog: one GEMM, then NCCL.
   p = makePlan(request(2, 1, Slab::Y, Slab::X, Slab::X, {129, 4096}, {4096, 1024}));
   ASSERT_TRUE(bool(p)) << message(p.takeError());

@@ -57,7 +57,7 @@ struct dist::Matmul::State {
       runtime::throwAsApiError(planned.takeError(), "mepi::dist::Matmul");
     return std::move(*planned);
   }
-  void sumOverRanks(const Step &step, CUstream stream) const;
+  void collective(const Step &step, CUstream stream) const;
 
   const runtime::CudaDriver &driver() const { return *group->driver; }
   size_t bytesOf(Buffer buffer) const;
@@ -163,29 +163,45 @@ EpilogInputs dist::Matmul::State::gemmInputs(const plan::Gemm &gemm) const {
   return in;
 }
 
-void dist::Matmul::State::sumOverRanks(const Step &step, CUstream stream) const {
+/// An NCCL step on the compute stream. Slabs with a remainder differ in size, which NCCL's
+/// reduce-scatter and all-gather do not allow: one reduce or broadcast per rank then.
+void dist::Matmul::State::collective(const Step &step, CUstream stream) const {
   const Nccl &n = *group->nccl;
-  ncclDataType_t type = dType == DType::BFloat16 ? ncclBfloat16
-                        : dType == DType::Float16 ? ncclFloat16
-                                                  : ncclFloat32;
+  DType type = typeOf(step.from.buffer);
+  ncclDataType_t nt = type == DType::BFloat16 ? ncclBfloat16
+                      : type == DType::Float16 ? ncclFloat16
+                                               : ncclFloat32;
   auto cs = reinterpret_cast<cudaStream_t>(stream);
-  size_t bytes = bytesOf(Buffer::D);
+  size_t bytes = bytesOf(step.from.buffer);
   auto from = reinterpret_cast<const char *>(local(step.from.buffer) + step.from.offset() * bytes);
   auto to = reinterpret_cast<char *>(local(step.to.buffer) + step.to.offset() * bytes);
+  int64_t width = step.from.cols, P = plan.ranks;
+  bool even = true;
+  for (const plan::Range &c : plan.chunks)
+    even &= c.size == plan.chunks[0].size;
   llvm::Error error = llvm::Error::success();
   if (step.kind == Step::Kind::NcclAllReduce) {
-    error = checkNccl(n.ncclAllReduce(from, to, step.from.rows * step.from.cols, type, ncclSum,
-                                      group->comm, cs),
-                      "ncclAllReduce");
+    error = checkNccl(
+        n.ncclAllReduce(from, to, step.from.rows * width, nt, ncclSum, group->comm, cs),
+        "ncclAllReduce");
+  } else if (even && step.kind == Step::Kind::NcclReduce) {
+    error = checkNccl(n.ncclReduceScatter(from, to, plan.chunks[0].size * width, nt, ncclSum,
+                                          group->comm, cs),
+                      "ncclReduceScatter");
+  } else if (even) {
+    error = checkNccl(
+        n.ncclAllGather(from, to, plan.chunks[0].size * width, nt, group->comm, cs),
+        "ncclAllGather");
   } else {
-    // Each rank's rows go to it; the chunks may differ in size (slabs with a remainder).
     error = checkNccl(n.ncclGroupStart(), "ncclGroupStart");
-    for (int q = 0; q < plan.ranks && !error; ++q) {
+    for (int q = 0; q < P && !error; ++q) {
       const plan::Range &rows = plan.chunks[q];
-      error = checkNccl(n.ncclReduce(from + rows.offset * step.from.pitch * bytes, to,
-                                     rows.size * step.from.cols, type, ncclSum, q, group->comm,
-                                     cs),
-                        "ncclReduce");
+      size_t count = rows.size * width, at = rows.offset * width * bytes;
+      error = step.kind == Step::Kind::NcclReduce
+                  ? checkNccl(n.ncclReduce(from + at, to, count, nt, ncclSum, q, group->comm, cs),
+                              "ncclReduce")
+                  : checkNccl(n.ncclBroadcast(from, to + at, count, nt, q, group->comm, cs),
+                              "ncclBroadcast");
     }
     if (llvm::Error end = checkNccl(n.ncclGroupEnd(), "ncclGroupEnd"))
       error = llvm::joinErrors(std::move(error), std::move(end));
@@ -444,7 +460,8 @@ Tensor dist::Matmul::execute(CUstream stream) {
       break;
     case Step::Kind::NcclReduce:
     case Step::Kind::NcclAllReduce:
-      s.sumOverRanks(step, stream);
+    case Step::Kind::NcclAllGather:
+      s.collective(step, stream);
       break;
     }
   }

@@ -158,8 +158,10 @@ std::string DistPlan::str() const {
     case Step::Kind::Join: os << "compute: join (after copy)\n"; break;
     case Step::Kind::NcclReduce:
     case Step::Kind::NcclAllReduce:
-      os << (s.kind == Step::Kind::NcclReduce ? "compute: nccl reduce (rows to their owners) "
-                                              : "compute: nccl all-reduce ");
+    case Step::Kind::NcclAllGather:
+      os << (s.kind == Step::Kind::NcclReduce      ? "compute: nccl reduce (rows to their owners) "
+             : s.kind == Step::Kind::NcclAllReduce ? "compute: nccl all-reduce "
+                                                   : "compute: nccl all-gather (rows) ");
       view(s.from);
       os << " -> ";
       view(s.to);
@@ -228,6 +230,7 @@ struct Builder {
   void gatherWhole(bool gatherA);
   void ring(bool rows, bool allReduce);
   void ncclReduction(bool allReduce);
+  void ncclGatherA();
 };
 
 void Builder::allGatherA() {
@@ -295,6 +298,23 @@ void Builder::gatherWhole(bool gatherA) {
   g.dRows = {0, p.dLocal[0]};
   addGemm(g);
   p.steps.push_back(step(Step::Kind::Join));
+}
+
+/// NCCL gathers A's rows (not transposed: each chunk is contiguous), then one GEMM.
+void Builder::ncclGatherA() {
+  Step s = step(Step::Kind::NcclAllGather);
+  s.from = whole(Buffer::A, p.aLocal);
+  s.to = whole(Buffer::Gather, p.gatherShape);
+  p.steps.push_back(s);
+  Gemm g;
+  g.a = whole(Buffer::Gather, p.gatherShape);
+  g.b = whole(Buffer::B, p.bLocal);
+  g.d = whole(Buffer::D, p.dLocal);
+  if (hasC)
+    g.c = whole(Buffer::C, p.dLocal);
+  g.final = true;
+  g.dRows = {0, p.dLocal[0]};
+  addGemm(g);
 }
 
 /// One GEMM of this rank's partial sums over all of D, then NCCL sums them: each chunk of rows
@@ -383,7 +403,7 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
   case Algorithm::AllGatherA:
     p.pieces = q.pieces > 0 ? q.pieces : 1;
     if (maxChunk < kMemoryBoundRows && q.pieces <= 0)
-      return builder.gatherWhole(true);
+      return q.transposeA ? builder.gatherWhole(true) : builder.ncclGatherA();
     return builder.allGatherA();
   case Algorithm::AllGatherB:
     p.pieces = 1;

@@ -11,9 +11,9 @@
 //     GEMM's C) the partial sum rank r - 1 sent at its step t - 1, and sends the result to rank
 //     r + 1; the last step is its own chunk, complete: the epilog applies there.
 //   AllReduce: the ring above, then each rank's finished rows are copied into every peer's D.
-// Chunks of few rows (memory-bound GEMMs, decode) are not multiplied one by one: the gathers
-// gather everything first, and the reductions with the identity epilog run one GEMM and an
-// NCCL reduction.
+// Chunks of few rows (memory-bound GEMMs, decode) are not multiplied one by one: A is gathered
+// by NCCL first, and the reductions with the identity epilog run one GEMM and an NCCL
+// reduction (for so little data NCCL's latency is lower than the copy-engine handshake's).
 // Each chunk travels in `pieces` row blocks, each copy signalling its arrival by its own flag,
 // so that the receiver starts on a piece as soon as it is there.
 #ifndef MEPI_DISTRIBUTED_DISTPLAN_H
@@ -101,6 +101,7 @@ struct Step {
     NcclReduce,    ///< compute: NCCL sums `from` over the ranks, each chunk of rows into its
                    ///< owner's `to` (ncclReduce per chunk)
     NcclAllReduce, ///< compute: NCCL sums `from` over the ranks into every rank's `to`
+    NcclAllGather, ///< compute: every rank's `from` (its chunk of rows) into every rank's `to`
   };
   Kind kind = Kind::Ready;
   int peer = -1;

@@ -19,6 +19,7 @@ namespace mepi::dist::detail {
   X(ncclAllReduce)                                                                             \
   X(ncclReduceScatter)                                                                         \
   X(ncclReduce)                                                                                \
+  X(ncclBroadcast)                                                                             \
   X(ncclGroupStart)                                                                            \
   X(ncclGroupEnd)
 
