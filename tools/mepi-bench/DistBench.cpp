@@ -41,14 +41,6 @@ mepi::Tensor onDevice(CUdeviceptr p, int device, std::vector<int64_t> shape) {
   return t;
 }
 
-template <typename F> double timed(CUstream stream, int iterations, F &&launch) {
-  for (int i = 0; i < 2; ++i)
-    launch(i);
-  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
-  MPI_Barrier(MPI_COMM_WORLD);
-  return slowest(medianMs(stream, iterations, launch));
-}
-
 struct Row {
   std::string shape, op;
   double ltLocal, unfused, mepiLocal, mepi;
@@ -71,9 +63,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   cu(driver->cuMemAlloc(&out, m * n * 2), "cuMemAlloc");
   LtMatmulSpec spec{m, n, k, true, false, false};
   LtMatmul ltmm(lt, spec);
-  row.ltLocal = timed(stream, iterations, [&](int) { ltmm.launch(a, b, d, stream); });
   auto cs = reinterpret_cast<cudaStream_t>(stream);
-  row.unfused = timed(stream, iterations, [&](int) {
+  auto unfused = [&](int) {
     if (gather) {
       nccl(ncclAllGather(reinterpret_cast<void *>(a + rank * tr * k * 2),
                          reinterpret_cast<void *>(a), tr * k, ncclBfloat16, comm, cs),
@@ -90,15 +81,10 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
                          ncclBfloat16, ncclSum, comm, cs),
            "ncclAllReduce");
     }
-  });
-  {
-    std::vector<mepi::Matmul> local;
-    local.emplace_back(onDevice(a, device, {m, k}), onDevice(b, device, {n, k}), std::nullopt,
-                       1.0f,
-                       std::nullopt, mepi::Qualifiers{false, true});
-    local[0].plan();
-    row.mepiLocal = timed(stream, iterations, [&](int) { local[0].execute(stream); });
-  }
+  };
+  mepi::Matmul local(onDevice(a, device, {m, k}), onDevice(b, device, {n, k}), std::nullopt,
+                     1.0f, std::nullopt, mepi::Qualifiers{false, true});
+  local.plan();
   using mepi::dist::Slab;
   std::vector<mepi::dist::Distribution> dists =
       gather ? std::vector<mepi::dist::Distribution>{Slab::X, Slab::X, Slab::Y}
@@ -111,11 +97,24 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   mepi::dist::Options options;
   if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
     options.pieces = std::atoi(pieces);
-  mepi::dist::Matmul mm(da, onDevice(b, device, {n, k}), std::nullopt, dists,
-                        1.0f, std::nullopt, mepi::Qualifiers{false, true}, options);
+  mepi::dist::Matmul mm(da, onDevice(b, device, {n, k}), std::nullopt, dists, 1.0f,
+                        std::nullopt, mepi::Qualifiers{false, true}, options);
   mm.plan();
   row.algorithm = mepi::dist::algorithmName(mm.algorithm());
-  row.mepi = timed(stream, iterations, [&](int) { mm.execute(stream); });
+  // Interleaved, so that clock and thermal drift spread over all four alike.
+  std::vector<std::function<void(int)>> launches = {
+      [&](int) { ltmm.launch(a, b, d, stream); }, unfused,
+      [&](int) { local.execute(stream); }, [&](int) { mm.execute(stream); }};
+  for (auto &launch : launches)
+    for (int i = 0; i < 2; ++i)
+      launch(i);
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> ms = interleavedMedianMs(stream, iterations, launches);
+  row.ltLocal = slowest(ms[0]);
+  row.unfused = slowest(ms[1]);
+  row.mepiLocal = slowest(ms[2]);
+  row.mepi = slowest(ms[3]);
   mm.free();
   for (CUdeviceptr p : {a, b, d, out})
     driver->cuMemFree(p);
