@@ -100,12 +100,11 @@ llvm::Expected<Global> globalShape(const std::vector<std::vector<int64_t>> &shap
 }
 
 /// Splits `range` into `pieces` row blocks (multiples of 128 rows but the last; fewer when
-/// the range is short). `taper`: the last block half the others' size, so that what waits for
-/// it (a copy after the last GEMM) is short.
-std::vector<Range> piecesOf(Range range, int pieces, bool taper = false) {
+/// the range is short). (A last block half the size, for AllReduce's last copy, measured
+/// worse on 2x H200: bench/NOTES.md.)
+std::vector<Range> piecesOf(Range range, int pieces) {
   pieces = std::max(pieces, 1);
-  int64_t units = taper && pieces > 1 ? 2 * pieces - 1 : pieces;
-  int64_t step = (range.size * (taper && pieces > 1 ? 2 : 1) + units - 1) / units;
+  int64_t step = (range.size + pieces - 1) / pieces;
   step = std::max<int64_t>(128, (step + 127) / 128 * 128);
   std::vector<Range> out;
   for (int64_t at = 0; at < range.size; at += step)
@@ -346,7 +345,7 @@ void Builder::ring(bool rows, bool allReduce) {
     int c = (r + P - 1 - t) % P;
     Range chunk = p.chunks[c];
     // Row pieces of the chunk's output block: D's rows within the chunk, or all M.
-    auto pieces = piecesOf(rows ? chunk : Range{0, p.m}, p.pieces, allReduce);
+    auto pieces = piecesOf(rows ? chunk : Range{0, p.m}, p.pieces);
     int64_t width = rows ? p.n : chunk.size;
     int64_t rowBase = rows ? chunk.offset : 0;
     for (size_t j = 0; j < pieces.size(); ++j) {
@@ -385,7 +384,7 @@ void Builder::ring(bool rows, bool allReduce) {
   if (allReduce)
     for (int i = 1; i < P; ++i) {
       int src = (r + i) % P;
-      auto pieces = piecesOf(p.chunks[src], p.pieces, true);
+      auto pieces = piecesOf(p.chunks[src], p.pieces);
       for (size_t j = 0; j < pieces.size(); ++j)
         waitArrived(arrivalFlag(P - 1 + src, j));
     }
