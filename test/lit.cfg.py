@@ -21,7 +21,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [ToolSubst("mepi-opt", unresolved="fatal"),
          ToolSubst("mepi-capi-matmul", unresolved="fatal"),
          ToolSubst("mepi-capi-epilog-builder", unresolved="fatal"),
-         ToolSubst("mepi-capi-grouped", unresolved="fatal")]
+         ToolSubst("mepi-capi-grouped", unresolved="fatal"),
+         ToolSubst("mepi-capi-distributed", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.mepi_tools_dir, config.llvm_tools_dir])
 
 # ptxas from the CUDA toolkit assembles the generated PTX for sm_90a.

@@ -8,35 +8,7 @@
 #include <map>
 #include <string>
 
-namespace {
 using namespace mepi::capi;
-
-mepi::Epilog epilogOf(MepiEpilog epilog) {
-  switch (epilog) {
-  case MEPI_EPILOG_DEFAULT: return mepi::Epilog::Default;
-  case MEPI_EPILOG_BIAS: return mepi::Epilog::Bias;
-  case MEPI_EPILOG_RELU: return mepi::Epilog::Relu;
-  case MEPI_EPILOG_RELU_BIAS: return mepi::Epilog::ReluBias;
-  case MEPI_EPILOG_GELU: return mepi::Epilog::Gelu;
-  case MEPI_EPILOG_GELU_BIAS: return mepi::Epilog::GeluBias;
-  case MEPI_EPILOG_SIGMOID: return mepi::Epilog::Sigmoid;
-  case MEPI_EPILOG_TANH: return mepi::Epilog::Tanh;
-  case MEPI_EPILOG_SILU: return mepi::Epilog::Silu;
-  case MEPI_EPILOG_RELU_AUX: return mepi::Epilog::ReluAux;
-  case MEPI_EPILOG_RELU_AUX_BIAS: return mepi::Epilog::ReluAuxBias;
-  case MEPI_EPILOG_DRELU: return mepi::Epilog::DRelu;
-  case MEPI_EPILOG_DRELU_BGRAD: return mepi::Epilog::DReluBGrad;
-  case MEPI_EPILOG_GELU_AUX: return mepi::Epilog::GeluAux;
-  case MEPI_EPILOG_GELU_AUX_BIAS: return mepi::Epilog::GeluAuxBias;
-  case MEPI_EPILOG_DGELU: return mepi::Epilog::DGelu;
-  case MEPI_EPILOG_DGELU_BGRAD: return mepi::Epilog::DGeluBGrad;
-  case MEPI_EPILOG_BGRADA: return mepi::Epilog::BGradA;
-  case MEPI_EPILOG_BGRADB: return mepi::Epilog::BGradB;
-  }
-  throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
-}
-
-} // namespace
 
 extern "C" {
 

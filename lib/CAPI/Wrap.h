@@ -78,6 +78,9 @@ inline std::optional<mepi::Tensor> tensorOf(const MepiTensor *t, const char *nam
   return tensor;
 }
 
+/// The C++ epilog of a C one (an error for an unknown value).
+mepi::Epilog epilogOf(MepiEpilog epilog);
+
 /// The built-in epilog inputs of `inputs` (none for NULL).
 mepi::EpilogInputs inputsOf(const MepiEpilogInputs *inputs);
 /// Describes `t` in `out`; its shape and strides live in `shape` and `strides` (the handle's)
