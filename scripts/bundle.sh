@@ -25,6 +25,7 @@ ninja -C "$build/examples" > /dev/null
 cp "$build/examples/linear_relu_bias" "$build/examples/linear_gelu_c" "$build/examples/silu_epilog" \
   "$build/examples/external_epilog" "$build/examples/user_gelu.ltoir" \
   "$build/examples/quantize_builder" "$build/examples/column_reduction" \
+  "$build/examples/tensor_parallel_mlp" \
   "$build/bin/mepi-bench-bias-gelu.cubin" "$stage/mepi/bin/"
 strip --strip-debug "$stage/mepi/lib/libmepi.so.0"
 cp -r "$root/examples" "$stage/mepi/"

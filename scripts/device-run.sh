@@ -22,7 +22,8 @@
 #                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
 #                                      python -m mepi.bench --grouped beside torch._grouped_mm
 #   scripts/device-run.sh dist         distributed matmuls on 2 GPUs (nvidia-h200-x2): mpirun -np 2
-#                                      mepi-dist-tests, then mepi-bench --dist (dist.log/.json);
+#                                      mepi-dist-tests, examples/dist/tensor_parallel_mlp, then
+#                                      mepi-bench --dist (dist.log/.json);
 #                                      NVLink multicast stays off (NCCL_NVLS_ENABLE=0)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -220,6 +221,8 @@ run_dist() {
   { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
     > "$out/dist.log" 2>&1
   [ -n "${DIST_SKIP_TESTS:-}" ] || time "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  "${mpi[@]}" "$bundle/bin/tensor_parallel_mlp" 2>&1 | tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   time "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
     tee -a "$out/dist.log"
