@@ -53,9 +53,16 @@ struct dist::Matmul::State {
   DType typeOf(Buffer buffer) const;
   plan::DistPlan makePlan() const {
     llvm::Expected<plan::DistPlan> planned = plan::makePlan(request);
-    if (!planned)
-      runtime::throwAsApiError(planned.takeError(), "mepi::dist::Matmul");
-    return std::move(*planned);
+    if (planned)
+      return std::move(*planned);
+    Status status = Status::InvalidValue;
+    std::string message;
+    llvm::handleAllErrors(planned.takeError(), [&](const llvm::ErrorInfoBase &e) {
+      if (e.convertToErrorCode() == std::errc::not_supported)
+        status = Status::NotSupported;
+      message = e.message();
+    });
+    throw Error("mepi::dist::Matmul: " + message, status);
   }
   void collective(const Step &step, CUstream stream) const;
 

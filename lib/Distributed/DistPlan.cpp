@@ -1,8 +1,6 @@
 // The distributed matmul's plan: global problem, algorithm and schedule (DistPlan.h).
 #include "Distributed/DistPlan.h"
 
-#include "Runtime/ErrorCodes.h"
-
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -49,12 +47,10 @@ llvm::Error planError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// A valid request mepi does not handle (yet): the API's NotSupported.
+/// A valid request mepi does not handle (yet): std::errc::not_supported (the API's
+/// NotSupported).
 llvm::Error unsupported(const llvm::Twine &message) {
-  return llvm::createStringError(
-      std::error_code(static_cast<int>(mepi::runtime::ErrorKind::NotSupported),
-                      mepi::runtime::mepiCategory()),
-      message);
+  return llvm::createStringError(std::make_error_code(std::errc::not_supported), message);
 }
 
 /// The global shape of one operand from every rank's local shape, with each rank's part
@@ -115,15 +111,20 @@ std::vector<Range> piecesOf(Range range, int pieces) {
 }
 } // namespace
 
+std::string View::str() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << bufferName(buffer);
+  if (base)
+    os << "+" << base;
+  os << "[" << row << ":" << row + rows << ", " << col << ":" << col + cols << "]";
+  return out;
+}
+
 std::string DistPlan::str() const {
   std::string out;
   llvm::raw_string_ostream os(out);
-  auto view = [&](const View &v) {
-    os << bufferName(v.buffer);
-    if (v.base)
-      os << "+" << v.base;
-    os << "[" << v.row << ":" << v.row + v.rows << ", " << v.col << ":" << v.col + v.cols << "]";
-  };
+  auto view = [&](const View &v) { os << v.str(); };
   os << "algorithm " << algorithmName(algorithm) << ", M " << m << " N " << n << " K " << k
      << ", rank " << rank << " of " << ranks << ", pieces " << pieces << "\n";
   for (const Step &s : steps) {

@@ -77,6 +77,8 @@ struct View {
   Buffer buffer = Buffer::A;
   int64_t base = 0, row = 0, col = 0, rows = 0, cols = 0, pitch = 0;
   int64_t offset() const { return base + row * pitch + col; }
+  /// "Gather[0:512, 0:1024]", "Recv+4096[0:64, 0:64]".
+  std::string str() const;
 };
 
 /// One local GEMM: D view = epilog?(alpha * op(A view) op(B view) + beta * C view).

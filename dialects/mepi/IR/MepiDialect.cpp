@@ -2,6 +2,7 @@
 #include "mepi/IR/MepiDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mepi/IR/MepiAttrs.h"
+#include "mepi/IR/MepiDistOps.h"
 #include "mepi/IR/MepiOps.h"
 
 using namespace mlir;
@@ -13,6 +14,9 @@ void MepiDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "mepi/IR/MepiOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "mepi/IR/MepiDistOps.cpp.inc"
       >();
   registerAttributes();
 }
