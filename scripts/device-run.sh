@@ -222,7 +222,8 @@ run_dist() {
     > "$out/dist.log" 2>&1
   [ -n "${DIST_SKIP_TESTS:-}" ] || time "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  "${mpi[@]}" "$bundle/bin/tensor_parallel_mlp" 2>&1 | tee -a "$out/dist.log"
+  LD_LIBRARY_PATH="$bundle/lib" "${mpi[@]}" -x LD_LIBRARY_PATH "$bundle/bin/tensor_parallel_mlp" 2>&1 |
+    tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   time "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
     tee -a "$out/dist.log"
