@@ -120,6 +120,72 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     driver->cuMemFree(p);
   return row;
 }
+/// --copy: the copy engine's bandwidth into a peer's IPC-mapped buffer (what the schedules'
+/// pushes use): `bytes` in one copy on one stream, split over two streams, and on one stream
+/// while a large GEMM runs on another. Ranks copy to each other at the same time.
+void measureCopies(int rank, int ranks, int device, CUstream stream, int iterations) {
+  size_t bytes = 32u << 20;
+  CUdeviceptr mine = 0, src = randomBuffer(bytes / 2, true, 5);
+  cu(driver->cuMemAlloc(&mine, bytes), "cuMemAlloc");
+  CUipcMemHandle handle;
+  cu(driver->cuIpcGetMemHandle(&handle, mine), "cuIpcGetMemHandle");
+  std::vector<CUipcMemHandle> all(ranks);
+  MPI_Allgather(&handle, sizeof handle, MPI_BYTE, all.data(), sizeof handle, MPI_BYTE,
+                MPI_COMM_WORLD);
+  int peer = (rank + 1) % ranks;
+  CUdeviceptr theirs = 0;
+  cu(driver->cuIpcOpenMemHandle(&theirs, all[peer], CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+     "cuIpcOpenMemHandle");
+  CUstream second, gemmStream;
+  cu(driver->cuStreamCreate(&second, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  cu(driver->cuStreamCreate(&gemmStream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  CUevent forked, joined;
+  cu(driver->cuEventCreate(&forked, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  cu(driver->cuEventCreate(&joined, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  int64_t m = 8192, n = 8192, k = 8192;
+  CUdeviceptr a = randomBuffer(m * k, true, 6), b = randomBuffer(n * k, true, 7), d = 0;
+  cu(driver->cuMemAlloc(&d, m * n * 2), "cuMemAlloc");
+  mepi::Matmul gemm(onDevice(a, device, {m, k}), onDevice(b, device, {n, k}), std::nullopt,
+                    1.0f, std::nullopt, mepi::Qualifiers{false, true});
+  gemm.plan();
+  auto copy = [&](CUstream s, size_t offset, size_t size) {
+    cu(driver->cuMemcpyDtoDAsync(theirs + offset, src + offset % (bytes / 2), size, s),
+       "cuMemcpyDtoDAsync(peer)");
+  };
+  std::vector<std::function<void(int)>> variants = {
+      [&](int) { copy(stream, 0, bytes); },
+      [&](int) {
+        cu(driver->cuEventRecord(forked, stream), "cuEventRecord");
+        cu(driver->cuStreamWaitEvent(second, forked, 0), "cuStreamWaitEvent");
+        copy(stream, 0, bytes / 2);
+        copy(second, bytes / 2, bytes / 2);
+        cu(driver->cuEventRecord(joined, second), "cuEventRecord");
+        cu(driver->cuStreamWaitEvent(stream, joined, 0), "cuStreamWaitEvent");
+      },
+      [&](int) {
+        cu(driver->cuEventRecord(forked, stream), "cuEventRecord");
+        cu(driver->cuStreamWaitEvent(gemmStream, forked, 0), "cuStreamWaitEvent");
+        gemm.execute(gemmStream);
+        copy(stream, 0, bytes);
+        cu(driver->cuEventRecord(joined, gemmStream), "cuEventRecord");
+        cu(driver->cuStreamWaitEvent(stream, joined, 0), "cuStreamWaitEvent");
+      },
+      [&](int) { gemm.execute(stream); }};
+  for (auto &v : variants)
+    v(0);
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> ms = interleavedMedianMs(stream, iterations, variants);
+  if (rank == 0)
+    std::printf("copy of %zu MiB to the peer (both ranks at once): one stream %.3f ms (%.0f "
+                "GB/s), two streams %.3f ms (%.0f GB/s); beside an 8192^3 GEMM: both %.3f ms, "
+                "GEMM alone %.3f ms\n",
+                bytes >> 20, ms[0], bytes / ms[0] / 1e6, ms[1], bytes / ms[1] / 1e6, ms[2],
+                ms[3]);
+  driver->cuIpcCloseMemHandle(theirs);
+  for (CUdeviceptr p : {mine, src, a, b, d})
+    driver->cuMemFree(p);
+}
 } // namespace
 
 int bench::runDistBench(int argc, char **argv) {
@@ -127,7 +193,7 @@ int bench::runDistBench(int argc, char **argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  bool quick = false;
+  bool quick = false, copies = false;
   std::string jsonPath, command = "mpirun -np " + std::to_string(ranks) + " " + argv[0];
   std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
@@ -135,6 +201,8 @@ int bench::runDistBench(int argc, char **argv) {
     command += " " + arg;
     if (arg == "--quick")
       quick = true;
+    else if (arg == "--copy")
+      copies = true;
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
@@ -169,6 +237,13 @@ int bench::runDistBench(int argc, char **argv) {
     cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     cublasLtHandle_t lt;
     cublas(cublasLtCreate(&lt), "cublasLtCreate");
+    if (copies) {
+      measureCopies(rank, ranks, device, stream, quick ? 5 : 20);
+      ncclCommDestroy(comm);
+      mepi::dist::finalize();
+      MPI_Finalize();
+      return 0;
+    }
     std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
                                      {16384, 4096, 14336, "16384x4096x14336"},
                                      {4096, 8192, 28672, "4096x8192x28672"},
