@@ -251,3 +251,20 @@ TEST(DistPlan, FewRowsAreNotMultipliedChunkByChunk) {
   EXPECT_EQ(count(*p, Step::Kind::NcclAllReduce), 0);
   EXPECT_TRUE(p->gemms.back().final);
 }
+
+TEST(DistPlan, RemoteStoresReplaceTheCopies) {
+  Request q = request(2, 0, Slab::Y, Slab::X, Slab::X, {4096, 512}, {512, 256});
+  q.pieces = 2;
+  q.remoteStores = true;
+  auto p = makePlan(q);
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  EXPECT_EQ(count(*p, Step::Kind::Push), 0);
+  EXPECT_EQ(count(*p, Step::Kind::Signal), 2);
+  EXPECT_EQ(count(*p, Step::Kind::ComputeWaitReady), 1);
+  EXPECT_EQ(p->gemms[0].d.buffer, Buffer::Recv);
+  EXPECT_EQ(p->gemms[0].d.rank, 1); // the next rank's
+  EXPECT_EQ(p->gemms[2].c->rank, -1); // what we received, in our own Recv
+  EXPECT_NE(p->str().find("= A[2048:3072, 0:256] x B[0:256, 0:256] (partial)"), std::string::npos)
+      << p->str();
+  EXPECT_NE(p->str().find("compute: gemm 0: rank 1 Recv[0:1024, 0:256]"), std::string::npos);
+}

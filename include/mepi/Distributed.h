@@ -90,6 +90,9 @@ struct Options {
   /// How many pieces each rank's chunk of the exchanged matrix travels in (0: chosen by the
   /// planner). More pieces overlap more of the exchange, at smaller GEMMs.
   int pieces = 0;
+  /// Reduce-scatter and all-reduce: the GEMMs of partial sums store them straight into the
+  /// next rank's buffer over NVLink, instead of a copy engine copying them after each GEMM.
+  bool remoteStores = false;
 };
 
 /// D = epilog(alpha * op(A) * op(B)) over the group, each rank passing its local parts of A

@@ -130,7 +130,8 @@ CUdeviceptr dist::Matmul::State::on(Buffer buffer, int rank) const {
 
 Tensor dist::Matmul::State::tensor(const View &v, DType dtype) const {
   Tensor t;
-  t.data = reinterpret_cast<void *>(local(v.buffer) + v.offset() * bytesOf(v.buffer));
+  CUdeviceptr base = v.rank >= 0 ? on(v.buffer, v.rank) : local(v.buffer);
+  t.data = reinterpret_cast<void *>(base + v.offset() * bytesOf(v.buffer));
   t.device = group->device;
   t.dtype = dtype;
   t.shape = {v.rows, v.cols};
@@ -301,6 +302,7 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   q.transposeB = qualifiers.transposeB;
   q.hasC = c.has_value();
   q.pieces = options.pieces;
+  q.remoteStores = options.remoteStores;
   for (int r = 0; r < g.ranks; ++r) {
     Announce theirs;
     std::memcpy(&theirs, all.data() + r * sizeof(Announce), sizeof(Announce));
@@ -451,6 +453,15 @@ Tensor dist::Matmul::execute(CUstream stream) {
               "cuStreamWriteValue32(arrived)");
       break;
     }
+    case Step::Kind::ComputeWaitReady:
+      checked(d, d.cuStreamWaitValue32(stream, flag(p.rank, step.peer), epoch,
+                                       CU_STREAM_WAIT_VALUE_GEQ),
+              "cuStreamWaitValue32(ready)");
+      break;
+    case Step::Kind::Signal: // the default flags fence the GEMM's stores before the write
+      checked(d, d.cuStreamWriteValue32(stream, flag(step.peer, step.flag), epoch, 0),
+              "cuStreamWriteValue32(arrived)");
+      break;
     case Step::Kind::WaitArrived:
       checked(d, d.cuStreamWaitValue32(stream, flag(p.rank, step.flag), epoch,
                                        CU_STREAM_WAIT_VALUE_GEQ),

@@ -114,6 +114,8 @@ std::vector<Range> piecesOf(Range range, int pieces) {
 std::string View::str() const {
   std::string out;
   llvm::raw_string_ostream os(out);
+  if (rank >= 0)
+    os << "rank " << rank << " ";
   os << bufferName(buffer);
   if (base)
     os << "+" << base;
@@ -159,6 +161,12 @@ std::string DistPlan::str() const {
       break;
     }
     case Step::Kind::Join: os << "compute: join (after copy)\n"; break;
+    case Step::Kind::ComputeWaitReady:
+      os << "compute: wait ready of rank " << s.peer << "\n";
+      break;
+    case Step::Kind::Signal:
+      os << "compute: raise flag " << s.flag << " of rank " << s.peer << "\n";
+      break;
     case Step::Kind::NcclReduce:
     case Step::Kind::NcclAllReduce:
     case Step::Kind::NcclAllGather:
@@ -181,6 +189,7 @@ struct Builder {
   DistPlan &p;
   bool transA, transB, hasC;
   int64_t kLocal; // K on this rank (K split) or K
+  bool remoteStores;
 
   Step step(Step::Kind kind) {
     Step s;
@@ -362,6 +371,23 @@ void Builder::ring(bool rows, bool allReduce) {
         g.c = in;
         g.beta = 1.0f;
       }
+      if (t + 1 < P && remoteStores) {
+        if (t == 0 && j == 0) {
+          Step w = step(Step::Kind::ComputeWaitReady);
+          w.peer = next;
+          p.steps.push_back(w);
+        }
+        g.d = slot;
+        g.d.buffer = Buffer::Recv;
+        g.d.base = t * p.slotElements;
+        g.d.rank = next;
+        addGemm(g);
+        Step s = step(Step::Kind::Signal);
+        s.peer = next;
+        s.flag = arrivalFlag(t, j);
+        p.steps.push_back(s);
+        continue;
+      }
       if (t + 1 < P) {
         g.d = slot;
         g.d.base = t * p.slotElements;
@@ -482,7 +508,7 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
       out.push_back(slabRange(extent, q.ranks, r));
     return out;
   };
-  Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k};
+  Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k, q.remoteStores};
   bool reduce = aAxis == Axis::K && bAxis == Axis::K;
   if (reduce && q.hasC)
     return unsupported("operand c: a C with A and B split along K (a reduce-scatter or all-reduce) is not "

@@ -52,6 +52,9 @@ struct Request {
   bool transposeA = false, transposeB = false;
   bool hasC = false;
   int pieces = 0; // 0: chosen
+  /// The ring's partial sums stored by their GEMMs straight into the next rank's Recv (over
+  /// NVLink) instead of copied there after the GEMM.
+  bool remoteStores = false;
   /// The epilog is D = alpha * AB alone (no bias, no activation): a reduction of few rows may
   /// then go to NCCL after one GEMM (an epilog must follow the reduced sum, so it cannot).
   bool identityEpilog = true;
@@ -76,8 +79,9 @@ const char *bufferName(Buffer buffer);
 struct View {
   Buffer buffer = Buffer::A;
   int64_t base = 0, row = 0, col = 0, rows = 0, cols = 0, pitch = 0;
+  int rank = -1; ///< whose buffer (a shared one of a peer: a GEMM storing over NVLink); -1: ours
   int64_t offset() const { return base + row * pitch + col; }
-  /// "Gather[0:512, 0:1024]", "Recv+4096[0:64, 0:64]".
+  /// "Gather[0:512, 0:1024]", "Recv+4096[0:64, 0:64]", "rank 1 Recv[0:64, 0:64]".
   std::string str() const;
 };
 
@@ -104,6 +108,8 @@ struct Step {
                    ///< owner's `to` (ncclReduce per chunk)
     NcclAllReduce, ///< compute: NCCL sums `from` over the ranks into every rank's `to`
     NcclAllGather, ///< compute: every rank's `from` (its chunk of rows) into every rank's `to`
+    ComputeWaitReady, ///< compute: wait until `peer` said Ready (before GEMMs that store there)
+    Signal,           ///< compute: raise `peer`'s flag `flag` (after a GEMM stored there)
   };
   Kind kind = Kind::Ready;
   int peer = -1;

@@ -46,6 +46,8 @@ const char *kindName(plan::Step::Kind kind) {
   case K::NcclReduce: return "nccl_reduce";
   case K::NcclAllReduce: return "nccl_all_reduce";
   case K::NcclAllGather: return "nccl_all_gather";
+  case K::ComputeWaitReady: return "wait_ready";
+  case K::Signal: return "signal";
   }
   return "?";
 }

@@ -25,6 +25,7 @@ struct Case {
   mepi::Epilog epilog;
   int pieces = 0;
   float alpha = 1.0f;
+  bool remote = false; // partial sums stored by the GEMMs into the next rank's buffer
 };
 
 /// A global matrix [rows, cols] of bf16 values in [-1, 1] from `seed` (the same on every rank).
@@ -118,6 +119,7 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
   try {
     mepi::dist::Options options;
     options.pieces = c.pieces;
+    options.remoteStores = c.remote;
     mepi::dist::Matmul mm(tensor(da, device, aShape), tensor(db, device, bShape), std::nullopt,
                           {c.a, c.b, c.d}, c.alpha, std::nullopt, {c.ta, c.tb}, options);
     mepi::EpilogInputs inputs;
@@ -241,6 +243,10 @@ int main(int argc, char **argv) {
       {"reduce-scatter-cols-nn", Slab::Y, Slab::X, Slab::Y, false, false, 640, 300, 256, E::Default},
       {"all-reduce", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Bias, 2},
       {"all-reduce-tt", Slab::X, Slab::Y, rep, true, true, 513, 256, 320, E::Gelu},
+      // Partial sums stored over NVLink by the GEMMs themselves.
+      {"reduce-scatter-rows-remote", Slab::Y, Slab::Y, Slab::X, false, true, 1003, 512, 640, E::GeluBias, 2, 1.0f, true},
+      {"reduce-scatter-cols-remote", Slab::Y, Slab::X, Slab::Y, false, false, 640, 300, 256, E::Silu, 0, 1.0f, true},
+      {"all-reduce-remote", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Bias, 2, 1.0f, true},
       // Few rows (decode): one GEMM after the gather, or one GEMM and an NCCL reduction.
       {"allgather-a-decode", Slab::X, Slab::X, Slab::Y, false, true, 127, 512, 384, E::GeluBias},
       {"allgather-a-decode-even", Slab::X, Slab::X, Slab::Y, false, true, 128, 512, 384, E::Relu},

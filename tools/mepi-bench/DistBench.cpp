@@ -97,6 +97,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   mepi::dist::Options options;
   if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
     options.pieces = std::atoi(pieces);
+  if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
+    options.remoteStores = std::atoi(remote) != 0;
   mepi::dist::Matmul mm(da, onDevice(b, device, {n, k}), std::nullopt, dists, 1.0f,
                         std::nullopt, mepi::Qualifiers{false, true}, options);
   mm.plan();
