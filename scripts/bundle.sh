@@ -34,7 +34,8 @@ cp "$root/test/Target/Inputs/user-scale.cu" "$root/test/Target/Inputs/user-gelu.
   "$root/test/Target/Inputs/user-affine.cu" "$stage/mepi/inputs/"
 cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"
 mkdir -p "$stage/mepi/python"
-cp -r "$root/python/mepi" "$root/python/tests" "$root/python/tests_gpu" "$stage/mepi/python/"
+cp -r "$root/python/mepi" "$root/python/tests" "$root/python/tests_gpu" "$root/python/tests_dist" \
+  "$stage/mepi/python/"
 find "$stage/mepi/python" -name __pycache__ -prune -exec rm -rf {} +
 git -C "$root" rev-parse HEAD > "$stage/mepi/REVISION" 2>/dev/null || echo unknown > "$stage/mepi/REVISION"
 

@@ -225,6 +225,10 @@ run_dist() {
   LD_LIBRARY_PATH="$bundle/lib" "${mpi[@]}" -x LD_LIBRARY_PATH "$bundle/bin/tensor_parallel_mlp" 2>&1 |
     tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" "${mpi[@]}" \
+    -x PYTHONPATH -x MEPI_LIBRARY python3 -m pytest -q -p no:cacheprovider \
+    "$bundle/python/tests_dist" 2>&1 | tee -a "$out/dist.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   time "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
     tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

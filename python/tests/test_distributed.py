@@ -1,0 +1,30 @@
+"""mepi.distributed without GPUs: distributions' local shapes, and errors before initialize()."""
+import pytest
+
+import mepi
+import mepi.distributed as md
+
+
+def test_slab_extents_follow_the_remainder_rule():
+    assert md.Slab.X.shape(0, (1001, 64), nranks=2) == (501, 64)
+    assert md.Slab.X.shape(1, (1001, 64), nranks=2) == (500, 64)
+    assert md.Slab.Y.shape(2, (64, 1000), nranks=3) == (64, 333)
+    assert md.Replicated.shape(1, (10, 20), nranks=4) == (10, 20)
+
+
+def test_block_cyclic_extents():
+    bc = md.BlockCyclic(md.ProcessGrid((2, 2)), (3, 4))
+    assert bc.shape(3, (10, 9), nranks=4) == (4, 4)
+    assert repr(md.Slab.Y) == "Slab.Y"
+
+
+def test_bad_rank_is_refused():
+    with pytest.raises(mepi.MepiError, match="expected 0 <= rank < ranks, got rank 2 of 2"):
+        md.Slab.X.shape(2, (10, 10), nranks=2)
+
+
+def test_nothing_runs_before_initialize():
+    with pytest.raises(mepi.MepiError, match="not initialized"):
+        md.get_context()
+    with pytest.raises(mepi.MepiError, match="not initialized"):
+        md.Slab.X.shape(0, (10, 10))  # the group's size is not known yet

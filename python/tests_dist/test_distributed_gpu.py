@@ -1,0 +1,87 @@
+"""mepi.distributed on several GPUs, beside torch: run under MPI, one process per GPU
+(`mpirun -np 2 python -m pytest python/tests_dist`, scripts/device-run.sh dist). Every rank
+makes the same global operands from one seed, passes its parts, and checks its part of D
+against the fp64 product of the global operands."""
+
+import pytest
+import torch
+from mpi4py import MPI
+
+import mepi
+import mepi.distributed as md
+
+COMM = MPI.COMM_WORLD
+RANK, NRANKS = COMM.Get_rank(), COMM.Get_size()
+if NRANKS < 2:
+    pytest.exit("tests_dist need at least 2 MPI processes (mpirun -np 2)", returncode=2)
+DEVICE = RANK % torch.cuda.device_count()
+torch.cuda.set_device(DEVICE)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def group():
+    md.initialize(DEVICE, COMM)
+    yield
+    md.finalize()
+
+
+def part(t, dist):
+    """This rank's part of a global matrix under a Slab distribution."""
+    rows, cols = t.shape
+    r0 = sum(dist.shape(q, (rows, cols))[0] for q in range(RANK)) if dist is md.Slab.X else 0
+    c0 = sum(dist.shape(q, (rows, cols))[1] for q in range(RANK)) if dist is md.Slab.Y else 0
+    r, c = dist.shape(RANK, (rows, cols))
+    return t[r0:r0 + r, c0:c0 + c]
+
+
+def randn(*shape, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.randn(*shape, device="cuda", dtype=torch.bfloat16, generator=g)
+
+
+def check(got, want):
+    error = float(torch.linalg.norm(got.double() - want) / torch.linalg.norm(want))
+    assert error < 1e-2, f"rank {RANK}: relative error {error}"
+
+
+def test_allgather_then_gemm_with_gelu():
+    # Column-linear layer: X rows split, W [F, H] rows split (passed as w.T, column-major).
+    T, H, F = 1001, 256, 768
+    x, w = randn(T, H, seed=1), randn(F, H, seed=2)
+    xl, wl = part(x, md.Slab.X), part(w, md.Slab.X)
+    with md.Matmul(xl, wl.T, distributions=[md.Slab.X, md.Slab.Y, md.Slab.Y]) as mm:
+        mm.plan(epilog=mepi.MatmulEpilog.GELU)
+        assert mm.algorithm == "AllGatherA"
+        y = mm.execute()
+        assert isinstance(y, torch.Tensor) and y.shape == (T, wl.shape[0])
+        want = torch.nn.functional.gelu(x.double() @ w.double().T, approximate="tanh")
+        check(y, part(want, md.Slab.Y))
+
+
+def test_gemm_then_reduce_scatter_with_bias_relu():
+    # Row-linear layer: Y columns split (K), W2 [H, F] columns split, Z rows split.
+    T, H, F = 999, 320, 1024
+    y, w2 = randn(T, F, seed=3), randn(H, F, seed=4)
+    bias = randn(T, seed=5)
+    zl_bias = part(bias[:, None], md.Slab.X)[:, 0].contiguous()
+    with md.Matmul(part(y, md.Slab.Y), part(w2, md.Slab.Y).T,
+                   distributions=[md.Slab.Y, md.Slab.X, md.Slab.X]) as mm:
+        mm.plan(epilog=mepi.MatmulEpilog.RELU_BIAS, epilog_inputs={"bias": zl_bias})
+        assert mm.algorithm == "ReduceScatterRows"
+        z = mm.execute()
+        want = torch.relu(y.double() @ w2.double().T + bias.double()[:, None])
+        check(z, part(want, md.Slab.X))
+
+
+def test_gemm_then_all_reduce():
+    T, H, F = 640, 256, 512
+    y, w2 = randn(T, F, seed=6), randn(H, F, seed=7)
+    z = md.matmul(part(y, md.Slab.Y), part(w2, md.Slab.Y).T, alpha=0.5,
+                  distributions=[md.Slab.Y, md.Slab.X, md.Replicated])
+    check(z, 0.5 * (y.double() @ w2.double().T))
+
+
+def test_bad_distributions_are_refused_on_every_rank():
+    x = randn(64, 64, seed=8)
+    with pytest.raises(mepi.MepiError, match="supported are"):
+        md.Matmul(part(x, md.Slab.X), x[:32], distributions=[md.Slab.X, md.Slab.X, md.Slab.Y])
