@@ -92,8 +92,14 @@ def initialize(device_id, communicator=None):
     uid, error = _UniqueId(), _capi.Error()
     if rank == 0:
         _check(_capi.lib.mepiDistMakeUniqueId(ctypes.byref(uid), ctypes.byref(error)), error)
-    raw = communicator.bcast(bytes(uid.bytes) if rank == 0 else None, root=0)
-    ctypes.memmove(ctypes.addressof(uid), raw, len(raw))
+    # All 128 bytes: the field's .bytes would stop at the first zero byte.
+    size = ctypes.sizeof(uid)
+    raw = communicator.bcast(ctypes.string_at(ctypes.addressof(uid), size) if rank == 0
+                             else None, root=0)
+    if len(raw) != size:
+        raise MepiError(f"initialize: the unique id broadcast from rank 0 has {len(raw)} bytes, "
+                        f"expected {size}")
+    ctypes.memmove(ctypes.addressof(uid), raw, size)
     _check(_capi.lib.mepiDistInitialize(int(device_id), rank, nranks, ctypes.byref(uid),
                                         ctypes.byref(error)), error)
     _context = Context(int(device_id), rank, nranks, communicator)

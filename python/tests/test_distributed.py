@@ -28,3 +28,39 @@ def test_nothing_runs_before_initialize():
         md.get_context()
     with pytest.raises(mepi.MepiError, match="not initialized"):
         md.Slab.X.shape(0, (10, 10))  # the group's size is not known yet
+
+
+def test_unique_id_travels_whole():
+    """Rank 0 sends all 128 bytes of NCCL's id, zeros included (a c_char array's .bytes stops
+    at the first zero byte: the first run on 2 GPUs failed in ncclCommInitRank)."""
+    import ctypes
+    made = bytes(range(128))  # starts with a zero byte
+
+    class FakeComm:
+        def Get_rank(self):
+            return 0
+
+        def Get_size(self):
+            return 2
+
+        def bcast(self, value, root):
+            self.sent = value
+            return value
+
+    def fake_make(uid, error):
+        ctypes.memmove(ctypes.addressof(uid._obj), made, 128)
+        return md._capi.LogicalResult(1)
+
+    def fake_initialize(device, rank, ranks, uid, error):
+        fake_initialize.got = ctypes.string_at(ctypes.addressof(uid._obj), 128)
+        return md._capi.LogicalResult(1)
+
+    lib, comm = md._capi.lib, FakeComm()
+    real = lib.mepiDistMakeUniqueId, lib.mepiDistInitialize
+    lib.mepiDistMakeUniqueId, lib.mepiDistInitialize = fake_make, fake_initialize
+    try:
+        md.initialize(0, comm)
+    finally:
+        lib.mepiDistMakeUniqueId, lib.mepiDistInitialize = real
+        md._context = None
+    assert comm.sent == made and fake_initialize.got == made
