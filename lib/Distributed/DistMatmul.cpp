@@ -65,6 +65,17 @@ struct dist::Matmul::State {
     throw Error("mepi::dist::Matmul: " + message, status);
   }
   void collective(const Step &step, CUstream stream) const;
+  /// The address of `rank`'s flag word `index`.
+  CUdeviceptr flagAddress(int rank, int index) const {
+    return flags.on(rank) + static_cast<CUdeviceptr>(index) * sizeof(uint32_t);
+  }
+  /// Sets `rank`'s flag `index` to `epoch` in `st`'s order.
+  void raise(CUstream st, int rank, int index, uint32_t epoch) const;
+  /// Holds `st` until our flag `index` reaches `epoch`.
+  void await(CUstream st, int index, uint32_t epoch) const;
+  /// A Push step: the copy into the peer's buffer, then its flag.
+  void push(const Step &step, uint32_t epoch) const;
+  void run(const Step &step, CUstream stream, uint32_t epoch);
 
   const runtime::CudaDriver &driver() const { return *group->driver; }
   size_t bytesOf(Buffer buffer) const;
@@ -404,91 +415,86 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   s.planned = true;
 }
 
+void dist::Matmul::State::raise(CUstream st, int rank, int index, uint32_t epoch) const {
+  // The default flags fence the stream's earlier writes (copies, GEMM stores) before it.
+  checked(driver(), driver().cuStreamWriteValue32(st, flagAddress(rank, index), epoch, 0),
+          "cuStreamWriteValue32");
+}
+
+void dist::Matmul::State::await(CUstream st, int index, uint32_t epoch) const {
+  checked(driver(), driver().cuStreamWaitValue32(st, flagAddress(plan.rank, index), epoch,
+                                                 CU_STREAM_WAIT_VALUE_GEQ),
+          "cuStreamWaitValue32");
+}
+
+void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
+  const runtime::CudaDriver &d = driver();
+  if (step.gemm >= 0)
+    checked(d, d.cuStreamWaitEvent(copy, gemmEvents[step.gemm], 0), "cuStreamWaitEvent");
+  size_t bytes = bytesOf(step.from.buffer);
+  CUDA_MEMCPY2D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.srcDevice = local(step.from.buffer) + step.from.offset() * bytes;
+  c.srcPitch = step.from.pitch * bytes;
+  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.dstDevice = on(step.to.buffer, step.peer) + step.to.offset() * bytes;
+  c.dstPitch = step.to.pitch * bytes;
+  c.WidthInBytes = step.from.cols * bytes;
+  c.Height = step.from.rows;
+  if (c.Height > 0 && c.WidthInBytes > 0)
+    checked(d, d.cuMemcpy2DAsync(&c, copy), "cuMemcpy2DAsync(peer)");
+  raise(copy, step.peer, step.flag, epoch);
+}
+
+void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch) {
+  const runtime::CudaDriver &d = driver();
+  switch (step.kind) {
+  case Step::Kind::Ready:
+    for (int q = 0; q < plan.ranks; ++q)
+      raise(stream, q, plan.rank, epoch);
+    break;
+  case Step::Kind::Fork:
+    checked(d, d.cuEventRecord(fork, stream), "cuEventRecord");
+    checked(d, d.cuStreamWaitEvent(copy, fork, 0), "cuStreamWaitEvent");
+    break;
+  case Step::Kind::WaitReady: await(copy, step.peer, epoch); break;
+  case Step::Kind::ComputeWaitReady: await(stream, step.peer, epoch); break;
+  case Step::Kind::Push: push(step, epoch); break;
+  case Step::Kind::Signal: raise(stream, step.peer, step.flag, epoch); break;
+  case Step::Kind::WaitArrived: await(stream, step.flag, epoch); break;
+  case Step::Kind::Gemm:
+    gemms[step.gemm].execute(stream);
+    if (CUevent e = gemmEvents[step.gemm])
+      checked(d, d.cuEventRecord(e, stream), "cuEventRecord");
+    break;
+  case Step::Kind::Join:
+    checked(d, d.cuEventRecord(join, copy), "cuEventRecord");
+    checked(d, d.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent");
+    break;
+  case Step::Kind::NcclReduce:
+  case Step::Kind::NcclAllReduce:
+  case Step::Kind::NcclAllGather:
+    collective(step, stream);
+    break;
+  }
+}
+
 Tensor dist::Matmul::execute(CUstream stream) {
   if (!state)
     fail("execute() after free()");
   State &s = *state;
   if (!s.planned)
     fail("execute() called before plan()");
-  const runtime::CudaDriver &d = s.driver();
   s.group->enter();
   uint32_t epoch = ++s.epoch;
-  const plan::DistPlan &p = s.plan;
-  auto flag = [&](int rank, int index) {
-    return s.flags.on(rank) + static_cast<CUdeviceptr>(index) * sizeof(uint32_t);
-  };
-  for (const Step &step : p.steps) {
-    switch (step.kind) {
-    case Step::Kind::Ready:
-      for (int q = 0; q < p.ranks; ++q)
-        checked(d, d.cuStreamWriteValue32(stream, flag(q, p.rank), epoch, 0),
-                "cuStreamWriteValue32(ready)");
-      break;
-    case Step::Kind::Fork:
-      checked(d, d.cuEventRecord(s.fork, stream), "cuEventRecord");
-      checked(d, d.cuStreamWaitEvent(s.copy, s.fork, 0), "cuStreamWaitEvent");
-      break;
-    case Step::Kind::WaitReady:
-      checked(d, d.cuStreamWaitValue32(s.copy, flag(p.rank, step.peer), epoch,
-                                       CU_STREAM_WAIT_VALUE_GEQ),
-              "cuStreamWaitValue32(ready)");
-      break;
-    case Step::Kind::Push: {
-      if (step.gemm >= 0)
-        checked(d, d.cuStreamWaitEvent(s.copy, s.gemmEvents[step.gemm], 0),
-                "cuStreamWaitEvent");
-      size_t bytes = s.bytesOf(step.from.buffer);
-      CUDA_MEMCPY2D copy{};
-      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-      copy.srcDevice = s.local(step.from.buffer) + step.from.offset() * bytes;
-      copy.srcPitch = step.from.pitch * bytes;
-      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      copy.dstDevice = s.on(step.to.buffer, step.peer) + step.to.offset() * bytes;
-      copy.dstPitch = step.to.pitch * bytes;
-      copy.WidthInBytes = step.from.cols * bytes;
-      copy.Height = step.from.rows;
-      if (copy.Height > 0 && copy.WidthInBytes > 0)
-        checked(d, d.cuMemcpy2DAsync(&copy, s.copy), "cuMemcpy2DAsync(peer)");
-      checked(d, d.cuStreamWriteValue32(s.copy, flag(step.peer, step.flag), epoch, 0),
-              "cuStreamWriteValue32(arrived)");
-      break;
-    }
-    case Step::Kind::ComputeWaitReady:
-      checked(d, d.cuStreamWaitValue32(stream, flag(p.rank, step.peer), epoch,
-                                       CU_STREAM_WAIT_VALUE_GEQ),
-              "cuStreamWaitValue32(ready)");
-      break;
-    case Step::Kind::Signal: // the default flags fence the GEMM's stores before the write
-      checked(d, d.cuStreamWriteValue32(stream, flag(step.peer, step.flag), epoch, 0),
-              "cuStreamWriteValue32(arrived)");
-      break;
-    case Step::Kind::WaitArrived:
-      checked(d, d.cuStreamWaitValue32(stream, flag(p.rank, step.flag), epoch,
-                                       CU_STREAM_WAIT_VALUE_GEQ),
-              "cuStreamWaitValue32(arrived)");
-      break;
-    case Step::Kind::Gemm:
-      s.gemms[step.gemm].execute(stream);
-      if (CUevent e = s.gemmEvents[step.gemm])
-        checked(d, d.cuEventRecord(e, stream), "cuEventRecord");
-      break;
-    case Step::Kind::Join:
-      checked(d, d.cuEventRecord(s.join, s.copy), "cuEventRecord");
-      checked(d, d.cuStreamWaitEvent(stream, s.join, 0), "cuStreamWaitEvent");
-      break;
-    case Step::Kind::NcclReduce:
-    case Step::Kind::NcclAllReduce:
-    case Step::Kind::NcclAllGather:
-      s.collective(step, stream);
-      break;
-    }
-  }
+  for (const Step &step : s.plan.steps)
+    s.run(step, stream, epoch);
   Tensor out;
   out.data = reinterpret_cast<void *>(s.local(Buffer::D));
   out.device = s.group->device;
   out.dtype = s.dType;
-  out.shape = p.dLocal;
-  out.strides = {p.dLocal[1], 1};
+  out.shape = s.plan.dLocal;
+  out.strides = {s.plan.dLocal[1], 1};
   return out;
 }
 

@@ -240,6 +240,7 @@ struct Builder {
 
   void allGatherA();
   void gatherWhole(bool gatherA);
+  void wholeGemm(bool gatheredA);
   void ring(bool rows, bool allReduce);
   void ncclReduction(bool allReduce);
   void ncclGatherA();
@@ -300,16 +301,21 @@ void Builder::gatherWhole(bool gatherA) {
     push((r + i) % P, from, to, arrivalFlag(r, 0), -1, asked);
   for (int i = 0; i < P; ++i)
     waitArrived(arrivalFlag((r + i) % P, 0));
+  wholeGemm(gatherA);
+  p.steps.push_back(step(Step::Kind::Join));
+}
+
+/// The one GEMM over all of the gathered operand (A's rows, or B's columns) into all of D.
+void Builder::wholeGemm(bool gatheredA) {
   Gemm g;
-  g.a = gatherA ? whole(Buffer::Gather, p.gatherShape) : whole(Buffer::A, p.aLocal);
-  g.b = gatherA ? whole(Buffer::B, p.bLocal) : whole(Buffer::Gather, p.gatherShape);
+  g.a = gatheredA ? whole(Buffer::Gather, p.gatherShape) : whole(Buffer::A, p.aLocal);
+  g.b = gatheredA ? whole(Buffer::B, p.bLocal) : whole(Buffer::Gather, p.gatherShape);
   g.d = whole(Buffer::D, p.dLocal);
   if (hasC)
     g.c = whole(Buffer::C, p.dLocal);
   g.final = true;
   g.dRows = {0, p.dLocal[0]};
   addGemm(g);
-  p.steps.push_back(step(Step::Kind::Join));
 }
 
 /// NCCL gathers A's rows (not transposed: each chunk is contiguous), then one GEMM.
@@ -318,15 +324,7 @@ void Builder::ncclGatherA() {
   s.from = whole(Buffer::A, p.aLocal);
   s.to = whole(Buffer::Gather, p.gatherShape);
   p.steps.push_back(s);
-  Gemm g;
-  g.a = whole(Buffer::Gather, p.gatherShape);
-  g.b = whole(Buffer::B, p.bLocal);
-  g.d = whole(Buffer::D, p.dLocal);
-  if (hasC)
-    g.c = whole(Buffer::C, p.dLocal);
-  g.final = true;
-  g.dRows = {0, p.dLocal[0]};
-  addGemm(g);
+  wholeGemm(true);
 }
 
 /// One GEMM of this rank's partial sums over all of D, then NCCL sums them: each chunk of rows
