@@ -220,16 +220,20 @@ run_dist() {
   for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES; do [ -n "${!v:-}" ] && mpi+=(-x "$v"); done
   { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
     > "$out/dist.log" 2>&1
-  [ -n "${DIST_SKIP_TESTS:-}" ] || time "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
+  # Each job has a time limit: a rank that dies inside a collective can leave the others
+  # waiting for ever (a first Python run hung in ncclCommInitRank).
+  [ -n "${DIST_SKIP_TESTS:-}" ] ||
+    time timeout 180 "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  LD_LIBRARY_PATH="$bundle/lib" "${mpi[@]}" -x LD_LIBRARY_PATH "$bundle/bin/tensor_parallel_mlp" 2>&1 |
+  LD_LIBRARY_PATH="$bundle/lib" timeout 90 "${mpi[@]}" -x LD_LIBRARY_PATH \
+    "$bundle/bin/tensor_parallel_mlp" 2>&1 |
     tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" "${mpi[@]}" \
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" timeout 180 "${mpi[@]}" \
     -x PYTHONPATH -x MEPI_LIBRARY python3 -m pytest -q -p no:cacheprovider \
     "$bundle/python/tests_dist" 2>&1 | tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  time "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
+  time timeout 300 "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
     tee -a "$out/dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   return "$status"
