@@ -282,6 +282,10 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   if (a.dtype != b.dtype)
     fail(llvm::formatv("operands a and b: expected one dtype, got {0} and {1}",
                        dtypeName(a.dtype), dtypeName(b.dtype)));
+  if (a.dtype != DType::BFloat16 && a.dtype != DType::Float16 && a.dtype != DType::Float32)
+    throw Error(std::string("mepi::dist: operand a: ") + dtypeName(a.dtype) +
+                    " is not supported yet in distributed matmuls (bf16, f16, f32)",
+                Status::NotSupported);
   if (options.local.quantizationScales.a || options.local.quantizationScales.b ||
       options.local.quantizationScales.d || options.local.resultAmax)
     throw Error("mepi::dist: FP8 scales and result_amax are not supported yet in distributed "
@@ -531,8 +535,12 @@ void dist::Matmul::free() {
 dist::Matmul::Matmul(Matmul &&) noexcept = default;
 dist::Matmul &dist::Matmul::operator=(Matmul &&) noexcept = default;
 dist::Matmul::~Matmul() {
-  if (state)
+  if (!state)
+    return;
+  try { // a destructor must not throw (release() reports CUDA failures)
     state->release();
+  } catch (...) {
+  }
 }
 
 Algorithm dist::Matmul::algorithm() const {
