@@ -268,3 +268,21 @@ TEST(DistPlan, RemoteStoresReplaceTheCopies) {
       << p->str();
   EXPECT_NE(p->str().find("compute: gemm 0: rank 1 Recv[0:1024, 0:256]"), std::string::npos);
 }
+
+TEST(DistPlan, EmptyPartsAreRefusedAlikeOnEveryRank) {
+  // One row of A over two ranks: rank 1 holds none. Every rank sees every shape, so every
+  // rank refuses, before any collective allocation.
+  for (int rank = 0; rank < 2; ++rank) {
+    auto plan = makePlan(request(2, rank, Slab::X, Slab::Y, Slab::Y, {1, 64}, {64, 128}));
+    ASSERT_FALSE(plan) << "rank " << rank;
+    std::string m = message(plan.takeError());
+    EXPECT_NE(m.find("operand a: rank 1's part is empty ([0, 64])"), std::string::npos) << m;
+  }
+  // A and B split along K, D by rows: 3 rows of D over 4 ranks leave rank 3 none.
+  auto rs = makePlan(request(4, 0, Slab::Y, Slab::X, Slab::X, {3, 64}, {64, 32}));
+  ASSERT_FALSE(rs);
+  std::string m = message(rs.takeError());
+  EXPECT_NE(m.find("rank 3's chunk is empty (3 rows or columns split over 4 ranks)"),
+            std::string::npos)
+      << m;
+}

@@ -64,7 +64,8 @@ UniqueId makeUniqueId();
 /// Joins this process to the group as `rank` of `ranks`, on CUDA device `device`: makes the
 /// NCCL communicator (collective: every rank calls it with the same id).
 void initialize(int device, int rank, int ranks, const UniqueId &id);
-/// Destroys the communicator (collective). initialize() may be called again afterwards.
+/// Destroys the communicator (collective). Plans still alive release their memory first and
+/// refuse to run afterwards. initialize() may be called again.
 void finalize();
 
 struct Context {
@@ -97,7 +98,10 @@ struct Options {
 
 /// D = epilog(alpha * op(A) * op(B)) over the group, each rank passing its local parts of A
 /// and B and receiving its part of D; `distributions` are A's, B's and D's (three entries).
-/// Collective: every rank constructs, plans, executes and frees its object in the same order.
+/// Collective: every rank constructs, plans, executes and frees (or destroys) its object in
+/// the same order. A rank that refuses an argument makes every rank throw (the others with an
+/// error naming it), and ranks that pass different dtypes, options, epilogs or distributions
+/// are told so, before any shared memory is sized.
 class Matmul {
 public:
   Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,

@@ -20,8 +20,8 @@ using plan::Buffer;
 using plan::Step;
 using plan::View;
 
-struct dist::Matmul::State {
-  const Group *group = nullptr;
+struct dist::Matmul::State : Member {
+  std::shared_ptr<Group> group;
   plan::Request request; // planned again by plan(), which knows the epilog
   plan::DistPlan plan;
   Tensor a, b;
@@ -36,6 +36,8 @@ struct dist::Matmul::State {
   std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
   CUstream copy = nullptr;
   CUevent fork = nullptr, join = nullptr;
+  /// Flags hold the epoch of the execute that raised them. 32 bits suffice: the stream wait
+  /// compares cyclically ((int32_t)(*flag - epoch) >= 0, cuda.h), so the count may wrap.
   uint32_t epoch = 0;
   bool planned = false;
   Epilog epilog = Epilog::Default;
@@ -82,7 +84,18 @@ struct dist::Matmul::State {
   CUdeviceptr local(Buffer buffer) const;
   CUdeviceptr on(Buffer buffer, int rank) const;
   Tensor tensor(const View &v, DType dtype) const;
+  /// Collective (every rank's plan at once): waits for this rank's work, unmaps the peers'
+  /// memory, waits for every rank to do the same, then frees its own.
   void release();
+  /// finalize(): the release above while the group can still agree on it.
+  void releaseShared() override { release(); }
+  /// Frees what is only ours; the shared buffers go to the group, for finalize() to free
+  /// (a plan destroyed while an exception unwinds cannot wait for the other ranks).
+  void abandon();
+  ~State() override {
+    if (group)
+      group->leave(this);
+  }
 };
 
 namespace {
@@ -228,29 +241,63 @@ void dist::Matmul::State::collective(const Step &step, CUstream stream) const {
   check(std::move(error), "mepi::dist::Matmul::execute");
 }
 
-void dist::Matmul::State::release() {
-  if (!group)
-    return;
-  const runtime::CudaDriver &d0 = driver();
-  group->enter();
-  gemms.clear();
-  for (CUevent &e : gemmEvents)
+namespace {
+/// The plan's buffers shared with the peers.
+template <typename F> void forShared(dist::Matmul::State &s, F f) {
+  for (SymmetricBuffer *b : {&s.gather, &s.recv, &s.flags, &s.dShared})
+    f(*b);
+}
+} // namespace
+
+/// Releases what only this rank uses (nothing a peer maps). Errors are ignored: the memory is
+/// gone either way, and release() runs in destructors.
+static void releaseLocal(dist::Matmul::State &s) {
+  const runtime::CudaDriver &d = s.driver();
+  s.gemms.clear();
+  for (CUevent &e : s.gemmEvents)
     if (e)
-      d0.cuEventDestroy(e);
-  gemmEvents.clear();
-  for (CUevent *e : {&fork, &join})
+      d.cuEventDestroy(e);
+  s.gemmEvents.clear();
+  for (CUevent *e : {&s.fork, &s.join})
     if (*e)
-      d0.cuEventDestroy(*e), *e = nullptr;
-  if (copy)
-    d0.cuStreamDestroy(copy), copy = nullptr;
-  for (CUdeviceptr *p : {&partial, &d})
+      d.cuEventDestroy(*e), *e = nullptr;
+  if (s.copy)
+    d.cuStreamDestroy(s.copy), s.copy = nullptr;
+  for (CUdeviceptr *p : {&s.partial, &s.d})
     if (*p)
-      d0.cuMemFree(*p), *p = 0;
-  gather.release();
-  recv.release();
-  flags.release();
-  dShared.release();
-  planned = false;
+      d.cuMemFree(*p), *p = 0;
+  s.planned = false;
+}
+
+void dist::Matmul::State::release() {
+  bool shared = false;
+  forShared(*this, [&](SymmetricBuffer &b) { shared |= !b.empty(); });
+  if (!group || !group->live()) // finalize() released everything already
+    return;
+  group->enter();
+  // This rank's copies into peers and its GEMMs are done; a peer's into us finished within
+  // our executes (each waits for the data it receives).
+  driver().cuCtxSynchronize();
+  releaseLocal(*this);
+  if (!shared)
+    return;
+  forShared(*this, [](SymmetricBuffer &b) { b.closePeers(); });
+  group->barrier(); // every rank has unmapped ours
+  forShared(*this, [](SymmetricBuffer &b) { b.freeOwn(); });
+}
+
+void dist::Matmul::State::abandon() {
+  if (!group || !group->live())
+    return;
+  if (driver().cuCtxSetCurrent(group->context) != CUDA_SUCCESS)
+    return;
+  driver().cuCtxSynchronize();
+  releaseLocal(*this);
+  forShared(*this, [&](SymmetricBuffer &b) {
+    b.closePeers();
+    if (CUdeviceptr p = b.takeOwn())
+      group->retire(p);
+  });
 }
 
 static void checkMatrix(const Tensor &t, const char *name) {
@@ -265,12 +312,18 @@ static void checkMatrix(const Tensor &t, const char *name) {
                        name, t.shape[1], api::dims(t.strides)));
 }
 
-dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
-                     const std::vector<Distribution> &distributions, float alpha,
-                     std::optional<float> beta, Qualifiers qualifiers, Options options)
-    : state(std::make_unique<State>()) {
-  State &s = *state;
-  s.group = &group();
+namespace {
+std::string dtypeOf(int64_t v) { return v < 0 ? "none" : dtypeName(DType(v)); }
+int64_t bitsOf(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return bits;
+}
+
+/// The constructor's checks of this rank's arguments alone.
+void checkLocal(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c,
+                const std::vector<Distribution> &distributions, std::optional<float> beta,
+                const dist::Options &options) {
   checkMatrix(a, "a");
   checkMatrix(b, "b");
   if (c)
@@ -291,6 +344,55 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
     throw Error("mepi::dist: FP8 scales and result_amax are not supported yet in distributed "
                 "matmuls",
                 Status::NotSupported);
+}
+
+/// What every rank must give alike at construction; its own shapes travel as data.
+Agreement constructorWord(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c,
+                          const std::vector<Distribution> &distributions, float alpha,
+                          std::optional<float> beta, Qualifiers qualifiers,
+                          const dist::Options &options) {
+  Agreement say;
+  for (size_t i = 0; i < 3; ++i) {
+    const char *names[] = {"A's distribution", "B's distribution", "D's distribution"};
+    const Distribution *d = i < distributions.size() ? &distributions[i] : nullptr;
+    say.fact(names[i], d ? (int64_t)d->kind : -1, [](int64_t v) {
+      const char *kinds[] = {"Slab.X", "Slab.Y", "BlockCyclic", "Replicated"};
+      return v < 0 || v > 3 ? std::string("none") : std::string(kinds[v]);
+    });
+  }
+  say.fact("op(A) transposed", qualifiers.transposeA)
+      .fact("op(B) transposed", qualifiers.transposeB)
+      .fact("operand c given", c.has_value())
+      .fact("a's dtype", (int64_t)a.dtype, dtypeOf)
+      .fact("the result type", options.local.resultType ? (int64_t)*options.local.resultType : -1,
+            dtypeOf)
+      .fact("alpha's bits", bitsOf(alpha))
+      .fact("beta's bits", beta ? bitsOf(*beta) : -1)
+      .fact("options.pieces", options.pieces)
+      .fact("options.remoteStores", options.remoteStores);
+  int64_t shapes[4] = {};
+  for (int i = 0; i < 2; ++i) {
+    shapes[i] = a.shape.size() == 2 ? a.shape[i] : 0;
+    shapes[2 + i] = b.shape.size() == 2 ? b.shape[i] : 0;
+  }
+  say.data(shapes, sizeof(shapes));
+  return say;
+}
+} // namespace
+
+dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
+                     const std::vector<Distribution> &distributions, float alpha,
+                     std::optional<float> beta, Qualifiers qualifiers, Options options)
+    : state(std::make_unique<State>()) {
+  State &s = *state;
+  s.group = group();
+  Group &g = *s.group;
+  g.checkLive("mepi::dist::Matmul");
+  // Every rank's checks and facts are exchanged before any rank goes on, so that all throw
+  // alike (Agreement.h).
+  Agreement say = constructorWord(a, b, c, distributions, alpha, beta, qualifiers, options);
+  say.attempt([&] { checkLocal(a, b, c, distributions, beta, options); });
+  std::vector<Word> all = g.agree(say, "mepi::dist::Matmul");
   s.a = a;
   s.b = b;
   s.c = c;
@@ -299,16 +401,6 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   s.qualifiers = qualifiers;
   s.options = options;
   s.dType = options.local.resultType.value_or(a.dtype);
-  const Group &g = *s.group;
-  Announce mine{};
-  for (int i = 0; i < 2; ++i)
-    mine.a[i] = a.shape[i], mine.b[i] = b.shape[i];
-  for (int i = 0; i < 3; ++i)
-    mine.kinds[i] = static_cast<int32_t>(distributions[i].kind);
-  mine.transposeA = qualifiers.transposeA;
-  mine.transposeB = qualifiers.transposeB;
-  mine.hasC = c.has_value();
-  std::vector<char> all = g.allGather(&mine, sizeof(mine));
   plan::Request q;
   q.ranks = g.ranks;
   q.rank = g.rank;
@@ -318,24 +410,24 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   q.hasC = c.has_value();
   q.pieces = options.pieces;
   q.remoteStores = options.remoteStores;
-  for (int r = 0; r < g.ranks; ++r) {
-    Announce theirs;
-    std::memcpy(&theirs, all.data() + r * sizeof(Announce), sizeof(Announce));
-    if (std::memcmp(theirs.kinds, mine.kinds, sizeof(mine.kinds)) ||
-        theirs.transposeA != mine.transposeA || theirs.transposeB != mine.transposeB ||
-        theirs.hasC != mine.hasC)
-      fail(llvm::formatv("rank {0} and rank {1} describe different problems (distributions, "
-                         "qualifiers or operand c differ): every rank must pass the same",
-                         g.rank, r));
-    q.aShapes.push_back({theirs.a[0], theirs.a[1]});
-    q.bShapes.push_back({theirs.b[0], theirs.b[1]});
+  for (const Word &w : all) {
+    int64_t shapes[4];
+    std::memcpy(shapes, w.data, sizeof(shapes));
+    q.aShapes.push_back({shapes[0], shapes[1]});
+    q.bShapes.push_back({shapes[2], shapes[3]});
   }
   s.request = q;
-  s.plan = s.makePlan();
-  if (c && (c->shape != s.plan.dLocal || c->dtype != s.dType))
-    fail(llvm::formatv("operand c: expected this rank's part of D, {0} {1}, got {2} {3}",
-                       dtypeName(s.dType), api::dims(s.plan.dLocal),
-                       dtypeName(c->dtype), api::dims(c->shape)));
+  s.plan = s.makePlan(); // every rank plans from the same table: refuses alike
+  if (c) {
+    Agreement cOk; // c's expected shape is this rank's part of D
+    if (c->shape != s.plan.dLocal || c->dtype != s.dType)
+      cOk.refuse(std::make_exception_ptr(Error(llvm::formatv(
+          "operand c: expected this rank's part of D, {0} {1}, got {2} {3}",
+          dtypeName(s.dType), api::dims(s.plan.dLocal), dtypeName(c->dtype),
+          api::dims(c->shape)))));
+    g.agree(cOk, "mepi::dist::Matmul");
+  }
+  g.join(&s);
 }
 
 namespace {
@@ -358,44 +450,29 @@ void checked(const runtime::CudaDriver &, CUresult r, const char *what) {
 }
 } // namespace
 
-void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
-  if (!state)
-    fail("plan() after free()");
-  State &s = *state;
-  if (!elementwise(epilog))
-    throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
-                    " (aux outputs or inputs) is not supported yet in distributed matmuls",
-                Status::NotSupported);
+/// plan()'s and resetOperands()'s check of "bias": one value per row of this rank's D.
+static void checkBias(const EpilogInputs &inputs, const plan::DistPlan &p, const char *what) {
   if (inputs.reluAux || inputs.geluAux)
-    fail("plan: relu_aux/gelu_aux inputs are for DRELU/DGELU epilogs only");
-  if (inputs.bias && (inputs.bias->shape.size() != 1 ||
-                      inputs.bias->shape[0] != s.plan.dLocal[0]))
-    fail(llvm::formatv("plan: input bias: expected one value per row of this rank's D, [{0}], "
-                       "got {1}",
-                       s.plan.dLocal[0], api::dims(inputs.bias->shape)));
-  s.release();
-  s.request.identityEpilog = epilog == Epilog::Default && !inputs.bias;
-  s.plan = s.makePlan();
-  const Group &g = *s.group;
+    fail(std::string(what) + ": relu_aux/gelu_aux inputs are for DRELU/DGELU epilogs only");
+  if (inputs.bias && (inputs.bias->shape.size() != 1 || inputs.bias->shape[0] != p.dLocal[0]))
+    fail(llvm::formatv("{0}: input bias: expected one value per row of this rank's D, [{1}], "
+                       "got {2}",
+                       what, p.dLocal[0], api::dims(inputs.bias->shape)));
+}
+
+/// The buffers and events only this rank uses.
+static void allocateLocal(dist::Matmul::State &s) {
   const runtime::CudaDriver &d = s.driver();
-  g.enter();
   const plan::DistPlan &p = s.plan;
+  s.group->enter();
   size_t dBytes = dtypeBytes(s.dType);
-  if (!p.gatherShape.empty())
-    s.gather = SymmetricBuffer::allocate(g, p.gatherShape[0] * p.gatherShape[1] *
-                                                s.bytesOf(Buffer::Gather));
-  if (p.slots > 0) {
-    s.recv = SymmetricBuffer::allocate(g, p.slots * p.slotElements * dBytes);
+  if (p.slots > 0)
     check(checkCuda(d.cuMemAlloc(&s.partial, p.slots * p.slotElements * dBytes),
                     "cuMemAlloc(partial sums)"),
           "plan");
-  }
-  s.flags = SymmetricBuffer::allocate(g, p.flags * sizeof(uint32_t));
-  size_t dSize = p.dLocal[0] * p.dLocal[1] * dBytes;
-  if (p.dSymmetric)
-    s.dShared = SymmetricBuffer::allocate(g, dSize);
-  else
-    check(checkCuda(d.cuMemAlloc(&s.d, dSize), "cuMemAlloc(d)"), "plan");
+  if (!p.dSymmetric)
+    check(checkCuda(d.cuMemAlloc(&s.d, p.dLocal[0] * p.dLocal[1] * dBytes), "cuMemAlloc(d)"),
+          "plan");
   check(checkCuda(d.cuStreamCreate(&s.copy, CU_STREAM_NON_BLOCKING), "cuStreamCreate"), "plan");
   for (CUevent *e : {&s.fork, &s.join})
     check(checkCuda(d.cuEventCreate(e, CU_EVENT_DISABLE_TIMING), "cuEventCreate"), "plan");
@@ -405,17 +482,66 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
       check(checkCuda(d.cuEventCreate(&s.gemmEvents[step.gemm], CU_EVENT_DISABLE_TIMING),
                       "cuEventCreate"),
             "plan");
+}
+
+/// Collective: the buffers peers copy into (each allocation agrees on its own).
+static void allocateShared(dist::Matmul::State &s) {
+  const Group &g = *s.group;
+  const plan::DistPlan &p = s.plan;
+  size_t dBytes = dtypeBytes(s.dType);
+  if (!p.gatherShape.empty())
+    s.gather = SymmetricBuffer::allocate(g, p.gatherShape[0] * p.gatherShape[1] *
+                                                s.bytesOf(Buffer::Gather));
+  if (p.slots > 0)
+    s.recv = SymmetricBuffer::allocate(g, p.slots * p.slotElements * dBytes);
+  s.flags = SymmetricBuffer::allocate(g, p.flags * sizeof(uint32_t));
+  if (p.dSymmetric)
+    s.dShared = SymmetricBuffer::allocate(g, p.dLocal[0] * p.dLocal[1] * dBytes);
+}
+
+/// The local GEMMs, over views of the buffers.
+static void planGemms(dist::Matmul::State &s) {
   mepi::Options local = s.options.local;
   local.resultType = s.dType;
-  s.epilog = epilog;
-  s.inputs = inputs;
-  for (const plan::Gemm &gemm : p.gemms) {
-    State::Operands o = s.operands(gemm);
+  for (const plan::Gemm &gemm : s.plan.gemms) {
+    dist::Matmul::State::Operands o = s.operands(gemm);
     mepi::Matmul mm(o.a, o.b, o.c, s.alpha, o.beta, s.qualifiers, local);
-    mm.plan(gemm.final ? epilog : Epilog::Default, s.gemmInputs(gemm));
+    mm.plan(gemm.final ? s.epilog : Epilog::Default, s.gemmInputs(gemm));
     mm.setResult(s.tensor(gemm.d, s.dType));
     s.gemms.push_back(std::move(mm));
   }
+}
+
+void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
+  if (!state)
+    fail("plan() after free()");
+  State &s = *state;
+  const Group &g = *s.group;
+  g.checkLive("plan");
+  Agreement say; // every step below that a rank may fail ends in an agreement
+  say.fact("the epilog", (int64_t)epilog,
+           [](int64_t v) { return std::string(api::epilogName(Epilog(v))); })
+      .fact("input bias given", inputs.bias.has_value());
+  say.attempt([&] {
+    if (!elementwise(epilog))
+      throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
+                      " (aux outputs or inputs) is not supported yet in distributed matmuls",
+                  Status::NotSupported);
+    checkBias(inputs, s.plan, "plan");
+  });
+  g.agree(say, "mepi::dist::Matmul::plan");
+  s.release();
+  s.request.identityEpilog = epilog == Epilog::Default && !inputs.bias;
+  s.plan = s.makePlan();
+  s.epilog = epilog;
+  s.inputs = inputs;
+  Agreement local;
+  local.attempt([&] { allocateLocal(s); });
+  g.agree(local, "mepi::dist::Matmul::plan");
+  allocateShared(s);
+  Agreement gemms;
+  gemms.attempt([&] { planGemms(s); });
+  g.agree(gemms, "mepi::dist::Matmul::plan");
   s.planned = true;
 }
 
@@ -487,6 +613,7 @@ Tensor dist::Matmul::execute(CUstream stream) {
   if (!state)
     fail("execute() after free()");
   State &s = *state;
+  s.group->checkLive("execute");
   if (!s.planned)
     fail("execute() called before plan()");
   s.group->enter();
@@ -512,6 +639,7 @@ void dist::Matmul::resetOperands(const Tensor &a, const Tensor &b, const EpilogI
                          "{5} on device {6}",
                          name, dtypeName(was->dtype), api::dims(was->shape), was->device,
                          dtypeName(now->dtype), api::dims(now->shape), now->device));
+  checkBias(inputs, s.plan, "resetOperands");
   if (s.planned && (inputs.bias.has_value() != s.inputs.bias.has_value()))
     fail(std::string("resetOperands: the planned epilog ") + api::epilogName(s.epilog) +
          (s.inputs.bias ? " reads a bias: give it again" : " reads no bias"));
@@ -533,12 +661,27 @@ void dist::Matmul::free() {
 }
 
 dist::Matmul::Matmul(Matmul &&) noexcept = default;
-dist::Matmul &dist::Matmul::operator=(Matmul &&) noexcept = default;
+dist::Matmul &dist::Matmul::operator=(Matmul &&o) noexcept {
+  if (this != &o) {
+    if (state) {
+      try { // collective, as free() is
+        state->release();
+      } catch (...) {
+      }
+    }
+    state = std::move(o.state);
+  }
+  return *this;
+}
 dist::Matmul::~Matmul() {
   if (!state)
     return;
-  try { // a destructor must not throw (release() reports CUDA failures)
-    state->release();
+  try { // a destructor must not throw (release() reports CUDA and NCCL failures)
+    // Collective, like free(); but while an exception unwinds this rank alone may be here.
+    if (std::uncaught_exceptions() > 0)
+      state->abandon();
+    else
+      state->release();
   } catch (...) {
   }
 }

@@ -543,6 +543,23 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
                       q.distributions[0].str(), q.distributions[1].str(), dd.str(),
                       axisName(aAxis), axisName(bAxis), axisName(dAxis)));
   }
+  // Every rank takes part in each exchange and each GEMM; an empty part would give a rank
+  // zero-sized buffers and GEMMs (which the local runtime refuses) after the collective
+  // allocations began, so it is refused here, alike on every rank.
+  for (int r = 0; r < q.ranks; ++r)
+    for (auto [shapes, name] : {std::pair{&q.aShapes, "a"}, std::pair{&q.bShapes, "b"}})
+      if ((*shapes)[r][0] == 0 || (*shapes)[r][1] == 0)
+        return unsupported(llvm::formatv(
+            "operand {0}: rank {1}'s part is empty ([{2}, {3}]): every rank must hold a "
+            "non-empty part of each operand",
+            name, r, (*shapes)[r][0], (*shapes)[r][1]));
+  for (int r = 0; r < q.ranks; ++r)
+    if (p.chunks[r].size == 0)
+      return unsupported(llvm::formatv(
+          "{0}: rank {1}'s chunk is empty ({2} rows or columns split over {3} ranks): every "
+          "rank must hold a non-empty part of each operand and of D",
+          algorithmName(p.algorithm), r, p.chunks.back().offset + p.chunks.back().size,
+          q.ranks));
   schedule(p, q, builder);
   p.flags = p.ranks + 2 * p.ranks * p.pieces;
   return p;

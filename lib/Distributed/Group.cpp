@@ -7,9 +7,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cstring>
-#include <memory>
-#include <mutex>
 
 using namespace mepi::dist;
 using namespace mepi::dist::detail;
@@ -19,22 +19,29 @@ using mepi::runtime::checkCuda;
 
 namespace {
 std::mutex groupMutex;
-std::unique_ptr<Group> current;
+std::shared_ptr<Group> current;
 } // namespace
 
-const Group &detail::group() {
+std::shared_ptr<Group> detail::group() {
   std::lock_guard<std::mutex> lock(groupMutex);
   if (!current)
     fail("mepi::dist: not initialized: call mepi::dist::initialize(device, communicator) "
          "first");
-  return *current;
+  return current;
 }
 
 void Group::enter() const {
   check(checkCuda(driver->cuCtxSetCurrent(context), "cuCtxSetCurrent"), "mepi::dist");
 }
 
+void Group::checkLive(const char *what) const {
+  if (!live())
+    fail(std::string(what) + ": mepi::dist::finalize() was called: the plan's group is gone "
+                             "(plan again after initialize())");
+}
+
 std::vector<char> Group::allGather(const void *mine, size_t bytes) const {
+  checkLive("mepi::dist");
   enter();
   CUdeviceptr buffer = 0;
   check(checkCuda(driver->cuMemAlloc(&buffer, bytes * (ranks + 1)), "cuMemAlloc"),
@@ -56,6 +63,66 @@ std::vector<char> Group::allGather(const void *mine, size_t bytes) const {
   return all;
 }
 
+std::vector<Word> Group::agree(const Agreement &says, const std::string &what) const {
+  std::vector<char> all = allGather(&says.word(), sizeof(Word));
+  std::vector<Word> words(ranks);
+  std::memcpy(words.data(), all.data(), all.size());
+  says.judge(words, rank, what);
+  return words;
+}
+
+void Group::barrier() const {
+  char nothing = 0;
+  allGather(&nothing, 1);
+}
+
+void Group::join(Member *member) {
+  std::lock_guard<std::mutex> lock(mutex);
+  members.push_back(member);
+}
+
+void Group::leave(Member *member) {
+  std::lock_guard<std::mutex> lock(mutex);
+  llvm::erase(members, member);
+}
+
+void Group::retire(CUdeviceptr exported) {
+  std::lock_guard<std::mutex> lock(mutex);
+  retired.push_back(exported);
+}
+
+void Group::releaseMembers() {
+  std::vector<Member *> now;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    now = members; // in the order they joined: the same on every rank
+  }
+  for (Member *m : now)
+    m->releaseShared();
+  barrier(); // every rank has closed its mappings of what was retired
+  std::lock_guard<std::mutex> lock(mutex);
+  for (CUdeviceptr p : retired)
+    driver->cuMemFree(p);
+  retired.clear();
+}
+
+void Group::shutdown() {
+  if (!driver)
+    return;
+  if (context)
+    driver->cuCtxSetCurrent(context);
+  if (comm)
+    nccl->ncclCommDestroy(comm);
+  comm = nullptr;
+  if (stream)
+    driver->cuStreamDestroy(stream);
+  stream = nullptr;
+  CUdevice dev;
+  if (context && driver->cuDeviceGet(&dev, device) == CUDA_SUCCESS)
+    driver->cuDevicePrimaryCtxRelease(dev);
+  context = nullptr;
+}
+
 UniqueId mepi::dist::makeUniqueId() {
   const Nccl &lib = check(nccl(), "makeUniqueId");
   ncclUniqueId id;
@@ -74,7 +141,8 @@ void mepi::dist::initialize(int device, int rank, int ranks, const UniqueId &id)
     if (current)
       fail("initialize: already initialized (call finalize() first)");
   }
-  auto g = std::make_unique<Group>();
+  // Everything made below is undone by ~Group if a later step throws.
+  auto g = std::make_shared<Group>();
   g->device = device;
   g->rank = rank;
   g->ranks = ranks;
@@ -90,29 +158,35 @@ void mepi::dist::initialize(int device, int rank, int ranks, const UniqueId &id)
         "initialize");
   ncclUniqueId nid;
   std::memcpy(nid.internal, id.data(), id.size());
-  check(checkNccl(g->nccl->ncclCommInitRank(&g->comm, ranks, nid, rank), "ncclCommInitRank"),
+  ncclComm_t comm = nullptr; // kept only when made
+  check(checkNccl(g->nccl->ncclCommInitRank(&comm, ranks, nid, rank), "ncclCommInitRank"),
         "initialize");
+  g->comm = comm;
   std::lock_guard<std::mutex> lock(groupMutex);
   current = std::move(g);
 }
 
 void mepi::dist::finalize() {
-  std::unique_ptr<Group> g;
+  std::shared_ptr<Group> g;
   {
     std::lock_guard<std::mutex> lock(groupMutex);
     g = std::move(current);
   }
   if (!g)
     return;
-  g->enter();
-  g->nccl->ncclCommDestroy(g->comm);
-  g->driver->cuStreamDestroy(g->stream);
-  CUdevice dev;
-  if (g->driver->cuDeviceGet(&dev, g->device) == CUDA_SUCCESS)
-    g->driver->cuDevicePrimaryCtxRelease(dev);
+  // Plans still alive give back their shared memory while the peers can agree on it; they
+  // keep the (shut down) group and refuse to run.
+  llvm::Error error = llvm::Error::success();
+  try {
+    g->releaseMembers();
+  } catch (const std::exception &e) {
+    error = llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
+  }
+  g->shutdown();
+  check(std::move(error), "finalize");
 }
 
 Context mepi::dist::context() {
-  const Group &g = group();
-  return {g.device, g.rank, g.ranks};
+  std::shared_ptr<Group> g = group();
+  return {g->device, g->rank, g->ranks};
 }

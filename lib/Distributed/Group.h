@@ -1,14 +1,26 @@
 // The process group of mepi::dist (initialize/finalize): the NCCL communicator, this rank's
-// device context, and the host-side exchanges plans need (shapes, IPC handles).
+// device context, the host-side exchanges plans need (agreements, IPC handles), and the plans
+// alive in it, which finalize() releases before the communicator goes.
 #ifndef MEPI_DISTRIBUTED_GROUP_H
 #define MEPI_DISTRIBUTED_GROUP_H
 
+#include "Distributed/Agreement.h"
 #include "Distributed/Nccl.h"
 #include "Runtime/CudaDriver.h"
 
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace mepi::dist::detail {
+
+/// Something holding memory shared with the peers (a planned dist::Matmul): finalize()
+/// releases it, collectively, while the communicator still exists.
+class Member {
+public:
+  virtual ~Member() = default;
+  virtual void releaseShared() = 0;
+};
 
 struct Group {
   int device = 0, rank = 0, ranks = 1;
@@ -18,14 +30,44 @@ struct Group {
   const runtime::CudaDriver *driver = nullptr;
   const Nccl *nccl = nullptr;
 
+  Group() = default;
+  Group(const Group &) = delete;
+  Group &operator=(const Group &) = delete;
+  ~Group() { shutdown(); }
+
   /// Every rank's `bytes` bytes from `mine`, rank by rank (collective; waits for it).
   std::vector<char> allGather(const void *mine, size_t bytes) const;
+  /// Collective: every rank's word (Agreement.h); throws, alike on every rank, unless all
+  /// agree.
+  std::vector<Word> agree(const Agreement &says, const std::string &what) const;
+  /// Collective: returns when every rank has called it.
+  void barrier() const;
   /// Makes this rank's device context current on the calling thread.
   void enter() const;
+  /// False after finalize(): the communicator is gone.
+  bool live() const { return comm != nullptr; }
+  /// Throws (an invalid value) unless live().
+  void checkLive(const char *what) const;
+
+  void join(Member *member);
+  void leave(Member *member);
+  /// Memory this rank exported to its peers and can no longer free collectively (a plan
+  /// destroyed while an exception unwinds): freed by finalize() after every rank closed its
+  /// mappings.
+  void retire(CUdeviceptr exported);
+  /// finalize()'s collective part: releases the members, then what was retired.
+  void releaseMembers();
+  /// Destroys the communicator, the stream and the context reference (idempotent).
+  void shutdown();
+
+private:
+  std::mutex mutex;
+  std::vector<Member *> members;
+  std::vector<CUdeviceptr> retired;
 };
 
 /// The group initialize() made; throws (an invalid value) before it.
-const Group &group();
+std::shared_ptr<Group> group();
 
 } // namespace mepi::dist::detail
 

@@ -3,7 +3,8 @@
 // operands from one seed, passes its part under the case's distributions, and checks its part
 // of D against the fp64 product (epilog applied) of the global operands. Every algorithm, both
 // slab axes, every transpose, uneven remainders, an epilog per algorithm; then errors for bad
-// distributions before anything is launched. Prints "N passed, M failed" (rank 0, all ranks).
+// distributions, refusals on one rank and differences between ranks before anything is
+// launched, and finalize() with a plan alive. Prints "N passed, M failed" (rank 0, all ranks).
 #include "GpuTestSupport.h"
 
 #include "mepi/DistributedMPI.h"
@@ -199,6 +200,75 @@ bool runErrorCases(int rank, int ranks, int device) {
     mepi::dist::Matmul(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
                        {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, false});
   }, "supported are");
+  // A refusal on one rank or a difference between ranks throws on every rank, before any
+  // collective allocation (a rank left behind would wait forever).
+  expect("one rank refuses", [&] {
+    std::vector<int64_t> aShape = rank == 1 ? std::vector<int64_t>{32, 64, 1}
+                                            : std::vector<int64_t>{32, 64};
+    mepi::dist::Matmul(tensor(p, device, aShape), tensor(p, device, {32, 64}), std::nullopt,
+                       {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, true});
+  }, rank == 1 ? "operand a: expected this rank's part as a matrix" : "rank 1 refused");
+  expect("options differ", [&] {
+    mepi::dist::Options o;
+    o.pieces = rank + 1;
+    mepi::dist::Matmul(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
+                       {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, true}, o);
+  }, "rank 1 gives options.pieces = 2, rank 0 gives 1");
+  expect("dtypes differ", [&] {
+    mepi::Tensor a = tensor(p, device, {32, 64}), b = tensor(p, device, {32, 64});
+    if (rank == 1)
+      a.dtype = b.dtype = mepi::DType::Float16;
+    mepi::dist::Matmul(a, b, std::nullopt, {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt,
+                       {false, true});
+  }, "a's dtype = f16, rank 0 gives bf16");
+  expect("empty part", [&] {
+    mepi::dist::Matmul(tensor(p, device, {rank == 0 ? 1 : 0, 64}), tensor(p, device, {32, 64}),
+                       std::nullopt, {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt,
+                       {false, true});
+  }, "operand a: rank 1's part is empty ([0, 64])");
+  // plan(): one rank's bias of the wrong length; then both plan again and run.
+  mepi::dist::Matmul mm(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
+                        {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, true});
+  mepi::EpilogInputs bad, good;
+  bad.bias = tensor(p, device, {rank == 1 ? 63 : 64});
+  good.bias = tensor(p, device, {64});
+  expect("one rank's bias", [&] { mm.plan(mepi::Epilog::Bias, bad); },
+         rank == 1 ? "plan: input bias: expected one value per row of this rank's D, [64]"
+                   : "rank 1 refused");
+  expect("epilogs differ", [&] { mm.plan(rank == 0 ? mepi::Epilog::Relu : mepi::Epilog::Gelu); },
+         "the epilog = GELU, rank 0 gives RELU");
+  mm.plan(mepi::Epilog::Bias, good);
+  mm.execute();
+  mepi::EpilogInputs wrong;
+  wrong.bias = tensor(p, device, {65});
+  expect("reset bias", [&] {
+    mm.resetOperands(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), wrong);
+  }, "resetOperands: input bias: expected one value per row of this rank's D, [64], got [65]");
+  cu(driver->cuCtxSynchronize(), "execute after agreements");
+  driver->cuMemFree(p);
+  return ok;
+}
+
+/// finalize() with a plan alive: the plan gives its memory back and refuses to run; the group
+/// can be joined again and used.
+bool runFinalizeCase(int rank, int device, CUstream stream) {
+  CUdeviceptr p = upload(std::vector<uint16_t>(64 * 64));
+  mepi::dist::Matmul mm(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
+                        {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, true});
+  mm.plan();
+  mm.execute(stream);
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  mepi::dist::finalize();
+  bool ok = false;
+  try {
+    mm.execute(stream);
+    std::printf("FAIL rank %d: execute after finalize: no error\n", rank);
+  } catch (const mepi::Error &e) {
+    ok = std::string(e.what()).find("finalize() was called") != std::string::npos;
+    std::printf("%s rank %d: execute after finalize: %s\n", ok ? "PASS" : "FAIL", rank,
+                e.what());
+  }
+  mepi::dist::initialize(device, MPI_COMM_WORLD);
   driver->cuMemFree(p);
   return ok;
 }
@@ -265,6 +335,13 @@ int main(int argc, char **argv) {
   }
   {
     bool ok = runErrorCases(rank, ranks, device);
+    int mine = ok ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    all ? ++passed : ++failed;
+  }
+  {
+    bool ok = runFinalizeCase(rank, device, stream);
+    ok &= runCase(cases[0], rank, ranks, device, stream); // the group joined again works
     int mine = ok ? 1 : 0, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     all ? ++passed : ++failed;
