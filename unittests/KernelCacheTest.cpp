@@ -15,8 +15,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <fcntl.h>
 #include <functional>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -594,4 +596,30 @@ TEST(DiskCache, MaxBytesFromEnvironment) {
   EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), uint64_t(4) << 30);
   unsetenv("MEPI_CACHE_MAX_BYTES");
   EXPECT_EQ(DiskCache::maxBytesFromEnvironment(), uint64_t(4) << 30);
+}
+
+// A write that fails only when the file is closed (its buffered bytes flushed past a file-size
+// limit, as on a full disk) is reported, and leaves no entry and no temporary behind. Run in a
+// child process: the limit would apply to this process's own output too.
+TEST(DiskCache, AFailureAtCloseIsReportedAndLeavesNothing) {
+  std::string dir = tempCacheDir("mepi-cache-close");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    DiskCache cache(dir, 0);
+    signal(SIGXFSZ, SIG_IGN); // the write then fails with EFBIG instead of a signal
+    struct rlimit limit = {512, 512};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    // 1000 bytes stay in the stream's buffer (a block, 4 KiB) until close() writes them.
+    llvm::Error e = cache.store("k", kernelOfSize(1000));
+    bool reported = bool(e) && llvm::toString(std::move(e)).find("cannot write") !=
+                                   std::string::npos;
+    _exit(reported ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(onlyEntry(dir), "") << "an entry or a temporary was left";
+  EXPECT_FALSE(DiskCache(dir, 0).load("k"));
+  llvm::sys::fs::remove_directories(dir);
 }

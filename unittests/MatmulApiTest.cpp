@@ -352,6 +352,12 @@ TEST(MatmulApi, ShapesWhoseBytesOverflowAreRefused) {
   EXPECT_NE(errorOf([&] { mepi::Matmul mm(strided, tensor({16, 4})); })
                 .find("spans more than 2^63 bytes"),
             std::string::npos);
+  // A [2^31, 1] and B [1, 2^31] are 4 GiB each; their D, 2^62 elements, spans 2^63 bytes.
+  int64_t wide = int64_t(1) << 31;
+  EXPECT_NE(errorOf([&] { mepi::Matmul mm(tensor({wide, 1}), tensor({1, wide})); })
+                .find("result d: shape [2147483648, 2147483648] with strides [2147483648, 1] "
+                      "spans more than 2^63 bytes"),
+            std::string::npos);
 }
 
 // A sink that throws loses its message, nothing else: the cache and the plan go on.

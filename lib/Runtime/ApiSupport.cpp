@@ -158,6 +158,22 @@ QuantizationScales validatedScales(const QuantizationScales &scales, const Matmu
   return normalized;
 }
 
+int64_t spanBytes(const OperandLayout &layout, const std::string &name) {
+  // The element count and the bytes spanned fit in 63 bits (the runtime's sizes are int64).
+  bool overflow = false;
+  int64_t count = 1, last = 0, step = 0;
+  for (size_t i = 0; i < layout.shape.size() && !overflow; ++i)
+    overflow = llvm::MulOverflow(count, layout.shape[i], count) ||
+               llvm::MulOverflow(layout.strides[i], layout.shape[i] - 1, step) ||
+               llvm::AddOverflow(last, step, last);
+  int64_t byteSpan = 0;
+  if (overflow || llvm::MulOverflow(std::max(count, last + 1),
+                                    int64_t(elementTypeBytes(layout.type)), byteSpan))
+    fail(llvm::formatv("{0}: shape {1} with strides {2} spans more than 2^63 bytes", name,
+                       dims(layout.shape), dims(layout.strides)));
+  return byteSpan;
+}
+
 OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank) {
   if (t.shape.size() < minRank)
     fail(llvm::formatv("operand {0}: expected rank >= {1}, got {2}", name, minRank,
@@ -178,17 +194,7 @@ OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank
   if (!t.data)
     fail(llvm::formatv("operand {0}: null device pointer", name));
   unsigned bytes = elementTypeBytes(layout.type);
-  // Its element count and the bytes it spans fit in 63 bits (the runtime's sizes are int64).
-  bool overflow = false;
-  int64_t count = 1, last = 0, step = 0;
-  for (size_t i = 0; i < t.shape.size() && !overflow; ++i)
-    overflow = llvm::MulOverflow(count, t.shape[i], count) ||
-               llvm::MulOverflow(layout.strides[i], t.shape[i] - 1, step) ||
-               llvm::AddOverflow(last, step, last);
-  int64_t byteSpan = 0;
-  if (overflow || llvm::MulOverflow(std::max(count, last + 1), int64_t(bytes), byteSpan))
-    fail(llvm::formatv("operand {0}: shape {1} with strides {2} spans more than 2^63 bytes", name,
-                       dims(t.shape), dims(layout.strides)));
+  spanBytes(layout, "operand " + name);
   if (reinterpret_cast<uintptr_t>(t.data) % bytes != 0)
     fail(llvm::formatv("operand {0}: pointer {1} is not aligned to its {2}-byte elements", name,
                        t.data, bytes));

@@ -55,6 +55,10 @@ namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales = {});
 /// The layout of `t`, after checks that need no device: rank, strides, pointer.
 OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank);
 
+/// The bytes `layout` spans (at least its element count's); throws, naming `name` ("operand
+/// a", "result d", "aux output gelu_aux"), where that exceeds 2^63.
+int64_t spanBytes(const OperandLayout &layout, const std::string &name);
+
 /// numpy.matmul's result batch shape of A and B.
 std::vector<int64_t> broadcastBatch(const std::vector<int64_t> &a,
                                     const std::vector<int64_t> &b);

@@ -40,6 +40,7 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   dShape.push_back(n);
   ElementType dType = elementType(options.resultType.value_or(a.dtype));
   s.problem.d = {dType, dShape, rowMajorStrides(dShape)};
+  spanBytes(s.problem.d, "result d"); // [M, N] may overflow where [M, K] and [K, N] do not
   if (c)
     s.problem.c = validated(*c, "c", 2);
   s.problem.addressAlignment = commonAlignment(a.data, b.data);
@@ -272,6 +273,8 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
            dims(problem.d.shape) + " on " + arch + ": " + kernel->config;
   });
   std::vector<NamedLayout> outputLayouts = check(epilogOutputLayouts(problem), "plan");
+  for (const NamedLayout &output : outputLayouts)
+    spanBytes(output.layout, "aux output " + output.key);
   s.freeOutputs();
   s.outputLayouts = std::move(outputLayouts);
   s.problem = problem;
@@ -315,10 +318,7 @@ Tensor Matmul::execute(CUstream stream) {
   if (!s.loaded)
     s.loaded = check(LoadedKernel::load(*s.kernel), "execute");
   if (!s.d) {
-    int64_t count = 1;
-    for (int64_t dim : s.problem.d.shape)
-      count *= dim;
-    s.dBytes = count * elementTypeBytes(s.problem.d.type);
+    s.dBytes = spanBytes(s.problem.d, "result d");
     check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");
   }
   if (s.outputs.size() != s.outputLayouts.size())

@@ -153,11 +153,7 @@ struct mepi::Matmul::State {
     std::vector<CUdeviceptr> fresh;
     try {
       for (const NamedLayout &output : outputLayouts) {
-        size_t bytes = elementTypeBytes(output.layout.type);
-        for (size_t i = 0; i < output.layout.shape.size(); ++i)
-          if (output.layout.shape[i] > 1)
-            bytes += (output.layout.shape[i] - 1) * output.layout.strides[i] *
-                     elementTypeBytes(output.layout.type);
+        size_t bytes = spanBytes(output.layout, "aux output " + output.key);
         CUdeviceptr ptr = 0;
         check(checkCuda(driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc(" + output.key + ")"),
               "execute");
