@@ -52,7 +52,8 @@ MepiLogicalResult mepiDistMakeUniqueId(MepiDistUniqueId *id, MepiError *error);
 MepiLogicalResult mepiDistInitialize(int device, int rank, int ranks, const MepiDistUniqueId *id,
                                      MepiError *error);
 
-/** Leaves the group (collective). */
+/** Leaves the group (collective): plans still alive release their buffers first and refuse
+ *  to run afterwards. */
 void mepiDistFinalize(void);
 
 /** Rank `rank`'s part of a `rows` x `cols` matrix under `dist` over `ranks` ranks. */
