@@ -22,6 +22,7 @@ struct FakeState {
   CUresult launchResult = CUDA_SUCCESS, loadResult = CUDA_SUCCESS;
   std::vector<std::pair<CUdeviceptr, CUstream>> zeroed; // cuMemsetD8Async's buffers, streams
   std::vector<CUstream> launchStreams;
+  std::vector<std::string> loads; // "cubin", or "ptx" with the first line that names a target
 };
 FakeState fake;
 /// Addresses from here on are device 1's, below device 0's.
@@ -41,6 +42,14 @@ CudaDriver fakeDriver() {
   };
   d.cuModuleLoadData = [](CUmodule *m, const void *) {
     *m = reinterpret_cast<CUmodule>(2);
+    fake.loads.push_back("cubin");
+    return fake.loadResult;
+  };
+  d.cuModuleLoadDataEx = [](CUmodule *m, const void *image, unsigned, CUjit_option *, void **) {
+    *m = reinterpret_cast<CUmodule>(2);
+    std::string text(static_cast<const char *>(image));
+    size_t at = text.find(".target");
+    fake.loads.push_back("ptx " + text.substr(at, text.find('\n', at) - at));
     return fake.loadResult;
   };
   d.cuModuleGetFunction = [](CUfunction *f, CUmodule, const char *) {
@@ -181,6 +190,19 @@ TEST_F(Fault, DriverFailuresHaveTheirStatus) {
   }
   EXPECT_EQ(fake.launches, 0);
   EXPECT_EQ(fake.allocations, 0);
+}
+
+// A kernel that links no user code loads from its PTX, which the driver compiles as one whole
+// program (nvJitLink's relocatable cubin ignores setmaxnreg: Planner.h, CompiledKernel::linked).
+TEST_F(Fault, UnlinkedKernelsLoadFromPtx) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  mepi::Matmul mm(tensor({256, 1024}, 0x7f0000000000), tensor({1024, 192}, 0x7f0000400000),
+                  std::nullopt, 1.0f, std::nullopt, {}, options);
+  mm.plan(mepi::Epilog::Relu);
+  mm.execute();
+  ASSERT_EQ(fake.loads.size(), 1u);
+  EXPECT_EQ(fake.loads[0], "ptx .target sm_90a");
 }
 
 // A split-K kernel keeps counters and partial sums in its workspace: each stream gets its own,

@@ -221,8 +221,11 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   EXPECT_EQ((*read)->tensorMaps[1].argument, 1u);
   EXPECT_EQ((*read)->tensorMaps[1].box, compiled->tensorMaps[1].box);
   EXPECT_EQ((*read)->tensorMaps[1].swizzle, 128);
+  EXPECT_FALSE(compiled->linked); // nothing linked: loads from its PTX
+  EXPECT_FALSE((*read)->linked);
   llvm::sys::fs::remove_directories(dir);
 }
+
 
 // A cluster shape travels with the cached kernel: the launch sizes its grid by it.
 TEST(DiskCache, TheClusterShapeRoundTrips) {
@@ -621,5 +624,18 @@ TEST(DiskCache, AFailureAtCloseIsReportedAndLeavesNothing) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_EQ(onlyEntry(dir), "") << "an entry or a temporary was left";
   EXPECT_FALSE(DiskCache(dir, 0).load("k"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// Whether the cubin links user code (and so is what must load) travels with the entry.
+TEST(DiskCache, TheLinkedFlagRoundTrips) {
+  std::string dir = tempCacheDir("mepi-cache-linked");
+  DiskCache cache(dir, 0);
+  CompiledKernel k = kernelOfSize(64);
+  k.linked = true;
+  ASSERT_FALSE(bool(cache.store("k", k)));
+  std::optional<CompiledKernel> read = cache.load("k");
+  ASSERT_TRUE(read.has_value());
+  EXPECT_TRUE(read->linked);
   llvm::sys::fs::remove_directories(dir);
 }

@@ -188,6 +188,7 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
     return withKind(linked.takeError(), ErrorKind::CompileFailed);
   kernel.cubin = std::move(linked->cubin);
   kernel.linkLog = std::move(linked->infoLog);
+  kernel.linked = !objects.empty();
   return kernel;
 }
 

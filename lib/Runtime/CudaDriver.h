@@ -28,6 +28,7 @@ namespace mepi::runtime {
   X(cuCtxGetDevice)                                                                            \
   X(cuCtxSynchronize)                                                                          \
   X(cuModuleLoadData)                                                                          \
+  X(cuModuleLoadDataEx)                                                                        \
   X(cuModuleUnload)                                                                            \
   X(cuModuleGetFunction)                                                                       \
   X(cuFuncSetAttribute)                                                                        \

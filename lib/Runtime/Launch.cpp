@@ -1,17 +1,35 @@
 // Module load and kernel launch through the driver API.
 #include "Runtime/Launch.h"
 
+#include <cstring>
 #include <utility>
 
 using namespace mepi::runtime;
+
+/// The kernel's module: its linked cubin, or else its PTX compiled by the driver as one whole
+/// program (CompiledKernel::linked says why), with the compiler's error log in the error.
+static llvm::Error loadModule(const CudaDriver &driver, const CompiledKernel &kernel,
+                              CUmodule &module) {
+  if (kernel.linked || kernel.ptx.empty())
+    return checkCuda(driver.cuModuleLoadData(&module, kernel.cubin.data()), "cuModuleLoadData");
+  std::string log(16 * 1024, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
+  llvm::Error error = checkCuda(
+      driver.cuModuleLoadDataEx(&module, kernel.ptx.c_str(), 2, options, values),
+      "cuModuleLoadDataEx(" + kernel.kernelName + " from PTX)");
+  log.resize(std::strlen(log.c_str()));
+  if (error && !log.empty())
+    return llvm::joinErrors(std::move(error), llvm::createStringError(log));
+  return error;
+}
 
 llvm::Expected<LoadedKernel> LoadedKernel::load(const CompiledKernel &kernel) {
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
   if (!driver)
     return driver.takeError();
   LoadedKernel loaded;
-  if (llvm::Error e = checkCuda(driver->cuModuleLoadData(&loaded.module, kernel.cubin.data()),
-                                "cuModuleLoadData"))
+  if (llvm::Error e = loadModule(*driver, kernel, loaded.module))
     return std::move(e);
   if (llvm::Error e = checkCuda(driver->cuModuleGetFunction(&loaded.function, loaded.module,
                                                             kernel.kernelName.c_str()),

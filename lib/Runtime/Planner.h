@@ -42,6 +42,11 @@ struct CompiledKernel {
   /// passed after the tensor maps.
   int64_t workspaceBytes = 0;
   std::vector<TensorMapSpec> tensorMaps; ///< leading kernel parameters, in order
+  /// The cubin links user device objects, so it is what loads. Otherwise the module loads from
+  /// the PTX, which the driver compiles as one whole program: nvJitLink compiles every unit as
+  /// relocatable and then ignores `setmaxnreg` (C7504), leaving the consumer warpgroups the
+  /// launch's registers (168 of 232), where promoted 128 x 192 FP8 tiles spill (bench/NOTES.md).
+  bool linked = false;
   std::string linkLog;
 };
 
