@@ -1,16 +1,24 @@
 // Module load and kernel launch through the driver API.
 #include "Runtime/Launch.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
 
 using namespace mepi::runtime;
 
 /// The kernel's module: its linked cubin, or else its PTX compiled by the driver as one whole
 /// program (CompiledKernel::linked says why), with the compiler's error log in the error.
+/// MEPI_LOAD_FROM=cubin loads nvJitLink's cubin always: for comparing the two, and a way back
+/// should a driver's JIT fail on a kernel.
 static llvm::Error loadModule(const CudaDriver &driver, const CompiledKernel &kernel,
                               CUmodule &module) {
-  if (kernel.linked || kernel.ptx.empty())
+  static const bool cubinOnly = [] {
+    const char *from = std::getenv("MEPI_LOAD_FROM");
+    return from && std::string(from) == "cubin";
+  }();
+  if (kernel.linked || kernel.ptx.empty() || cubinOnly)
     return checkCuda(driver.cuModuleLoadData(&module, kernel.cubin.data()), "cuModuleLoadData");
   std::string log(16 * 1024, '\0');
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};

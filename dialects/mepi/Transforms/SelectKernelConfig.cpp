@@ -418,25 +418,34 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
 }
 
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
-/// k-steps: 128 x 128 tiles, in clusters of 2 (B multicast) where D has two tile rows or more,
-/// as the 16-bit 128 x 256 tiles; 64-row tiles for a D of at most 64 rows, 64 columns where D
-/// has at most 64. Then the others of those shapes for autotune(). On the H200 (e4m3, bf16 D,
-/// tensor-wise scales) 128 x 128 promoted every k-step measured 0.73-0.74 of cuBLASLt on 8192^3
-/// and 4096 x 7168 x 16384 (the same tile without promotion 0.85-0.87, 128 x 256 without
-/// 1.00-1.04); 128 x 192 promoted (valid, 2 x 96 registers) only 0.21-0.22, 192 x 128 promoted
-/// in clusters (three consumers of 160 registers) 0.48-0.58 (bench/NOTES.md).
+/// k-steps, whose second set leaves room for one 64 x 192 slice per consumer: 128 x 192 tiles
+/// where they give every multiprocessor one (without a cluster), else 128 x 128 in clusters of
+/// 2 (B multicast) where D has two tile rows or more; 64-row tiles for a D of at most 64 rows,
+/// 64 columns where D has at most 64. Then the others of those shapes for autotune(). On the
+/// H100 (e4m3, bf16 D, tensor-wise scales, the kernels loaded as whole programs so that the
+/// consumers get setmaxnreg's 232 registers) 128 x 192 measured 0.996 / 0.917 / 0.904 of
+/// cuBLASLt on 8192^3, 4096 x 7168 x 16384 and 4096 x 4096 x 7168, in clusters of 2 0.969 /
+/// 0.913 / 0.891, 128 x 128 0.841 / 0.839 / 0.873, promote = 2 worse (bench/NOTES.md).
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
   auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
   int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
-  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 128},
-                              {64, 128}, {128, 64}, {64, 64}}) {
+  bool wide = firstM == 128 && p.n >= 192 &&
+              p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 192) >=
+                  target.multiprocessors;
+  if (wide)
+    firstN = 192;
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 192},
+                              {128, 128}, {64, 128}, {128, 64}, {64, 64}}) {
     KernelConfigAttr config =
         chooseWgmmaConfig(op, target, tileM, tileN).withPromote(sm90::kFp8PromoteKSteps);
-    if (config && !p.grouped() && p.m > tileM)
+    bool clusterFirst = tileN != 192; // measured: 128 x 192 alone is faster
+    if (config && !p.grouped() && p.m > tileM && clusterFirst)
       add(config.withCluster(2));
     add(config);
+    if (config && !p.grouped() && p.m > tileM && !clusterFirst)
+      add(config.withCluster(2));
   }
   return ranked;
 }

@@ -1,0 +1,34 @@
+// FP8 without fast accumulation: promoted accumulators. 128 x 192 tiles where they give every
+// multiprocessor one (one 64 x 192 slice per consumer, twice over: 232 registers, which the
+// consumers get when the driver compiles the kernel as a whole program), else 128 x 128 in
+// clusters of 2.
+// RUN: mepi-opt %s --mepi-select-kernel-config=chip=sm_90a | FileCheck %s
+
+// CHECK-LABEL: func.func @wide
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], stages = 4, store = tma, promote = 1>
+func.func @wide(%a: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+                %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+                %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8192x8192xf8E4M3FN>, memref<8192x8192xf8E4M3FN>)
+      outs(%d : memref<8192x8192xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// 8 x 6 tiles of 128 x 192 would leave most multiprocessors idle.
+// CHECK-LABEL: func.func @few_tiles
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 128], stages = 6, cluster = 2, store = tma, promote = 1>
+func.func @few_tiles(%a: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
+                     %b: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
+                     %d: memref<1024x1024xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1024x4096xf8E4M3FN>, memref<1024x4096xf8E4M3FN>)
+      outs(%d : memref<1024x1024xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
