@@ -174,6 +174,10 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
       {T::F8E4M3FN, T::F8E4M3FN, T::F32, 256, 256, 8192, S::None, S::None, false, false, true},
       {T::F8E5M2, T::F8E4M3FN, T::BF16, 1000, 2000, 1536, S::Vector, S::Vector, false, true,
        true, "RELU"},
+      // Promoted 128 x 192 tiles (the heuristic's where they fill the GPU) with partial tiles
+      // in N (3000 = 15 x 192 + 120) and K (1040), row-wise scales, an e4m3 D with its amax.
+      {T::F8E4M3FN, T::F8E5M2, T::F8E4M3FN, 2000, 3000, 1040, S::Vector, S::Vector, true, true,
+       false, "GELU_BIAS"},
   };
   for (const Fp8Case &c : cases) {
     std::string line = describe(c);
