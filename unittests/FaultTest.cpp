@@ -192,17 +192,30 @@ TEST_F(Fault, DriverFailuresHaveTheirStatus) {
   EXPECT_EQ(fake.allocations, 0);
 }
 
-// A kernel that links no user code loads from its PTX, which the driver compiles as one whole
-// program (nvJitLink's relocatable cubin ignores setmaxnreg: Planner.h, CompiledKernel::linked).
-TEST_F(Fault, UnlinkedKernelsLoadFromPtx) {
+// A kernel whose cubin spills because nvJitLink ignored setmaxnreg loads from its PTX, which
+// the driver compiles as one whole program; the others load their cubin (Planner.h,
+// CompiledKernel::loadFromPtx).
+TEST_F(Fault, KernelsThatSpillInTheCubinLoadFromPtx) {
   mepi::Options options;
   options.arch = "sm_90a";
-  mepi::Matmul mm(tensor({256, 1024}, 0x7f0000000000), tensor({1024, 192}, 0x7f0000400000),
-                  std::nullopt, 1.0f, std::nullopt, {}, options);
-  mm.plan(mepi::Epilog::Relu);
-  mm.execute();
+  mepi::Matmul dense(tensor({256, 1024}, 0x7f0000000000), tensor({1024, 192}, 0x7f0000400000),
+                     std::nullopt, 1.0f, std::nullopt, {}, options);
+  dense.plan(mepi::Epilog::Relu);
+  dense.execute();
   ASSERT_EQ(fake.loads.size(), 1u);
-  EXPECT_EQ(fake.loads[0], "ptx .target sm_90a");
+  EXPECT_EQ(fake.loads[0], "cubin");
+  // Promoted 128 x 192 FP8 tiles: two sets of 64 x 192 accumulators need setmaxnreg's 232.
+  options.kernelConfig =
+      "#mepi.kernel_config<wgmma, tile = [128, 192, 128], stages = 4, store = tma, promote = 1>";
+  mepi::Tensor a = tensor({256, 1024}, 0x7f0000000000), b = tensor({384, 1024}, 0x7f0000400000);
+  a.dtype = b.dtype = mepi::DType::Float8E4M3FN;
+  mepi::Qualifiers transposeB{false, true};
+  options.resultType = mepi::DType::BFloat16;
+  mepi::Matmul fp8(a, b, std::nullopt, 1.0f, std::nullopt, transposeB, options);
+  fp8.plan();
+  fp8.execute();
+  ASSERT_EQ(fake.loads.size(), 2u);
+  EXPECT_EQ(fake.loads[1], "ptx .target sm_90a");
 }
 
 // A split-K kernel keeps counters and partial sums in its workspace: each stream gets its own,

@@ -2,6 +2,7 @@
 // entries that survive the process and are never trusted when damaged, lying or not private.
 #include "Runtime/KernelCache.h"
 #include "Runtime/Log.h"
+#include "Target/JitLink.h"
 
 #include <gtest/gtest.h>
 
@@ -221,8 +222,8 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   EXPECT_EQ((*read)->tensorMaps[1].argument, 1u);
   EXPECT_EQ((*read)->tensorMaps[1].box, compiled->tensorMaps[1].box);
   EXPECT_EQ((*read)->tensorMaps[1].swizzle, 128);
-  EXPECT_FALSE(compiled->linked); // nothing linked: loads from its PTX
-  EXPECT_FALSE((*read)->linked);
+  EXPECT_FALSE(compiled->loadFromPtx); // no spills in nvJitLink's cubin: loads it
+  EXPECT_FALSE((*read)->loadFromPtx);
   llvm::sys::fs::remove_directories(dir);
 }
 
@@ -627,15 +628,29 @@ TEST(DiskCache, AFailureAtCloseIsReportedAndLeavesNothing) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-// Whether the cubin links user code (and so is what must load) travels with the entry.
-TEST(DiskCache, TheLinkedFlagRoundTrips) {
-  std::string dir = tempCacheDir("mepi-cache-linked");
+// Whether the module loads from the PTX travels with the entry.
+TEST(DiskCache, LoadFromPtxRoundTrips) {
+  std::string dir = tempCacheDir("mepi-cache-from-ptx");
   DiskCache cache(dir, 0);
   CompiledKernel k = kernelOfSize(64);
-  k.linked = true;
+  k.loadFromPtx = true;
   ASSERT_FALSE(bool(cache.store("k", k)));
   std::optional<CompiledKernel> read = cache.load("k");
   ASSERT_TRUE(read.has_value());
-  EXPECT_TRUE(read->linked);
+  EXPECT_TRUE(read->loadFromPtx);
   llvm::sys::fs::remove_directories(dir);
+}
+
+// nvJitLink's verbose report, read for spills (CompiledKernel::loadFromPtx).
+TEST(JitLinkReport, SpillsAreFoundInTheVerboseLog) {
+  EXPECT_TRUE(mlir::mepi::reportsSpills(
+      "ptxas info    : (C7504) Potential Performance Loss: 'setmaxnreg' ignored\n"
+      "ptxas         .     216 bytes stack frame, 428 bytes spill stores, 464 bytes spill "
+      "loads\nptxas info    : Used 168 registers, used 16 barriers\n"));
+  EXPECT_TRUE(mlir::mepi::reportsSpills(
+      "ptxas         .     0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads"));
+  EXPECT_FALSE(mlir::mepi::reportsSpills(
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 16 barriers"));
+  EXPECT_FALSE(mlir::mepi::reportsSpills(""));
 }

@@ -183,12 +183,12 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
     return withKind(llvm::createStringError("lowering produced no PTX"),
                     ErrorKind::CompileFailed);
   kernel.ptx = std::move(*ptx);
-  llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch);
+  llvm::Expected<LinkedCubin> linked = linkCubin(kernel.ptx, objects, arch, /*verbose=*/true);
   if (!linked)
     return withKind(linked.takeError(), ErrorKind::CompileFailed);
   kernel.cubin = std::move(linked->cubin);
   kernel.linkLog = std::move(linked->infoLog);
-  kernel.linked = !objects.empty();
+  kernel.loadFromPtx = objects.empty() && reportsSpills(kernel.linkLog);
   return kernel;
 }
 

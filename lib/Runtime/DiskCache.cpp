@@ -21,7 +21,7 @@ using namespace mepi::runtime;
 
 namespace {
 constexpr int kFormatVersion = 6; // 2: launch shape and tensor maps; 3: splits, workspace;
-                                   // 4: work units instead of splits; 5: checksum; 6: linked
+                                   // 4: work units instead of splits; 5: checksum; 6: load_from_ptx
 // CUDA's limit on the threads of a block, for every chip.
 constexpr int64_t kMaxThreads = 1024;
 
@@ -139,7 +139,7 @@ std::optional<std::string> DiskCache::directoryFromEnvironment() {
 }
 
 /// The launch fields of a manifest: block, shared_bytes, persistent, work_units, cluster,
-/// workspace_bytes, linked and tensor_maps.
+/// workspace_bytes, load_from_ptx and tensor_maps.
 static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &kernel) {
   // The largest the kernels mepi sizes may ask for (sm_90a's; others' SIMT kernels ask less).
   const mlir::mepi::TargetInfo largest = *mlir::mepi::TargetInfo::forChip("sm_90a");
@@ -152,15 +152,15 @@ static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &ke
   std::optional<int64_t> units = object.getInteger("work_units");
   std::optional<int64_t> cluster = object.getInteger("cluster");
   std::optional<int64_t> workspace = object.getInteger("workspace_bytes");
-  std::optional<bool> linked = object.getBoolean("linked");
+  std::optional<bool> fromPtx = object.getBoolean("load_from_ptx");
   const llvm::json::Array *maps = object.getArray("tensor_maps");
   // Values a kernel can have: a damaged manifest must not reach the launch (a 0 tile divides
   // by zero, a 0 block launches nothing).
   if (!block || block->size() != 3 || !shared || *shared < 0 || *shared > kMaxSharedBytes ||
       !persistent || !maps || !config || !units || *units < 0 || !cluster || *cluster < 1 ||
-      *cluster > kMaxCluster || !workspace || *workspace < 0 || !linked)
+      *cluster > kMaxCluster || !workspace || *workspace < 0 || !fromPtx)
     return false;
-  kernel.linked = *linked;
+  kernel.loadFromPtx = *fromPtx;
   kernel.workUnits = *units;
   kernel.cluster = *cluster;
   kernel.workspaceBytes = *workspace;
@@ -209,7 +209,7 @@ static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &m
   manifest["work_units"] = kernel.workUnits;
   manifest["cluster"] = kernel.cluster;
   manifest["workspace_bytes"] = kernel.workspaceBytes;
-  manifest["linked"] = kernel.linked;
+  manifest["load_from_ptx"] = kernel.loadFromPtx;
   manifest["tensor_maps"] = std::move(maps);
 }
 

@@ -8,8 +8,8 @@
 
 using namespace mepi::runtime;
 
-/// The kernel's module: its linked cubin, or else its PTX compiled by the driver as one whole
-/// program (CompiledKernel::linked says why), with the compiler's error log in the error.
+/// The kernel's module: its cubin, or its PTX compiled by the driver as one whole program
+/// (CompiledKernel::loadFromPtx says when), with the compiler's error log in the error.
 /// MEPI_LOAD_FROM=cubin loads nvJitLink's cubin always: for comparing the two, and a way back
 /// should a driver's JIT fail on a kernel.
 static llvm::Error loadModule(const CudaDriver &driver, const CompiledKernel &kernel,
@@ -18,7 +18,7 @@ static llvm::Error loadModule(const CudaDriver &driver, const CompiledKernel &ke
     const char *from = std::getenv("MEPI_LOAD_FROM");
     return from && std::string(from) == "cubin";
   }();
-  if (kernel.linked || kernel.ptx.empty() || cubinOnly)
+  if (!kernel.loadFromPtx || kernel.ptx.empty() || cubinOnly)
     return checkCuda(driver.cuModuleLoadData(&module, kernel.cubin.data()), "cuModuleLoadData");
   std::string log(16 * 1024, '\0');
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};

@@ -42,11 +42,14 @@ struct CompiledKernel {
   /// passed after the tensor maps.
   int64_t workspaceBytes = 0;
   std::vector<TensorMapSpec> tensorMaps; ///< leading kernel parameters, in order
-  /// The cubin links user device objects, so it is what loads. Otherwise the module loads from
-  /// the PTX, which the driver compiles as one whole program: nvJitLink compiles every unit as
-  /// relocatable and then ignores `setmaxnreg` (C7504), leaving the consumer warpgroups the
-  /// launch's registers (168 of 232), where promoted 128 x 192 FP8 tiles spill (bench/NOTES.md).
-  bool linked = false;
+  /// The module loads from the PTX, which the driver compiles as one whole program, rather than
+  /// from the cubin. nvJitLink compiles every unit as relocatable and then ignores `setmaxnreg`
+  /// (C7504): the consumer warpgroups keep the launch's registers (168 of 232), and a kernel
+  /// that needs more spills (promoted 128 x 192 FP8 tiles: 0.18 of cuBLASLt, bench/NOTES.md).
+  /// Set where nothing is linked and nvJitLink's report shows spills: the driver's compilation
+  /// costs ~0.25 s a kernel at its load, one at a time, so the kernels that do not spill keep
+  /// the cubin (in one session's A/B they ran as fast from it: dense quick 1.180 vs 1.184).
+  bool loadFromPtx = false;
   std::string linkLog;
 };
 

@@ -143,3 +143,21 @@ std::string mlir::mepi::jitLinkVersion() {
     return "unknown";
   return llvm::formatv("{0}.{1}", major, minor);
 }
+
+bool mlir::mepi::reportsSpills(llvm::StringRef infoLog) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  infoLog.split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    for (llvm::StringRef what : {"bytes stack frame", "bytes spill stores"}) {
+      size_t at = line.find(what);
+      if (at == llvm::StringRef::npos)
+        continue;
+      // The count is the word before: "... 216 bytes stack frame, 428 bytes spill stores".
+      llvm::StringRef count = line.take_front(at).rtrim().rsplit(' ').second;
+      count = count.rsplit(',').second.empty() ? count : count.rsplit(',').second;
+      unsigned long long bytes = 0;
+      if (!count.trim().getAsInteger(10, bytes) && bytes > 0)
+        return true;
+    }
+  return false;
+}

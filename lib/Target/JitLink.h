@@ -33,6 +33,10 @@ struct LinkedCubin {
 llvm::Expected<LinkedCubin> linkCubin(llvm::StringRef ptx, llvm::ArrayRef<DeviceObject> objects,
                                       llvm::StringRef arch, bool verbose = false);
 
+/// Whether a verbose info log reports a stack frame or spills ("216 bytes stack frame, 428
+/// bytes spill stores, ..."), for any function.
+bool reportsSpills(llvm::StringRef infoLog);
+
 /// nvJitLink's version as "major.minor" (part of the kernel cache key).
 std::string jitLinkVersion();
 
