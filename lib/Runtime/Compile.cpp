@@ -36,6 +36,8 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
   llvm::raw_string_ostream(kernel.config) << config;
   kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
   kernel.cluster = config.getCluster();
+  // Promoted accumulators (two sets) are what needs setmaxnreg's registers: see loadFromPtx.
+  kernel.loadFromPtx = config.getPromote() > 0;
   // A persistent kernel's launch grid is its work units' blocks (the generator's Sm90Spec).
   if (kernel.persistent) {
     std::optional<int64_t> blocks = getConstantIntValue(launch.getGridSizeX());
@@ -188,7 +190,7 @@ auto ::mepi::runtime::compileProblem(const MatmulProblem &problem, llvm::StringR
     return withKind(linked.takeError(), ErrorKind::CompileFailed);
   kernel.cubin = std::move(linked->cubin);
   kernel.linkLog = std::move(linked->infoLog);
-  kernel.loadFromPtx = objects.empty() && reportsSpills(kernel.linkLog);
+  kernel.loadFromPtx = objects.empty() && (kernel.loadFromPtx || reportsSpills(kernel.linkLog));
   return kernel;
 }
 

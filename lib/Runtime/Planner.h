@@ -46,9 +46,11 @@ struct CompiledKernel {
   /// from the cubin. nvJitLink compiles every unit as relocatable and then ignores `setmaxnreg`
   /// (C7504): the consumer warpgroups keep the launch's registers (168 of 232), and a kernel
   /// that needs more spills (promoted 128 x 192 FP8 tiles: 0.18 of cuBLASLt, bench/NOTES.md).
-  /// Set where nothing is linked and nvJitLink's report shows spills: the driver's compilation
-  /// costs ~0.25 s a kernel at its load, one at a time, so the kernels that do not spill keep
-  /// the cubin (in one session's A/B they ran as fast from it: dense quick 1.180 vs 1.184).
+  /// Set where nothing is linked and the kernel promotes its accumulators (two sets: FP8 128 x
+  /// 128 promoted ran at 0.851 of cuBLASLt from the PTX, 0.761 from the cubin, without
+  /// spilling) or nvJitLink's report shows spills. The driver's compilation costs ~0.25 s a
+  /// kernel at its load, one at a time, so the others keep the cubin (in one session's A/B
+  /// they ran as fast from it: dense quick 1.180 vs 1.184).
   bool loadFromPtx = false;
   std::string linkLog;
 };
