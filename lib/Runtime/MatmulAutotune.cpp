@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <map>
 #include <thread>
 
 using namespace mepi;
@@ -34,14 +33,14 @@ namespace {
 /// own MLIR context; the cache compiles a configuration once), reporting each as it completes
 /// (from the worker threads, one report at a time). An exception from `progress` stops the
 /// workers and is rethrown here once they are joined. With `context`, each kernel is also
-/// loaded there, into `loaded`: the driver compiles a kernel that loads from PTX at its load
-/// (~0.25 s), which the workers do side by side rather than the timing loop one by one.
-using Preloaded = std::map<const CompiledKernel *, LoadedKernel>;
+/// loaded once there and dropped: the driver compiles a kernel loaded from PTX at its first load
+/// (~0.25 s) and keeps the result in its JIT cache, so that the timing loop's loads, one after
+/// another, find it compiled.
 void precompileCandidates(const MatmulProblem &planned, const std::string &arch,
                      const std::vector<mlir::mepi::DeviceObject> &objects,
                      const std::vector<std::string> &configs,
                      const std::function<void(const AutotuneProgress &)> &progress,
-                     const CudaDriver *driver, CUcontext context, Preloaded &preloaded) {
+                     const CudaDriver *driver, CUcontext context) {
   std::mutex mutex;
   std::atomic<size_t> next{0};
   size_t done = 0;
@@ -55,17 +54,12 @@ void precompileCandidates(const MatmulProblem &planned, const std::string &arch,
         bool ok = static_cast<bool>(kernel);
         if (!ok)
           llvm::consumeError(kernel.takeError());
-        std::optional<LoadedKernel> module;
         if (ok && context && driver->cuCtxSetCurrent(context) == CUDA_SUCCESS) {
           llvm::Expected<LoadedKernel> loaded = LoadedKernel::load(**kernel);
-          if (loaded)
-            module = std::move(*loaded);
-          else // the timing loop loads it again and reports what cannot run
+          if (!loaded) // the timing loop reports what cannot run
             llvm::consumeError(loaded.takeError());
         }
         std::lock_guard<std::mutex> lock(mutex);
-        if (module)
-          preloaded.emplace(kernel->get(), std::move(*module));
         if (progress)
           progress({AutotuneProgress::Stage::Compiled, configs[i], ++done, configs.size(),
                      ok ? 0.0 : -1.0});
@@ -120,9 +114,7 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
   const CudaDriver &driver = *s.driver;
   CUcontext context = nullptr;
   driver.cuCtxGetCurrent(&context);
-  Preloaded preloaded; // unloaded at the end, in this thread's (the same) context
-  precompileCandidates(s.planned, s.arch, objects, candidates, progress, &driver, context,
-                       preloaded);
+  precompileCandidates(s.planned, s.arch, objects, candidates, progress, &driver, context);
   auto planWith = [&](const std::string &config) {
     MatmulProblem p = problem;
     p.kernelConfig = config;
@@ -173,9 +165,7 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
         report(config, -1.0);
         continue; // this configuration cannot run the problem
       }
-      if (auto it = preloaded.find(s.kernel.get()); it != preloaded.end())
-        s.loaded = std::move(it->second);
-      execute(stream); // loads the module (unless preloaded), allocates what this kernel needs
+      execute(stream); // loads the module, allocates what this kernel needs
       std::vector<double> ms;
       for (int i = 0; i < iterations; ++i) {
         check(checkCuda(driver.cuMemsetD8Async(flush, uint8_t(i), flushBytes, stream),
