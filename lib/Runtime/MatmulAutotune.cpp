@@ -32,15 +32,11 @@ namespace {
 /// Compiles `configs` of `planned` into the kernel cache side by side (each compilation has its
 /// own MLIR context; the cache compiles a configuration once), reporting each as it completes
 /// (from the worker threads, one report at a time). An exception from `progress` stops the
-/// workers and is rethrown here once they are joined. With `context`, each kernel is also
-/// loaded once there and dropped: the driver compiles a kernel loaded from PTX at its first load
-/// (~0.25 s) and keeps the result in its JIT cache, so that the timing loop's loads, one after
-/// another, find it compiled.
+/// workers and is rethrown here once they are joined.
 void precompileCandidates(const MatmulProblem &planned, const std::string &arch,
                      const std::vector<mlir::mepi::DeviceObject> &objects,
                      const std::vector<std::string> &configs,
-                     const std::function<void(const AutotuneProgress &)> &progress,
-                     const CudaDriver *driver, CUcontext context) {
+                     const std::function<void(const AutotuneProgress &)> &progress) {
   std::mutex mutex;
   std::atomic<size_t> next{0};
   size_t done = 0;
@@ -54,11 +50,6 @@ void precompileCandidates(const MatmulProblem &planned, const std::string &arch,
         bool ok = static_cast<bool>(kernel);
         if (!ok)
           llvm::consumeError(kernel.takeError());
-        if (ok && context && driver->cuCtxSetCurrent(context) == CUDA_SUCCESS) {
-          llvm::Expected<LoadedKernel> loaded = LoadedKernel::load(**kernel);
-          if (!loaded) // the timing loop reports what cannot run
-            llvm::consumeError(loaded.takeError());
-        }
         std::lock_guard<std::mutex> lock(mutex);
         if (progress)
           progress({AutotuneProgress::Stage::Compiled, configs[i], ++done, configs.size(),
@@ -110,11 +101,7 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
   bool readsC = s.userInputReadsC;
   const void *userData = s.userData;
   std::string key = tunedKey(s.planned, s.arch, objects);
-  execute(stream); // the driver, context and operand checks
-  const CudaDriver &driver = *s.driver;
-  CUcontext context = nullptr;
-  driver.cuCtxGetCurrent(&context);
-  precompileCandidates(s.planned, s.arch, objects, candidates, progress, &driver, context);
+  precompileCandidates(s.planned, s.arch, objects, candidates, progress);
   auto planWith = [&](const std::string &config) {
     MatmulProblem p = problem;
     p.kernelConfig = config;
@@ -124,6 +111,8 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
     s.userData = userData;
   };
 
+  execute(stream); // the driver, context and operand checks
+  const CudaDriver &driver = *s.driver;
   CUdevice device;
   int l2Bytes = 0;
   check(checkCuda(driver.cuDeviceGet(&device, s.a.device), "cuDeviceGet"), "autotune");
