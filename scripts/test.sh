@@ -2,8 +2,8 @@
 # The test command: installs what is missing, builds, and runs every test that needs no GPU:
 # the lit suite (check-mepi), the GoogleTest suites (runtime internals, the public API, the
 # runtime's error paths under a fake driver), the Python package's tests that need no GPU, and
-# the GPU suite's problems compiled only; the runtime's tests again under ASan and UBSan,
-# and TSan; a minute of the libFuzzer target.
+# the GPU suite's problems compiled only; the runtime's tests and the lit suite again under
+# ASan and UBSan, the runtime's tests under TSan; a minute of the libFuzzer target.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MEPI_BUILD_DIR:-$root/build}"
@@ -71,9 +71,19 @@ sanitized() {
 }
 
 # Under AddressSanitizer and UndefinedBehaviorSanitizer, leaks included.
+asan="${MEPI_ASAN_BUILD_DIR:-$root/build-asan}"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  sanitized asan "${MEPI_ASAN_BUILD_DIR:-$root/build-asan}" \
+  sanitized asan "$asan" \
   "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+# The lit suite again with mepi-opt and the C API's programs of that build (their libraries are
+# the ones just built: a minute more): the user's MLIR through the parser and the passes, and
+# every C entry point, under both sanitizers.
+ninja -C "$asan" -j "${MEPI_JOBS:-$(nproc)}" mepi-opt mepi-capi-matmul mepi-capi-epilog-builder \
+  mepi-capi-grouped mepi-capi-distributed > /dev/null
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  run_suite lit-asan 's/^ *Passed *: *\([0-9]*\).*/\1/p' \
+  's/^ *\(Failed\|Unresolved\|Timed Out\|Unexpectedly Passed\) *: *\([0-9]*\).*/\2/p' \
+  /usr/lib/llvm-22/bin/lit "$asan/test"
 # Under ThreadSanitizer (the kernel cache and planner compiling distinct keys from several
 # threads, the log sink, the disk cache's publication); any report fails the run.
 TSAN_OPTIONS=halt_on_error=1 sanitized tsan "${MEPI_TSAN_BUILD_DIR:-$root/build-tsan}" \

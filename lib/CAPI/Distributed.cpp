@@ -17,7 +17,7 @@ struct CDistMatmul {
 };
 
 mepi::dist::Distribution distributionOf(const MepiDistribution &d) {
-  switch (d.kind) {
+  switch (rawValue(d.kind)) {
   case MEPI_DIST_SLAB_X: return mepi::dist::Distribution::slabX();
   case MEPI_DIST_SLAB_Y: return mepi::dist::Distribution::slabY();
   case MEPI_DIST_REPLICATED: return mepi::dist::Distribution::replicated();
@@ -27,7 +27,7 @@ mepi::dist::Distribution distributionOf(const MepiDistribution &d) {
     return mepi::dist::Distribution::blockCyclic({d.gridRows, d.gridCols}, d.blockRows,
                                                  d.blockCols);
   }
-  throw mepi::Error("distribution: unknown kind " + std::to_string(static_cast<int>(d.kind)));
+  throw mepi::Error("distribution: unknown kind " + std::to_string(rawValue(d.kind)));
 }
 
 template <typename F> MepiLogicalResult guardedDist(MepiDistMatmul m, MepiError *error, F &&f) {

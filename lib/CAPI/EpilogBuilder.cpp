@@ -89,10 +89,11 @@ MepiEpilogValue mepiEpilogBuilderCol(MepiEpilogBuilder builder) {
 MepiEpilogValue mepiEpilogBuilderInput(MepiEpilogBuilder builder, MepiStringRef name,
                                        MepiInputKind kind) {
   return node(builder, {}, [&](CBuilder &b) {
-    if (kind < MEPI_INPUT_ROW || kind > MEPI_INPUT_MATRIX)
+    int k = rawValue(kind);
+    if (k < MEPI_INPUT_ROW || k > MEPI_INPUT_MATRIX)
       throw mepi::Error("epilog builder: input '" + str(name) + "': unknown kind " +
-                        std::to_string(static_cast<int>(kind)));
-    return b.builder.input(str(name), static_cast<mepi::InputKind>(kind));
+                        std::to_string(k));
+    return b.builder.input(str(name), static_cast<mepi::InputKind>(k));
   });
 }
 MepiEpilogValue mepiEpilogBuilderConstant(MepiEpilogBuilder builder, double value) {
@@ -104,17 +105,19 @@ MepiEpilogValue mepiEpilogBuilderIndexConstant(MepiEpilogBuilder builder, int64_
 MepiEpilogValue mepiEpilogBuilderUnary(MepiEpilogBuilder builder, MepiUnaryOp op,
                                        MepiEpilogValue x) {
   return node(builder, {x}, [&](CBuilder &b) {
-    if (op < MEPI_UNARY_NEG || op > MEPI_UNARY_ROUND)
-      throw mepi::Error("epilog builder: unknown unary op " + std::to_string(int(op)));
-    return b.builder.unary(static_cast<mepi::UnaryOp>(op), b.values[x]);
+    int o = rawValue(op);
+    if (o < MEPI_UNARY_NEG || o > MEPI_UNARY_ROUND)
+      throw mepi::Error("epilog builder: unknown unary op " + std::to_string(o));
+    return b.builder.unary(static_cast<mepi::UnaryOp>(o), b.values[x]);
   });
 }
 MepiEpilogValue mepiEpilogBuilderBinary(MepiEpilogBuilder builder, MepiBinaryOp op,
                                         MepiEpilogValue x, MepiEpilogValue y) {
   return node(builder, {x, y}, [&](CBuilder &b) {
-    if (op < MEPI_BINARY_ADD || op > MEPI_BINARY_OR)
-      throw mepi::Error("epilog builder: unknown binary op " + std::to_string(int(op)));
-    return b.builder.binary(static_cast<mepi::BinaryOp>(op), b.values[x], b.values[y]);
+    int o = rawValue(op);
+    if (o < MEPI_BINARY_ADD || o > MEPI_BINARY_OR)
+      throw mepi::Error("epilog builder: unknown binary op " + std::to_string(o));
+    return b.builder.binary(static_cast<mepi::BinaryOp>(o), b.values[x], b.values[y]);
   });
 }
 MepiEpilogValue mepiEpilogBuilderFma(MepiEpilogBuilder builder, MepiEpilogValue x,
@@ -126,9 +129,10 @@ MepiEpilogValue mepiEpilogBuilderFma(MepiEpilogBuilder builder, MepiEpilogValue 
 MepiEpilogValue mepiEpilogBuilderCompare(MepiEpilogBuilder builder, MepiPredicate predicate,
                                          MepiEpilogValue x, MepiEpilogValue y) {
   return node(builder, {x, y}, [&](CBuilder &b) {
-    if (predicate < MEPI_PREDICATE_LT || predicate > MEPI_PREDICATE_NE)
-      throw mepi::Error("epilog builder: unknown predicate " + std::to_string(int(predicate)));
-    return b.builder.compare(static_cast<mepi::Predicate>(predicate), b.values[x],
+    int p = rawValue(predicate);
+    if (p < MEPI_PREDICATE_LT || p > MEPI_PREDICATE_NE)
+      throw mepi::Error("epilog builder: unknown predicate " + std::to_string(p));
+    return b.builder.compare(static_cast<mepi::Predicate>(p), b.values[x],
                              b.values[y]);
   });
 }
@@ -156,11 +160,12 @@ bool mepiEpilogBuilderAuxOutput(MepiEpilogBuilder builder, MepiStringRef key, Me
 bool mepiEpilogBuilderReduction(MepiEpilogBuilder builder, MepiStringRef key, MepiEpilogValue x,
                                 MepiReductionKind kind, MepiCombiner combiner, MepiDType dtype) {
   return output(builder, x, [&](CBuilder &b) {
-    if (kind < MEPI_REDUCE_ROW || kind > MEPI_REDUCE_SCALAR)
+    int k = rawValue(kind);
+    if (k < MEPI_REDUCE_ROW || k > MEPI_REDUCE_SCALAR)
       throw mepi::Error("epilog builder: reduction '" + str(key) + "': unknown kind " +
-                        std::to_string(int(kind)));
-    b.builder.reduction(str(key), b.values[x], static_cast<mepi::ReductionKind>(kind),
-                        combiner == MEPI_COMBINE_MAX ? mepi::UserEpilogOutput::Combiner::Max
+                        std::to_string(k));
+    b.builder.reduction(str(key), b.values[x], static_cast<mepi::ReductionKind>(k),
+                        rawValue(combiner) == MEPI_COMBINE_MAX ? mepi::UserEpilogOutput::Combiner::Max
                                                      : mepi::UserEpilogOutput::Combiner::Add,
                         dtypeOf(dtype));
   });

@@ -15,11 +15,12 @@ struct CSegmentGemm {
 mepi::Groups groupsOf(const MepiGroups *groups) {
   if (!groups || !groups->bounds)
     throw mepi::Error("operand groups.bounds: expected a tensor, got NULL");
-  if (groups->form < MEPI_GROUPS_ENDS || groups->form > MEPI_GROUPS_MASKED)
-    throw mepi::Error("groups.form: unknown form " + std::to_string(int(groups->form)));
+  int form = rawValue(groups->form);
+  if (form < MEPI_GROUPS_ENDS || form > MEPI_GROUPS_MASKED)
+    throw mepi::Error("groups.form: unknown form " + std::to_string(form));
   mepi::Groups result;
   result.bounds = *tensorOf(groups->bounds, "groups.bounds");
-  result.form = static_cast<mepi::GroupForm>(groups->form);
+  result.form = static_cast<mepi::GroupForm>(form);
   result.weightIndices = tensorOf(groups->weightIndices, "groups.weightIndices");
   return result;
 }

@@ -102,30 +102,36 @@ MepiLogicalResult mepiMatmulPlanUserEpilogWithOutputs(
     epilog.userData = userData;
     for (int i = 0; i < numCode; ++i) {
       mepi::DeviceCode dc;
-      dc.kind = static_cast<mepi::DeviceCode::Kind>(code[i].kind);
+      int kind = rawValue(code[i].kind);
+      if (kind < MEPI_DEVICE_CODE_PTX || kind > MEPI_DEVICE_CODE_FATBIN)
+        throw mepi::Error("user epilog: device code " + std::to_string(i) + ": unknown kind " +
+                          std::to_string(kind));
+      dc.kind = static_cast<mepi::DeviceCode::Kind>(kind);
       dc.name.assign(code[i].name.data, code[i].name.length);
       const char *bytes = static_cast<const char *>(code[i].data);
       dc.bytes.assign(bytes, bytes + code[i].size);
       epilog.deviceCode.push_back(std::move(dc));
     }
     for (int i = 0; i < numOutputs; ++i) {
-      if (outputs[i].kind < MEPI_OUTPUT_MATRIX || outputs[i].kind > MEPI_OUTPUT_SCALAR_REDUCTION)
+      int kind = rawValue(outputs[i].kind);
+      if (kind < MEPI_OUTPUT_MATRIX || kind > MEPI_OUTPUT_SCALAR_REDUCTION)
         throw mepi::Error("user epilog: output " + std::to_string(i) + ": unknown kind " +
-                          std::to_string(static_cast<int>(outputs[i].kind)));
+                          std::to_string(kind));
       epilog.outputs.push_back(
           {std::string(outputs[i].key.data, outputs[i].key.length),
-           static_cast<mepi::UserEpilogOutput::Kind>(outputs[i].kind), dtypeOf(outputs[i].dtype),
-           outputs[i].combiner == MEPI_COMBINE_MAX ? mepi::UserEpilogOutput::Combiner::Max
+           static_cast<mepi::UserEpilogOutput::Kind>(kind), dtypeOf(outputs[i].dtype),
+           rawValue(outputs[i].combiner) == MEPI_COMBINE_MAX ? mepi::UserEpilogOutput::Combiner::Max
                                                    : mepi::UserEpilogOutput::Combiner::Add});
     }
     std::vector<mepi::UserEpilogInput> userInputs;
     for (int i = 0; i < numInputs; ++i) {
-      if (kinds[i] < MEPI_INPUT_ROW || kinds[i] > MEPI_INPUT_MATRIX)
+      int kind = rawValue(kinds[i]);
+      if (kind < MEPI_INPUT_ROW || kind > MEPI_INPUT_MATRIX)
         throw mepi::Error("user epilog: input " + std::to_string(i) + ": unknown kind " +
-                          std::to_string(static_cast<int>(kinds[i])));
+                          std::to_string(kind));
       std::string name = "epilog input " + std::to_string(i);
       userInputs.push_back({*tensorOf(&inputs[i], name.c_str()),
-                            static_cast<mepi::InputKind>(kinds[i])});
+                            static_cast<mepi::InputKind>(kind)});
     }
     m.matmul.plan(epilog, userInputs);
   });

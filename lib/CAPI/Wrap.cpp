@@ -57,7 +57,7 @@ mepi::Options mepi::capi::optionsOf(const MepiMatmulOptions *options) {
 }
 
 mepi::Epilog mepi::capi::epilogOf(MepiEpilog epilog) {
-  switch (epilog) {
+  switch (rawValue(epilog)) {
   case MEPI_EPILOG_DEFAULT: return mepi::Epilog::Default;
   case MEPI_EPILOG_BIAS: return mepi::Epilog::Bias;
   case MEPI_EPILOG_RELU: return mepi::Epilog::Relu;
@@ -78,5 +78,5 @@ mepi::Epilog mepi::capi::epilogOf(MepiEpilog epilog) {
   case MEPI_EPILOG_BGRADA: return mepi::Epilog::BGradA;
   case MEPI_EPILOG_BGRADB: return mepi::Epilog::BGradB;
   }
-  throw mepi::Error("unknown epilog " + std::to_string(static_cast<int>(epilog)));
+  throw mepi::Error("unknown epilog " + std::to_string(rawValue(epilog)));
 }

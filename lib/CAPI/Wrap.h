@@ -7,9 +7,11 @@
 #include "mepi/GroupedMatmul.h"
 #include "mepi/Matmul.h"
 
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mepi::capi {
@@ -48,8 +50,18 @@ inline void setError(MepiError *error, const mepi::Error &e) {
   setError(error, e.what(), static_cast<MepiStatus>(e.status()));
 }
 
+/// The value a C caller stored in an enum argument or field, as an int: C lets an enum hold any
+/// int, while a C++ load of an enum type outside its enumerators' range is undefined (UBSan
+/// stops there). Every enum from the C side is read through this before it is checked.
+template <typename E> int rawValue(const E &value) {
+  static_assert(std::is_enum_v<E> && sizeof(E) == sizeof(int));
+  int raw;
+  std::memcpy(&raw, &value, sizeof raw);
+  return raw;
+}
+
 inline mepi::DType dtypeOf(MepiDType dtype) {
-  switch (dtype) {
+  switch (rawValue(dtype)) {
   case MEPI_DTYPE_F16: return mepi::DType::Float16;
   case MEPI_DTYPE_BF16: return mepi::DType::BFloat16;
   case MEPI_DTYPE_F32: return mepi::DType::Float32;
@@ -59,7 +71,7 @@ inline mepi::DType dtypeOf(MepiDType dtype) {
   case MEPI_DTYPE_F8E4M3FN: return mepi::DType::Float8E4M3FN;
   case MEPI_DTYPE_F8E5M2: return mepi::DType::Float8E5M2;
   }
-  throw mepi::Error("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+  throw mepi::Error("unknown dtype " + std::to_string(rawValue(dtype)));
 }
 
 inline std::optional<mepi::Tensor> tensorOf(const MepiTensor *t, const char *name) {
