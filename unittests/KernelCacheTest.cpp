@@ -654,3 +654,34 @@ TEST(JitLinkReport, SpillsAreFoundInTheVerboseLog) {
       "ptxas info    : Used 168 registers, used 16 barriers"));
   EXPECT_FALSE(mlir::mepi::reportsSpills(""));
 }
+
+// A full disk (a file-size limit here): the plan still compiles and succeeds, uncached, and
+// says so once as a warning. In a child process: the limit and the once-per-process warning
+// are its own.
+TEST(KernelCache, AFullDiskLeavesThePlanUncachedWithAWarning) {
+  std::string dir = tempCacheDir("mepi-cache-full");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    static std::string warned;
+    replaceLogSink([](mepi::LogLevel level, const std::string &message) {
+      if (level == mepi::LogLevel::Warning)
+        warned += message;
+    });
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {512, 512};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    KernelCache cache(dir);
+    auto kernel = cache.getOrCompile(smallProblem(8), "sm_90a");
+    bool planned = bool(kernel);
+    if (!planned)
+      llvm::consumeError(kernel.takeError());
+    bool said = warned.find("kernels are not kept on disk") != std::string::npos;
+    _exit(planned && said && cache.compilations() == 1 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(onlyEntry(dir), "") << "an entry or a temporary was left";
+  llvm::sys::fs::remove_directories(dir);
+}
