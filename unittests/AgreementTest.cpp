@@ -91,3 +91,15 @@ TEST(Agreement, TooMuchIsAnInternalError) {
   char big[Word::kDataBytes + 1] = {};
   EXPECT_THROW(a.data(big, sizeof(big)), Error);
 }
+
+TEST(Agreement, RanksAtDifferentStepsAreToldSoBeforeAnythingElse) {
+  Agreement r0 = says(2, 1), r1 = says(4, 1);
+  r1.refuse(std::make_exception_ptr(Error("a refusal of another exchange")));
+  std::vector<Word> words = {r0.word(), r1.word()};
+  words[1].step = 42; // rank 1 is in another collective call (Group::agree sets the step)
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string m = verdict(rank ? r1 : r0, words, rank).first;
+    EXPECT_NE(m.find("rank 1 is at another collective step than rank 0"), std::string::npos)
+        << m;
+  }
+}

@@ -2,6 +2,7 @@
 #include "mepi-c/Distributed.h"
 
 #include "CAPI/Wrap.h"
+#include "Distributed/Group.h"
 
 #include "mepi/Distributed.h"
 
@@ -92,15 +93,25 @@ MepiDistMatmul mepiDistMatmulCreate(const MepiTensor *a, const MepiTensor *b, co
       throw mepi::Error(std::string("operand ") + (a ? "b" : "a") + ": NULL");
     if (!distributions)
       throw mepi::Error("distributions: NULL (expected 3: A, B, D)");
+    // What this rank cannot convert is refused in the constructor's first exchange, so that
+    // the other ranks do not wait for it there.
     std::vector<mepi::dist::Distribution> dists;
-    for (int i = 0; i < 3; ++i)
-      dists.push_back(distributionOf(distributions[i]));
     mepi::dist::Options opts;
-    opts.local = optionsOf(options);
-    opts.pieces = pieces;
+    std::optional<mepi::Tensor> ta, tb, tc;
+    try {
+      for (int i = 0; i < 3; ++i)
+        dists.push_back(distributionOf(distributions[i]));
+      opts.local = optionsOf(options);
+      opts.pieces = pieces;
+      ta = tensorOf(a, "a");
+      tb = tensorOf(b, "b");
+      tc = tensorOf(c, "c");
+    } catch (...) {
+      mepi::dist::detail::refuseCollectively(std::current_exception(), "mepi::dist::Matmul");
+    }
     made = new CDistMatmul{
-        mepi::dist::Matmul(*tensorOf(a, "a"), *tensorOf(b, "b"), tensorOf(c, "c"), dists,
-                           alpha, beta ? std::optional<float>(*beta) : std::nullopt,
+        mepi::dist::Matmul(*ta, *tb, tc, dists, alpha,
+                           beta ? std::optional<float>(*beta) : std::nullopt,
                            {transposeA, transposeB}, opts),
         {}, {}, {}};
   });
@@ -110,7 +121,16 @@ MepiDistMatmul mepiDistMatmulCreate(const MepiTensor *a, const MepiTensor *b, co
 MepiLogicalResult mepiDistMatmulPlan(MepiDistMatmul matmul, MepiEpilog epilog,
                                      const MepiEpilogInputs *inputs, MepiError *error) {
   return guardedDist(matmul, error, [&](CDistMatmul &m) {
-    m.matmul.plan(epilogOf(epilog), inputsOf(inputs));
+    mepi::Epilog e;
+    mepi::EpilogInputs in;
+    try { // refused in plan()'s first exchange (see mepiDistMatmulCreate)
+      e = epilogOf(epilog);
+      in = inputsOf(inputs);
+    } catch (...) {
+      mepi::dist::detail::refuseCollectively(std::current_exception(),
+                                              "mepi::dist::Matmul::plan");
+    }
+    m.matmul.plan(e, in);
   });
 }
 

@@ -51,6 +51,13 @@ void Agreement::refuse(std::exception_ptr e) {
 }
 
 void Agreement::judge(const std::vector<Word> &words, int rank, const std::string &what) const {
+  for (size_t r = 1; r < words.size(); ++r)
+    if (words[r].step != words[0].step)
+      throw mepi::Error(llvm::formatv("{0}: rank {1} is at another collective step than rank 0 "
+                                      "(a rank skipped or added a collective call: every rank "
+                                      "must make the same calls in the same order)",
+                                      what, r),
+                        Status::InvalidValue);
   for (size_t r = 0; r < words.size(); ++r) {
     if (words[r].status == 0)
       continue;

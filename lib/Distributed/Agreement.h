@@ -21,6 +21,9 @@ namespace mepi::dist::detail {
 /// One rank's word, exchanged as plain bytes.
 struct Word {
   static constexpr int kMaxFacts = 16, kDataBytes = 64;
+  /// Which exchange this is (a hash of its name, set by Group::agree): ranks that reach
+  /// different exchanges (one of them skipped a collective call) are told so.
+  uint64_t step = 0;
   int32_t status = 0; ///< 0: its checks passed; else its error's mepi::Status
   int32_t facts = 0;
   int64_t fact[kMaxFacts] = {};
@@ -40,9 +43,10 @@ public:
   void refuse(std::exception_ptr error);
   bool refused() const { return bool(error); }
   const Word &word() const { return mine; }
-  /// Given every rank's word, returns when all passed their checks and gave the same facts;
-  /// otherwise throws, alike on every rank: the lowest refusing rank's error (its own on that
-  /// rank, one naming it elsewhere), else the first fact in which a rank differs from rank 0.
+  /// Given every rank's word, returns when all are at the same step, passed their checks and
+  /// gave the same facts; otherwise throws, alike on every rank: ranks at different steps, else
+  /// the lowest refusing rank's error (its own on that rank, one naming it elsewhere), else the
+  /// first fact in which a rank differs from rank 0.
   void judge(const std::vector<Word> &words, int rank, const std::string &what) const;
 
 private:

@@ -37,7 +37,9 @@ struct dist::Matmul::State : Member {
   CUstream copy = nullptr;
   CUevent fork = nullptr, join = nullptr;
   /// Flags hold the epoch of the execute that raised them. 32 bits suffice: the stream wait
-  /// compares cyclically ((int32_t)(*flag - epoch) >= 0, cuda.h), so the count may wrap.
+  /// compares cyclically ((int32_t)(*flag - epoch) >= 0, cuda.h), so the count may wrap while
+  /// the flags follow it; it restarts at 0 with the zeroed flags of each plan() (every rank
+  /// alike), since an epoch 2^31 ahead of a zero flag would pass the wait at once.
   uint32_t epoch = 0;
   bool planned = false;
   Epilog epilog = Epilog::Default;
@@ -539,6 +541,7 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   local.attempt([&] { allocateLocal(s); });
   g.agree(local, "mepi::dist::Matmul::plan");
   allocateShared(s);
+  s.epoch = 0; // the flags are zero again
   Agreement gemms;
   gemms.attempt([&] { planGemms(s); });
   g.agree(gemms, "mepi::dist::Matmul::plan");

@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstring>
 
@@ -40,41 +41,33 @@ void Group::checkLive(const char *what) const {
                              "(plan again after initialize())");
 }
 
-std::vector<char> Group::allGather(const void *mine, size_t bytes) const {
-  checkLive("mepi::dist");
+std::vector<Word> Group::agree(const Agreement &says, const std::string &what) const {
+  checkLive(what.c_str());
+  Word mine = says.word();
+  mine.step = llvm::xxh3_64bits(what);
   enter();
-  CUdeviceptr buffer = 0;
-  check(checkCuda(driver->cuMemAlloc(&buffer, bytes * (ranks + 1)), "cuMemAlloc"),
-        "mepi::dist");
-  std::vector<char> all(bytes * ranks);
-  llvm::Error error = checkCuda(driver->cuMemcpyHtoD(buffer, mine, bytes), "cuMemcpyHtoD");
+  std::vector<Word> words(ranks);
+  // The buffer: [this rank's word][every rank's word, rank by rank] (initialize()).
+  llvm::Error error = checkCuda(driver->cuMemcpyHtoD(exchange, &mine, sizeof(Word)),
+                                "cuMemcpyHtoD");
   if (!error)
-    error = checkNccl(nccl->ncclAllGather(reinterpret_cast<void *>(buffer),
-                                          reinterpret_cast<void *>(buffer + bytes), bytes,
-                                          ncclChar, comm, reinterpret_cast<cudaStream_t>(stream)),
+    error = checkNccl(nccl->ncclAllGather(reinterpret_cast<void *>(exchange),
+                                          reinterpret_cast<void *>(exchange + sizeof(Word)),
+                                          sizeof(Word), ncclChar, comm,
+                                          reinterpret_cast<cudaStream_t>(stream)),
                       "ncclAllGather");
   if (!error)
     error = checkCuda(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
   if (!error)
-    error = checkCuda(driver->cuMemcpyDtoH(all.data(), buffer + bytes, all.size()),
+    error = checkCuda(driver->cuMemcpyDtoH(words.data(), exchange + sizeof(Word),
+                                           words.size() * sizeof(Word)),
                       "cuMemcpyDtoH");
-  driver->cuMemFree(buffer);
-  check(std::move(error), "mepi::dist: exchanging plan data");
-  return all;
-}
-
-std::vector<Word> Group::agree(const Agreement &says, const std::string &what) const {
-  std::vector<char> all = allGather(&says.word(), sizeof(Word));
-  std::vector<Word> words(ranks);
-  std::memcpy(words.data(), all.data(), all.size());
+  check(std::move(error), what + ": exchanging with the other ranks");
   says.judge(words, rank, what);
   return words;
 }
 
-void Group::barrier() const {
-  char nothing = 0;
-  allGather(&nothing, 1);
-}
+void Group::barrier() const { agree(Agreement(), "mepi::dist: barrier"); }
 
 void Group::join(Member *member) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -97,13 +90,29 @@ void Group::releaseMembers() {
     std::lock_guard<std::mutex> lock(mutex);
     now = members; // in the order they joined: the same on every rank
   }
-  for (Member *m : now)
-    m->releaseShared();
-  barrier(); // every rank has closed its mappings of what was retired
-  std::lock_guard<std::mutex> lock(mutex);
-  for (CUdeviceptr p : retired)
-    driver->cuMemFree(p);
-  retired.clear();
+  std::exception_ptr first;
+  for (Member *m : now) {
+    try {
+      m->releaseShared();
+    } catch (...) {
+      if (!first)
+        first = std::current_exception();
+    }
+  }
+  try {
+    barrier(); // every rank has closed its mappings of what was retired
+  } catch (...) {
+    if (!first)
+      first = std::current_exception();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (CUdeviceptr p : retired)
+      driver->cuMemFree(p);
+    retired.clear();
+  }
+  if (first)
+    std::rethrow_exception(first);
 }
 
 void Group::shutdown() {
@@ -117,6 +126,9 @@ void Group::shutdown() {
   if (stream)
     driver->cuStreamDestroy(stream);
   stream = nullptr;
+  if (exchange)
+    driver->cuMemFree(exchange);
+  exchange = 0;
   CUdevice dev;
   if (context && driver->cuDeviceGet(&dev, device) == CUDA_SUCCESS)
     driver->cuDevicePrimaryCtxRelease(dev);
@@ -141,27 +153,34 @@ void mepi::dist::initialize(int device, int rank, int ranks, const UniqueId &id)
     if (current)
       fail("initialize: already initialized (call finalize() first)");
   }
-  // Everything made below is undone by ~Group if a later step throws.
   auto g = std::make_shared<Group>();
   g->device = device;
   g->rank = rank;
   g->ranks = ranks;
   g->nccl = &check(nccl(), "initialize");
   g->driver = &check(runtime::cudaDriver(), "initialize");
-  const runtime::CudaDriver &d = *g->driver;
-  CUdevice dev;
-  check(checkCuda(d.cuDeviceGet(&dev, device), "cuDeviceGet"), "initialize");
-  check(checkCuda(d.cuDevicePrimaryCtxRetain(&g->context, dev), "cuDevicePrimaryCtxRetain"),
-        "initialize");
-  g->enter();
-  check(checkCuda(d.cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"),
-        "initialize");
-  ncclUniqueId nid;
-  std::memcpy(nid.internal, id.data(), id.size());
-  ncclComm_t comm = nullptr; // kept only when made
-  check(checkNccl(g->nccl->ncclCommInitRank(&comm, ranks, nid, rank), "ncclCommInitRank"),
-        "initialize");
-  g->comm = comm;
+  try { // what is made below is undone if a later step fails
+    const runtime::CudaDriver &d = *g->driver;
+    CUdevice dev;
+    check(checkCuda(d.cuDeviceGet(&dev, device), "cuDeviceGet"), "initialize");
+    check(checkCuda(d.cuDevicePrimaryCtxRetain(&g->context, dev), "cuDevicePrimaryCtxRetain"),
+          "initialize");
+    g->enter();
+    check(checkCuda(d.cuStreamCreate(&g->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"),
+          "initialize");
+    check(checkCuda(d.cuMemAlloc(&g->exchange, (ranks + 1) * sizeof(Word)),
+                    "cuMemAlloc(exchange buffer)"),
+          "initialize");
+    ncclUniqueId nid;
+    std::memcpy(nid.internal, id.data(), id.size());
+    ncclComm_t comm = nullptr; // kept only when made
+    check(checkNccl(g->nccl->ncclCommInitRank(&comm, ranks, nid, rank), "ncclCommInitRank"),
+          "initialize");
+    g->comm = comm;
+  } catch (...) {
+    g->shutdown();
+    throw;
+  }
   std::lock_guard<std::mutex> lock(groupMutex);
   current = std::move(g);
 }
@@ -189,4 +208,11 @@ void mepi::dist::finalize() {
 Context mepi::dist::context() {
   std::shared_ptr<Group> g = group();
   return {g->device, g->rank, g->ranks};
+}
+
+void detail::refuseCollectively(std::exception_ptr error, const std::string &what) {
+  Agreement refusal;
+  refusal.refuse(error);
+  group()->agree(refusal, what); // throws: every rank sees the refusal
+  std::rethrow_exception(error);
 }

@@ -30,15 +30,18 @@ struct Group {
   const runtime::CudaDriver *driver = nullptr;
   const Nccl *nccl = nullptr;
 
+  /// Device memory for the exchanges, made at initialize(): an exchange allocates nothing, so
+  /// that no rank fails alone between deciding to take part and taking part.
+  CUdeviceptr exchange = 0;
+
   Group() = default;
   Group(const Group &) = delete;
   Group &operator=(const Group &) = delete;
-  ~Group() { shutdown(); }
+  // No shutdown in the destructor: at exit, without finalize(), NCCL and the driver's tables
+  // may be gone already (the group is then left to the process's end).
 
-  /// Every rank's `bytes` bytes from `mine`, rank by rank (collective; waits for it).
-  std::vector<char> allGather(const void *mine, size_t bytes) const;
-  /// Collective: every rank's word (Agreement.h); throws, alike on every rank, unless all
-  /// agree.
+  /// Collective: every rank's word (Agreement.h), marked with `what` as its step; throws,
+  /// alike on every rank, unless all agree.
   std::vector<Word> agree(const Agreement &says, const std::string &what) const;
   /// Collective: returns when every rank has called it.
   void barrier() const;
@@ -55,7 +58,8 @@ struct Group {
   /// destroyed while an exception unwinds): freed by finalize() after every rank closed its
   /// mappings.
   void retire(CUdeviceptr exported);
-  /// finalize()'s collective part: releases the members, then what was retired.
+  /// finalize()'s collective part: releases the members (each, also after another failed),
+  /// then what was retired; throws the first failure at the end.
   void releaseMembers();
   /// Destroys the communicator, the stream and the context reference (idempotent).
   void shutdown();
@@ -68,6 +72,11 @@ private:
 
 /// The group initialize() made; throws (an invalid value) before it.
 std::shared_ptr<Group> group();
+
+/// A refusal of what an API layer converts before a collective call (the C API's descriptors):
+/// takes part in that call's first exchange, named `what`, as a refusing rank, so that every
+/// rank throws; rethrows `error` here.
+[[noreturn]] void refuseCollectively(std::exception_ptr error, const std::string &what);
 
 } // namespace mepi::dist::detail
 

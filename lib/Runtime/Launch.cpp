@@ -27,9 +27,16 @@ static llvm::Error loadModule(const CudaDriver &driver, const CompiledKernel &ke
       driver.cuModuleLoadDataEx(&module, kernel.ptx.c_str(), 2, options, values),
       "cuModuleLoadDataEx(" + kernel.kernelName + " from PTX)");
   log.resize(std::strlen(log.c_str()));
-  if (error && !log.empty())
-    return llvm::joinErrors(std::move(error), llvm::createStringError(log));
-  return error;
+  if (!error || log.empty())
+    return error;
+  // The compiler's log joins the message; the CUDA code (the API's status) stays.
+  std::error_code code;
+  std::string message;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &e) {
+    code = e.convertToErrorCode();
+    message = e.message();
+  });
+  return llvm::createStringError(code, message + "\n" + log);
 }
 
 llvm::Expected<LoadedKernel> LoadedKernel::load(const CompiledKernel &kernel) {
