@@ -1,7 +1,7 @@
-// FP8 without fast accumulation: promoted accumulators. 128 x 192 tiles where they give every
-// multiprocessor one (one 64 x 192 slice per consumer, twice over: 232 registers, which the
-// consumers get when the driver compiles the kernel as a whole program), else 128 x 128 in
-// clusters of 2.
+// FP8 without fast accumulation: promoted accumulators, tile shapes ranked by waves x area /
+// per-tile speed. 128 x 192 (one 64 x 192 slice per consumer, twice over: 232 registers,
+// which the consumers get when the driver compiles the kernel as a whole program) for large
+// problems; a problem of one wave of 128 x 128 tiles takes twice as many 64 x 128 ones.
 // RUN: mepi-opt %s --mepi-select-kernel-config=chip=sm_90a | FileCheck %s
 
 // CHECK-LABEL: func.func @wide
@@ -18,9 +18,9 @@ func.func @wide(%a: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
   return
 }
 
-// 8 x 6 tiles of 128 x 192 would leave most multiprocessors idle.
+// 8 x 8 tiles of 128 x 128 leave half the multiprocessors idle; 16 x 8 of 64 x 128 do not.
 // CHECK-LABEL: func.func @few_tiles
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 128], stages = 6, cluster = 2, store = tma, promote = 1>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], stages = 8, cluster = 2, promote = 1>
 func.func @few_tiles(%a: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
                      %b: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
                      %d: memref<1024x1024xbf16> {mepi.alignment = 16 : i64}) {

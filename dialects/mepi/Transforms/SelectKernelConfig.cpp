@@ -418,34 +418,42 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
 }
 
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
-/// k-steps, whose second set leaves room for one 64 x 192 slice per consumer: 128 x 192 tiles
-/// where they give every multiprocessor one (without a cluster), else 128 x 128 in clusters of
-/// 2 (B multicast) where D has two tile rows or more (grouped: 128 x 128); 64-row tiles for a D of at most 64 rows,
-/// 64 columns where D has at most 64. Then the others of those shapes for autotune(). On the
-/// H100 (e4m3, bf16 D, tensor-wise scales, the kernels loaded as whole programs so that the
-/// consumers get setmaxnreg's 232 registers) 128 x 192 measured 0.996 / 0.917 / 0.904 of
-/// cuBLASLt on 8192^3, 4096 x 7168 x 16384 and 4096 x 4096 x 7168, in clusters of 2 0.969 /
-/// 0.913 / 0.891, 128 x 128 0.841 / 0.839 / 0.873, promote = 2 worse (bench/NOTES.md).
+/// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
+/// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
+/// bf16 D, tensor-wise scales, promoted kernels loaded as whole programs; bench/NOTES.md):
+/// 128 x 192 1.25 x 128 x 128 (1.19 at 8192^3, 1.37 at 848 x 11984 x 6112), 64 x 128 and
+/// 128 x 64 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). So 128 x 192
+/// in one wave beats
+/// 128 x 128 in two (1168 x 1920 x 2848: 0.958 of cuBLASLt against 0.628), and problems of a
+/// few dozen tiles take 64-wide ones (304 x 1584 x 1168: 0.911 against 0.743). 128 x 128 goes
+/// in clusters of 2 (B multicast) first, 128 x 192 alone first (measured faster). Grouped
+/// problems (tiles unknown on the host) keep 128 x 128 first: no grouped case ran on 128 x 192.
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
   auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
-  int64_t firstM = p.m <= 64 ? 64 : 128, firstN = p.n <= 64 ? 64 : 128;
-  // Not for grouped problems yet: no grouped case has run on these tiles.
-  bool wide = !p.grouped() && firstM == 128 && p.n >= 192 &&
-              p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 192) >=
-                  target.multiprocessors;
-  if (wide)
-    firstN = 192;
-  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{firstM, firstN}, {128, 192},
-                              {128, 128}, {64, 128}, {128, 64}, {64, 64}}) {
+  struct Shape {
+    int64_t m, n;
+    double speed; // per tile, relative to 128 x 128
+  };
+  SmallVector<Shape> shapes = {{128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65},
+                               {128, 64, 0.65}, {64, 64, 0.3}};
+  auto cost = [&](const Shape &s) {
+    int64_t tiles = p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
+    int64_t waves = llvm::divideCeil(tiles, std::max<int64_t>(target.multiprocessors, 1));
+    return double(waves) * double(s.m * s.n) / s.speed;
+  };
+  if (!p.grouped())
+    llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
+  for (const Shape &s : shapes) {
     KernelConfigAttr config =
-        chooseWgmmaConfig(op, target, tileM, tileN).withPromote(sm90::kFp8PromoteKSteps);
-    bool clusterFirst = tileN != 192; // measured: 128 x 192 alone is faster
-    if (config && !p.grouped() && p.m > tileM && clusterFirst)
+        chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
+    bool cluster = config && !p.grouped() && p.m > s.m;
+    bool clusterFirst = s.n != 192;
+    if (cluster && clusterFirst)
       add(config.withCluster(2));
     add(config);
-    if (config && !p.grouped() && p.m > tileM && !clusterFirst)
+    if (cluster && !clusterFirst)
       add(config.withCluster(2));
   }
   return ranked;
