@@ -1,6 +1,7 @@
 // mepi::dist::Matmul: plans with DistPlan, then executes the schedule: local GEMMs
 // (mepi::Matmul writing into views of this object's buffers) on the caller's stream, peer
 // copies on a copy stream, flags raised and awaited by stream memory operations.
+#include "Distributed/DistArguments.h"
 #include "Distributed/DistPlan.h"
 #include "Distributed/PeerMemory.h"
 
@@ -107,12 +108,6 @@ size_t dtypeBytes(DType t) {
   return runtime::elementTypeBytes(api::elementType(t));
 }
 
-/// The problem's fixed facts every rank must agree on, exchanged at construction.
-struct Announce {
-  int64_t a[2], b[2];
-  int32_t kinds[3];
-  int32_t transposeA, transposeB, hasC;
-};
 } // namespace
 
 size_t dist::Matmul::State::bytesOf(Buffer buffer) const {
@@ -302,85 +297,6 @@ void dist::Matmul::State::abandon() {
   });
 }
 
-static void checkMatrix(const Tensor &t, const char *name) {
-  if (t.shape.size() != 2)
-    fail(llvm::formatv("operand {0}: expected this rank's part as a matrix (rank 2), got rank "
-                       "{1}",
-                       name, t.shape.size()));
-  if (!t.strides.empty() && (t.strides.size() != 2 || t.strides[1] != 1 ||
-                             t.strides[0] != t.shape[1]))
-    fail(llvm::formatv("operand {0}: expected a contiguous row-major part (strides [{1}, 1]), "
-                       "got strides {2}",
-                       name, t.shape[1], api::dims(t.strides)));
-}
-
-namespace {
-std::string dtypeOf(int64_t v) { return v < 0 ? "none" : dtypeName(DType(v)); }
-int64_t bitsOf(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof(bits));
-  return bits;
-}
-
-/// The constructor's checks of this rank's arguments alone.
-void checkLocal(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c,
-                const std::vector<Distribution> &distributions, std::optional<float> beta,
-                const dist::Options &options) {
-  checkMatrix(a, "a");
-  checkMatrix(b, "b");
-  if (c)
-    checkMatrix(*c, "c");
-  if (c && !beta)
-    fail("operand c given without beta");
-  if (distributions.size() != 3)
-    fail(llvm::formatv("distributions: expected 3 (A, B, D), got {0}", distributions.size()));
-  if (a.dtype != b.dtype)
-    fail(llvm::formatv("operands a and b: expected one dtype, got {0} and {1}",
-                       dtypeName(a.dtype), dtypeName(b.dtype)));
-  if (a.dtype != DType::BFloat16 && a.dtype != DType::Float16 && a.dtype != DType::Float32)
-    throw Error(std::string("mepi::dist: operand a: ") + dtypeName(a.dtype) +
-                    " is not supported yet in distributed matmuls (bf16, f16, f32)",
-                Status::NotSupported);
-  if (options.local.quantizationScales.a || options.local.quantizationScales.b ||
-      options.local.quantizationScales.d || options.local.resultAmax)
-    throw Error("mepi::dist: FP8 scales and result_amax are not supported yet in distributed "
-                "matmuls",
-                Status::NotSupported);
-}
-
-/// What every rank must give alike at construction; its own shapes travel as data.
-Agreement constructorWord(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c,
-                          const std::vector<Distribution> &distributions, float alpha,
-                          std::optional<float> beta, Qualifiers qualifiers,
-                          const dist::Options &options) {
-  Agreement say;
-  for (size_t i = 0; i < 3; ++i) {
-    const char *names[] = {"A's distribution", "B's distribution", "D's distribution"};
-    const Distribution *d = i < distributions.size() ? &distributions[i] : nullptr;
-    say.fact(names[i], d ? (int64_t)d->kind : -1, [](int64_t v) {
-      const char *kinds[] = {"Slab.X", "Slab.Y", "BlockCyclic", "Replicated"};
-      return v < 0 || v > 3 ? std::string("none") : std::string(kinds[v]);
-    });
-  }
-  say.fact("op(A) transposed", qualifiers.transposeA)
-      .fact("op(B) transposed", qualifiers.transposeB)
-      .fact("operand c given", c.has_value())
-      .fact("a's dtype", (int64_t)a.dtype, dtypeOf)
-      .fact("the result type", options.local.resultType ? (int64_t)*options.local.resultType : -1,
-            dtypeOf)
-      .fact("alpha's bits", bitsOf(alpha))
-      .fact("beta's bits", beta ? bitsOf(*beta) : -1)
-      .fact("options.pieces", options.pieces)
-      .fact("options.remoteStores", options.remoteStores);
-  int64_t shapes[4] = {};
-  for (int i = 0; i < 2; ++i) {
-    shapes[i] = a.shape.size() == 2 ? a.shape[i] : 0;
-    shapes[2 + i] = b.shape.size() == 2 ? b.shape[i] : 0;
-  }
-  say.data(shapes, sizeof(shapes));
-  return say;
-}
-} // namespace
 
 dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
                      const std::vector<Distribution> &distributions, float alpha,
