@@ -154,7 +154,6 @@ bool mlir::mepi::reportsSpills(llvm::StringRef infoLog) {
         continue;
       // The count is the word before: "... 216 bytes stack frame, 428 bytes spill stores".
       llvm::StringRef count = line.take_front(at).rtrim().rsplit(' ').second;
-      count = count.rsplit(',').second.empty() ? count : count.rsplit(',').second;
       unsigned long long bytes = 0;
       if (!count.trim().getAsInteger(10, bytes) && bytes > 0)
         return true;
