@@ -45,10 +45,12 @@ TEST(Fp8Api, ScaleShapesAndTypesAreNamed) {
     });
   };
   EXPECT_EQ(error(scaled(tensor({5}, DType::Float32))),
-            "quantization scale a: expected shape [] or [1] or [64] (M: one per row of D), got [5]");
+            "quantization scale a: expected shape [] or [1] or [64] (M: one per row of D) or "
+            "[64, 1] (M, ceil(K / 128): one per row and block of 128 elements of K), got [5]");
   EXPECT_EQ(error(scaled(std::nullopt, tensor({64}, DType::Float32))),
-            "quantization scale b: expected shape [] or [1] or [32] (N: one per column of D), "
-            "got [64]");
+            "quantization scale b: expected shape [] or [1] or [32] (N: one per column of D) or "
+            "[1, 1] (ceil(N / 128), ceil(K / 128): one per block of 128 x 128 elements of "
+            "op(B)), got [64]");
   EXPECT_EQ(error(scaled(std::nullopt, std::nullopt, tensor({32}, DType::Float32))),
             "quantization scale d: expected shape [] or [1], got [32]");
   EXPECT_EQ(error(scaled(tensor({}, DType::BFloat16))),
@@ -125,4 +127,52 @@ TEST(Fp8Api, GroupedScalesPerGroup) {
   EXPECT_EQ(errorOf([&] { grouped(tensor({7}, DType::Float32)); }),
             "quantization scale b: expected shape [] or [1] or [4] (one per group) or [4, 32] "
             "(one per group and column of D), got [7]");
+}
+
+// Block scales (1 x 128 of A, 128 x 128 of B): both or neither, with promoted sums; they plan
+// tiles whose columns lie in one block of 128 (not 128 x 192), for any strides of the scales.
+TEST(Fp8Api, BlockScalesComeInPairs) {
+  auto error = [](mepi::Options options) {
+    return errorOf([&] {
+      mepi::Matmul mm(tensor({300, 1000}), tensor({520, 1000}), std::nullopt, 1.0f,
+                      std::nullopt, kTransposeB, options);
+    });
+  };
+  EXPECT_EQ(error(scaled(tensor({300, 8}, DType::Float32), tensor({520}, DType::Float32))),
+            "quantization scales: block scales of a need block scales of b (1 x 128 blocks of "
+            "A with 128 x 128 blocks of B), got b of shape [520]");
+  EXPECT_EQ(error(scaled(std::nullopt, tensor({5, 8}, DType::Float32))),
+            "quantization scales: block scales of b need block scales of a (1 x 128 blocks of "
+            "A with 128 x 128 blocks of B), got a of shape (none)");
+  mepi::Options fast = scaled(tensor({300, 8}, DType::Float32), tensor({5, 8}, DType::Float32));
+  fast.fastAccumulation = true;
+  EXPECT_EQ(error(fast),
+            "quantization scales: block scales need promoted sums, got fastAccumulation");
+  EXPECT_EQ(error(scaled(tensor({300, 7}, DType::Float32), tensor({5, 8}, DType::Float32))),
+            "quantization scale a: expected shape [] or [1] or [300] (M: one per row of D) or "
+            "[300, 8] (M, ceil(K / 128): one per row and block of 128 elements of K), got "
+            "[300, 7]");
+}
+
+TEST(Fp8Api, BlockScalesPlanTilesWithinABlockOfColumns) {
+  mepi::Tensor sa = tensor({2000, 9}, DType::Float32);
+  sa.strides = {1, 2000}; // M-major, as torch hands 1 x 128 scales to cuBLASLt
+  mepi::Options options = scaled(sa, tensor({24, 9}, DType::Float32), tensor({}, DType::Float32));
+  options.resultAmax = true;
+  // 2000 x 3000 x 1040 takes 128 x 192 tiles with row-wise scales (Fp8Cases.cpp).
+  mepi::Matmul mm(tensor({2000, 1040}), tensor({3000, 1040}, DType::Float8E5M2), std::nullopt,
+                  1.0f, std::nullopt, kTransposeB, options);
+  mepi::EpilogInputs inputs;
+  inputs.bias = tensor({2000}, DType::BFloat16);
+  ASSERT_EQ(errorOf([&] { mm.plan(mepi::Epilog::GeluBias, inputs); }), "");
+  std::string config = mm.kernelConfiguration();
+  EXPECT_NE(config.find("promote = 1"), std::string::npos) << config;
+  EXPECT_EQ(config.find(", 192, "), std::string::npos) << config;
+  mepi::Options wide = options;
+  wide.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 192, 128], stages = 4, promote = 1>";
+  mepi::Matmul forced(tensor({2000, 1040}), tensor({3000, 1040}, DType::Float8E5M2),
+                      std::nullopt, 1.0f, std::nullopt, kTransposeB, wide);
+  EXPECT_NE(errorOf([&] { forced.plan(); }).find("block scales need promote = 1 over k-steps of "
+                                                 "128 elements and tile_n dividing 128"),
+            std::string::npos);
 }

@@ -1,6 +1,7 @@
 // What the C++ API's implementation files share (see ApiSupport.h).
 #include "Runtime/ApiSupport.h"
 #include "Runtime/Log.h"
+#include "mepi/IR/BlockScaling.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -108,6 +109,24 @@ ScaleShapes scaleShapes(char key, const MatmulProblem &p) {
   int64_t groups = !p.groups ? 0
                    : p.groups->bounds.shape[0] -
                          (p.groups->form == runtime::GroupForm::Indptr ? 1 : 0);
+  // Block scales (1 x 128 blocks of op(A), 128 x 128 of op(B)): 2-D problems only.
+  using mlir::mepi::kScaleBlockElements;
+  int64_t k = p.a.shape[p.a.shape.size() - (p.transposeA ? 2 : 1)];
+  int64_t blocksK = llvm::divideCeil(k, kScaleBlockElements);
+  bool plain = !groups && p.d.shape.size() == 2;
+  if (key == 'a' && plain)
+    return {{{m}, {m, blocksK}},
+            llvm::formatv(" or [{0}] (M: one per row of D) or [{0}, {1}] (M, ceil(K / {2}): "
+                          "one per row and block of {2} elements of K)",
+                          m, blocksK, kScaleBlockElements)
+                .str()};
+  if (key == 'b' && plain)
+    return {{{n}, {llvm::divideCeil(n, kScaleBlockElements), blocksK}},
+            llvm::formatv(" or [{0}] (N: one per column of D) or [{1}, {2}] (ceil(N / {3}), "
+                          "ceil(K / {3}): one per block of {3} x {3} elements of op(B))",
+                          n, llvm::divideCeil(n, kScaleBlockElements), blocksK,
+                          kScaleBlockElements)
+                .str()};
   if (key == 'a')
     return {{{m}}, llvm::formatv(" or [{0}] (M: one per row of D)", m).str()};
   if (key == 'b' && groups)
@@ -155,6 +174,19 @@ QuantizationScales validatedScales(const QuantizationScales &scales, const Matmu
       copy.shape.clear(), copy.strides.clear();
     *out = copy;
   }
+  // Block scales come in pairs, and each block's sums are promoted to be scaled.
+  using mlir::mepi::kScaleBlockElements;
+  bool aBlocks = normalized.a && normalized.a->shape.size() == 2;
+  bool bBlocks = normalized.b && normalized.b->shape.size() == 2 && !p.groups;
+  if (aBlocks != bBlocks)
+    fail(llvm::formatv("quantization scales: block scales of {0} need block scales of {1} "
+                       "(1 x {2} blocks of A with {2} x {2} blocks of B), got {1} of shape {3}",
+                       aBlocks ? "a" : "b", aBlocks ? "b" : "a", kScaleBlockElements,
+                       (aBlocks ? normalized.b : normalized.a)
+                           ? dims((aBlocks ? normalized.b : normalized.a)->shape)
+                           : std::string("(none)")));
+  if (aBlocks && p.fastAccumulation)
+    fail("quantization scales: block scales need promoted sums, got fastAccumulation");
   return normalized;
 }
 

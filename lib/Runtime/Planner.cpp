@@ -377,6 +377,18 @@ auto ::mepi::runtime::detail::makeContext() -> std::unique_ptr<MLIRContext> {
 
 namespace {
 
+/// Block scales (A's [M, ceil(K / 128)] and B's [ceil(N / 128), ceil(K / 128)]; validatedScales
+/// checked them) are the op's block_scales operands, read by the main loop: they keep their
+/// place among the scale inputs of the launch, but the epilog does not see them.
+bool isBlockScaled(const MatmulProblem &problem) {
+  return !problem.groups && llvm::any_of(problem.builtinInputs, [](const NamedLayout &input) {
+           return input.key == "a_scale" && input.layout.shape.size() == 2;
+         });
+}
+bool isBlockScale(const MatmulProblem &problem, llvm::StringRef key) {
+  return (key == "a_scale" || key == "b_scale") && isBlockScaled(problem);
+}
+
 /// How a quantization scale is indexed, from its shape (validatedScales checked it): one
 /// value; A's one per row of D; B's one per column, or grouped, [S] one per group (a scalar
 /// with a leading S) and [S, N] per group and column.
@@ -455,7 +467,7 @@ SmallVector<Type> argumentTypes(MLIRContext *ctx, const MatmulProblem &problem,
 
 /// The mepi.matmul's operands and their kinds, bound to the planned function's arguments.
 struct MatmulOperands {
-  Value a, b, alpha, c, beta, d, aSums, bSums, groups, weightIndices;
+  Value a, b, alpha, c, beta, d, aSums, bSums, groups, weightIndices, aBlockScales, bBlockScales;
   GroupFormAttr groupForm;
   SmallVector<Value> inputs, aux, reductions;
   SmallVector<Attribute> inputKinds, auxKinds, reductionKinds, combiners;
@@ -474,8 +486,12 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
     o.inputs.push_back(arg());
     o.inputKinds.push_back(BroadcastKindAttr::get(ctx, kind));
   };
-  for (const EpilogOperand &in : signature.inputs)
-    input(in.kind);
+  for (const EpilogOperand &in : signature.inputs) {
+    if (isBlockScale(problem, in.key))
+      (in.key == "a_scale" ? o.aBlockScales : o.bBlockScales) = arg();
+    else
+      input(in.kind);
+  }
   for (const EpilogInput &in : problem.userInputs)
     input(broadcastKind(in.kind));
   if (problem.userEpilog && problem.userEpilog->userData)
@@ -567,6 +583,7 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
       b, loc, o.a, o.b, o.alpha, o.c, o.beta, o.inputs, b.getArrayAttr(o.inputKinds), o.d,
       o.aux, b.getArrayAttr(o.auxKinds), o.reductions, b.getArrayAttr(o.reductionKinds),
       b.getArrayAttr(o.combiners), o.aSums, o.bSums, o.groups, o.groupForm, o.weightIndices,
+      o.aBlockScales, o.bBlockScales,
       problem.transposeA ? b.getUnitAttr() : UnitAttr(),
       problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config,
       problem.fastAccumulation && ::mepi::runtime::elementTypeBytes(problem.a.type) == 1
@@ -577,7 +594,10 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
     if (llvm::Error e = buildUserEpilogCall(b, op, *problem.userEpilog, *planned.module))
       return std::move(e);
   } else {
-    buildBuiltinEpilog(b, op, *epilog, signature, problem.resultAmax);
+    EpilogSignature seen = signature; // what the epilog reads: no block scales
+    llvm::erase_if(seen.inputs,
+                   [&](const EpilogOperand &in) { return isBlockScale(problem, in.key); });
+    buildBuiltinEpilog(b, op, *epilog, seen, problem.resultAmax);
   }
 
   if (failed(verify(*planned.module)))

@@ -88,3 +88,19 @@ func.func @backward(%w: memref<100x64xbf16>, %g: memref<64x30xbf16>,
   }
   return
 }
+
+// CHECK-LABEL: func.func @block_scaled
+// CHECK: outs(%{{[a-z0-9_]+}} : memref<70x200xbf16>) block_scales(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<70x3xf32, strided<[1, 70]>>, memref<2x3xf32>) attributes {transpose_b} epilog {
+func.func @block_scaled(%a: memref<70x300xf8E4M3FN>, %b: memref<200x300xf8E4M3FN>,
+                        %d: memref<70x200xbf16>, %sa: memref<70x3xf32, strided<[1, 70]>>,
+                        %sb: memref<2x3xf32>) {
+  mepi.matmul ins(%a, %b : memref<70x300xf8E4M3FN>, memref<200x300xf8E4M3FN>)
+      outs(%d : memref<70x200xbf16>)
+      block_scales(%sa, %sb : memref<70x3xf32, strided<[1, 70]>>, memref<2x3xf32>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

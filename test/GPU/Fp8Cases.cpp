@@ -1,13 +1,18 @@
 // The FP8 GPU cases (see Fp8Cases.h).
 #include "Fp8Cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 using namespace gputest;
 
 namespace {
-enum class Scale { None, Tensor, Vector }; // Vector: A's per row of D, B's per column
+// Vector: A's per row of D, B's per column. Block: A's per row and 128 elements of K
+// ([M, ceil(K / 128)], stored M-major as torch passes it to cuBLASLt), B's per 128 x 128 block
+// ([ceil(N / 128), ceil(K / 128)], K-major).
+enum class Scale { None, Tensor, Vector, Block };
+constexpr int64_t kScaleBlock = 128;
 
 struct Fp8Case {
   ElementType a, b, d;
@@ -16,23 +21,51 @@ struct Fp8Case {
   bool scaleD = false, amax = false, fast = false;
   std::string epilog = "DEFAULT";
   double dScaleRange = 2; // D's scale is drawn from [dScaleRange / 4, dScaleRange]
+  std::string config;     // a forced kernel configuration (empty: the heuristic's)
 };
 
 const char *typeName(ElementType t) { return elementTypeName(t); }
 
 std::string describe(const Fp8Case &c) {
-  auto scale = [](Scale s) { return s == Scale::None ? "-" : s == Scale::Tensor ? "T" : "V"; };
+  auto scale = [](Scale s) {
+    return s == Scale::None ? "-" : s == Scale::Tensor ? "T" : s == Scale::Vector ? "V" : "B";
+  };
   char line[256];
   std::snprintf(line, sizeof line, "fp8 %s x %s -> %s %lldx%lldx%lld sA=%s sB=%s%s%s%s %s",
                 typeName(c.a), typeName(c.b), typeName(c.d), (long long)c.m, (long long)c.n,
                 (long long)c.k, scale(c.scaleA), scale(c.scaleB), c.scaleD ? " sD" : "",
                 c.amax ? " amax" : "", c.fast ? " fast" : "", c.epilog.c_str());
-  return line;
+  return line + (c.config.empty() ? "" : " " + c.config);
 }
 
 /// f32 scales drawn from [lo, hi]: one value (rank 0) or `count`.
 HostTensor scaleTensor(int64_t count, bool vector, double lo, double hi, std::mt19937 &rng) {
   return uniformF32(vector ? std::vector<int64_t>{count} : std::vector<int64_t>{}, lo, hi, rng);
+}
+
+/// Block scales drawn from [lo, hi]: A's [M, ceil(K / 128)] M-major, B's [ceil(N / 128),
+/// ceil(K / 128)] row-major.
+HostTensor blockScaleTensor(const Fp8Case &c, bool ofA, double lo, double hi,
+                            std::mt19937 &rng) {
+  int64_t blocksK = (c.k + kScaleBlock - 1) / kScaleBlock;
+  if (!ofA)
+    return uniformF32({(c.n + kScaleBlock - 1) / kScaleBlock, blocksK}, lo, hi, rng);
+  HostTensor t = uniformF32({blocksK, c.m}, lo, hi, rng);
+  t.layout.shape = {c.m, blocksK};
+  t.layout.strides = {1, c.m};
+  return t;
+}
+
+/// The factor of A's scale for row i and K element kk, and of B's for column j.
+double scaleOf(const std::optional<HostTensor> &s, Scale kind, int64_t index, int64_t kk) {
+  if (!s)
+    return 1.0;
+  if (kind == Scale::Tensor)
+    return s->values[0];
+  if (kind == Scale::Vector)
+    return s->values[index];
+  const std::vector<int64_t> &strides = s->layout.strides;
+  return s->values[index * strides[0] + kk / kScaleBlock * strides[1]];
 }
 
 double activation(const std::string &epilog, double x) {
@@ -88,10 +121,13 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
   options.resultAmax = c.amax;
   options.fastAccumulation = c.fast;
   std::optional<HostTensor> sA, sB, sD, bias;
+  options.kernelConfig = c.config;
   if (c.scaleA != Scale::None)
-    sA = scaleTensor(c.m, c.scaleA == Scale::Vector, 0.5, 2, rng);
+    sA = c.scaleA == Scale::Block ? blockScaleTensor(c, true, 0.25, 4, rng)
+                                  : scaleTensor(c.m, c.scaleA == Scale::Vector, 0.5, 2, rng);
   if (c.scaleB != Scale::None)
-    sB = scaleTensor(c.n, c.scaleB == Scale::Vector, 0.5, 2, rng);
+    sB = c.scaleB == Scale::Block ? blockScaleTensor(c, false, 0.25, 4, rng)
+                                  : scaleTensor(c.n, c.scaleB == Scale::Vector, 0.5, 2, rng);
   if (c.scaleD)
     sD = scaleTensor(1, false, c.dScaleRange / 4, c.dScaleRange, rng);
   if (sA)
@@ -119,11 +155,14 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
   double amaxRef = 0;
   for (int64_t i : checkedRows(c))
     for (int64_t j = 0; j < c.n; ++j) {
-      double acc = 0;
-      for (int64_t kk = 0; kk < c.k; ++kk)
-        acc += a.values[i * c.k + kk] * b.values[j * c.k + kk];
-      double x = acc * (sA ? sA->values[c.scaleA == Scale::Vector ? i : 0] : 1.0) *
-                 (sB ? sB->values[c.scaleB == Scale::Vector ? j : 0] : 1.0);
+      double x = 0;
+      for (int64_t k0 = 0; k0 < c.k; k0 += kScaleBlock) {
+        double part = 0;
+        for (int64_t kk = k0; kk < std::min(k0 + kScaleBlock, c.k); ++kk)
+          part += a.values[i * c.k + kk] * b.values[j * c.k + kk];
+        x += part * scaleOf(sA, c.scaleA, i, k0) *
+             scaleOf(sB, c.scaleB, c.scaleB == Scale::Block ? j / kScaleBlock : j, k0);
+      }
       if (bias)
         x += bias->values[i];
       x = activation(c.epilog, x);
@@ -178,6 +217,29 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
       // in N (3000 = 15 x 192 + 120) and K (1040), row-wise scales, an e4m3 D with its amax.
       {T::F8E4M3FN, T::F8E5M2, T::F8E4M3FN, 2000, 3000, 1040, S::Vector, S::Vector, true, true,
        false, "GELU_BIAS"},
+      // Block scales (1 x 128 of A, 128 x 128 of B), partial blocks in M, N and K: the
+      // heuristic's tiles, then forced split-K, stream-K, 64 x 64 and 128 x 64 tiles, clusters.
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Block, S::Block},
+      {T::F8E4M3FN, T::F8E5M2, T::F32, 517, 263, 4000, S::Block, S::Block, false, true},
+      {T::F8E5M2, T::F8E4M3FN, T::F8E4M3FN, 300, 520, 528, S::Block, S::Block, true, true, false,
+       "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 200, 300, 3008, S::Block, S::Block, false, false, false,
+       "RELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 128], stages = 4, splits = 3, promote = 1>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 1000, 1000, 2048, S::Block, S::Block, false, false,
+       false, "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 128], stages = 4, streamk = true, "
+       "promote = 1>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 333, 200, 1100, S::Block, S::Block, false, false,
+       false, "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [64, 64, 128], stages = 8, promote = 1>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 1000, 700, 1024, S::Block, S::Block, false, false,
+       false, "BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 64, 128], stages = 8, promote = 1>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 4096, 4096, 4096, S::Block, S::Block, true, true,
+       false, "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 128], stages = 4, cluster = 2, "
+       "promote = 1>"},
   };
   for (const Fp8Case &c : cases) {
     std::string line = describe(c);

@@ -558,6 +558,8 @@ static LogicalResult verifyOperandSums(MatmulOp op) {
 namespace mlir::mepi {
 /// The grouped form's operands (MepiGroupedVerifier.cpp).
 LogicalResult verifyGroups(MatmulOp op);
+/// The block scales (MepiBlockScalesVerifier.cpp).
+LogicalResult verifyBlockScales(MatmulOp op);
 } // namespace mlir::mepi
 
 LogicalResult MatmulOp::verify() {
@@ -565,7 +567,7 @@ LogicalResult MatmulOp::verify() {
                  succeeded(verifyShapes(*this)) &&
                  succeeded(verifyCAndBeta(*this)) && succeeded(verifyEpilogInputs(*this)) &&
                  succeeded(verifyAuxOutputs(*this)) && succeeded(verifyReductions(*this)) &&
-                 succeeded(verifyOperandSums(*this)));
+                 succeeded(verifyOperandSums(*this)) && succeeded(verifyBlockScales(*this)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,6 +2,7 @@
 #ifndef MEPI_IR_MEPIOPS_H
 #define MEPI_IR_MEPIOPS_H
 
+#include "mepi/IR/BlockScaling.h"
 #include "mepi/IR/MepiAttrs.h"
 #include "mepi/IR/MepiDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"

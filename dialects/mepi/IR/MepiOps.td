@@ -52,6 +52,18 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Quantization scales are epilog inputs: the planner multiplies `acc` by A's and B's scales
     (scalars, or per row and per column) and D's value by D's scale in the epilog region.
 
+    Block scales (DeepSeek-V3's 1 x 128 / 128 x 128 scaling, cuBLASLt's VEC128_32F and
+    BLK128x128_32F) cannot wait for the epilog: each 128-element block of K has its own
+    factors, so they are operands of the main loop. With `block_scales(%sa, %sb)`, f32
+    memrefs sa [M, ceil(K / 128)] (one per row of op(A) and block of K) and sb [ceil(N / 128),
+    ceil(K / 128)] (one per 128 columns of op(B) and block of K), any strides,
+
+      acc = alpha * sum_j sa[row, j] * sb[col / 128, j] * sum_{k in block j} op(A)[row, k] *
+            op(B)[k, col]
+
+    The kernel promotes each block's sums into f32 scaled by its two factors; so block scales
+    take 8-bit A and B without fast_accumulation, 2-D operands and no groups.
+
     Grouped form (`groups`: mixture-of-experts layers, segment GEMM): the rows of A and D are
     cut into S groups whose bounds are a device operand, read by the kernel (no host copy),
     and group g multiplies its rows of op(A) by its own matrix of B:
@@ -132,6 +144,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Optional<AnyMemRef>:$groups,
     OptionalAttr<Mepi_GroupFormAttr>:$group_form,
     Optional<AnyMemRef>:$weight_indices,
+    Optional<AnyMemRef>:$a_block_scales,
+    Optional<AnyMemRef>:$b_block_scales,
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
     OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
@@ -150,6 +164,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     custom<Reductions>($reductions, type($reductions), $reduction_kinds, $reduction_combiners)
     (`a_sums` `(` $a_sums^ `:` type($a_sums) `)`)?
     (`b_sums` `(` $b_sums^ `:` type($b_sums) `)`)?
+    (`block_scales` `(` $a_block_scales^ `,` $b_block_scales `:` type($a_block_scales) `,`
+        type($b_block_scales) `)`)?
     attr-dict-with-keyword `epilog` $epilog
   }];
   let hasVerifier = 1;

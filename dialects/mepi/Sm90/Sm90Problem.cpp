@@ -25,6 +25,7 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.mnMajorB = !op.getTransposeB();
   p.elementBytes = op.getA().getType().getElementTypeBitWidth() / 8;
   p.promotesSums = p.elementBytes == 1 && !op.getFastAccumulation();
+  p.blockScales = static_cast<bool>(op.getABlockScales());
   p.aSums = static_cast<bool>(op.getASums());
   p.bSums = static_cast<bool>(op.getBSums());
   p.reductions = !op.getReductions().empty();

@@ -73,6 +73,9 @@ struct Sm90Problem {
   /// 8-bit A and B without fast_accumulation: the tensor cores' sums must be promoted into
   /// f32 accumulators (a configuration with promote > 0).
   bool promotesSums = false;
+  /// a_block_scales and b_block_scales: each promotion scales its k-step's sums per row of A
+  /// and per 128 columns of B.
+  bool blockScales = false;
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
   bool reductions = false;                 // declared row/column/scalar reductions
   bool dFromRegisters = false; // the epilog writes D only, into a row-major D (store forms)

@@ -1,6 +1,7 @@
 // Sm90Spec::whyNot: whether a wgmma configuration can run a problem on a target, with the reason
 // where it cannot (the generator reports it as the op's error; the heuristic skips the
 // configuration).
+#include "mepi/IR/BlockScaling.h"
 #include "mepi/Sm90/Sm90Spec.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -98,6 +99,17 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
   if (p.promotesSums && config.getPromote() == 0)
     return std::string("8-bit A and B without fast_accumulation need promoted accumulators "
                        "(promote > 0)");
+  // Block scales: a promotion per 128-element block of K (one k-step: the 8-bit tile_k), and
+  // one factor of B for the whole tile row of a slice (tile_n divides its 128 columns).
+  if (p.blockScales &&
+      (config.getPromote() != 1 || config.getTileK() != kScaleBlockElements ||
+       kScaleBlockElements % config.getTileN() != 0 || config.getSwapped() ||
+       config.getPingpong())) {
+    os << "block scales need promote = 1 over k-steps of " << kScaleBlockElements
+       << " elements and tile_n dividing " << kScaleBlockElements
+       << " (not swapped, not ping-pong), got " << config;
+    return message;
+  }
   // The promoted accumulators take the registers the operand sums' fragments would.
   if (config.getPromote() > 0 && p.operandSums())
     return std::string("promoted wgmma accumulators take no operand sums (a_sums, b_sums)");

@@ -1,6 +1,7 @@
 // The wgmma consumer's main loop over one work unit: the k-steps (each a stage's wgmmas, one
 // group kept in flight), the promoted accumulator policy, and the register fences around them.
 #include "WgmmaKernelGenerator.h"
+#include "WgmmaFragment.h"
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -152,6 +153,10 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   b.setInsertionPointToStart(blocks.getBody());
   Value blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
+  // Block scales: the block's factors, loaded before its wgmmas are waited for.
+  SmallVector<Value> factors;
+  if (u.blockScales)
+    factors = u.blockScales->emitFactors(e, blockBegin);
   // The block's first k-step writes its accumulators without reading them.
   SmallVector<Value> unread(slices, LLVM::UndefOp::create(b, loc, accType));
   SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
@@ -169,8 +174,15 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     Value sums = blocks.getRegionIterArg(1 + s);
     Value fresh = emitAccumulatorFence(e, block[1 + s], count);
     for (int64_t i = 0; i < count; ++i) {
-      Value sum = LLVM::FAddOp::create(b, loc, LLVM::ExtractValueOp::create(b, loc, sums, i),
-                                       LLVM::ExtractValueOp::create(b, loc, fresh, i));
+      Value total = LLVM::ExtractValueOp::create(b, loc, sums, i);
+      Value part = LLVM::ExtractValueOp::create(b, loc, fresh, i);
+      Value sum =
+          factors.empty()
+              ? LLVM::FAddOp::create(b, loc, total, part).getResult()
+              : LLVM::FMAOp::create(
+                    b, loc, part,
+                    factors[fragment::kRowHalves * s + fragment::rowHalf(i)], total)
+                    .getResult();
       sums = LLVM::InsertValueOp::create(b, loc, sums, sum, i);
     }
     yielded.push_back(sums);

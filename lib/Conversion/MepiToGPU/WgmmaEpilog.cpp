@@ -2,6 +2,7 @@
 #include "WgmmaEpilog.h"
 
 #include "EpilogEmitter.h"
+#include "WgmmaFragment.h"
 #include "WgmmaRegisterEpilog.h"
 #include "mepi/Sm90/EpilogScratch.h"
 
@@ -76,12 +77,8 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Value thread = e.rem(f.tid, e.i32(kWarpgroup));
-  Value lane = e.rem(f.tid, e.i32(32));
-  Value warp = e.div(thread, e.i32(32));
-  // Fragment layout (DESIGN §5): register r of lane l in warp w holds row 16w + l/4 + 8((r/2)%2)
-  // and column 8(r/4) + 2(l%4) + r%2 of the consumer's 64 x tileN block.
-  Value fragmentRow = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
-  Value fragmentCol = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
+  Value fragmentRow = fragment::firstRow(e, thread);
+  Value fragmentCol = fragment::firstCol(e, thread);
   Value sliceRow = e.mul(slice, e.i32(64));
   Value tileFirstRow = f.firstRow ? f.firstRow : e.mul(tileRow, e.i32(f.tileM));
   Value rowBase = e.add(tileFirstRow, sliceRow);
@@ -172,8 +169,8 @@ void mlir::mepi::emitWgmmaEpilog(Emitter &e, MatmulOp op, const IRMapping &opera
       b.createBlock(&copy.getCaseRegions()[ch]);
       // Registers of this chunk's columns, two adjacent columns per 8-byte store.
       for (int64_t r = ch * 16; r < ch * 16 + 16; r += 2) {
-        Value row = e.add(fragmentRow, e.i32(8 * ((r / 2) % 2)));
-        Value col = e.add(fragmentCol, e.i32(8 * (r / 4) - ch * kChunkColumns));
+        Value row = e.add(fragmentRow, e.i32(fragment::rowOffset(r)));
+        Value col = e.add(fragmentCol, e.i32(fragment::colOffset(r) - ch * kChunkColumns));
         Value offset = e.mul(e.add(e.mul(row, e.i32(kStagingPitch)), col), e.i32(4));
         Value pair = LLVM::UndefOp::create(b, loc, vec2);
         for (int64_t j = 0; j < 2; ++j)

@@ -274,6 +274,16 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   UnitLoop u{unit,     sumsPlans, loopInit,    mainloop,       consumer,
              isLeader, localThread, f32Zero, onesDescriptor, hasNext};
+  // Block scales: a cooperative consumer c holds slices [c * slices, (c + 1) * slices).
+  std::optional<BlockScaleFactors> blockScales;
+  if (op.getABlockScales()) {
+    Value firstRow = e.add(unit.firstRow(e, config.getTileM()),
+                           e.mul(consumer, e.i32(slices * kSliceRows)));
+    blockScales.emplace(e, operands.lookup(op.getABlockScales()),
+                        operands.lookup(op.getBBlockScales()), c.m, firstRow, slices,
+                        e.mul(unit.tileCol, e.i32(config.getTileN())), localThread);
+    u.blockScales = &*blockScales;
+  }
   SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
   emitUnitEpilog(e, c, op, operands, u, loopResults);
 }

@@ -5,6 +5,7 @@
 #define MEPI_CONVERSION_MEPITOGPU_WGMMAKERNELGENERATOR_H
 
 #include "BatchViews.h"
+#include "BlockScales.h"
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KernelGenerator.h"
@@ -206,6 +207,8 @@ private:
     ArrayRef<Value> loopInit; // the stage counter, then zero accumulators
     const WgmmaMainloop &mainloop;
     Value consumer, isLeader, localThread, f32Zero, onesDescriptor, hasNext;
+    /// Block scales: the factors each promotion multiplies its k-step's sums by.
+    const BlockScaleFactors *blockScales = nullptr;
   };
   void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
   void emitPingpongTurn(Emitter &e, Value hasPrevious, Value consumer) const;
