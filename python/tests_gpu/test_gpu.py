@@ -145,6 +145,23 @@ def test_fp8_scaled_against_fp64(row_wise):
     assert abs(amax - float(want.abs().max())) <= 1e-3 * amax
 
 
+def test_fp8_block_scaled_against_fp64():
+    # DeepSeek-V3's scaling: A's factors per row and 128 elements of K (M-major, as torch hands
+    # them to cuBLASLt), B's per 128 x 128 block; partial blocks in M, N and K.
+    m, n, k = 333, 300, 1000
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e4m3fn).t()  # [K, N], K-major
+    sa = (torch.rand(m, kb, device=DEVICE) * 3 + 0.25).t().contiguous().t()
+    sb = torch.rand(nb, kb, device=DEVICE) * 3 + 0.25
+    options = mepi.MatmulOptions(result_type="float32")
+    d = mepi.matmul(a, b, options=options, quantization_scales={"a": sa, "b": sb})
+    a_scale = sa.double().repeat_interleave(128, dim=1)[:, :k]
+    b_scale = sb.double().repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k]
+    want = (a.double() * a_scale) @ (b.double() * b_scale.t())
+    assert relative_error(d, want) < 5e-4
+
+
 def test_fp8_output_saturates_and_fast_accumulation():
     m, n, k = 200, 256, 512
     a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)

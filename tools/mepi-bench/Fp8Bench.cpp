@@ -4,16 +4,31 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 using namespace bench;
 
 namespace {
 /// The scaling modes measured, each against cuBLASLt's same mode.
-enum class Mode { Tensor, TensorFast, Row };
+enum class Mode { Tensor, TensorFast, Row, Block };
+constexpr Mode kModes[] = {Mode::Tensor, Mode::TensorFast, Mode::Row, Mode::Block};
 const char *modeName(Mode m) {
-  return m == Mode::Tensor ? "tensor" : m == Mode::TensorFast ? "tensor-fast" : "row";
+  return m == Mode::Tensor ? "tensor" : m == Mode::TensorFast ? "tensor-fast"
+         : m == Mode::Row  ? "row"
+                           : "block";
 }
+
+/// Block scaling's factors (1 x 128 blocks of A, 128 x 128 of B) in the layouts torch hands
+/// cuBLASLt: A's [M, ceil(K / 128)] M-major, B's [ceil(N / 128), ceil(K / 128)] with rows of
+/// ceil(K / 128) padded to 4.
+struct BlockScaleLayout {
+  int64_t blocksK, blocksN, pitchB;
+  explicit BlockScaleLayout(const Shape &s)
+      : blocksK((s.k + 127) / 128), blocksN((s.n + 127) / 128), pitchB((blocksK + 3) / 4 * 4) {}
+  size_t aCount(const Shape &s) const { return size_t(s.m * blocksK); }
+  size_t bCount() const { return size_t(blocksN * pitchB); }
+};
 
 /// cublasLtMatmul in FP8: D (bf16, column-major M x N) = sA sB op(A) op(B), A as K x M
 /// column-major (op T), B as K x N (op N): row-major A [M, K] and B [N, K], the layout both
@@ -37,6 +52,12 @@ public:
       set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, vector, "A_SCALE_MODE");
       set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, vector, "B_SCALE_MODE");
     }
+    if (mode == Mode::Block) {
+      cublasLtMatmulMatrixScale_t rows = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+      cublasLtMatmulMatrixScale_t blocks = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+      set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, rows, "A_SCALE_MODE");
+      set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, blocks, "B_SCALE_MODE");
+    }
     cublas(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, m, k), "layout A");
     cublas(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, n, k), "layout B");
     cublas(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, m), "layout D");
@@ -57,11 +78,12 @@ struct Fp8Result {
 Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream stream,
                   const Fp8RunOptions &options) {
   Fp8Result r;
-  bool row = mode == Mode::Row;
+  bool row = mode == Mode::Row, block = mode == Mode::Block;
+  BlockScaleLayout blocks(s);
   CUdeviceptr a = randomFp8Buffer(size_t(s.m * s.k), 1), b = randomFp8Buffer(size_t(s.n * s.k), 2);
   // Scales near 1 (exactly representable values do not matter for timing).
-  CUdeviceptr sA = randomFloatBuffer(size_t(row ? s.m : 1), 3);
-  CUdeviceptr sB = randomFloatBuffer(size_t(row ? s.n : 1), 4), d = 0;
+  CUdeviceptr sA = randomFloatBuffer(block ? blocks.aCount(s) : size_t(row ? s.m : 1), 3);
+  CUdeviceptr sB = randomFloatBuffer(block ? blocks.bCount() : size_t(row ? s.n : 1), 4), d = 0;
   cu(driver->cuMemAlloc(&d, size_t(s.m * s.n) * 2), "cuMemAlloc(d)");
   try {
     mepi::Options mepiOptions;
@@ -72,6 +94,14 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
         deviceTensor(sA, mepi::DType::Float32, row ? std::vector<int64_t>{s.m} : std::vector<int64_t>{});
     mepiOptions.quantizationScales.b =
         deviceTensor(sB, mepi::DType::Float32, row ? std::vector<int64_t>{s.n} : std::vector<int64_t>{});
+    if (block) {
+      mepiOptions.quantizationScales.a =
+          deviceTensor(sA, mepi::DType::Float32, {s.m, blocks.blocksK});
+      mepiOptions.quantizationScales.a->strides = {1, s.m};
+      mepiOptions.quantizationScales.b =
+          deviceTensor(sB, mepi::DType::Float32, {blocks.blocksN, blocks.blocksK});
+      mepiOptions.quantizationScales.b->strides = {blocks.pitchB, 1};
+    }
     mepi::Matmul mm(deviceTensor(a, mepi::DType::Float8E4M3FN, {s.m, s.k}),
                     deviceTensor(b, mepi::DType::Float8E4M3FN, {s.n, s.k}), std::nullopt, 1.0f,
                     std::nullopt, mepi::Qualifiers{false, true}, mepiOptions);
@@ -128,10 +158,10 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
   std::printf("%-22s %-11s %6s %6s %6s %9s %9s %7s  %s\n", "shape", "mode", "M", "N", "K",
               "mepi TF/s", "cuBLASLt", "ratio", "mepi kernel");
   std::string rows;
-  double logRatio[3] = {0, 0, 0};
-  int counted[3] = {0, 0, 0};
+  double logRatio[std::size(kModes)] = {};
+  int counted[std::size(kModes)] = {};
   for (const Shape &s : fp8Shapes())
-    for (Mode mode : {Mode::Tensor, Mode::TensorFast, Mode::Row}) {
+    for (Mode mode : kModes) {
       std::string label = std::string(s.name) + " " + modeName(mode);
       if (!selectedLabel(options.filters, label) || (options.quick && mode != Mode::Tensor))
         continue;
@@ -160,7 +190,7 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
       rows += (rows.empty() ? "" : ",\n") + std::string(line);
     }
   std::string geomeans;
-  for (Mode mode : {Mode::Tensor, Mode::TensorFast, Mode::Row}) {
+  for (Mode mode : kModes) {
     int i = int(mode);
     double g = counted[i] ? std::exp(logRatio[i] / counted[i]) : 0;
     std::printf("geometric mean of cuBLASLt time / mepi time, %s: %.3f over %d problems\n",
@@ -172,10 +202,12 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
     std::ofstream json(options.jsonPath);
     writeJsonHeader(json, options.device, options.date, options.command,
                     "e4m3 A [M, K], e4m3 B [N, K] (K-major), bf16 D; f32 scales on the device: "
-                    "tensor-wise (scalars) or row-wise (sA [M], sB [N])",
+                    "tensor-wise (scalars), row-wise (sA [M], sB [N]) or block (sA [M, "
+                    "ceil(K/128)] M-major, sB [ceil(N/128), ceil(K/128)] rows padded to 4)",
                     "ratio = cublaslt_ms / mepi_ms, timed interleaved; tensor: promoted sums "
                     "(cuBLASLt without FAST_ACCUM); tensor-fast: both with fast accumulation; "
-                    "row: promoted, cuBLASLt's OUTER_VEC_32F scales");
+                    "row: promoted, cuBLASLt's OUTER_VEC_32F scales; block: promoted, "
+                    "cuBLASLt's VEC128_32F (A) and BLK128x128_32F (B) scales");
     json << "  \"geomean_ratio\": {" << geomeans << "},\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }
