@@ -264,9 +264,14 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
     prepared->addMemref(args.c, *problem.c);
     prepared->addFloat(args.beta);
   }
-  for (size_t i = 0; i < problem.builtinInputs.size(); ++i)
-    prepared->addMemref(i < args.builtinInputs.size() ? args.builtinInputs[i] : 0,
-                        problem.builtinInputs[i].layout);
+  // The kernel's operands are the op's: block scales come after every other one.
+  auto addBuiltinInputs = [&](bool blockScales) {
+    for (size_t i = 0; i < problem.builtinInputs.size(); ++i)
+      if (isBlockScale(problem, problem.builtinInputs[i].key) == blockScales)
+        prepared->addMemref(i < args.builtinInputs.size() ? args.builtinInputs[i] : 0,
+                            problem.builtinInputs[i].layout);
+  };
+  addBuiltinInputs(false);
   for (size_t i = 0; i < problem.userInputs.size(); ++i)
     prepared->addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0,
                         problem.userInputs[i].layout);
@@ -280,6 +285,7 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
     if (problem.groups->weightIndices)
       prepared->addMemref(args.weightIndices, *problem.groups->weightIndices);
   }
+  addBuiltinInputs(true);
   // Addresses only now: the vectors no longer grow.
   for (auto [slot, index] : prepared->slots)
     prepared->params.push_back(

@@ -377,18 +377,6 @@ auto ::mepi::runtime::detail::makeContext() -> std::unique_ptr<MLIRContext> {
 
 namespace {
 
-/// Block scales (A's [M, ceil(K / 128)] and B's [ceil(N / 128), ceil(K / 128)]; validatedScales
-/// checked them) are the op's block_scales operands, read by the main loop: they keep their
-/// place among the scale inputs of the launch, but the epilog does not see them.
-bool isBlockScaled(const MatmulProblem &problem) {
-  return !problem.groups && llvm::any_of(problem.builtinInputs, [](const NamedLayout &input) {
-           return input.key == "a_scale" && input.layout.shape.size() == 2;
-         });
-}
-bool isBlockScale(const MatmulProblem &problem, llvm::StringRef key) {
-  return (key == "a_scale" || key == "b_scale") && isBlockScaled(problem);
-}
-
 /// How a quantization scale is indexed, from its shape (validatedScales checked it): one
 /// value; A's one per row of D; B's one per column, or grouped, [S] one per group (a scalar
 /// with a leading S) and [S, N] per group and column.
@@ -487,7 +475,7 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
     o.inputKinds.push_back(BroadcastKindAttr::get(ctx, kind));
   };
   for (const EpilogOperand &in : signature.inputs) {
-    if (isBlockScale(problem, in.key))
+    if (::mepi::runtime::isBlockScale(problem, in.key.str()))
       (in.key == "a_scale" ? o.aBlockScales : o.bBlockScales) = arg();
     else
       input(in.kind);
@@ -596,7 +584,7 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   } else {
     EpilogSignature seen = signature; // what the epilog reads: no block scales
     llvm::erase_if(seen.inputs,
-                   [&](const EpilogOperand &in) { return isBlockScale(problem, in.key); });
+                   [&](const EpilogOperand &in) { return ::mepi::runtime::isBlockScale(problem, in.key.str()); });
     buildBuiltinEpilog(b, op, *epilog, seen, problem.resultAmax);
   }
 

@@ -56,3 +56,12 @@ auto mepi::runtime::stagedLayout(const OperandLayout &layout) -> OperandLayout {
   int64_t pitch = (layout.shape[1] + perChunk - 1) / perChunk * perChunk;
   return {layout.type, layout.shape, {pitch, 1}};
 }
+
+bool mepi::runtime::isBlockScale(const MatmulProblem &problem, const std::string &key) {
+  if ((key != "a_scale" && key != "b_scale") || problem.groups)
+    return false;
+  for (const NamedLayout &input : problem.builtinInputs)
+    if (input.key == "a_scale")
+      return input.layout.shape.size() == 2;
+  return false;
+}

@@ -109,6 +109,12 @@ struct MatmulProblem {
 /// Row-major strides of `shape`.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 
+/// Whether built-in input `key` is a block scale: "a_scale" or "b_scale" of a problem whose A
+/// scale is 2-D ([M, ceil(K / 128)]; validatedScales checked the pair). Block scales keep their
+/// place among the planned function's inputs, but the op (and so the kernel ABI) takes them
+/// after every other operand, as a_block_scales and b_block_scales.
+bool isBlockScale(const MatmulProblem &problem, const std::string &key);
+
 /// Whether `layout` at `address` is a 2-D 16-bit or 8-bit operand with contiguous rows that TMA cannot
 /// read in place: its row pitch or its address is not a multiple of 16 bytes (e.g. K = 4099).
 /// Tensor-core kernels then read a staged copy (stagedLayout) that execute() refreshes.
