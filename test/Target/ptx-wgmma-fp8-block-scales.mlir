@@ -1,7 +1,7 @@
-// FP8 block scaling on the wgmma family: before each k-step's wgmmas (one 128-element block of
-// K) a consumer thread loads the factors of its two rows of each slice (a_block_scales) and of
-// its tile's 128 columns (b_block_scales), and the promotion adds the k-step's sums times
-// their product (fma) into the f32 accumulators; the epilog scales nothing. The heuristic
+// FP8 block scaling on the wgmma family: a k-step ahead of its use (one k-step is one
+// 128-element block of K) a consumer thread loads the scales of its two rows of each slice
+// (a_block_scales) and of its tile's 128 columns (b_block_scales), and the promotion adds the
+// k-step's sums times their product (fma) into the f32 accumulators; the epilog scales nothing. The heuristic
 // picks tiles whose columns lie in one block of 128 (not 128 x 192). ptxas assembles it
 // without spills and without serializing the wgmmas. A forced 128 x 192 tile is refused.
 // REQUIRES: ptxas
@@ -16,12 +16,13 @@
 // CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128}}, 128], {{.*}}promote = 1>
 
 // CHECK-LABEL: .entry block_scaled_matmul_0
-// The promotion (the loop's latch block comes first), then the block's loads and wgmmas:
+// The first block's scales before the loop; in it, the promotion (the latch block comes
+// first), then the next block's scales loaded before the stage's wait and wgmmas:
+// CHECK: ld.global.b32
+// CHECK: mul.rn.f32 [[FACTOR:%r[0-9]+]],
 // CHECK: wgmma.wait_group.sync.aligned 0;
-// CHECK: fma.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[FACTOR:%r[0-9]+]],
-// CHECK: ld.global.b32 [[SB:%r[0-9]+]]
-// CHECK: ld.global.b32 [[SA:%r[0-9]+]]
-// CHECK: mul.rn.f32 [[FACTOR]], [[SB]], [[SA]];
+// CHECK: fma.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[FACTOR]],
+// CHECK: ld.global.b32
 // CHECK: mbarrier.try_wait
 // CHECK: wgmma.mma_async.sync.aligned.m64n{{64|128}}k32.f32.e4m3.e4m3
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

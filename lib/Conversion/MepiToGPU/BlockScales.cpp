@@ -24,13 +24,18 @@ BlockScaleFactors::BlockScaleFactors(Emitter &e, Value aScales, Value bScales, i
   columnBlock = e.toIndex(e.div(firstCol, e.i32(kScaleBlockElements)));
 }
 
-SmallVector<Value> BlockScaleFactors::emitFactors(Emitter &e, Value k) const {
+SmallVector<Value> BlockScaleFactors::emitLoads(Emitter &e, Value k) const {
   Value block = e.toIndex(k);
-  Value b = memref::LoadOp::create(e.b, e.loc, bScales, ValueRange{columnBlock, block});
+  SmallVector<Value> loaded = {
+      memref::LoadOp::create(e.b, e.loc, bScales, ValueRange{columnBlock, block})};
+  for (Value row : rows)
+    loaded.push_back(memref::LoadOp::create(e.b, e.loc, aScales, ValueRange{row, block}));
+  return loaded;
+}
+
+SmallVector<Value> BlockScaleFactors::emitFactors(Emitter &e, ArrayRef<Value> loaded) {
   SmallVector<Value> factors;
-  for (Value row : rows) {
-    Value a = memref::LoadOp::create(e.b, e.loc, aScales, ValueRange{row, block});
-    factors.push_back(arith::MulFOp::create(e.b, e.loc, a, b));
-  }
+  for (Value a : loaded.drop_front())
+    factors.push_back(arith::MulFOp::create(e.b, e.loc, a, loaded.front()));
   return factors;
 }

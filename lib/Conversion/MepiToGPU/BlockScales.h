@@ -18,9 +18,13 @@ public:
   /// `aScales`, `bScales` the kernel's memrefs, `m` D's rows.
   BlockScaleFactors(Emitter &e, Value aScales, Value bScales, int64_t m, Value firstRow,
                     int64_t slices, Value firstCol, Value thread);
-  /// The factors of scale block `k` (i32: the k-step), loaded: sa[row, k] * sb[col / 128, k]
-  /// for each slice's two rows (slice s, row half h at 2 s + h; WgmmaFragment.h).
-  SmallVector<Value> emitFactors(Emitter &e, Value k) const;
+  /// Loads the scales of block `k` (i32: the k-step): sb[col / 128, k], then sa[row, k] for
+  /// each slice's two rows. Loaded a k-step ahead of their use, so that their latency hides
+  /// behind a k-step's wgmmas (the main loop carries them).
+  SmallVector<Value> emitLoads(Emitter &e, Value k) const;
+  /// The factors of loaded scales: sa[row, k] * sb[col / 128, k] for slice s, row half h at
+  /// 2 s + h (WgmmaFragment.h).
+  static SmallVector<Value> emitFactors(Emitter &e, ArrayRef<Value> loaded);
 
 private:
   Value aScales, bScales;

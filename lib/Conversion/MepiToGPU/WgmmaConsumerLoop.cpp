@@ -147,16 +147,22 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   int64_t slices = slicesPerConsumer(), count = registers();
   Type accType = u.loopInit[1].getType();
   SmallVector<Value> init(u.loopInit); // the stage counter, zero sums
+  // Block scales: the loop carries the next block's scales, loaded a block ahead.
+  Value lastStep = e.sub(u.unit.kEnd, e.i32(1));
+  if (u.blockScales)
+    llvm::append_range(init, u.blockScales->emitLoads(e, e.min(u.unit.kBegin, lastStep)));
   Value step = e.i32(config.getPromote());
   auto blocks = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, step, init);
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(blocks.getBody());
   Value blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
-  // Block scales: the block's factors, loaded before its wgmmas are waited for.
-  SmallVector<Value> factors;
-  if (u.blockScales)
-    factors = u.blockScales->emitFactors(e, blockBegin);
+  SmallVector<Value> loaded, factors;
+  if (u.blockScales) {
+    SmallVector<Value> carried(blocks.getRegionIterArgs().drop_front(1 + slices));
+    factors = BlockScaleFactors::emitFactors(e, carried);
+    loaded = u.blockScales->emitLoads(e, e.min(blockEnd, lastStep));
+  }
   // The block's first k-step writes its accumulators without reading them.
   SmallVector<Value> unread(slices, LLVM::UndefOp::create(b, loc, accType));
   SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
@@ -187,8 +193,9 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     }
     yielded.push_back(sums);
   }
+  llvm::append_range(yielded, loaded);
   scf::YieldOp::create(b, loc, yielded);
-  return SmallVector<Value>(blocks.getResults());
+  return SmallVector<Value>(blocks.getResults().take_front(1 + slices));
 }
 
 /// The main loop over `u.unit`'s k-steps; `summing[i]`: it issues sums plan i's wgmmas.
