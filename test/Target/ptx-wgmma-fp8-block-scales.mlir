@@ -9,11 +9,11 @@
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
-// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], stages = 4, promote = 1>}/' %s \
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 128], stages = 4, promote = 1>}/' %s \
 // RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=WIDE
 
 // CONFIG-LABEL: func.func @block_scaled
-// CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128}}, 128], {{.*}}promote = 1>
+// CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128|192}}, 128], {{.*}}promote = 1>
 
 // CHECK-LABEL: .entry block_scaled_matmul_0
 // The first block's scales before the loop; in it, the promotion (the latch block comes
@@ -28,7 +28,7 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
 
-// WIDE: block scales need promote = 1 over k-steps of 128 elements and tile_n dividing 128
+// WIDE: block scales need promote = 1 over k-steps of 128 elements and tile_n dividing 128 or a multiple of 64 up to 256
 func.func @block_scaled(%a: memref<1000x4000xf8E4M3FN> {mepi.alignment = 16 : i64},
                         %b: memref<520x4000xf8E4M3FN> {mepi.alignment = 16 : i64},
                         %sa: memref<1000x32xf32, strided<[1, 1000]>>, %sb: memref<5x32xf32>,

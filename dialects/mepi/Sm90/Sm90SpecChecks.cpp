@@ -100,14 +100,15 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
     return std::string("8-bit A and B without fast_accumulation need promoted accumulators "
                        "(promote > 0)");
   // Block scales: a promotion per 128-element block of K (one k-step: the 8-bit tile_k), and
-  // one factor of B for the whole tile row of a slice (tile_n divides its 128 columns).
-  if (p.blockScales &&
-      (config.getPromote() != 1 || config.getTileK() != kScaleBlockElements ||
-       kScaleBlockElements % config.getTileN() != 0 || config.getSwapped() ||
-       config.getPingpong())) {
+  // a tile's columns in at most two blocks of B's scales: tile_n dividing 128, or a multiple
+  // of 64 up to 256 (its tiles start at multiples of 64).
+  int64_t tileN = config.getTileN();
+  bool twoBlocksAtMost = kScaleBlockElements % tileN == 0 || (tileN % 64 == 0 && tileN <= 256);
+  if (p.blockScales && (config.getPromote() != 1 || config.getTileK() != kScaleBlockElements ||
+                        !twoBlocksAtMost || config.getSwapped() || config.getPingpong())) {
     os << "block scales need promote = 1 over k-steps of " << kScaleBlockElements
        << " elements and tile_n dividing " << kScaleBlockElements
-       << " (not swapped, not ping-pong), got " << config;
+       << " or a multiple of 64 up to 256 (not swapped, not ping-pong), got " << config;
     return message;
   }
   // The promoted accumulators take the registers the operand sums' fragments would.

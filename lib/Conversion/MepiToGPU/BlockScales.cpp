@@ -10,9 +10,10 @@ using namespace mlir;
 using namespace mlir::mepi;
 
 BlockScaleFactors::BlockScaleFactors(Emitter &e, Value aScales, Value bScales, int64_t m,
-                                     Value firstRow, int64_t slices, Value firstCol,
-                                     Value thread)
-    : aScales(aScales), bScales(bScales) {
+                                     int64_t n, Value firstRow, int64_t slices, Value firstCol,
+                                     int64_t tileN, Value thread)
+    : aScales(aScales), bScales(bScales),
+      twoBlocks(kScaleBlockElements % tileN != 0) {
   // Rows past D (a tile's last rows) read the last row's factor: in range, and unused.
   Value lastRow = e.i32(m - 1);
   Value threadRow = e.add(firstRow, fragment::firstRow(e, thread));
@@ -21,21 +22,47 @@ BlockScaleFactors::BlockScaleFactors(Emitter &e, Value aScales, Value bScales, i
       Value row = e.add(threadRow, e.i32(64 * s + fragment::halfRowOffset(h)));
       rows.push_back(e.toIndex(e.min(row, lastRow)));
     }
-  columnBlock = e.toIndex(e.div(firstCol, e.i32(kScaleBlockElements)));
+  Value block = e.div(firstCol, e.i32(kScaleBlockElements));
+  columnBlock = e.toIndex(block);
+  if (!twoBlocks)
+    return;
+  // A tile past D's last block has no second one: it reads the last (unused) again.
+  int64_t lastBlock = (n + kScaleBlockElements - 1) / kScaleBlockElements - 1;
+  nextBlock = e.toIndex(e.min(e.add(block, e.i32(1)), e.i32(lastBlock)));
+  split = e.sub(e.i32(kScaleBlockElements), e.rem(firstCol, e.i32(kScaleBlockElements)));
 }
 
 SmallVector<Value> BlockScaleFactors::emitLoads(Emitter &e, Value k) const {
   Value block = e.toIndex(k);
   SmallVector<Value> loaded = {
       memref::LoadOp::create(e.b, e.loc, bScales, ValueRange{columnBlock, block})};
+  if (twoBlocks)
+    loaded.push_back(memref::LoadOp::create(e.b, e.loc, bScales, ValueRange{nextBlock, block}));
   for (Value row : rows)
     loaded.push_back(memref::LoadOp::create(e.b, e.loc, aScales, ValueRange{row, block}));
   return loaded;
 }
 
-SmallVector<Value> BlockScaleFactors::emitFactors(Emitter &e, ArrayRef<Value> loaded) {
-  SmallVector<Value> factors;
-  for (Value a : loaded.drop_front())
-    factors.push_back(arith::MulFOp::create(e.b, e.loc, a, loaded.front()));
-  return factors;
+auto BlockScaleFactors::emitFactors(Emitter &e, ArrayRef<Value> loaded) const -> Factors {
+  Factors f;
+  size_t bCount = twoBlocks ? 2 : 1;
+  for (Value a : loaded.drop_front(bCount)) {
+    f.first.push_back(arith::MulFOp::create(e.b, e.loc, a, loaded[0]));
+    if (twoBlocks)
+      f.second.push_back(arith::MulFOp::create(e.b, e.loc, a, loaded[1]));
+  }
+  f.split = split;
+  return f;
+}
+
+Value BlockScaleFactors::Factors::of(Emitter &e, int64_t s, int64_t r) {
+  int64_t at = fragment::kRowHalves * s + fragment::rowHalf(r);
+  if (second.empty())
+    return first[at];
+  // Register r's 8 columns from 8 (r / 4) lie in one block (n0 and 128 are multiples of 8).
+  int64_t group = r / 4, key = at * 1024 + group;
+  Value &value = picked[key];
+  if (!value)
+    value = e.select(e.ult(e.i32(8 * group), split), first[at], second[at]);
+  return value;
 }

@@ -157,10 +157,11 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   b.setInsertionPointToStart(blocks.getBody());
   Value blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
-  SmallVector<Value> loaded, factors;
+  SmallVector<Value> loaded;
+  std::optional<BlockScaleFactors::Factors> factors;
   if (u.blockScales) {
     SmallVector<Value> carried(blocks.getRegionIterArgs().drop_front(1 + slices));
-    factors = BlockScaleFactors::emitFactors(e, carried);
+    factors = u.blockScales->emitFactors(e, carried);
     loaded = u.blockScales->emitLoads(e, e.min(blockEnd, lastStep));
   }
   // The block's first k-step writes its accumulators without reading them.
@@ -182,13 +183,9 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     for (int64_t i = 0; i < count; ++i) {
       Value total = LLVM::ExtractValueOp::create(b, loc, sums, i);
       Value part = LLVM::ExtractValueOp::create(b, loc, fresh, i);
-      Value sum =
-          factors.empty()
-              ? LLVM::FAddOp::create(b, loc, total, part).getResult()
-              : LLVM::FMAOp::create(
-                    b, loc, part,
-                    factors[fragment::kRowHalves * s + fragment::rowHalf(i)], total)
-                    .getResult();
+      Value sum = !factors ? LLVM::FAddOp::create(b, loc, total, part).getResult()
+                           : LLVM::FMAOp::create(b, loc, part, factors->of(e, s, i), total)
+                                 .getResult();
       sums = LLVM::InsertValueOp::create(b, loc, sums, sum, i);
     }
     yielded.push_back(sums);

@@ -280,8 +280,9 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
     Value firstRow = e.add(unit.firstRow(e, config.getTileM()),
                            e.mul(consumer, e.i32(slices * kSliceRows)));
     blockScales.emplace(e, operands.lookup(op.getABlockScales()),
-                        operands.lookup(op.getBBlockScales()), c.m, firstRow, slices,
-                        e.mul(unit.tileCol, e.i32(config.getTileN())), localThread);
+                        operands.lookup(op.getBBlockScales()), c.m, c.n, firstRow, slices,
+                        e.mul(unit.tileCol, e.i32(config.getTileN())), config.getTileN(),
+                        localThread);
     u.blockScales = &*blockScales;
   }
   SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
