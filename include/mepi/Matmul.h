@@ -151,9 +151,10 @@ struct Qualifiers {
 /// `a` [M, ceil(K / 128)], one per row of op(A) and 128 elements of K, with `b` [ceil(N / 128),
 /// ceil(K / 128)], one per 128 x 128 block of op(B) (any strides: torch's M-major `a` too);
 ///   D = sD * epilog(alpha * sum_j a[row, j] b[col / 128, j] (op(A) op(B) over block j of K)),
-/// each block's sums scaled as the kernel promotes them into f32 (not with fastAccumulation). "result_amax" is taken before sD, and
-/// an 8-bit D is rounded to nearest and saturated to its largest finite value. Not with an
-/// operand c yet, nor with a user epilog (which reads its scales as epilog inputs).
+/// each block's sums scaled as the kernel promotes them into f32 (not with fastAccumulation).
+/// "result_amax" is taken before sD, and an 8-bit D is rounded to nearest and saturated to its
+/// largest finite value. Not with an operand c yet, nor with a user epilog (which reads its
+/// scales as epilog inputs).
 struct QuantizationScales {
   std::optional<Tensor> a, b, d;
 };

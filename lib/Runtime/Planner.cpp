@@ -584,7 +584,9 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   } else {
     EpilogSignature seen = signature; // what the epilog reads: no block scales
     llvm::erase_if(seen.inputs,
-                   [&](const EpilogOperand &in) { return ::mepi::runtime::isBlockScale(problem, in.key.str()); });
+                   [&](const EpilogOperand &in) {
+                     return ::mepi::runtime::isBlockScale(problem, in.key.str());
+                   });
     buildBuiltinEpilog(b, op, *epilog, seen, problem.resultAmax);
   }
 

@@ -32,10 +32,10 @@ LogicalResult verifyBlockScales(MatmulOp op) {
       ShapedType::isDynamic(dShape[1]))
     return op.emitOpError() << "block scales need static M, N and K";
   int64_t blocksK = llvm::divideCeil(k, kScaleBlockElements);
+  int64_t blocksN = llvm::divideCeil(dShape[1], kScaleBlockElements);
   for (auto [value, name, want] :
        {std::tuple{sa, "a_block_scales", SmallVector<int64_t>{dShape[0], blocksK}},
-        std::tuple{sb, "b_block_scales",
-                   SmallVector<int64_t>{llvm::divideCeil(dShape[1], kScaleBlockElements), blocksK}}}) {
+        std::tuple{sb, "b_block_scales", SmallVector<int64_t>{blocksN, blocksK}}}) {
     auto type = cast<MemRefType>(value.getType());
     if (!type.getElementType().isF32() || type.getShape() != ArrayRef<int64_t>(want)) {
       InFlightDiagnostic diag = op.emitOpError() << "expected " << name << " to be f32 [";
