@@ -22,8 +22,10 @@
 #                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
 #                                      python -m mepi.bench --grouped beside torch._grouped_mm
 #   scripts/device-run.sh dist         distributed matmuls on 2 GPUs (nvidia-h200-x2): mpirun -np 2
-#                                      mepi-dist-tests, examples/dist/tensor_parallel_mlp, then
-#                                      mepi-bench --dist (dist.log/.json);
+#                                      mepi-dist-tests, examples/dist/tensor_parallel_mlp, the
+#                                      Python package's tests_dist, mepi-bench --dist
+#                                      (dist.log/.json), then python -m mepi.bench --dist beside
+#                                      torch.distributed (pybench-dist.log/.json);
 #                                      NVLink multicast stays off (NCCL_NVLS_ENABLE=0)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -216,25 +218,34 @@ run_fp8() {
 run_dist() {
   local status=0
   export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  local mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x MEPI_REVISION -x PATH) v
-  for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES; do [ -n "${!v:-}" ] && mpi+=(-x "$v"); done
+  export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  local mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
+             -x NVSHMEM_DISABLE_NVLS -x MEPI_REVISION -x PATH) v
+  for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES MEPI_DIST_TRACE NCCL_DEBUG; do [ -n "${!v:-}" ] && mpi+=(-x "$v"); done
   { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
     > "$out/dist.log" 2>&1
   # Each job has a time limit: a rank that dies inside a collective can leave the others
   # waiting for ever (a first Python run hung in ncclCommInitRank).
-  [ -n "${DIST_SKIP_TESTS:-}" ] ||
+  # DIST_SKIP_TESTS / DIST_SKIP_BENCH / DIST_SKIP_PYBENCH leave parts out (one call's time).
+  if [ -z "${DIST_SKIP_TESTS:-}" ]; then
     time timeout 180 "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  LD_LIBRARY_PATH="$bundle/lib" timeout 90 "${mpi[@]}" -x LD_LIBRARY_PATH \
-    "$bundle/bin/tensor_parallel_mlp" 2>&1 |
-    tee -a "$out/dist.log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" timeout 180 "${mpi[@]}" \
-    -x PYTHONPATH -x MEPI_LIBRARY python3 -m pytest -q -p no:cacheprovider \
-    "$bundle/python/tests_dist" 2>&1 | tee -a "$out/dist.log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    LD_LIBRARY_PATH="$bundle/lib" timeout 90 "${mpi[@]}" -x LD_LIBRARY_PATH \
+      "$bundle/bin/tensor_parallel_mlp" 2>&1 | tee -a "$out/dist.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" timeout 150 "${mpi[@]}" \
+      -x PYTHONPATH -x MEPI_LIBRARY python3 -m pytest -q -p no:cacheprovider \
+      "$bundle/python/tests_dist" 2>&1 | tee -a "$out/dist.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  fi
+  [ -n "${DIST_SKIP_BENCH:-}" ] && return "$status"
   time timeout 300 "${mpi[@]}" "$bundle/bin/mepi-bench" --dist ${DIST_BENCH_ARGS:-} --json "$out/dist.json" 2>&1 |
     tee -a "$out/dist.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  [ -n "${DIST_SKIP_PYBENCH:-}" ] && return "$status"
+  PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" timeout 300 "${mpi[@]}" \
+    -x PYTHONPATH -x MEPI_LIBRARY python3 -m mepi.bench --dist ${DIST_PYBENCH_ARGS:-} \
+    --json "$out/pybench-dist.json" 2>&1 | tee "$out/pybench-dist.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   return "$status"
 }

@@ -4,11 +4,13 @@
 #include "Distributed/DistArguments.h"
 #include "Distributed/DistPlan.h"
 #include "Distributed/PeerMemory.h"
+#include "Distributed/Timeline.h"
 
 #include "Runtime/ApiSupport.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdio>
 #include <cstring>
 
 using namespace mepi;
@@ -81,6 +83,10 @@ struct dist::Matmul::State : Member {
   /// A Push step: the copy into the peer's buffer, then its flag.
   void push(const Step &step, uint32_t epoch) const;
   void run(const Step &step, CUstream stream, uint32_t epoch);
+  /// The stream `step` runs on (the caller's `stream` or the copy stream).
+  CUstream streamOf(const Step &step, CUstream stream) const;
+  /// run() of every step, with the timeline of MEPI_DIST_TRACE (Timeline.h) printed.
+  void runTraced(CUstream stream, uint32_t epoch);
 
   const runtime::CudaDriver &driver() const { return *group->driver; }
   size_t bytesOf(Buffer buffer) const;
@@ -528,6 +534,27 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
   }
 }
 
+CUstream dist::Matmul::State::streamOf(const Step &step, CUstream stream) const {
+  switch (step.kind) {
+  case Step::Kind::Fork:
+  case Step::Kind::WaitReady:
+  case Step::Kind::Push: return copy;
+  default: return stream;
+  }
+}
+
+void dist::Matmul::State::runTraced(CUstream stream, uint32_t epoch) {
+  Timeline timeline(driver(), plan.steps.size());
+  timeline.start(stream);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    run(plan.steps[i], stream, epoch);
+    timeline.mark(i, streamOf(plan.steps[i], stream));
+  }
+  std::string report =
+      timeline.report(plan.rank, [&](size_t i) { return plan.stepStr(i); });
+  std::fprintf(stderr, "%s", report.c_str());
+}
+
 Tensor dist::Matmul::execute(CUstream stream) {
   if (!state)
     fail("execute() after free()");
@@ -537,8 +564,11 @@ Tensor dist::Matmul::execute(CUstream stream) {
     fail("execute() called before plan()");
   s.group->enter();
   uint32_t epoch = ++s.epoch;
-  for (const Step &step : s.plan.steps)
-    s.run(step, stream, epoch);
+  if (epoch == tracedExecute())
+    s.runTraced(stream, epoch);
+  else
+    for (const Step &step : s.plan.steps)
+      s.run(step, stream, epoch);
   Tensor out;
   out.data = reinterpret_cast<void *>(s.local(Buffer::D));
   out.device = s.group->device;

@@ -126,59 +126,65 @@ std::string View::str() const {
 std::string DistPlan::str() const {
   std::string out;
   llvm::raw_string_ostream os(out);
-  auto view = [&](const View &v) { os << v.str(); };
   os << "algorithm " << algorithmName(algorithm) << ", M " << m << " N " << n << " K " << k
      << ", rank " << rank << " of " << ranks << ", pieces " << pieces << "\n";
-  for (const Step &s : steps) {
-    switch (s.kind) {
-    case Step::Kind::Ready: os << "compute: ready (peers may write our buffers)\n"; break;
-    case Step::Kind::Fork: os << "copy: fork (after compute)\n"; break;
-    case Step::Kind::WaitReady: os << "copy: wait ready of rank " << s.peer << "\n"; break;
-    case Step::Kind::Push:
-      os << "copy: ";
-      if (s.gemm >= 0)
-        os << "after gemm " << s.gemm << ", ";
-      os << "push ";
-      view(s.from);
-      os << " -> rank " << s.peer << " ";
-      view(s.to);
-      os << ", flag " << s.flag << "\n";
-      break;
-    case Step::Kind::WaitArrived: os << "compute: wait flag " << s.flag << "\n"; break;
-    case Step::Kind::Gemm: {
-      const Gemm &g = gemms[s.gemm];
-      os << "compute: gemm " << s.gemm << ": ";
-      view(g.d);
-      os << " = ";
-      view(g.a);
-      os << " x ";
-      view(g.b);
-      if (g.c) {
-        os << " + ";
-        view(*g.c);
-      }
-      os << (g.final ? " (epilog)" : " (partial)") << "\n";
-      break;
+  for (size_t i = 0; i < steps.size(); ++i)
+    os << stepStr(i) << "\n";
+  return out;
+}
+
+std::string DistPlan::stepStr(size_t index) const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  auto view = [&](const View &v) { os << v.str(); };
+  const Step &s = steps[index];
+  switch (s.kind) {
+  case Step::Kind::Ready: os << "compute: ready (peers may write our buffers)"; break;
+  case Step::Kind::Fork: os << "copy: fork (after compute)"; break;
+  case Step::Kind::WaitReady: os << "copy: wait ready of rank " << s.peer; break;
+  case Step::Kind::Push:
+    os << "copy: ";
+    if (s.gemm >= 0)
+      os << "after gemm " << s.gemm << ", ";
+    os << "push ";
+    view(s.from);
+    os << " -> rank " << s.peer << " ";
+    view(s.to);
+    os << ", flag " << s.flag;
+    break;
+  case Step::Kind::WaitArrived: os << "compute: wait flag " << s.flag; break;
+  case Step::Kind::Gemm: {
+    const Gemm &g = gemms[s.gemm];
+    os << "compute: gemm " << s.gemm << ": ";
+    view(g.d);
+    os << " = ";
+    view(g.a);
+    os << " x ";
+    view(g.b);
+    if (g.c) {
+      os << " + ";
+      view(*g.c);
     }
-    case Step::Kind::Join: os << "compute: join (after copy)\n"; break;
-    case Step::Kind::ComputeWaitReady:
-      os << "compute: wait ready of rank " << s.peer << "\n";
-      break;
-    case Step::Kind::Signal:
-      os << "compute: raise flag " << s.flag << " of rank " << s.peer << "\n";
-      break;
-    case Step::Kind::NcclReduce:
-    case Step::Kind::NcclAllReduce:
-    case Step::Kind::NcclAllGather:
-      os << (s.kind == Step::Kind::NcclReduce      ? "compute: nccl reduce (rows to their owners) "
-             : s.kind == Step::Kind::NcclAllReduce ? "compute: nccl all-reduce "
-                                                   : "compute: nccl all-gather (rows) ");
-      view(s.from);
-      os << " -> ";
-      view(s.to);
-      os << "\n";
-      break;
-    }
+    os << (g.final ? " (epilog)" : " (partial)");
+    break;
+  }
+  case Step::Kind::Join: os << "compute: join (after copy)"; break;
+  case Step::Kind::ComputeWaitReady:
+    os << "compute: wait ready of rank " << s.peer;
+    break;
+  case Step::Kind::Signal:
+    os << "compute: raise flag " << s.flag << " of rank " << s.peer;
+    break;
+  case Step::Kind::NcclReduce:
+  case Step::Kind::NcclAllReduce:
+  case Step::Kind::NcclAllGather:
+    os << (s.kind == Step::Kind::NcclReduce      ? "compute: nccl reduce (rows to their owners) "
+           : s.kind == Step::Kind::NcclAllReduce ? "compute: nccl all-reduce "
+                                                 : "compute: nccl all-gather (rows) ");
+    view(s.from);
+    os << " -> ";
+    view(s.to);
+    break;
   }
   return out;
 }

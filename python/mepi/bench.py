@@ -3,6 +3,7 @@ compare them: torch.mm / torch._addmm_activation (cuBLASLt's GELU epilog) and to
 mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2.
 
     python -m mepi.bench [--quick] [--grouped | --fp8] [--overhead] [--json FILE] [--filter TEXT]...
+    mpirun -np 2 python -m mepi.bench --dist [--quick] [--json FILE] [--filter TEXT]...
 
 GELU_BIAS: torch adds a bias per column of D (addmm's [N] input); mepi computes the same
 product with the bias per row of Dᵀ = Bᵀ Aᵀ (its built-in GELU_BIAS), the same work and bytes.
@@ -19,6 +20,8 @@ bf16, group sizes from a seeded generator.
 tensor-wise (scalars), tensor-wise with fast accumulation (use_fast_accum) and row-wise (A's per
 row, B's per column); A [M, K] row-major, B the transposed view of a row-major [N, K], as
 _scaled_mm takes them.
+
+--dist: mepi.distributed beside torch.distributed (bench_dist.py says what is compared).
 """
 
 import argparse
@@ -183,12 +186,17 @@ def main(argv=None):
                         help="grouped (MoE) shapes against torch._grouped_mm instead")
     parser.add_argument("--fp8", action="store_true",
                         help="FP8 against torch._scaled_mm with the same scaling instead")
+    parser.add_argument("--dist", action="store_true",
+                        help="under mpirun: tensor-parallel ops against torch.distributed")
     parser.add_argument("--overhead", action="store_true",
                         help="the host time of execute() from Python against torch.mm's")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--filter", action="append", default=[],
                         help="keep problems whose label contains this text")
     args = parser.parse_args(argv)
+    if args.dist:
+        from . import bench_dist
+        return bench_dist.run(args, argv)
     import torch
 
     import mepi
