@@ -1,6 +1,8 @@
 // The distributed matmul's plan: global problem, algorithm and schedule (DistPlan.h).
 #include "Distributed/DistPlan.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -95,14 +97,23 @@ llvm::Expected<Global> globalShape(const std::vector<std::vector<int64_t>> &shap
   return g;
 }
 
-/// Splits `range` into `pieces` row blocks (multiples of 128 rows but the last; fewer when
-/// the range is short). (A last block half the size, for AllReduce's last copy, measured
-/// worse on 2x H200: bench/NOTES.md.)
-std::vector<Range> piecesOf(Range range, int pieces) {
+/// Splits `range` into `pieces` row blocks: with `tail` (sizes of the last blocks), those
+/// last and the rest first; else equal blocks (multiples of 128 rows but the last; fewer when
+/// the range is short).
+std::vector<Range> piecesOf(Range range, int pieces, llvm::ArrayRef<int64_t> tail = {}) {
+  std::vector<Range> out;
+  if (!tail.empty()) {
+    int64_t at = range.offset + range.size;
+    for (int64_t rows : llvm::reverse(tail)) {
+      at -= rows;
+      out.insert(out.begin(), Range{at, rows});
+    }
+    out.insert(out.begin(), Range{range.offset, at - range.offset});
+    return out;
+  }
   pieces = std::max(pieces, 1);
   int64_t step = (range.size + pieces - 1) / pieces;
   step = std::max<int64_t>(128, (step + 127) / 128 * 128);
-  std::vector<Range> out;
   for (int64_t at = 0; at < range.size; at += step)
     out.push_back({range.offset + at, std::min(step, range.size - at)});
   if (out.empty())
@@ -127,7 +138,14 @@ std::string DistPlan::str() const {
   std::string out;
   llvm::raw_string_ostream os(out);
   os << "algorithm " << algorithmName(algorithm) << ", M " << m << " N " << n << " K " << k
-     << ", rank " << rank << " of " << ranks << ", pieces " << pieces << "\n";
+     << ", rank " << rank << " of " << ranks << ", pieces " << pieces;
+  if (!tailRows.empty()) {
+    os << " (last";
+    for (int64_t rows : tailRows)
+      os << " " << rows;
+    os << " rows)";
+  }
+  os << "\n";
   for (size_t i = 0; i < steps.size(); ++i)
     os << stepStr(i) << "\n";
   return out;
@@ -359,7 +377,7 @@ void Builder::ring(bool rows, bool allReduce) {
     int c = (r + P - 1 - t) % P;
     Range chunk = p.chunks[c];
     // Row pieces of the chunk's output block: D's rows within the chunk, or all M.
-    auto pieces = piecesOf(rows ? chunk : Range{0, p.m}, p.pieces);
+    auto pieces = piecesOf(rows ? chunk : Range{0, p.m}, p.pieces, p.tailRows);
     int64_t width = rows ? p.n : chunk.size;
     int64_t rowBase = rows ? chunk.offset : 0;
     for (size_t j = 0; j < pieces.size(); ++j) {
@@ -415,7 +433,7 @@ void Builder::ring(bool rows, bool allReduce) {
   if (allReduce)
     for (int i = 1; i < P; ++i) {
       int src = (r + i) % P;
-      auto pieces = piecesOf(p.chunks[src], p.pieces);
+      auto pieces = piecesOf(p.chunks[src], p.pieces, p.tailRows);
       for (size_t j = 0; j < pieces.size(); ++j)
         waitArrived(arrivalFlag(P - 1 + src, j));
     }
@@ -426,6 +444,29 @@ void Builder::ring(bool rows, bool allReduce) {
 /// GEMMs of fewer rows than this read all of B for little work (memory-bound): below it, an
 /// exchanged chunk is not multiplied on its own (one GEMM over all rows instead).
 constexpr int64_t kMemoryBoundRows = 256;
+
+/// AllReduce's last copy (a chunk's finished rows to every peer) follows the last GEMM: the
+/// last piece is short, and each piece before it no longer than the next piece's GEMM hides.
+/// Copying a row of D to a peer takes 2 N bytes at ~345 GB/s, multiplying it 2 N K FLOP at
+/// ~750 TFLOP/s (2x H200, bench/NOTES.md): a row's GEMM lasts K / kRowCopyK times its copy.
+/// The last piece holds kTailElements (8 MiB of bf16, ~25 us; about one wave of 128 x 256
+/// tiles), pieces are whole 256-row tiles, and a chunk has at most three pieces (each GEMM
+/// ends in a partial wave). Empty where tapering cannot help: short chunks, or copies as slow
+/// as the GEMMs.
+static std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k) {
+  constexpr double kRowCopyK = 2200;
+  constexpr int64_t kTailElements = 4 << 20, kTileRows = 256;
+  double hidden = static_cast<double>(k) / kRowCopyK;
+  int64_t last = ((kTailElements + n - 1) / n + kTileRows - 1) / kTileRows * kTileRows;
+  if (hidden < 1.5 || rows < 4 * last)
+    return {};
+  std::vector<int64_t> tail = {last};
+  int64_t used = last;
+  int64_t before = static_cast<int64_t>(last * hidden) / kTileRows * kTileRows;
+  if (rows - used - before >= last)
+    tail.insert(tail.begin(), before);
+  return tail;
+}
 
 /// The schedule of p.algorithm: pieces, slots and steps.
 static void schedule(DistPlan &p, const Request &q, Builder &builder) {
@@ -459,6 +500,14 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
   // bench/NOTES.md).
   int64_t pieceRows = rows ? maxChunk : p.m;
   p.pieces = q.pieces > 0 ? q.pieces : pieceRows >= 4 * kMemoryBoundRows ? 2 : 1;
+  if (allReduce && q.pieces <= 0) {
+    int64_t shortest = maxChunk;
+    for (const Range &c : p.chunks)
+      shortest = std::min(shortest, c.size);
+    p.tailRows = allReduceTail(shortest, p.n, builder.kLocal);
+    if (!p.tailRows.empty())
+      p.pieces = static_cast<int>(p.tailRows.size()) + 1;
+  }
   p.slots = std::max(q.ranks - 1, 0);
   p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
   builder.ring(rows, allReduce);

@@ -124,6 +124,9 @@ struct DistPlan {
   Algorithm algorithm = Algorithm::AllGatherA;
   int64_t m = 0, n = 0, k = 0;
   int ranks = 1, rank = 0, pieces = 1;
+  /// The rows of each chunk's last pieces, the first piece taking the rest (AllReduce: a
+  /// short last copy); empty: equal pieces.
+  std::vector<int64_t> tailRows;
   std::vector<Range> chunks; ///< per rank, along the split axis of A (AllGatherA) or of D
   std::vector<int64_t> aLocal, bLocal, dLocal; ///< this rank's shapes (stored)
   std::vector<int64_t> gatherShape;           ///< stored shape of Gather (empty: none)

@@ -26,12 +26,13 @@ def group():
 
 
 def part(t, dist):
-    """This rank's part of a global matrix under a Slab distribution."""
+    """This rank's part of a global matrix under a Slab distribution, contiguous as a rank's
+    own tensor is (a column slice of the global one is not, and is refused)."""
     rows, cols = t.shape
     r0 = sum(dist.shape(q, (rows, cols))[0] for q in range(RANK)) if dist is md.Slab.X else 0
     c0 = sum(dist.shape(q, (rows, cols))[1] for q in range(RANK)) if dist is md.Slab.Y else 0
     r, c = dist.shape(RANK, (rows, cols))
-    return t[r0:r0 + r, c0:c0 + c]
+    return t[r0:r0 + r, c0:c0 + c].contiguous()
 
 
 def randn(*shape, seed):

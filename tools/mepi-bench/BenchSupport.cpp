@@ -217,7 +217,8 @@ double bench::mepiMs(std::vector<mepi::Matmul> &mms, CUstream stream, bool quick
 
 std::vector<double>
 bench::interleavedMedianMs(CUstream stream, int iterations,
-                           const std::vector<std::function<void(int)>> &launches) {
+                           const std::vector<std::function<void(int)>> &launches,
+                           const std::function<void()> &prelude) {
   size_t n = launches.size();
   std::vector<CUevent> events(2 * n * iterations);
   for (CUevent &e : events)
@@ -225,6 +226,8 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
   for (int i = 0; i < iterations; ++i)
     for (size_t v = 0; v < n; ++v) {
       size_t at = 2 * (i * n + v);
+      if (prelude)
+        prelude();
       cu(driver->cuEventRecord(events[at], stream), "cuEventRecord");
       launches[v](i);
       cu(driver->cuEventRecord(events[at + 1], stream), "cuEventRecord");

@@ -66,9 +66,11 @@ template <typename F> double medianMs(CUstream stream, int iterations, F &&launc
 
 /// The median time of each of `launches` over `iterations` rounds in which every one of them
 /// runs once, in turn, each between two events: variants compared this way share the card's
-/// clock and temperature, which drift over a run of separate measurements.
+/// clock and temperature, which drift over a run of separate measurements. `prelude`, where
+/// given, is queued before each launch's first event (outside the time).
 std::vector<double> interleavedMedianMs(CUstream stream, int iterations,
-                                        const std::vector<std::function<void(int)>> &launches);
+                                        const std::vector<std::function<void(int)>> &launches,
+                                        const std::function<void()> &prelude = {});
 
 /// About 300 ms (100 with `quick`) of launches of `once`, timed once: at least 3, at most 50.
 int calibratedIterations(CUstream stream, bool quick, const std::function<void()> &once);

@@ -112,7 +112,19 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
       launch(i);
   cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
   MPI_Barrier(MPI_COMM_WORLD);
-  std::vector<double> ms = interleavedMedianMs(stream, iterations, launches);
+  // Every launch starts with the ranks' streams aligned by an all-reduce of one value: else
+  // an operation that waits for its peer would be charged the skew the variant before it left
+  // (the ranks' GPUs finish the same GEMM at slightly different times).
+  CUdeviceptr token = 0;
+  cu(driver->cuMemAlloc(&token, sizeof(float)), "cuMemAlloc");
+  cu(driver->cuMemsetD8(token, 0, sizeof(float)), "cuMemsetD8");
+  auto align = [&] {
+    nccl(ncclAllReduce(reinterpret_cast<void *>(token), reinterpret_cast<void *>(token), 1,
+                       ncclFloat32, ncclSum, comm, cs),
+         "ncclAllReduce(align)");
+  };
+  std::vector<double> ms = interleavedMedianMs(stream, iterations, launches, align);
+  driver->cuMemFree(token);
   row.ltLocal = slowest(ms[0]);
   row.unfused = slowest(ms[1]);
   row.mepiLocal = slowest(ms[2]);
@@ -277,7 +289,9 @@ int bench::runDistBench(int argc, char **argv) {
                       "bf16, tensor-parallel MLP: ag+gemm = X [T, H] rows split, W [F, H] rows "
                       "split (columns of D); gemm+rs / gemm+ar = Y [T, F] columns split, W2 "
                       "[H, F] columns split",
-                      "times in ms, median of CUDA events, slowest rank; eff = local GEMM / "
+                      "times in ms, median of CUDA events, slowest rank, each launch after a "
+                      "one-value NCCL all-reduce that aligns the ranks' streams (not timed); "
+                      "eff = local GEMM / "
                       "whole (unfused: cuBLASLt local GEMM / NCCL+cuBLASLt; mepi: mepi local "
                       "GEMM / mepi distributed); vs_unfused = unfused / mepi");
       json << "  \"ranks\": " << ranks << ",\n  \"results\": [\n";
