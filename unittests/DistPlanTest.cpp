@@ -206,26 +206,29 @@ TEST(DistPlan, AllReduceCopiesFinishedRowsToEveryPeer) {
 }
 
 TEST(DistPlan, AllReduceEndsOnAShortPiece) {
-  // 16384 x 4096 x 14336 over 2 ranks (K split): chunks of 8192 rows. The last copy holds
-  // 1024 rows; the piece before it 3328 (its copy hides behind 1024 rows' GEMM at K 7168);
-  // the first piece the rest.
+  // 16384 x 4096 x 14336 over 2 ranks (K split): chunks of 8192 rows. The last piece's GEMM
+  // (K 7168) must hide the first piece's copy: 8192 / (1 + 7168 / 2200) rows, 2048 in tiles.
   auto p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(),
                             {16384, 14336}, {14336, 4096}));
   ASSERT_TRUE(bool(p)) << message(p.takeError());
-  EXPECT_EQ(p->tailRows, (std::vector<int64_t>{3328, 1024}));
-  EXPECT_EQ(p->pieces, 3);
+  EXPECT_EQ(p->tailRows, (std::vector<int64_t>{2048}));
+  EXPECT_EQ(p->pieces, 2);
   std::vector<int64_t> finalRows;
   for (const Gemm &g : p->gemms)
     if (g.final)
       finalRows.push_back(g.d.rows);
-  EXPECT_EQ(finalRows, (std::vector<int64_t>{3840, 3328, 1024}));
+  EXPECT_EQ(finalRows, (std::vector<int64_t>{6144, 2048}));
   EXPECT_EQ(p->gemms.back().d.row + p->gemms.back().d.rows, 8192);
-  // Where the rest would be shorter than the last piece, two pieces; with a short K (copies as
-  // slow as the GEMMs) or a user's piece count, equal pieces.
+  // K 14336, N 8192: 4096 / 7.5 rows -> 768; 2048-row chunks: at least 8 MiB -> 512.
+  p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
+                       {28672, 8192}));
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(p->tailRows, (std::vector<int64_t>{768}));
   p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {4096, 28672},
                        {28672, 8192}));
   ASSERT_TRUE(bool(p));
   EXPECT_EQ(p->tailRows, (std::vector<int64_t>{512}));
+  // A short K (copies as slow as the GEMMs) or a user's piece count: equal pieces.
   p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {16384, 2048},
                        {2048, 4096}));
   ASSERT_TRUE(bool(p));

@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mepi::dist;
 using namespace mepi::dist::plan;
@@ -445,27 +446,26 @@ void Builder::ring(bool rows, bool allReduce) {
 /// exchanged chunk is not multiplied on its own (one GEMM over all rows instead).
 constexpr int64_t kMemoryBoundRows = 256;
 
-/// AllReduce's last copy (a chunk's finished rows to every peer) follows the last GEMM: the
-/// last piece is short, and each piece before it no longer than the next piece's GEMM hides.
-/// Copying a row of D to a peer takes 2 N bytes at ~345 GB/s, multiplying it 2 N K FLOP at
-/// ~750 TFLOP/s (2x H200, bench/NOTES.md): a row's GEMM lasts K / kRowCopyK times its copy.
-/// The last piece holds kTailElements (8 MiB of bf16, ~25 us; about one wave of 128 x 256
-/// tiles), pieces are whole 256-row tiles, and a chunk has at most three pieces (each GEMM
-/// ends in a partial wave). Empty where tapering cannot help: short chunks, or copies as slow
-/// as the GEMMs.
+/// AllReduce's last copy (a chunk's finished rows to every peer) follows the last GEMM: a
+/// chunk goes in two pieces, the last short, yet long enough that its GEMM hides the copy of
+/// the first. Copying a row of D to a peer takes 2 N bytes at ~345 GB/s, multiplying it 2 N K
+/// FLOP at ~750 TFLOP/s (2x H200, bench/NOTES.md): a row's GEMM lasts K / kRowCopyK times its
+/// copy, so the last piece needs rows / (1 + K / kRowCopyK) rows; at least kTailElements (8 MiB
+/// of bf16, about one wave of 128 x 256 tiles), in whole 256-row tiles. (Three pieces, the
+/// middle one's copy hidden by the last, measured no better: one more GEMM ending in a
+/// partial wave.) Empty where it cannot help: short chunks, or copies as slow as the GEMMs.
 static std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k) {
   constexpr double kRowCopyK = 2200;
   constexpr int64_t kTailElements = 4 << 20, kTileRows = 256;
   double hidden = static_cast<double>(k) / kRowCopyK;
-  int64_t last = ((kTailElements + n - 1) / n + kTileRows - 1) / kTileRows * kTileRows;
-  if (hidden < 1.5 || rows < 4 * last)
+  auto tiles = [&](double r) {
+    return (static_cast<int64_t>(std::ceil(r)) + kTileRows - 1) / kTileRows * kTileRows;
+  };
+  int64_t last = std::max(tiles(static_cast<double>(kTailElements) / n),
+                          tiles(rows / (1 + hidden)));
+  if (hidden < 1.5 || rows - last < last)
     return {};
-  std::vector<int64_t> tail = {last};
-  int64_t used = last;
-  int64_t before = static_cast<int64_t>(last * hidden) / kTileRows * kTileRows;
-  if (rows - used - before >= last)
-    tail.insert(tail.begin(), before);
-  return tail;
+  return {last};
 }
 
 /// The schedule of p.algorithm: pieces, slots and steps.
