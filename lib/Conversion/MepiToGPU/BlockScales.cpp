@@ -55,6 +55,21 @@ auto BlockScaleFactors::emitFactors(Emitter &e, ArrayRef<Value> loaded) const ->
   return f;
 }
 
+SmallVector<Value> BlockScaleFactors::Factors::carried() const {
+  SmallVector<Value> out(first);
+  llvm::append_range(out, second);
+  return out;
+}
+
+auto BlockScaleFactors::fromCarried(ArrayRef<Value> carried) const -> Factors {
+  Factors f;
+  size_t half = twoBlocks ? carried.size() / 2 : carried.size();
+  f.first.assign(carried.begin(), carried.begin() + half);
+  f.second.assign(carried.begin() + half, carried.end());
+  f.split = split;
+  return f;
+}
+
 Value BlockScaleFactors::Factors::of(Emitter &e, int64_t s, int64_t r) {
   int64_t at = fragment::kRowHalves * s + fragment::rowHalf(r);
   if (second.empty())

@@ -3,7 +3,8 @@
 // scales of the rows it holds (of a_block_scales) and of its tile's blocks of 128 columns (of
 // b_block_scales: one, or two where the tile's columns cross a block boundary, as 128 x 192
 // tiles do), and the promotion adds the step's sums times their product into the f32
-// accumulators.
+// accumulators. The loop carries the products, formed after the promotion that precedes their
+// use: so the loads' first reader comes a k-step after them.
 #ifndef MEPI_CONVERSION_MEPITOGPU_BLOCKSCALES_H
 #define MEPI_CONVERSION_MEPITOGPU_BLOCKSCALES_H
 
@@ -32,6 +33,8 @@ public:
     /// The factor of accumulator register `r` of slice `s` (WgmmaFragment.h: its row half
     /// picks A's scale, its group of 8 columns B's).
     Value of(Emitter &e, int64_t s, int64_t r);
+    /// The products, to carry through the main loop (fromCarried restores them).
+    SmallVector<Value> carried() const;
 
   private:
     friend class BlockScaleFactors;
@@ -40,6 +43,8 @@ public:
     llvm::DenseMap<int64_t, Value> picked;
   };
   Factors emitFactors(Emitter &e, ArrayRef<Value> loaded) const;
+  /// Factors from their carried() values.
+  Factors fromCarried(ArrayRef<Value> carried) const;
 
 private:
   Value aScales, bScales;

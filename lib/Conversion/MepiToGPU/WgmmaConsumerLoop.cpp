@@ -147,10 +147,15 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   int64_t slices = slicesPerConsumer(), count = registers();
   Type accType = u.loopInit[1].getType();
   SmallVector<Value> init(u.loopInit); // the stage counter, zero sums
-  // Block scales: the loop carries the next block's scales, loaded a block ahead.
+  // Block scales: the loop carries the factors of its next block, whose scales are loaded a
+  // block ahead and multiplied after this block's promotion. (Carrying the loaded scales
+  // instead, ptxas copied each into its loop register before the block's wgmmas, which waited
+  // for the load there: a quarter of the consumer's stalls in ncu, bench/NOTES.md.)
   Value lastStep = e.sub(u.unit.kEnd, e.i32(1));
-  if (u.blockScales)
-    llvm::append_range(init, u.blockScales->emitLoads(e, e.min(u.unit.kBegin, lastStep)));
+  if (u.blockScales) {
+    SmallVector<Value> first = u.blockScales->emitLoads(e, e.min(u.unit.kBegin, lastStep));
+    llvm::append_range(init, u.blockScales->emitFactors(e, first).carried());
+  }
   Value step = e.i32(config.getPromote());
   auto blocks = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, step, init);
   OpBuilder::InsertionGuard inner(b);
@@ -161,7 +166,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   std::optional<BlockScaleFactors::Factors> factors;
   if (u.blockScales) {
     SmallVector<Value> carried(blocks.getRegionIterArgs().drop_front(1 + slices));
-    factors = u.blockScales->emitFactors(e, carried);
+    factors = u.blockScales->fromCarried(carried);
     loaded = u.blockScales->emitLoads(e, e.min(blockEnd, lastStep));
   }
   // The block's first k-step writes its accumulators without reading them.
@@ -190,7 +195,8 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     }
     yielded.push_back(sums);
   }
-  llvm::append_range(yielded, loaded);
+  if (u.blockScales)
+    llvm::append_range(yielded, u.blockScales->emitFactors(e, loaded).carried());
   scf::YieldOp::create(b, loc, yielded);
   return SmallVector<Value>(blocks.getResults().take_front(1 + slices));
 }
