@@ -74,6 +74,16 @@ MepiDistMatmul mepiDistMatmulCreate(const MepiTensor *a, const MepiTensor *b, co
 MepiLogicalResult mepiDistMatmulPlan(MepiDistMatmul matmul, MepiEpilog epilog,
                                      const MepiEpilogInputs *inputs, MepiError *error);
 
+/** Plans with a user epilog (as mepiMatmulPlanUserEpilog; `userData` as in
+ *  mepiMatmulPlanUserEpilogWithOutputs, may be NULL), applied where a built-in one would be:
+ *  its row and column arguments index this rank's D, its inputs are this rank's (see
+ *  mepi::dist::Matmul::plan). Collective. */
+MepiLogicalResult mepiDistMatmulPlanUserEpilog(MepiDistMatmul matmul, MepiStringRef mlir,
+                                               MepiStringRef function, const MepiTensor *inputs,
+                                               const MepiInputKind *kinds, int numInputs,
+                                               const MepiDeviceCode *code, int numCode,
+                                               const void *userData, MepiError *error);
+
 /** Runs on `stream`; `*result` (if not NULL) is this rank's part of D, owned by `matmul`. */
 MepiLogicalResult mepiDistMatmulExecute(MepiDistMatmul matmul, MepiStream stream,
                                         MepiTensor *result, MepiError *error);

@@ -117,6 +117,12 @@ public:
   /// (an epilog applies to the reduced sum). Inputs indexed by D's rows ("bias") are this
   /// rank's rows of D when D is split by rows, all of them otherwise.
   void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
+  /// Plans with a user epilog (mepi/Matmul.h), applied where a built-in one would be. It sees
+  /// this rank's D as a single GPU's D: its row and column arguments index this rank's part,
+  /// and its inputs are this rank's (row inputs [rows of this rank's D], column inputs
+  /// [columns], matrix inputs [rows, columns], scalars). Outputs besides D are not supported
+  /// yet. Every rank must give the same text, function and input kinds and dtypes.
+  void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
   /// Runs the whole product on `stream` (exchanges on a stream of mepi's own, joined back):
   /// returns this rank's part of D, owned by this object and rewritten by later executes.
   Tensor execute(CUstream stream = nullptr);

@@ -134,6 +134,24 @@ MepiLogicalResult mepiDistMatmulPlan(MepiDistMatmul matmul, MepiEpilog epilog,
   });
 }
 
+MepiLogicalResult mepiDistMatmulPlanUserEpilog(MepiDistMatmul matmul, MepiStringRef mlir,
+                                               MepiStringRef function, const MepiTensor *inputs,
+                                               const MepiInputKind *kinds, int numInputs,
+                                               const MepiDeviceCode *code, int numCode,
+                                               const void *userData, MepiError *error) {
+  return guardedDist(matmul, error, [&](CDistMatmul &m) {
+    std::pair<mepi::UserEpilog, std::vector<mepi::UserEpilogInput>> user;
+    try { // refused in plan()'s first exchange (see mepiDistMatmulCreate)
+      user = userEpilogOf(mlir, function, inputs, kinds, numInputs, code, numCode, nullptr, 0,
+                          userData);
+    } catch (...) {
+      mepi::dist::detail::refuseCollectively(std::current_exception(),
+                                              "mepi::dist::Matmul::plan");
+    }
+    m.matmul.plan(user.first, user.second);
+  });
+}
+
 MepiLogicalResult mepiDistMatmulExecute(MepiDistMatmul matmul, MepiStream stream,
                                         MepiTensor *result, MepiError *error) {
   return guardedDist(matmul, error, [&](CDistMatmul &m) {

@@ -80,3 +80,50 @@ mepi::Epilog mepi::capi::epilogOf(MepiEpilog epilog) {
   }
   throw mepi::Error("unknown epilog " + std::to_string(rawValue(epilog)));
 }
+
+std::pair<mepi::UserEpilog, std::vector<mepi::UserEpilogInput>>
+mepi::capi::userEpilogOf(MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
+           const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
+           const MepiUserEpilogOutput *outputs, int numOutputs, const void *userData) {
+  if (numInputs < 0 || numCode < 0 || numOutputs < 0 || (numInputs && (!inputs || !kinds)) ||
+      (numCode && !code) || (numOutputs && !outputs))
+    throw mepi::Error("user epilog: expected arrays of numInputs inputs and kinds, numCode "
+                      "device codes and numOutputs outputs, got NULL or a negative count");
+  mepi::UserEpilog epilog{std::string(mlir.data, mlir.length),
+                          std::string(function.data, function.length), {}};
+  epilog.userData = userData;
+  for (int i = 0; i < numCode; ++i) {
+    mepi::DeviceCode dc;
+    int kind = rawValue(code[i].kind);
+    if (kind < MEPI_DEVICE_CODE_PTX || kind > MEPI_DEVICE_CODE_FATBIN)
+      throw mepi::Error("user epilog: device code " + std::to_string(i) + ": unknown kind " +
+                        std::to_string(kind));
+    dc.kind = static_cast<mepi::DeviceCode::Kind>(kind);
+    dc.name.assign(code[i].name.data, code[i].name.length);
+    const char *bytes = static_cast<const char *>(code[i].data);
+    dc.bytes.assign(bytes, bytes + code[i].size);
+    epilog.deviceCode.push_back(std::move(dc));
+  }
+  for (int i = 0; i < numOutputs; ++i) {
+    int kind = rawValue(outputs[i].kind);
+    if (kind < MEPI_OUTPUT_MATRIX || kind > MEPI_OUTPUT_SCALAR_REDUCTION)
+      throw mepi::Error("user epilog: output " + std::to_string(i) + ": unknown kind " +
+                        std::to_string(kind));
+    epilog.outputs.push_back(
+        {std::string(outputs[i].key.data, outputs[i].key.length),
+         static_cast<mepi::UserEpilogOutput::Kind>(kind), dtypeOf(outputs[i].dtype),
+         rawValue(outputs[i].combiner) == MEPI_COMBINE_MAX ? mepi::UserEpilogOutput::Combiner::Max
+                                                 : mepi::UserEpilogOutput::Combiner::Add});
+  }
+  std::vector<mepi::UserEpilogInput> userInputs;
+  for (int i = 0; i < numInputs; ++i) {
+    int kind = rawValue(kinds[i]);
+    if (kind < MEPI_INPUT_ROW || kind > MEPI_INPUT_MATRIX)
+      throw mepi::Error("user epilog: input " + std::to_string(i) + ": unknown kind " +
+                        std::to_string(kind));
+    std::string name = "epilog input " + std::to_string(i);
+    userInputs.push_back({*tensorOf(&inputs[i], name.c_str()),
+                          static_cast<mepi::InputKind>(kind)});
+  }
+  return {epilog, userInputs};
+}

@@ -95,6 +95,12 @@ mepi::Epilog epilogOf(MepiEpilog epilog);
 
 /// The built-in epilog inputs of `inputs` (none for NULL).
 mepi::EpilogInputs inputsOf(const MepiEpilogInputs *inputs);
+/// A user epilog and its inputs from the C API's arrays (mepiMatmulPlanUserEpilogWithOutputs);
+/// throws on NULL arrays, negative counts and unknown kinds.
+std::pair<mepi::UserEpilog, std::vector<mepi::UserEpilogInput>>
+userEpilogOf(MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
+             const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
+             const MepiUserEpilogOutput *outputs, int numOutputs, const void *userData);
 /// Describes `t` in `out`; its shape and strides live in `shape` and `strides` (the handle's)
 /// until the next call.
 void describe(const mepi::Tensor &t, std::vector<int64_t> &shape, std::vector<int64_t> &strides,

@@ -3,6 +3,7 @@
 // copies on a copy stream, flags raised and awaited by stream memory operations.
 #include "Distributed/DistArguments.h"
 #include "Distributed/DistPlan.h"
+#include "Distributed/DistUserEpilog.h"
 #include "Distributed/PeerMemory.h"
 #include "Distributed/Timeline.h"
 
@@ -47,6 +48,7 @@ struct dist::Matmul::State : Member {
   bool planned = false;
   Epilog epilog = Epilog::Default;
   EpilogInputs inputs;
+  std::optional<DistUserEpilog> user; // planned with a user epilog instead of `epilog`
 
   struct Operands {
     Tensor a, b;
@@ -72,6 +74,11 @@ struct dist::Matmul::State : Member {
     throw Error("mepi::dist::Matmul: " + message, status);
   }
   void collective(const Step &step, CUstream stream) const;
+  /// plan()'s collective steps once `say` holds the epilog's facts and checks: when every
+  /// rank agrees (else nothing changes), the schedule for the epilog, the buffers, the local
+  /// GEMMs.
+  void planAgreed(Agreement &say, Epilog builtin, const EpilogInputs &builtinInputs,
+                  std::optional<DistUserEpilog> userEpilog);
   /// The address of `rank`'s flag word `index`.
   CUdeviceptr flagAddress(int rank, int index) const {
     return flags.on(rank) + static_cast<CUdeviceptr>(index) * sizeof(uint32_t);
@@ -430,22 +437,39 @@ static void planGemms(dist::Matmul::State &s) {
   for (const plan::Gemm &gemm : s.plan.gemms) {
     dist::Matmul::State::Operands o = s.operands(gemm);
     mepi::Matmul mm(o.a, o.b, o.c, s.alpha, o.beta, s.qualifiers, local);
-    mm.plan(gemm.final ? s.epilog : Epilog::Default, s.gemmInputs(gemm));
+    if (gemm.final && s.user)
+      mm.plan(s.user->forBlock(gemm.d, s.dType), s.user->inputsForBlock(gemm.d));
+    else
+      mm.plan(gemm.final ? s.epilog : Epilog::Default, s.gemmInputs(gemm));
     mm.setResult(s.tensor(gemm.d, s.dType));
     s.gemms.push_back(std::move(mm));
   }
+}
+
+/// The facts of plan()'s first exchange, alike for built-in and user epilogs (so that ranks
+/// that plan different kinds are told so).
+static Agreement epilogWord(int64_t epilog, bool bias, int64_t userFingerprint) {
+  Agreement say;
+  say.fact("the epilog", epilog,
+           [](int64_t v) {
+             return v < 0 ? std::string("a user epilog")
+                          : std::string(api::epilogName(Epilog(v)));
+           })
+      .fact("input bias given", bias)
+      .fact("the user epilog", userFingerprint, [](int64_t v) {
+        return v ? "one whose text, function or inputs' kinds and dtypes hash to " +
+                       std::to_string(v)
+                 : std::string("none");
+      });
+  return say;
 }
 
 void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   if (!state)
     fail("plan() after free()");
   State &s = *state;
-  const Group &g = *s.group;
-  g.checkLive("plan");
-  Agreement say; // every step below that a rank may fail ends in an agreement
-  say.fact("the epilog", (int64_t)epilog,
-           [](int64_t v) { return std::string(api::epilogName(Epilog(v))); })
-      .fact("input bias given", inputs.bias.has_value());
+  s.group->checkLive("plan");
+  Agreement say = epilogWord(static_cast<int64_t>(epilog), inputs.bias.has_value(), 0);
   say.attempt([&] {
     if (!elementwise(epilog))
       throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
@@ -453,21 +477,40 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
                   Status::NotSupported);
     checkBias(inputs, s.plan, "plan");
   });
+  s.planAgreed(say, epilog, inputs, std::nullopt);
+}
+
+void dist::Matmul::plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
+  if (!state)
+    fail("plan() after free()");
+  State &s = *state;
+  s.group->checkLive("plan");
+  DistUserEpilog user{epilog, inputs};
+  Agreement say = epilogWord(-1, false, user.fingerprint());
+  say.attempt([&] { user.check(s.plan.dLocal[0], s.plan.dLocal[1]); });
+  s.planAgreed(say, Epilog::Default, {}, std::move(user));
+}
+
+void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
+                                     const EpilogInputs &builtinInputs,
+                                     std::optional<DistUserEpilog> userEpilog) {
+  const Group &g = *group;
   g.agree(say, "mepi::dist::Matmul::plan");
-  s.release();
-  s.request.identityEpilog = epilog == Epilog::Default && !inputs.bias;
-  s.plan = s.makePlan();
-  s.epilog = epilog;
-  s.inputs = inputs;
-  Agreement local;
-  local.attempt([&] { allocateLocal(s); });
-  g.agree(local, "mepi::dist::Matmul::plan");
-  allocateShared(s);
-  s.epoch = 0; // the flags are zero again
-  Agreement gemms;
-  gemms.attempt([&] { planGemms(s); });
-  g.agree(gemms, "mepi::dist::Matmul::plan");
-  s.planned = true;
+  release();
+  request.identityEpilog = builtin == Epilog::Default && !builtinInputs.bias && !userEpilog;
+  plan = makePlan();
+  epilog = builtin;
+  inputs = builtinInputs;
+  user = std::move(userEpilog);
+  Agreement buffers;
+  buffers.attempt([&] { allocateLocal(*this); });
+  g.agree(buffers, "mepi::dist::Matmul::plan");
+  allocateShared(*this);
+  epoch = 0; // the flags are zero again
+  Agreement gemmsPlanned;
+  gemmsPlanned.attempt([&] { planGemms(*this); });
+  g.agree(gemmsPlanned, "mepi::dist::Matmul::plan");
+  planned = true;
 }
 
 void dist::Matmul::State::raise(CUstream st, int rank, int index, uint32_t epoch) const {

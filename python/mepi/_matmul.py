@@ -167,6 +167,24 @@ def _on_device(obj, name, index=False):
 _INPUT_FIELDS = {"bias": "bias", "relu_aux": "reluAux", "gelu_aux": "geluAux"}
 
 
+class TracedEpilogCall:
+    """A @mepi.epilog function's arguments for the C API: its MLIR for D's element type
+    `d_type`, its inputs on the device (`operands`, by name) and their C arrays."""
+
+    def __init__(self, epilog, epilog_inputs, d_type):
+        missing = [n for n in epilog.inputs if n not in epilog_inputs]
+        extra = [n for n in epilog_inputs if n not in epilog.inputs]
+        if missing or extra:
+            raise ValueError(f"epilog_inputs: {epilog.fn.__name__} reads {epilog.inputs}; "
+                             f"missing {missing}, not read {extra}")
+        operands = [_on_device(epilog_inputs[n], n) for n in epilog.inputs]
+        self.text = epilog.mlir(d_type, {n: element_type_name(o.dtype)
+                                         for n, o in zip(epilog.inputs, operands)})
+        self.operands = dict(zip(epilog.inputs, operands))
+        self.tensors = (_capi.Tensor * max(len(operands), 1))(*[o.c_tensor() for o in operands])
+        self.kinds = (ctypes.c_int * max(len(operands), 1))(*epilog.kind_codes())
+
+
 class Matmul:
     """D = epilog(alpha * A @ B + beta * C), planned once and executed many times (nvmath's
     Matmul). A column-major matrix (contiguous columns) is read transposed, as nvmath infers."""
@@ -244,24 +262,16 @@ class Matmul:
                        1e3 * (time.perf_counter() - start), self.kernel_configuration)
 
     def _plan_traced(self, epilog, epilog_inputs):
-        missing = [n for n in epilog.inputs if n not in epilog_inputs]
-        extra = [n for n in epilog_inputs if n not in epilog.inputs]
-        if missing or extra:
-            raise ValueError(f"epilog_inputs: {epilog.fn.__name__} reads {epilog.inputs}; "
-                             f"missing {missing}, not read {extra}")
-        operands = [_on_device(epilog_inputs[n], n) for n in epilog.inputs]
         d_type = self.options.result_type and _RESULT_TYPES[self.options.result_type]
         d_type = element_type_name(self._a.dtype if d_type is None else d_type)
-        text = epilog.mlir(d_type, {n: element_type_name(o.dtype)
-                                    for n, o in zip(epilog.inputs, operands)})
-        tensors = (_capi.Tensor * max(len(operands), 1))(*[o.c_tensor() for o in operands])
-        kinds = (ctypes.c_int * max(len(operands), 1))(*epilog.kind_codes())
+        traced = TracedEpilogCall(epilog, epilog_inputs, d_type)
         error = _capi.Error()
-        self._inputs = dict(zip(epilog.inputs, operands))
+        self._inputs = traced.operands
         _check(_capi.lib.mepiMatmulPlanUserEpilog(
-            self._live(), _capi.StringRef.of(text), _capi.StringRef.of(epilog.name), tensors,
-            kinds, len(operands), None, 0, ctypes.byref(error)), error)
-        self.epilog_mlir = text
+            self._live(), _capi.StringRef.of(traced.text), _capi.StringRef.of(epilog.name),
+            traced.tensors, traced.kinds, len(traced.operands), None, 0, ctypes.byref(error)),
+            error)
+        self.epilog_mlir = traced.text
 
     @property
     def kernel_configuration(self):

@@ -20,7 +20,9 @@ asks for every rank to receive all of D (GEMM + all-reduce).
 import ctypes
 
 from . import _capi
-from ._matmul import MatmulEpilog, MatmulOptions, MepiError, _check, _on_device, _stream_handle
+from ._epilog import Epilog, element_type_name
+from ._matmul import (MatmulEpilog, MatmulOptions, MepiError, TracedEpilogCall, _check,
+                      _on_device, _stream_handle)
 from ._operands import DeviceArray, to_package
 
 __all__ = ["initialize", "finalize", "get_context", "Slab", "BlockCyclic", "ProcessGrid",
@@ -54,6 +56,9 @@ for _name, (_restype, _argtypes) in {
                                             _P(_capi.Error)]),
     "mepiDistMatmulPlan": (_capi.LogicalResult, [_capi.Handle, ctypes.c_int,
                                                  _P(_capi.EpilogInputs), _P(_capi.Error)]),
+    "mepiDistMatmulPlanUserEpilog": (_capi.LogicalResult, [
+        _capi.Handle, _capi.StringRef, _capi.StringRef, _P(_capi.Tensor), _P(ctypes.c_int),
+        ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, _P(_capi.Error)]),
     "mepiDistMatmulExecute": (_capi.LogicalResult, [_capi.Handle, ctypes.c_void_p,
                                                     _P(_capi.Tensor), _P(_capi.Error)]),
     "mepiDistMatmulGetAlgorithm": (_capi.LogicalResult, [_capi.Handle, _P(ctypes.c_int),
@@ -215,7 +220,20 @@ class Matmul:
     def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
         """Plans the local GEMMs with `epilog` (a MatmulEpilog whose math allows distribution:
         DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS), SIGMOID, TANH, SILU); "bias" holds this rank's
-        rows of D when D is split by rows, all of them otherwise."""
+        rows of D when D is split by rows, all of them otherwise. Or a @mepi.epilog function:
+        it sees this rank's D as a single GPU's (mepi.row() and mepi.col() index this rank's
+        part; its inputs are this rank's rows, columns or block of D)."""
+        if isinstance(epilog, Epilog):
+            traced = TracedEpilogCall(epilog, epilog_inputs or {},
+                                      element_type_name(self._a.dtype))
+            error = _capi.Error()
+            self._inputs = traced.operands
+            _check(_capi.lib.mepiDistMatmulPlanUserEpilog(
+                self._live(), _capi.StringRef.of(traced.text), _capi.StringRef.of(epilog.name),
+                traced.tensors, traced.kinds, len(traced.operands), None, 0, None,
+                ctypes.byref(error)), error)
+            self.epilog_mlir = traced.text
+            return
         inputs, error = _capi.EpilogInputs(), _capi.Error()
         self._inputs = {}
         for key, tensor in (epilog_inputs or {}).items():

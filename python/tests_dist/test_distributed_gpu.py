@@ -86,3 +86,38 @@ def test_bad_distributions_are_refused_on_every_rank():
     x = randn(64, 64, seed=8)
     with pytest.raises(mepi.MepiError, match="supported are"):
         md.Matmul(part(x, md.Slab.X), x[:32], distributions=[md.Slab.X, md.Slab.X, md.Slab.Y])
+
+
+@mepi.epilog(bias="row")
+def tanh_rows(acc, bias):
+    """Reads the row input and both indices, which index this rank's D."""
+    return mepi.math.tanh(acc + bias) + mepi.row() / 1024.0 - mepi.col() / 2048.0
+
+
+def tanh_rows_reference(d, bias):
+    rows = torch.arange(d.shape[0], device="cuda", dtype=torch.float64)[:, None]
+    cols = torch.arange(d.shape[1], device="cuda", dtype=torch.float64)[None, :]
+    return torch.tanh(d + bias.double()[:, None]) + rows / 1024 - cols / 2048
+
+
+def test_allgather_with_a_python_epilog():
+    T, H, F = 1001, 256, 768
+    x, w = randn(T, H, seed=11), randn(F, H, seed=12)
+    bias = randn(T, seed=13)
+    wl = part(w, md.Slab.X)
+    with md.Matmul(part(x, md.Slab.X), wl.T, distributions=[md.Slab.X, md.Slab.Y, md.Slab.Y],
+                   pieces=2) as mm:
+        mm.plan(epilog=tanh_rows, epilog_inputs={"bias": bias})
+        assert "func.func" in mm.epilog_mlir
+        check(mm.execute(), tanh_rows_reference(x.double() @ wl.double().T, bias))
+
+
+def test_reduce_scatter_with_a_python_epilog():
+    T, H, F = 999, 320, 1024
+    y, w2 = randn(T, F, seed=14), randn(H, F, seed=15)
+    bias = part(randn(T, seed=16)[:, None], md.Slab.X)[:, 0].contiguous()
+    with md.Matmul(part(y, md.Slab.Y), part(w2, md.Slab.Y).T,
+                   distributions=[md.Slab.Y, md.Slab.X, md.Slab.X], pieces=2) as mm:
+        mm.plan(epilog=tanh_rows, epilog_inputs={"bias": bias})
+        sums = part(y.double() @ w2.double().T, md.Slab.X)
+        check(mm.execute(), tanh_rows_reference(sums, bias))

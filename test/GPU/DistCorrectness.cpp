@@ -27,7 +27,36 @@ struct Case {
   int pieces = 0;
   float alpha = 1.0f;
   bool remote = false; // partial sums stored by the GEMMs into the next rank's buffer
+  bool user = false;   // kUserEpilog (with the bias as its row input) instead of `epilog`
 };
+
+/// A user epilog that reads a row input and both indices, which index this rank's D: an
+/// offset by a GEMM's block of rows or columns shows as a step of 0.25 or more.
+const char *kUserEpilog = R"(
+func.func @tp_epilog(%acc: f32, %bias: bf16, %row: index, %col: index) -> bf16 {
+  %b = arith.extf %bias : bf16 to f32
+  %s = arith.addf %acc, %b : f32
+  %t = math.tanh %s : f32
+  %c7 = arith.constant 7 : index
+  %c5 = arith.constant 5 : index
+  %rm = arith.remui %row, %c7 : index
+  %cm = arith.remui %col, %c5 : index
+  %ri = arith.index_cast %rm : index to i32
+  %ci = arith.index_cast %cm : index to i32
+  %rf = arith.sitofp %ri : i32 to f32
+  %cf = arith.sitofp %ci : i32 to f32
+  %d = arith.subf %rf, %cf : f32
+  %q = arith.constant 0.25 : f32
+  %o = arith.mulf %d, %q : f32
+  %y = arith.addf %t, %o : f32
+  %r = arith.truncf %y : f32 to bf16
+  return %r : bf16
+}
+)";
+
+double userEpilogReference(double x, double bias, int64_t row, int64_t col) {
+  return std::tanh(x + bias) + 0.25 * double(row % 7 - col % 5);
+}
 
 /// A global matrix [rows, cols] of bf16 values in [-1, 1] from `seed` (the same on every rank).
 std::vector<uint16_t> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
@@ -126,7 +155,11 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
     mepi::EpilogInputs inputs;
     if (hasBias(c.epilog))
       inputs.bias = tensor(dbias, device, {dShape[0]});
-    mm.plan(c.epilog, inputs);
+    if (c.user)
+      mm.plan(mepi::UserEpilog{kUserEpilog, "tp_epilog"},
+              {{tensor(dbias, device, {dShape[0]}), mepi::InputKind::Row}});
+    else
+      mm.plan(c.epilog, inputs);
     mepi::Tensor d;
     for (int i = 0; i < 3; ++i) // later executes reuse the buffers and flags
       d = mm.execute(stream);
@@ -145,7 +178,8 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
           double y = fromBF16(c.tb ? B[gj * c.k + kk] : B[kk * c.n + gj]);
           acc += x * y;
         }
-        double ref = applyEpilog(c.epilog, c.alpha * acc, fromBF16(biasAll[gi]));
+        double ref = c.user ? userEpilogReference(c.alpha * acc, fromBF16(biasAll[gi]), i, j)
+                            : applyEpilog(c.epilog, c.alpha * acc, fromBF16(biasAll[gi]));
         double v = fromBF16(got[i * dShape[1] + j]);
         // bf16 D, and bf16 partial sums in the reductions: a few units of 2^-8 of the sums.
         double tol = std::ldexp(1.0, -7) * (std::fabs(ref) + std::fabs(c.alpha) * std::sqrt(double(c.k)) / 2);
@@ -237,6 +271,17 @@ bool runErrorCases(int rank, int ranks, int device) {
                    : "rank 1 refused");
   expect("epilogs differ", [&] { mm.plan(rank == 0 ? mepi::Epilog::Relu : mepi::Epilog::Gelu); },
          "the epilog = GELU, rank 0 gives RELU");
+  expect("a user epilog on one rank", [&] {
+    if (rank == 0)
+      mm.plan(mepi::UserEpilog{kUserEpilog, "tp_epilog"},
+              {{tensor(p, device, {64}), mepi::InputKind::Row}});
+    else
+      mm.plan(mepi::Epilog::Relu);
+  }, "rank 1 gives the epilog = RELU, rank 0 gives a user epilog");
+  expect("a user epilog's input", [&] {
+    mm.plan(mepi::UserEpilog{kUserEpilog, "tp_epilog"},
+            {{tensor(p, device, {rank == 1 ? 32 : 64}), mepi::InputKind::Row}});
+  }, rank == 1 ? "user epilog input 0 (row): expected [64]" : "rank 1 refused");
   mm.plan(mepi::Epilog::Bias, good);
   mm.execute();
   mepi::EpilogInputs wrong;
@@ -325,6 +370,12 @@ int main(int argc, char **argv) {
       {"reduce-scatter-decode", Slab::Y, Slab::Y, Slab::X, false, true, 129, 384, 512, E::Default},
       {"reduce-scatter-decode-bias", Slab::Y, Slab::Y, Slab::X, false, true, 129, 384, 512, E::ReluBias},
       {"all-reduce-decode", Slab::Y, Slab::Y, rep, false, true, 100, 256, 640, E::Default, 0, 2.0f},
+      // User epilogs: indices and the row input of this rank's D, in every GEMM's block.
+      {"allgather-a-user", Slab::X, Slab::X, Slab::Y, false, true, 1001, 704, 320, E::Default, 2, 1.0f, false, true},
+      {"reduce-scatter-rows-user", Slab::Y, Slab::Y, Slab::X, false, true, 1003, 512, 640, E::Default, 2, 1.0f, false, true},
+      {"reduce-scatter-cols-user", Slab::Y, Slab::Y, Slab::Y, false, true, 700, 520, 512, E::Default, 2, 1.0f, false, true},
+      {"all-reduce-user", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Default, 2, 1.0f, false, true},
+      {"reduce-scatter-decode-user", Slab::Y, Slab::Y, Slab::X, false, true, 129, 384, 512, E::Default, 0, 1.0f, false, true},
   };
   int passed = 0, failed = 0;
   for (const Case &c : cases) {

@@ -1,0 +1,119 @@
+// User epilogs on a distributed matmul's local GEMMs (DistUserEpilog.h).
+#include "Distributed/DistUserEpilog.h"
+
+#include "Runtime/ApiSupport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
+
+using namespace mepi;
+using namespace mepi::dist::detail;
+
+namespace {
+const char *typeName(DType t) { return runtime::elementTypeName(api::elementType(t)); }
+
+int64_t bytesOf(DType t) { return runtime::elementTypeBytes(api::elementType(t)); }
+
+const char *kindName(InputKind kind) {
+  switch (kind) {
+  case InputKind::Row: return "row";
+  case InputKind::Col: return "col";
+  case InputKind::Scalar: return "scalar";
+  case InputKind::Matrix: return "matrix";
+  }
+  return "?";
+}
+} // namespace
+
+void DistUserEpilog::check(int64_t rows, int64_t cols) const {
+  if (!epilog.outputs.empty())
+    throw Error("mepi::dist::Matmul::plan: user epilog outputs (aux matrices, bitmasks, "
+                "reductions) are not supported yet in distributed matmuls",
+                Status::NotSupported);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor &t = inputs[i].tensor;
+    std::vector<int64_t> want;
+    switch (inputs[i].kind) {
+    case InputKind::Row: want = {rows}; break;
+    case InputKind::Col: want = {cols}; break;
+    case InputKind::Scalar: break;
+    case InputKind::Matrix: want = {rows, cols}; break;
+    }
+    if (t.shape != want)
+      api::fail(llvm::formatv("plan: user epilog input {0} ({1}): expected {2} for this rank's "
+                              "D of [{3}, {4}], got {5}",
+                              i, kindName(inputs[i].kind), api::dims(want), rows, cols,
+                              api::dims(t.shape)));
+  }
+}
+
+int64_t DistUserEpilog::fingerprint() const {
+  std::string all = epilog.mlir + '\0' + epilog.function + '\0' +
+                    (epilog.userData ? "user data" : "") + '\0';
+  for (const UserEpilogInput &in : inputs)
+    all += std::string(kindName(in.kind)) + ':' + typeName(in.tensor.dtype) + ';';
+  for (const DeviceCode &code : epilog.deviceCode)
+    all += code.name + ':' + std::to_string(code.bytes.size()) + ';';
+  return static_cast<int64_t>(std::hash<std::string>()(all));
+}
+
+UserEpilog DistUserEpilog::forBlock(const plan::View &d, DType dType) const {
+  // (f32 acc, one element per input..., [i64 user data,] index row, index col) -> D's type.
+  std::string params = "%acc: f32", args = "%acc", types = "f32";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const char *t = typeName(inputs[i].tensor.dtype);
+    params += llvm::formatv(", %in{0}: {1}", i, t).str();
+    args += llvm::formatv(", %in{0}", i).str();
+    types += std::string(", ") + t;
+  }
+  if (epilog.userData) {
+    params += ", %user: i64";
+    args += ", %user";
+    types += ", i64";
+  }
+  UserEpilog out = epilog;
+  out.function = "__mepi_dist_" + epilog.function;
+  out.mlir += llvm::formatv(R"(
+func.func @{0}({1}, %row: index, %col: index) -> {2} {
+  %row0 = arith.constant {3} : index
+  %col0 = arith.constant {4} : index
+  %r = arith.addi %row, %row0 : index
+  %c = arith.addi %col, %col0 : index
+  %v = func.call @{5}({6}, %r, %c) : ({7}, index, index) -> {2}
+  func.return %v : {2}
+}
+)",
+                            out.function, params, typeName(dType), d.row, d.col,
+                            epilog.function, args, types)
+                  .str();
+  return out;
+}
+
+std::vector<UserEpilogInput> DistUserEpilog::inputsForBlock(const plan::View &d) const {
+  std::vector<UserEpilogInput> out = inputs;
+  for (UserEpilogInput &in : out) {
+    Tensor &t = in.tensor;
+    int64_t bytes = bytesOf(t.dtype);
+    auto shift = [&](int64_t elements) {
+      t.data = static_cast<char *>(t.data) + elements * bytes;
+    };
+    int64_t rowStride = t.strides.empty() ? 1 : t.strides[0];
+    switch (in.kind) {
+    case InputKind::Row:
+      shift(d.row * rowStride);
+      t.shape = {d.rows};
+      break;
+    case InputKind::Col:
+      shift(d.col * rowStride);
+      t.shape = {d.cols};
+      break;
+    case InputKind::Matrix:
+      shift(d.row * rowStride + d.col * (t.strides.size() > 1 ? t.strides[1] : 1));
+      t.shape = {d.rows, d.cols};
+      break;
+    case InputKind::Scalar: break;
+    }
+  }
+  return out;
+}
