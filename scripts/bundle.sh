@@ -36,6 +36,7 @@ cp "$root/scripts/demo.sh" "$root/scripts/device-run.sh" "$stage/mepi/scripts/"
 mkdir -p "$stage/mepi/python"
 cp -r "$root/python/mepi" "$root/python/tests" "$root/python/tests_gpu" "$root/python/tests_dist" \
   "$stage/mepi/python/"
+cp "$root/README.md" "$stage/mepi/" # python/tests_gpu/test_readme.py runs its Python examples
 find "$stage/mepi/python" -name __pycache__ -prune -exec rm -rf {} +
 git -C "$root" rev-parse HEAD > "$stage/mepi/REVISION" 2>/dev/null || echo unknown > "$stage/mepi/REVISION"
 
