@@ -63,6 +63,31 @@ TEST(DistUserEpilog, TheWrapperOffsetsTheIndicesAndPlans) {
   EXPECT_NO_THROW(mm.plan(wrapped, inputs));
 }
 
+TEST(DistUserEpilog, MatrixInputsKeepTheirRowPitchAndModulesTakeTheWrapper) {
+  // A row-major [1000, 256] matrix input given without strides: the block from row 600 starts
+  // 600 rows of 256 in, and keeps that pitch.
+  DistUserEpilog user{UserEpilog{std::string("module {") + kEpilog + "}", "shifted"},
+                      {{fake(DType::BFloat16, {1000, 256}), InputKind::Matrix},
+                       {fake(DType::Float32, {}), InputKind::Scalar}}};
+  plan::View block{plan::Buffer::D, 0, 600, 0, 400, 256, 256};
+  std::vector<UserEpilogInput> inputs = user.inputsForBlock(block);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(inputs[0].tensor.data), 0x7f0000000000u + 600 * 256 * 2);
+  EXPECT_EQ(inputs[0].tensor.shape, (std::vector<int64_t>{400, 256}));
+  EXPECT_EQ(inputs[0].tensor.strides, (std::vector<int64_t>{256, 1}));
+  EXPECT_EQ(inputs[1].tensor.shape, std::vector<int64_t>{});
+  // The wrapper goes inside the module, before its closing brace.
+  UserEpilog wrapped = user.forBlock(block, DType::BFloat16);
+  size_t at = wrapped.mlir.find("func.func @__mepi_dist_shifted");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(wrapped.mlir.find('}', wrapped.mlir.rfind("func.return")), wrapped.mlir.size() - 3)
+      << wrapped.mlir;
+  Options options;
+  options.arch = "sm_90a";
+  Matmul mm(fake(DType::BFloat16, {400, 128}), fake(DType::BFloat16, {256, 128}), std::nullopt,
+            1.0f, std::nullopt, {false, true}, options);
+  EXPECT_NO_THROW(mm.plan(wrapped, inputs));
+}
+
 TEST(DistUserEpilog, ChecksNameTheInputAndRefuseOutputs) {
   DistUserEpilog user = epilog();
   EXPECT_NO_THROW(user.check(1000, 256));

@@ -11,7 +11,7 @@ using namespace mepi;
 using namespace mepi::dist::detail;
 
 namespace {
-const char *typeName(DType t) { return runtime::elementTypeName(api::elementType(t)); }
+const char *typeName(DType t) { return runtime::mlirTypeName(api::elementType(t)); }
 
 int64_t bytesOf(DType t) { return runtime::elementTypeBytes(api::elementType(t)); }
 
@@ -74,7 +74,7 @@ UserEpilog DistUserEpilog::forBlock(const plan::View &d, DType dType) const {
   }
   UserEpilog out = epilog;
   out.function = "__mepi_dist_" + epilog.function;
-  out.mlir += llvm::formatv(R"(
+  std::string wrapper = llvm::formatv(R"(
 func.func @{0}({1}, %row: index, %col: index) -> {2} {
   %row0 = arith.constant {3} : index
   %col0 = arith.constant {4} : index
@@ -84,9 +84,17 @@ func.func @{0}({1}, %row: index, %col: index) -> {2} {
   func.return %v : {2}
 }
 )",
-                            out.function, params, typeName(dType), d.row, d.col,
-                            epilog.function, args, types)
-                  .str();
+                                      out.function, params, typeName(dType), d.row, d.col,
+                                      epilog.function, args, types)
+                            .str();
+  // Beside the user's function: inside its module where the text is one.
+  size_t first = out.mlir.find_first_not_of(" \t\r\n");
+  size_t close = out.mlir.rfind('}');
+  if (first != std::string::npos && out.mlir.compare(first, 6, "module") == 0 &&
+      close != std::string::npos)
+    out.mlir.insert(close, wrapper);
+  else
+    out.mlir += wrapper;
   return out;
 }
 
@@ -98,19 +106,23 @@ std::vector<UserEpilogInput> DistUserEpilog::inputsForBlock(const plan::View &d)
     auto shift = [&](int64_t elements) {
       t.data = static_cast<char *>(t.data) + elements * bytes;
     };
-    int64_t rowStride = t.strides.empty() ? 1 : t.strides[0];
+    // Empty strides: row-major (mepi/Matmul.h's Tensor).
+    int64_t inner = t.strides.empty() ? 1 : t.strides.back();
+    int64_t outer = t.strides.size() == 2 ? t.strides[0] : t.shape.size() == 2 ? t.shape[1] : 0;
     switch (in.kind) {
     case InputKind::Row:
-      shift(d.row * rowStride);
+      shift(d.row * inner);
       t.shape = {d.rows};
       break;
     case InputKind::Col:
-      shift(d.col * rowStride);
+      shift(d.col * inner);
       t.shape = {d.cols};
       break;
     case InputKind::Matrix:
-      shift(d.row * rowStride + d.col * (t.strides.size() > 1 ? t.strides[1] : 1));
+      shift(d.row * outer + d.col * inner);
       t.shape = {d.rows, d.cols};
+      if (t.strides.empty())
+        t.strides = {outer, 1};
       break;
     case InputKind::Scalar: break;
     }

@@ -3,6 +3,9 @@
 // writes, so the builder adds no second path into the compiler.
 #include "mepi/EpilogBuilder.h"
 
+#include "Runtime/ApiSupport.h"
+#include "Runtime/Problem.h"
+
 #include <cstring>
 #include <sstream>
 
@@ -54,13 +57,7 @@ const char *mlirType(ValueType type) {
 }
 
 const char *mlirType(DType dtype) {
-  switch (dtype) {
-  case DType::Float16: return "f16";
-  case DType::BFloat16: return "bf16";
-  case DType::Float32: return "f32";
-  case DType::UInt8: return "i8";
-  }
-  return "?";
+  return runtime::mlirTypeName(api::elementType(dtype));
 }
 
 const char *unaryName(UnaryOp op) {

@@ -19,6 +19,20 @@ const char *mepi::runtime::elementTypeName(ElementType type) {
   return "?";
 }
 
+const char *mepi::runtime::mlirTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F16: return "f16";
+  case ElementType::BF16: return "bf16";
+  case ElementType::F32: return "f32";
+  case ElementType::F8E4M3FN: return "f8E4M3FN";
+  case ElementType::F8E5M2: return "f8E5M2";
+  case ElementType::U8: return "i8";
+  case ElementType::I32: return "i32";
+  case ElementType::I64: return "i64";
+  }
+  return "?";
+}
+
 unsigned mepi::runtime::elementTypeBytes(ElementType type) {
   switch (type) {
   case ElementType::F16:

@@ -14,6 +14,9 @@ namespace mepi::runtime {
 /// I32, I64: a grouped problem's group bounds and weight indices.
 enum class ElementType { F16, BF16, F32, F8E4M3FN, F8E5M2, U8, I32, I64 };
 const char *elementTypeName(ElementType type);
+/// The type as MLIR text spells it ("bf16", "f8E4M3FN", "i8"): what user epilogs' signatures
+/// use.
+const char *mlirTypeName(ElementType type);
 unsigned elementTypeBytes(ElementType type);
 
 /// Shape and strides (in elements) of one operand; the data pointer is given at launch.

@@ -95,6 +95,10 @@ def _measure(torch, md, comm, shape, op, iterations):
             torch.cuda.synchronize()
         except Exception as e:  # noqa: BLE001
             fused, fused_error = None, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+        # Timed only where every rank runs it (the variants' barriers must pair up).
+        from mpi4py import MPI
+        if not comm.allreduce(fused is not None, op=MPI.LAND):
+            fused, fused_error = None, fused_error or "failed on another rank"
     stream = torch.cuda.current_stream()
     with md.Matmul(x, w.T, distributions=dists, stream=stream) as mm:
         mm.plan()

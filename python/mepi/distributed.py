@@ -21,8 +21,8 @@ import ctypes
 
 from . import _capi
 from ._epilog import Epilog, element_type_name
-from ._matmul import (MatmulEpilog, MatmulOptions, MepiError, TracedEpilogCall, _check,
-                      _on_device, _stream_handle)
+from ._matmul import (_RESULT_TYPES, MatmulEpilog, MatmulOptions, MepiError, TracedEpilogCall,
+                      _check, _on_device, _stream_handle)
 from ._operands import DeviceArray, to_package
 
 __all__ = ["initialize", "finalize", "get_context", "Slab", "BlockCyclic", "ProcessGrid",
@@ -222,28 +222,52 @@ class Matmul:
         DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS), SIGMOID, TANH, SILU); "bias" holds this rank's
         rows of D when D is split by rows, all of them otherwise. Or a @mepi.epilog function:
         it sees this rank's D as a single GPU's (mepi.row() and mepi.col() index this rank's
-        part; its inputs are this rank's rows, columns or block of D)."""
+        part; its inputs are this rank's rows, columns or block of D). Collective: an error in
+        one rank's arguments raises on every rank."""
+        try:
+            call = self._plan_call(epilog, epilog_inputs or {})
+            failed = None
+        except Exception as e:  # noqa: BLE001 - re-raised below, on every rank alike
+            call, failed = None, e
+        # The Python side's checks first agree over MPI: a rank that raised alone would leave
+        # its peers waiting in the plan's first exchange.
+        from mpi4py import MPI
+        if get_context().communicator.allreduce(1 if failed else 0, op=MPI.MAX):
+            if failed:
+                raise failed
+            raise MepiError("plan: another rank's epilog or epilog_inputs were refused (its "
+                            "own error says why), so every rank refuses")
+        call()
+
+    def _plan_call(self, epilog, epilog_inputs):
+        """plan()'s local preparation; returns the collective C call to make."""
+        error = _capi.Error()
         if isinstance(epilog, Epilog):
-            traced = TracedEpilogCall(epilog, epilog_inputs or {},
-                                      element_type_name(self._a.dtype))
-            error = _capi.Error()
-            self._inputs = traced.operands
-            _check(_capi.lib.mepiDistMatmulPlanUserEpilog(
-                self._live(), _capi.StringRef.of(traced.text), _capi.StringRef.of(epilog.name),
-                traced.tensors, traced.kinds, len(traced.operands), None, 0, None,
-                ctypes.byref(error)), error)
-            self.epilog_mlir = traced.text
-            return
-        inputs, error = _capi.EpilogInputs(), _capi.Error()
-        self._inputs = {}
-        for key, tensor in (epilog_inputs or {}).items():
+            d_type = self.options.result_type and _RESULT_TYPES[self.options.result_type]
+            d_type = element_type_name(self._a.dtype if d_type is None else d_type)
+            traced = TracedEpilogCall(epilog, epilog_inputs, d_type)
+
+            def call():
+                self._inputs = traced.operands
+                _check(_capi.lib.mepiDistMatmulPlanUserEpilog(
+                    self._live(), _capi.StringRef.of(traced.text),
+                    _capi.StringRef.of(epilog.name), traced.tensors, traced.kinds,
+                    len(traced.operands), None, 0, None, ctypes.byref(error)), error)
+                self.epilog_mlir = traced.text
+            return call
+        inputs, operands = _capi.EpilogInputs(), {}
+        for key, tensor in epilog_inputs.items():
             if key != "bias":
                 raise ValueError(f"epilog_inputs: unknown key {key!r}; expected 'bias'")
-            operand = _on_device(tensor, key)
-            self._inputs[key] = operand
-            inputs.bias = ctypes.pointer(operand.c_tensor())
-        _check(_capi.lib.mepiDistMatmulPlan(self._live(), int(MatmulEpilog(epilog)),
-                                            ctypes.byref(inputs), ctypes.byref(error)), error)
+            operands[key] = _on_device(tensor, key)
+            inputs.bias = ctypes.pointer(operands[key].c_tensor())
+        code = int(MatmulEpilog(epilog))
+
+        def call():
+            self._inputs = operands
+            _check(_capi.lib.mepiDistMatmulPlan(self._live(), code, ctypes.byref(inputs),
+                                                ctypes.byref(error)), error)
+        return call
 
     @property
     def algorithm(self):
