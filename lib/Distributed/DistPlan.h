@@ -83,8 +83,6 @@ struct View {
   int64_t offset() const { return base + row * pitch + col; }
   /// "Gather[0:512, 0:1024]", "Recv+4096[0:64, 0:64]", "rank 1 Recv[0:64, 0:64]".
   std::string str() const;
-  /// Step `index` as str() prints it, without the line break.
-  std::string stepStr(size_t index) const;
 };
 
 /// One local GEMM: D view = epilog?(alpha * op(A view) op(B view) + beta * C view).
