@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
+#include <utility>
 
 using namespace mepi;
 using namespace mepi::dist::detail;
@@ -21,17 +22,24 @@ static void checked(const runtime::CudaDriver &, CUresult r, const char *what) {
 
 Timeline::Timeline(const runtime::CudaDriver &driver, size_t steps)
     : driver(driver), ends(steps, nullptr), marked(steps, false) {
-  checked(driver, driver.cuEventCreate(&begin, CU_EVENT_DEFAULT), "cuEventCreate");
-  for (CUevent &e : ends)
-    checked(driver, driver.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  try {
+    checked(driver, driver.cuEventCreate(&begin, CU_EVENT_DEFAULT), "cuEventCreate");
+    for (CUevent &e : ends)
+      checked(driver, driver.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  } catch (...) {
+    destroy(); // no destructor runs for a constructor that throws
+    throw;
+  }
 }
 
-Timeline::~Timeline() {
-  for (CUevent e : ends)
+Timeline::~Timeline() { destroy(); }
+
+void Timeline::destroy() {
+  for (CUevent &e : ends)
     if (e)
-      driver.cuEventDestroy(e);
+      driver.cuEventDestroy(std::exchange(e, nullptr));
   if (begin)
-    driver.cuEventDestroy(begin);
+    driver.cuEventDestroy(std::exchange(begin, nullptr));
 }
 
 void Timeline::start(CUstream stream) {

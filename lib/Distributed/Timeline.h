@@ -33,6 +33,8 @@ public:
   std::string report(int rank, const std::function<std::string(size_t)> &describe) const;
 
 private:
+  void destroy();
+
   const runtime::CudaDriver &driver;
   CUevent begin = nullptr;
   std::vector<CUevent> ends;
