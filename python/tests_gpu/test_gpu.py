@@ -173,3 +173,68 @@ def test_fp8_output_saturates_and_fast_accumulation():
     want = (a.double() @ b.double() * 100.0).clamp(-448, 448)
     assert relative_error(d.double(), want) < 5e-2  # e4m3's rounding (3 mantissa bits)
     assert float(d.double().abs().max()) == 448.0
+
+
+def gelu_derivative(z):
+    c, a = 0.7978845608028654, 0.044715
+    t = torch.tanh(c * (z + a * z ** 3))
+    return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * a * z * z)
+
+
+FORWARD = {"RELU": torch.relu, "GELU": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+           "SIGMOID": torch.sigmoid, "TANH": torch.tanh, "SILU": lambda x: x * torch.sigmoid(x)}
+
+
+@pytest.mark.parametrize("epilog", list(mepi.MatmulEpilog), ids=lambda e: e.name)
+def test_every_builtin_epilog_against_fp64(epilog):
+    """nvmath's catalog with its aux outputs and inputs in nvmath's layouts (masks: a bit per
+    row, column-major bytes, rows padded to 16 bytes; GELU pre-activations: column-major, rows
+    padded to 8), M not a multiple of 8."""
+    name = epilog.name
+    m, n, k = 333, 264, 520
+    mask_ld, gelu_ld = ((m + 7) // 8 + 15) // 16 * 16, (m + 7) // 8 * 8
+    a = torch.randn(m, k, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(k, n, device=DEVICE, dtype=torch.bfloat16)
+    x = a.double() @ b.double()
+    inputs = {}
+    if "BIAS" in name and "BGRAD" not in name:
+        inputs["bias"] = torch.randn(m, device=DEVICE, dtype=torch.bfloat16)
+        x = x + inputs["bias"].double()[:, None]
+    want = FORWARD.get(name.split("_")[0], lambda v: v)(x)
+    if name.startswith("DRELU"):
+        mask = torch.randint(0, 256, (n, mask_ld), device=DEVICE, dtype=torch.uint8).t()
+        inputs["relu_aux"] = mask
+        rows = torch.arange(m, device=DEVICE)
+        bits = (mask[rows // 8].long() >> (rows % 8)[:, None]) & 1
+        want = x * bits
+    if name.startswith("DGELU"):
+        pre = torch.randn(n, gelu_ld, device=DEVICE, dtype=torch.bfloat16).t()
+        inputs["gelu_aux"] = pre
+        want = x * gelu_derivative(pre[:m].double())
+    with mepi.Matmul(a, b) as mm:
+        mm.plan(epilog, epilog_inputs=inputs)
+        out = mm.execute()
+        d, aux = out if isinstance(out, tuple) else (out, {})
+        assert relative_error(d, want) < 1e-2, name
+        expected = {"RELU_AUX": "relu_aux", "GELU_AUX": "gelu_aux", "DRELU_BGRAD": "drelu_bgrad",
+                    "DGELU_BGRAD": "dgelu_bgrad", "BGRADA": "bgrada", "BGRADB": "bgradb"}
+        key = expected.get(name.replace("_BIAS", ""))
+        assert set(aux) == ({key} if key else set()), (name, set(aux))
+        if key == "relu_aux":
+            got = torch.as_tensor(aux[key], device=DEVICE)
+            assert got.shape == (mask_ld, n)
+            rows = torch.arange(gelu_ld, device=DEVICE)
+            bits = (got[rows // 8].long() >> (rows % 8)[:, None]) & 1
+            assert not bits[m:].any(), "bits of rows past M set"
+            decided = x.abs() > 1e-3  # a pre-activation within rounding of 0 may go either way
+            assert torch.equal(bits[:m].bool()[decided], (x >= 0)[decided])
+        if key == "gelu_aux":
+            got = torch.as_tensor(aux[key], device=DEVICE)
+            assert got.shape == (gelu_ld, n)
+            assert relative_error(got[:m], x) < 1e-2
+        if key in ("drelu_bgrad", "dgelu_bgrad"):
+            assert relative_error(aux[key], want.sum(dim=1)) < 1e-2
+        if key == "bgrada":
+            assert relative_error(aux[key], a.double().sum(dim=1)) < 1e-2
+        if key == "bgradb":
+            assert relative_error(aux[key], b.double().sum(dim=0)) < 1e-2
