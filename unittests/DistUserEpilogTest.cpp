@@ -33,6 +33,16 @@ Tensor fake(DType dtype, std::vector<int64_t> shape, uintptr_t at = 0x7f00000000
   return t;
 }
 
+/// A GEMM writing a block of 400 x 256 plans `epilog` for sm_90a (no GPU): the wrapper's text
+/// parses, verifies and inlines.
+void expectPlansFor400Rows(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs) {
+  Options options;
+  options.arch = "sm_90a";
+  Matmul mm(fake(DType::BFloat16, {400, 128}), fake(DType::BFloat16, {256, 128}), std::nullopt,
+            1.0f, std::nullopt, {false, true}, options);
+  EXPECT_NO_THROW(mm.plan(epilog, inputs));
+}
+
 DistUserEpilog epilog() {
   return {UserEpilog{kEpilog, "shifted"},
           {{fake(DType::BFloat16, {1000}), InputKind::Row},
@@ -56,11 +66,7 @@ TEST(DistUserEpilog, TheWrapperOffsetsTheIndicesAndPlans) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(inputs[0].tensor.data), 0x7f0000000000u + 600 * 2);
   EXPECT_EQ(inputs[0].tensor.shape, (std::vector<int64_t>{400}));
   EXPECT_EQ(inputs[1].tensor.data, epilog().inputs[1].tensor.data);
-  Options options;
-  options.arch = "sm_90a";
-  Matmul mm(fake(DType::BFloat16, {400, 128}), fake(DType::BFloat16, {256, 128}), std::nullopt,
-            1.0f, std::nullopt, {false, true}, options);
-  EXPECT_NO_THROW(mm.plan(wrapped, inputs));
+  expectPlansFor400Rows(wrapped, inputs);
 }
 
 TEST(DistUserEpilog, MatrixInputsKeepTheirRowPitchAndModulesTakeTheWrapper) {
@@ -81,11 +87,7 @@ TEST(DistUserEpilog, MatrixInputsKeepTheirRowPitchAndModulesTakeTheWrapper) {
   ASSERT_NE(at, std::string::npos);
   EXPECT_EQ(wrapped.mlir.find('}', wrapped.mlir.rfind("func.return")), wrapped.mlir.size() - 3)
       << wrapped.mlir;
-  Options options;
-  options.arch = "sm_90a";
-  Matmul mm(fake(DType::BFloat16, {400, 128}), fake(DType::BFloat16, {256, 128}), std::nullopt,
-            1.0f, std::nullopt, {false, true}, options);
-  EXPECT_NO_THROW(mm.plan(wrapped, inputs));
+  expectPlansFor400Rows(wrapped, inputs);
 }
 
 TEST(DistUserEpilog, ChecksNameTheInputAndRefuseOutputs) {
