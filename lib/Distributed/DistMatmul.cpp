@@ -45,6 +45,8 @@ struct dist::Matmul::State : Member {
   /// the flags follow it; it restarts at 0 with the zeroed flags of each plan() (every rank
   /// alike), since an epoch 2^31 ahead of a zero flag would pass the wait at once.
   uint32_t epoch = 0;
+  /// The execute MEPI_DIST_TRACE asks to trace (0: none), read once per plan, not per execute.
+  uint32_t tracedEpoch = 0;
   bool planned = false;
   Epilog epilog = Epilog::Default;
   EpilogInputs inputs;
@@ -507,6 +509,7 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
   g.agree(buffers, "mepi::dist::Matmul::plan");
   allocateShared(*this);
   epoch = 0; // the flags are zero again
+  tracedEpoch = tracedExecute();
   Agreement gemmsPlanned;
   gemmsPlanned.attempt([&] { planGemms(*this); });
   g.agree(gemmsPlanned, "mepi::dist::Matmul::plan");
@@ -607,7 +610,7 @@ Tensor dist::Matmul::execute(CUstream stream) {
     fail("execute() called before plan()");
   s.group->enter();
   uint32_t epoch = ++s.epoch;
-  if (epoch == tracedExecute())
+  if (s.tracedEpoch && epoch == s.tracedEpoch)
     s.runTraced(stream, epoch);
   else
     for (const Step &step : s.plan.steps)

@@ -101,7 +101,7 @@ llvm::Expected<Global> globalShape(const std::vector<std::vector<int64_t>> &shap
 /// Splits `range` into `pieces` row blocks: with `tail` (sizes of the last blocks), those
 /// last and the rest first; else equal blocks (multiples of 128 rows but the last; fewer when
 /// the range is short).
-std::vector<Range> piecesOf(Range range, int pieces, llvm::ArrayRef<int64_t> tail = {}) {
+std::vector<Range> piecesOf(Range range, int pieces, llvm::ArrayRef<int64_t> tail) {
   std::vector<Range> out;
   if (!tail.empty()) {
     int64_t at = range.offset + range.size;
@@ -279,7 +279,7 @@ void Builder::allGatherA() {
   p.steps.push_back(step(Step::Kind::Fork));
   for (int i = 1; i < P; ++i) {
     int q = (r + i) % P;
-    auto pieces = piecesOf(p.chunks[r], p.pieces);
+    auto pieces = piecesOf(p.chunks[r], p.pieces, p.tailRows);
     for (size_t j = 0; j < pieces.size(); ++j)
       push(q, aRows(Buffer::A, pieces[j], p.k, aPitch, p.chunks[r].offset),
            aRows(Buffer::Gather, pieces[j], p.k, gPitch), arrivalFlag(r, j), -1, asked);
@@ -287,7 +287,7 @@ void Builder::allGatherA() {
   View b = whole(Buffer::B, p.bLocal);
   for (int i = 0; i < P; ++i) {
     int src = (r + i) % P;
-    auto pieces = piecesOf(p.chunks[src], p.pieces);
+    auto pieces = piecesOf(p.chunks[src], p.pieces, p.tailRows);
     for (size_t j = 0; j < pieces.size(); ++j) {
       Gemm g;
       if (src == r) {
