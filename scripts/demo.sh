@@ -27,7 +27,7 @@ for stage in parsed epilog config kernel nvvm ptx; do
   fi
   case "$stage" in
     parsed|epilog) note="$(grep -oE 'inputs\([^)]*\)' "$file" | head -1)" ;;
-    config) note="$(grep -oE '#mepi.kernel_config<[^>]*>' "$file" | head -1)" ;;
+    config) note="$(grep -oE '#mepi.kernel_config<([^<>]|<[^<>]*>)*>' "$file" | head -1)" ;;
     kernel) note="kernels: $(grep -oE 'gpu.func @[a-z0-9_]+' "$file" | sed 's/gpu.func //' | tr '\n' ' ')" ;;
     nvvm) note="$(grep -oE '#nvvm.target<[^>]*>' "$file" | head -1)" ;;
     ptx) note="gpu.binary objects: $(grep -c '#gpu.object' "$file")" ;;

@@ -205,8 +205,8 @@ TEST_F(Fault, KernelsThatSpillInTheCubinLoadFromPtx) {
   ASSERT_EQ(fake.loads.size(), 1u);
   EXPECT_EQ(fake.loads[0], "cubin");
   // Promoted 128 x 192 FP8 tiles: two sets of 64 x 192 accumulators need setmaxnreg's 232.
-  options.kernelConfig =
-      "#mepi.kernel_config<wgmma, tile = [128, 192, 128], stages = 4, store = tma, promote = 1>";
+  options.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = "
+                         "4, promote = 1>, epilogue = <store = tma>>";
   mepi::Tensor a = tensor({256, 1024}, 0x7f0000000000), b = tensor({384, 1024}, 0x7f0000400000);
   a.dtype = b.dtype = mepi::DType::Float8E4M3FN;
   mepi::Qualifiers transposeB{false, true};
@@ -223,7 +223,8 @@ TEST_F(Fault, KernelsThatSpillInTheCubinLoadFromPtx) {
 TEST_F(Fault, EachStreamHasItsOwnWorkspace) {
   mepi::Options options;
   options.arch = "sm_90a";
-  options.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>";
+  options.kernelConfig = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = "
+                         "6>, scheduler = <split_k, splits = 2>>";
   mepi::Matmul mm(tensor({256, 1024}, 0x7f0000000000), tensor({1024, 192}, 0x7f0000400000),
                   std::nullopt, 1.0f, std::nullopt, {}, options);
   mm.plan();

@@ -171,7 +171,7 @@ TEST(Fp8Api, BlockScalesPlanTilesCrossingOneBlockOfColumnsAtMost) {
   // 96 columns: some tiles would span three blocks.
   mepi::Options narrow = options;
   narrow.kernelConfig =
-      "#mepi.kernel_config<wgmma, tile = [128, 96, 128], stages = 4, promote = 1>";
+      "#mepi.kernel_config<wgmma, tile = [128, 96, 128], mainloop = <stages = 4, promote = 1>>";
   mepi::Matmul forced(tensor({2000, 1040}), tensor({3000, 1040}, DType::Float8E5M2),
                       std::nullopt, 1.0f, std::nullopt, kTransposeB, narrow);
   EXPECT_NE(errorOf([&] { forced.plan(); }).find("block scales need promote = 1 over k-steps of "

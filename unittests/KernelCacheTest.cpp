@@ -197,8 +197,8 @@ MatmulProblem wgmmaProblem(const char *config) {
 
 TEST(DiskCache, TheLaunchShapeRoundTrips) {
   std::string dir = tempCacheDir("mepi-cache-launch");
-  MatmulProblem p =
-      wgmmaProblem("#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 2>");
+  MatmulProblem p = wgmmaProblem("#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                                 "<stages = 6>, scheduler = <split_k, splits = 2>>");
   KernelCache::Entry compiled;
   {
     KernelCache first(dir);
@@ -231,8 +231,8 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
 // A cluster shape travels with the cached kernel: the launch sizes its grid by it.
 TEST(DiskCache, TheClusterShapeRoundTrips) {
   std::string dir = tempCacheDir("mepi-cache-cluster");
-  MatmulProblem p =
-      wgmmaProblem("#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>");
+  MatmulProblem p = wgmmaProblem(
+      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>>");
   {
     KernelCache first(dir);
     auto kernel = first.getOrCompile(p, "sm_90a");
@@ -304,10 +304,11 @@ TEST(DiskCache, DirectoryFromEnvironment) {
 // compiled on four threads give the PTX that one thread compiling them alone gives.
 TEST(KernelCache, ConcurrentDistinctCompilations) {
   const char *configs[] = {
-      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>",
-      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>",
-      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>",
-      "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>"};
+      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>>",
+      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true>>",
+      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>>",
+      "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, scheduler = "
+      "<split_k, splits = 2>>"};
   KernelCache parallel;
   std::vector<std::string> ptx(4);
   std::vector<std::thread> threads;
@@ -415,12 +416,15 @@ TEST(DiskCache, AManifestThatContradictsThePlanIsNotTrusted) {
   std::string dir = tempCacheDir("mepi-cache-contradicts");
   storedEntry(dir);
   for (auto edit : std::vector<std::function<void(llvm::json::Object &)>>{
-           [](llvm::json::Object &m) { m["workspace_bytes"] = *m.getInteger("workspace_bytes") + 256; },
+           [](llvm::json::Object &m) {
+             m["workspace_bytes"] = *m.getInteger("workspace_bytes") + 256;
+           },
            [](llvm::json::Object &m) { m["shared_bytes"] = *m.getInteger("shared_bytes") + 1024; },
            [](llvm::json::Object &m) { m["tile_m"] = *m.getInteger("tile_m") * 2; },
            [](llvm::json::Object &m) { m["work_units"] = *m.getInteger("work_units") + 1; },
            [](llvm::json::Object &m) {
-             m["config"] = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 5>";
+             m["config"] =
+                 "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 5>>";
            }}) {
     editManifest(onlyEntry(dir), /*reseal=*/true, edit);
     EXPECT_FALSE(readFromDisk(dir));

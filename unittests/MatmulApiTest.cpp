@@ -183,8 +183,8 @@ TEST(MatmulApi, ResetKeepsTheAlignmentThePlanAssumed) {
   mepi::Matmul mm(tensor({64, 32}), tensor({48, 32}), std::nullopt, 1.0f, std::nullopt, tb);
   mm.plan();
   // Few tiles and a single k-step: the smallest wgmma tile (the heuristic's small-tile rule).
-  EXPECT_EQ(mm.kernelConfiguration(),
-            "#mepi.kernel_config<wgmma, tile = [64, 32, 64], stages = 8>");
+  EXPECT_EQ(mm.kernelConfiguration(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], "
+                                      "mainloop = <stages = 8>>");
   std::string error = errorOf([&] {
     mm.resetOperands(tensor({64, 32}, mepi::DType::Float16, 2), tensor({48, 32}));
   });
@@ -213,9 +213,11 @@ TEST(MatmulApi, CandidateConfigurationsStreamK) {
                   tb);
   mm.plan(mepi::Epilog::Bias, {tensor({2100})});
   std::vector<std::string> candidates = mm.candidateConfigurations();
-  EXPECT_EQ(mm.kernelConfiguration().find("streamk"), std::string::npos);
-  std::string streamK = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
-                        "cluster = 2, store = tma, streamk = true>";
+  EXPECT_EQ(mm.kernelConfiguration().find("stream_k"), std::string::npos);
+  std::string streamK = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
+                        "mainloop = <stages = 4, cluster = 2>, "
+                        "scheduler = <stream_k>, "
+                        "epilogue = <store = tma>>";
   ASSERT_NE(std::find(candidates.begin(), candidates.end(), streamK), candidates.end());
   mepi::Options options;
   options.kernelConfig = streamK;
@@ -228,7 +230,7 @@ TEST(MatmulApi, CandidateConfigurationsStreamK) {
                        std::nullopt, tb);
   shallow.plan(mepi::Epilog::Bias, {tensor({2100})});
   for (const std::string &config : shallow.candidateConfigurations())
-    EXPECT_EQ(config.find("streamk"), std::string::npos) << config;
+    EXPECT_EQ(config.find("stream_k"), std::string::npos) << config;
 }
 
 // The ranked candidates: the heuristic's choice first, every one a configuration plan() accepts
@@ -244,30 +246,38 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
   ASSERT_GE(candidates.size(), 4u);
   EXPECT_EQ(candidates.front(), mm.kernelConfiguration());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
-                      "#mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5>"),
+                      "#mepi.kernel_config<wgmma, tile = [64, 256, 64], "
+                      "mainloop = <stages = 5>>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
-                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2, "
-                      "store = tma>"),
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
+                      "mainloop = <stages = 4>, "
+                      "scheduler = <split_k, splits = 2>, "
+                      "epilogue = <store = tma>>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
-                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
-                      "pingpong = true, store = tma>"),
+                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
+                      "mainloop = <stages = 6, pingpong = true>, "
+                      "epilogue = <store = tma>>"),
             candidates.end());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
-                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
-                      "cluster = 2, store = tma>"),
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
+                      "mainloop = <stages = 4, cluster = 2>, "
+                      "epilogue = <store = tma>>"),
             candidates.end());
   // The 64-row tiles keep the staged stores, with TMA-store variants beside them.
   EXPECT_NE(std::find(candidates.begin(), candidates.end(),
-                      "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, store = tma>"),
+                      "#mepi.kernel_config<wgmma, tile = [64, 128, 64], "
+                      "mainloop = <stages = 8>, "
+                      "epilogue = <store = tma>>"),
             candidates.end());
   // The heuristic's 64 x 32 (few tiles, 16 k-steps: the small-tile rule), the 4 wide tiles
   // and the narrow 128 x 64 and 64 x 64 (15 tiles of 128 x 128 leave multiprocessors idle),
   // each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each unsplit one in
   // a cluster of 2, TMA-store variants of the staged ones, and the cooperative unclustered ones
   // with fewer stages.
-  EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], stages = 8>");
+  EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], "
+                                "mainloop = <stages = 8>>");
   EXPECT_EQ(candidates.size(), 49u);
   for (const std::string &config : candidates) {
     mepi::Options options;
@@ -292,8 +302,9 @@ TEST(MatmulApi, CandidateConfigurationsSwappedStaySwapped) {
                   tb);
   mm.plan(mepi::Epilog::Bias, {tensor({29})});
   std::vector<std::string> candidates = mm.candidateConfigurations();
-  EXPECT_EQ(candidates.front(),
-            "#mepi.kernel_config<wgmma, tile = [32, 64, 64], stages = 16, swapped = true>");
+  EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [32, 64, 64], "
+                                "mainloop = <stages = 16>, "
+                                "swapped = true>");
   int swapped = 0;
   for (const std::string &config : candidates) {
     bool shortTile = config.find("tile = [16,") != std::string::npos ||

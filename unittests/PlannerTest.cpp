@@ -285,9 +285,9 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   p.addressAlignment = 16;
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  EXPECT_EQ(kernel->config,
-            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, "
-            "store = tma>");
+  EXPECT_EQ(kernel->config, "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
+                            "mainloop = <stages = 4, cluster = 2>, "
+                            "epilogue = <store = tma>>");
   EXPECT_TRUE(kernel->persistent);
   EXPECT_EQ(kernel->cluster, 2);
   EXPECT_EQ(kernel->block, (std::array<int64_t, 3>{384, 1, 1}));
@@ -311,8 +311,9 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   shortK.addressAlignment = 16;
   llvm::Expected<CompiledKernel> tall = compileProblem(shortK, "sm_90a");
   ASSERT_TRUE(bool(tall)) << llvm::toString(tall.takeError());
-  EXPECT_EQ(tall->config,
-            "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>");
+  EXPECT_EQ(tall->config, "#mepi.kernel_config<wgmma, tile = [256, 128, 64], "
+                          "mainloop = <stages = 4>, "
+                          "epilogue = <store = tma>>");
   EXPECT_EQ(tall->block, (std::array<int64_t, 3>{384, 1, 1}));
   EXPECT_EQ(tall->cluster, 1);
   shortK.epilog = "GELU_BIAS";
@@ -323,16 +324,17 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   shortK.addressAlignment = 16;
   llvm::Expected<CompiledKernel> pingpong = compileProblem(shortK, "sm_90a");
   ASSERT_TRUE(bool(pingpong)) << llvm::toString(pingpong.takeError());
-  EXPECT_EQ(pingpong->config, "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, "
-                              "pingpong = true, store = tma>");
+  EXPECT_EQ(pingpong->config, "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
+                              "mainloop = <stages = 4, pingpong = true>, "
+                              "epilogue = <store = tma>>");
 
   // Addresses aligned to 8 bytes only: the producer loads with ordinary loads, no descriptors.
   p.addressAlignment = 8;
   llvm::Expected<CompiledKernel> loads = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(loads)) << llvm::toString(loads.takeError());
-  EXPECT_EQ(loads->config,
-            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false, "
-            "store = registers>");
+  EXPECT_EQ(loads->config, "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
+                           "mainloop = <stages = 4, tma = false>, "
+                           "epilogue = <store = registers>>");
   EXPECT_TRUE(loads->persistent);
   EXPECT_TRUE(loads->tensorMaps.empty());
 
@@ -384,8 +386,9 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
   p.addressAlignment = 16;
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  EXPECT_EQ(kernel->config,
-            "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>");
+  EXPECT_EQ(kernel->config, "#mepi.kernel_config<wgmma, tile = [64, 128, 64], "
+                            "mainloop = <stages = 8>, "
+                            "scheduler = <split_k, splits = 2>>");
   EXPECT_EQ(kernel->workUnits, 128);
   EXPECT_EQ(kernel->workspaceBytes, 256 + 64 * 2 * 64 * 128 * 4);
   EXPECT_EQ(kernel->tensorMaps.size(), 2u);
@@ -396,7 +399,8 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
   smaller.multiprocessors = 114;
   llvm::Expected<CompiledKernel> unsplit = compileProblem(smaller, "sm_90a");
   ASSERT_TRUE(bool(unsplit)) << llvm::toString(unsplit.takeError());
-  EXPECT_EQ(unsplit->config, "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>");
+  EXPECT_EQ(unsplit->config, "#mepi.kernel_config<wgmma, tile = [64, 128, 64], "
+                             "mainloop = <stages = 8>>");
   EXPECT_EQ(unsplit->workUnits, 64);
   EXPECT_EQ(unsplit->workspaceBytes, 0);
 
@@ -414,7 +418,8 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
 TEST(Planner, ForcedKernelConfig) {
   MatmulProblem p = problem(ElementType::F16, 300, 500, 200, "DEFAULT", false, true);
   p.addressAlignment = 16;
-  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>";
+  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], "
+                   "mainloop = <stages = 8>>";
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ(kernel->config, p.kernelConfig);
@@ -426,7 +431,8 @@ TEST(Planner, ForcedKernelConfig) {
             std::string::npos)
       << errorOf(p);
   // A configuration the problem cannot use fails to plan, with the reason.
-  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>";
+  p.kernelConfig = "#mepi.kernel_config<wgmma, tile = [64, 64, 64], "
+                   "mainloop = <stages = 8>>";
   p.transposeB = false;
   p.b = {ElementType::F16, {200, 500}, {1, 200}}; // column-major: no contiguous rows
   llvm::Expected<CompiledKernel> wrong = compileProblem(p, "sm_90a");

@@ -168,8 +168,8 @@ struct Options {
   /// cores do; off by default (full f32). No effect on 16-bit operands.
   bool allowTF32 = false;
   /// Forces the kernel configuration, in the form kernelConfiguration() prints, e.g.
-  /// "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>"; empty: the planner's
-  /// heuristic. plan() fails when the configuration cannot run the problem.
+  /// "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>>"; empty: the
+  /// planner's heuristic. plan() fails when the configuration cannot run the problem.
   std::string kernelConfig;
   /// Also compute max |D| over all of D (an aux output "result_amax", one f32).
   bool resultAmax = false;
@@ -235,7 +235,8 @@ public:
   /// Releases D and the kernel; the object can only be destroyed afterwards.
   void free();
   /// The planned kernel's configuration as mepi's IR prints it, e.g.
-  /// `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`. Throws if not planned.
+  /// `#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>`. Throws if not
+  /// planned.
   std::string kernelConfiguration() const;
   /// The kernel configurations that can run the planned problem, best first by the heuristic
   /// (whose own choice comes first), as kernelConfiguration() prints them. Throws if not

@@ -35,9 +35,9 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
   kernel.tile = {config.getTileM(), config.getTileN()};
   llvm::raw_string_ostream(kernel.config) << config;
   kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
-  kernel.cluster = config.getCluster();
+  kernel.cluster = config.getMainloop().getCluster();
   // Promoted accumulators (two sets) are what needs setmaxnreg's registers: see loadFromPtx.
-  kernel.loadFromPtx = config.getPromote() > 0;
+  kernel.loadFromPtx = config.getMainloop().getPromote() > 0;
   // A persistent kernel's launch grid is its work units' blocks (the generator's Sm90Spec).
   if (kernel.persistent) {
     std::optional<int64_t> blocks = getConstantIntValue(launch.getGridSizeX());
@@ -87,7 +87,7 @@ KernelConfigAttr boundUnitKSteps(KernelConfigAttr config, const Sm90Problem &p,
   if (config.getStrategy() != KernelStrategy::Wgmma)
     return config;
   int64_t kSteps = Sm90Spec(p, config, target).kSteps();
-  if (llvm::divideCeil(kSteps, config.getSplits()) <= maxUnitKSteps)
+  if (llvm::divideCeil(kSteps, config.getScheduler().getSplits()) <= maxUnitKSteps)
     return config;
   if (KernelConfigAttr promoted = config.withPromote(::mepi::runtime::kSplitPromoteKSteps))
     if (Sm90Spec(p, promoted, target).canImplement())
@@ -120,7 +120,7 @@ auto ::mepi::runtime::rankedKernelConfigs(const MatmulProblem &problem, llvm::St
       std::string text;
       llvm::raw_string_ostream(text) << config;
       std::vector<std::string> &list =
-          maxUnitKSteps > 0 && config && config.getPromote() == 0 ? split : ranked;
+          maxUnitKSteps > 0 && config && config.getMainloop().getPromote() == 0 ? split : ranked;
       if (config && llvm::find(list, text) == list.end())
         list.push_back(text);
     }

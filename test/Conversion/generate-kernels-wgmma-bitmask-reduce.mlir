@@ -48,7 +48,7 @@ func.func @relu_aux_bgrad(%a: memref<200x64xbf16>, %b: memref<300x64xbf16>, %d: 
       aux(%mask as bitmask : memref<32x300xi8, strided<[1, 32]>>)
       reduce(%rows as row add : memref<200xbf16>, %cols as col add : memref<300xf32>,
              %amax as scalar max : memref<f32>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %zero = arith.constant 0.0 : f32
     %pos = arith.cmpf ogt, %acc, %zero : f32
@@ -70,7 +70,7 @@ func.func @too_much_shared(%a: memref<256x64xbf16>, %b: memref<256x64xbf16>, %d:
   mepi.matmul ins(%a, %b : memref<256x64xbf16>, memref<256x64xbf16>) outs(%d : memref<256x256xbf16>)
       reduce(%r0 as row add : memref<256xf32>, %r1 as row add : memref<256xf32>,
              %r2 as row add : memref<256xf32>, %r3 as row add : memref<256xf32>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %t = arith.truncf %acc : f32 to bf16
     mepi.yield %t, %acc, %acc, %acc, %acc : bf16, f32, f32, f32, f32

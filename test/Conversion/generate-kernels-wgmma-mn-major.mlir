@@ -10,7 +10,7 @@
 // CHECK-LABEL: func.func @mn_major
 // CHECK: mepi.tensor_map %arg0 box [64, 64] swizzle 128 : memref<1024x1000xbf16>
 // CHECK: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<1024x4000xbf16>
-// CHECK: {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>}
+// CHECK: {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>>}
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // 2 boxes of A (128 rows) and 2 of B (128 rows) per stage:
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -25,7 +25,7 @@ func.func @mn_major(%a: memref<1024x1000xbf16> {mepi.alignment = 16 : i64},
                     %bias: memref<1000xbf16>, %d: memref<1000x4000xbf16>) {
   mepi.matmul ins(%a, %b : memref<1024x1000xbf16>, memref<1024x4000xbf16>)
       inputs(%bias as row : memref<1000xbf16>) outs(%d : memref<1000x4000xbf16>)
-      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>,
+      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>>,
                   transpose_a} epilog {
   ^bb0(%acc: f32, %bv: bf16, %row: index, %col: index):
     %bf = arith.extf %bv : bf16 to f32

@@ -11,7 +11,7 @@
 // CHECK: %[[WS:.*]] = mepi.workspace 3145984 : !llvm.ptr
 // CHECK: %[[UNITS:.*]] = arith.constant 48 : index
 // CHECK: gpu.launch_func @mepi_kernels::@gemm_matmul_0 blocks in (%[[UNITS]], %{{.*}}, %{{.*}}) {{.*}} args(%[[MA]] : !llvm.ptr, %[[MB]] : !llvm.ptr, %[[WS]] : !llvm.ptr, %arg0
-// CHECK-SAME: {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 3, store = registers>}
+// CHECK-SAME: {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 3>, epilogue = <store = registers>>}
 
 // CHECK: gpu.func @gemm_matmul_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<200x1000xbf16>
 // CHECK-SAME: mepi.tensor_map_params = 2 : i32
@@ -40,7 +40,7 @@ func.func @gemm(%a: memref<200x1000xbf16>, %b: memref<1000x1000xbf16>,
                 %d: memref<200x1000xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<200x1000xbf16>, memref<1000x1000xbf16>)
       outs(%d : memref<200x1000xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 3, store = registers>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 3>, epilogue = <store = registers>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -15,7 +15,7 @@
 // CHECK: %[[WS:.*]] = mepi.workspace 34604288 : !llvm.ptr
 // CHECK: %[[BLOCKS:.*]] = arith.constant 64 : index
 // CHECK: gpu.launch_func @mepi_kernels::@gemm_matmul_0 blocks in (%[[BLOCKS]], {{.*}} args(%[[MA]] : !llvm.ptr, %[[MB]] : !llvm.ptr, %[[WS]] : !llvm.ptr, %arg0
-// CHECK-SAME: {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, streamk = true>}
+// CHECK-SAME: {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>>}
 
 // CHECK: gpu.func @gemm_matmul_0
 // The producer's walk: its cluster among at most 66 walkers and the 32 units.
@@ -50,7 +50,7 @@ func.func @gemm(%a: memref<2000x1000xbf16>, %b: memref<1000x1000xbf16>,
                 %d: memref<2000x1000xbf16>) {
   mepi.matmul ins(%a, %b : memref<2000x1000xbf16>, memref<1000x1000xbf16>)
       outs(%d : memref<2000x1000xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, streamk = true>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -6,7 +6,7 @@ func.func @narrow(%a: memref<200x128xbf16>, %b: memref<16x128xbf16>, %d: memref<
   // expected-error @+1 {{expected tile_n a multiple of 32 for the wgmma epilog (it stages 32 columns at a time), got 16}}
   mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<16x128xbf16>)
       outs(%d : memref<200x16xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 16, 64], stages = 6>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 16, 64], mainloop = <stages = 6>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
@@ -20,7 +20,7 @@ func.func @mn_major_b(%a: memref<200x128xbf16>, %b: memref<128x96xbf16>, %d: mem
   // expected-error @+1 {{expected tile_n a multiple of 64 for a B given as [K, N] (it loads 64-row blocks), got 96}}
   mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<128x96xbf16>)
       outs(%d : memref<200x96xbf16>)
-      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 96, 64], stages = 6>} epilog {
+      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 96, 64], mainloop = <stages = 6>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
@@ -36,7 +36,7 @@ func.func @pingpong_sums(%a: memref<200x128xbf16>, %b: memref<128x128xbf16>, %d:
   // expected-error @+1 {{ping-pong wgmma kernels take no operand sums (a_sums, b_sums); use the cooperative kernel}}
   mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<128x128xbf16>)
       outs(%d : memref<200x128xbf16>) a_sums(%ga : memref<200xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
@@ -53,7 +53,7 @@ func.func @registers_aux(%a: memref<200x128xbf16>, %b: memref<128x128xbf16>,
   // expected-error @+1 {{store = registers needs an epilog that writes D only (no aux output, no reduction) into a static row-major D; use store = staged}}
   mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<128x128xbf16>)
       outs(%d : memref<200x128xbf16>) aux(%aux as matrix : memref<200x128xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r, %r : bf16, bf16
@@ -70,7 +70,7 @@ func.func @tma_store_rows(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
   // expected-error @+1 {{store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a 16-byte aligned address, got 'memref<200x1002xbf16>'}}
   mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1002x128xbf16>)
       outs(%d : memref<200x1002xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = tma>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
@@ -87,7 +87,7 @@ func.func @tma_store_tile(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
   // expected-error @+1 {{store = tma needs tile_n a multiple of 64 (128 bytes of D), got 96}}
   mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1024x128xbf16>)
       outs(%d : memref<200x1024xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 64], stages = 4, store = tma>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 64], mainloop = <stages = 4>, epilogue = <store = tma>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

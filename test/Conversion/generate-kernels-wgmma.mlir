@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @gemm
 // CHECK: %[[MA:.*]] = mepi.tensor_map %arg0 box [64, 128] swizzle 128 : memref<1000x1024xbf16> -> !llvm.ptr
 // CHECK: %[[MB:.*]] = mepi.tensor_map %arg1 box [64, 256] swizzle 128 : memref<4000x1024xbf16> -> !llvm.ptr
-// CHECK: gpu.launch_func @mepi_kernels::@gemm_matmul_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %{{.*}} args(%[[MA]] : !llvm.ptr, %[[MB]] : !llvm.ptr, %arg0 : memref<1000x1024xbf16>, %arg1 : memref<4000x1024xbf16>, %arg2 : memref<1000xbf16>, %arg3 : memref<1000x4000xbf16>) {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>}
+// CHECK: gpu.launch_func @mepi_kernels::@gemm_matmul_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %{{.*}} args(%[[MA]] : !llvm.ptr, %[[MB]] : !llvm.ptr, %arg0 : memref<1000x1024xbf16>, %arg1 : memref<4000x1024xbf16>, %arg2 : memref<1000xbf16>, %arg3 : memref<1000x4000xbf16>) {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>}
 
 // CHECK: llvm.mlir.global external @mepi_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @gemm_matmul_0(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1000x1024xbf16>, %{{.*}}: memref<4000x1024xbf16>, %{{.*}}: memref<1000xbf16>, %{{.*}}: memref<1000x4000xbf16>) kernel
@@ -40,7 +40,7 @@ func.func @gemm(%a: memref<1000x1024xbf16>, %b: memref<4000x1024xbf16>, %bias: m
                 %d: memref<1000x4000xbf16>) {
   mepi.matmul ins(%a, %b : memref<1000x1024xbf16>, memref<4000x1024xbf16>)
       inputs(%bias as row : memref<1000xbf16>) outs(%d : memref<1000x4000xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>} epilog {
   ^bb0(%acc: f32, %bv: bf16, %row: index, %col: index):
     %x = arith.extf %bv : bf16 to f32
     %s = arith.addf %acc, %x : f32

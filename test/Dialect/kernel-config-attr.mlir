@@ -16,29 +16,40 @@
 
 // -----
 
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4, tma = false>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4, tma = false>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>, scheduler = <split_k, splits = 4>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>, scheduler = <split_k, splits = 4>>} : () -> ()
 
 // -----
 
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5, pingpong = true>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], stages = 5, pingpong = true>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5, pingpong = true>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5, pingpong = true>>} : () -> ()
 
 // -----
 
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>} : () -> ()
 
 // -----
 
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, store = registers>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>>} : () -> ()
 
 // -----
 
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>} : () -> ()
 
 // The promoted accumulator policy prints after the other settings.
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, store = tma, promote = 4>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, promote = 4, store = tma>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, promote = 4>, epilogue = <store = tma>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, promote = 4>, epilogue = <store = tma>>} : () -> ()
+
+// -----
+
+// Parts left at their defaults are not printed, and a part may be written whole.
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = #mepi.mainloop<stages = 4, tma = true>, scheduler = <data_parallel>, epilogue = <store = staged>>} : () -> ()
+
+// -----
+
+// CHECK: "test.op"() {part = #mepi.scheduler<split_k, splits = 3>}
+"test.op"() {part = #mepi.scheduler<split_k, splits = 3>} : () -> ()

@@ -2,22 +2,22 @@
 // RUN: mepi-opt %s --split-input-file --verify-diagnostics
 
 // expected-error @+1 {{expected tile_m 64, 128, 192 or 256 for wgmma, got 512}}
-func.func private @m() attributes {c = #mepi.kernel_config<wgmma, tile = [512, 128, 64], stages = 4>}
+func.func private @m() attributes {c = #mepi.kernel_config<wgmma, tile = [512, 128, 64], mainloop = <stages = 4>>}
 
 // -----
 
 // expected-error @+1 {{expected tile_n at most 128 and 1 split for 256-row wgmma tiles (each consumer holds two 64-row slices), got tile_n 256 and 1 splits}}
-func.func private @m256() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 256, 64], stages = 4>}
+func.func private @m256() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 256, 64], mainloop = <stages = 4>>}
 
 // -----
 
 // expected-error @+1 {{expected tile_n a multiple of 8 up to 256 for wgmma, got 260}}
-func.func private @n() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 260, 64], stages = 4>}
+func.func private @n() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 260, 64], mainloop = <stages = 4>>}
 
 // -----
 
 // expected-error @+1 {{expected tile_k 32, 64 or 128 for wgmma (one 128-byte line of K), got 48}}
-func.func private @k() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 48], stages = 4>}
+func.func private @k() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 48], mainloop = <stages = 4>>}
 
 // -----
 
@@ -27,88 +27,119 @@ func.func private @stages() attributes {c = #mepi.kernel_config<wgmma, tile = [1
 // -----
 
 // expected-error @+1 {{expected 1 stage for simt, got 3}}
-func.func private @simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], stages = 3>}
+func.func private @simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], mainloop = <stages = 3>>}
 
 // -----
 
-// expected-error @+1 {{expected 1 to 32 splits, got 0}}
-func.func private @no_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 0>}
+// expected-error @+2 {{expected 2 to 32 splits for split_k, got 0}}
+// expected-error @+1 {{failed to parse Mepi_KernelConfigAttr parameter 'scheduler' which is to be a `SchedulerConfigAttr`}}
+func.func private @no_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 0>>}
 
 // -----
 
-// expected-error @+1 {{expected 1 split for simt, got 2}}
-func.func private @simt_splits() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], stages = 1, splits = 2>}
+// expected-error @+1 {{expected the data_parallel scheduler for simt, got split_k}}
+func.func private @simt_splits() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], mainloop = <stages = 1>, scheduler = <split_k, splits = 2>>}
 
 // -----
 
 // A ping-pong consumer holds the whole tile's accumulators.
 // expected-error @+1 {{expected tile_m * tile_n at most 16384 for a ping-pong wgmma kernel (one warpgroup holds the whole tile), got 128 x 256}}
-func.func private @pingpong_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, pingpong = true>}
+func.func private @pingpong_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, pingpong = true>>}
 
 // -----
 
 // expected-error @+1 {{expected 1 split for a ping-pong wgmma kernel, got 2}}
-func.func private @pingpong_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 2, pingpong = true>}
+func.func private @pingpong_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true>, scheduler = <split_k, splits = 2>>}
 
 // -----
 
 // expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
-func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], pingpong = true>}
+func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], mainloop = <pingpong = true>>}
 
 // -----
 
 // TMA stores of D take the tensor-map path of a TMA kernel.
 // expected-error @+1 {{expected store = tma only with TMA loads}}
-func.func private @tma_store_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false, store = tma>}
+func.func private @tma_store_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, tma = false>, epilogue = <store = tma>>}
 
 // -----
 
 // expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
-func.func private @store_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], store = registers>}
+func.func private @store_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], epilogue = <store = registers>>}
 
 // -----
 
 // expected-error @+1 {{expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got 128}}
-func.func private @swapped_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 64, 64], stages = 4, swapped = true>}
+func.func private @swapped_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 64, 64], mainloop = <stages = 4>, swapped = true>}
 
 // -----
 
 // expected-error @+1 {{expected no splits, pingpong, cluster or store setting for a swapped wgmma kernel}}
-func.func private @swapped_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, splits = 2, swapped = true>}
+func.func private @swapped_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16>, scheduler = <split_k, splits = 2>, swapped = true>}
 
 // -----
 
 // Stream-K cuts the units of a cooperative kernel whose consumers hold one 64-row slice each.
-// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
-func.func private @streamk_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true, streamk = true>}
+// expected-error @+1 {{expected stream_k only for a cooperative wgmma kernel (not swapped or ping-pong, tile_m 64 or 128)}}
+func.func private @streamk_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, scheduler = <stream_k>>}
 
 // -----
 
-// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
-func.func private @streamk_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 2, streamk = true>}
+// A scheduler checks its own settings: splits belong to split-K.
+// expected-error @+2 {{expected splits only with split_k, got 2 with stream_k}}
+// expected-error @+1 {{failed to parse Mepi_KernelConfigAttr parameter 'scheduler' which is to be a `SchedulerConfigAttr`}}
+func.func private @streamk_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, scheduler = <stream_k, splits = 2>>}
 
 // -----
 
-// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
-func.func private @streamk_tall() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, streamk = true>}
+// expected-error @+1 {{expected stream_k only for a cooperative wgmma kernel (not swapped or ping-pong, tile_m 64 or 128)}}
+func.func private @streamk_tall() attributes {c = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, scheduler = <stream_k>>}
 
 // -----
 
-// expected-error @+1 {{expected streamk only for a cooperative wgmma kernel (not swapped or ping-pong, 1 split, tile_m 64 or 128)}}
-func.func private @streamk_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], streamk = true>}
+// expected-error @+1 {{expected the data_parallel scheduler for simt, got stream_k}}
+func.func private @streamk_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], scheduler = <stream_k>>}
 
 // -----
 
 // The promoted accumulators double a consumer's registers: at most one 64 x 192 slice.
 // expected-error @+1 {{expected promote only with one 64-row slice of at most 192 columns per consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)}}
-func.func private @promote_wide() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, promote = 4>}
+func.func private @promote_wide() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, promote = 4>>}
 
 // -----
 
 // expected-error @+1 {{expected promote only with one 64-row slice of at most 192 columns per consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)}}
-func.func private @promote_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true, promote = 4>}
+func.func private @promote_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true, promote = 4>>}
 
 // -----
 
 // expected-error @+1 {{expected promote 0, or > 0 for wgmma, got 2}}
-func.func private @promote_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], promote = 2>}
+func.func private @promote_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], mainloop = <promote = 2>>}
+
+// -----
+
+// The parts check their own settings, whatever the tile: the main loop's cluster, stages and
+// promotion interval, the scheduler's split count.
+// expected-error @+1 {{expected a cluster of 1 or 2 blocks, got 4}}
+func.func private @mainloop_cluster() attributes {c = #mepi.mainloop<stages = 4, cluster = 4>}
+
+// -----
+
+// expected-error @+2 {{expected at least 1 stage, got 0}}
+// expected-error @+1 {{failed to parse Mepi_KernelConfigAttr parameter 'mainloop' which is to be a `MainloopConfigAttr`}}
+func.func private @mainloop_stages() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 0>>}
+
+// -----
+
+// expected-error @+1 {{expected promote 0 or more k-steps, got -1}}
+func.func private @mainloop_promote() attributes {c = #mepi.mainloop<stages = 4, promote = -1>}
+
+// -----
+
+// expected-error @+1 {{expected 2 to 32 splits for split_k, got 33}}
+func.func private @scheduler_splits() attributes {c = #mepi.scheduler<split_k, splits = 33>}
+
+// -----
+
+// expected-error @+1 {{expected splits only with split_k, got 3 with data_parallel}}
+func.func private @scheduler_data_parallel() attributes {c = #mepi.scheduler<data_parallel, splits = 3>}

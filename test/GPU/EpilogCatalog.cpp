@@ -405,30 +405,31 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     // Ping-pong (each consumer both 64-row slices of a tile: the reductions' contributors are
     // the slices, whichever warpgroup computes them); it takes no operand sums (BGRADA/B).
     shapes.push_back({1000, 520, 300, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
-                      "pingpong = true>"});
+                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
+                      "mainloop = <stages = 6, pingpong = true>>"});
     // 256-row tiles: two consumers, two slices each (no operand sums: BGRADA/B skipped).
-    shapes.push_back({700, 300, 256, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4>"});
+    shapes.push_back(
+        {700, 300, 256, true, false,
+         "#mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>>"});
     // A cluster of 2 (B multicast): 5 tile rows, so the last pair's second tile lies below D
     // and neither stores nor counts itself into the reductions.
     shapes.push_back({520, 300, 256, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, "
-                      "cluster = 2>"});
+                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
+                      "mainloop = <stages = 6, cluster = 2>>"});
     // The swapped form for short M (K-major A and B): element-wise epilogs, bitmask aux
     // outputs included (no operand sums or reductions: the BGRAD epilogs and amax skip it).
     // 13 rows leave a partial mask byte.
     shapes.push_back({13, 300, 520, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, "
-                      "swapped = true>"});
+                      "#mepi.kernel_config<wgmma, tile = [16, 64, 64], "
+                      "mainloop = <stages = 16>, swapped = true>"});
     shapes.push_back({29, 200, 256, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [32, 128, 64], stages = 8, "
-                      "swapped = true>"});
+                      "#mepi.kernel_config<wgmma, tile = [32, 128, 64], "
+                      "mainloop = <stages = 8>, swapped = true>"});
     // TMA stores of D in clusters of 2 (the heuristic's kernel for D-only epilogs at K > 4096
     // and for 65536 x 16384), with operand sums: the epilogs that write D only, without amax.
     shapes.push_back({520, 264, 256, true, false,
-                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, "
-                      "cluster = 2, store = tma>"});
+                      "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
+                      "mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>"});
   }
   for (const Entry &entry : entries)
     for (Shape s : shapes)

@@ -112,12 +112,16 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                      true, 1.0f, 0.5f};
     batchedWide.outType = ElementType::F32;
     cases.push_back(batchedWide);
-    for (const char *config :
-         {"#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, splits = 3>",
-          "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>",
-          "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>",
-          "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 6, store = registers>",
-          "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>"}) {
+    for (const char *config : {"#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                               "<stages = 4>, scheduler = <split_k, splits = 3>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                               "<stages = 4, pingpong = true>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = "
+                               "<stages = 4, cluster = 2>, epilogue = <store = tma>>",
+                               "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = "
+                               "<stages = 6>, epilogue = <store = registers>>",
+                               "#mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = "
+                               "<stages = 4>, epilogue = <store = tma>>"}) {
       Case forced{t, {3, 333, 520}, {3, 264, 520}, {3, 333, 264}, false, true, "GELU_BIAS"};
       forced.config = config;
       cases.push_back(forced);
@@ -142,14 +146,20 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                      "GELU_BIAS"};
     tf32Batched.tf32 = true;
     cases.push_back(tf32Batched);
-    for (const char *config :
-         {"#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4, splits = 3>",
-          "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 4, pingpong = true>",
-          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, cluster = 2, store = tma>",
-          "#mepi.kernel_config<wgmma, tile = [64, 128, 32], stages = 6, store = registers>",
-          "#mepi.kernel_config<wgmma, tile = [256, 128, 32], stages = 4, store = tma>",
-          "#mepi.kernel_config<wgmma, tile = [128, 256, 32], stages = 4, streamk = true>",
-          "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, promote = 3>"}) {
+    for (const char *config : {"#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = "
+                               "<stages = 4>, scheduler = <split_k, splits = 3>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = "
+                               "<stages = 4, pingpong = true>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 256, 32], mainloop = "
+                               "<stages = 4, cluster = 2>, epilogue = <store = tma>>",
+                               "#mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = "
+                               "<stages = 6>, epilogue = <store = registers>>",
+                               "#mepi.kernel_config<wgmma, tile = [256, 128, 32], mainloop = "
+                               "<stages = 4>, epilogue = <store = tma>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 256, 32], mainloop = "
+                               "<stages = 4>, scheduler = <stream_k>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = "
+                               "<stages = 6, promote = 3>>"}) {
       Case forced{ElementType::F32, {333, 520}, {264, 520}, {333, 264}, false, true, "GELU_BIAS"};
       forced.tf32 = true;
       forced.config = config;
@@ -174,13 +184,13 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   // added in f32 every 4 k-steps, and bf16 under split-K with a block that K does not fill.
   {
     Case promoted{ElementType::F32, {2048, 16384}, {2048, 16384}, {2048, 2048}, false, true};
-    promoted.config =
-        "#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, store = tma, promote = 4>";
+    promoted.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, "
+                      "promote = 4>, epilogue = <store = tma>>";
     cases.push_back(promoted);
     Case promotedBf16{ElementType::BF16, {300, 8200}, {257, 8200}, {300, 257}, false, true,
                       "GELU_BIAS"};
-    promotedBf16.config =
-        "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 4, promote = 3>";
+    promotedBf16.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = "
+                          "8, promote = 3>, scheduler = <split_k, splits = 4>>";
     cases.push_back(promotedBf16);
   }
   {
@@ -208,14 +218,17 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
          std::vector<std::array<int, 3>>{{128, 256, 4}, {128, 128, 6}, {64, 256, 5}, {64, 64, 8}}) {
       Case forced{t, {264, 300}, {264, 500}, {300, 500}, true, false, "RELU_BIAS"};
       forced.config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
-                      std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
+                      std::to_string(tileN) +
+                      ", 64], mainloop = <stages = " + std::to_string(stages) + ">>";
       cases.push_back(forced);
     }
     Case loadsMN{t, {203, 257}, {203, 131}, {257, 131}, true, false, "GELU_BIAS"};
-    loadsMN.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>";
+    loadsMN.config =
+        "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>>";
     cases.push_back(loadsMN);
     Case splitMN{t, {4096, 64}, {4096, 200}, {64, 200}, true, false, "BIAS"};
-    splitMN.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 8>";
+    splitMN.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, "
+                     "scheduler = <split_k, splits = 8>>";
     cases.push_back(splitMN);
   }
   // Rows TMA cannot address (K not a multiple of 8, or an address not a multiple of 16): the
@@ -229,21 +242,24 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     shiftedOdd.misalignBytes = 6;
     cases.push_back(shiftedOdd);
     Case oddLoads{t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"};
-    oddLoads.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>";
+    oddLoads.config =
+        "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>>";
     cases.push_back(oddLoads);
     cases.push_back({t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"});
     cases.push_back({t, {17, 1031}, {4000, 1031}, {17, 4000}, false, true, "RELU_BIAS"});
     if (!quick)
       cases.push_back({t, {4095, 4099}, {4097, 4099}, {4095, 4097}, false, true, "GELU_BIAS"});
     Case loads{t, {127, 264}, {129, 264}, {127, 129}, false, true, "BIAS"};
-    loads.config = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, tma = false>";
+    loads.config =
+        "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, tma = false>>";
     cases.push_back(loads);
   }
   // Every wgmma tile the heuristic can choose, forced, on residue shapes.
   for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{
            {128, 256, 4}, {128, 128, 6}, {128, 64, 8}, {64, 256, 5}, {64, 128, 8}, {64, 64, 8}}) {
     std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
-                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) + ">";
+                         std::to_string(tileN) +
+                         ", 64], mainloop = <stages = " + std::to_string(stages) + ">>";
     Case bf{ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"};
     bf.config = config;
     cases.push_back(bf);
@@ -264,32 +280,40 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     return c;
   };
   const std::string splitPrefix = "#mepi.kernel_config<wgmma, tile = ";
-  cases.push_back(split(ElementType::BF16, {300, 500, 200}, "GELU_BIAS",
-                        splitPrefix + "[128, 128, 64], stages = 6, splits = 3>"));
-  cases.push_back(split(ElementType::F16, {1000, 1000, 1000}, "RELU_BIAS",
-                        splitPrefix + "[128, 128, 64], stages = 6, splits = 4>"));
+  cases.push_back(split(
+      ElementType::BF16, {300, 500, 200}, "GELU_BIAS",
+      splitPrefix + "[128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 3>>"));
+  cases.push_back(split(
+      ElementType::F16, {1000, 1000, 1000}, "RELU_BIAS",
+      splitPrefix + "[128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 4>>"));
   cases.push_back(split(ElementType::BF16, {127, 129, 1031}, "BIAS",
-                        splitPrefix + "[128, 128, 64], stages = 6, splits = 5, tma = false>"));
-  cases.push_back(split(ElementType::F16, {17, 4000, 4104}, "GELU_BIAS",
-                        splitPrefix + "[64, 256, 64], stages = 5, splits = 7>"));
-  Case splitC = split(ElementType::BF16, {300, 500, 1000}, "RELU_BIAS",
-                      splitPrefix + "[128, 256, 64], stages = 4, splits = 2>");
+                        splitPrefix + "[128, 128, 64], mainloop = <stages = 6, tma = false>, "
+                                      "scheduler = <split_k, splits = 5>>"));
+  cases.push_back(split(
+      ElementType::F16, {17, 4000, 4104}, "GELU_BIAS",
+      splitPrefix + "[64, 256, 64], mainloop = <stages = 5>, scheduler = <split_k, splits = 7>>"));
+  Case splitC = split(
+      ElementType::BF16, {300, 500, 1000}, "RELU_BIAS",
+      splitPrefix + "[128, 256, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 2>>");
   splitC.withC = true;
   splitC.alpha = 0.5f;
   splitC.beta = -1.25f;
   splitC.outType = ElementType::F32;
   cases.push_back(splitC);
   if (!quick)
-    cases.push_back(split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",
-                          splitPrefix + "[128, 128, 64], stages = 6, splits = 16>"));
+    cases.push_back(
+        split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",
+              splitPrefix +
+                  "[128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 16>>"));
   // Ping-pong, forced: both tiles it takes (two 64-row slices per consumer, or one 256 wide),
   // residues, beta * C with f32 D, MN-major operands, the ordinary-load producer and staged
   // rows. 2100 x 2000 has 272 tiles of 128 x 128 on at most 132 blocks: blocks of 2 and of 3
   // units, so the consumers hand the main loop over, and the last unit is either one's.
   for (auto [tileM, tileN, stages] : std::vector<std::array<int, 3>>{{128, 128, 6}, {64, 256, 5}}) {
     std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
-                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages);
-    std::string inPlace = config + ", pingpong = true>";
+                         std::to_string(tileN) +
+                         ", 64], mainloop = <stages = " + std::to_string(stages);
+    std::string inPlace = config + ", pingpong = true>>";
     auto pingpong = [&](Case c, const std::string &forced) {
       c.config = forced;
       cases.push_back(c);
@@ -304,27 +328,37 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     pingpong({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"},
              inPlace);
     pingpong({ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"},
-             config + ", tma = false, pingpong = true>");
+             config + ", tma = false, pingpong = true>>");
     pingpong({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"},
              inPlace); // rows of 406 bytes: staged
   }
   // 256-row tiles (two consumers of two 64-row slices each), forced: residues, beta * C with f32
   // D, MN-major A and B, the ordinary-load producer, staged rows, more tiles than blocks.
   {
-    std::string config = "#mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4";
+    std::string config = "#mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4";
     auto tall = [&](Case c, const std::string &suffix) {
       c.config = config + suffix;
       cases.push_back(c);
     };
-    tall({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"}, ">");
-    tall({ElementType::F16, {127, 264}, {129, 264}, {127, 129}, false, true, "RELU_BIAS", true,
-          0.5f, 2.0f, false, ElementType::F32},
-         ">");
-    tall({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"}, ">");
+    tall({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"}, ">>");
+    tall({ElementType::F16,
+          {127, 264},
+          {129, 264},
+          {127, 129},
+          false,
+          true,
+          "RELU_BIAS",
+          true,
+          0.5f,
+          2.0f,
+          false,
+          ElementType::F32},
+         ">>");
+    tall({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"}, ">>");
     tall({ElementType::BF16, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"},
-         ", tma = false>");
-    tall({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"}, ">");
-    tall({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"}, ">");
+         ", tma = false>>");
+    tall({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"}, ">>");
+    tall({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"}, ">>");
   }
   // Clusters of 2 with B multicast, forced: an odd number of tile rows (the last pair's second
   // tile lies below D: 300 rows, and 384 = 3 whole tiles, where no row bound would stop its
@@ -334,8 +368,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   for (auto [tileM, tileN, stages, pingpong] : std::vector<std::array<int, 4>>{
            {128, 256, 4, 0}, {128, 128, 6, 0}, {64, 256, 5, 0}, {128, 128, 6, 1}, {256, 128, 4, 0}}) {
     std::string config = "#mepi.kernel_config<wgmma, tile = [" + std::to_string(tileM) + ", " +
-                         std::to_string(tileN) + ", 64], stages = " + std::to_string(stages) +
-                         (pingpong ? ", pingpong = true" : "") + ", cluster = 2>";
+                         std::to_string(tileN) +
+                         ", 64], mainloop = <stages = " + std::to_string(stages) +
+                         (pingpong ? ", pingpong = true" : "") + ", cluster = 2>>";
     auto clustered = [&](Case c) {
       c.config = config;
       cases.push_back(c);
@@ -353,14 +388,18 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   // (2100 x 2000), MN-major A and B, 64-column tiles (one line per slice: the buffers
   // alternate across tiles), split-K (the last split stores), and clusters of 2.
   for (const char *form :
-       {"[128, 256, 64], stages = 4, store = tma", "[128, 128, 64], stages = 6, store = tma",
-        "[64, 256, 64], stages = 5, store = tma", "[64, 128, 64], stages = 8, store = tma",
-        "[128, 64, 64], stages = 8, store = tma", "[256, 128, 64], stages = 4, store = tma",
-        "[128, 128, 64], stages = 4, pingpong = true, store = tma",
-        "[64, 256, 64], stages = 4, pingpong = true, store = tma",
-        "[128, 256, 64], stages = 4, cluster = 2, store = tma",
-        "[128, 128, 64], stages = 4, pingpong = true, store = registers",
-        "[256, 128, 64], stages = 4, store = registers"}) {
+       {"[128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
+        "[128, 128, 64], mainloop = <stages = 6>, epilogue = <store = tma>",
+        "[64, 256, 64], mainloop = <stages = 5>, epilogue = <store = tma>",
+        "[64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>",
+        "[128, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>",
+        "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
+        "[128, 128, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>",
+        "[64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>",
+        "[128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>",
+        "[128, 128, 64], mainloop = <stages = 4, pingpong = true>, "
+        "epilogue = <store = registers>",
+        "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>"}) {
     std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
     auto stored = [&](Case c) {
       c.config = config;
@@ -373,19 +412,27 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
   }
   cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
-                        splitPrefix + "[128, 128, 64], stages = 6, splits = 3, store = tma>"));
+                        splitPrefix +
+                            "[128, 128, 64], mainloop = <stages = 6>, "
+                            "scheduler = <split_k, splits = 3>, epilogue = <store = tma>>"));
   // Stream-K, forced: more units than walkers and not a multiple of them, so that the last
   // wave's k-steps are cut into ranges of 16 or more that share units, two to four walkers a
   // unit (2100 x 2000 has 136 tiles of 128 x 256 on 132 blocks, 72 pair units on 66 clusters,
   // and K = 1500 24 k-steps), one unit a walker (K = 264: 5 k-steps), residue rows,
   // columns and k-steps, beta * C with f32 D, MN-major A and B, each store form and clusters
   // of 2 (the pair's second tile below D in 2100 rows).
-  for (const char *form : {"[128, 256, 64], stages = 4, cluster = 2, store = tma",
-                           "[128, 256, 64], stages = 4", "[128, 128, 64], stages = 6",
-                           "[64, 256, 64], stages = 5, store = tma",
-                           "[128, 128, 64], stages = 6, store = registers"}) {
+  for (auto [tile, mainloop, store] : std::vector<std::array<const char *, 3>>{
+           {"[128, 256, 64]", "stages = 4, cluster = 2", "tma"},
+           {"[128, 256, 64]", "stages = 4", "staged"},
+           {"[128, 128, 64]", "stages = 6", "staged"},
+           {"[64, 256, 64]", "stages = 5", "tma"},
+           {"[128, 128, 64]", "stages = 6", "registers"}}) {
     std::string config =
-        std::string("#mepi.kernel_config<wgmma, tile = ") + form + ", streamk = true>";
+        std::string("#mepi.kernel_config<wgmma, tile = ") + tile + ", mainloop = <" + mainloop +
+        ">, scheduler = <stream_k>" +
+        (std::string(store) == "staged" ? std::string()
+                                        : std::string(", epilogue = <store = ") + store + ">") +
+        ">";
     auto streamed = [&](Case c) {
       c.config = config;
       cases.push_back(c);
@@ -408,15 +455,17 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     return c;
   };
   cases.push_back(swapped(ElementType::BF16, {16, 1000, 1000}, "GELU_BIAS",
-                          "[16, 64, 64], stages = 16"));
+                          "[16, 64, 64], mainloop = <stages = 16>"));
   cases.push_back(swapped(ElementType::F16, {13, 1000, 4104}, "RELU_BIAS",
-                          "[16, 128, 64], stages = 12"));
-  cases.push_back(swapped(ElementType::BF16, {33, 300, 200}, "BIAS", "[64, 64, 64], stages = 8"));
+                          "[16, 128, 64], mainloop = <stages = 12>"));
+  cases.push_back(
+      swapped(ElementType::BF16, {33, 300, 200}, "BIAS", "[64, 64, 64], mainloop = <stages = 8>"));
   cases.push_back(swapped(ElementType::BF16, {32, 20000, 256}, "DEFAULT",
-                          "[32, 64, 64], stages = 16"));
-  cases.push_back(swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], stages = 16"));
+                          "[32, 64, 64], mainloop = <stages = 16>"));
+  cases.push_back(
+      swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], mainloop = <stages = 16>"));
   Case swappedC = swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
-                          "[16, 128, 64], stages = 12");
+                          "[16, 128, 64], mainloop = <stages = 12>");
   swappedC.withC = true;
   swappedC.alpha = 0.5f;
   swappedC.beta = -1.25f;

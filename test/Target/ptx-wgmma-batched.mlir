@@ -17,11 +17,11 @@
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<16x512x1024xbf16>
 // IR: mepi.tensor_map %arg2 box [64, 64] swizzle 128 : memref<16x1000x1024xbf16>
 // IR: gpu.launch_func
-// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>
+// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 // IR-LABEL: func.func @broadcast_b(
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<1x1x512x256xbf16>
 // IR: gpu.launch_func
-// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8>
+// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>>
 // IR-LABEL: func.func @batch_of_one(
 // IR: mepi.tensor_map %arg0 box [64, {{[0-9]+}}] swizzle 128 : memref<1x300x512xbf16>
 

@@ -9,7 +9,7 @@
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
-// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 128], stages = 4, promote = 1>}/' %s \
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 128], mainloop = <stages = 4, promote = 1>>}/' %s \
 // RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=WIDE
 
 // CONFIG-LABEL: func.func @block_scaled

@@ -16,10 +16,10 @@
 // IR-LABEL: func.func @moe(
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<8x1024x2048xbf16>
 // IR: gpu.launch_func @mepi_kernels::@moe_matmul_0 blocks in (%c320,
-// IR-SAME: %arg2 : memref<8xi32>) {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>}
+// IR-SAME: %arg2 : memref<8xi32>) {mepi.config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>}
 // IR-LABEL: func.func @segments(
 // IR: gpu.launch_func
-// IR-SAME: %arg2 : memref<5xi64>, %arg3 : memref<4xi64>) {mepi.config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>}
+// IR-SAME: %arg2 : memref<5xi64>, %arg3 : memref<4xi64>) {mepi.config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>>}
 // IR-LABEL: gpu.func @moe_matmul_0(
 // IR: memref.load %{{.*}} : memref<8xi32>
 // IR-COUNT-10: nvvm.shfl.sync  up

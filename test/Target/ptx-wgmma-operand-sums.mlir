@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
 // The simt family, without the given configurations:
-// RUN: sed -e 's/config = #mepi.kernel_config<[^>]*>,//' %s | mepi-opt --mepi-select-kernel-config="strategy=simt" --mepi-generate-kernels | FileCheck %s --check-prefix=SIMT
+// RUN: sed -E 's/config = #mepi.kernel_config<([^<>]|<[^<>]*>)*>,//' %s | mepi-opt --mepi-select-kernel-config="strategy=simt" --mepi-generate-kernels | FileCheck %s --check-prefix=SIMT
 
 // CHECK-LABEL: .entry sums_matmul_0
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
@@ -42,7 +42,7 @@ func.func @sums(%a: memref<4096x304xbf16> {mepi.alignment = 16 : i64},
                 %d: memref<304x500xbf16>, %ga: memref<304xbf16>, %gb: memref<500xbf16>) {
   mepi.matmul ins(%a, %b : memref<4096x304xbf16>, memref<500x4096xbf16>) outs(%d : memref<304x500xbf16>)
       a_sums(%ga : memref<304xbf16>) b_sums(%gb : memref<500xbf16>)
-      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 8>,
+      attributes {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 8>>,
                   transpose_a, transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
@@ -56,7 +56,7 @@ func.func @bgradb(%a: memref<128x1000xbf16> {mepi.alignment = 16 : i64},
                   %d: memref<128x520xbf16>, %gb: memref<520xbf16>) {
   mepi.matmul ins(%a, %b : memref<128x1000xbf16>, memref<1000x520xbf16>) outs(%d : memref<128x520xbf16>)
       b_sums(%gb : memref<520xbf16>)
-      attributes {config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>} epilog {
+      attributes {config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -37,8 +37,7 @@ func.func @promoted_tf32(%a: memref<1000x4096xf32> {mepi.alignment = 16 : i64},
   mepi.matmul ins(%a, %b : memref<1000x4096xf32>, memref<520x4096xf32>)
       outs(%d : memref<1000x520xf32>)
       attributes {compute = #mepi.compute<fast_tf32>, transpose_b,
-                  config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6,
-                                               store = tma, promote = 4>} epilog {
+                  config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, promote = 4>, epilogue = <store = tma>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }
@@ -53,8 +52,7 @@ func.func @promoted_bf16(%a: memref<300x8192xbf16> {mepi.alignment = 16 : i64},
   mepi.matmul ins(%a, %b : memref<300x8192xbf16>, memref<257x8192xbf16>)
       outs(%d : memref<300x257xbf16>)
       attributes {transpose_b,
-                  config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 4,
-                                               promote = 2>} epilog {
+                  config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8, promote = 2>, scheduler = <split_k, splits = 4>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -22,7 +22,7 @@
 func.func @gemm(%a: memref<128x4096xbf16> {mepi.alignment = 16 : i64},
                 %b: memref<1024x4096xbf16> {mepi.alignment = 16 : i64}, %d: memref<128x1024xbf16>) {
   mepi.matmul ins(%a, %b : memref<128x4096xbf16>, memref<1024x4096xbf16>) outs(%d : memref<128x1024xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, splits = 8>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 8>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -32,7 +32,7 @@ func.func @gemm(%a: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
                 %bias: memref<4096xbf16>, %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<4096x14336xbf16>, memref<4096x14336xbf16>)
       inputs(%bias as row : memref<4096xbf16>) outs(%d : memref<4096x4096xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>} epilog {
   ^bb0(%acc: f32, %bv: bf16, %row: index, %col: index):
     %x = arith.extf %bv : bf16 to f32
     %s = arith.addf %acc, %x : f32

@@ -24,7 +24,7 @@ func.func @gemm(%a: memref<1000x4096xbf16> {mepi.alignment = 16 : i64},
   mepi.matmul ins(%a, %b : memref<1000x4096xbf16>, memref<1024x4096xbf16>)
       inputs(%bias as row : memref<1000xbf16>)
       outs(%d : memref<1000x1024xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, cluster = 2>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4, cluster = 2>>} epilog {
   ^bb0(%acc: f32, %bi: bf16, %row: index, %col: index):
     %bf = arith.extf %bi : bf16 to f32
     %x = arith.addf %acc, %bf : f32

@@ -42,7 +42,7 @@ func.func @gemm(%a: memref<1000x4096xbf16> {mepi.alignment = 16 : i64},
   mepi.matmul ins(%a, %b : memref<1000x4096xbf16>, memref<1024x4096xbf16>)
       inputs(%bias as row : memref<1000xbf16>)
       outs(%d : memref<1000x1024xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>} epilog {
   ^bb0(%acc: f32, %bi: bf16, %row: index, %col: index):
     %bf = arith.extf %bi : bf16 to f32
     %x = arith.addf %acc, %bf : f32
@@ -57,7 +57,7 @@ func.func @gemm_f32(%a: memref<300x1000xf16> {mepi.alignment = 16 : i64},
                     %d: memref<300x512xf32> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<300x1000xf16>, memref<512x1000xf16>)
       outs(%d : memref<300x512xf32>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 6, pingpong = true, store = tma>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }

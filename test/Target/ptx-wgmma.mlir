@@ -26,7 +26,7 @@
 func.func @gemm(%a: memref<300x200xf16> {mepi.alignment = 16 : i64},
                 %b: memref<500x200xf16> {mepi.alignment = 16 : i64}, %d: memref<300x500xf32>) {
   mepi.matmul ins(%a, %b : memref<300x200xf16>, memref<500x200xf16>) outs(%d : memref<300x500xf32>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6>} epilog {
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }

@@ -5,7 +5,7 @@
 // RUN: mepi-opt %s --mepi-select-kernel-config=chip=sm_90a | FileCheck %s
 
 // CHECK-LABEL: func.func @wide
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], stages = 4, store = tma, promote = 1>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma>>
 func.func @wide(%a: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                 %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                 %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
@@ -20,7 +20,7 @@ func.func @wide(%a: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
 
 // 8 x 8 tiles of 128 x 128 leave half the multiprocessors idle; 16 x 8 of 64 x 128 do not.
 // CHECK-LABEL: func.func @few_tiles
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], stages = 8, cluster = 2, promote = 1>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, cluster = 2, promote = 1>>
 func.func @few_tiles(%a: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
                      %b: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
                      %d: memref<1024x1024xbf16> {mepi.alignment = 16 : i64}) {

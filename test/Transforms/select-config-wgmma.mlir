@@ -20,7 +20,7 @@
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
 // CHECK-LABEL: func.func @big
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true>>
 // NOCHIP-LABEL: func.func @big
 // NOCHIP: config = #mepi.kernel_config<simt
 func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
@@ -37,7 +37,7 @@ func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @big_stored
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                       %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                       %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
@@ -55,7 +55,7 @@ func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
 // A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores, when
 // each SM gets 16 tiles of 128 x 128 or more (here 28).
 // CHECK-LABEL: func.func @big_stored_costly
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4, pingpong = true, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
 func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<14336x1024xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}) {
@@ -75,7 +75,7 @@ func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i
 // -----
 
 // CHECK-LABEL: func.func @big_long_k_stored
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @big_long_k_stored(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
@@ -93,7 +93,7 @@ func.func @big_long_k_stored(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i
 // A costly epilog at K = 8192, even with 64 x 64 tiles of 128 x 128 (16 or more per SM): no
 // ping-pong above K = 4096 (its 4 stages starve long main loops), 128 x 256 in clusters.
 // CHECK-LABEL: func.func @big_long_k_costly
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @big_long_k_costly(%a: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
@@ -110,7 +110,7 @@ func.func @big_long_k_costly(%a: memref<8192x8192xbf16> {mepi.alignment = 16 : i
 // -----
 
 // CHECK-LABEL: func.func @big_long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>>
 func.func @big_long_k(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
                       %b: memref<4096x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<4096x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<4096x8192xbf16>, memref<4096x8192xbf16>) outs(%d : memref<4096x4096xbf16>)
@@ -126,7 +126,7 @@ func.func @big_long_k(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
 
 // CHECK-LABEL: func.func @few_tiles
 // 64 tiles of 128 x 128 and 16 k-steps (too few to split): 128 tiles of 128 x 64, in one wave.
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 64, 64], stages = 8>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 64, 64], mainloop = <stages = 8>>
 func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
                      %b: memref<1000x1000xf16> {mepi.alignment = 16 : i64}, %d: memref<1000x1000xf32>) {
   mepi.matmul ins(%a, %b : memref<1000x1000xf16>, memref<1000x1000xf16>) outs(%d : memref<1000x1000xf32>)
@@ -141,7 +141,7 @@ func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
 
 // CHECK-LABEL: func.func @short_m
 // 16 rows: the swapped form, 16 x 64 tiles with 16 stages.
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16>, swapped = true>
 func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
                    %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<16x8192xbf16>) {
   mepi.matmul ins(%a, %b : memref<16x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<16x8192xbf16>)
@@ -158,7 +158,7 @@ func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
 // CHECK-LABEL: func.func @short_m48
 // 48 rows: the rules take 64 tiles of 64 x 128 with 132 / 64 = 2 splits; the cost model
 // (few tiles: it decides) predicts the swapped form's 128 whole units of 64 x 64 faster.
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 12, swapped = true>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 12>, swapped = true>
 func.func @short_m48(%a: memref<48x8192xbf16> {mepi.alignment = 16 : i64},
                    %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<48x8192xbf16>) {
   mepi.matmul ins(%a, %b : memref<48x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<48x8192xbf16>)
@@ -173,7 +173,7 @@ func.func @short_m48(%a: memref<48x8192xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @unaligned_pointer
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, tma = false>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>>
 func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64},
                              %b: memref<256x256xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
   mepi.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>) outs(%d : memref<256x256xbf16>)
@@ -190,7 +190,7 @@ func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64}
 // 128 x 4096 x 14336 (an LLM down projection at batch 128): 128 rows take 64-row tiles, 64 of
 // them, 224 k-steps: 2 splits.
 // CHECK-LABEL: func.func @long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8, splits = 2>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
 func.func @long_k(%a: memref<128x14336xbf16> {mepi.alignment = 16 : i64},
                   %b: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}, %d: memref<128x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<128x14336xbf16>, memref<4096x14336xbf16>) outs(%d : memref<128x4096xbf16>)
@@ -207,7 +207,7 @@ func.func @long_k(%a: memref<128x14336xbf16> {mepi.alignment = 16 : i64},
 // K = 4099: a row pitch of 8198 bytes, not a multiple of 16.
 // CHECK-LABEL: func.func @odd_pitch
 // 4 tiles, 65 k-steps: 65 / 8 = 8 splits.
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 8, tma = false>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>, scheduler = <split_k, splits = 8>>
 func.func @odd_pitch(%a: memref<256x4099xbf16> {mepi.alignment = 16 : i64},
                      %b: memref<256x4099xbf16> {mepi.alignment = 16 : i64}, %d: memref<256x256xbf16>) {
   mepi.matmul ins(%a, %b : memref<256x4099xbf16>, memref<256x4099xbf16>) outs(%d : memref<256x256xbf16>)
@@ -253,7 +253,7 @@ func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},
 
 // 65536 x 16384 x 8192 (a D of 2^30 elements) with a staged D: 128 x 128 with 4 stages.
 // CHECK-LABEL: func.func @huge
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 4>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>>
 func.func @huge(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
                 %b: memref<16384x8192xf16> {mepi.alignment = 16 : i64}, %d: memref<65536x16384xf16>) {
   mepi.matmul ins(%a, %b : memref<65536x8192xf16>, memref<16384x8192xf16>) outs(%d : memref<65536x16384xf16>)
@@ -269,7 +269,7 @@ func.func @huge(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
 
 // The same with TMA stores of D: 128 x 256 in clusters of 2.
 // CHECK-LABEL: func.func @huge_stored
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @huge_stored(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
                        %b: memref<16384x8192xf16> {mepi.alignment = 16 : i64},
                        %d: memref<65536x16384xf16> {mepi.alignment = 16 : i64}) {
@@ -285,7 +285,7 @@ func.func @huge_stored(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @short_tail
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma, streamk = true>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>
 func.func @short_tail(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
                       %b: memref<4224x8192xbf16> {mepi.alignment = 16 : i64},
                       %d: memref<4096x4224xbf16> {mepi.alignment = 16 : i64}) {
@@ -301,7 +301,7 @@ func.func @short_tail(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // CHECK-LABEL: func.func @long_tail
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @long_tail(%a: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
                      %b: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
                      %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
@@ -321,7 +321,7 @@ func.func @long_tail(%a: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
 // With 240 tiles of 128 x 128 (under two per multiprocessor) the cost model decides: 256 x 128,
 // which autotune() measured 1.96x faster than the rules' 128 x 256 in clusters (sweep-autotune).
 // CHECK-LABEL: func.func @batched_no_stream_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], stages = 4, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 func.func @batched_no_stream_k(%a: memref<8x1216x3456xbf16> {mepi.alignment = 16 : i64},
                                %b: memref<8x384x3456xbf16> {mepi.alignment = 16 : i64},
                                %d: memref<8x1216x384xbf16> {mepi.alignment = 16 : i64}) {
@@ -339,7 +339,7 @@ func.func @batched_no_stream_k(%a: memref<8x1216x3456xbf16> {mepi.alignment = 16
 // f32 A and B at TF32 precision, both K-major and TMA-addressable: the wgmma family with
 // 32-element lines of K (tile_k 32); strict f32, or an MN-major B, keeps simt.
 // CHECK-LABEL: func.func @tf32
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 32], stages = 4, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 32], mainloop = <stages = 4>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @f32_strict
 // CHECK: config = #mepi.kernel_config<simt
 // CHECK-LABEL: func.func @tf32_mn_major_b
@@ -380,7 +380,7 @@ func.func @tf32_mn_major_b(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64}
 // A D 128 columns wide takes 128-column tiles even where 256-column ones would fill the GPU:
 // half of a 256-column tile would lie outside D (512 batch elements of 128 x 128 x 64).
 // CHECK-LABEL: func.func @narrow_n
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], stages = 8>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>>
 func.func @narrow_n(%a: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
                     %b: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
                     %d: memref<512x128x128xbf16> {mepi.alignment = 16 : i64}) {
@@ -399,7 +399,7 @@ func.func @narrow_n(%a: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
 // 128 x 128 14 ways; the cost model takes 64 x 64 tiles split 4 ways, which autotune() timed at
 // 12.7 us against the rules' 20.3 us on the H200 (bench/results/sweep-autotune.json).
 // CHECK-LABEL: func.func @few_tiles_long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], stages = 8, splits = 4, store = tma>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 4>, epilogue = <store = tma>>
 func.func @few_tiles_long_k(%a: memref<576x7488xf16> {mepi.alignment = 16 : i64},
                             %b: memref<128x7488xf16> {mepi.alignment = 16 : i64},
                             %d: memref<576x128xf16> {mepi.alignment = 16 : i64}) {

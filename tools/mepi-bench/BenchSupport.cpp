@@ -251,7 +251,7 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
 }
 
 /// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " tma" / " reg" for
-/// D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>".
+/// D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
 std::string bench::shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
   char strategy[16] = {0};
@@ -266,7 +266,7 @@ std::string bench::shortConfig(const std::string &config) {
   bool pingpong = config.find("pingpong = true") != std::string::npos;
   bool cluster = config.find("cluster = 2") != std::string::npos;
   bool swapped = config.find("swapped = true") != std::string::npos;
-  bool streamK = config.find("streamk = true") != std::string::npos;
+  bool streamK = config.find("scheduler = <stream_k>") != std::string::npos;
   const char *store = config.find("store = tma") != std::string::npos         ? " tma"
                       : config.find("store = registers") != std::string::npos ? " reg"
                                                                               : "";

@@ -32,60 +32,92 @@ struct Why {
 } // namespace
 
 namespace {
-/// The settings of a kernel configuration: what the verifier checks, and what with...() copies
-/// change.
+/// The settings of a kernel configuration, its parts flattened: what the verifier checks, and
+/// what with...() copies change.
 struct ConfigFields {
   KernelStrategy strategy;
-  int64_t tileM, tileN, tileK, stages, splits;
+  int64_t tileM, tileN, tileK;
+  // The main loop.
+  int64_t stages;
   bool tma, pingpong;
-  int64_t cluster;
+  int64_t cluster, promote;
+  // The tile scheduler.
+  TileSchedule schedule;
+  int64_t splits;
+  // The epilogue.
   DStore store;
-  bool swapped, streamk;
-  int64_t promote;
+  bool swapped;
+
   explicit ConfigFields(KernelConfigAttr c)
       : strategy(c.getStrategy()), tileM(c.getTileM()), tileN(c.getTileN()), tileK(c.getTileK()),
-        stages(c.getStages()), splits(c.getSplits()), tma(c.getTma()), pingpong(c.getPingpong()),
-        cluster(c.getCluster()), store(c.getStore()), swapped(c.getSwapped()),
-        streamk(c.getStreamk()), promote(c.getPromote()) {}
+        stages(c.getMainloop().getStages()), tma(c.getMainloop().getTma()),
+        pingpong(c.getMainloop().getPingpong()), cluster(c.getMainloop().getCluster()),
+        promote(c.getMainloop().getPromote()), schedule(c.getScheduler().getKind()),
+        splits(c.getScheduler().getSplits()), store(c.getEpilogue().getStore()),
+        swapped(c.getSwapped()) {}
   ConfigFields(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK,
-               int64_t stages, int64_t splits, bool tma, bool pingpong, int64_t cluster,
-               DStore store, bool swapped, bool streamk, int64_t promote)
-      : strategy(strategy), tileM(tileM), tileN(tileN), tileK(tileK), stages(stages),
-        splits(splits), tma(tma), pingpong(pingpong), cluster(cluster), store(store),
-        swapped(swapped), streamk(streamk), promote(promote) {}
+               MainloopConfigAttr mainloop, SchedulerConfigAttr scheduler,
+               EpilogueConfigAttr epilogue, bool swapped)
+      : strategy(strategy), tileM(tileM), tileN(tileN), tileK(tileK), stages(mainloop.getStages()),
+        tma(mainloop.getTma()), pingpong(mainloop.getPingpong()), cluster(mainloop.getCluster()),
+        promote(mainloop.getPromote()), schedule(scheduler.getKind()),
+        splits(scheduler.getSplits()), store(epilogue.getStore()), swapped(swapped) {}
+  bool streamk() const { return schedule == TileSchedule::StreamK; }
   /// The attribute, or null where the combination is invalid (the verifier's rules).
   KernelConfigAttr get(MLIRContext *context) const;
 };
 } // namespace
 
+/// Why the main loop's own settings are invalid, whatever the tile.
+static std::optional<std::string> whyInvalidMainloop(int64_t stages, int64_t cluster,
+                                                     int64_t promote) {
+  if (stages < 1)
+    return Why() << "expected at least 1 stage, got " << stages;
+  // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
+  // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
+  // generator checks).
+  if (cluster != 1 && cluster != 2)
+    return Why() << "expected a cluster of 1 or 2 blocks, got " << cluster;
+  if (promote < 0)
+    return Why() << "expected promote 0 or more k-steps, got " << promote;
+  return std::nullopt;
+}
+
+/// Why the tile scheduler's own settings are invalid.
+static std::optional<std::string> whyInvalidScheduler(TileSchedule kind, int64_t splits) {
+  if (kind == TileSchedule::SplitK && (splits < 2 || splits > kMaxSplits))
+    return Why() << "expected 2 to " << kMaxSplits << " splits for split_k, got " << splits;
+  if (kind != TileSchedule::SplitK && splits != 1)
+    return Why() << "expected splits only with split_k, got " << splits << " with "
+                 << stringifyTileSchedule(kind);
+  return std::nullopt;
+}
+
 /// Why the settings make no kernel configuration, or none where they do (the verifier's rules,
 /// also applied to the copies that with...() make).
 /// The swapped wgmma kernel's rules.
 static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
-  auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
-        streamk, promote] = f;
   // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
-  if (tileM != 16 && tileM != 32 && tileM != 64)
-    return Why() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got "
-                       << tileM;
-  if (tileN != 64 && tileN != 128)
+  if (f.tileM != 16 && f.tileM != 32 && f.tileM != 64)
+    return Why() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got " << f.tileM;
+  if (f.tileN != 64 && f.tileN != 128)
     return Why() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
-                          "consumer per 64 columns), got "
-                       << tileN;
-  if (tileK != 64)
-    return Why() << "expected tile_k 64 for wgmma, got " << tileK;
-  if (stages < 2 || stages > 16)
-    return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << stages;
-  if (splits != 1 || pingpong || cluster != 1 || store != DStore::Staged)
+                    "consumer per 64 columns), got "
+                 << f.tileN;
+  if (f.tileK != 64)
+    return Why() << "expected tile_k 64 for wgmma, got " << f.tileK;
+  if (f.stages < 2 || f.stages > 16)
+    return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << f.stages;
+  if (f.splits != 1 || f.pingpong || f.cluster != 1 || f.store != DStore::Staged)
     return Why() << "expected no splits, pingpong, cluster or store setting for a "
-                          "swapped wgmma kernel";
+                    "swapped wgmma kernel";
   return std::nullopt;
 }
 
 /// The (unswapped) wgmma kernels' rules.
 static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
-  auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
-        streamk, promote] = f;
+  auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, schedule, splits,
+        store, swapped] = f;
   // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
   // 128-byte swizzle atom of 16-bit elements along K per stage.
   if (tileM != 64 && tileM != 128 && tileM != 192 && tileM != 256)
@@ -99,8 +131,8 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
   // 256 rows: two consumers of two 64-row slices each, whose accumulators must fit.
   if (tileM == 256 && (tileN > 128 || splits != 1))
     return Why() << "expected tile_n at most 128 and 1 split for 256-row wgmma tiles "
-                          "(each consumer holds two 64-row slices), got tile_n "
-                       << tileN << " and " << splits << " splits";
+                    "(each consumer holds two 64-row slices), got tile_n "
+                 << tileN << " and " << splits << " splits";
   if (tileN % 8 != 0 || tileN > 256)
     return Why() << "expected tile_n a multiple of 8 up to 256 for wgmma, got " << tileN;
   // One 128-byte swizzled line of K per stage row: 32 f32 (read as tf32), 64 16-bit or 128
@@ -113,15 +145,10 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
   // A ping-pong consumer holds a whole tile's f32 accumulators: at most 128 registers.
   if (pingpong && tileM * tileN > 128 * 128)
     return Why() << "expected tile_m * tile_n at most 16384 for a ping-pong wgmma "
-                          "kernel (one warpgroup holds the whole tile), got "
-                       << tileM << " x " << tileN;
+                    "kernel (one warpgroup holds the whole tile), got "
+                 << tileM << " x " << tileN;
   if (pingpong && splits != 1)
     return Why() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
-  // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
-  // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
-  // generator checks).
-  if (cluster != 1 && cluster != 2)
-    return Why() << "expected a cluster of 1 or 2 blocks for wgmma, got " << cluster;
   if (cluster != 1 && (splits != 1 || !tma))
     return Why() << "expected a cluster of 2 only with TMA loads and 1 split";
   if (store == DStore::Tma && !tma)
@@ -130,9 +157,13 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
 }
 
 static std::optional<std::string> whyInvalid(const ConfigFields &f) {
-  auto [strategy, tileM, tileN, tileK, stages, splits, tma, pingpong, cluster, store, swapped,
-        streamk, promote] = f;
-  if (promote < 0 || (promote > 0 && strategy != KernelStrategy::Wgmma))
+  auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, schedule, splits,
+        store, swapped] = f;
+  if (auto why = whyInvalidMainloop(stages, cluster, promote))
+    return why;
+  if (auto why = whyInvalidScheduler(schedule, splits))
+    return why;
+  if (promote > 0 && strategy != KernelStrategy::Wgmma)
     return Why() << "expected promote 0, or > 0 for wgmma, got " << promote;
   // The promoted set doubles a consumer's accumulators: one 64 x 192 slice at most (2 x 96
   // registers a thread, within the 232 a consumer gets beside its addressing).
@@ -140,25 +171,23 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
     return Why() << "expected promote only with one 64-row slice of at most 192 columns per "
                     "consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)";
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
-    return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", "
-                       << tileK << "]";
+    return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", " << tileK
+                 << "]";
   // A SIMT block runs one thread per output element of its tile; CUDA caps a block at 1024.
   if (strategy == KernelStrategy::Simt && tileM * tileN > 1024)
     return Why() << "expected at most 1024 threads per simt block, got " << tileM * tileN;
   if (strategy == KernelStrategy::Simt && stages != 1)
     return Why() << "expected 1 stage for simt, got " << stages;
-  if (splits < 1 || splits > kMaxSplits)
-    return Why() << "expected 1 to " << kMaxSplits << " splits, got " << splits;
-  if (strategy == KernelStrategy::Simt && splits != 1)
-    return Why() << "expected 1 split for simt, got " << splits;
+  if (strategy == KernelStrategy::Simt && schedule != TileSchedule::DataParallel)
+    return Why() << "expected the data_parallel scheduler for simt, got "
+                 << stringifyTileSchedule(schedule);
   if (strategy == KernelStrategy::Simt && !tma)
     return Why() << "expected no tma setting for simt";
   // Stream-K cuts the last wave of a cooperative kernel's units into even k ranges, one per
   // walker, each consumer holding one 64-row slice (its partials are split-K records).
-  if (streamk && (strategy != KernelStrategy::Wgmma || swapped || pingpong || splits != 1 ||
-                  tileM == 256))
-    return Why() << "expected streamk only for a cooperative wgmma kernel (not swapped or "
-                          "ping-pong, 1 split, tile_m 64 or 128)";
+  if (f.streamk() && (strategy != KernelStrategy::Wgmma || swapped || pingpong || tileM == 256))
+    return Why() << "expected stream_k only for a cooperative wgmma kernel (not swapped or "
+                    "ping-pong, tile_m 64 or 128)";
   if (strategy == KernelStrategy::Wgmma && swapped)
     return whyInvalidSwapped(f);
   if (swapped)
@@ -170,15 +199,30 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
   return std::nullopt;
 }
 
+LogicalResult MainloopConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                         int64_t stages, bool tma, bool pingpong, int64_t cluster,
+                                         int64_t promote) {
+  if (std::optional<std::string> why = whyInvalidMainloop(stages, cluster, promote))
+    return emitError() << *why;
+  return success();
+}
+
+LogicalResult SchedulerConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                          TileSchedule kind, int64_t splits) {
+  if (std::optional<std::string> why = whyInvalidScheduler(kind, splits))
+    return emitError() << *why;
+  return success();
+}
+
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
-                                       int64_t tileK, int64_t stages, int64_t splits,
-                                       bool tma, bool pingpong, int64_t cluster,
-                                       DStore store, bool swapped, bool streamk,
-                                       int64_t promote) {
-  if (std::optional<std::string> why =
-          whyInvalid(ConfigFields(strategy, tileM, tileN, tileK, stages, splits, tma, pingpong,
-                                  cluster, store, swapped, streamk, promote)))
+                                       int64_t tileK, MainloopConfigAttr mainloop,
+                                       SchedulerConfigAttr scheduler, EpilogueConfigAttr epilogue,
+                                       bool swapped) {
+  if (!mainloop || !scheduler || !epilogue)
+    return emitError() << "expected a mainloop, a scheduler and an epilogue";
+  if (std::optional<std::string> why = whyInvalid(
+          ConfigFields(strategy, tileM, tileN, tileK, mainloop, scheduler, epilogue, swapped)))
     return emitError() << *why;
   return success();
 }
@@ -186,8 +230,11 @@ LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
 KernelConfigAttr ConfigFields::get(MLIRContext *context) const {
   if (whyInvalid(*this))
     return {};
-  return KernelConfigAttr::get(context, strategy, tileM, tileN, tileK, stages, splits, tma,
-                               pingpong, cluster, store, swapped, streamk, promote);
+  return KernelConfigAttr::get(
+      context, strategy, tileM, tileN, tileK,
+      MainloopConfigAttr::get(context, stages, tma, pingpong, cluster, promote),
+      SchedulerConfigAttr::get(context, schedule, splits), EpilogueConfigAttr::get(context, store),
+      swapped);
 }
 
 namespace {
@@ -203,11 +250,32 @@ KernelConfigAttr copyWith(KernelConfigAttr config, Change change) {
 }
 } // namespace
 
+KernelConfigAttr KernelConfigAttr::withMainloop(MainloopConfigAttr mainloop) const {
+  if (!mainloop)
+    return {};
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.stages = mainloop.getStages();
+    f.tma = mainloop.getTma();
+    f.pingpong = mainloop.getPingpong();
+    f.cluster = mainloop.getCluster();
+    f.promote = mainloop.getPromote();
+  });
+}
+KernelConfigAttr KernelConfigAttr::withScheduler(SchedulerConfigAttr scheduler) const {
+  if (!scheduler)
+    return {};
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.schedule = scheduler.getKind();
+    f.splits = scheduler.getSplits();
+  });
+}
+KernelConfigAttr KernelConfigAttr::withEpilogue(EpilogueConfigAttr epilogue) const {
+  if (!epilogue)
+    return {};
+  return copyWith(*this, [&](ConfigFields &f) { f.store = epilogue.getStore(); });
+}
 KernelConfigAttr KernelConfigAttr::withStages(int64_t stages) const {
   return copyWith(*this, [&](ConfigFields &f) { f.stages = stages; });
-}
-KernelConfigAttr KernelConfigAttr::withSplits(int64_t splits) const {
-  return copyWith(*this, [&](ConfigFields &f) { f.splits = splits; });
 }
 KernelConfigAttr KernelConfigAttr::withTma(bool tma) const {
   return copyWith(*this, [&](ConfigFields &f) { f.tma = tma; });
@@ -218,22 +286,35 @@ KernelConfigAttr KernelConfigAttr::withPingpong(bool pingpong) const {
 KernelConfigAttr KernelConfigAttr::withCluster(int64_t cluster) const {
   return copyWith(*this, [&](ConfigFields &f) { f.cluster = cluster; });
 }
+KernelConfigAttr KernelConfigAttr::withPromote(int64_t promote) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.promote = promote; });
+}
+KernelConfigAttr KernelConfigAttr::withSplits(int64_t splits) const {
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.splits = splits;
+    // A stream-K scheduler stays one (and refuses splits); the others follow the count.
+    if (f.schedule != TileSchedule::StreamK)
+      f.schedule = splits > 1 ? TileSchedule::SplitK : TileSchedule::DataParallel;
+  });
+}
+KernelConfigAttr KernelConfigAttr::withStreamk(bool streamk) const {
+  return copyWith(*this, [&](ConfigFields &f) {
+    if (streamk)
+      f.schedule = TileSchedule::StreamK;
+    else if (f.schedule == TileSchedule::StreamK)
+      f.schedule = TileSchedule::DataParallel;
+  });
+}
 KernelConfigAttr KernelConfigAttr::withStore(DStore store) const {
   return copyWith(*this, [&](ConfigFields &f) { f.store = store; });
 }
 KernelConfigAttr KernelConfigAttr::withSwapped(bool swapped) const {
   return copyWith(*this, [&](ConfigFields &f) { f.swapped = swapped; });
 }
-KernelConfigAttr KernelConfigAttr::withStreamk(bool streamk) const {
-  return copyWith(*this, [&](ConfigFields &f) { f.streamk = streamk; });
-}
-KernelConfigAttr KernelConfigAttr::withPromote(int64_t promote) const {
-  return copyWith(*this, [&](ConfigFields &f) { f.promote = promote; });
-}
 KernelConfigAttr KernelConfigAttr::withDataParallel() const {
   return copyWith(*this, [&](ConfigFields &f) {
+    f.schedule = TileSchedule::DataParallel;
     f.splits = 1;
-    f.streamk = false;
     f.pingpong = false;
   });
 }

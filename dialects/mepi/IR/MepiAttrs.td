@@ -86,88 +86,152 @@ def Mepi_DStore : I32EnumAttr<"DStore", "how a wgmma kernel's epilog writes D", 
   let genSpecializedAttr = 0;
 }
 
+def Mepi_TileSchedule : I32EnumAttr<"TileSchedule",
+    "how a persistent wgmma kernel hands work units to its blocks", [
+      // every unit one whole output tile (per batch element or group)
+      I32EnumAttrCase<"DataParallel", 0, "data_parallel">,
+      // every tile cut into `splits` consecutive slices of K, summed by the last to finish
+      I32EnumAttrCase<"SplitK", 1, "split_k">,
+      // the last wave's k-steps shared evenly by every walker
+      I32EnumAttrCase<"StreamK", 2, "stream_k">
+    ]> {
+  let cppNamespace = "::mlir::mepi";
+  let genSpecializedAttr = 0;
+}
+
+def Mepi_MainloopConfigAttr : AttrDef<Mepi_Dialect, "MainloopConfig"> {
+  let mnemonic = "mainloop";
+  let summary = "the main loop of a kernel configuration: stages, loads, consumers, accumulator";
+  let description = [{
+    How a block feeds and runs its tensor cores (CUTLASS's collective mainloop and its
+    dispatch policy): `stages` shared-memory buffers of operand tiles in flight; `tma = false`
+    has the producer warpgroup's threads load the operands with ordinary loads (rows TMA cannot
+    address); `pingpong = true` gives two consumers that take alternate whole tiles;
+    `cluster = 2` pairs blocks that multicast the B tile they share; `promote = P` > 0 is the
+    promoted accumulator policy (every P k-steps the tensor cores' sums are added into a second
+    f32 set). The kernel configuration checks the combination with the tile.
+
+    Example: `#mepi.mainloop<stages = 4, cluster = 2>`.
+  }];
+  let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$stages,
+                        DefaultValuedParameter<"bool", "true">:$tma,
+                        DefaultValuedParameter<"bool", "false">:$pingpong,
+                        DefaultValuedParameter<"int64_t", "1">:$cluster,
+                        DefaultValuedParameter<"int64_t", "0">:$promote);
+  let assemblyFormat = "`<` struct($stages, $tma, $pingpong, $cluster, $promote) `>`";
+  let builders = [
+    AttrBuilder<(ins), [{ return $_get($_ctxt, 1, true, false, 1, 0); }]>
+  ];
+  let genVerifyDecl = 1;
+}
+
+def Mepi_SchedulerConfigAttr : AttrDef<Mepi_Dialect, "SchedulerConfig"> {
+  let mnemonic = "scheduler";
+  let summary = "the tile scheduler of a kernel configuration";
+  let description = [{
+    How work units reach the persistent blocks (CUTLASS's tile schedulers): `data_parallel`
+    (the default) gives each unit one whole tile; `split_k` with `splits = S` (2 to 32) cuts each
+    tile into S slices of K, whose f32 partials the last block to finish adds in split order
+    (deterministic) before the epilog; `stream_k` shares the last wave's k-steps evenly among
+    the walkers, its shared units summed like split-K units.
+
+    Examples: `#mepi.scheduler<split_k, splits = 4>`, `#mepi.scheduler<stream_k>`.
+  }];
+  let parameters = (ins EnumParameter<Mepi_TileSchedule>:$kind,
+                        DefaultValuedParameter<"int64_t", "1">:$splits);
+  let assemblyFormat = "`<` $kind (`,` `splits` `=` $splits^)? `>`";
+  let builders = [
+    AttrBuilder<(ins), [{ return $_get($_ctxt, TileSchedule::DataParallel, 1); }]>
+  ];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isDataParallel() const { return getKind() == TileSchedule::DataParallel; }
+    bool isStreamK() const { return getKind() == TileSchedule::StreamK; }
+  }];
+}
+
+def Mepi_EpilogueConfigAttr : AttrDef<Mepi_Dialect, "EpilogueConfig"> {
+  let mnemonic = "epilogue";
+  let summary = "the epilogue of a kernel configuration: how D is stored";
+  let description = [{
+    `store` is how the epilog writes D. `staged` (the default) takes the accumulators through
+    shared memory 32 columns at a time, so that a warp's input loads and D stores are whole
+    consecutive vectors; it serves every epilog. When the epilog writes D only (no aux output,
+    no reduction), `registers` stores each thread's pairs of elements straight from the
+    registers, and `tma` writes each 64 x 128-byte piece of the tile into a swizzled shared
+    buffer (two per consumer warpgroup, alternating) that one thread hands to a TMA store.
+
+    Example: `#mepi.epilogue<store = tma>`.
+  }];
+  let parameters = (ins DefaultValuedParameter<"::mlir::mepi::DStore",
+                                               "::mlir::mepi::DStore::Staged">:$store);
+  let assemblyFormat = "`<` struct($store) `>`";
+  let builders = [
+    AttrBuilder<(ins), [{ return $_get($_ctxt, DStore::Staged); }]>
+  ];
+}
+
 def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
   let mnemonic = "kernel_config";
   let summary = "kernel configuration chosen for one matmul";
   let description = [{
-    The kernel family and its tile: `tile_m` x `tile_n` output elements per thread block and
-    `tile_k` reduction elements per main-loop step, with `stages` shared-memory buffers of
-    operand tiles in flight.
+    The kernel family and its tile, then the three parts a Hopper kernel is built from (the
+    structure of CUTLASS's sm90 collectives), each an attribute that checks its own settings:
+    the `mainloop` (#mepi.mainloop), the tile `scheduler` (#mepi.scheduler) and the `epilogue`
+    (#mepi.epilogue); parts left at their defaults are not printed. This attribute checks how
+    they combine with the tile and the family.
 
-    - `simt`: a block has tile_m * tile_n threads, one per output element; stages = 1.
+    - `simt`: a block has tile_m * tile_n threads, one per output element; stages = 1, the
+      default parts.
     - `wgmma` (sm_90a): a persistent block of one producer warpgroup (TMA loads) and tile_m / 64
-      consumer warpgroups (wgmma m64 x tile_n x 16 each); tile_k = 64 (one 128-byte swizzle
-      atom of 16-bit elements); 2 to 8 stages. With `tma = false` the producer warpgroup's 128
-      threads load the operands with ordinary loads instead, for rows that TMA cannot address
-      (a row pitch or an address that is not a multiple of 16 bytes). With `splits = S` > 1
-      (split-K) each output tile is computed by S blocks over consecutive slices of K: each
-      stores its f32 partial sums in the plan's workspace and the last to finish adds them up
-      in split order (the result does not depend on which block finishes last) and applies the
-      epilog. It gives small M x N problems with a long K enough blocks to fill the GPU.
-      With `pingpong = true` there are two consumer warpgroups whatever tile_m is, and each
-      computes whole tiles (tile_m / 64 wgmmas per k16 step, so tile_m * tile_n <= 16384 for
-      the accumulators to fit in 128 registers a thread): they take alternate tiles, and their
-      main loops run one after the other, so that one's epilog runs while the other's wgmmas
-      keep the tensor cores busy. It takes no split-K and no operand sums.
-      With `cluster = 2` two blocks of a cluster compute vertically adjacent tiles (tile rows
-      2i and 2i + 1 of one tile column), which read the same tile of B: each loads half of it
-      and multicasts it into both blocks' shared memory (TMA multicast), halving B's traffic
-      from L2. It needs TMA loads and takes no split-K.
-      `store` is how the epilog writes D. `staged` (the default) takes the accumulators through
-      shared memory 32 columns at a time, so that a warp's input loads and D stores are whole
-      consecutive vectors; it serves every epilog. When the epilog writes D only (no aux output,
-      no reduction), `registers` stores each thread's pairs of elements straight from the
-      registers (no shared memory, no barrier), and `tma` writes each 64 x 128-byte piece of
-      the tile into a swizzled shared buffer (two per consumer warpgroup, alternating) that one
-      thread then hands to a TMA store, which runs while the consumer goes on; `tma` needs TMA
-      loads and a D whose rows TMA can address.
-      With `streamk = true` the last wave of work units does not leave blocks idle (stream-K):
-      of U units on G walkers (blocks, or clusters), each walker first takes U / G whole units
-      as usual, then the k-steps of the last U % G units are cut into equal consecutive ranges
-      (of 16 k-steps or more, so fewer than G where they are few), one per walker. A unit that
-      several walkers share is summed like a split-K unit (each stores its f32 partials in the
-      workspace, the last to finish adds them in k order and applies the epilog), so the last
-      wave ends together. For the cooperative kernel (not ping-pong, not swapped, no split-K,
-      one 64-row slice per consumer) without operand sums.
-      With `promote = P` > 0 (an accumulator policy) each consumer, every P k-steps, waits for
-      its wgmmas, adds their f32 accumulators into a second set of registers with rounded
-      additions, and starts the next P k-steps from zero: the tensor cores' own accumulation
-      truncates (and sums 8-bit products at reduced precision), so that long sums would drift.
-      The second set doubles the accumulator registers: one 64-row slice of at most 128
-      columns per consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong), without operand
-      sums.
+      consumer warpgroups (wgmma m64 x tile_n x k each); tile_k is one 128-byte line of K (32
+      f32, 64 16-bit or 128 8-bit elements); 2 to 8 stages.
+      A `split_k` scheduler gives small M x N problems with a long K enough blocks to fill the
+      GPU. A ping-pong main loop has two consumer warpgroups whatever tile_m is, each computing
+      whole tiles (tile_m * tile_n <= 16384 for the accumulators to fit in 128 registers a
+      thread): they take alternate tiles, so that one's epilog runs while the other's wgmmas
+      keep the tensor cores busy; it takes no split-K and no operand sums. A cluster of 2
+      computes vertically adjacent tiles (tile rows 2i and 2i + 1 of one tile column), which
+      read the same tile of B: each block loads half of it and multicasts it into both blocks'
+      shared memory, halving B's traffic from L2; it needs TMA loads and takes no split-K.
+      The `tma` store needs TMA loads and a D whose rows TMA can address. The `stream_k`
+      scheduler takes the cooperative kernel (not ping-pong, not swapped, no split-K, one
+      64-row slice per consumer) without operand sums: of U units on G walkers (blocks, or
+      clusters), each walker first takes U / G whole units, then the k-steps of the last U % G
+      units are cut into equal consecutive ranges (of 16 k-steps or more), one per walker. The
+      promoted accumulator doubles the accumulator registers: one 64-row slice of at most 192
+      columns per consumer (tile_m 64 or 128, not ping-pong or swapped), without operand sums.
+    - `swapped = true` (wgmma) computes Dᵀ = B Aᵀ for short M: tile_m (16, 32 or 64) rows of D
+      are each wgmma's n side and each consumer owns 64 columns; 2 to 16 stages, the default
+      scheduler and epilogue, no ping-pong or cluster.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, splits = 4>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], stages = 6, pingpong = true>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, store = tma>`,
-    `#mepi.kernel_config<wgmma, tile = [16, 64, 64], stages = 16, swapped = true>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], stages = 4, cluster = 2, streamk = true>`,
-    `#mepi.kernel_config<wgmma, tile = [128, 128, 32], stages = 6, promote = 4>`
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>,
+      scheduler = <split_k, splits = 4>>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>,
+      scheduler = <stream_k>, epilogue = <store = tma>>`,
+    `#mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16>, swapped = true>`,
+    `#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, promote = 4>>`
   }];
-  let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM, "int64_t":$tileN,
-                        "int64_t":$tileK, DefaultValuedParameter<"int64_t", "1">:$stages,
-                        DefaultValuedParameter<"int64_t", "1">:$splits,
-                        DefaultValuedParameter<"bool", "true">:$tma,
-                        DefaultValuedParameter<"bool", "false">:$pingpong,
-                        DefaultValuedParameter<"int64_t", "1">:$cluster,
-                        DefaultValuedParameter<"::mlir::mepi::DStore",
-                                               "::mlir::mepi::DStore::Staged">:$store,
-                        DefaultValuedParameter<"bool", "false">:$swapped,
-                        DefaultValuedParameter<"bool", "false">:$streamk,
-                        DefaultValuedParameter<"int64_t", "0">:$promote);
-  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($stages, $splits, $tma, $pingpong, $cluster, $store, $swapped, $streamk, $promote)^)? `>`";
+  let parameters = (ins EnumParameter<Mepi_KernelStrategy>:$strategy, "int64_t":$tileM,
+                        "int64_t":$tileN, "int64_t":$tileK,
+                        DefaultValuedParameter<"MainloopConfigAttr",
+                                               "MainloopConfigAttr::get($_ctxt)">:$mainloop,
+                        DefaultValuedParameter<"SchedulerConfigAttr",
+                                               "SchedulerConfigAttr::get($_ctxt)">:$scheduler,
+                        DefaultValuedParameter<"EpilogueConfigAttr",
+                                               "EpilogueConfigAttr::get($_ctxt)">:$epilogue,
+                        DefaultValuedParameter<"bool", "false">:$swapped);
+  let assemblyFormat = "`<` $strategy `,` `tile` `=` `[` $tileM `,` $tileN `,` $tileK `]` (`,` struct($mainloop, $scheduler, $epilogue, $swapped)^)? `>`";
   let builders = [
-    AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, 1, 1, true, false, 1, DStore::Staged,
-                  false, false, 0);
-    }]>,
-    AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
-                     "int64_t":$stages), [{
-      return $_get($_ctxt, strategy, tileM, tileN, tileK, stages, 1, true, false, 1,
-                  DStore::Staged, false, false, 0);
+    // The tile with the default parts, and with a main loop of `stages` stages.
+    AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN,
+                     "int64_t":$tileK, CArg<"int64_t", "1">:$stages), [{
+      return $_get($_ctxt, strategy, tileM, tileN, tileK,
+                   MainloopConfigAttr::get($_ctxt, stages, true, false, 1, 0),
+                   SchedulerConfigAttr::get($_ctxt), EpilogueConfigAttr::get($_ctxt), false);
     }]>
   ];
   let genVerifyDecl = 1;
@@ -175,16 +239,20 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     /// Copies with one setting changed, verified like a parsed attribute: an invalid
     /// combination gives a null attribute, and so does a copy of a null one, so that copies
     /// chain and one test at the end catches any invalid step.
+    KernelConfigAttr withMainloop(MainloopConfigAttr mainloop) const;
+    KernelConfigAttr withScheduler(SchedulerConfigAttr scheduler) const;
+    KernelConfigAttr withEpilogue(EpilogueConfigAttr epilogue) const;
     KernelConfigAttr withStages(int64_t stages) const;
-    KernelConfigAttr withSplits(int64_t splits) const;
     KernelConfigAttr withTma(bool tma) const;
     KernelConfigAttr withPingpong(bool pingpong) const;
     KernelConfigAttr withCluster(int64_t cluster) const;
+    KernelConfigAttr withPromote(int64_t promote) const;
+    /// split_k with `splits` > 1, data_parallel with 1.
+    KernelConfigAttr withSplits(int64_t splits) const;
+    KernelConfigAttr withStreamk(bool streamk) const;
     KernelConfigAttr withStore(::mlir::mepi::DStore store) const;
     KernelConfigAttr withSwapped(bool swapped) const;
-    KernelConfigAttr withStreamk(bool streamk) const;
-    KernelConfigAttr withPromote(int64_t promote) const;
-    /// The whole-tile cooperative form: no splits, no stream-K, no ping-pong.
+    /// The whole-tile cooperative form: the data-parallel scheduler, no ping-pong.
     KernelConfigAttr withDataParallel() const;
   }];
 }

@@ -42,30 +42,34 @@ constexpr Constants kC;
 double mlir::mepi::predictMicroseconds(const Sm90Problem &p, KernelConfigAttr config,
                                        const TargetInfo &target, bool costlyEpilog) {
   const double tm = config.getTileM(), tn = config.getTileN();
-  const int64_t splits = config.getSplits();
+  const int64_t splits = config.getScheduler().getSplits();
   int64_t kLines = llvm::divideCeil(p.k, p.atom().lineElements());
   int64_t tiles = p.batch * llvm::divideCeil(p.m, config.getTileM()) *
                   llvm::divideCeil(p.n, config.getTileN());
   int64_t steps = llvm::divideCeil(kLines, splits), units = tiles * splits;
   double mma = kC.mmaPerArea * std::max(tm, kC.mmaMinExtent) * std::max(tn, kC.mmaMinExtent);
-  double load = kC.loadPerRow * (tm + tn * (config.getCluster() == 2 ? kC.clusterB : 1.0));
-  double step = std::max({mma, load, kC.loadLatency / std::max<int64_t>(config.getStages() - 1, 1)});
+  double load =
+      kC.loadPerRow * (tm + tn * (config.getMainloop().getCluster() == 2 ? kC.clusterB : 1.0));
+  double step = std::max(
+      {mma, load, kC.loadLatency / std::max<int64_t>(config.getMainloop().getStages() - 1, 1)});
   if (config.getSwapped())
     step *= kC.swappedStep;
   double epilog = kC.epilogPerElement * tm * tn * (1 + (costlyEpilog ? kC.costlyEpilogFactor : 0)) *
-                  (config.getStore() == DStore::Staged ? kC.stagedStore : 1.0);
-  double unit = config.getPingpong()
-                    ? steps * step * kC.pingpongMainloop + kC.unitPrologue +
-                          epilog * kC.pingpongEpilog
-                    : steps * step + kC.unitPrologue + epilog;
+                  (config.getEpilogue().getStore() == DStore::Staged ? kC.stagedStore : 1.0);
+  double unit =
+      config.getMainloop().getPingpong()
+          ? steps * step * kC.pingpongMainloop + kC.unitPrologue + epilog * kC.pingpongEpilog
+          : steps * step + kC.unitPrologue + epilog;
   if (splits > 1)
     unit += kC.splitPerElement * tm * tn;
-  if (config.getCluster() == 2 && config.getTileM() == 64)
+  if (config.getMainloop().getCluster() == 2 && config.getTileM() == 64)
     unit *= kC.cluster64Rows;
   double walkers = double(target.multiprocessors);
-  double waves = config.getStreamk() ? std::max(units / walkers * kC.streamKWaves, 1.0)
-                                     : double(llvm::divideCeil(units, target.multiprocessors));
-  double time = waves * unit + kC.launch + (config.getStreamk() ? kC.streamKFixed : 0);
+  double waves = config.getScheduler().isStreamK()
+                     ? std::max(units / walkers * kC.streamKWaves, 1.0)
+                     : double(llvm::divideCeil(units, target.multiprocessors));
+  double time =
+      waves * unit + kC.launch + (config.getScheduler().isStreamK() ? kC.streamKFixed : 0);
   double bytes = double(p.elementBytes) * p.batch * (p.m * p.k + p.n * p.k) + 2.0 * p.batch * p.m * p.n;
   return std::max(time, bytes * kC.dramPerByte);
 }

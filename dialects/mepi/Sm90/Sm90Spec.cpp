@@ -25,7 +25,7 @@ std::optional<MmaAtom> MmaAtom::of(int64_t elementBytes) {
 int64_t Sm90Spec::consumers(KernelConfigAttr config) {
   if (config.getSwapped()) // one per 64 columns of D (rows of B)
     return config.getTileN() / 64;
-  if (config.getPingpong() || config.getTileM() == 256)
+  if (config.getMainloop().getPingpong() || config.getTileM() == 256)
     return 2;
   return config.getTileM() / kSliceRows;
 }
@@ -37,7 +37,7 @@ int64_t Sm90Spec::rowSlices(KernelConfigAttr config) {
 int64_t Sm90Spec::slicesPerConsumer(KernelConfigAttr config) {
   if (config.getSwapped())
     return 1;
-  return rowSlices(config) / (config.getPingpong() ? 1 : consumers(config));
+  return rowSlices(config) / (config.getMainloop().getPingpong() ? 1 : consumers(config));
 }
 
 int64_t Sm90Spec::registers(KernelConfigAttr config) {
@@ -56,13 +56,14 @@ int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN(
 int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
 
 int64_t Sm90Spec::unitsPerBatch() const {
-  return llvm::divideCeil(tilesM(), config.getCluster()) * tilesN() * config.getSplits();
+  return llvm::divideCeil(tilesM(), config.getMainloop().getCluster()) * tilesN() *
+         config.getScheduler().getSplits();
 }
 
 int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
   int64_t units = workUnits();
-  if (config.getCluster() > 1)
-    return std::min(units, clusters) * config.getCluster();
+  if (config.getMainloop().getCluster() > 1)
+    return std::min(units, clusters) * config.getMainloop().getCluster();
   return std::min(units, multiprocessors);
 }
 
@@ -97,16 +98,17 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   l.bBytes = config.getTileN() * kSwizzleBytes;
   l.stageBytes = l.aBytes + l.bBytes;
   // The operand sums' tile of ones, 1024-aligned after the stages.
-  l.ones = config.getStages() * l.stageBytes;
+  l.ones = config.getMainloop().getStages() * l.stageBytes;
   l.staging = l.ones + (sumsOnTensorCores() ? kOnesTileBytes : 0);
   // The swapped form stores straight from the registers: no staging block.
   l.scratch =
-      l.staging + (config.getSwapped() ? 0 : consumers() * stagingBytes(config.getStore()));
+      l.staging +
+      (config.getSwapped() ? 0 : consumers() * stagingBytes(config.getEpilogue().getStore()));
   l.scratchBytes = p.epilogScratchBytes;
   l.barriers = l.scratch + consumers() * l.scratchBytes;
   // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
   // dynamic base to 1024 bytes.
-  l.flags = l.barriers + 16 * config.getStages();
+  l.flags = l.barriers + 16 * config.getMainloop().getStages();
   l.groupTable = l.flags + 16;
   l.total = l.groupTable + (p.grouped() ? llvm::alignTo(groupTableBytes(p.groups), 16) : 0) +
             1024;
@@ -114,15 +116,15 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
 }
 
 bool Sm90Spec::needsWorkspace() const {
-  return config.getSplits() > 1 || config.getStreamk() || p.reductions;
+  return !config.getScheduler().isDataParallel() || p.reductions;
 }
 
 int64_t Sm90Spec::recordsPerSlot() const {
-  return config.getStreamk() ? 2 : config.getSplits();
+  return config.getScheduler().isStreamK() ? 2 : config.getScheduler().getSplits();
 }
 
 int64_t Sm90Spec::counterSlots() const {
-  return config.getStreamk() ? streamKMaxBlocks() : p.batch * tiles();
+  return config.getScheduler().isStreamK() ? streamKMaxBlocks() : p.batch * tiles();
 }
 
 int64_t Sm90Spec::counterBytes() const {
@@ -134,7 +136,7 @@ int64_t Sm90Spec::splitRecordFloats() const {
 }
 
 int64_t Sm90Spec::splitKBytes() const {
-  if (config.getSplits() == 1 && !config.getStreamk())
+  if (config.getScheduler().isDataParallel())
     return 0;
   return counterBytes() +
          counterSlots() * recordsPerSlot() * consumers() * kWarpgroup * splitRecordFloats() * 4;

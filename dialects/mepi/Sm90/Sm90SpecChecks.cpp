@@ -19,13 +19,13 @@ namespace {
 std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr config) {
   std::string message;
   llvm::raw_string_ostream os(message);
-  if (config.getStore() != DStore::Staged && !p.dFromRegisters) {
-    os << "store = " << stringifyDStore(config.getStore())
+  if (config.getEpilogue().getStore() != DStore::Staged && !p.dFromRegisters) {
+    os << "store = " << stringifyDStore(config.getEpilogue().getStore())
        << " needs an epilog that writes D only (no aux output, no reduction) into a static "
           "row-major D; use store = staged";
     return message;
   }
-  if (config.getStore() != DStore::Tma)
+  if (config.getEpilogue().getStore() != DStore::Tma)
     return std::nullopt;
   if (!p.dThroughTma) {
     os << "store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a "
@@ -48,36 +48,37 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
   std::string message;
   llvm::raw_string_ostream os(message);
   if (config.getSwapped()) {
-    if (p.mnMajorA || p.mnMajorB || !config.getTma())
+    if (p.mnMajorA || p.mnMajorB || !config.getMainloop().getTma())
       return std::string("swapped wgmma kernels need K-major A and B (A as [M, K], B as [N, K]) "
                          "read through TMA");
     if (p.operandSums() || p.reductions)
       return std::string("swapped wgmma kernels take element-wise epilogs only (no operand "
                          "sums or reductions)");
   }
-  if (config.getPingpong() && p.operandSums())
+  if (config.getMainloop().getPingpong() && p.operandSums())
     return std::string("ping-pong wgmma kernels take no operand sums (a_sums, b_sums); use the "
                        "cooperative kernel");
-  if (config.getStreamk() && spec.workUnits() * spec.kSteps() >= kMaxStreamKSteps) {
+  if (config.getScheduler().isStreamK() && spec.workUnits() * spec.kSteps() >= kMaxStreamKSteps) {
     os << "stream-K wgmma kernels need fewer than 2^22 k-steps in all (work units x k-steps), "
           "got "
        << spec.workUnits() << " x " << spec.kSteps();
     return message;
   }
-  if (config.getStreamk() && (p.operandSums() || p.reductions))
+  if (config.getScheduler().isStreamK() && (p.operandSums() || p.reductions))
     return std::string("stream-K wgmma kernels take no operand sums (a_sums, b_sums) or "
                        "reductions; use splits");
   // Batched: the tile scheduler walks every batch element's units; the operand tiles come in
   // through TMA (a coordinate per batch dimension), and the epilog sees each element's views.
-  if (p.batched && (!config.getTma() || config.getStreamk() || config.getSwapped()))
+  if (p.batched &&
+      (!config.getMainloop().getTma() || config.getScheduler().isStreamK() || config.getSwapped()))
     return std::string("batched wgmma kernels need TMA loads and take no stream-K or swapped "
                        "form");
   // Grouped: each group's tiles start at its own row and read its own matrix of B (a TMA
   // coordinate); D's rows past a group's end belong to the next group, so a TMA store (which
   // clips at D's end only) takes the 64-row slices wholly inside their group, and threads
   // store the others with the group's bound.
-  if (p.grouped() && (!config.getTma() || config.getSplits() > 1 || config.getStreamk() ||
-                      config.getSwapped() || config.getCluster() > 1))
+  if (p.grouped() && (!config.getMainloop().getTma() || !config.getScheduler().isDataParallel() ||
+                      config.getSwapped() || config.getMainloop().getCluster() > 1))
     return std::string("grouped wgmma kernels need TMA loads and take no split-K, stream-K, "
                        "swapped form or clusters");
   // A given as [K, T] (MN-major) in a grouped kernel: its TMA loads stopped every block with an
@@ -96,7 +97,7 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
     return std::string("256-row wgmma tiles take no operand sums (a_sums, b_sums); use 128 rows");
   // The tensor cores sum 8-bit products with about 14 significant bits: without
   // fast_accumulation their sums go into f32 registers every `promote` k-steps.
-  if (p.promotesSums && config.getPromote() == 0)
+  if (p.promotesSums && config.getMainloop().getPromote() == 0)
     return std::string("8-bit A and B without fast_accumulation need promoted accumulators "
                        "(promote > 0)");
   // Block scales: a promotion per 128-element block of K (one k-step: the 8-bit tile_k), and
@@ -104,15 +105,16 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
   // of 64 up to 256 (its tiles start at multiples of 64).
   int64_t tileN = config.getTileN();
   bool twoBlocksAtMost = kScaleBlockElements % tileN == 0 || (tileN % 64 == 0 && tileN <= 256);
-  if (p.blockScales && (config.getPromote() != 1 || config.getTileK() != kScaleBlockElements ||
-                        !twoBlocksAtMost || config.getSwapped() || config.getPingpong())) {
+  if (p.blockScales &&
+      (config.getMainloop().getPromote() != 1 || config.getTileK() != kScaleBlockElements ||
+       !twoBlocksAtMost || config.getSwapped() || config.getMainloop().getPingpong())) {
     os << "block scales need promote = 1 over k-steps of " << kScaleBlockElements
        << " elements and tile_n dividing " << kScaleBlockElements
        << " or a multiple of 64 up to 256 (not swapped, not ping-pong), got " << config;
     return message;
   }
   // The promoted accumulators take the registers the operand sums' fragments would.
-  if (config.getPromote() > 0 && p.operandSums())
+  if (config.getMainloop().getPromote() > 0 && p.operandSums())
     return std::string("promoted wgmma accumulators take no operand sums (a_sums, b_sums)");
   // The sums add 64-row blocks of a stage tile (one 128-byte line of K each).
   if (p.bSums && config.getTileN() % kBlockRows != 0) {
@@ -120,9 +122,9 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
        << config.getTileN();
     return message;
   }
-  if (config.getSplits() > spec.kSteps()) {
-    os << "expected at most " << spec.kSteps() << " splits (one k-step of "
-       << config.getTileK() << " each), got " << config.getSplits();
+  if (config.getScheduler().getSplits() > spec.kSteps()) {
+    os << "expected at most " << spec.kSteps() << " splits (one k-step of " << config.getTileK()
+       << " each), got " << config.getScheduler().getSplits();
     return message;
   }
   return std::nullopt;
@@ -162,7 +164,8 @@ std::optional<std::string> Sm90Spec::whyNot() const {
   if (!atom->transposable && (p.mnMajorA || p.mnMajorB))
     return std::string("wgmma reads 32-bit (tf32) and 8-bit A and B K-major only (A as [M, "
                        "K], B as [N, K])");
-  if (p.elementBytes != 2 && (!config.getTma() || config.getSwapped() || p.operandSums()))
+  if (p.elementBytes != 2 &&
+      (!config.getMainloop().getTma() || config.getSwapped() || p.operandSums()))
     return std::string("tf32 and 8-bit wgmma kernels need TMA loads and take no swapped form "
                        "or operand sums");
   // The epilog stages 32 accumulator columns at a time; an MN-major B tile is 64-row blocks.
@@ -172,7 +175,7 @@ std::optional<std::string> Sm90Spec::whyNot() const {
        << config.getTileN();
     return message;
   }
-  int64_t cluster = config.getCluster();
+  int64_t cluster = config.getMainloop().getCluster();
   if (p.mnMajorB && config.getTileN() % (kBlockRows * cluster) != 0) {
     os << "expected tile_n a multiple of " << kBlockRows * cluster
        << " for a B given as [K, N] (it loads 64-row blocks"
@@ -181,7 +184,7 @@ std::optional<std::string> Sm90Spec::whyNot() const {
     return message;
   }
   if (int64_t bytes = sharedLayout().total; !fitsSharedMemory()) {
-    os << "needs " << bytes << " bytes of shared memory for " << config.getStages()
+    os << "needs " << bytes << " bytes of shared memory for " << config.getMainloop().getStages()
        << " stages and the epilog, more than the " << target.sharedBytesPerBlock
        << " a block can have; use fewer stages";
     return message;

@@ -109,10 +109,13 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   int64_t tileM = m <= 16 ? 16 : m <= 32 ? 32 : 64;
   int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * sm90::kSwizzleBytes));
   // Built whole: a 16- or 32-row tile exists only in the swapped form.
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN, 64, stages,
-                               /*splits=*/1, /*tma=*/true, /*pingpong=*/false, /*cluster=*/1,
-                               DStore::Staged, /*swapped=*/true, /*streamk=*/false,
-                               /*promote=*/0);
+  MLIRContext *ctx = op.getContext();
+  return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64,
+                               MainloopConfigAttr::get(ctx, stages, /*tma=*/true,
+                                                       /*pingpong=*/false, /*cluster=*/1,
+                                                       /*promote=*/0),
+                               SchedulerConfigAttr::get(ctx), EpilogueConfigAttr::get(ctx),
+                               /*swapped=*/true);
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
@@ -158,7 +161,7 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
     return config;
   Sm90Spec spec(p, streamK, target);
   int64_t units = spec.workUnits();
-  int64_t walkers = target.multiprocessors / config.getCluster();
+  int64_t walkers = target.multiprocessors / config.getMainloop().getCluster();
   int64_t waves = units / walkers, tail = units % walkers;
   // Ranges need k-steps to share (kMinStreamKSteps or more a range), and the kernel's walk
   // divides exactly below kMaxStreamKSteps in all.
@@ -173,7 +176,7 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   // large shapes (bench/NOTES.md).
   if (heuristic && p.elementBytes == 1)
     return config;
-  if (heuristic && (config.getStore() != DStore::Tma || 2 * tail > walkers ||
+  if (heuristic && (config.getEpilogue().getStore() != DStore::Tma || 2 * tail > walkers ||
                     10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
     return config;
   return streamK;
@@ -333,9 +336,9 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
                                                       : defaultStore(op, tileM, tileN, pingpong, tma));
   // The stages above come from an estimate of the layout: fewer where the exact one would not
   // fit (an epilog with much scratch).
-  while (config && config.getStages() > 2 &&
+  while (config && config.getMainloop().getStages() > 2 &&
          !Sm90Spec(p, config, target).fitsSharedMemory())
-    config = config.withStages(config.getStages() - 1);
+    config = config.withStages(config.getMainloop().getStages() - 1);
   if (!config || forcedM > 0 || forcedN > 0)
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
@@ -394,7 +397,7 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
                        const TargetInfo &target, bool costlyEpilog) {
   constexpr double kRequiredGain = 1.05;
   int64_t tiles128 = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 128);
-  if (ranked.size() < 2 || !ranked.front() || !ranked.front().getTma() ||
+  if (ranked.size() < 2 || !ranked.front() || !ranked.front().getMainloop().getTma() ||
       tiles128 >= 2 * target.multiprocessors)
     return;
   auto predicted = [&](KernelConfigAttr config) {
@@ -503,34 +506,34 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
   // Clusters of 2 (B multicast between vertically adjacent tiles) of each unsplit TMA
   // configuration so far with at least two tile rows (not swapped: its tile rows are short).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
-    if (config.getCluster() == 1 && p.m > config.getTileM())
+    if (config.getMainloop().getCluster() == 1 && p.m > config.getTileM())
       add(config.withCluster(2));
   // D through TMA stores, for each configuration so far that may use them (fewer stages where
   // the two buffers per consumer would not fit beside them).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
-    if (config.getStore() == DStore::Tma ||
-        !canUseTmaStores(op, config.getTma(), config.getTileN()))
+    if (config.getEpilogue().getStore() == DStore::Tma ||
+        !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
       continue;
     KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
-    while (tmaStores && tmaStores.getStages() > 2 &&
+    while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
            !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
-      tmaStores = tmaStores.withStages(tmaStores.getStages() - 1);
+      tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
     add(tmaStores);
   }
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
   // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
-    if (config.getSplits() != 1 || config.getStages() <= 2 || config.getPingpong() ||
-        config.getCluster() != 1)
+    if (config.getScheduler().getSplits() != 1 || config.getMainloop().getStages() <= 2 ||
+        config.getMainloop().getPingpong() || config.getMainloop().getCluster() != 1)
       continue;
-    add(config.withStages(std::max<int64_t>(2, config.getStages() * 3 / 4)));
+    add(config.withStages(std::max<int64_t>(2, config.getMainloop().getStages() * 3 / 4)));
   }
   // Stream-K of each configuration so far whose last wave would be short, and the whole-unit
   // form of the heuristic's choice where that is stream-K.
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
     add(withStreamK(p, target, config));
-    if (config.getStreamk())
+    if (config.getScheduler().isStreamK())
       add(config.withStreamk(false));
   }
   // The cost model was fitted on dense and batched problems only.

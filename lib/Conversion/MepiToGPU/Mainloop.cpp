@@ -28,7 +28,7 @@ auto WgmmaMainloop::emitStageTiles(Emitter &e, Value stageAddress, Value consume
   // cooperative consumer computes slice `consumer`, a ping-pong one all of them.
   int64_t slices = Sm90Spec::slicesPerConsumer(config);
   StageTiles tiles;
-  tiles.a = config.getPingpong()
+  tiles.a = config.getMainloop().getPingpong()
                 ? stageAddress
                 : e.add(stageAddress, e.mul(consumer, e.i32(slices * kBlockBytes)));
   tiles.b = e.add(stageAddress, e.i32(spec.sharedLayout().aBytes));

@@ -77,7 +77,7 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
 auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk) const
     -> WorkUnit {
   WorkUnit w;
-  int64_t splits = spec.getConfig().getSplits(), kSteps = spec.kSteps();
+  int64_t splits = spec.getConfig().getScheduler().getSplits(), kSteps = spec.kSteps();
   // Batched: each batch element's units in turn (no stream-K then). A D with batch
   // dimensions of size 1 only is still addressed through batch coordinates and views.
   if (spec.problem().batch > 1) {

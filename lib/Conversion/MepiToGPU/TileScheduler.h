@@ -75,7 +75,7 @@ public:
   Value emitWalker(Emitter &e) const;
 
 private:
-  int64_t cluster() const { return spec.getConfig().getCluster(); }
+  int64_t cluster() const { return spec.getConfig().getMainloop().getCluster(); }
   /// Where walker `w`'s range starts among the shared units' k-steps.
   static Value emitRangeStart(Emitter &e, const StreamKWalk &s, Value w);
   /// Stream-K's part of a unit: its tile, k-steps, splits and records.

@@ -156,7 +156,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     SmallVector<Value> first = u.blockScales->emitLoads(e, e.min(u.unit.kBegin, lastStep));
     llvm::append_range(init, u.blockScales->emitFactors(e, first).carried());
   }
-  Value step = e.i32(config.getPromote());
+  Value step = e.i32(config.getMainloop().getPromote());
   auto blocks = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, step, init);
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(blocks.getBody());
@@ -174,7 +174,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
                                        unread, /*fresh=*/true);
   SmallVector<Value> block = first;
-  if (config.getPromote() > 1)
+  if (config.getMainloop().getPromote() > 1)
     block = SmallVector<Value>(
         emitKSteps(e, c, u, {}, e.add(blockBegin, e.i32(1)), blockEnd, first).getResults());
   // The block's sums are waited for before they are read: an addition reading accumulators
@@ -216,7 +216,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitUnitMainLoop(Emitter &e, const Cont
   auto turnBarrier = [&](Value which) { return e.add(which, e.i32(kMainloopTurnBarrier)); };
   auto [sumsAt, carriedSums] = sumsLayout(sumsPlans, summing);
   SmallVector<Value> loopResults;
-  if (config.getPromote() > 0) {
+  if (config.getMainloop().getPromote() > 0) {
     loopResults = emitPromotedKSteps(e, c, u);
   } else {
     SmallVector<Value> zeros(carriedSums, u.f32Zero);
@@ -229,7 +229,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitUnitMainLoop(Emitter &e, const Cont
   }
   // Ping-pong: every wgmma of this unit is issued; the other consumer may run its main loop
   // (when the block has a next unit, which is the other consumer's).
-  if (config.getPingpong()) {
+  if (config.getMainloop().getPingpong()) {
     auto handOver = scf::IfOp::create(b, loc, u.hasNext, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(handOver.thenBlock());

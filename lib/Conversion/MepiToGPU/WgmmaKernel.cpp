@@ -26,7 +26,8 @@
 // counter; the S-th to arrive adds the S partials in split order, resets the counter and runs
 // the epilog. Nobody waits for anybody, so the units need not be resident at once.
 //
-// Stream-K (streamk = true): of U units on G walkers, walker w first takes whole units w, w + G,
+// Stream-K (scheduler = <stream_k>): of U units on G walkers, walker w first takes whole units w, w
+// + G,
 // ... below (U / G) * G; the k-steps of the last U % G units, laid end to end, are then cut into
 // G' <= G consecutive ranges of equal length (within one) and at least kMinStreamKSteps, walker
 // w < G' taking range w, unit by unit. A unit whose k-steps several walkers share is summed
@@ -70,11 +71,11 @@ namespace mlir::mepi::wgmma {
 void WgmmaKernelGenerator::fillContext(Emitter &e, Context &c, MatmulOp op,
                                        ValueRange leading) const {
   unsigned maps = 0;
-  if (config.getTma()) {
+  if (config.getMainloop().getTma()) {
     c.mapA = leading[maps++];
     c.mapB = leading[maps++];
   }
-  if (config.getStore() == DStore::Tma)
+  if (config.getEpilogue().getStore() == DStore::Tma)
     c.mapD = leading[maps++];
   const Sm90Problem &p = c.spec.problem();
   c.m = p.m;
@@ -116,7 +117,7 @@ void WgmmaKernelGenerator::emitBlockValues(Emitter &e, Context &c) const {
   c.warpgroup = e.div(c.tid, e.i32(kWarpgroup));
   c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
   c.scheduler.emplace(c.spec, c.rank);
-  c.pipeline.emplace(c.base, c.layout, config.getStages(), cluster());
+  c.pipeline.emplace(c.base, c.layout, config.getMainloop().getStages(), cluster());
 }
 
 void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
@@ -141,8 +142,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     b.setInsertionPointToStart(init.thenBlock());
     // TMA: the issuing thread arrives; ordinary loads: each producer thread does. Each stage
     // is read by every consumer, or by one (ping-pong), of every block of the cluster.
-    int64_t producerArrivals = config.getTma() ? 1 : kWarpgroup;
-    int64_t readers = (config.getPingpong() ? 1 : consumers()) * cluster();
+    int64_t producerArrivals = config.getMainloop().getTma() ? 1 : kWarpgroup;
+    int64_t readers = (config.getMainloop().getPingpong() ? 1 : consumers()) * cluster();
     c.pipeline->emitInit(e, producerArrivals, readers);
   }
   if (c.spec.sumsOnTensorCores())
@@ -166,7 +167,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).first,
                                    NVVM::SetMaxRegisterAction::decrease);
     // TMA: one thread issues; ordinary loads: the whole warpgroup loads.
-    if (config.getTma()) {
+    if (config.getMainloop().getTma()) {
       auto issuer = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
       b.setInsertionPointToStart(issuer.thenBlock());
     }
@@ -178,7 +179,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).second,
                                    NVVM::SetMaxRegisterAction::increase);
     emitConsumer(e, c, op, operands);
-    if (config.getStore() == DStore::Tma)
+    if (config.getEpilogue().getStore() == DStore::Tma)
       emitTmaStoresDrained(e, c.tid);
   }
   // Neither block of a cluster leaves while its peer may still multicast into it or arrive on
@@ -230,7 +231,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
   Value consumer = e.sub(c.warpgroup, e.i32(1));
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
-  bool pingpong = config.getPingpong();
+  bool pingpong = config.getMainloop().getPingpong();
   int64_t slices = slicesPerConsumer();
   WgmmaMainloop mainloop(c.spec, c.elementType, op.getB().getType().getElementType(), accType);
   Value localThread = e.rem(c.tid, e.i32(kWarpgroup));
@@ -239,7 +240,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   // Ping-pong: consumer j takes the block's units j, j + 2, ...; the block's i-th unit's stages
   // start at i * kSteps.
   std::optional<StreamKWalk> walk;
-  if (config.getStreamk())
+  if (config.getScheduler().isStreamK())
     walk = c.scheduler->emitStreamKWalk(e);
   scf::ForOp units =
       pingpong ? c.scheduler->emitUnitLoop(e, nullptr, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
@@ -331,7 +332,7 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
                                           ArrayRef<Value> loopResults) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  bool pingpong = config.getPingpong();
+  bool pingpong = config.getMainloop().getPingpong();
   int64_t slices = slicesPerConsumer();
   const WorkUnit &unit = u.unit;
   ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
@@ -373,7 +374,7 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
     auto inside = scf::IfOp::create(b, loc, unit.inside, /*withElseRegion=*/false);
     b.setInsertionPointToStart(inside.thenBlock());
   }
-  if (config.getSplits() == 1 && !config.getStreamk()) { // ping-pong kernels are never split
+  if (config.getScheduler().isDataParallel()) { // ping-pong kernels are never split
     storeSums(sumPartials);
     // A cooperative consumer c computes slices [c * slices, (c + 1) * slices), a ping-pong one
     // all of them.
@@ -411,7 +412,7 @@ void WgmmaKernelGenerator::emitReducedEpilog(
       record = LLVM::InsertValueOp::create(b, loc, record, v, registers() + i);
   }
   Value isLast, sum;
-  if (config.getStreamk()) {
+  if (config.getScheduler().isStreamK()) {
     // Only the units two walkers share are reduced.
     auto shared = scf::IfOp::create(b, loc, TypeRange{b.getI1Type(), record.getType()},
                                     e.ult(e.i32(1), unit.splits), /*withElseRegion=*/true);
@@ -548,7 +549,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.tileM = config.getTileM();
   frame.tileN = config.getTileN();
   frame.slices = rowSlices();
-  frame.store = config.getStore();
+  frame.store = config.getEpilogue().getStore();
   frame.dMap = c.mapD;
   if (unit.batch && c.mapD) {
     Value d = operands.lookup(op.getD());

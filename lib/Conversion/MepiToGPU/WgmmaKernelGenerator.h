@@ -49,7 +49,7 @@ public:
   Sm90Spec spec(MatmulOp op) const { return Sm90Spec(Sm90Problem::of(op), config, target); }
   // What depends on the configuration alone.
   int64_t consumers() const { return Sm90Spec::consumers(config); }
-  int64_t cluster() const { return config.getCluster(); }
+  int64_t cluster() const { return config.getMainloop().getCluster(); }
   int64_t rowSlices() const { return Sm90Spec::rowSlices(config); }
   int64_t slicesPerConsumer() const { return Sm90Spec::slicesPerConsumer(config); }
   int64_t threads() const { return Sm90Spec::threads(config); }
@@ -109,7 +109,7 @@ public:
     Type ptr = LLVM::LLVMPointerType::get(b.getContext());
     Sm90Problem p = Sm90Problem::of(op);
     SmallVector<Value> leading;
-    if (config.getTma()) {
+    if (config.getMainloop().getTma()) {
       // Boxes of 64 elements (one swizzled line) by the tile's rows (K-major) or by 64 k-lines
       // (MN-major, one box per 64-row block).
       int64_t line = p.atom().lineElements();
@@ -125,7 +125,7 @@ public:
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
     // D's stores: boxes of one 128-byte line by a slice's 64 rows.
-    if (config.getStore() == DStore::Tma)
+    if (config.getEpilogue().getStore() == DStore::Tma)
       leading.push_back(TensorMapOp::create(
           b, loc, ptr, op.getD(), b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), kBlockRows}),
           b.getI64IntegerAttr(kSwizzleBytes)));

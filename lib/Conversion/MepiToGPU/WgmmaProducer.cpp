@@ -16,7 +16,7 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   // Stream-K's walk is worked out in each role, so that its values stay out of the other's
   // registers.
   std::optional<StreamKWalk> walk;
-  if (config.getStreamk())
+  if (config.getScheduler().isStreamK())
     walk = c.scheduler->emitStreamKWalk(e);
   scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
   WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
@@ -50,7 +50,7 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
     c.pipeline->emitAcquire(e, slot);
     load.stageBase = e.offset(c.base, e.mul(slot.stage, e.i32(layout.stageBytes)));
     load.k = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
-    if (config.getTma())
+    if (config.getMainloop().getTma())
       emitTmaLoads(e, c, load);
     else
       emitOrdinaryLoads(e, c, load, operands.lookup(op.getA()), operands.lookup(op.getB()));
