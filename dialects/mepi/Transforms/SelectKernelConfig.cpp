@@ -27,16 +27,17 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
   int64_t n = op.getD().getType().getShape().back();
   int64_t tileN = kDefaultTileN;
   if (!ShapedType::isDynamic(n) && n < kDefaultTileN)
-    tileN = static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
+    tileN =
+        static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
   if (forcedN > 0)
     tileN = forcedN;
   int64_t tileM = forcedM > 0 ? forcedM : std::max<int64_t>(1, kThreads / tileN);
   return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
 }
 
-/// A static memref of 8-bit, 16-bit or 32-bit floats with contiguous rows and static strides: K-major
-/// (A, or B given as [N, K] with transpose_b) or MN-major (A given as [K, M] with transpose_a,
-/// or B [K, N]), with or without batch dimensions.
+/// A static memref of 8-bit, 16-bit or 32-bit floats with contiguous rows and static strides:
+/// K-major (A, or B given as [N, K] with transpose_b) or MN-major (A given as [K, M] with
+/// transpose_a, or B [K, N]), with or without batch dimensions.
 bool isRowContiguousOperand(Value value) {
   auto type = cast<MemRefType>(value.getType());
   unsigned bits = type.getElementTypeBitWidth();
@@ -69,7 +70,7 @@ bool isWgmmaEligible(MatmulOp op) {
       (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32)))
     return false;
   if ((tf32 || fp8) && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
-               !isTmaOperand(op.getB()) || op.getASums() || op.getBSums()))
+                        !isTmaOperand(op.getB()) || op.getASums() || op.getBSums()))
     return false;
   MemRefType dType = op.getD().getType();
   if (dType.getRank() < 2 || !dType.hasStaticShape() || !isRowContiguousOperand(op.getA()) ||
@@ -77,8 +78,8 @@ bool isWgmmaEligible(MatmulOp op) {
     return false;
   if (dType.getRank() == 2)
     return true;
-  return isTmaOperand(op.getA()) && isTmaOperand(op.getB()) && !op.getASums() &&
-         !op.getBSums() && op.getReductions().empty();
+  return isTmaOperand(op.getA()) && isTmaOperand(op.getB()) && !op.getASums() && !op.getBSums() &&
+         op.getReductions().empty();
 }
 
 /// Whether the epilog costs the multiprocessor's special-function units per element: a
@@ -99,8 +100,8 @@ bool hasCostlyEpilog(MatmulOp op) {
 /// element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
 bool canSwap(MatmulOp op, bool tmaLoads) {
   return tmaLoads && op.getD().getType().getRank() == 2 &&
-         op.getA().getType().getElementTypeBitWidth() == 16 && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
-         !op.getBSums() && op.getReductions().empty();
+         op.getA().getType().getElementTypeBitWidth() == 16 && !op.getTransposeA() &&
+         op.getTransposeB() && !op.getASums() && !op.getBSums() && op.getReductions().empty();
 }
 
 /// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`
@@ -138,7 +139,7 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
   if (tileM >= 128 && canUseTmaStores(op, tmaLoads, tileN))
     return DStore::Tma;
   return !pingpong && tileM == 128 && canStoreDFromRegisters(op) ? DStore::Registers
-                                                                  : DStore::Staged;
+                                                                 : DStore::Staged;
 }
 
 /// The stream-K form of a cooperative configuration whose last wave of work units leaves
@@ -182,166 +183,208 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   return streamK;
 }
 
-/// wgmma heuristic: 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide
-/// tiles reuse each loaded operand byte more), else 128 x 128; short M (<= 128 rows) uses one
-/// consumer warpgroup, 64 x 256 or 64 x 128: at M = 128 two 64-row tiles per column give twice
-/// the blocks of one 128-row tile without split-K (autotune measured 0.99 of cuBLASLt with
-/// 64 x 128 against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). Stages fill ~200 KiB of shared memory. Narrower
-/// tiles (128 x 64, 64 x 64) exist but measured slower on the H200 for the small-M shapes
-/// (bench/NOTES.md); they stay available to Options::kernelConfig. When even the narrow tile
-/// leaves half of the multiprocessors idle, K is split (split-K) so that about one work unit per
-/// multiprocessor runs, each over at least kMinStepsPerSplit k-steps so that the pipeline's
-/// fill stays a small part of a unit.
-KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
-                                   int64_t forcedN, bool pingpong = false) {
-  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
-  const int64_t kMultiprocessors = target.multiprocessors;
-  Sm90Problem p = Sm90Problem::of(op);
-  int64_t m = p.m, n = p.n, k = p.k;
-  const int64_t line = p.atom().lineElements(); // tile_k: one 128-byte line of K
-  MLIRContext *ctx = op.getContext();
-  // Stages fill what is left of 200 KiB (plus the 20 KiB staging blocks of 2 consumers, the
-  // barriers and alignment slack, within the shared memory a block can have) once the epilog's
-  // scratch beyond 8 KiB is set aside.
-  auto stagesFor = [&](int64_t tileM, int64_t tileN) {
-    KernelConfigAttr shape =
-        KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, 2)
-            .withPingpong(pingpong);
-    int64_t consumers = shape ? Sm90Spec::consumers(shape) : 2;
-    int64_t budget =
-        200 * 1024 - std::max<int64_t>(0, consumers * p.epilogScratchBytes - 8 * 1024);
-    return std::min<int64_t>(8, budget / ((tileM + tileN) * sm90::kSwizzleBytes));
-  };
+/// The wgmma heuristic's rules over one problem (chooseWgmmaConfig), in the order they apply.
+/// `forcedM` / `forcedN` > 0 fix the tile (the caller's ranking of other tiles): only the
+/// stages, splits and store form are chosen then; `pingpong` asks for ping-pong consumers.
+struct WgmmaHeuristic {
+  WgmmaHeuristic(MatmulOp op, const TargetInfo &target, int64_t forcedM, int64_t forcedN,
+                 bool pingpong)
+      : op(op), target(target), forcedM(forcedM), forcedN(forcedN), pingpong(pingpong),
+        p(Sm90Problem::of(op)), line(p.atom().lineElements()), ctx(op.getContext()),
+        tma(isTmaOperand(op.getA()) && isTmaOperand(op.getB())) {}
+
+  bool forced() const { return forcedM > 0 || forcedN > 0; }
+  /// Tiles of every batch element together: all of them fill the machine.
+  int64_t tileCount(int64_t tileM, int64_t tileN) const {
+    return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+  }
+  KernelConfigAttr tile(int64_t tileM, int64_t tileN, int64_t stages) const {
+    return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, stages)
+        .withTma(tma);
+  }
+  int64_t stagesFor(int64_t tileM, int64_t tileN) const;
+  std::pair<int64_t, int64_t> wideTile() const;
+  KernelConfigAttr manyTileForm(bool huge) const;
+  bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
+  int64_t splitsFor(int64_t tiles, bool smallTiles) const;
+  KernelConfigAttr choose() const;
+
+  mutable MatmulOp op; // (op accessors are not const)
+  const TargetInfo &target;
+  int64_t forcedM, forcedN;
+  bool pingpong;
+  Sm90Problem p;
+  int64_t line; // tile_k: one 128-byte line of K
+  MLIRContext *ctx;
+  bool tma; // both operands through TMA
+};
+
+/// Stages fill what is left of 200 KiB (plus the 20 KiB staging blocks of 2 consumers, the
+/// barriers and alignment slack, within the shared memory a block can have) once the epilog's
+/// scratch beyond 8 KiB is set aside.
+int64_t WgmmaHeuristic::stagesFor(int64_t tileM, int64_t tileN) const {
+  KernelConfigAttr shape = KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, 2)
+                               .withPingpong(pingpong);
+  int64_t consumers = shape ? Sm90Spec::consumers(shape) : 2;
+  int64_t budget = 200 * 1024 - std::max<int64_t>(0, consumers * p.epilogScratchBytes - 8 * 1024);
+  return std::min<int64_t>(8, budget / ((tileM + tileN) * sm90::kSwizzleBytes));
+}
+
+/// 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide tiles reuse each
+/// loaded operand byte more), else 128 x 128; short M (<= 128 rows) uses one consumer
+/// warpgroup, 64 x 256 or 64 x 128: at M = 128 two 64-row tiles per column give twice the
+/// blocks of one 128-row tile without split-K (autotune measured 0.99 of cuBLASLt with 64 x 128
+/// against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). A
+/// 256-column tile of a D at most 128 wide computes at least half of its columns outside D: the
+/// 128-column one does the same work in half the wgmmas (the sweep's 512 x 128 x 128 x 64 batch
+/// ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md).
+std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
   SmallVector<std::pair<int64_t, int64_t>> candidates =
-      m <= 128 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
-              : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
-  auto [tileM, tileN] = candidates.back();
-  // A 256-column tile of a D at most 128 wide computes at least half of its columns outside D:
-  // the 128-column one does the same work in half the wgmmas (the sweep's 512 x 128 x 128 x 64
-  // batch ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md).
+      p.m <= 128 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
+                 : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
   for (auto [cm, cn] : candidates)
-    if (2 * n > cn && p.batch * static_cast<int64_t>(llvm::divideCeil(m, cm) *
-                                                     llvm::divideCeil(n, cn)) >=
-                          kMultiprocessors) {
+    if (2 * p.n > cn && tileCount(cm, cn) >= target.multiprocessors)
+      return {cm, cn};
+  return candidates.back();
+}
+
+/// Problems of many tiles with K <= 4096, unforced: ping-pong 128 x 128 with 4 stages where the
+/// epilog is a large share of a tile and every multiprocessor gets at least two tiles: one
+/// consumer's epilog runs under the other's main loop. On the H200, interleaved with 128 x 256
+/// in clusters: +1-7 % on 4096^3, 4096 x 14336 x 4096 and 16384 x 14336 x 4096; at K = 8192 the
+/// longer main loop leaves less to hide and the narrower tile's operand traffic costs more
+/// (0.90-0.98 on 8192^3); 3, 5 or 6 stages measured well below 4 (bench/NOTES.md). Not with
+/// operand sums, which it cannot compute.
+///
+/// When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
+/// consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they measured
+/// 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With a costly epilog
+/// ping-pong stays where each multiprocessor gets 16 or more of its tiles: GELU_BIAS and a user
+/// bias + GELU (libdevice tanhf) ran 7-9 % faster in it on 4096 x 14336 x 4096 (28 tiles each)
+/// and 16384 x 14336 x 4096 (109), but GELU_BIAS 1.4 % slower on 4096^3 (8 each), where the
+/// ping-pong's start and end weigh more (bench/NOTES.md).
+///
+/// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
+/// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
+/// 735 against 738 TFLOP/s, 16384 x 8192 x 8192 675 / 682, and the sweep's problems
+/// 15296 x 45248 x 4352 448 / 643, 7424 x 14272 x 12352 456 / 770, 4224 x 19968 x 11968
+/// 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md). Null where no rule applies.
+KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
+  bool unforced =
+      !pingpong && !forced() && !huge && tma && p.m > 128 && !op.getASums() && !op.getBSums();
+  if (!unforced || p.k > 4096)
+    return {};
+  int64_t tiles128 = tileCount(128, 128);
+  bool tmaStores = canUseTmaStores(op, tma, 128);
+  auto pingpong128 = [&](DStore store) {
+    return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(store);
+  };
+  if (tmaStores && hasCostlyEpilog(op) && tiles128 >= 16 * target.multiprocessors)
+    return pingpong128(DStore::Tma);
+  if (tiles128 >= 2 * target.multiprocessors) {
+    if (tmaStores)
+      return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
+    return pingpong128(DStore::Staged);
+  }
+  return {};
+}
+
+/// Fewer tiles than multiprocessors and a short K (under 32 k-steps, too few to split well):
+/// smaller tiles, the one with the most tiles that still fit in one wave, no split-K (none with
+/// half of it outside D). On the H200 (2026-11-23, bf16, TFLOP/s of mepi's kernel, the
+/// heuristic's choice before against this one): 256 x 768 x 832 35 -> 53 (64 x 32),
+/// 256 x 320 x 1024 15 -> 27 (64 x 32, was split-K), 1792 x 448 x 1216 137 -> 202 (128 x 64,
+/// was split-K), 2304 x 320 x 384 81 -> 87, 960 x 576 x 320 50 -> 55 (128 x 64),
+/// 448 x 128 x 1664 16 -> 24, 64 x 832 x 1024 12 -> 16 (64 x 32); GELU_BIAS alike
+/// (bench/NOTES.md). Whether it took one (then `tileM`, `tileN` and `tiles` are its).
+bool WgmmaHeuristic::smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const {
+  if (forced() || huge || !tma || tiles >= target.multiprocessors ||
+      llvm::divideCeil(p.k, line) >= 32)
+    return false;
+  bool taken = false;
+  for (auto [cm, cn] : {std::pair<int64_t, int64_t>{128, 64}, {64, 64}, {64, 32}}) {
+    int64_t count = tileCount(cm, cn);
+    KernelConfigAttr candidate = tile(cm, cn, stagesFor(cm, cn));
+    if (count > tiles && count <= target.multiprocessors && 2 * p.m > cm && 2 * p.n > cn &&
+        candidate && Sm90Spec(p, candidate, target).canImplement()) {
       tileM = cm;
       tileN = cn;
-      break;
+      tiles = count;
+      taken = true;
     }
-  bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+  }
+  return taken;
+}
+
+/// When even the chosen tile leaves half of the multiprocessors idle, K is split (split-K) so
+/// that about one work unit per multiprocessor runs, each over at least kMinStepsPerSplit
+/// k-steps so that the pipeline's fill stays a small part of a unit.
+int64_t WgmmaHeuristic::splitsFor(int64_t tiles, bool smallTiles) const {
+  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
+  if (forced() || smallTiles || 2 * tiles > target.multiprocessors)
+    return 1;
+  int64_t kSteps = llvm::divideCeil(p.k, line);
+  return std::max<int64_t>(
+      1, std::min({target.multiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
+}
+
+KernelConfigAttr WgmmaHeuristic::choose() const {
+  auto [tileM, tileN] = wideTile();
   // Up to 32 rows of D: the swapped form with 64-column tiles and 16 stages, as cuBLASLt's
   // kernel for these shapes (nvjet_sm90_tst_16x64_64x16): on the H200 decode16 (16 x 8192 x
   // 8192) went from 0.85 to 0.97-0.98 of cuBLASLt, decode16-up from 0.94 to 0.98
   // (bench/NOTES.md).
-  if (!pingpong && forcedM <= 0 && forcedN <= 0 && m <= 32 && canSwap(op, tma))
-    return swappedConfig(op, m, 64);
+  if (!pingpong && !forced() && p.m <= 32 && canSwap(op, tma))
+    return swappedConfig(op, p.m, 64);
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
   // stages. autotune() chose it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt
   // with 128 x 256 s4, 0.84-1.01 with it), and it still beats 128 x 256 in clusters for the
   // aux epilogs (RELU_AUX_BIAS 0.925 against 0.876). With TMA stores 128 x 256 in clusters wins
   // there (RELU_BIAS 0.986 against 0.951, BGRADA 0.996 against 0.892; bench/NOTES.md).
-  bool huge = m * n >= (int64_t(1) << 30) && m > 128 && !canUseTmaStores(op, tma, 256);
-  if (huge) {
-    tileM = 128;
-    tileN = 128;
-  }
-  // Ping-pong 128 x 128 with 4 stages where the epilog is a large share of a tile (K <= 4096)
-  // and every multiprocessor gets at least two tiles: one consumer's epilog runs under the
-  // other's main loop. On the H200, interleaved with 128 x 256 in clusters: +1-7 % on 4096^3,
-  // 4096 x 14336 x 4096 and 16384 x 14336 x 4096; at K = 8192 the longer main loop leaves less
-  // to hide and the narrower tile's operand traffic costs more (0.90-0.98 on 8192^3); 3, 5 or
-  // 6 stages measured well below 4 (bench/NOTES.md). Not with operand sums, which it cannot
-  // compute.
-  //
-  // When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
-  // consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they
-  // measured 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With a
-  // costly epilog ping-pong stays where each multiprocessor gets 16 or more of its tiles: GELU_BIAS
-  // and a user bias + GELU (libdevice tanhf) ran 7-9 % faster in it on 4096 x 14336 x 4096
-  // (28 tiles each) and 16384 x 14336 x 4096 (109), but GELU_BIAS 1.4 % slower on 4096^3
-  // (8 each), where the ping-pong's start and end weigh more (bench/NOTES.md).
-  //
-  // Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
-  // the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
-  // 735 against 738 TFLOP/s, 16384 x 8192 x 8192 675 / 682, and the sweep's problems
-  // 15296 x 45248 x 4352 448 / 643, 7424 x 14272 x 12352 456 / 770, 4224 x 19968 x 11968
-  // 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md).
-  // Tile counts are of every batch element together: all of them fill the machine.
-  int64_t tiles128 = p.batch * llvm::divideCeil(m, 128) * llvm::divideCeil(n, 128);
-  bool unforced = !pingpong && forcedM <= 0 && forcedN <= 0 && !huge && tma && m > 128 &&
-              !op.getASums() && !op.getBSums();
-  bool tmaStores = canUseTmaStores(op, tma, 128);
-  auto tile = [&](int64_t tileM, int64_t tileN, int64_t stages) {
-    return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, stages)
-        .withTma(tma);
-  };
-  auto pingpong128 = [&](DStore store) {
-    return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(store);
-  };
-  if (unforced && k <= 4096 && tmaStores && hasCostlyEpilog(op) &&
-      tiles128 >= 16 * kMultiprocessors)
-    return pingpong128(DStore::Tma);
-  if (unforced && k <= 4096 && tiles128 >= 2 * kMultiprocessors) {
-    if (tmaStores)
-      return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
-    return pingpong128(DStore::Staged);
-  }
+  bool huge = p.m * p.n >= (int64_t(1) << 30) && p.m > 128 && !canUseTmaStores(op, tma, 256);
+  if (huge)
+    tileM = tileN = 128;
+  if (KernelConfigAttr form = manyTileForm(huge))
+    return form;
   if (forcedM > 0)
     tileM = forcedM;
   if (forcedN > 0)
     tileN = forcedN;
-  int64_t tiles = p.batch * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN);
-  // Fewer tiles than multiprocessors and a short K (under 32 k-steps, too few to split well):
-  // smaller tiles, the one with the most tiles that still fit in one wave, no split-K (none
-  // with half of it outside D). On the H200 (2026-11-23, bf16, TFLOP/s of mepi's kernel, the
-  // heuristic's choice before against this one): 256 x 768 x 832 35 -> 53 (64 x 32),
-  // 256 x 320 x 1024 15 -> 27 (64 x 32, was split-K), 1792 x 448 x 1216 137 -> 202 (128 x 64,
-  // was split-K), 2304 x 320 x 384 81 -> 87, 960 x 576 x 320 50 -> 55 (128 x 64),
-  // 448 x 128 x 1664 16 -> 24, 64 x 832 x 1024 12 -> 16 (64 x 32); GELU_BIAS alike
-  // (bench/NOTES.md).
-  bool smallTiles = false;
-  if (forcedM <= 0 && forcedN <= 0 && !huge && tma && tiles < kMultiprocessors &&
-      llvm::divideCeil(k, line) < 32) {
-    for (auto [cm, cn] : {std::pair<int64_t, int64_t>{128, 64}, {64, 64}, {64, 32}}) {
-      int64_t count = p.batch * llvm::divideCeil(m, cm) * llvm::divideCeil(n, cn);
-      KernelConfigAttr candidate = tile(cm, cn, stagesFor(cm, cn));
-      if (count > tiles && count <= kMultiprocessors && 2 * m > cm && 2 * n > cn &&
-          candidate && Sm90Spec(p, candidate, target).canImplement()) {
-        tileM = cm;
-        tileN = cn;
-        tiles = count;
-        smallTiles = true;
-      }
-    }
-  }
-  int64_t splits = 1;
-  if (forcedM <= 0 && forcedN <= 0 && !smallTiles && 2 * tiles <= kMultiprocessors) {
-    int64_t kSteps = llvm::divideCeil(k, line);
-    splits = std::max<int64_t>(
-        1, std::min({kMultiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
-  }
+  int64_t tiles = tileCount(tileM, tileN);
+  bool smallTiles = smallTile(tileM, tileN, tiles, huge);
+  int64_t splits = splitsFor(tiles, smallTiles);
   int64_t stages = stagesFor(tileM, tileN);
-  if (huge && forcedM <= 0 && forcedN <= 0)
+  if (huge && !forced())
     stages = std::min<int64_t>(stages, 4);
   // 128 x 256 tiles pair up in clusters of 2 (B multicast) when D has two tile rows or more:
   // on the H200 the K = 4096 shapes gained 1-8 % against the same tile without (bench/NOTES.md).
-  int64_t cluster = forcedM <= 0 && forcedN <= 0 && !pingpong && tileM == 128 &&
-                            tileN == 256 && splits == 1 && tma && m > tileM
-                        ? 2
-                        : 1;
-  KernelConfigAttr config = tile(tileM, tileN, stages)
-                                .withSplits(pingpong ? 1 : splits)
-                                .withPingpong(pingpong)
-                                .withCluster(cluster)
-                                .withStore(smallTiles ? DStore::Staged
-                                                      : defaultStore(op, tileM, tileN, pingpong, tma));
+  int64_t cluster =
+      !forced() && !pingpong && tileM == 128 && tileN == 256 && splits == 1 && tma && p.m > tileM
+          ? 2
+          : 1;
+  KernelConfigAttr config =
+      tile(tileM, tileN, stages)
+          .withSplits(pingpong ? 1 : splits)
+          .withPingpong(pingpong)
+          .withCluster(cluster)
+          .withStore(smallTiles ? DStore::Staged : defaultStore(op, tileM, tileN, pingpong, tma));
   // The stages above come from an estimate of the layout: fewer where the exact one would not
   // fit (an epilog with much scratch).
   while (config && config.getMainloop().getStages() > 2 &&
          !Sm90Spec(p, config, target).fitsSharedMemory())
     config = config.withStages(config.getMainloop().getStages() - 1);
-  if (!config || forcedM > 0 || forcedN > 0)
+  if (!config || forced())
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
+}
+
+/// The wgmma heuristic (WgmmaHeuristic's rules): a wide tile where it fills the machine, the
+/// swapped form for up to 32 rows, ping-pong or 256-row tiles for many tiles with K <= 4096,
+/// smaller tiles or split-K for few tiles, clusters of 2 for 128 x 256, stream-K for a short
+/// last wave.
+KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
+                                   int64_t forcedN, bool pingpong = false) {
+  return WgmmaHeuristic(op, target, forcedM, forcedN, pingpong).choose();
 }
 
 /// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K
@@ -368,9 +411,7 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
   int64_t tileM = meanRows <= 64 ? 64 : 128;
-  auto tileRows = [&](int64_t rows) {
-    return p.groups * llvm::divideCeil(meanRows, rows);
-  };
+  auto tileRows = [&](int64_t rows) { return p.groups * llvm::divideCeil(meanRows, rows); };
   int64_t tileN = p.n <= 64 ? 64 : 128;
   if (tileM == 128 && p.k <= 4096 && hasCostlyEpilog(op) && canUseTmaStores(op, true, 128))
     if (KernelConfigAttr config = chooseWgmmaConfig(op, target, 128, 128)) {
@@ -415,8 +456,7 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
                   const TargetInfo &target, KernelConfigAttr config) {
   if (p.grouped())
     config = asGrouped(op, config);
-  if (config && !llvm::is_contained(ranked, config) &&
-      Sm90Spec(p, config, target).canImplement())
+  if (config && !llvm::is_contained(ranked, config) && Sm90Spec(p, config, target).canImplement())
     ranked.push_back(config);
 }
 
@@ -439,8 +479,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     int64_t m, n;
     double speed; // per tile, relative to 128 x 128
   };
-  SmallVector<Shape> shapes = {{128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65},
-                               {128, 64, 0.65}, {64, 64, 0.3}};
+  SmallVector<Shape> shapes = {
+      {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.65}, {64, 64, 0.3}};
   auto cost = [&](const Shape &s) {
     int64_t tiles = p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
     int64_t waves = llvm::divideCeil(tiles, std::max<int64_t>(target.multiprocessors, 1));
@@ -463,8 +503,7 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
 }
 } // namespace
 
-SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
-                                                            const TargetInfo &target) {
+SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const TargetInfo &target) {
   if (!target.hasWgmma() || !isWgmmaEligible(op))
     return {chooseSimtConfig(op, 0, 0)};
   Sm90Problem p = Sm90Problem::of(op);
@@ -479,8 +518,13 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op,
   // The narrow tiles only where the 128 x 128 ones leave multiprocessors without a second
   // tile: there they give the parallelism that wide tiles lack.
   int64_t tiles128 = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 128);
-  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256}, {128, 128}, {64, 256},
-                              {64, 128}, {128, 64}, {64, 64}, {64, 32}}) {
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256},
+                              {128, 128},
+                              {64, 256},
+                              {64, 128},
+                              {128, 64},
+                              {64, 64},
+                              {64, 32}}) {
     if (tileN < 128 && tiles128 >= 2 * target.multiprocessors)
       continue;
     KernelConfigAttr plain = chooseWgmmaConfig(op, target, tileM, tileN);
@@ -558,8 +602,8 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
     WalkResult result = getOperation()->walk([&](MatmulOp op) {
       if (op.getConfig())
         return WalkResult::advance();
-      bool wgmma = strategy == "wgmma" ||
-                   (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
+      bool wgmma =
+          strategy == "wgmma" || (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
         op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 with "
                             "compute fast_tf32 or an fp8 pair, K-major and TMA-addressable) "
