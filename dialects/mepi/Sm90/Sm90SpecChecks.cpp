@@ -34,15 +34,15 @@ std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr co
     return message;
   }
   if (config.getTileN() % p.dLineColumns != 0) {
-    os << "store = tma needs tile_n a multiple of " << p.dLineColumns
-       << " (128 bytes of D), got " << config.getTileN();
+    os << "store = tma needs tile_n a multiple of " << p.dLineColumns << " (128 bytes of D), got "
+       << config.getTileN();
     return message;
   }
   return std::nullopt;
 }
 
-/// What the kernel forms (swapped, ping-pong, stream-K, 256-row tiles) take of the epilog.
-std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
+/// What the consumer and scheduler forms (swapped, ping-pong, stream-K) take of the epilog.
+std::optional<std::string> whyNotConsumerForm(const Sm90Spec &spec) {
   const Sm90Problem &p = spec.problem();
   KernelConfigAttr config = spec.getConfig();
   std::string message;
@@ -67,6 +67,15 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
   if (config.getScheduler().isStreamK() && (p.operandSums() || p.reductions))
     return std::string("stream-K wgmma kernels take no operand sums (a_sums, b_sums) or "
                        "reductions; use splits");
+  return std::nullopt;
+}
+
+/// What batched and grouped problems take of the scheduler and the loads.
+std::optional<std::string> whyNotBatchedOrGrouped(const Sm90Spec &spec) {
+  const Sm90Problem &p = spec.problem();
+  KernelConfigAttr config = spec.getConfig();
+  std::string message;
+  llvm::raw_string_ostream os(message);
   // Batched: the tile scheduler walks every batch element's units; the operand tiles come in
   // through TMA (a coordinate per batch dimension), and the epilog sees each element's views.
   if (p.batched &&
@@ -93,6 +102,16 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
   }
   if (p.batched && (p.operandSums() || p.reductions))
     return std::string("batched wgmma kernels take no operand sums or reductions yet");
+  return std::nullopt;
+}
+
+/// What the tile and the accumulator policy take of the operands (sums, 8-bit promotion,
+/// block scales) and of K (the splits).
+std::optional<std::string> whyNotAccumulation(const Sm90Spec &spec) {
+  const Sm90Problem &p = spec.problem();
+  KernelConfigAttr config = spec.getConfig();
+  std::string message;
+  llvm::raw_string_ostream os(message);
   if (config.getTileM() == 256 && p.operandSums())
     return std::string("256-row wgmma tiles take no operand sums (a_sums, b_sums); use 128 rows");
   // The tensor cores sum 8-bit products with about 14 significant bits: without
@@ -129,6 +148,16 @@ std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
   }
   return std::nullopt;
 }
+
+/// What the kernel forms (swapped, ping-pong, stream-K, batched, grouped, 256-row tiles,
+/// promoted accumulators) take of the problem, checked in that order.
+std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
+  if (std::optional<std::string> why = whyNotConsumerForm(spec))
+    return why;
+  if (std::optional<std::string> why = whyNotBatchedOrGrouped(spec))
+    return why;
+  return whyNotAccumulation(spec);
+}
 } // namespace
 
 std::optional<std::string> Sm90Spec::whyNot() const {
@@ -146,8 +175,7 @@ std::optional<std::string> Sm90Spec::whyNot() const {
     return message;
   }
   if (workUnits() > kMaxIndex) {
-    os << "wgmma kernels walk at most 2^31 - 1 work units (32-bit indices), got "
-       << workUnits();
+    os << "wgmma kernels walk at most 2^31 - 1 work units (32-bit indices), got " << workUnits();
     return message;
   }
   std::optional<MmaAtom> atom = MmaAtom::of(p.elementBytes);

@@ -264,7 +264,7 @@ void emitChunks(const StagedEpilog &x, const EpilogueNodes &nodes, Value acc, Va
 void completeReductions(const StagedEpilog &x, const EpilogueNodes &nodes) {
   Emitter &e = x.e;
   TileReductions t;
-  t.tilesN = llvm::divideCeil(x.f.n, x.f.tileN);
+  t.tilesN = x.f.tilesN();
   t.rowGroup = e.add(e.mul(x.tileRow, e.i32(x.f.slices)), x.slice);
   for (const auto &node : nodes)
     node->storePartial(x, t);

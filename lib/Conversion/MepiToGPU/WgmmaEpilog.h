@@ -30,10 +30,9 @@ Value emitGlobalBase(Emitter &e, Value value);
 /// barrier 0 is the block's).
 void emitConsumerBarrier(Emitter &e, Value consumer);
 
-/// Where the epilog works, fixed per kernel.
-struct WgmmaEpilogFrame {
-  int64_t m = 0, n = 0, tileM = 0, tileN = 0;
-  int64_t slices = 0;  ///< 64-row slices of a tile (tileM / 64)
+/// Where the epilog works, fixed per kernel: the tile grid over D (each 64-row slice of a tile
+/// a contributor, Reductions.h), then the epilog's resources.
+struct WgmmaEpilogFrame : TileGrid {
   /// How D is written (the kernel configuration's `store`; registers and tma only for epilogs
   /// that write D only, WgmmaRegisterEpilog.h).
   DStore store = DStore::Staged;

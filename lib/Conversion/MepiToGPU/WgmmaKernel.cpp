@@ -544,11 +544,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
     return emitTransposedEpilog(e, op, views, c.m, c.n, config.getTileM(), config.getTileN(),
                                 acc, unit.tileRow, unit.tileCol, c.tid);
   WgmmaEpilogFrame frame;
-  frame.m = c.m;
-  frame.n = c.n;
-  frame.tileM = config.getTileM();
-  frame.tileN = config.getTileN();
-  frame.slices = rowSlices();
+  static_cast<TileGrid &>(frame) = tileGrid(op);
   frame.store = config.getEpilogue().getStore();
   frame.dMap = c.mapD;
   if (unit.batch && c.mapD) {
