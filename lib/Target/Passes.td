@@ -37,11 +37,15 @@ def MepiLinkCubin : Pass<"mepi-link-cubin", "::mlir::ModuleOp"> {
 def MepiApproximateMath : Pass<"mepi-approximate-math", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Lower math ops that allow approximation (fastmath<afn>) to Hopper's instructions";
   let description = [{
-    An f32 `math.tanh` with the `afn` fast-math flag becomes `tanh.approx.f32` (one MUFU.TANH,
-    relative error about 2^-11) instead of libdevice's `tanhf` (a dozen instructions and a
-    branch). Without the flag nothing changes: approximation is the epilog's choice. Other
-    functions need no pass: `math.exp` with `afn` already lowers to `__nv_fast_expf`
-    (`ex2.approx`) and `arith.divf` with `afn` to `div.approx.f32`.
+    f32 ops with the `afn` fast-math flag become one instruction each: `math.tanh` becomes
+    `tanh.approx.f32` (one MUFU.TANH, relative error about 2^-11) instead of libdevice's `tanhf`
+    (a dozen instructions and a branch); `math.exp2` becomes `ex2.approx.ftz.f32` (one MUFU.EX2;
+    libdevice's `exp2f` adds the scaling that keeps subnormal results); `arith.divf` becomes
+    `div.approx.ftz.f32` (MUFU.RCP and a multiply, 2 ulp; the form without ftz adds a test and
+    two scalings for subnormal operands). Subnormal inputs and results flush to zero (an absolute
+    error under 2^-126). Without the flag nothing
+    changes: approximation is the epilog's choice. `math.exp` with `afn` needs no pass: it
+    already lowers to `__nv_fast_expf` (`ex2.approx`).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

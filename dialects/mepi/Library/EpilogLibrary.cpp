@@ -76,30 +76,37 @@ Value f32Const(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(static_cast<float>(v)));
 }
 
-/// x / y as div.approx.f32 (2 ulp; 0 once y passes 2^126, where x / y rounds to ~0 anyway),
-/// for divisors 1 + exp(...) >= 1: the IEEE division is a dozen instructions and a slow path.
+/// x / y as one reciprocal and a multiply (div.approx.ftz.f32, 2 ulp; mepi-approximate-math),
+/// for divisors 1 + 2^t >= 1: the IEEE division is a dozen instructions and a slow path.
 Value divApprox(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::DivFOp::create(b, loc, x, y, arith::FastMathFlags::afn);
 }
 
+/// 2^t as one MUFU.EX2 (ex2.approx.ftz.f32; mepi-approximate-math). Callers fold log2(e) into
+/// their constants: libdevice's expf spends ten instructions on range reduction and rounding
+/// that a sigmoid's 1 / (1 + e) does not need (an e of 0 or infinity gives 1 or 0 there).
+Value exp2Approx(OpBuilder &b, Location loc, Value t) {
+  return math::Exp2Op::create(b, loc, t, arith::FastMathFlags::afn);
+}
+
 /// gelu(x) = 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3): the tanh form cuBLASLt
-/// uses, computed as x / (1 + exp(-2u)) (the same function: 0.5 (1 + tanh(u)) = sigmoid(2u)).
-/// One exp (ex2.approx plus a few FMAs) instead of libdevice's tanhf, which measured 12% of the
-/// GEMM at K = 4096 (bench/NOTES.md), and no cancellation in 1 + tanh(u) for negative x.
+/// uses, computed as x / (1 + exp(-2u)) (the same function: 0.5 (1 + tanh(u)) = sigmoid(2u)),
+/// so 1 + tanh(u) does not cancel for negative x. With -2u log2(e) = x (c1 + c2 x^2): seven
+/// instructions (two MUFU) per element where libdevice's expf and the subnormal-safe division
+/// took 21 (bench/NOTES.md, The epilog's cost).
 Value emitGelu(OpBuilder &b, Location loc, Value x) {
+  constexpr double kC1 = -2 * 0.7978845608028654 * 1.4426950408889634, kC2 = kC1 * 0.044715;
   Value x2 = arith::MulFOp::create(b, loc, x, x);
-  Value x3 = arith::MulFOp::create(b, loc, x2, x);
-  Value inner = math::FmaOp::create(b, loc, f32Const(b, loc, 0.044715), x3, x);
-  Value minusTwoU = arith::MulFOp::create(b, loc, f32Const(b, loc, -2 * 0.7978845608028654), inner);
-  Value e = math::ExpOp::create(b, loc, minusTwoU);
+  Value slope = math::FmaOp::create(b, loc, f32Const(b, loc, kC2), x2, f32Const(b, loc, kC1));
+  Value e = exp2Approx(b, loc, arith::MulFOp::create(b, loc, x, slope));
   Value onePlus = arith::AddFOp::create(b, loc, f32Const(b, loc, 1.0), e);
   return divApprox(b, loc, x, onePlus);
 }
-/// sigmoid(x) = 1 / (1 + exp(-x)).
+/// sigmoid(x) = 1 / (1 + exp(-x)) = 1 / (1 + 2^(-x log2(e))).
 Value emitSigmoid(OpBuilder &b, Location loc, Value x) {
-  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  Value t = arith::MulFOp::create(b, loc, x, f32Const(b, loc, -1.4426950408889634));
   Value one = f32Const(b, loc, 1.0);
-  return divApprox(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+  return divApprox(b, loc, one, arith::AddFOp::create(b, loc, one, exp2Approx(b, loc, t)));
 }
 
 /// gelu'(z) for the tanh form: with s = sigmoid(2u) = 0.5 (1 + tanh(u)) and
