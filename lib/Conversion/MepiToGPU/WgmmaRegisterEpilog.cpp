@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -52,8 +53,25 @@ SlicePlace placeSlice(Emitter &e, MatmulOp op, const IRMapping &operands,
 /// Called per step of `groupsPerStep` groups of 8 columns with the step's first group (its
 /// index in the slice) and the D values of the thread's element pairs: pairs[2 j + h] is group
 /// first + j, row half h (0: the thread's first row, 1: 8 rows below), a vector of 2 D
-/// elements (zeros where the pair lies outside D).
+/// elements (unspecified where the pair lies outside D: visitors store only inside D).
 using StepVisitor = llvm::function_ref<void(Value first, ArrayRef<Value> pairs)>;
+
+/// Whether computing an element outside D could read or write outside the operands: per-element
+/// loads (C, column, matrix and bitmask inputs, per-row inputs not preloaded) and calls of
+/// external device code (which may write through its user data). Without them the epilog of an
+/// element outside D is arithmetic on values that are never stored, so it runs unguarded: the guard was two compares, a branch and two moves per pair, and its basic blocks
+/// kept ptxas from interleaving a line's elements.
+bool elementsNeedGuard(MatmulOp op, const SlicePlace &p) {
+  if (op.getC())
+    return true;
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
+    if (isa<MemRefType>(input.getType()) && op.getInputKind(i) != BroadcastKind::Scalar &&
+        !p.rowInputs[i][0])
+      return true;
+  return op.getEpilog()
+      .walk([](CallOpInterface) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
 
 /// D column of the thread's first element pair in group `group`.
 Value pairColumn(Emitter &e, const SlicePlace &p, Value group) {
@@ -70,8 +88,9 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
   Location loc = e.loc;
   Type dElement = op.getD().getType().getElementType();
   auto pairType = VectorType::get({2}, storageElementType(dElement));
-  // Only tiles that reach past D's edge test whether an element is inside.
-  bool bounds = f.rowBounds() || f.n % f.tileN != 0;
+  // Only tiles that reach past D's edge test whether an element is inside, and only where
+  // computing it outside could touch memory.
+  bool bounds = (f.rowBounds() || f.n % f.tileN != 0) && elementsNeedGuard(op, p);
   SmallVector<Value> pairs;
   for (int64_t j = 0; j < groupsPerStep; ++j) {
     Value col = pairColumn(e, p, e.add(group, e.i32(j)));
