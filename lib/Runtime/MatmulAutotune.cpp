@@ -80,6 +80,69 @@ void precompileCandidates(const MatmulProblem &planned, const std::string &arch,
 }
 } // namespace
 
+namespace {
+/// Times launches on a stream for autotune(): CUDA events around each launch, with L2 flushed
+/// before it (writing twice the L2's size evicts the operands a previous launch left there).
+/// Owns its flush buffer and events.
+class LaunchTimer {
+public:
+  LaunchTimer(const CudaDriver &driver, int deviceOrdinal) : driver(driver) {
+    CUdevice device;
+    int l2Bytes = 0;
+    check(checkCuda(driver.cuDeviceGet(&device, deviceOrdinal), "cuDeviceGet"), "autotune");
+    driver.cuDeviceGetAttribute(&l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
+    flushBytes = std::max<size_t>(2 * size_t(l2Bytes), 1 << 20);
+    try {
+      check(checkCuda(driver.cuMemAlloc(&flush, flushBytes), "cuMemAlloc(L2 flush)"), "autotune");
+      check(checkCuda(driver.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate"),
+            "autotune");
+      check(checkCuda(driver.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate"),
+            "autotune");
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~LaunchTimer() { release(); }
+  LaunchTimer(const LaunchTimer &) = delete;
+  LaunchTimer &operator=(const LaunchTimer &) = delete;
+
+  /// The median over `iterations` of `launch`'s time on `stream` in ms.
+  double medianMs(int iterations, CUstream stream, const std::function<void()> &launch) {
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; ++i) {
+      check(checkCuda(driver.cuMemsetD8Async(flush, uint8_t(i), flushBytes, stream),
+                      "cuMemsetD8Async(L2 flush)"),
+            "autotune");
+      check(checkCuda(driver.cuEventRecord(start, stream), "cuEventRecord"), "autotune");
+      launch();
+      check(checkCuda(driver.cuEventRecord(stop, stream), "cuEventRecord"), "autotune");
+      check(checkCuda(driver.cuEventSynchronize(stop), "cuEventSynchronize"), "autotune");
+      float elapsed = 0;
+      check(checkCuda(driver.cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime"),
+            "autotune");
+      ms.push_back(elapsed);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  }
+
+private:
+  void release() {
+    if (flush)
+      driver.cuMemFree(flush);
+    if (start)
+      driver.cuEventDestroy(start);
+    if (stop)
+      driver.cuEventDestroy(stop);
+  }
+  const CudaDriver &driver;
+  size_t flushBytes = 0;
+  CUdeviceptr flush = 0;
+  CUevent start = nullptr, stop = nullptr;
+};
+} // namespace
+
 std::vector<std::pair<std::string, double>>
 Matmul::autotune(int iterations, int prune, CUstream stream,
                  const std::function<void(const AutotuneProgress &)> &progress) {
@@ -112,72 +175,31 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
   };
 
   execute(stream); // the driver, context and operand checks
-  const CudaDriver &driver = *s.driver;
-  CUdevice device;
-  int l2Bytes = 0;
-  check(checkCuda(driver.cuDeviceGet(&device, s.a.device), "cuDeviceGet"), "autotune");
-  driver.cuDeviceGetAttribute(&l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
-  // Writing twice the L2's size evicts the operands a previous launch left there.
-  size_t flushBytes = std::max<size_t>(2 * size_t(l2Bytes), 1 << 20);
-  CUdeviceptr flush = 0;
-  CUevent start = nullptr, stop = nullptr;
-  auto release = [&] {
-    if (flush)
-      driver.cuMemFree(flush);
-    if (start)
-      driver.cuEventDestroy(start);
-    if (stop)
-      driver.cuEventDestroy(stop);
-  };
+  LaunchTimer timer(*s.driver, s.a.device);
   std::vector<std::pair<std::string, double>> timed;
-  try {
-    check(checkCuda(driver.cuMemAlloc(&flush, flushBytes), "cuMemAlloc(L2 flush)"), "autotune");
-    check(checkCuda(driver.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate"),
-          "autotune");
-    check(checkCuda(driver.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate"), "autotune");
-    size_t done = 0;
-    auto report = [&](const std::string &config, double ms) {
-      logLazily(LogLevel::Info, [&] {
-        std::string when = std::to_string(done + 1) + "/" + std::to_string(candidates.size());
-        return ms < 0 ? "autotune: " + when + " " + config + " cannot run this problem"
-                      : "autotune: " + when + " " + config + " " + std::to_string(ms) + " ms";
-      });
-      if (progress)
-        progress({AutotuneProgress::Stage::Timed, config, ++done, candidates.size(), ms});
-      else
-        ++done;
-    };
-    for (const std::string &config : candidates) {
-      try {
-        planWith(config); // compiled above: from the kernel cache (unless planned unstaged)
-      } catch (const Error &) {
-        report(config, -1.0);
-        continue; // this configuration cannot run the problem
-      }
-      execute(stream); // loads the module, allocates what this kernel needs
-      std::vector<double> ms;
-      for (int i = 0; i < iterations; ++i) {
-        check(checkCuda(driver.cuMemsetD8Async(flush, uint8_t(i), flushBytes, stream),
-                        "cuMemsetD8Async(L2 flush)"),
-              "autotune");
-        check(checkCuda(driver.cuEventRecord(start, stream), "cuEventRecord"), "autotune");
-        execute(stream);
-        check(checkCuda(driver.cuEventRecord(stop, stream), "cuEventRecord"), "autotune");
-        check(checkCuda(driver.cuEventSynchronize(stop), "cuEventSynchronize"), "autotune");
-        float elapsed = 0;
-        check(checkCuda(driver.cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime"),
-              "autotune");
-        ms.push_back(elapsed);
-      }
-      std::sort(ms.begin(), ms.end());
-      timed.push_back({s.kernel->config, ms[ms.size() / 2]});
-      report(config, ms[ms.size() / 2]);
+  size_t done = 0;
+  auto report = [&](const std::string &config, double ms) {
+    logLazily(LogLevel::Info, [&] {
+      std::string when = std::to_string(done + 1) + "/" + std::to_string(candidates.size());
+      return ms < 0 ? "autotune: " + when + " " + config + " cannot run this problem"
+                    : "autotune: " + when + " " + config + " " + std::to_string(ms) + " ms";
+    });
+    ++done;
+    if (progress)
+      progress({AutotuneProgress::Stage::Timed, config, done, candidates.size(), ms});
+  };
+  for (const std::string &config : candidates) {
+    try {
+      planWith(config); // compiled above: from the kernel cache (unless planned unstaged)
+    } catch (const Error &) {
+      report(config, -1.0);
+      continue; // this configuration cannot run the problem
     }
-  } catch (...) {
-    release();
-    throw;
+    execute(stream); // loads the module, allocates what this kernel needs
+    double ms = timer.medianMs(iterations, stream, [&] { execute(stream); });
+    timed.push_back({s.kernel->config, ms});
+    report(config, ms);
   }
-  release();
   if (timed.empty())
     fail("autotune: no candidate configuration could run this problem");
   std::stable_sort(timed.begin(), timed.end(),
@@ -186,4 +208,3 @@ Matmul::autotune(int iterations, int prune, CUstream stream,
   planWith(""); // takes the remembered choice
   return timed;
 }
-
