@@ -268,25 +268,47 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
 /// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
 /// 735 against 738 TFLOP/s, 16384 x 8192 x 8192 675 / 682, and the sweep's problems
 /// 15296 x 45248 x 4352 448 / 643, 7424 x 14272 x 12352 456 / 770, 4224 x 19968 x 11968
-/// 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md). Null where no rule applies.
+/// 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md).
+///
+/// The seeded sweeps' autotune data (seed 20261123 on the H200, 20261124 on the H100; each
+/// candidate timed) corrected three of these rules (bench/NOTES.md, "The heuristic against
+/// autotune"):
+/// - Short K (at most 12 k-steps) with TMA stores: 64 x 256 ping-pong, 4 stages. A tile has so
+///   few k-steps that its epilog weighs as much as its main loop, and the 64-row ping-pong
+///   hides one consumer's epilog under the other's main loop with the widest tile. Of the 23
+///   problems of both seeds that this rule takes, it was the fastest candidate on 13 (the
+///   rules' choice before on none). Not for cheap epilogs with 16 or more
+///   128 x 128 tiles per multiprocessor (9216 x 11648 x 192: 1.09 of the fastest against 1.04
+///   for 256 x 128), nor for N <= 128, whose 256-column tiles would compute half outside D.
+/// - 256 x 128 where 256-row tiles add a quarter or more of rows outside D to what 128-row tiles
+///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00).
+/// - Without TMA stores (D's rows not 16-byte aligned, or aux outputs) no ping-pong 128 x 128
+///   with staged D: the wide tile in clusters of 2 below (both seeds: 1.23 and 1.20 times the
+///   fastest against 1.07 and 1.07, in geomean over 24 and 16 problems). Null where no rule
+///   applies.
 KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
+  constexpr int64_t kShortKSteps = 12;
   bool unforced =
       !pingpong && !forced() && !huge && tma && p.m > 128 && !op.getASums() && !op.getBSums();
   if (!unforced || p.k > 4096)
     return {};
   int64_t tiles128 = tileCount(128, 128);
   bool tmaStores = canUseTmaStores(op, tma, 128);
-  auto pingpong128 = [&](DStore store) {
-    return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(store);
-  };
-  if (tmaStores && hasCostlyEpilog(op) && tiles128 >= 16 * target.multiprocessors)
-    return pingpong128(DStore::Tma);
-  if (tiles128 >= 2 * target.multiprocessors) {
-    if (tmaStores)
-      return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
-    return pingpong128(DStore::Staged);
+  if (!tmaStores || tiles128 < 2 * target.multiprocessors)
+    return {};
+  bool costly = hasCostlyEpilog(op);
+  bool manyPerWalker = tiles128 >= 16 * target.multiprocessors;
+  if (llvm::divideCeil(p.k, line) <= kShortKSteps && p.n > 128 && (costly || !manyPerWalker)) {
+    KernelConfigAttr shortK =
+        tile(64, 256, /*stages=*/4).withPingpong(true).withStore(DStore::Tma);
+    if (shortK && Sm90Spec(p, shortK, target).canImplement())
+      return shortK;
   }
-  return {};
+  if (costly && manyPerWalker)
+    return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(DStore::Tma);
+  if (4 * llvm::divideCeil(p.m, 256) * 256 >= 5 * llvm::divideCeil(p.m, 128) * 128)
+    return tile(128, 256, /*stages=*/4).withStore(DStore::Tma);
+  return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
 }
 
 /// Fewer tiles than multiprocessors and a short K (under 32 k-steps, too few to split well):
