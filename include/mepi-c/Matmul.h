@@ -182,8 +182,9 @@ int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul);
 MepiLogicalResult mepiMatmulGetKernelConfiguration(MepiMatmul matmul, MepiStringRef *config,
                                                    MepiError *error);
 
-/** Times the first `prune` candidate configurations (all when <= 0), `iterations` launches each
- *  on `stream`, and plans the fastest (mepi::Matmul::autotune). */
+/** Times the first `prune` candidate configurations (all when < 0; when 0, mepi's default: the
+ *  cost model's first 16 for 16-bit and TF32 operands, else all), `iterations` launches each on
+ *  `stream`, and plans the fastest (mepi::Matmul::autotune). */
 MepiLogicalResult mepiMatmulAutotune(MepiMatmul matmul, int iterations, int prune,
                                      MepiStream stream, MepiError *error);
 

@@ -238,13 +238,15 @@ public:
   /// `#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>`. Throws if not
   /// planned.
   std::string kernelConfiguration() const;
-  /// The kernel configurations that can run the planned problem, best first by the heuristic
-  /// (whose own choice comes first), as kernelConfiguration() prints them. Throws if not
-  /// planned.
+  /// The kernel configurations that can run the planned problem, best first: the heuristic's
+  /// own choice, then (16-bit operands, f32 at TF32 precision) the others fastest first by its
+  /// cost model, as
+  /// kernelConfiguration() prints them. Throws if not planned.
   std::vector<std::string> candidateConfigurations() const;
-  /// Times the first `prune` candidates (all when `prune` <= 0) on the current operands and
-  /// epilog inputs: `iterations` launches each on `stream`, timed with CUDA events, with L2
-  /// flushed before every launch; then plans the fastest, and remembers it for this problem, so
+  /// Times the first `prune` candidates (all when `prune` < 0; when 0, the first 16, which the
+  /// cost model orders, for 16-bit operands and f32 at TF32 precision, else all) on the current
+  /// operands and epilog inputs: `iterations` launches each on `stream`, timed with CUDA events,
+  /// with L2 flushed before every launch; then plans the fastest, and remembers it for this problem, so
   /// that later plans of the same problem in this process take it. Returns the candidates with
   /// their median times in ms, fastest first (a candidate that cannot run this problem is left
   /// out). Writes D and the aux outputs like execute(). Throws if not planned, or when

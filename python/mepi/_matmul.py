@@ -282,7 +282,11 @@ class Matmul:
         return text.text()
 
     def autotune(self, iterations=3, prune=0, stream=None):
-        """Times the candidate kernels on the current operands and plans the fastest."""
+        """Times the candidate kernels on the current operands and plans the fastest.
+
+        ``prune``: how many of the ranked candidates to time; 0 takes mepi's default (the cost
+        model's first 16 for 16-bit operands and f32 at TF32 precision, else all), a negative
+        value all of them."""
         error = _capi.Error()
         start = time.perf_counter()
         _check(_capi.lib.mepiMatmulAutotune(self._live(), iterations, prune,

@@ -218,7 +218,7 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
       // --autotune: the first input set times the candidates; the others plan its choice.
       if (autotune && i == 0) {
         r.heuristicConfig = mms.back().kernelConfiguration();
-        r.tuned = mms.back().autotune(5, 0, stream);
+        r.tuned = mms.back().autotune(5, /*prune=*/-1, stream); // every candidate: the model's data
       }
       r.config = mms.back().kernelConfiguration();
       if (i == 0)
