@@ -273,13 +273,15 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
 /// The seeded sweeps' autotune data (seed 20261123 on the H200, 20261124 on the H100; each
 /// candidate timed) corrected three of these rules (bench/NOTES.md, "The heuristic against
 /// autotune"):
-/// - Short K (at most 12 k-steps) with TMA stores: 64 x 256 ping-pong, 4 stages. A tile has so
-///   few k-steps that its epilog weighs as much as its main loop, and the 64-row ping-pong
-///   hides one consumer's epilog under the other's main loop with the widest tile. Of the 23
-///   problems of both seeds that this rule takes, it was the fastest candidate on 13 (the
-///   rules' choice before on none). Not for cheap epilogs with 16 or more
-///   128 x 128 tiles per multiprocessor (9216 x 11648 x 192: 1.09 of the fastest against 1.04
-///   for 256 x 128), nor for N <= 128, whose 256-column tiles would compute half outside D.
+/// - Short K with TMA stores (at most 12 k-steps for a costly epilog, 6 for a cheap one):
+///   64 x 256 ping-pong, 4 stages. A tile has so few k-steps that its epilog weighs as much as
+///   its main loop, and the 64-row ping-pong hides one consumer's epilog under the other's main
+///   loop with the widest tile. Of the 23 problems of both seeds that it took with 12 k-steps
+///   for both, it was the fastest candidate on 13 (the rules' choice before on none); but the
+///   batched 64 x 512^3 (8 k-steps) DEFAULT ran 406 against 426 TFLOP/s on 256 x 128 (GELU_BIAS
+///   395 against 363; H100). Not for cheap epilogs with 16 or more 128 x 128 tiles per
+///   multiprocessor (9216 x 11648 x 192: 1.09 of the fastest against 1.04 for 256 x 128), nor
+///   for N <= 128, whose 256-column tiles would compute half outside D.
 /// - 256 x 128 where 256-row tiles add a quarter or more of rows outside D to what 128-row tiles
 ///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00).
 /// - Without TMA stores (D's rows not 16-byte aligned, or aux outputs) no ping-pong 128 x 128
@@ -287,7 +289,7 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
 ///   fastest against 1.07 and 1.07, in geomean over 24 and 16 problems). Null where no rule
 ///   applies.
 KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
-  constexpr int64_t kShortKSteps = 12;
+  constexpr int64_t kShortKStepsCostly = 12, kShortKStepsCheap = 6;
   bool unforced =
       !pingpong && !forced() && !huge && tma && p.m > 128 && !op.getASums() && !op.getBSums();
   if (!unforced || p.k > 4096)
@@ -298,7 +300,8 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
     return {};
   bool costly = hasCostlyEpilog(op);
   bool manyPerWalker = tiles128 >= 16 * target.multiprocessors;
-  if (llvm::divideCeil(p.k, line) <= kShortKSteps && p.n > 128 && (costly || !manyPerWalker)) {
+  int64_t shortKSteps = costly ? kShortKStepsCostly : kShortKStepsCheap;
+  if (llvm::divideCeil(p.k, line) <= shortKSteps && p.n > 128 && (costly || !manyPerWalker)) {
     KernelConfigAttr shortK =
         tile(64, 256, /*stages=*/4).withPingpong(true).withStore(DStore::Tma);
     if (shortK && Sm90Spec(p, shortK, target).canImplement())
