@@ -201,6 +201,60 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
             });
 }
 
+/// The byte offset of byte `byte` of row `row` in a TMA store buffer, in the 128-byte swizzle
+/// the D tensor map declares: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so
+/// the 8 rows of a stored 8 x 16-byte matrix fill the 32 banks once.
+Value swizzledOffset(Emitter &e, Value row, Value byte) {
+  Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
+  return e.add(e.mul(row, e.i32(kLineBytes)), e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
+}
+
+/// Writes the thread's values of groups [first, first + groupsPerLine) (one line) into
+/// `buffer`. 16-bit D: stmatrix.x4, four 8 x 8 matrices of 16-bit elements per warp, which are
+/// exactly the fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8
+/// columns): register i of a lane is its pair of matrix i, and lane l gives the address of row
+/// l % 8 of matrix l / 8. Wider D: one store per element pair.
+void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
+                       const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, Value buffer,
+                       int64_t first, int64_t groupsPerLine) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  Value firstGroup = e.i32(first);
+  if (dBytes != 2) {
+    walkPairsUnrolled(e, op, operands, f, p, acc, first, groupsPerLine, /*groupsPerStep=*/1,
+                      [&](Value group, ArrayRef<Value> pairs) {
+                        Value column =
+                            e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
+                        for (int h = 0; h < 2; ++h) {
+                          Value row = e.add(p.fragmentRow, e.i32(8 * h));
+                          Value at = swizzledOffset(e, row, e.mul(column, e.i32(dBytes)));
+                          LLVM::StoreOp::create(b, loc, pairs[h], e.offset(buffer, at),
+                                                2 * dBytes);
+                        }
+                      });
+    return;
+  }
+  Value lane = e.rem(f.tid, e.i32(32));
+  Value matrix = e.div(lane, e.i32(8));
+  Value warpRow = e.sub(p.fragmentRow, e.div(lane, e.i32(4))); // 16 * warp
+  Value row =
+      e.add(warpRow, e.add(e.mul(e.rem(matrix, e.i32(2)), e.i32(8)), e.rem(lane, e.i32(8))));
+  walkPairsUnrolled(
+      e, op, operands, f, p, acc, first, groupsPerLine, /*groupsPerStep=*/2,
+      [&](Value group, ArrayRef<Value> pairs) {
+        Value column =
+            e.mul(e.add(e.sub(group, firstGroup), e.div(matrix, e.i32(2))), e.i32(8));
+        Value at = swizzledOffset(e, row, e.mul(column, e.i32(2)));
+        SmallVector<Value> words;
+        for (Value pair : pairs)
+          words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair));
+        NVVM::StMatrixOp::create(b, loc, e.offset(buffer, at), words, NVVM::MMALayout::row,
+                                 NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+                                 NVVM::LdStMatrixEltType::B16);
+      });
+}
+
 /// store = tma: line by line (128 bytes of each of the slice's 64 rows), the consumer writes
 /// the values into one of its two buffers, and one thread hands the buffer to a TMA store,
 /// which clips at D's edges. Before the barrier that ends a line, that thread waits until the
@@ -211,7 +265,6 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
                    const SlicePlace &p, Value acc) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
   int64_t lineColumns = tmaStoreLineColumns(op), lines = f.tileN / lineColumns;
   int64_t groupsPerLine = lineColumns / 8;
   Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
@@ -233,55 +286,12 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   }
   // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
-  auto emitLine = [&](int64_t staticLine) {
+  for (int64_t staticLine = 0; staticLine < lines; ++staticLine) {
     Value line = e.i32(staticLine);
     Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
     Value buffer = e.offset(f.base, bufferOffset);
-    int64_t first = staticLine * groupsPerLine;
-    Value firstGroup = e.i32(first);
-    // 128-byte swizzle: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so the 8
-    // rows of a stored 8 x 16-byte matrix fill the 32 banks once.
-    auto swizzled = [&](Value row, Value byte) {
-      Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
-      return e.add(e.mul(row, e.i32(kLineBytes)),
-                   e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
-    };
-    if (dBytes == 2) {
-      // stmatrix.x4: four 8 x 8 matrices of 16-bit elements per warp, which are exactly the
-      // fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8 columns):
-      // register i of a lane is its pair of matrix i, and lane l gives the address of row l % 8
-      // of matrix l / 8.
-      Value lane = e.rem(f.tid, e.i32(32));
-      Value matrix = e.div(lane, e.i32(8));
-      Value warpRow = e.sub(p.fragmentRow, e.div(lane, e.i32(4))); // 16 * warp
-      Value row = e.add(warpRow, e.add(e.mul(e.rem(matrix, e.i32(2)), e.i32(8)),
-                                       e.rem(lane, e.i32(8))));
-      walkPairsUnrolled(e, op, operands, f, p, acc, first, groupsPerLine, /*groupsPerStep=*/2,
-                        [&](Value group, ArrayRef<Value> pairs) {
-                          Value column = e.mul(
-                              e.add(e.sub(group, firstGroup), e.div(matrix, e.i32(2))), e.i32(8));
-                          Value at = swizzled(row, e.mul(column, e.i32(2)));
-                          SmallVector<Value> words;
-                          for (Value pair : pairs)
-                            words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair));
-                          NVVM::StMatrixOp::create(
-                              b, loc, e.offset(buffer, at), words, NVVM::MMALayout::row,
-                              NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-                              NVVM::LdStMatrixEltType::B16);
-                        });
-    } else {
-      walkPairsUnrolled(e, op, operands, f, p, acc, first, groupsPerLine, /*groupsPerStep=*/1,
-                        [&](Value group, ArrayRef<Value> pairs) {
-                          Value column =
-                              e.add(e.mul(e.sub(group, firstGroup), e.i32(8)), p.fragmentCol);
-                          for (int h = 0; h < 2; ++h) {
-                            Value row = e.add(p.fragmentRow, e.i32(8 * h));
-                            Value at = swizzled(row, e.mul(column, e.i32(dBytes)));
-                            LLVM::StoreOp::create(b, loc, pairs[h], e.offset(buffer, at),
-                                                  2 * dBytes);
-                          }
-                        });
-    }
+    writeTmaStoreLine(e, op, operands, f, p, acc, buffer, staticLine * groupsPerLine,
+                      groupsPerLine);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
                                NVVM::SharedSpaceAttr::get(b.getContext(),
@@ -297,9 +307,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
           NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });
-  };
-  for (int64_t staticLine = 0; staticLine < lines; ++staticLine)
-    emitLine(staticLine);
+  }
 }
 } // namespace
 
