@@ -143,6 +143,60 @@ std::string describe(const CompiledKernel &kernel) {
 }
 } // namespace
 
+KernelCache::Result KernelCache::loadOrCompile(const MatmulProblem &problem,
+                                               llvm::StringRef arch,
+                                               llvm::ArrayRef<mlir::mepi::DeviceObject> objects,
+                                               const std::string &key) {
+  Result result;
+  // The manifest's launch fields must be what the plan lowers to (the kernel's workspace,
+  // shared memory, block and tensor maps decide what it touches): regenerated up to the
+  // kernels (no LLVM, ptxas or nvJitLink) and compared; a disagreeing entry is removed and
+  // compiled anew.
+  auto matchesPlan = [&](const CompiledKernel &stored) {
+    llvm::Expected<CompiledKernel> expected = describeLaunch(problem, arch);
+    bool same = expected && sameLaunch(*expected, stored);
+    if (!expected)
+      llvm::consumeError(expected.takeError());
+    if (!same)
+      logMessage(LogLevel::Warning, "kernel cache: the entry " + key +
+                                        " on disk does not describe its plan's kernel; "
+                                        "compiling it anew");
+    return same;
+  };
+  if (std::optional<CompiledKernel> stored = disk ? disk->load(key, matchesPlan) : std::nullopt) {
+    diskHitCount++;
+    result.kernel = std::make_shared<const CompiledKernel>(std::move(*stored));
+    logLazily(LogLevel::Info,
+              [&] { return "kernel cache: loaded from disk: " + describe(*result.kernel); });
+    return result;
+  }
+  compileCount++;
+  auto start = std::chrono::steady_clock::now();
+  llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
+  if (!compiled) {
+    // The message and the code (the API's status: a compile failure, say) of the error.
+    llvm::handleAllErrors(compiled.takeError(), [&](const llvm::ErrorInfoBase &info) {
+      result.code = info.convertToErrorCode();
+      result.error += (result.error.empty() ? "" : "\n") + info.message();
+    });
+    return result;
+  }
+  result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
+  logLazily(LogLevel::Info, [&] {
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    return "kernel cache: compiled for " + arch.str() + " in " + std::to_string(int64_t(ms)) +
+           " ms: " + describe(*result.kernel);
+  });
+  // A cache that cannot be written (read-only home, full disk, not private) only costs a
+  // recompile in the next process: said once per process, on stderr.
+  if (disk)
+    if (llvm::Error e = disk->store(key, *result.kernel))
+      warnOnce("kernels are not kept on disk: " + llvm::toString(std::move(e)));
+  return result;
+}
+
 llvm::Expected<KernelCache::Entry>
 KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
                           llvm::ArrayRef<mlir::mepi::DeviceObject> objects) {
@@ -151,6 +205,7 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
     return planned.takeError();
   std::string key = kernelCacheKey(*planned, arch, objects, problem.multiprocessors);
 
+  // One compilation per key: the first request owns it, the others wait on its future.
   std::promise<Result> promise;
   std::shared_future<Result> future;
   bool owner = false;
@@ -169,55 +224,7 @@ KernelCache::getOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
   if (!owner) // said outside the lock: a sink may take its time
     logLazily(LogLevel::Debug, [&] { return "kernel cache: hit in memory, key " + key; });
   if (owner) {
-    Result result;
-    // The manifest's launch fields must be what the plan lowers to (the kernel's workspace,
-    // shared memory, block and tensor maps decide what it touches): regenerated up to the
-    // kernels (no LLVM, ptxas or nvJitLink) and compared; a disagreeing entry is removed and
-    // compiled anew.
-    auto matchesPlan = [&](const CompiledKernel &stored) {
-      llvm::Expected<CompiledKernel> expected = describeLaunch(problem, arch);
-      bool same = expected && sameLaunch(*expected, stored);
-      if (!expected)
-        llvm::consumeError(expected.takeError());
-      if (!same)
-        logMessage(LogLevel::Warning, "kernel cache: the entry " + key +
-                                          " on disk does not describe its plan's kernel; "
-                                          "compiling it anew");
-      return same;
-    };
-    std::optional<CompiledKernel> stored = disk ? disk->load(key, matchesPlan) : std::nullopt;
-    if (stored) {
-      diskHitCount++;
-      result.kernel = std::make_shared<const CompiledKernel>(std::move(*stored));
-      logLazily(LogLevel::Info, [&] {
-        return "kernel cache: loaded from disk: " + describe(*result.kernel);
-      });
-    } else {
-      compileCount++;
-      auto start = std::chrono::steady_clock::now();
-      llvm::Expected<CompiledKernel> compiled = compileProblem(problem, arch, objects);
-      if (compiled) {
-        result.kernel = std::make_shared<const CompiledKernel>(std::move(*compiled));
-        logLazily(LogLevel::Info, [&] {
-          double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                start)
-                          .count();
-          return "kernel cache: compiled for " + arch.str() + " in " +
-                 std::to_string(int64_t(ms)) + " ms: " + describe(*result.kernel);
-        });
-        // A cache that cannot be written (read-only home, full disk, not private) only costs
-        // a recompile in the next process: said once per process, on stderr.
-        if (disk)
-          if (llvm::Error e = disk->store(key, *result.kernel))
-            warnOnce("kernels are not kept on disk: " + llvm::toString(std::move(e)));
-      } else {
-        // The message and the code (the API's status: a compile failure, say) of the error.
-        llvm::handleAllErrors(compiled.takeError(), [&](const llvm::ErrorInfoBase &info) {
-          result.code = info.convertToErrorCode();
-          result.error += (result.error.empty() ? "" : "\n") + info.message();
-        });
-      }
-    }
+    Result result = loadOrCompile(problem, arch, objects, key);
     if (!result.kernel) {
       std::lock_guard<std::mutex> lock(mutex);
       entries.erase(key); // do not keep failures: a later request retries

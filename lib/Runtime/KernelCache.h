@@ -63,6 +63,10 @@ private:
     std::string error;
     std::error_code code = llvm::inconvertibleErrorCode(); // the error's kind (ErrorCodes.h)
   };
+  /// The kernel of `key` from the disk cache when it holds one that matches the plan, else
+  /// compiled (and stored on disk); the error's message and code where compilation fails.
+  Result loadOrCompile(const MatmulProblem &problem, llvm::StringRef arch,
+                       llvm::ArrayRef<mlir::mepi::DeviceObject> objects, const std::string &key);
   std::mutex mutex;
   std::map<std::string, std::shared_future<Result>> entries;
   std::optional<DiskCache> disk;
