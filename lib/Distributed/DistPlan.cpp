@@ -520,6 +520,76 @@ static Axis axisOf(int splitDim, bool transposed, Axis dim0, Axis dim1) {
   return first ? dim0 : dim1;
 }
 
+/// The algorithm of D's and the operands' split axes (nvmath's inference): A along M with B
+/// and D along N gathers A; A and D along M with B along N gathers B; A and B along K reduce
+/// (scatter by D's axis, or all-reduce a replicated D). Sets `p`'s algorithm, chunks, D's local
+/// shape and pieces.
+static llvm::Error selectAlgorithm(DistPlan &p, const Request &q, Axis aAxis, Axis bAxis,
+                                   Axis dAxis) {
+  auto slabs = [&](int64_t extent) {
+    std::vector<Range> out;
+    for (int r = 0; r < q.ranks; ++r)
+      out.push_back(slabRange(extent, q.ranks, r));
+    return out;
+  };
+  bool reduce = aAxis == Axis::K && bAxis == Axis::K;
+  if (aAxis == Axis::M && bAxis == Axis::N && dAxis == Axis::N) {
+    p.algorithm = Algorithm::AllGatherA;
+    p.chunks = slabs(p.m);
+    p.gatherShape = q.transposeA ? std::vector<int64_t>{p.k, p.m} : std::vector<int64_t>{p.m, p.k};
+    p.dLocal = {p.m, slabRange(p.n, q.ranks, q.rank).size};
+    p.pieces = q.pieces > 0 ? q.pieces : 1;
+  } else if (aAxis == Axis::M && bAxis == Axis::N && dAxis == Axis::M) {
+    p.algorithm = Algorithm::AllGatherB;
+    p.chunks = slabs(p.n);
+    p.gatherShape = q.transposeB ? std::vector<int64_t>{p.n, p.k} : std::vector<int64_t>{p.k, p.n};
+    p.dLocal = {slabRange(p.m, q.ranks, q.rank).size, p.n};
+    p.pieces = 1;
+  } else if (reduce && dAxis != Axis::None) {
+    bool rows = dAxis == Axis::M;
+    p.algorithm = rows ? Algorithm::ReduceScatterRows : Algorithm::ReduceScatterCols;
+    p.chunks = slabs(rows ? p.m : p.n);
+    p.dLocal = rows ? std::vector<int64_t>{p.chunks[q.rank].size, p.n}
+                    : std::vector<int64_t>{p.m, p.chunks[q.rank].size};
+  } else if (reduce) {
+    p.algorithm = Algorithm::AllReduce;
+    p.chunks = slabs(p.m);
+    p.dLocal = {p.m, p.n};
+    p.dSymmetric = true;
+  } else {
+    return unsupported(llvm::formatv("distributions A {0}, B {1}, D {2} split op(A) along {3}, op(B) along "
+                      "{4} and D along {5}: supported are A along M with B and D along N "
+                      "(all-gather A), A and D along M with B along N (all-gather B), and A "
+                      "and B along K with D along M, N or replicated (reduce-scatter, "
+                      "all-reduce)",
+                      q.distributions[0].str(), q.distributions[1].str(),
+                      q.distributions[2].str(), axisName(aAxis), axisName(bAxis),
+                      axisName(dAxis)));
+  }
+  return llvm::Error::success();
+}
+
+/// Every rank takes part in each exchange and each GEMM; an empty part would give a rank
+/// zero-sized buffers and GEMMs (which the local runtime refuses) after the collective
+/// allocations began, so it is refused here, alike on every rank.
+static llvm::Error checkNonEmptyParts(const DistPlan &p, const Request &q) {
+  for (int r = 0; r < q.ranks; ++r)
+    for (auto [shapes, name] : {std::pair{&q.aShapes, "a"}, std::pair{&q.bShapes, "b"}})
+      if ((*shapes)[r][0] == 0 || (*shapes)[r][1] == 0)
+        return unsupported(llvm::formatv(
+            "operand {0}: rank {1}'s part is empty ([{2}, {3}]): every rank must hold a "
+            "non-empty part of each operand",
+            name, r, (*shapes)[r][0], (*shapes)[r][1]));
+  for (int r = 0; r < q.ranks; ++r)
+    if (p.chunks[r].size == 0)
+      return unsupported(llvm::formatv(
+          "{0}: rank {1}'s chunk is empty ({2} rows or columns split over {3} ranks): every "
+          "rank must hold a non-empty part of each operand and of D",
+          algorithmName(p.algorithm), r, p.chunks.back().offset + p.chunks.back().size,
+          q.ranks));
+  return llvm::Error::success();
+}
+
 llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
   if (q.distributions.size() != 3)
     return planError(llvm::formatv("distributions: expected 3 (A, B, D), got {0}",
@@ -555,66 +625,14 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
   Axis dAxis = dd.kind == Kind::SlabX ? Axis::M : dd.kind == Kind::SlabY ? Axis::N : Axis::None;
   p.aLocal = q.aShapes[q.rank];
   p.bLocal = q.bShapes[q.rank];
-  auto slabs = [&](int64_t extent) {
-    std::vector<Range> out;
-    for (int r = 0; r < q.ranks; ++r)
-      out.push_back(slabRange(extent, q.ranks, r));
-    return out;
-  };
   Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k, q.remoteStores};
-  bool reduce = aAxis == Axis::K && bAxis == Axis::K;
-  if (reduce && q.hasC)
+  if (aAxis == Axis::K && bAxis == Axis::K && q.hasC)
     return unsupported("operand c: a C with A and B split along K (a reduce-scatter or all-reduce) is not "
         "supported yet");
-  if (aAxis == Axis::M && bAxis == Axis::N && dAxis == Axis::N) {
-    p.algorithm = Algorithm::AllGatherA;
-    p.chunks = slabs(p.m);
-    p.gatherShape = q.transposeA ? std::vector<int64_t>{p.k, p.m} : std::vector<int64_t>{p.m, p.k};
-    p.dLocal = {p.m, slabRange(p.n, q.ranks, q.rank).size};
-    p.pieces = q.pieces > 0 ? q.pieces : 1;
-  } else if (aAxis == Axis::M && bAxis == Axis::N && dAxis == Axis::M) {
-    p.algorithm = Algorithm::AllGatherB;
-    p.chunks = slabs(p.n);
-    p.gatherShape = q.transposeB ? std::vector<int64_t>{p.n, p.k} : std::vector<int64_t>{p.k, p.n};
-    p.dLocal = {slabRange(p.m, q.ranks, q.rank).size, p.n};
-    p.pieces = 1;
-  } else if (reduce && dAxis != Axis::None) {
-    bool rows = dAxis == Axis::M;
-    p.algorithm = rows ? Algorithm::ReduceScatterRows : Algorithm::ReduceScatterCols;
-    p.chunks = slabs(rows ? p.m : p.n);
-    p.dLocal = rows ? std::vector<int64_t>{p.chunks[q.rank].size, p.n}
-                    : std::vector<int64_t>{p.m, p.chunks[q.rank].size};
-  } else if (reduce) {
-    p.algorithm = Algorithm::AllReduce;
-    p.chunks = slabs(p.m);
-    p.dLocal = {p.m, p.n};
-    p.dSymmetric = true;
-  } else {
-    return unsupported(llvm::formatv("distributions A {0}, B {1}, D {2} split op(A) along {3}, op(B) along "
-                      "{4} and D along {5}: supported are A along M with B and D along N "
-                      "(all-gather A), A and D along M with B along N (all-gather B), and A "
-                      "and B along K with D along M, N or replicated (reduce-scatter, "
-                      "all-reduce)",
-                      q.distributions[0].str(), q.distributions[1].str(), dd.str(),
-                      axisName(aAxis), axisName(bAxis), axisName(dAxis)));
-  }
-  // Every rank takes part in each exchange and each GEMM; an empty part would give a rank
-  // zero-sized buffers and GEMMs (which the local runtime refuses) after the collective
-  // allocations began, so it is refused here, alike on every rank.
-  for (int r = 0; r < q.ranks; ++r)
-    for (auto [shapes, name] : {std::pair{&q.aShapes, "a"}, std::pair{&q.bShapes, "b"}})
-      if ((*shapes)[r][0] == 0 || (*shapes)[r][1] == 0)
-        return unsupported(llvm::formatv(
-            "operand {0}: rank {1}'s part is empty ([{2}, {3}]): every rank must hold a "
-            "non-empty part of each operand",
-            name, r, (*shapes)[r][0], (*shapes)[r][1]));
-  for (int r = 0; r < q.ranks; ++r)
-    if (p.chunks[r].size == 0)
-      return unsupported(llvm::formatv(
-          "{0}: rank {1}'s chunk is empty ({2} rows or columns split over {3} ranks): every "
-          "rank must hold a non-empty part of each operand and of D",
-          algorithmName(p.algorithm), r, p.chunks.back().offset + p.chunks.back().size,
-          q.ranks));
+  if (llvm::Error e = selectAlgorithm(p, q, aAxis, bAxis, dAxis))
+    return std::move(e);
+  if (llvm::Error e = checkNonEmptyParts(p, q))
+    return std::move(e);
   schedule(p, q, builder);
   p.flags = p.ranks + 2 * p.ranks * p.pieces;
   return p;
