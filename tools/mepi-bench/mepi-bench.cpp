@@ -61,6 +61,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <map>
 #include <optional>
 #include <fstream>
 #include <string>
@@ -359,273 +360,346 @@ int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream
 }
 } // namespace
 
-int main(int argc, char **argv) {
-#ifdef MEPI_HAVE_MPI
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--dist")
-      return runDistBench(argc, argv);
-#endif
+namespace {
+/// What the command line asks for (the flags above; --layout, --config and --autotune set the
+/// globals that measure() reads).
+struct Options {
   bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
        grouped = false, fp8 = false;
   std::optional<uint64_t> sweepSeed;
   int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
-  std::string jsonPath, ltoirPath, command = argv[0];
+  std::string jsonPath, ltoirPath, command;
   std::vector<std::string> filters;
   std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
   std::vector<Shape> givenShapes;
+};
+
+/// --shape: MxNxK, or BxMxNxK (strided batched), with a trailing "b" for one B for all
+/// elements. Prints why and returns false when `text` is not one.
+bool parseShape(const char *text, Options &o) {
+  Shape shape{0, 0, 0, nullptr};
+  int64_t v[4] = {0, 0, 0, 0};
+  char shared = 0;
+  int got = std::sscanf(text, "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64 "%c", &v[0], &v[1],
+                        &v[2], &v[3], &shared);
+  if (got >= 4) {
+    shape.batch = v[0], shape.m = v[1], shape.n = v[2], shape.k = v[3];
+    shape.sharedB = shared == 'b';
+  } else {
+    shape.m = v[0], shape.n = v[1], shape.k = v[2];
+  }
+  bool trailingB = std::string(text).back() == 'b';
+  if (got < 3 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0 ||
+      (got == 5 && shared != 'b') || (trailingB && got != 5)) {
+    std::printf("--shape expects MxNxK or BxMxNxK[b] with positive sizes, got '%s'\n", text);
+    return false;
+  }
+  shape.name = o.shapeLabels.emplace_back(text).c_str();
+  o.givenShapes.push_back(shape);
+  return true;
+}
+
+/// The options of argv, or nullopt (after saying why) when one is malformed.
+std::optional<Options> parseOptions(int argc, char **argv) {
+  Options o;
+  o.command = argv[0];
+  std::map<std::string, bool *> flags = {
+      {"--quick", &o.quick},     {"--catalog", &o.catalog}, {"--user", &o.user},
+      {"--grouped", &o.grouped}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
+      {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    command += " " + arg;
-    if (arg == "--quick")
-      quick = true;
-    else if (arg == "--catalog")
-      catalog = true;
-    else if (arg == "--user")
-      user = true;
-    else if (arg == "--grouped")
-      grouped = true;
-    else if (arg == "--fp8")
-      fp8 = true;
-    else if (arg == "--batched")
-      batched = true;
-    else if (arg == "--tf32")
-      tf32 = true;
-    else if (arg == "--f32")
-      f32 = true;
-    else if (arg == "--sweep" && i + 1 < argc)
-      sweepSeed = std::strtoull(argv[++i], nullptr, 10), command += std::string(" ") + argv[i];
-    else if (arg == "--autotune")
-      autotune = true;
-    else if (arg == "--skip" && i + 1 < argc)
-      skip = std::atoi(argv[++i]), command += std::string(" ") + argv[i];
-    else if (arg == "--ltoir" && i + 1 < argc)
-      ltoirPath = argv[++i], command += std::string(" ") + argv[i];
-    else if (arg == "--json" && i + 1 < argc)
-      jsonPath = argv[++i], command += std::string(" ") + argv[i];
-    else if (arg == "--filter" && i + 1 < argc)
-      filters.push_back(argv[++i]), command += std::string(" ") + argv[i];
-    else if (arg == "--layout" && i + 1 < argc)
-      rowMajorB = std::string(argv[++i]) == "nn", command += std::string(" ") + argv[i];
-    else if (arg == "--config" && i + 1 < argc)
-      forcedConfig = argv[++i], command += std::string(" '") + argv[i] + "'";
-    else if (arg == "--shape" && i + 1 < argc) {
-      // MxNxK, or BxMxNxK (strided batched), with a trailing "b" for one B for all elements.
-      Shape shape{0, 0, 0, nullptr};
-      command += std::string(" ") + argv[i + 1];
-      int64_t v[4] = {0, 0, 0, 0};
-      char shared = 0;
-      int got = std::sscanf(argv[++i], "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64 "%c",
-                            &v[0], &v[1], &v[2], &v[3], &shared);
-      if (got >= 4) {
-        shape.batch = v[0], shape.m = v[1], shape.n = v[2], shape.k = v[3];
-        shape.sharedB = shared == 'b';
-      } else {
-        shape.m = v[0], shape.n = v[1], shape.k = v[2];
-      }
-      bool trailingB = std::string(argv[i]).back() == 'b';
-      if (got < 3 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0 ||
-          (got == 5 && shared != 'b') || (trailingB && got != 5)) {
-        std::printf("--shape expects MxNxK or BxMxNxK[b] with positive sizes, got '%s'\n",
-                    argv[i]);
-        return 1;
-      }
-      shape.name = shapeLabels.emplace_back(argv[i]).c_str();
-      givenShapes.push_back(shape);
+    o.command += " " + arg;
+    if (auto flag = flags.find(arg); flag != flags.end()) {
+      *flag->second = true;
+      continue;
     }
+    if (i + 1 >= argc)
+      continue;
+    std::string value = argv[i + 1];
+    bool known = true;
+    if (arg == "--sweep")
+      o.sweepSeed = std::strtoull(value.c_str(), nullptr, 10);
+    else if (arg == "--skip")
+      o.skip = std::atoi(value.c_str());
+    else if (arg == "--ltoir")
+      o.ltoirPath = value;
+    else if (arg == "--json")
+      o.jsonPath = value;
+    else if (arg == "--filter")
+      o.filters.push_back(value);
+    else if (arg == "--layout")
+      rowMajorB = value == "nn";
+    else if (arg == "--config")
+      forcedConfig = value;
+    else if (arg == "--shape") {
+      if (!parseShape(argv[i + 1], o))
+        return std::nullopt;
+    } else
+      known = false;
+    if (known)
+      o.command += arg == "--config" ? " '" + value + "'" : " " + value, ++i;
   }
+  return o;
+}
+
+/// The GPU (device 0, its primary context) and cuBLASLt.
+struct Device {
+  char name[256] = {0};
+  int l2 = 0; // bytes of L2
+  CUstream stream = nullptr;
+  cublasLtHandle_t lt = nullptr;
+};
+
+/// Opens the device, or says why not and returns false.
+bool openDevice(Device &dev) {
   auto loaded = mepi::runtime::cudaDriver();
   if (!loaded) {
     std::printf("mepi-bench needs a GPU: %s\n", llvm::toString(loaded.takeError()).c_str());
-    return 1;
+    return false;
   }
   driver = &*loaded;
   CUdevice device;
   CUcontext context;
-  char name[256] = {0};
-  int l2 = 0;
   try {
     cu(driver->cuDeviceGet(&device, 0), "cuDeviceGet");
     cu(driver->cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
     cu(driver->cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    driver->cuDeviceGetName(name, sizeof name, device);
-    driver->cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
+    driver->cuDeviceGetName(dev.name, sizeof dev.name, device);
+    driver->cuDeviceGetAttribute(&dev.l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
   } catch (const mepi::Error &e) {
     std::printf("%s\n", e.what());
-    return 1;
+    return false;
   }
-  CUstream stream;
-  driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
-  cublasLtHandle_t lt;
-  if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) {
+  driver->cuStreamCreate(&dev.stream, CU_STREAM_NON_BLOCKING);
+  if (cublasLtCreate(&dev.lt) != CUBLAS_STATUS_SUCCESS) {
     std::printf("cublasLtCreate failed\n");
-    return 1;
+    return false;
   }
+  return true;
+}
 
-  std::vector<Shape> shapes = {
-      {4096, 4096, 4096, "4096^3"},        {8192, 8192, 8192, "8192^3"},
-      {16, 8192, 8192, "decode16"},        {16, 14336, 4096, "decode16-up"},
-      {128, 8192, 8192, "m128"},           {128, 4096, 14336, "m128-down"},
-      {4096, 14336, 4096, "llm-up"},       {4096, 4096, 14336, "llm-down"},
-      {16384, 8192, 8192, "m16384"},       {16384, 14336, 4096, "m16384-up"},
-      {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
-  // --batched: strided batched problems (torch.bmm's), and batches sharing one B.
-  if (batched)
-    shapes = {{1024, 1024, 1024, "bmm16x1024^3", 16},
-              {2048, 2048, 2048, "bmm8x2048^3", 8},
-              {512, 512, 512, "bmm64x512^3", 64},
-              {128, 128, 64, "bmm512x128^2x64", 512},
-              {1024, 1024, 1024, "bmm16x1024^3-sharedB", 16, true},
-              {2048, 4096, 1024, "bmm8x2048x4096x1024-sharedB", 8, true},
-              {1000, 1000, 1000, "bmm7x1000^3", 7}};
-  if (!givenShapes.empty())
-    shapes = givenShapes;
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  if (grouped)
-    return runGroupedBench(lt, stream, {quick, filters, forcedConfig, jsonPath, command, name, date});
-  if (fp8)
-    return runFp8Bench(lt, stream, {quick, filters, forcedConfig, jsonPath, command, name, date});
-  if (user)
-    return runUserBench(shapes, lt, stream, size_t(l2), quick, filters, ltoirPath, argv[0],
-                        name, date, command, jsonPath);
+/// The shapes measured: the dense set, the batched set (--batched: strided batched problems,
+/// torch.bmm's, and batches sharing one B), or those given with --shape.
+std::vector<Shape> shapesFor(const Options &o) {
+  if (!o.givenShapes.empty())
+    return o.givenShapes;
+  if (o.batched)
+    return {{1024, 1024, 1024, "bmm16x1024^3", 16},
+            {2048, 2048, 2048, "bmm8x2048^3", 8},
+            {512, 512, 512, "bmm64x512^3", 64},
+            {128, 128, 64, "bmm512x128^2x64", 512},
+            {1024, 1024, 1024, "bmm16x1024^3-sharedB", 16, true},
+            {2048, 4096, 1024, "bmm8x2048x4096x1024-sharedB", 8, true},
+            {1000, 1000, 1000, "bmm7x1000^3", 7}};
+  return {{4096, 4096, 4096, "4096^3"},        {8192, 8192, 8192, "8192^3"},
+          {16, 8192, 8192, "decode16"},        {16, 14336, 4096, "decode16-up"},
+          {128, 8192, 8192, "m128"},           {128, 4096, 14336, "m128-down"},
+          {4096, 14336, 4096, "llm-up"},       {4096, 4096, 14336, "llm-down"},
+          {16384, 8192, 8192, "m16384"},       {16384, 14336, 4096, "m16384-up"},
+          {4095, 4097, 4099, "odd"},           {65536, 16384, 8192, "blog-relu-bias"}};
+}
+
+/// The problems of the shapes: the sweep's (--sweep), the catalog's epilogs (--catalog, fp16
+/// as the anchor problem 65536 x 16384 x 8192 is), f32 at TF32 or f32 precision, else bf16
+/// and fp16 with DEFAULT, BIAS, RELU_BIAS and GELU_BIAS (--quick: bf16 DEFAULT and GELU_BIAS).
+std::vector<Problem> problemsFor(const Options &o, const std::vector<Shape> &shapes) {
   std::vector<Problem> problems;
-  std::vector<std::string> sweepNames;
-  if (sweepSeed) { // 200 unbatched problems and 24 batched ones
-    shapes.clear();
-    for (const SweepProblem &p : sweepProblems(*sweepSeed, 200, 24, sweepNames))
+  if (o.sweepSeed) { // 200 unbatched problems and 24 batched ones
+    std::vector<std::string> sweepNames;
+    for (const SweepProblem &p : sweepProblems(*o.sweepSeed, 200, 24, sweepNames))
       problems.push_back({p.shape, p.bf16, p.geluBias ? "GELU_BIAS" : "DEFAULT", p.aligned});
+    return problems;
   }
   for (const Shape &s : shapes) {
-    if (catalog) { // fp16, as the anchor problem (65536 x 16384 x 8192) is
+    if (o.catalog) {
       Shape named = s;
       if (std::string(s.name) == "blog-relu-bias")
         named.name = "m65536";
       for (const char *e : {"RELU_AUX_BIAS", "GELU_AUX_BIAS", "DRELU_BGRAD", "DGELU_BGRAD",
                             "BGRADA", "BGRADB"})
         problems.push_back({named, false, e});
-      continue;
-    }
-    if (std::string(s.name) == "blog-relu-bias") { // the nvmath-python epilog blog's problem
+    } else if (std::string(s.name) == "blog-relu-bias") { // the nvmath-python epilog blog's
       problems.push_back({s, false, "RELU_BIAS"});
-      continue;
-    }
-    if (tf32 || f32) { // f32 operands and D, both libraries at TF32 or at f32 precision
+    } else if (o.tf32 || o.f32) { // f32 operands and D
       for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
-        if (!quick || std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")
-          problems.push_back({s, false, e, s.n % 64 == 0 && s.k % 64 == 0, true, tf32});
-      continue;
+        if (!o.quick || std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")
+          problems.push_back({s, false, e, s.n % 64 == 0 && s.k % 64 == 0, true, o.tf32});
+    } else {
+      for (bool bf16 : {true, false})
+        for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"})
+          if (!o.quick || (bf16 && (std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")))
+            problems.push_back({s, bf16, e, s.n % 64 == 0 && s.k % 64 == 0});
     }
-    for (bool bf16 : {true, false})
-      for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
-        if (quick && !(bf16 && (std::string(e) == "DEFAULT" || std::string(e) == "GELU_BIAS")))
-          continue;
-        problems.push_back({s, bf16, e, s.n % 64 == 0 && s.k % 64 == 0});
-      }
   }
+  return problems;
+}
 
-  std::printf("device: %s (L2 %d MiB), %s\n", name, l2 >> 20, date);
+/// The run's geometric means: over every problem, over the aligned ones, and (--autotune) of
+/// the heuristic's choice's time over the fastest candidate's.
+struct Totals {
+  double logSum = 0, alignedLogSum = 0, alignedMin = 0, heuristicLogSum = 0;
+  int counted = 0, alignedCounted = 0, alignedBelow90 = 0, tunedCounted = 0,
+      heuristicWithin3 = 0;
+  void add(const Problem &p, double ratio) {
+    logSum += std::log(ratio);
+    ++counted;
+    if (!p.aligned)
+      return;
+    alignedLogSum += std::log(ratio);
+    alignedMin = alignedCounted++ ? std::min(alignedMin, ratio) : ratio;
+    alignedBelow90 += ratio < 0.9;
+  }
+  void addTuned(double overBest) {
+    ++tunedCounted;
+    heuristicWithin3 += overBest <= 1.03;
+    heuristicLogSum += std::log(overBest);
+  }
+  double geomean() const { return counted ? std::exp(logSum / counted) : 0; }
+  double alignedGeomean() const {
+    return alignedCounted ? std::exp(alignedLogSum / alignedCounted) : 0;
+  }
+  double heuristicGeomean() const {
+    return tunedCounted ? std::exp(heuristicLogSum / tunedCounted) : 0;
+  }
+  void print() const {
+    std::printf("geometric mean of mepi/cuBLASLt ratios over %d problems: %.3f\n", counted,
+                geomean());
+    std::printf("over the %d aligned ones (the sweep: M, N, K multiples of 64; else N and K): "
+                "geometric mean %.3f, lowest %.3f, %d under 0.90\n",
+                alignedCounted, alignedGeomean(), alignedMin, alignedBelow90);
+    if (tunedCounted)
+      std::printf("the heuristic's choice within 3%% of autotune's best on %d of %d problems; "
+                  "geometric mean of its time over the best %.3f\n",
+                  heuristicWithin3, tunedCounted, heuristicGeomean());
+  }
+};
+
+/// One problem's JSON object (without its closing brace).
+std::string jsonRow(const Problem &p, const Measurement &r, double mepiTf, double refTf,
+                    double ratio, double overBest) {
+  char row[1024];
+  std::snprintf(row, sizeof row,
+                "    {\"name\": \"%s\", \"aligned\": %s, \"batch\": %ld, \"shared_b\": %s, \"m\": %ld, "
+                "\"n\": %ld, \"k\": %ld, \"dtype\": \"%s\", "
+                "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
+                "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
+                "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
+                "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"",
+                p.shape.name, p.aligned ? "true" : "false", p.shape.batch,
+                p.shape.sharedB ? "true" : "false", p.shape.m, p.shape.n, p.shape.k, p.dtype(),
+                p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
+                r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
+                jsonEscape(r.error).c_str());
+  std::string tuned;
+  for (const auto &[config, ms] : r.tuned)
+    tuned += (tuned.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) + "\", " +
+             std::to_string(ms) + "]";
+  if (!r.tuned.empty())
+    tuned = ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
+            "\", \"heuristic_over_best\": " + std::to_string(overBest) + ", \"candidates_ms\": [" +
+            tuned + "]";
+  return std::string(row) + tuned;
+}
+
+/// Measures `p`, prints its line (and --autotune's candidates before it), counts it in
+/// `totals` and returns its JSON object.
+std::string measureAndReport(const Problem &p, const Device &dev, bool quick, Totals &totals) {
+  Measurement r = measure(p, dev.lt, dev.stream, size_t(dev.l2), quick);
+  double flops = 2.0 * p.shape.batch * p.shape.m * p.shape.n * p.shape.k;
+  double mepiTf = r.error.empty() ? flops / (r.mepiMs * 1e-3) / 1e12 : 0;
+  double refTf = r.error.empty() ? flops / (r.refMs * 1e-3) / 1e12 : 0;
+  double ratio = refTf > 0 ? mepiTf / refTf : 0;
+  if (r.error.empty())
+    totals.add(p, ratio);
+  double overBest = r.heuristicOverBest();
+  if (overBest > 0) {
+    totals.addTuned(overBest);
+    std::printf("    heuristic %s at %.3f of the best (%zu candidates timed):",
+                shortConfig(r.heuristicConfig).c_str(), overBest, r.tuned.size());
+    for (const auto &[config, ms] : r.tuned)
+      std::printf(" %s=%.4f;", shortConfig(config).c_str(), ms);
+    std::printf("\n");
+  }
+  std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
+              p.shape.name, p.dtype(), p.epilog, p.shape.m, p.shape.n, p.shape.k, mepiTf, refTf,
+              ratio, r.planMs, r.executeHostUs, r.refHostUs, shortConfig(r.config).c_str(),
+              r.error.empty() ? "" : "  ERROR: ", r.error.c_str());
+  std::fflush(stdout);
+  return jsonRow(p, r, mepiTf, refTf, ratio, overBest);
+}
+
+void writeJson(const Options &o, const Device &dev, const char *date, const Totals &t,
+               const std::string &rows) {
+  std::ofstream json(o.jsonPath);
+  const char *revision = std::getenv("MEPI_REVISION"); // the bundle's commit (device-run.sh)
+  json << "{\n  \"device\": \"" << jsonEscape(dev.name) << "\",\n  \"date\": \"" << date
+       << "\",\n  \"command\": \"" << jsonEscape(o.command) << "\",\n  \"commit\": \""
+       << jsonEscape(revision ? revision : "unknown") << "\",\n"
+       << "  \"layout\": \""
+       << (rowMajorB ? "A MxK and B KxN, both row-major (NN, B N-major)"
+                     : "A MxK and B NxK, both K-major (TN)")
+       << "; BGRADA with A KxM row-major (M-major), BGRADB with B KxN row-major (N-major); "
+          "D row-major (mepi), column-major (cuBLASLt); bias length M; aux "
+          "column-major with padded rows\",\n"
+       << "  \"geomean_ratio\": " << t.geomean() << ",\n  \"aligned_geomean_ratio\": "
+       << t.alignedGeomean() << ",\n  \"aligned_lowest_ratio\": " << t.alignedMin
+       << ",\n  \"aligned_under_0_90\": " << t.alignedBelow90;
+  if (t.tunedCounted)
+    json << ",\n  \"heuristic_within_3pct_of_best\": " << t.heuristicWithin3
+         << ",\n  \"tuned_problems\": " << t.tunedCounted
+         << ",\n  \"heuristic_over_best_geomean\": " << t.heuristicGeomean();
+  json << ",\n  \"results\": [\n" << rows << "\n  ]\n}\n";
+}
+
+/// The dense, batched, catalog, f32 and sweep sets: a line per problem, the geometric means,
+/// and the JSON.
+void runMatmulBench(Options &o, const Device &dev, const char *date) {
+  std::vector<Problem> problems = problemsFor(o, shapesFor(o));
+  std::printf("device: %s (L2 %d MiB), %s\n", dev.name, dev.l2 >> 20, date);
   std::printf("%-16s %-5s %-13s %6s %6s %6s %10s %10s %7s %8s %8s %8s  %s\n", "shape", "dtype",
               "epilog", "m", "n", "k", "mepi TF/s", "cuBLASLt", "ratio", "plan ms", "exec us",
               "ref us", "mepi kernel");
   std::string rows;
-  double logSum = 0, alignedLogSum = 0, alignedMin = 0;
-  int counted = 0, alignedCounted = 0, alignedBelow90 = 0;
-  int tunedCounted = 0, heuristicWithin3 = 0; // --autotune: the heuristic against the best
-  double heuristicLogSum = 0;
+  Totals totals;
   for (const Problem &p : problems) {
-    std::string label = std::string(p.shape.name) + " " + p.dtype() + " " +
-                        p.epilog;
-    if (!selectedLabel(filters, label) || skip-- > 0)
+    std::string label = std::string(p.shape.name) + " " + p.dtype() + " " + p.epilog;
+    if (!selectedLabel(o.filters, label) || o.skip-- > 0)
       continue;
-    Measurement r = measure(p, lt, stream, size_t(l2), quick);
-    double flops = 2.0 * p.shape.batch * p.shape.m * p.shape.n * p.shape.k;
-    double mepiTf = r.error.empty() ? flops / (r.mepiMs * 1e-3) / 1e12 : 0;
-    double refTf = r.error.empty() ? flops / (r.refMs * 1e-3) / 1e12 : 0;
-    double ratio = refTf > 0 ? mepiTf / refTf : 0;
-    if (r.error.empty()) {
-      logSum += std::log(ratio);
-      ++counted;
-      if (p.aligned) {
-        alignedLogSum += std::log(ratio);
-        alignedMin = alignedCounted++ ? std::min(alignedMin, ratio) : ratio;
-        alignedBelow90 += ratio < 0.9;
-      }
-    }
-    double overBest = r.heuristicOverBest();
-    if (overBest > 0) {
-      ++tunedCounted;
-      heuristicWithin3 += overBest <= 1.03;
-      heuristicLogSum += std::log(overBest);
-      std::printf("    heuristic %s at %.3f of the best (%zu candidates timed):",
-                  shortConfig(r.heuristicConfig).c_str(), overBest, r.tuned.size());
-      for (const auto &[config, ms] : r.tuned)
-        std::printf(" %s=%.4f;", shortConfig(config).c_str(), ms);
-      std::printf("\n");
-    }
-    std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
-                p.shape.name, p.dtype(), p.epilog, p.shape.m, p.shape.n,
-                p.shape.k, mepiTf, refTf, ratio, r.planMs, r.executeHostUs, r.refHostUs,
-                shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
-                r.error.c_str());
-    std::fflush(stdout);
-    char row[1024];
-    std::snprintf(row, sizeof row,
-                  "    {\"name\": \"%s\", \"aligned\": %s, \"batch\": %ld, \"shared_b\": %s, \"m\": %ld, "
-                  "\"n\": %ld, \"k\": %ld, \"dtype\": \"%s\", "
-                  "\"epilog\": \"%s\", \"mepi_tflops\": %.2f, \"ref_tflops\": %.2f, "
-                  "\"ratio\": %.4f, \"mepi_ms\": %.4f, \"ref_ms\": %.4f, \"iterations\": %d, "
-                  "\"input_sets\": %d, \"mepi_plan_ms\": %.1f, \"mepi_execute_host_us\": %.2f, "
-                  "\"ref_host_us\": %.2f, \"mepi_config\": \"%s\", \"error\": \"%s\"",
-                  p.shape.name, p.aligned ? "true" : "false", p.shape.batch,
-                  p.shape.sharedB ? "true" : "false", p.shape.m,
-                  p.shape.n, p.shape.k, p.dtype(),
-                  p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
-                  r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
-                  jsonEscape(r.error).c_str());
-    std::string tuned;
-    for (const auto &[config, ms] : r.tuned)
-      tuned += (tuned.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) + "\", " +
-               std::to_string(ms) + "]";
-    if (!r.tuned.empty())
-      tuned = ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
-              "\", \"heuristic_over_best\": " + std::to_string(overBest) +
-              ", \"candidates_ms\": [" + tuned + "]";
-    rows += (rows.empty() ? "" : ",\n") + std::string(row) + tuned + "}";
+    rows += (rows.empty() ? "" : ",\n") + measureAndReport(p, dev, o.quick, totals) + "}";
   }
-  double geomean = counted ? std::exp(logSum / counted) : 0;
-  double alignedGeomean = alignedCounted ? std::exp(alignedLogSum / alignedCounted) : 0;
-  std::printf("geometric mean of mepi/cuBLASLt ratios over %d problems: %.3f\n", counted, geomean);
-  std::printf("over the %d aligned ones (the sweep: M, N, K multiples of 64; else N and K): "
-              "geometric mean %.3f, lowest %.3f, %d under 0.90\n",
-              alignedCounted, alignedGeomean, alignedMin, alignedBelow90);
-  double heuristicGeomean = tunedCounted ? std::exp(heuristicLogSum / tunedCounted) : 0;
-  if (tunedCounted)
-    std::printf("the heuristic's choice within 3%% of autotune's best on %d of %d problems; "
-                "geometric mean of its time over the best %.3f\n",
-                heuristicWithin3, tunedCounted, heuristicGeomean);
-  if (!jsonPath.empty()) {
-    std::ofstream json(jsonPath);
-    const char *revision = std::getenv("MEPI_REVISION"); // the bundle's commit (device-run.sh)
-    json << "{\n  \"device\": \"" << jsonEscape(name) << "\",\n  \"date\": \"" << date
-         << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n  \"commit\": \""
-         << jsonEscape(revision ? revision : "unknown") << "\",\n"
-         << "  \"layout\": \""
-         << (rowMajorB ? "A MxK and B KxN, both row-major (NN, B N-major)"
-                       : "A MxK and B NxK, both K-major (TN)")
-         << "; BGRADA with A KxM row-major (M-major), BGRADB with B KxN row-major (N-major); "
-            "D row-major (mepi), column-major (cuBLASLt); bias length M; aux "
-            "column-major with padded rows\",\n"
-         << "  \"geomean_ratio\": " << geomean << ",\n  \"aligned_geomean_ratio\": "
-         << alignedGeomean << ",\n  \"aligned_lowest_ratio\": " << alignedMin
-         << ",\n  \"aligned_under_0_90\": " << alignedBelow90;
-    if (tunedCounted)
-      json << ",\n  \"heuristic_within_3pct_of_best\": " << heuristicWithin3
-           << ",\n  \"tuned_problems\": " << tunedCounted
-           << ",\n  \"heuristic_over_best_geomean\": " << heuristicGeomean;
-    json << ",\n  \"results\": [\n"
-         << rows << "\n  ]\n}\n";
-  }
-  cublasLtDestroy(lt);
+  totals.print();
+  if (!o.jsonPath.empty())
+    writeJson(o, dev, date, totals, rows);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+#ifdef MEPI_HAVE_MPI
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--dist")
+      return runDistBench(argc, argv);
+#endif
+  std::optional<Options> options = parseOptions(argc, argv);
+  if (!options)
+    return 1;
+  Options &o = *options;
+  Device dev;
+  if (!openDevice(dev))
+    return 1;
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (o.grouped)
+    return runGroupedBench(dev.lt, dev.stream,
+                           {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
+  if (o.fp8)
+    return runFp8Bench(dev.lt, dev.stream,
+                       {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
+  if (o.user)
+    return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters,
+                        o.ltoirPath, argv[0], dev.name, date, o.command, o.jsonPath);
+  runMatmulBench(o, dev, date);
+  cublasLtDestroy(dev.lt);
   return 0;
 }
