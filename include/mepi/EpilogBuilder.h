@@ -138,6 +138,7 @@ public:
 private:
   struct Node;
   struct Graph;
+  struct Printer; // toUserEpilog's MLIR text
   std::unique_ptr<Graph> graph;
   EpilogValue addNode(const Node &node);
   void checkOwned(const EpilogValue &x, const char *node) const;

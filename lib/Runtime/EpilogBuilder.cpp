@@ -333,6 +333,145 @@ void EpilogBuilder::setFastMath(bool enabled) { graph->fastMath = enabled; }
 
 bool EpilogBuilder::readsC() const { return graph->c.has_value(); }
 
+/// Prints a graph as the MLIR function of toUserEpilog: its signature, one SSA value per node
+/// (%v<id>; the arguments for the accumulator, row and column; widened inputs), and the
+/// results.
+struct EpilogBuilder::Printer {
+  const Graph &g;
+  const std::vector<DType> &inputTypes;
+  std::ostringstream os;
+  std::vector<std::string> names;
+
+  const std::string &name(int32_t id) const { return names[id]; }
+
+  void signature(DType resultType) {
+    os << "func.func @mepi_builder_epilog(%acc: f32";
+    for (size_t i = 0; i < inputTypes.size(); ++i)
+      os << ", %in" << i << ": " << mlirType(inputTypes[i]);
+    os << ", %row: index, %col: index) -> (" << mlirType(resultType);
+    for (const Output &o : g.outputs)
+      os << ", " << outputResultType(o);
+    os << ") {\n";
+  }
+
+  /// An f32 value of the argument `arg` of type `type`.
+  std::string widened(const std::string &arg, DType type, size_t id) {
+    if (type == DType::Float32)
+      return arg;
+    std::string v = "%v" + std::to_string(id);
+    os << "  " << v << " = arith.extf " << arg << " : " << mlirType(type) << " to f32\n";
+    return v;
+  }
+
+  /// Node `id`'s value, printing what computes it.
+  std::string node(size_t id) {
+    const Node &n = g.nodes[id];
+    std::string v = "%v" + std::to_string(id);
+    switch (n.kind) {
+    case Node::Kind::Acc: return "%acc";
+    case Node::Kind::Row: return "%row";
+    case Node::Kind::Col: return "%col";
+    case Node::Kind::Input:
+      return widened("%in" + std::to_string(n.input), inputTypes[n.input], id);
+    case Node::Kind::C:
+      return widened("%in" + std::to_string(g.inputs.size()), inputTypes[g.inputs.size()], id);
+    case Node::Kind::Constant:
+      os << "  " << v << " = arith.constant " << f32Literal(n.value) << " : f32\n";
+      return v;
+    case Node::Kind::IndexConstant:
+      os << "  " << v << " = arith.constant " << n.indexValue << " : index\n";
+      return v;
+    case Node::Kind::Cast:
+      return cast(n, v);
+    default:
+      arithmetic(n, v);
+      return v;
+    }
+  }
+
+  /// Unary, Binary, Fma, Compare and Select nodes: one op each.
+  void arithmetic(const Node &n, const std::string &v) {
+    auto operand = [&](size_t i) -> const std::string & { return name(n.operands[i]); };
+    ValueType operandType = g.nodes[n.operands[0]].type;
+    os << "  " << v << " = ";
+    switch (n.kind) {
+    case Node::Kind::Unary: {
+      auto op = static_cast<UnaryOp>(n.op);
+      bool approximable = op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Tanh ||
+                          op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt;
+      os << unaryName(op) << " " << operand(0) << (n.fast && approximable ? " fastmath<afn>" : "")
+         << " : f32\n";
+      break;
+    }
+    case Node::Kind::Binary: {
+      auto op = static_cast<BinaryOp>(n.op);
+      bool approximable = op == BinaryOp::Div || op == BinaryOp::Pow;
+      os << binaryName(op, operandType) << " " << operand(0) << ", " << operand(1)
+         << (n.fast && approximable ? " fastmath<afn>" : "") << " : " << mlirType(operandType)
+         << "\n";
+      break;
+    }
+    case Node::Kind::Fma:
+      os << "math.fma " << operand(0) << ", " << operand(1) << ", " << operand(2) << " : f32\n";
+      break;
+    case Node::Kind::Compare:
+      os << (operandType == ValueType::F32 ? "arith.cmpf " : "arith.cmpi ")
+         << predicateName(static_cast<Predicate>(n.op), operandType) << ", " << operand(0)
+         << ", " << operand(1) << " : " << mlirType(operandType) << "\n";
+      break;
+    default: // Select
+      os << "arith.select " << operand(0) << ", " << operand(1) << ", " << operand(2) << " : "
+         << mlirType(n.type) << "\n";
+      break;
+    }
+  }
+
+  /// A Cast node: an index or a bool to f32, or f32 rounded to `dtype` (and back to f32).
+  std::string cast(const Node &n, std::string v) {
+    auto dtype = static_cast<DType>(n.op);
+    ValueType from = g.nodes[n.operands[0]].type;
+    const std::string &x = name(n.operands[0]);
+    if (from == ValueType::Index) {
+      os << "  " << v << "i = arith.index_cast " << x << " : index to i64\n"
+         << "  " << v << " = arith.sitofp " << v << "i : i64 to f32\n";
+    } else if (from == ValueType::Bool) {
+      os << "  " << v << " = arith.uitofp " << x << " : i1 to f32\n";
+    } else if (dtype == DType::Float32) {
+      v = x;
+    } else {
+      os << "  " << v << "t = arith.truncf " << x << " : f32 to " << mlirType(dtype) << "\n  "
+         << v << " = arith.extf " << v << "t : " << mlirType(dtype) << " to f32\n";
+    }
+    return v;
+  }
+
+  /// D rounded to its type, then the outputs in declared order.
+  void results(DType resultType) {
+    auto rounded = [&](int32_t id, DType type, const std::string &label) {
+      if (type == DType::Float32)
+        return name(id);
+      std::string r = "%" + label;
+      os << "  " << r << " = arith.truncf " << name(id) << " : f32 to " << mlirType(type)
+         << "\n";
+      return r;
+    };
+    std::vector<std::string> values = {rounded(*g.stored, resultType, "d")};
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const Output &o = g.outputs[i];
+      values.push_back(o.declared.kind == UserEpilogOutput::Kind::Matrix
+                           ? rounded(o.value, o.declared.dtype, "out" + std::to_string(i))
+                           : name(o.value));
+    }
+    os << "  return";
+    for (size_t i = 0; i < values.size(); ++i)
+      os << (i ? ", " : " ") << values[i];
+    os << " : " << mlirType(resultType);
+    for (const Output &o : g.outputs)
+      os << ", " << outputResultType(o);
+    os << "\n}\n";
+  }
+};
+
 UserEpilog EpilogBuilder::toUserEpilog(DType resultType,
                                        const std::vector<DType> &inputTypes) const {
   const Graph &g = *graph;
@@ -346,124 +485,14 @@ UserEpilog EpilogBuilder::toUserEpilog(DType resultType,
   for (DType t : inputTypes)
     if (t == DType::UInt8)
       fail("inputs are numbers: expected dtype f16, bf16 or f32, got u8");
-
-  std::ostringstream os;
-  os << "func.func @mepi_builder_epilog(%acc: f32";
-  for (size_t i = 0; i < numInputs; ++i)
-    os << ", %in" << i << ": " << mlirType(inputTypes[i]);
-  os << ", %row: index, %col: index) -> (" << mlirType(resultType);
-  for (const Output &o : g.outputs)
-    os << ", " << outputResultType(o);
-  os << ") {\n";
-
-  std::vector<std::string> names(g.nodes.size());
-  auto name = [&](int32_t id) -> const std::string & { return names[id]; };
-  // An f32 value of the argument `arg` of type `type`.
-  auto widened = [&](const std::string &arg, DType type, size_t id) {
-    if (type == DType::Float32)
-      return arg;
-    std::string v = "%v" + std::to_string(id);
-    os << "  " << v << " = arith.extf " << arg << " : " << mlirType(type) << " to f32\n";
-    return v;
-  };
-  for (size_t id = 0; id < g.nodes.size(); ++id) {
-    const Node &n = g.nodes[id];
-    std::string v = "%v" + std::to_string(id);
-    const char *ty = mlirType(n.type);
-    auto operand = [&](size_t i) -> const std::string & { return name(n.operands[i]); };
-    switch (n.kind) {
-    case Node::Kind::Acc: v = "%acc"; break;
-    case Node::Kind::Row: v = "%row"; break;
-    case Node::Kind::Col: v = "%col"; break;
-    case Node::Kind::Input:
-      v = widened("%in" + std::to_string(n.input), inputTypes[n.input], id);
-      break;
-    case Node::Kind::C:
-      v = widened("%in" + std::to_string(g.inputs.size()), inputTypes[g.inputs.size()], id);
-      break;
-    case Node::Kind::Constant:
-      os << "  " << v << " = arith.constant " << f32Literal(n.value) << " : f32\n";
-      break;
-    case Node::Kind::IndexConstant:
-      os << "  " << v << " = arith.constant " << n.indexValue << " : index\n";
-      break;
-    case Node::Kind::Unary: {
-      auto op = static_cast<UnaryOp>(n.op);
-      bool approximable = op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Tanh ||
-                          op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt;
-      os << "  " << v << " = " << unaryName(op) << " " << operand(0)
-         << (n.fast && approximable ? " fastmath<afn>" : "") << " : f32\n";
-      break;
-    }
-    case Node::Kind::Binary: {
-      ValueType operandType = g.nodes[n.operands[0]].type;
-      auto op = static_cast<BinaryOp>(n.op);
-      bool approximable = op == BinaryOp::Div || op == BinaryOp::Pow;
-      os << "  " << v << " = " << binaryName(op, operandType) << " " << operand(0) << ", "
-         << operand(1) << (n.fast && approximable ? " fastmath<afn>" : "") << " : "
-         << mlirType(operandType) << "\n";
-      break;
-    }
-    case Node::Kind::Fma:
-      os << "  " << v << " = math.fma " << operand(0) << ", " << operand(1) << ", "
-         << operand(2) << " : f32\n";
-      break;
-    case Node::Kind::Compare: {
-      ValueType operandType = g.nodes[n.operands[0]].type;
-      os << "  " << v << " = " << (operandType == ValueType::F32 ? "arith.cmpf " : "arith.cmpi ")
-         << predicateName(static_cast<Predicate>(n.op), operandType) << ", " << operand(0)
-         << ", " << operand(1) << " : " << mlirType(operandType) << "\n";
-      break;
-    }
-    case Node::Kind::Select:
-      os << "  " << v << " = arith.select " << operand(0) << ", " << operand(1) << ", "
-         << operand(2) << " : " << ty << "\n";
-      break;
-    case Node::Kind::Cast: {
-      auto dtype = static_cast<DType>(n.op);
-      ValueType from = g.nodes[n.operands[0]].type;
-      if (from == ValueType::Index) {
-        os << "  " << v << "i = arith.index_cast " << operand(0) << " : index to i64\n"
-           << "  " << v << " = arith.sitofp " << v << "i : i64 to f32\n";
-      } else if (from == ValueType::Bool) {
-        os << "  " << v << " = arith.uitofp " << operand(0) << " : i1 to f32\n";
-      } else if (dtype == DType::Float32) {
-        v = operand(0);
-      } else {
-        os << "  " << v << "t = arith.truncf " << operand(0) << " : f32 to " << mlirType(dtype)
-           << "\n  " << v << " = arith.extf " << v << "t : " << mlirType(dtype) << " to f32\n";
-      }
-      break;
-    }
-    }
-    names[id] = v;
-  }
-
-  // Results: D rounded to its type, then the outputs in declared order.
-  auto rounded = [&](int32_t id, DType type, const std::string &label) {
-    if (type == DType::Float32)
-      return name(id);
-    std::string r = "%" + label;
-    os << "  " << r << " = arith.truncf " << name(id) << " : f32 to " << mlirType(type) << "\n";
-    return r;
-  };
-  std::vector<std::string> results = {rounded(*g.stored, resultType, "d")};
-  for (size_t i = 0; i < g.outputs.size(); ++i) {
-    const Output &o = g.outputs[i];
-    results.push_back(o.declared.kind == UserEpilogOutput::Kind::Matrix
-                          ? rounded(o.value, o.declared.dtype, "out" + std::to_string(i))
-                          : name(o.value));
-  }
-  os << "  return";
-  for (size_t i = 0; i < results.size(); ++i)
-    os << (i ? ", " : " ") << results[i];
-  os << " : " << mlirType(resultType);
-  for (const Output &o : g.outputs)
-    os << ", " << outputResultType(o);
-  os << "\n}\n";
+  Printer printer{g, inputTypes, {}, std::vector<std::string>(g.nodes.size())};
+  printer.signature(resultType);
+  for (size_t id = 0; id < g.nodes.size(); ++id)
+    printer.names[id] = printer.node(id);
+  printer.results(resultType);
 
   UserEpilog epilog;
-  epilog.mlir = os.str();
+  epilog.mlir = printer.os.str();
   epilog.function = "mepi_builder_epilog";
   for (const Output &o : g.outputs)
     epilog.outputs.push_back(o.declared);
