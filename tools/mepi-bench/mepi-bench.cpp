@@ -133,131 +133,164 @@ mepi::Epilog mepiEpilog(const std::string &name) {
   return mepi::Epilog::Default;
 }
 
+/// What a problem's epilog reads and writes beside A, B and D, and the layouts both libraries
+/// take it in.
+struct EpilogShape {
+  bool backward, hasBias, reluAux, geluAux;
+  // cuBLASLt takes BGRADA only with A M-major (transa = N: mepi's A [K, M] with transpose_a),
+  // BGRADB only with B N-major (transb = T: B [K, N] row-major).
+  bool mMajorA, nMajorB;
+  // The aux layouts both libraries take (column-major, padded rows).
+  int64_t maskPitch; // bytes per column of the ReLU mask
+  int64_t geluPitch; // elements per column of gelu_aux
+  explicit EpilogShape(const Problem &p) {
+    std::string epilog = p.epilog;
+    backward = epilog.find("BGRAD") != std::string::npos;
+    hasBias = epilog.find("BIAS") != std::string::npos; // the input of the forward epilogs
+    reluAux = epilog.find("RELU_AUX") != std::string::npos || epilog == "DRELU_BGRAD";
+    geluAux = epilog.find("GELU_AUX") != std::string::npos || epilog == "DGELU_BGRAD";
+    mMajorA = epilog == "BGRADA";
+    nMajorB = rowMajorB || epilog == "BGRADB";
+    maskPitch = ((p.shape.m + 7) / 8 + 15) / 16 * 16;
+    geluPitch = (p.shape.m + 7) / 8 * 8;
+  }
+};
+
+/// The device buffers of one problem: `rotation` sets of A and B, the bias, the aux buffer
+/// (written by the forward epilogs, read with random contents by the backward ones; a random
+/// 16-bit pattern is also a random mask), cuBLASLt's bias gradient and D.
+struct ProblemBuffers {
+  std::vector<CUdeviceptr> as, bs;
+  CUdeviceptr bias = 0, aux = 0, refGrad = 0, refD = 0;
+  ProblemBuffers(const Problem &p, const EpilogShape &ep, int rotation) {
+    const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k, batch = p.shape.batch;
+    const int64_t bCount = p.shape.sharedB ? 1 : batch; // B's elements
+    for (int i = 0; i < rotation; ++i) {
+      as.push_back(randomBufferOf(size_t(batch * m * k), p.f32, p.bf16, 2 * i + 1));
+      bs.push_back(randomBufferOf(size_t(bCount * n * k), p.f32, p.bf16, 2 * i + 2));
+    }
+    bias = ep.hasBias ? randomBufferOf(size_t(m), p.f32, p.bf16, 99) : 0;
+    size_t auxBytes = ep.reluAux   ? size_t(ep.maskPitch * n)
+                      : ep.geluAux ? size_t(ep.geluPitch * n) * 2
+                                   : 0;
+    aux = auxBytes ? randomBuffer((auxBytes + 1) / 2, p.bf16, 98) : 0;
+    refGrad = ep.backward ? randomBuffer(size_t(std::max(m, n)), p.bf16, 97) : 0;
+    cu(driver->cuMemAlloc(&refD, size_t(batch * m * n) * (p.f32 ? 4 : 2)), "cuMemAlloc(ref d)");
+  }
+  ~ProblemBuffers() {
+    for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
+    for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
+    for (CUdeviceptr ptr : {bias, aux, refGrad, refD})
+      if (ptr)
+        driver->cuMemFree(ptr);
+  }
+  ProblemBuffers(const ProblemBuffers &) = delete;
+  ProblemBuffers &operator=(const ProblemBuffers &) = delete;
+};
+
+/// mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves);
+/// fills the configuration, the plan time and (--autotune) the candidates' times into `r`.
+std::vector<mepi::Matmul> planMepi(const Problem &p, const EpilogShape &ep,
+                                   const ProblemBuffers &buf, CUstream stream, Measurement &r) {
+  const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k, batch = p.shape.batch;
+  const int64_t bCount = p.shape.sharedB ? 1 : batch;
+  mepi::DType dtype = p.f32 ? mepi::DType::Float32 : p.bf16 ? mepi::DType::BFloat16
+                                                            : mepi::DType::Float16;
+  auto tensor = [&](CUdeviceptr ptr, std::vector<int64_t> shape) {
+    mepi::Tensor t;
+    t.data = reinterpret_cast<void *>(ptr);
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    return t;
+  };
+  // Batched: A [batch, ., .], B [batch, ., .] or one B for all (2-D, numpy broadcasting).
+  auto operand = [&](CUdeviceptr ptr, int64_t count, int64_t rows, int64_t cols) {
+    return batch == 1 || count == 1 ? tensor(ptr, {rows, cols}) : tensor(ptr, {count, rows, cols});
+  };
+  std::vector<mepi::Matmul> mms;
+  for (int i = 0; i < r.rotation; ++i) {
+    mepi::Options options;
+    options.kernelConfig = forcedConfig;
+    options.allowTF32 = p.tf32;
+    mms.emplace_back(ep.mMajorA ? operand(buf.as[i], batch, k, m) : operand(buf.as[i], batch, m, k),
+                     ep.nMajorB ? operand(buf.bs[i], bCount, k, n)
+                                : operand(buf.bs[i], bCount, n, k),
+                     std::nullopt, 1.0f, std::nullopt, mepi::Qualifiers{ep.mMajorA, !ep.nMajorB},
+                     options);
+    auto t0 = std::chrono::steady_clock::now();
+    mepi::EpilogInputs inputs;
+    if (ep.hasBias && !ep.backward)
+      inputs.bias = tensor(buf.bias, {m});
+    if (ep.backward && buf.aux) {
+      mepi::Tensor t = tensor(buf.aux, {ep.reluAux ? ep.maskPitch : ep.geluPitch, n});
+      t.strides = {1, t.shape[0]};
+      if (ep.reluAux)
+        t.dtype = mepi::DType::UInt8;
+      (ep.reluAux ? inputs.reluAux : inputs.geluAux) = t;
+    }
+    mms.back().plan(mepiEpilog(p.epilog), inputs);
+    // --autotune: the first input set times the candidates; the others plan its choice.
+    if (autotune && i == 0) {
+      r.heuristicConfig = mms.back().kernelConfiguration();
+      r.tuned = mms.back().autotune(5, /*prune=*/-1, stream); // every candidate: the model's data
+    }
+    r.config = mms.back().kernelConfiguration();
+    if (i == 0)
+      r.planMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return mms;
+}
+
+/// cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N) or,
+/// row-major K x N, as N x K col-major (T); at least as many launches as mepi's. Fills the
+/// time and the host time per launch into `r`.
+void measureCublasLt(const Problem &p, const EpilogShape &ep, const ProblemBuffers &buf,
+                     cublasLtHandle_t lt, CUstream stream, Measurement &r) {
+  LtMatmulSpec spec{p.shape.m, p.shape.n, p.shape.k, p.bf16, ep.mMajorA, ep.nMajorB,
+                    cublasEpilog(p.epilog)};
+  spec.batch = p.shape.batch;
+  spec.f32 = p.f32;
+  spec.tf32 = p.tf32;
+  spec.sharedB = p.shape.sharedB;
+  if (ep.hasBias || ep.backward) // the bias (forward) or the bias gradient it writes (backward)
+    spec.bias = ep.backward ? buf.refGrad : buf.bias;
+  spec.aux = buf.aux;
+  spec.auxLd = ep.reluAux ? ep.maskPitch * 8 : ep.geluPitch;
+  LtMatmul ref(lt, spec);
+  auto refLaunch = [&](int i) {
+    ref.launch(buf.as[i % r.rotation], buf.bs[i % r.rotation], buf.refD, stream);
+  };
+  for (int i = 0; i < r.rotation; ++i)
+    refLaunch(i);
+  int refIterations = std::max(r.iterations, 20);
+  double refHostUs = 0;
+  r.refMs = medianMs(stream, refIterations, [&](int i) {
+    auto h0 = std::chrono::steady_clock::now();
+    refLaunch(i);
+    refHostUs +=
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count();
+  });
+  r.refHostUs = refHostUs / refIterations;
+}
+
 Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size_t l2Bytes,
                     bool quick) {
   Measurement r;
-  const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k, batch = p.shape.batch;
-  const int64_t bCount = p.shape.sharedB ? 1 : batch; // B's elements
-  std::string epilog = p.epilog;
-  bool backward = epilog.find("BGRAD") != std::string::npos;
-  bool hasBias = epilog.find("BIAS") != std::string::npos; // the input of the forward epilogs
-  bool reluAux = epilog.find("RELU_AUX") != std::string::npos || epilog == "DRELU_BGRAD";
-  bool geluAux = epilog.find("GELU_AUX") != std::string::npos || epilog == "DGELU_BGRAD";
-  // cuBLASLt takes BGRADA only with A M-major (transa = N: mepi's A [K, M] with transpose_a),
-  // BGRADB only with B N-major (transb = T: B [K, N] row-major).
-  bool mMajorA = epilog == "BGRADA";
-  bool nMajorB = rowMajorB || epilog == "BGRADB";
-  // The aux layouts both libraries take (column-major, padded rows).
-  int64_t maskPitch = ((m + 7) / 8 + 15) / 16 * 16; // bytes per column of the ReLU mask
-  int64_t geluPitch = (m + 7) / 8 * 8;               // elements per column of gelu_aux
-  const size_t bytes = p.f32 ? 4 : 2; // of an element of A, B, D and the bias
-  size_t inputBytes = bytes * size_t(batch * m * k + bCount * n * k);
+  EpilogShape ep(p);
+  const int64_t bCount = p.shape.sharedB ? 1 : p.shape.batch;
+  size_t inputBytes = (p.f32 ? 4 : 2) * size_t(p.shape.batch * p.shape.m * p.shape.k +
+                                               bCount * p.shape.n * p.shape.k);
   // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
   r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
-  std::vector<CUdeviceptr> as, bs;
-  for (int i = 0; i < r.rotation; ++i) {
-    as.push_back(randomBufferOf(size_t(batch * m * k), p.f32, p.bf16, 2 * i + 1));
-    bs.push_back(randomBufferOf(size_t(bCount * n * k), p.f32, p.bf16, 2 * i + 2));
-  }
-  CUdeviceptr bias = hasBias ? randomBufferOf(size_t(m), p.f32, p.bf16, 99) : 0;
-  // Aux buffers: written by the forward epilogs, read (random contents) by the backward ones.
-  // A random 16-bit pattern is also a random mask.
-  size_t auxBytes = reluAux ? size_t(maskPitch * n) : geluAux ? size_t(geluPitch * n) * 2 : 0;
-  CUdeviceptr aux = auxBytes ? randomBuffer((auxBytes + 1) / 2, p.bf16, 98) : 0;
-  // cuBLASLt's bias gradient output (mepi allocates its own).
-  CUdeviceptr refGrad = backward ? randomBuffer(size_t(std::max(m, n)), p.bf16, 97) : 0;
-  CUdeviceptr refD;
-  cu(driver->cuMemAlloc(&refD, size_t(batch * m * n) * bytes), "cuMemAlloc(ref d)");
-
-  auto release = [&] {
-    for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
-    for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
-    if (bias) driver->cuMemFree(bias);
-    if (aux) driver->cuMemFree(aux);
-    if (refGrad) driver->cuMemFree(refGrad);
-    driver->cuMemFree(refD);
-  };
+  ProblemBuffers buf(p, ep, r.rotation);
   try {
-    // mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves).
-    mepi::DType dtype = p.f32    ? mepi::DType::Float32
-                        : p.bf16 ? mepi::DType::BFloat16
-                                 : mepi::DType::Float16;
-    auto tensor = [&](CUdeviceptr ptr, std::vector<int64_t> shape) {
-      mepi::Tensor t;
-      t.data = reinterpret_cast<void *>(ptr);
-      t.dtype = dtype;
-      t.shape = std::move(shape);
-      return t;
-    };
-    // Batched: A [batch, ., .], B [batch, ., .] or one B for all (2-D, numpy broadcasting).
-    auto operand = [&](CUdeviceptr ptr, int64_t count, int64_t rows, int64_t cols) {
-      if (batch == 1 || count == 1)
-        return tensor(ptr, {rows, cols});
-      return tensor(ptr, {count, rows, cols});
-    };
-    std::vector<mepi::Matmul> mms;
-    for (int i = 0; i < r.rotation; ++i) {
-      mepi::Options options;
-      options.kernelConfig = forcedConfig;
-      options.allowTF32 = p.tf32;
-      mms.emplace_back(mMajorA ? operand(as[i], batch, k, m) : operand(as[i], batch, m, k),
-                       nMajorB ? operand(bs[i], bCount, k, n) : operand(bs[i], bCount, n, k),
-                       std::nullopt,
-                       1.0f, std::nullopt, mepi::Qualifiers{mMajorA, !nMajorB}, options);
-      auto t0 = std::chrono::steady_clock::now();
-      mepi::EpilogInputs inputs;
-      if (hasBias && !backward)
-        inputs.bias = tensor(bias, {m});
-      if (backward && aux) {
-        mepi::Tensor t = tensor(aux, {reluAux ? maskPitch : geluPitch, n});
-        t.strides = {1, t.shape[0]};
-        if (reluAux)
-          t.dtype = mepi::DType::UInt8;
-        (reluAux ? inputs.reluAux : inputs.geluAux) = t;
-      }
-      mms.back().plan(mepiEpilog(p.epilog), inputs);
-      // --autotune: the first input set times the candidates; the others plan its choice.
-      if (autotune && i == 0) {
-        r.heuristicConfig = mms.back().kernelConfiguration();
-        r.tuned = mms.back().autotune(5, /*prune=*/-1, stream); // every candidate: the model's data
-      }
-      r.config = mms.back().kernelConfiguration();
-      if (i == 0)
-        r.planMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                       .count();
-    }
+    std::vector<mepi::Matmul> mms = planMepi(p, ep, buf, stream, r);
     r.mepiMs = mepiMs(mms, stream, quick, &r.executeHostUs, &r.iterations);
-
-    // cuBLASLt: D (column-major M x N) = op(A) op(B), A as K x M col-major (T), B as K x N (N)
-    // or, row-major K x N, as N x K col-major (T).
-    LtMatmulSpec spec{m, n, k, p.bf16, mMajorA, nMajorB, cublasEpilog(p.epilog)};
-    spec.batch = batch;
-    spec.f32 = p.f32;
-    spec.tf32 = p.tf32;
-    spec.sharedB = p.shape.sharedB;
-    if (hasBias || backward) // the bias (forward) or the bias gradient it writes (backward)
-      spec.bias = backward ? refGrad : bias;
-    spec.aux = aux;
-    spec.auxLd = reluAux ? maskPitch * 8 : geluPitch;
-    LtMatmul ref(lt, spec);
-    auto refLaunch = [&](int i) {
-      ref.launch(as[i % r.rotation], bs[i % r.rotation], refD, stream);
-    };
-    for (int i = 0; i < r.rotation; ++i)
-      refLaunch(i);
-    int refIterations = std::max(r.iterations, 20);
-    double refHostUs = 0;
-    r.refMs = medianMs(stream, refIterations, [&](int i) {
-      auto h0 = std::chrono::steady_clock::now();
-      refLaunch(i);
-      refHostUs += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0)
-                       .count();
-    });
-    r.refHostUs = refHostUs / refIterations;
+    measureCublasLt(p, ep, buf, lt, stream, r);
   } catch (const mepi::Error &e) {
     r.error = e.what();
   }
-  release();
   return r;
 }
 
