@@ -112,10 +112,10 @@ std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &pro
   return split;
 }
 
-std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
-  int64_t width = 3 * plan.paddedK;
-  std::string dst = "memref<" + std::to_string(plan.batch) + "x" + std::to_string(plan.rows) +
-                    "x" + std::to_string(width) + "xf32>";
+namespace {
+/// The split kernel's first loop: the block's 32 x 32 piece of the source (rows x k, zero
+/// outside it) into the shared tile.
+void writeSplitLoads(std::ostringstream &os, const SplitPlan &plan) {
   // Loads walk the source's contiguous dimension with threadIdx.x (k unless the rows are
   // contiguous); stores walk k. The 32 x 33 tile, indexed [row][k], takes both without bank
   // conflicts.
@@ -126,9 +126,54 @@ std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
   const char *loadRow = loadAlongK ? "%i" : "%tx";
   const char *loadK = loadAlongK ? "%tx" : "%i";
   const char *sourceIndex = plan.kLast ? "[%bz, %r, %k]" : "[%bz, %k, %r]";
+  os << "      scf.for %j = %c0 to %c32 step %c8 {\n"
+     << "        %i = arith.addi %ty, %j : index\n"
+     << "        %r = arith.addi %r0, " << loadRow << " : index\n"
+     << "        %k = arith.addi %k0, " << loadK << " : index\n"
+     << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
+     << "        %kIn = arith.cmpi ult, %k, %kSize : index\n"
+     << "        %in = arith.andi %rIn, %kIn : i1\n"
+     << "        %v = scf.if %in -> (f32) {\n"
+     << "          %x = memref.load %src" << sourceIndex << " : " << sourceType(plan) << "\n"
+     << "          scf.yield %x : f32\n"
+     << "        } else {\n"
+     << "          scf.yield %zero : f32\n"
+     << "        }\n"
+     << "        memref.store %v, %tile[" << loadRow << ", " << loadK
+     << "] : memref<32x33xf32, #gpu.address_space<workgroup>>\n"
+     << "      }\n";
+}
+
+/// The second loop: each element of the tile split into its TF32 parts, stored at k, k + K
+/// and k + 2K of the destination row (the low part where plan.loPart says).
+void writeSplitStores(std::ostringstream &os, const SplitPlan &plan, const std::string &dst) {
   const char *parts[3];
   for (int p = 0; p < 3; ++p)
     parts[p] = p == plan.loPart ? "%lo" : "%hi";
+  os << "      gpu.barrier\n"
+     << "      scf.for %j = %c0 to %c32 step %c8 {\n"
+     << "        %i = arith.addi %ty, %j : index\n"
+     << "        %r = arith.addi %r0, %i : index\n"
+     << "        %k = arith.addi %k0, %tx : index\n"
+     << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
+     << "        scf.if %rIn {\n"
+     << "          %v = memref.load %tile[%i, %tx] : memref<32x33xf32, "
+        "#gpu.address_space<workgroup>>"
+     << kSplitValue << "\n"
+     << "          %k1 = arith.addi %k, %kPadded : index\n"
+     << "          %k2 = arith.addi %k, %kPadded2 : index\n"
+     << "          memref.store " << parts[0] << ", %dst[%bz, %r, %k] : " << dst << "\n"
+     << "          memref.store " << parts[1] << ", %dst[%bz, %r, %k1] : " << dst << "\n"
+     << "          memref.store " << parts[2] << ", %dst[%bz, %r, %k2] : " << dst << "\n"
+     << "        }\n"
+     << "      }\n";
+}
+} // namespace
+
+std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
+  int64_t width = 3 * plan.paddedK;
+  std::string dst = "memref<" + std::to_string(plan.batch) + "x" + std::to_string(plan.rows) +
+                    "x" + std::to_string(width) + "xf32>";
   std::ostringstream os;
   os << "module attributes {gpu.container_module} {\n"
      << "  gpu.module @mepi_split {\n"
@@ -153,41 +198,10 @@ std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
      << "      %by = gpu.block_id y\n"
      << "      %bz = gpu.block_id z\n"
      << "      %k0 = arith.muli %bx, %c32 : index\n"
-     << "      %r0 = arith.muli %by, %c32 : index\n"
-     << "      scf.for %j = %c0 to %c32 step %c8 {\n"
-     << "        %i = arith.addi %ty, %j : index\n"
-     << "        %r = arith.addi %r0, " << loadRow << " : index\n"
-     << "        %k = arith.addi %k0, " << loadK << " : index\n"
-     << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
-     << "        %kIn = arith.cmpi ult, %k, %kSize : index\n"
-     << "        %in = arith.andi %rIn, %kIn : i1\n"
-     << "        %v = scf.if %in -> (f32) {\n"
-     << "          %x = memref.load %src" << sourceIndex << " : " << sourceType(plan) << "\n"
-     << "          scf.yield %x : f32\n"
-     << "        } else {\n"
-     << "          scf.yield %zero : f32\n"
-     << "        }\n"
-     << "        memref.store %v, %tile[" << loadRow << ", " << loadK
-     << "] : memref<32x33xf32, #gpu.address_space<workgroup>>\n"
-     << "      }\n"
-     << "      gpu.barrier\n"
-     << "      scf.for %j = %c0 to %c32 step %c8 {\n"
-     << "        %i = arith.addi %ty, %j : index\n"
-     << "        %r = arith.addi %r0, %i : index\n"
-     << "        %k = arith.addi %k0, %tx : index\n"
-     << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
-     << "        scf.if %rIn {\n"
-     << "          %v = memref.load %tile[%i, %tx] : memref<32x33xf32, "
-        "#gpu.address_space<workgroup>>"
-     << kSplitValue << "\n"
-     << "          %k1 = arith.addi %k, %kPadded : index\n"
-     << "          %k2 = arith.addi %k, %kPadded2 : index\n"
-     << "          memref.store " << parts[0] << ", %dst[%bz, %r, %k] : " << dst << "\n"
-     << "          memref.store " << parts[1] << ", %dst[%bz, %r, %k1] : " << dst << "\n"
-     << "          memref.store " << parts[2] << ", %dst[%bz, %r, %k2] : " << dst << "\n"
-     << "        }\n"
-     << "      }\n"
-     << "      gpu.return\n"
+     << "      %r0 = arith.muli %by, %c32 : index\n";
+  writeSplitLoads(os, plan);
+  writeSplitStores(os, plan, dst);
+  os << "      gpu.return\n"
      << "    }\n"
      << "  }\n"
      << "}\n";
