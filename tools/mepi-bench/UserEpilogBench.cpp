@@ -53,6 +53,82 @@ mepi::EpilogBuilder biasGeluBuilder() {
 }
 } // namespace
 
+namespace {
+/// The bf16 buffers of one problem: `rotation` sets of A [M, K] and B [N, K], the bias and the
+/// reference's D.
+struct UserBuffers {
+  int rotation;
+  std::vector<CUdeviceptr> as, bs;
+  CUdeviceptr bias = 0, refD = 0;
+  UserBuffers(const Shape &shape, int rotation) : rotation(rotation) {
+    for (int i = 0; i < rotation; ++i) {
+      as.push_back(randomBuffer(size_t(shape.m * shape.k), true, 2 * i + 1));
+      bs.push_back(randomBuffer(size_t(shape.n * shape.k), true, 2 * i + 2));
+    }
+    bias = randomBuffer(size_t(shape.m), true, 99);
+    cu(driver->cuMemAlloc(&refD, size_t(shape.m * shape.n) * 2), "cuMemAlloc(ref d)");
+  }
+  ~UserBuffers() {
+    for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
+    for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
+    driver->cuMemFree(bias);
+    driver->cuMemFree(refD);
+  }
+  UserBuffers(const UserBuffers &) = delete;
+  UserBuffers &operator=(const UserBuffers &) = delete;
+};
+
+mepi::Tensor bf16Tensor(CUdeviceptr ptr, std::vector<int64_t> shape) {
+  mepi::Tensor t;
+  t.data = reinterpret_cast<void *>(ptr);
+  t.dtype = mepi::DType::BFloat16;
+  t.shape = std::move(shape);
+  return t;
+}
+
+/// One planned Matmul per input set of each variant (the kernel compiles once per variant):
+/// the built-in GELU_BIAS, the MLIR text, the builder and (with `ltoir`) the external
+/// function. `config` takes the last one's configuration.
+std::vector<std::vector<mepi::Matmul>> planVariants(const Shape &shape, const UserBuffers &buf,
+                                                    const std::vector<char> &ltoir,
+                                                    const std::string &forcedConfig,
+                                                    std::string &config) {
+  auto planned = [&](auto plan) {
+    std::vector<mepi::Matmul> mms;
+    for (int i = 0; i < buf.rotation; ++i) {
+      mepi::Options options;
+      options.kernelConfig = forcedConfig; // --config, for every variant
+      mms.emplace_back(bf16Tensor(buf.as[i], {shape.m, shape.k}),
+                       bf16Tensor(buf.bs[i], {shape.n, shape.k}), std::nullopt, 1.0f,
+                       std::nullopt, mepi::Qualifiers{false, true}, options);
+      plan(mms.back());
+    }
+    config = mms.back().kernelConfiguration();
+    return mms;
+  };
+  mepi::Tensor biasT = bf16Tensor(buf.bias, {shape.m});
+  mepi::EpilogBuilder builder = biasGeluBuilder();
+  std::vector<std::vector<mepi::Matmul>> variants;
+  variants.push_back(planned([&](mepi::Matmul &mm) {
+    mepi::EpilogInputs inputs;
+    inputs.bias = biasT;
+    mm.plan(mepi::Epilog::GeluBias, inputs);
+  }));
+  variants.push_back(planned([&](mepi::Matmul &mm) {
+    mm.plan(mepi::UserEpilog{kBiasGelu, "bias_gelu"}, {{biasT, mepi::InputKind::Row}});
+  }));
+  variants.push_back(planned([&](mepi::Matmul &mm) { mm.plan(builder, {{"bias", biasT}}); }));
+  if (!ltoir.empty())
+    variants.push_back(planned([&](mepi::Matmul &mm) {
+      mm.plan(mepi::UserEpilog{kExternal,
+                               "bias_gelu",
+                               {{mepi::DeviceCode::Kind::LTOIR, "user_gelu.ltoir", ltoir}}},
+              {{biasT, mepi::InputKind::Row}});
+    }));
+  return variants;
+}
+} // namespace
+
 UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t lt,
                                           CUstream stream, size_t l2Bytes, bool quick,
                                           CUfunction elementwise,
@@ -63,68 +139,24 @@ UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t l
   size_t inputBytes = 2 * size_t(m * k + n * k);
   int rotation =
       inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
-  std::vector<CUdeviceptr> as, bs;
-  for (int i = 0; i < rotation; ++i) {
-    as.push_back(randomBuffer(size_t(m * k), true, 2 * i + 1));
-    bs.push_back(randomBuffer(size_t(n * k), true, 2 * i + 2));
-  }
-  CUdeviceptr bias = randomBuffer(size_t(m), true, 99), refD;
-  cu(driver->cuMemAlloc(&refD, size_t(m * n) * 2), "cuMemAlloc(ref d)");
+  UserBuffers buf(shape, rotation);
+  const std::vector<CUdeviceptr> &as = buf.as, &bs = buf.bs;
   try {
-    auto tensor = [](CUdeviceptr ptr, std::vector<int64_t> shape) {
-      mepi::Tensor t;
-      t.data = reinterpret_cast<void *>(ptr);
-      t.dtype = mepi::DType::BFloat16;
-      t.shape = std::move(shape);
-      return t;
-    };
-    // One planned Matmul per input set and variant; the kernel compiles once per variant.
-    auto planned = [&](auto plan) {
-      std::vector<mepi::Matmul> mms;
-      for (int i = 0; i < rotation; ++i) {
-        mepi::Options options;
-        options.kernelConfig = forcedConfig; // --config, for every variant
-        mms.emplace_back(tensor(as[i], {m, k}), tensor(bs[i], {n, k}), std::nullopt, 1.0f,
-                         std::nullopt, mepi::Qualifiers{false, true}, options);
-        plan(mms.back());
-      }
-      r.config = mms.back().kernelConfiguration();
-      return mms;
-    };
-    mepi::Tensor biasT = tensor(bias, {m});
-    mepi::EpilogBuilder builder = biasGeluBuilder();
-    std::vector<std::vector<mepi::Matmul>> variants;
-    variants.push_back(planned([&](mepi::Matmul &mm) {
-      mepi::EpilogInputs inputs;
-      inputs.bias = biasT;
-      mm.plan(mepi::Epilog::GeluBias, inputs);
-    }));
-    variants.push_back(planned([&](mepi::Matmul &mm) {
-      mm.plan(mepi::UserEpilog{kBiasGelu, "bias_gelu"}, {{biasT, mepi::InputKind::Row}});
-    }));
-    variants.push_back(
-        planned([&](mepi::Matmul &mm) { mm.plan(builder, {{"bias", biasT}}); }));
-    if (!ltoir.empty())
-      variants.push_back(planned([&](mepi::Matmul &mm) {
-        mm.plan(mepi::UserEpilog{kExternal,
-                                 "bias_gelu",
-                                 {{mepi::DeviceCode::Kind::LTOIR, "user_gelu.ltoir", ltoir}}},
-                {{biasT, mepi::InputKind::Row}});
-      }));
-
+    std::vector<std::vector<mepi::Matmul>> variants =
+        planVariants(shape, buf, ltoir, forcedConfig, r.config);
     // cuBLASLt: the matmul alone, the matmul then the elementwise kernel, and its own fused
     // GELU_BIAS (D column-major, the bias per row).
     LtMatmul gemm(lt, {m, n, k, true, false, false, CUBLASLT_EPILOGUE_DEFAULT});
     LtMatmulSpec fusedSpec{m, n, k, true, false, false, CUBLASLT_EPILOGUE_GELU_BIAS};
-    fusedSpec.bias = bias;
+    fusedSpec.bias = buf.bias;
     LtMatmul fused(lt, fusedSpec);
     long long rows = m, total = m * n;
-    void *dPtr = reinterpret_cast<void *>(refD), *biasPtr = reinterpret_cast<void *>(bias);
+    void *dPtr = reinterpret_cast<void *>(buf.refD), *biasPtr = reinterpret_cast<void *>(buf.bias);
     void *params[] = {&dPtr, &biasPtr, &rows, &total};
     unsigned threads = 256;
     unsigned blocks = unsigned(std::min<long long>((total / 8 + threads) / threads, 132 * 16));
     auto unfused = [&](int i) {
-      gemm.launch(as[i % rotation], bs[i % rotation], refD, stream);
+      gemm.launch(as[i % rotation], bs[i % rotation], buf.refD, stream);
       cu(driver->cuLaunchKernel(elementwise, blocks, 1, 1, threads, 1, 1, 0, stream, params,
                                 nullptr),
          "cuLaunchKernel(bias_gelu_bf16)");
@@ -134,8 +166,8 @@ UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t l
     int refIterations = std::max(20, calibratedIterations(stream, quick, [&] { unfused(0); }));
     std::vector<std::function<void(int)>> refs = {
         unfused,
-        [&](int i) { gemm.launch(as[i % rotation], bs[i % rotation], refD, stream); },
-        [&](int i) { fused.launch(as[i % rotation], bs[i % rotation], refD, stream); }};
+        [&](int i) { gemm.launch(as[i % rotation], bs[i % rotation], buf.refD, stream); },
+        [&](int i) { fused.launch(as[i % rotation], bs[i % rotation], buf.refD, stream); }};
 
     // The fused variants and the cuBLASLt ones, interleaved launch by launch (the external
     // variant, an order of magnitude slower, apart).
@@ -157,9 +189,5 @@ UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t l
   } catch (const mepi::Error &e) {
     r.error = e.what();
   }
-  for (CUdeviceptr ptr : as) driver->cuMemFree(ptr);
-  for (CUdeviceptr ptr : bs) driver->cuMemFree(ptr);
-  driver->cuMemFree(bias);
-  driver->cuMemFree(refD);
   return r;
 }
