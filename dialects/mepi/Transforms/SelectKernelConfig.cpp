@@ -248,13 +248,11 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
   return candidates.back();
 }
 
-/// Problems of many tiles with K <= 4096, unforced: ping-pong 128 x 128 with 4 stages where the
-/// epilog is a large share of a tile and every multiprocessor gets at least two tiles: one
-/// consumer's epilog runs under the other's main loop. On the H200, interleaved with 128 x 256
-/// in clusters: +1-7 % on 4096^3, 4096 x 14336 x 4096 and 16384 x 14336 x 4096; at K = 8192 the
-/// longer main loop leaves less to hide and the narrower tile's operand traffic costs more
-/// (0.90-0.98 on 8192^3); 3, 5 or 6 stages measured well below 4 (bench/NOTES.md). Not with
-/// operand sums, which it cannot compute.
+/// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
+/// through TMA stores, unforced (not with operand sums, which ping-pong cannot compute). Ping-pong
+/// runs one consumer's epilog under the other's main loop: 128 x 128 with 4 stages was +1-7 %
+/// against 128 x 256 in clusters on 4096^3, 4096 x 14336 x 4096 and 16384 x 14336 x 4096 (H200);
+/// 3, 5 or 6 stages measured well below 4 (bench/NOTES.md).
 ///
 /// When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
 /// consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they measured
@@ -271,7 +269,7 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
 /// 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md).
 ///
 /// The seeded sweeps' autotune data (seed 20261123 on the H200, 20261124 on the H100; each
-/// candidate timed) corrected three of these rules (bench/NOTES.md, "The heuristic against
+/// candidate timed) corrected three of these rules (bench/NOTES.md, "The rules against
 /// autotune"):
 /// - Short K with TMA stores (at most 12 k-steps for a costly epilog, 6 for a cheap one):
 ///   64 x 256 ping-pong, 4 stages. A tile has so few k-steps that its epilog weighs as much as
