@@ -204,6 +204,7 @@ struct WgmmaHeuristic {
   }
   int64_t stagesFor(int64_t tileM, int64_t tileN) const;
   std::pair<int64_t, int64_t> wideTile() const;
+  bool partialWaveOfWideTiles() const;
   KernelConfigAttr manyTileForm(bool huge) const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
@@ -246,6 +247,20 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
     if (2 * p.n > cn && tileCount(cm, cn) >= target.multiprocessors)
       return {cm, cn};
   return candidates.back();
+}
+
+/// Just past one wave of 128 x 128 tiles (up to 1.5 waves), one partial wave of 128 x 256 tiles
+/// instead of stream-K over the 128 x 128 ones: its wider tiles reuse each loaded byte more and
+/// need no reduction. On the autotune data of both seeded sweeps (bench/NOTES.md, "The rules
+/// against autotune"), of the 17 unbatched problems in that band with M > 128, the 7 with N > 256 and
+/// 1024 <= K <= 16384 ran 128 x 256 at 1.00-1.03 of the fastest candidate where the rules' choice
+/// (mostly stream-K) ran 1.08-1.36; above K = 16384 stream-K's shared ranges paid off
+/// (512 x 4352 x 29120: 1.02 against 1.25). Not in clusters (1.00-1.05 there).
+bool WgmmaHeuristic::partialWaveOfWideTiles() const {
+  int64_t tiles128 = tileCount(128, 128);
+  return !forced() && !pingpong && tma && p.batch == 1 && p.m > 128 && p.n > 256 &&
+         p.k >= 1024 && p.k <= 16384 && tiles128 > target.multiprocessors &&
+         2 * tiles128 <= 3 * target.multiprocessors;
 }
 
 /// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
@@ -353,6 +368,9 @@ int64_t WgmmaHeuristic::splitsFor(int64_t tiles, bool smallTiles) const {
 
 KernelConfigAttr WgmmaHeuristic::choose() const {
   auto [tileM, tileN] = wideTile();
+  bool partialWave = partialWaveOfWideTiles();
+  if (partialWave)
+    std::tie(tileM, tileN) = std::pair<int64_t, int64_t>{128, 256};
   // Up to 32 rows of D: the swapped form with 64-column tiles and 16 stages, as cuBLASLt's
   // kernel for these shapes (nvjet_sm90_tst_16x64_64x16): on the H200 decode16 (16 x 8192 x
   // 8192) went from 0.85 to 0.97-0.98 of cuBLASLt, decode16-up from 0.94 to 0.98
@@ -382,7 +400,8 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   // 128 x 256 tiles pair up in clusters of 2 (B multicast) when D has two tile rows or more:
   // on the H200 the K = 4096 shapes gained 1-8 % against the same tile without (bench/NOTES.md).
   int64_t cluster =
-      !forced() && !pingpong && tileM == 128 && tileN == 256 && splits == 1 && tma && p.m > tileM
+      !forced() && !pingpong && !partialWave && tileM == 128 && tileN == 256 && splits == 1 &&
+              tma && p.m > tileM
           ? 2
           : 1;
   KernelConfigAttr config =
