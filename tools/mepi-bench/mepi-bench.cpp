@@ -422,6 +422,7 @@ struct Options {
   std::vector<std::string> filters;
   std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
   std::vector<Shape> givenShapes;
+  std::vector<std::string> sweepNames; // --sweep's problem names (Shape::name points into them)
 };
 
 /// --shape: MxNxK, or BxMxNxK (strided batched), with a trailing "b" for one B for all
@@ -553,11 +554,10 @@ std::vector<Shape> shapesFor(const Options &o) {
 /// The problems of the shapes: the sweep's (--sweep), the catalog's epilogs (--catalog, fp16
 /// as the anchor problem 65536 x 16384 x 8192 is), f32 at TF32 or f32 precision, else bf16
 /// and fp16 with DEFAULT, BIAS, RELU_BIAS and GELU_BIAS (--quick: bf16 DEFAULT and GELU_BIAS).
-std::vector<Problem> problemsFor(const Options &o, const std::vector<Shape> &shapes) {
+std::vector<Problem> problemsFor(Options &o, const std::vector<Shape> &shapes) {
   std::vector<Problem> problems;
   if (o.sweepSeed) { // 200 unbatched problems and 24 batched ones
-    std::vector<std::string> sweepNames;
-    for (const SweepProblem &p : sweepProblems(*o.sweepSeed, 200, 24, sweepNames))
+    for (const SweepProblem &p : sweepProblems(*o.sweepSeed, 200, 24, o.sweepNames))
       problems.push_back({p.shape, p.bf16, p.geluBias ? "GELU_BIAS" : "DEFAULT", p.aligned});
     return problems;
   }
