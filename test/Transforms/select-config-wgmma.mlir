@@ -54,6 +54,76 @@ func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
+// Short K (K = 320: 5 k-steps) with TMA stores: 64 x 256 ping-pong, one consumer's epilog under
+// the other's main loop.
+// CHECK-LABEL: func.func @short_k_stored
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @short_k_stored(%a: memref<1536x320xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<4096x320xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<1536x4096xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1536x320xbf16>, memref<4096x320xbf16>) outs(%d : memref<1536x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// K = 512 (8 k-steps) is short only for a costly epilog: a cheap one keeps 256 x 128.
+// CHECK-LABEL: func.func @cheap_k512_stored
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @cheap_k512_stored(%a: memref<1536x512xbf16> {mepi.alignment = 16 : i64},
+                             %b: memref<4096x512xbf16> {mepi.alignment = 16 : i64},
+                             %d: memref<1536x4096xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1536x512xbf16>, memref<4096x512xbf16>) outs(%d : memref<1536x4096xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// M = 320: 256-row tiles would compute 512 rows where 128-row ones compute 384, so 128 x 256.
+// CHECK-LABEL: func.func @m320_stored
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @m320_stored(%a: memref<320x1024xbf16> {mepi.alignment = 16 : i64},
+                       %b: memref<16384x1024xbf16> {mepi.alignment = 16 : i64},
+                       %d: memref<320x16384xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<320x1024xbf16>, memref<16384x1024xbf16>) outs(%d : memref<320x16384xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 144 tiles of 128 x 128 (just past one wave of 132): one partial wave of 128 x 256, not in
+// clusters, instead of stream-K.
+// CHECK-LABEL: func.func @partial_wave
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @partial_wave(%a: memref<1024x2048xbf16> {mepi.alignment = 16 : i64},
+                        %b: memref<2304x2048xbf16> {mepi.alignment = 16 : i64},
+                        %d: memref<1024x2304xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1024x2048xbf16>, memref<2304x2048xbf16>) outs(%d : memref<1024x2304xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores, when
 // each SM gets 16 tiles of 128 x 128 or more (here 28).
 // CHECK-LABEL: func.func @big_stored_costly
