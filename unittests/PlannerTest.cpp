@@ -1,10 +1,17 @@
 // Planning through cubin without a GPU: a matrix of problems compiled for sm_90a, and the errors
 // a bad problem gets.
 #include "Runtime/Planner.h"
+#include "mepi/IR/MepiDialect.h"
+#include "mepi/Sm90/Sm90CostModel.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "llvm/Support/MathExtras.h"
 
 #include <gtest/gtest.h>
+
+#include <array>
 
 using namespace mepi::runtime;
 
@@ -636,4 +643,35 @@ TEST(Planner, SizesPastThirtyTwoBits) {
                 .find("wgmma kernels take M, N and K of at most 2^31 - 1 (32-bit TMA "
                       "coordinates and indices), got 2147483712 x 64 x 64"),
             std::string::npos);
+}
+
+// The candidates after the heuristic's choice come fastest first by the cost model (autotune()
+// times the first 16 by default), and the heuristic's choice stays first.
+TEST(Planner, CandidatesAfterTheChoiceAreInTheCostModelsOrder) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::mepi::MepiDialect>();
+  mlir::mepi::TargetInfo target = mlir::mepi::TargetInfo::forChip("sm_90a", 0);
+  for (auto [m, n, k] : {std::array<int64_t, 3>{1000, 2304, 1032}, {4096, 4096, 4096},
+                         {256, 768, 832}, {64, 8192, 8192}}) {
+    MatmulProblem p = problem(ElementType::BF16, m, n, k, "DEFAULT", false, true);
+    p.addressAlignment = 16;
+    llvm::Expected<std::vector<std::string>> ranked = rankedKernelConfigs(p, "sm_90a");
+    ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
+    ASSERT_GT(ranked->size(), 16u) << m << "x" << n << "x" << k;
+    llvm::Expected<CompiledKernel> chosen = describeLaunch(p, "sm_90a");
+    ASSERT_TRUE(bool(chosen)) << llvm::toString(chosen.takeError());
+    EXPECT_EQ(ranked->front(), chosen->config);
+    mlir::mepi::Sm90Problem sp;
+    sp.m = m, sp.n = n, sp.k = k;
+    double previous = 0;
+    for (size_t i = 1; i < ranked->size(); ++i) {
+      auto config = llvm::dyn_cast_or_null<mlir::mepi::KernelConfigAttr>(
+          mlir::parseAttribute((*ranked)[i], &context));
+      ASSERT_TRUE(bool(config)) << (*ranked)[i];
+      double predicted = mlir::mepi::predictMicroseconds(sp, config, target, false);
+      EXPECT_GE(predicted, previous) << m << "x" << n << "x" << k << " candidate " << i << " "
+                                     << (*ranked)[i];
+      previous = predicted;
+    }
+  }
 }

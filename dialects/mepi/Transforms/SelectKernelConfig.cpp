@@ -629,8 +629,8 @@ void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90P
   }
 }
 
-/// The candidates after the rules' choice, fastest first by the cost model: autotune() times
-/// the first 16 by default. On the autotune data of both seeded sweeps (every candidate timed),
+/// The candidates after the chosen one (the rules' or, where preferModelChoice took over, the
+/// model's), fastest first by the cost model: autotune() times the first 16 by default. On the autotune data of both seeded sweeps (every candidate timed),
 /// the model's first 16 held one within 3 % of the fastest on 182 of 182 problems (H100, seed
 /// 20261124) and 222 of 224 (H200, seed 20261123); the first 12 on 181 and 219
 /// (bench/NOTES.md).
@@ -660,8 +660,8 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   addVariants(ranked, op, p, target);
   // The cost model was fitted on dense and batched problems only.
   if (!p.grouped()) {
-    orderByModel(ranked, p, target, hasCostlyEpilog(op));
     preferModelChoice(ranked, p, target, hasCostlyEpilog(op));
+    orderByModel(ranked, p, target, hasCostlyEpilog(op));
   }
   return ranked;
 }
