@@ -1,0 +1,39 @@
+// The heuristic's rules that both the pass (SelectKernelConfig.cpp) and the ranking of
+// candidates (RankKernelConfigs.cpp) use. Each is documented where it is defined.
+#ifndef MEPI_TRANSFORMS_KERNELRULES_H
+#define MEPI_TRANSFORMS_KERNELRULES_H
+
+#include "mepi/IR/MepiOps.h"
+#include "mepi/Sm90/Sm90Spec.h"
+#include "mepi/Sm90/TargetInfo.h"
+
+namespace mlir::mepi::rules {
+
+/// The SIMT kernel's tile (`forcedM` / `forcedN` > 0 fix it).
+KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN);
+/// Whether TMA can read `value` (16-byte aligned, contiguous rows of a 16-byte pitch).
+bool isTmaOperand(Value value);
+/// Whether the wgmma family can run `op` at all.
+bool isWgmmaEligible(MatmulOp op);
+/// Whether the epilog costs the special function units per element (exp, division, a call).
+bool hasCostlyEpilog(MatmulOp op);
+/// Whether the swapped form (D^T = B^T A^T) can run `op`.
+bool canSwap(MatmulOp op, bool tmaLoads);
+/// The swapped form for `m` rows of D and `tileN` columns per tile.
+KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN);
+/// Whether D can go through TMA stores with `tileN`-column tiles.
+bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);
+/// `config` as stream-K where that runs and (`heuristic`) its rule takes it, else `config`.
+KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
+                             KernelConfigAttr config, bool heuristic = false);
+/// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
+KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
+                                   int64_t forcedN, bool pingpong = false);
+/// `config` in the form a grouped problem takes.
+KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config);
+/// A grouped problem's configuration.
+KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target);
+
+} // namespace mlir::mepi::rules
+
+#endif // MEPI_TRANSFORMS_KERNELRULES_H

@@ -1,0 +1,213 @@
+// The ranked candidates of a mepi.matmul (KernelConfigs.h): the heuristic's choice (the rules,
+// or the cost model where it decides), then every other form the generator can build for the
+// problem, in the cost model's order.
+#include "KernelRules.h"
+#include "mepi/Sm90/Sm90CostModel.h"
+#include "mepi/Sm90/Sm90Spec.h"
+#include "mepi/Transforms/KernelConfigs.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::mepi;
+using namespace mlir::mepi::rules;
+
+namespace {
+/// Puts the cost model's fastest candidate first where the 128 x 128 tiles would not give every
+/// multiprocessor two (the problems whose time is decided by parallelism: tile shape, split-K,
+/// the swapped form) and the model predicts it at least 5 % faster than the rules' choice
+/// (ranked.front()). Larger problems keep the rules, which were measured on them (the model
+/// there preferred unclustered tiles that measured slower), and so do operands read without
+/// TMA (the model was fitted on TMA kernels only). On the sweep's problems, with the
+/// model fitted on one half, this chose within 3 % of autotune()'s fastest on 64 of the other
+/// 112 (the rules alone: 44), at 1.07x the fastest's time in geometric mean (the rules: 1.14;
+/// bench/NOTES.md).
+void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
+                       const TargetInfo &target, bool costlyEpilog) {
+  constexpr double kRequiredGain = 1.05;
+  int64_t tiles128 = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 128);
+  if (ranked.size() < 2 || !ranked.front() || !ranked.front().getMainloop().getTma() ||
+      tiles128 >= 2 * target.multiprocessors)
+    return;
+  auto predicted = [&](KernelConfigAttr config) {
+    return predictMicroseconds(p, config, target, costlyEpilog);
+  };
+  auto fastest = llvm::min_element(
+      ranked, [&](KernelConfigAttr x, KernelConfigAttr y) { return predicted(x) < predicted(y); });
+  if (predicted(ranked.front()) > kRequiredGain * predicted(*fastest))
+    std::rotate(ranked.begin(), fastest, fastest + 1);
+}
+
+/// Appends `config` to `ranked` in the form the problem takes (grouped: asGrouped) where it
+/// is valid, new and implementable: every candidate is one the generator can build.
+void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
+                  const TargetInfo &target, KernelConfigAttr config) {
+  if (p.grouped())
+    config = asGrouped(op, config);
+  if (config && !llvm::is_contained(ranked, config) && Sm90Spec(p, config, target).canImplement())
+    ranked.push_back(config);
+}
+
+/// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
+/// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
+/// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
+/// bf16 D, tensor-wise scales, promoted kernels loaded as whole programs; bench/NOTES.md):
+/// 128 x 192 1.25 x 128 x 128 (1.19 at 8192^3, 1.37 at 848 x 11984 x 6112), 64 x 128 and
+/// 128 x 64 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). So 128 x 192
+/// in one wave beats
+/// 128 x 128 in two (1168 x 1920 x 2848: 0.958 of cuBLASLt against 0.628), and problems of a
+/// few dozen tiles take 64-wide ones (304 x 1584 x 1168: 0.911 against 0.743). 128 x 128 goes
+/// in clusters of 2 (B multicast) first, 128 x 192 alone first (measured faster). Grouped
+/// problems (tiles unknown on the host) keep 128 x 128 first: no grouped case ran on 128 x 192.
+SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
+  Sm90Problem p = Sm90Problem::of(op);
+  SmallVector<KernelConfigAttr> ranked;
+  auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
+  struct Shape {
+    int64_t m, n;
+    double speed; // per tile, relative to 128 x 128
+  };
+  SmallVector<Shape> shapes = {
+      {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.65}, {64, 64, 0.3}};
+  auto cost = [&](const Shape &s) {
+    int64_t tiles = p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
+    int64_t waves = llvm::divideCeil(tiles, std::max<int64_t>(target.multiprocessors, 1));
+    return double(waves) * double(s.m * s.n) / s.speed;
+  };
+  if (!p.grouped())
+    llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
+  for (const Shape &s : shapes) {
+    KernelConfigAttr config =
+        chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
+    bool cluster = config && !p.grouped() && p.m > s.m;
+    bool clusterFirst = s.n != 192;
+    if (cluster && clusterFirst)
+      add(config.withCluster(2));
+    add(config);
+    if (cluster && !clusterFirst)
+      add(config.withCluster(2));
+  }
+  return ranked;
+}
+/// The tile shapes (each with split-K where K is long enough and the units stay within two per
+/// multiprocessor), the swapped form for short M, ping-pong and 256 x 128: the forms whose
+/// variants (clusters, store forms, stages, stream-K) addVariants then adds.
+void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
+              const TargetInfo &target) {
+  auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
+  // Split-K keeps at least 8 k-steps per split and at most two work units per multiprocessor.
+  constexpr int64_t kMinStepsPerSplit = 8;
+  int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
+  // The narrow tiles only where the 128 x 128 ones leave multiprocessors without a second
+  // tile: there they give the parallelism that wide tiles lack.
+  int64_t tiles128 = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 128);
+  for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 256},
+                              {128, 128},
+                              {64, 256},
+                              {64, 128},
+                              {128, 64},
+                              {64, 64},
+                              {64, 32}}) {
+    if (tileN < 128 && tiles128 >= 2 * target.multiprocessors)
+      continue;
+    KernelConfigAttr plain = chooseWgmmaConfig(op, target, tileM, tileN);
+    add(plain);
+    int64_t tiles = p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+    for (int64_t splits : {2, 4, 8})
+      if (plain && kSteps >= splits * kMinStepsPerSplit &&
+          tiles * splits <= 2 * target.multiprocessors)
+        add(plain.withSplits(splits));
+  }
+  // The swapped form for short M, with one or two consumers.
+  if (p.m <= 64 && canSwap(op, isTmaOperand(op.getA()) && isTmaOperand(op.getB())))
+    for (int64_t tileN : {64, 128})
+      add(swappedConfig(op, p.m, tileN));
+  // Ping-pong (one consumer's epilog under the other's main loop) for the tiles whose
+  // accumulators one warpgroup can hold; not with operand sums.
+  if (!p.operandSums())
+    for (auto [tileM, tileN] : {std::pair<int64_t, int64_t>{128, 128}, {64, 256}})
+      add(chooseWgmmaConfig(op, target, tileM, tileN, /*pingpong=*/true));
+  // 256 x 128: two consumers of two 64-row slices each (not with operand sums).
+  if (!p.operandSums() && p.m > 128)
+    add(chooseWgmmaConfig(op, target, 256, 128));
+}
+
+/// Each variant of the forms so far: clusters of 2, TMA stores, a shallower pipeline, and
+/// stream-K or whole units.
+void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
+                 const TargetInfo &target) {
+  auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
+  // Clusters of 2 (B multicast between vertically adjacent tiles) of each unsplit TMA
+  // configuration so far with at least two tile rows (not swapped: its tile rows are short).
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
+    if (config.getMainloop().getCluster() == 1 && p.m > config.getTileM())
+      add(config.withCluster(2));
+  // D through TMA stores, for each configuration so far that may use them (fewer stages where
+  // the two buffers per consumer would not fit beside them).
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
+    if (config.getEpilogue().getStore() == DStore::Tma ||
+        !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
+      continue;
+    KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
+    while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
+           !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
+      tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
+    add(tmaStores);
+  }
+  // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
+  // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
+  // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
+    if (config.getScheduler().getSplits() != 1 || config.getMainloop().getStages() <= 2 ||
+        config.getMainloop().getPingpong() || config.getMainloop().getCluster() != 1)
+      continue;
+    add(config.withStages(std::max<int64_t>(2, config.getMainloop().getStages() * 3 / 4)));
+  }
+  // Stream-K of each configuration so far whose last wave would be short, and the whole-unit
+  // form of the heuristic's choice where that is stream-K.
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
+    add(withStreamK(p, target, config));
+    if (config.getScheduler().isStreamK())
+      add(config.withStreamk(false));
+  }
+}
+
+/// The candidates after the chosen one (the rules' or, where preferModelChoice took over, the
+/// model's), fastest first by the cost model: autotune() times the first 16 by default. On the autotune data of both seeded sweeps (every candidate timed),
+/// the model's first 16 held one within 3 % of the fastest on 182 of 182 problems (H100, seed
+/// 20261124) and 222 of 224 (H200, seed 20261123); the first 12 on 181 and 219
+/// (bench/NOTES.md).
+void orderByModel(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
+                  const TargetInfo &target, bool costlyEpilog) {
+  if (ranked.size() < 3)
+    return;
+  SmallVector<std::pair<double, KernelConfigAttr>> predicted;
+  for (KernelConfigAttr config : llvm::drop_begin(ranked))
+    predicted.push_back({predictMicroseconds(p, config, target, costlyEpilog), config});
+  std::stable_sort(predicted.begin(), predicted.end(),
+                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  for (auto [i, entry] : llvm::enumerate(predicted))
+    ranked[i + 1] = entry.second;
+}
+
+} // namespace
+
+SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const TargetInfo &target) {
+  if (!target.hasWgmma() || !isWgmmaEligible(op))
+    return {chooseSimtConfig(op, 0, 0)};
+  Sm90Problem p = Sm90Problem::of(op);
+  if (p.promotesSums)
+    return rankPromotedConfigs(op, target);
+  SmallVector<KernelConfigAttr> ranked = {p.grouped() ? chooseGroupedConfig(op, target)
+                                                      : chooseWgmmaConfig(op, target, 0, 0)};
+  addForms(ranked, op, p, target);
+  addVariants(ranked, op, p, target);
+  // The cost model was fitted on dense and batched problems only.
+  if (!p.grouped()) {
+    preferModelChoice(ranked, p, target, hasCostlyEpilog(op));
+    orderByModel(ranked, p, target, hasCostlyEpilog(op));
+  }
+  return ranked;
+}
