@@ -3,6 +3,10 @@
 
 #include "mepi/EpilogBuilder.h"
 
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
 using namespace bench;
 
 namespace {
@@ -190,4 +194,122 @@ UserEpilogResult bench::measureUserEpilog(const Shape &shape, cublasLtHandle_t l
     r.error = e.what();
   }
   return r;
+}
+
+namespace {
+std::vector<char> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw mepi::Error("cannot read " + path);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+/// --user's device code: the unfused reference's elementwise kernel (its cubin lies beside
+/// this program, built by nvcc with it) and the external variant's LTO-IR (--ltoir, or the
+/// examples' user_gelu beside this program, where the device bundle puts it). Throws
+/// mepi::Error.
+std::vector<char> loadUserBenchCode(const std::string &ltoirPath, const char *argv0,
+                                    CUmodule &module, CUfunction &elementwise) {
+  std::string self = argv0, dir = self.substr(0, self.find_last_of('/') + 1);
+  std::vector<char> cubin = readFile(dir + "mepi-bench-bias-gelu.cubin");
+  cu(driver->cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData(bias_gelu)");
+  cu(driver->cuModuleGetFunction(&elementwise, module, "bias_gelu_bf16"), "bias_gelu_bf16");
+  if (!ltoirPath.empty())
+    return readFile(ltoirPath);
+  if (std::ifstream(dir + "user_gelu.ltoir"))
+    return readFile(dir + "user_gelu.ltoir");
+  return {};
+}
+
+std::string userJsonRow(const Shape &s, const UserEpilogResult &r, double vsBuiltin,
+                        double vsUnfused) {
+  double flops = 2.0 * s.m * s.n * s.k;
+  auto tflops = [&](double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0; };
+  char row[1600];
+  std::snprintf(
+      row, sizeof row,
+      "    {\"name\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, \"dtype\": \"bf16\", "
+      "\"epilog\": \"user bias+GELU (MLIR text)\", \"mepi_tflops\": %.2f, "
+      "\"ref_tflops\": %.2f, \"ratio\": %.4f, \"user_mlir_ms\": %.4f, "
+      "\"user_builder_ms\": %.4f, \"user_external_ms\": %.4f, \"builtin_gelu_bias_ms\": %.4f, "
+      "\"unfused_ms\": %.4f, \"cublaslt_gemm_ms\": %.4f, \"cublaslt_gelu_bias_ms\": %.4f, "
+      "\"user_vs_builtin\": %.4f, \"builder_vs_builtin\": %.4f, \"mepi_config\": \"%s\", "
+      "\"error\": \"%s\"}",
+      s.name, s.m, s.n, s.k, tflops(r.mlirMs), tflops(r.unfusedMs), vsUnfused, r.mlirMs,
+      r.builderMs, r.externalMs, r.builtinMs, r.unfusedMs, r.gemmMs, r.fusedRefMs, vsBuiltin,
+      r.error.empty() ? r.builtinMs / r.builderMs : 0.0, jsonEscape(r.config).c_str(),
+      jsonEscape(r.error).c_str());
+  return row;
+}
+
+void writeUserJson(const std::string &jsonPath, const char *device, const char *date,
+                   const std::string &command, double geoBuiltin, double geoUnfused,
+                   const std::string &rows) {
+  std::ofstream json(jsonPath);
+  json << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"date\": \"" << date
+       << "\",\n  \"command\": \"" << jsonEscape(command) << "\",\n"
+       << "  \"layout\": \"A MxK, B NxK (TN), bf16; bias length M (per row of D); mepi D "
+          "row-major, cuBLASLt D column-major\",\n"
+       << "  \"meaning\": \"mepi_tflops: the user epilog (MLIR text) fused by mepi; "
+          "ref_tflops: the unfused sequence, cuBLASLt matmul then a bias+GELU elementwise "
+          "kernel (bias_gelu.cu, accurate tanhf); ratio = unfused_ms / user_mlir_ms; "
+          "user_vs_builtin = builtin_gelu_bias_ms / user_mlir_ms (libdevice tanhf against the "
+          "built-in's ex2.approx and div.approx); builder_vs_builtin = builtin_gelu_bias_ms / "
+          "user_builder_ms (the builder with setFastMath: tanh.approx.f32); the variants are "
+          "timed interleaved, launch by launch\",\n"
+       << "  \"geomean_user_vs_builtin\": " << geoBuiltin
+       << ",\n  \"geomean_ratio\": " << geoUnfused << ",\n  \"results\": [\n"
+       << rows << "\n  ]\n}\n";
+}
+
+} // namespace
+
+int bench::runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt,
+                        CUstream stream, size_t l2Bytes, bool quick,
+                        const std::vector<std::string> &filters, const std::string &forcedConfig,
+                 const std::string &ltoirPath, const char *argv0, const char *device,
+                 const char *date, const std::string &command, const std::string &jsonPath) {
+  CUmodule module;
+  CUfunction elementwise;
+  std::vector<char> ltoir;
+  try {
+    ltoir = loadUserBenchCode(ltoirPath, argv0, module, elementwise);
+  } catch (const mepi::Error &e) {
+    std::printf("%s\n", e.what());
+    return 1;
+  }
+  std::printf("device: %s, %s; bf16, D = gelu(A B^T + bias[row]); times in ms\n", device, date);
+  std::printf("%-16s %6s %6s %6s %8s %8s %8s %8s %8s %8s %8s %9s %9s\n", "shape", "m", "n", "k",
+              "built-in", "mlir", "builder", "extern", "unfused", "lt gemm", "lt fused",
+              "mlir/bi", "unf/mlir");
+  std::string rows;
+  double logBuiltin = 0, logUnfused = 0;
+  int counted = 0;
+  for (const Shape &s : shapes) {
+    if (std::string(s.name) == "blog-relu-bias" || !selectedLabel(filters, s.name))
+      continue;
+    UserEpilogResult r = measureUserEpilog(s, lt, stream, l2Bytes, quick, elementwise, ltoir,
+                                           forcedConfig);
+    double vsBuiltin = r.error.empty() ? r.builtinMs / r.mlirMs : 0;
+    double vsUnfused = r.error.empty() ? r.unfusedMs / r.mlirMs : 0;
+    if (r.error.empty()) {
+      logBuiltin += std::log(vsBuiltin);
+      logUnfused += std::log(vsUnfused);
+      ++counted;
+    }
+    std::printf("%-16s %6ld %6ld %6ld %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9.3f %9.3f%s%s\n",
+                s.name, s.m, s.n, s.k, r.builtinMs, r.mlirMs, r.builderMs, r.externalMs,
+                r.unfusedMs, r.gemmMs, r.fusedRefMs, vsBuiltin, vsUnfused,
+                r.error.empty() ? "" : "  ERROR: ", r.error.c_str());
+    std::fflush(stdout);
+    rows += (rows.empty() ? "" : ",\n") + userJsonRow(s, r, vsBuiltin, vsUnfused);
+  }
+  double geoBuiltin = counted ? std::exp(logBuiltin / counted) : 0;
+  double geoUnfused = counted ? std::exp(logUnfused / counted) : 0;
+  std::printf("geometric means over %d shapes: built-in/user %.3f, unfused/user %.3f\n", counted,
+              geoBuiltin, geoUnfused);
+  if (!jsonPath.empty())
+    writeUserJson(jsonPath, device, date, command, geoBuiltin, geoUnfused, rows);
+  driver->cuModuleUnload(module);
+  return 0;
 }

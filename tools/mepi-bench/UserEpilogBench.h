@@ -19,6 +19,15 @@ UserEpilogResult measureUserEpilog(const Shape &shape, cublasLtHandle_t lt, CUst
                                    size_t l2Bytes, bool quick, CUfunction elementwise,
                                    const std::vector<char> &ltoir,
                                    const std::string &forcedConfig = {});
+
+/// --user: measureUserEpilog on every shape but the fp16 blog problem whose label passes
+/// `filters`; prints a table, writes JSON to `jsonPath` when given. `argv0` locates the
+/// elementwise kernel's cubin and user_gelu.ltoir (unless `ltoirPath`). Returns the exit code.
+int runUserBench(const std::vector<Shape> &shapes, cublasLtHandle_t lt, CUstream stream,
+                 size_t l2Bytes, bool quick, const std::vector<std::string> &filters,
+                 const std::string &forcedConfig, const std::string &ltoirPath,
+                 const char *argv0, const char *device, const char *date,
+                 const std::string &command, const std::string &jsonPath);
 } // namespace bench
 
 #endif // MEPI_TOOLS_USEREPILOGBENCH_H
