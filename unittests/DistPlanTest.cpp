@@ -111,13 +111,6 @@ TEST(DistPlan, ShapesThatDoNotTileAreRefusedByName) {
   ASSERT_FALSE(bool(p));
   EXPECT_NE(message(p.takeError()).find("along M, op(B) along K and D along N"),
             std::string::npos);
-
-  q = request(4, 0, Distribution::blockCyclic({2, 2}, 64, 64),
-              Distribution::blockCyclic({2, 2}, 64, 64), Distribution::blockCyclic({2, 2}, 64, 64),
-              {256, 256}, {256, 256});
-  p = makePlan(q);
-  ASSERT_FALSE(bool(p));
-  EXPECT_NE(message(p.takeError()).find("not supported yet"), std::string::npos);
 }
 
 /// Counts the steps of `kind` and checks every GEMM's views lie inside their buffers.

@@ -34,7 +34,7 @@ struct dist::Matmul::State : Member {
   Qualifiers qualifiers;
   Options options;
   DType dType = DType::Float32;
-  SymmetricBuffer gather, recv, flags, dShared;
+  SymmetricBuffer gather, gatherB, recv, flags, dShared;
   CUdeviceptr partial = 0, d = 0;
   std::vector<mepi::Matmul> gemms;
   std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
@@ -126,13 +126,7 @@ size_t dtypeBytes(DType t) {
 } // namespace
 
 size_t dist::Matmul::State::bytesOf(Buffer buffer) const {
-  switch (buffer) {
-  case Buffer::A: return dtypeBytes(a.dtype);
-  case Buffer::B: return dtypeBytes(b.dtype);
-  case Buffer::Gather:
-    return dtypeBytes(plan.algorithm == Algorithm::AllGatherB ? b.dtype : a.dtype);
-  default: return dtypeBytes(dType);
-  }
+  return dtypeBytes(typeOf(buffer));
 }
 
 CUdeviceptr dist::Matmul::State::local(Buffer buffer) const {
@@ -142,6 +136,7 @@ CUdeviceptr dist::Matmul::State::local(Buffer buffer) const {
   case Buffer::C: return c ? reinterpret_cast<CUdeviceptr>(c->data) : 0;
   case Buffer::D: return plan.dSymmetric ? dShared.local() : d;
   case Buffer::Gather: return gather.local();
+  case Buffer::GatherB: return gatherB.local();
   case Buffer::Partial: return partial;
   case Buffer::Recv: return recv.local();
   }
@@ -151,6 +146,7 @@ CUdeviceptr dist::Matmul::State::local(Buffer buffer) const {
 CUdeviceptr dist::Matmul::State::on(Buffer buffer, int rank) const {
   switch (buffer) {
   case Buffer::Gather: return gather.on(rank);
+  case Buffer::GatherB: return gatherB.on(rank);
   case Buffer::Recv: return recv.on(rank);
   case Buffer::D:
     if (plan.dSymmetric)
@@ -175,10 +171,12 @@ Tensor dist::Matmul::State::tensor(const View &v, DType dtype) const {
   return t;
 }
 
+/// Gather holds B's columns for AllGatherB and op(A)'s rows otherwise; GatherB holds B's.
 DType dist::Matmul::State::typeOf(Buffer buffer) const {
-  if (buffer == Buffer::A || (buffer == Buffer::Gather && plan.algorithm == Algorithm::AllGatherA))
+  bool gathersB = plan.algorithm == Algorithm::AllGatherB;
+  if (buffer == Buffer::A || (buffer == Buffer::Gather && !gathersB))
     return a.dtype;
-  if (buffer == Buffer::B || buffer == Buffer::Gather)
+  if (buffer == Buffer::B || buffer == Buffer::Gather || buffer == Buffer::GatherB)
     return b.dtype;
   return dType;
 }
@@ -256,7 +254,7 @@ void dist::Matmul::State::collective(const Step &step, CUstream stream) const {
 namespace {
 /// The plan's buffers shared with the peers.
 template <typename F> void forShared(dist::Matmul::State &s, F f) {
-  for (SymmetricBuffer *b : {&s.gather, &s.recv, &s.flags, &s.dShared})
+  for (SymmetricBuffer *b : {&s.gather, &s.gatherB, &s.recv, &s.flags, &s.dShared})
     f(*b);
 }
 } // namespace
@@ -425,6 +423,9 @@ static void allocateShared(dist::Matmul::State &s) {
   if (!p.gatherShape.empty())
     s.gather = SymmetricBuffer::allocate(g, p.gatherShape[0] * p.gatherShape[1] *
                                                 s.bytesOf(Buffer::Gather));
+  if (!p.gatherBShape.empty())
+    s.gatherB = SymmetricBuffer::allocate(g, p.gatherBShape[0] * p.gatherBShape[1] *
+                                                 s.bytesOf(Buffer::GatherB));
   if (p.slots > 0)
     s.recv = SymmetricBuffer::allocate(g, p.slots * p.slotElements * dBytes);
   s.flags = SymmetricBuffer::allocate(g, p.flags * sizeof(uint32_t));
@@ -544,7 +545,8 @@ void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
   c.Height = step.from.rows;
   if (c.Height > 0 && c.WidthInBytes > 0)
     checked(d, d.cuMemcpy2DAsync(&c, copy), "cuMemcpy2DAsync(peer)");
-  raise(copy, step.peer, step.flag, epoch);
+  if (step.flag >= 0) // a copy of several raises the flag after its last
+    raise(copy, step.peer, step.flag, epoch);
 }
 
 void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch) {

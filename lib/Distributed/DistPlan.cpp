@@ -33,6 +33,7 @@ const char *plan::bufferName(Buffer buffer) {
   case Buffer::C: return "C";
   case Buffer::D: return "D";
   case Buffer::Gather: return "Gather";
+  case Buffer::GatherB: return "GatherB";
   case Buffer::Partial: return "Partial";
   case Buffer::Recv: return "Recv";
   }
@@ -44,16 +45,6 @@ enum class Axis { M, N, K, None };
 
 const char *axisName(Axis axis) {
   return axis == Axis::M ? "M" : axis == Axis::N ? "N" : axis == Axis::K ? "K" : "none";
-}
-
-llvm::Error planError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// A valid request mepi does not handle (yet): std::errc::not_supported (the API's
-/// NotSupported).
-llvm::Error unsupported(const llvm::Twine &message) {
-  return llvm::createStringError(std::make_error_code(std::errc::not_supported), message);
 }
 
 /// The global shape of one operand from every rank's local shape, with each rank's part
@@ -72,10 +63,6 @@ llvm::Expected<Global> globalShape(const std::vector<std::vector<int64_t>> &shap
       return planError(llvm::formatv("operand {0}: expected a matrix (rank 2) on every rank, "
                                      "got rank {1} on rank {2}",
                                      name, shapes[r].size(), r));
-  if (dist.kind == Kind::BlockCyclic)
-    return unsupported(llvm::formatv("operand {0}: {1}: block-cyclic distributions (SUMMA) are not "
-                      "supported yet; use Slab.X or Slab.Y",
-                      name, dist.str()));
   g.splitDim = dist.kind == Kind::SlabX ? 0 : dist.kind == Kind::SlabY ? 1 : -1;
   g.shape = shapes[0];
   if (g.splitDim >= 0) {
@@ -98,10 +85,17 @@ llvm::Expected<Global> globalShape(const std::vector<std::vector<int64_t>> &shap
   return g;
 }
 
-/// Splits `range` into `pieces` row blocks: with `tail` (sizes of the last blocks), those
-/// last and the rest first; else equal blocks (multiples of 128 rows but the last; fewer when
-/// the range is short).
-std::vector<Range> piecesOf(Range range, int pieces, llvm::ArrayRef<int64_t> tail) {
+} // namespace
+
+llvm::Error plan::planError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error plan::unsupportedError(const llvm::Twine &message) {
+  return llvm::createStringError(std::make_error_code(std::errc::not_supported), message);
+}
+
+std::vector<Range> plan::rowPieces(Range range, int pieces, llvm::ArrayRef<int64_t> tail) {
   std::vector<Range> out;
   if (!tail.empty()) {
     int64_t at = range.offset + range.size;
@@ -121,7 +115,6 @@ std::vector<Range> piecesOf(Range range, int pieces, llvm::ArrayRef<int64_t> tai
     out.push_back({range.offset, 0});
   return out;
 }
-} // namespace
 
 std::string View::str() const {
   std::string out;
@@ -169,7 +162,8 @@ std::string DistPlan::stepStr(size_t index) const {
     view(s.from);
     os << " -> rank " << s.peer << " ";
     view(s.to);
-    os << ", flag " << s.flag;
+    if (s.flag >= 0)
+      os << ", flag " << s.flag;
     break;
   case Step::Kind::WaitArrived: os << "compute: wait flag " << s.flag; break;
   case Step::Kind::Gemm: {
@@ -279,7 +273,7 @@ void Builder::allGatherA() {
   p.steps.push_back(step(Step::Kind::Fork));
   for (int i = 1; i < P; ++i) {
     int q = (r + i) % P;
-    auto pieces = piecesOf(p.chunks[r], p.pieces, p.tailRows);
+    auto pieces = rowPieces(p.chunks[r], p.pieces, p.tailRows);
     for (size_t j = 0; j < pieces.size(); ++j)
       push(q, aRows(Buffer::A, pieces[j], p.k, aPitch, p.chunks[r].offset),
            aRows(Buffer::Gather, pieces[j], p.k, gPitch), arrivalFlag(r, j), -1, asked);
@@ -287,7 +281,7 @@ void Builder::allGatherA() {
   View b = whole(Buffer::B, p.bLocal);
   for (int i = 0; i < P; ++i) {
     int src = (r + i) % P;
-    auto pieces = piecesOf(p.chunks[src], p.pieces, p.tailRows);
+    auto pieces = rowPieces(p.chunks[src], p.pieces, p.tailRows);
     for (size_t j = 0; j < pieces.size(); ++j) {
       Gemm g;
       if (src == r) {
@@ -378,7 +372,7 @@ void Builder::ring(bool rows, bool allReduce) {
     int c = (r + P - 1 - t) % P;
     Range chunk = p.chunks[c];
     // Row pieces of the chunk's output block: D's rows within the chunk, or all M.
-    auto pieces = piecesOf(rows ? chunk : Range{0, p.m}, p.pieces, p.tailRows);
+    auto pieces = rowPieces(rows ? chunk : Range{0, p.m}, p.pieces, p.tailRows);
     int64_t width = rows ? p.n : chunk.size;
     int64_t rowBase = rows ? chunk.offset : 0;
     for (size_t j = 0; j < pieces.size(); ++j) {
@@ -434,7 +428,7 @@ void Builder::ring(bool rows, bool allReduce) {
   if (allReduce)
     for (int i = 1; i < P; ++i) {
       int src = (r + i) % P;
-      auto pieces = piecesOf(p.chunks[src], p.pieces, p.tailRows);
+      auto pieces = rowPieces(p.chunks[src], p.pieces, p.tailRows);
       for (size_t j = 0; j < pieces.size(); ++j)
         waitArrived(arrivalFlag(P - 1 + src, j));
     }
@@ -557,7 +551,7 @@ static llvm::Error selectAlgorithm(DistPlan &p, const Request &q, Axis aAxis, Ax
     p.dLocal = {p.m, p.n};
     p.dSymmetric = true;
   } else {
-    return unsupported(llvm::formatv("distributions A {0}, B {1}, D {2} split op(A) along {3}, op(B) along "
+    return unsupportedError(llvm::formatv("distributions A {0}, B {1}, D {2} split op(A) along {3}, op(B) along "
                       "{4} and D along {5}: supported are A along M with B and D along N "
                       "(all-gather A), A and D along M with B along N (all-gather B), and A "
                       "and B along K with D along M, N or replicated (reduce-scatter, "
@@ -576,13 +570,13 @@ static llvm::Error checkNonEmptyParts(const DistPlan &p, const Request &q) {
   for (int r = 0; r < q.ranks; ++r)
     for (auto [shapes, name] : {std::pair{&q.aShapes, "a"}, std::pair{&q.bShapes, "b"}})
       if ((*shapes)[r][0] == 0 || (*shapes)[r][1] == 0)
-        return unsupported(llvm::formatv(
+        return unsupportedError(llvm::formatv(
             "operand {0}: rank {1}'s part is empty ([{2}, {3}]): every rank must hold a "
             "non-empty part of each operand",
             name, r, (*shapes)[r][0], (*shapes)[r][1]));
   for (int r = 0; r < q.ranks; ++r)
     if (p.chunks[r].size == 0)
-      return unsupported(llvm::formatv(
+      return unsupportedError(llvm::formatv(
           "{0}: rank {1}'s chunk is empty ({2} rows or columns split over {3} ranks): every "
           "rank must hold a non-empty part of each operand and of D",
           algorithmName(p.algorithm), r, p.chunks.back().offset + p.chunks.back().size,
@@ -598,6 +592,8 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
     return planError(llvm::formatv("rank {0} of {1} ranks", q.rank, q.ranks));
   if ((int)q.aShapes.size() != q.ranks || (int)q.bShapes.size() != q.ranks)
     return planError(llvm::formatv("expected the shapes of {0} ranks", q.ranks));
+  if (llvm::any_of(q.distributions, [](const Distribution &d) { return d.kind == Kind::BlockCyclic; }))
+    return makeSummaPlan(q);
   auto ga = globalShape(q.aShapes, q.distributions[0], "a");
   if (!ga)
     return ga.takeError();
@@ -605,10 +601,6 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
   if (!gb)
     return gb.takeError();
   const Distribution &dd = q.distributions[2];
-  if (dd.kind == Kind::BlockCyclic)
-    return unsupported(llvm::formatv("operand d: {0}: block-cyclic distributions (SUMMA) are not supported "
-                      "yet; use Slab.X, Slab.Y or Replicated",
-                      dd.str()));
   DistPlan p;
   p.ranks = q.ranks;
   p.rank = q.rank;
@@ -627,7 +619,7 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
   p.bLocal = q.bShapes[q.rank];
   Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k, q.remoteStores};
   if (aAxis == Axis::K && bAxis == Axis::K && q.hasC)
-    return unsupported("operand c: a C with A and B split along K (a reduce-scatter or all-reduce) is not "
+    return unsupportedError("operand c: a C with A and B split along K (a reduce-scatter or all-reduce) is not "
         "supported yet");
   if (llvm::Error e = selectAlgorithm(p, q, aAxis, bAxis, dAxis))
     return std::move(e);

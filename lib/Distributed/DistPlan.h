@@ -11,6 +11,13 @@
 //     GEMM's C) the partial sum rank r - 1 sent at its step t - 1, and sends the result to rank
 //     r + 1; the last step is its own chunk, complete: the epilog applies there.
 //   AllReduce: the ring above, then each rank's finished rows are copied into every peer's D.
+//   Summa (block-cyclic A, B, D on one process grid): each rank assembles, in global K order,
+//     the rows of op(A) (Gather) and the columns of op(B) (GatherB) that its blocks of D need:
+//     every rank copies each of its blocks to the ranks whose blocks of D need it (blocks
+//     adjacent on both sides travel as one copy). B's columns come first, then op(A)'s rows in
+//     pieces of the receiver's D rows, each piece's GEMM (epilog fused) starting once every
+//     rank's part of it is there. An operand is not copied where the rank's own part is what
+//     its GEMM needs (A [M, K] on one grid column, B [K, N] on one grid row).
 // Chunks of few rows (memory-bound GEMMs, decode) are not multiplied one by one: A is gathered
 // by NCCL first, and the reductions with the identity epilog run one GEMM and an NCCL
 // reduction (for so little data NCCL's latency is lower than the copy-engine handshake's).
@@ -21,6 +28,7 @@
 
 #include "mepi/Distributed.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
@@ -68,6 +76,7 @@ enum class Buffer {
   C,       ///< this rank's c
   D,       ///< this rank's D (symmetric for AllReduce)
   Gather,  ///< symmetric: the gathered operand, stored as the operand is ([M, K] or [K, M])
+  GatherB, ///< symmetric: Summa's assembled columns of op(B), stored as B is
   Partial, ///< partial sums this rank sends, slot t at rows t * slotRows
   Recv,    ///< symmetric: partial sums received, slot t at rows t * slotRows
 };
@@ -100,7 +109,7 @@ struct Step {
     Ready,       ///< compute: tell every peer that this execute may write into our buffers
     Fork,        ///< copy stream waits for the compute stream's work so far
     WaitReady,   ///< copy: wait until `peer` said Ready for this execute
-    Push,        ///< copy: copy `from` into `peer`'s `to`, then raise its flag `flag`
+    Push,        ///< copy: copy `from` into `peer`'s `to`, then raise its flag `flag` (if >= 0)
     WaitArrived, ///< compute: wait until our flag `flag` says this execute's data is here
     Gemm,        ///< compute: local GEMM `gemm`
     Join,        ///< compute stream waits for the copy stream
@@ -128,6 +137,7 @@ struct DistPlan {
   std::vector<Range> chunks; ///< per rank, along the split axis of A (AllGatherA) or of D
   std::vector<int64_t> aLocal, bLocal, dLocal; ///< this rank's shapes (stored)
   std::vector<int64_t> gatherShape;           ///< stored shape of Gather (empty: none)
+  std::vector<int64_t> gatherBShape;          ///< stored shape of GatherB (empty: none)
   int64_t slotElements = 0;                   ///< one Partial/Recv slot
   int slots = 0;
   bool dSymmetric = false;
@@ -140,6 +150,20 @@ struct DistPlan {
   /// Step `index` as str() prints it, without the line break.
   std::string stepStr(size_t index) const;
 };
+
+/// Splits `range` into `pieces` row blocks: with `tail` (sizes of the last blocks), those
+/// last and the rest first; else equal blocks (multiples of 128 rows but the last; fewer when
+/// the range is short).
+std::vector<Range> rowPieces(Range range, int pieces, llvm::ArrayRef<int64_t> tail);
+
+/// A request that cannot be planned as given (the API's InvalidArgument).
+llvm::Error planError(const llvm::Twine &message);
+/// A valid request mepi does not handle (yet): std::errc::not_supported (the API's
+/// NotSupported).
+llvm::Error unsupportedError(const llvm::Twine &message);
+
+/// The plan of a request whose distributions are block-cyclic (SummaPlan.cpp).
+llvm::Expected<DistPlan> makeSummaPlan(const Request &request);
 
 /// The plan for `request` (every rank's shapes, so every rank plans alike), or an error that
 /// names the operand, the rank and the expected and actual extents.

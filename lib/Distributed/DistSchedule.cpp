@@ -17,10 +17,12 @@ using ::mepi::dist::Distribution;
 
 namespace {
 Distribution distributionNamed(StringRef name) {
+  if (auto bc = parseBlockCyclic(name))
+    return Distribution::blockCyclic({static_cast<int>((*bc)[0]), static_cast<int>((*bc)[1])},
+                                     (*bc)[2], (*bc)[3]);
   return llvm::StringSwitch<Distribution>(name)
       .Case("slab_x", Distribution::slabX())
       .Case("slab_y", Distribution::slabY())
-      .Case("block_cyclic", Distribution::blockCyclic({1, 1}, 1, 1))
       .Default(Distribution::replicated());
 }
 

@@ -13,9 +13,10 @@ def Mepi_DistMatmulOp : Mepi_Op<"dist.matmul"> {
     The global problem D = epilog(op(A) op(B)) of `shape` = [M, N, K] and `element_type`, with
     A, B and D each split over the ranks as `a_distribution`, `b_distribution`,
     `d_distribution` say: "slab_x" (rows of the stored matrix, S/P + (rank < S%P) each),
-    "slab_y" (columns), "replicated" (D only: every rank gets all of it), "block_cyclic" (not
-    planned yet). The distributions choose the algorithm (all-gather of A or B, reduce-scatter,
-    all-reduce) as nvmath.distributed infers it; `mepi-dist-schedule` lowers the op to one
+    "slab_y" (columns), "replicated" (D only: every rank gets all of it), "block_cyclic(RxC, BRxBC)"
+    (blocks of BR x BC dealt round-robin over a process grid of R x C, ScaLAPACK's layout).
+    The distributions choose the algorithm (all-gather of A or B, reduce-scatter, all-reduce,
+    SUMMA for block-cyclic ones) as nvmath.distributed infers it; `mepi-dist-schedule` lowers the op to one
     rank's host schedule.
 
     ```mlir
