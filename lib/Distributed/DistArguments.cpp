@@ -6,6 +6,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mepi;
@@ -62,6 +63,32 @@ void detail::checkLocal(const Tensor &a, const Tensor &b, const std::optional<Te
                 Status::NotSupported);
 }
 
+namespace {
+/// A distribution as one fact: its kind, and for a block-cyclic one its grid (8 bits a side)
+/// and blocks (20 bits each, saturated) above it.
+int64_t distributionFact(const Distribution &d) {
+  auto kind = static_cast<int64_t>(d.kind);
+  if (d.kind != Distribution::Kind::BlockCyclic)
+    return kind;
+  auto clamp = [](int64_t v, int bits) {
+    return std::min<int64_t>(std::max<int64_t>(v, 0), (int64_t(1) << bits) - 1);
+  };
+  return kind | clamp(d.grid.rows, 8) << 8 | clamp(d.grid.cols, 8) << 16 |
+         clamp(d.blockRows, 20) << 24 | clamp(d.blockCols, 20) << 44;
+}
+
+std::string showDistributionFact(int64_t v) {
+  const char *kinds[] = {"Slab.X", "Slab.Y", "BlockCyclic", "Replicated"};
+  if (v < 0 || (v & 0xff) > 3)
+    return "none";
+  if ((v & 0xff) != static_cast<int64_t>(Distribution::Kind::BlockCyclic))
+    return kinds[v & 0xff];
+  return Distribution::blockCyclic({int(v >> 8 & 0xff), int(v >> 16 & 0xff)},
+                                   v >> 24 & 0xfffff, v >> 44 & 0xfffff)
+      .str();
+}
+} // namespace
+
 /// What every rank must give alike at construction; its own shapes travel as data.
 detail::Agreement detail::constructorWord(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c,
                           const std::vector<Distribution> &distributions, float alpha,
@@ -71,10 +98,7 @@ detail::Agreement detail::constructorWord(const Tensor &a, const Tensor &b, cons
   for (size_t i = 0; i < 3; ++i) {
     const char *names[] = {"A's distribution", "B's distribution", "D's distribution"};
     const Distribution *d = i < distributions.size() ? &distributions[i] : nullptr;
-    say.fact(names[i], d ? (int64_t)d->kind : -1, [](int64_t v) {
-      const char *kinds[] = {"Slab.X", "Slab.Y", "BlockCyclic", "Replicated"};
-      return v < 0 || v > 3 ? std::string("none") : std::string(kinds[v]);
-    });
+    say.fact(names[i], d ? distributionFact(*d) : -1, showDistributionFact);
   }
   say.fact("op(A) transposed", qualifiers.transposeA)
       .fact("op(B) transposed", qualifiers.transposeB)

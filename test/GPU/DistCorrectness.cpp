@@ -2,9 +2,10 @@
 // `mpirun -np 2 mepi-dist-tests` (one GPU per rank). Every rank makes the same global bf16
 // operands from one seed, passes its part under the case's distributions, and checks its part
 // of D against the fp64 product (epilog applied) of the global operands. Every algorithm, both
-// slab axes, every transpose, uneven remainders, an epilog per algorithm; then errors for bad
-// distributions, refusals on one rank and differences between ranks before anything is
-// launched, and finalize() with a plan alive. Prints "N passed, M failed" (rank 0, all ranks).
+// slab axes, block-cyclic (SUMMA) on 1 x P and P x 1 grids, every transpose, uneven
+// remainders, an epilog per algorithm; then errors for bad distributions, refusals on one
+// rank and differences between ranks before anything is launched, and finalize() with a plan
+// alive. Prints "N passed, M failed" (rank 0, all ranks).
 #include "GpuTestSupport.h"
 
 #include "mepi/DistributedMPI.h"
@@ -68,23 +69,33 @@ std::vector<uint16_t> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
   return out;
 }
 
+/// The global index of local index `l` along stored dimension `dim` (0: rows, 1: columns) of
+/// a global `global` matrix under `dist` on `rank`.
+int64_t globalIndex(const Distribution &dist, int dim, int rank, int ranks,
+                    const std::vector<int64_t> &global, int64_t l) {
+  using K = Distribution::Kind;
+  if (dist.kind == K::BlockCyclic) {
+    int procs = dim == 0 ? dist.grid.rows : dist.grid.cols;
+    int coord = dim == 0 ? rank / dist.grid.cols : rank % dist.grid.cols;
+    int64_t block = dim == 0 ? dist.blockRows : dist.blockCols;
+    return (l / block * procs + coord) * block + l % block;
+  }
+  if ((dist.kind == K::SlabX && dim == 0) || (dist.kind == K::SlabY && dim == 1))
+    for (int q = 0; q < rank; ++q)
+      l += dist.shape(q, ranks, global)[dim];
+  return l;
+}
+
 /// Rank `rank`'s part of a stored global matrix under `dist`.
 std::vector<uint16_t> localPart(const std::vector<uint16_t> &global, int64_t rows, int64_t cols,
                                 const Distribution &dist, int rank, int ranks,
                                 std::vector<int64_t> &shape) {
   shape = dist.shape(rank, ranks, {rows, cols});
-  int64_t r0 = 0, c0 = 0;
-  for (int q = 0; q < rank; ++q) {
-    auto s = dist.shape(q, ranks, {rows, cols});
-    if (dist.kind == Distribution::Kind::SlabX)
-      r0 += s[0];
-    if (dist.kind == Distribution::Kind::SlabY)
-      c0 += s[1];
-  }
   std::vector<uint16_t> out(shape[0] * shape[1]);
   for (int64_t i = 0; i < shape[0]; ++i)
     for (int64_t j = 0; j < shape[1]; ++j)
-      out[i * shape[1] + j] = global[(r0 + i) * cols + c0 + j];
+      out[i * shape[1] + j] = global[globalIndex(dist, 0, rank, ranks, {rows, cols}, i) * cols +
+                                     globalIndex(dist, 1, rank, ranks, {rows, cols}, j)];
   return out;
 }
 
@@ -133,17 +144,13 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
   auto aLocal = localPart(A, aStored[0], aStored[1], c.a, rank, ranks, aShape);
   auto bLocal = localPart(B, bStored[0], bStored[1], c.b, rank, ranks, bShape);
   CUdeviceptr da = upload(aLocal), db = upload(bLocal);
-  // D's rows on this rank (a bias follows them).
-  int64_t dRow0 = 0, dCol0 = 0;
+  // D's part on this rank (a bias follows its rows).
   std::vector<int64_t> dShape = c.d.shape(rank, ranks, {c.m, c.n});
-  for (int q = 0; q < rank; ++q) {
-    auto s = c.d.shape(q, ranks, {c.m, c.n});
-    if (c.d.kind == Distribution::Kind::SlabX)
-      dRow0 += s[0];
-    if (c.d.kind == Distribution::Kind::SlabY)
-      dCol0 += s[1];
-  }
-  std::vector<uint16_t> biasLocal(biasAll.begin() + dRow0, biasAll.begin() + dRow0 + dShape[0]);
+  auto dRow = [&](int64_t i) { return globalIndex(c.d, 0, rank, ranks, {c.m, c.n}, i); };
+  auto dCol = [&](int64_t j) { return globalIndex(c.d, 1, rank, ranks, {c.m, c.n}, j); };
+  std::vector<uint16_t> biasLocal(dShape[0]);
+  for (int64_t i = 0; i < dShape[0]; ++i)
+    biasLocal[i] = biasAll[dRow(i)];
   CUdeviceptr dbias = upload(biasLocal);
   bool ok = true;
   try {
@@ -171,7 +178,7 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
     int64_t bad = 0;
     for (int64_t i = 0; i < dShape[0]; ++i)
       for (int64_t j = 0; j < dShape[1]; ++j) {
-        int64_t gi = dRow0 + i, gj = dCol0 + j;
+        int64_t gi = dRow(i), gj = dCol(j);
         double acc = 0;
         for (int64_t kk = 0; kk < c.k; ++kk) {
           double x = fromBF16(c.ta ? A[kk * c.m + gi] : A[gi * c.k + kk]);
@@ -234,6 +241,16 @@ bool runErrorCases(int rank, int ranks, int device) {
     mepi::dist::Matmul(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
                        {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, false});
   }, "supported are");
+  Distribution bc = Distribution::blockCyclic({1, ranks}, 32, 32),
+               bcRows16 = Distribution::blockCyclic({1, ranks}, 16, 32);
+  expect("block-cyclic blocks", [&] {
+    mepi::dist::Matmul(tensor(p, device, {64, 32}), tensor(p, device, {64, 32}), std::nullopt,
+                       {bcRows16, bc, bc}, 1.0f, std::nullopt, {false, false});
+  }, "op(A)'s blocks of rows are 16 long and D's 32");
+  expect("block-cyclic grids differ", [&] {
+    mepi::dist::Matmul(tensor(p, device, {64, 32}), tensor(p, device, {64, 32}), std::nullopt,
+                       {rank == 1 ? bcRows16 : bc, bc, bc}, 1.0f, std::nullopt, {false, false});
+  }, "A's distribution = BlockCyclic(1x2, 16x32), rank 0 gives BlockCyclic(1x2, 32x32)");
   // A refusal on one rank or a difference between ranks throws on every rank, before any
   // collective allocation (a rank left behind would wait forever).
   expect("one rank refuses", [&] {
@@ -377,6 +394,20 @@ int main(int argc, char **argv) {
       {"all-reduce-user", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Default, 2, 1.0f, false, true},
       {"reduce-scatter-decode-user", Slab::Y, Slab::Y, Slab::X, false, true, 129, 384, 512, E::Default, 0, 1.0f, false, true},
   };
+  // Block-cyclic (SUMMA) on grids of 1 x P and P x 1, remainders in every dimension; blocks of
+  // op(A)'s rows and op(B)'s columns are D's.
+  auto bc = [](int rows, int cols, int64_t br, int64_t bcols) {
+    return Distribution::blockCyclic({rows, cols}, br, bcols);
+  };
+  int P = ranks;
+  cases.push_back({"summa-1xP", bc(1, P, 128, 96), bc(1, P, 96, 64), bc(1, P, 128, 64), false,
+                   false, 1000, 700, 900, E::GeluBias});
+  cases.push_back({"summa-Px1-nt", bc(P, 1, 128, 96), bc(P, 1, 64, 96), bc(P, 1, 128, 64), false,
+                   true, 1000, 700, 900, E::Bias});
+  cases.push_back({"summa-1xP-tn-user", bc(1, P, 96, 128), bc(1, P, 96, 64), bc(1, P, 128, 64),
+                   true, false, 1000, 700, 900, E::Default, 0, 1.0f, false, true});
+  cases.push_back({"summa-Px1-tt-pieces", bc(P, 1, 64, 128), bc(P, 1, 32, 64), bc(P, 1, 128, 32),
+                   true, true, 2600, 512, 640, E::Relu, 3, 0.5f});
   int passed = 0, failed = 0;
   for (const Case &c : cases) {
     bool ok = runCase(c, rank, ranks, device, stream);

@@ -7,7 +7,21 @@ mepi.dist.matmul {shape = array<i64: 64, 64, 64>, ranks = 2, element_type = bf16
 
 // -----
 
-// expected-error @+1 {{block-cyclic distributions (SUMMA) are not supported yet}}
-mepi.dist.matmul {shape = array<i64: 64, 64, 64>, ranks = 4, element_type = bf16,
-                  a_distribution = "block_cyclic", b_distribution = "block_cyclic",
-                  d_distribution = "block_cyclic"}
+// expected-error @+1 {{operand a: BlockCyclic(2x1, 64x64): expected D's process grid (1x2)}}
+mepi.dist.matmul {shape = array<i64: 256, 256, 256>, ranks = 2, element_type = bf16,
+                  a_distribution = "block_cyclic(2x1, 64x64)", b_distribution = "block_cyclic(1x2, 64x64)",
+                  d_distribution = "block_cyclic(1x2, 64x64)"}
+
+// -----
+
+// expected-error @+1 {{operands a and d: op(A)'s blocks of rows are 32 long and D's 64}}
+mepi.dist.matmul {shape = array<i64: 256, 256, 256>, ranks = 2, element_type = bf16,
+                  a_distribution = "block_cyclic(1x2, 32x64)", b_distribution = "block_cyclic(1x2, 64x64)",
+                  d_distribution = "block_cyclic(1x2, 64x64)"}
+
+// -----
+
+// expected-error @+1 {{operand d: Slab.Y with a block-cyclic distribution elsewhere}}
+mepi.dist.matmul {shape = array<i64: 256, 256, 256>, ranks = 2, element_type = bf16,
+                  a_distribution = "block_cyclic(1x2, 64x64)", b_distribution = "block_cyclic(1x2, 64x64)",
+                  d_distribution = "slab_y"}
