@@ -47,27 +47,67 @@ struct Row {
   std::string algorithm;
 };
 
+/// SUMMA's blocks in the benchmark: A [T, H] dealt over a 1 x P grid in blocks of 1024
+/// columns of H (each rank holds every P-th block of K), B [H, F] and D [T, F] in blocks of
+/// 256 columns of F.
+constexpr int64_t kSummaKBlock = 1024, kSummaNBlock = 256, kSummaMBlock = 128;
+
+/// The local GEMM of `op` on each rank: D [m, n] = A [m, k] x B (stored [n, k], or [k, n] for
+/// SUMMA, whose B is W's columns as stored).
+struct LocalGemm {
+  int64_t m, n, k;
+  bool nMajorB;
+};
+
+LocalGemm localGemm(const DistShape &s, const std::string &op, int ranks) {
+  int64_t fr = s.f / ranks;
+  if (op == "ag+gemm")
+    return {s.t, fr, s.h, false};
+  if (op == "summa")
+    return {s.t, fr, s.h, true};
+  return {s.t, s.h, fr, false};
+}
+
+/// The distributions of A, B and D for `op`.
+std::vector<mepi::dist::Distribution> distributionsFor(const std::string &op, int ranks) {
+  using mepi::dist::Distribution;
+  using mepi::dist::Slab;
+  if (op == "ag+gemm")
+    return {Slab::X, Slab::X, Slab::Y};
+  if (op == "gemm+rs")
+    return {Slab::Y, Slab::Y, Slab::X};
+  if (op == "gemm+ar")
+    return {Slab::Y, Slab::Y, Distribution::replicated()};
+  return {Distribution::blockCyclic({1, ranks}, kSummaMBlock, kSummaKBlock),
+          Distribution::blockCyclic({1, ranks}, kSummaKBlock, kSummaNBlock),
+          Distribution::blockCyclic({1, ranks}, kSummaMBlock, kSummaNBlock)};
+}
+
 /// One operation: tensor-parallel column-linear (all-gather of the sequence-split input, then
-/// the GEMM with this rank's columns of W), or row-linear (the GEMM with this rank's rows of
-/// W, then reduce-scatter or all-reduce).
+/// the GEMM with this rank's columns of W), row-linear (the GEMM with this rank's rows of W,
+/// then reduce-scatter or all-reduce), or SUMMA over block-cyclic operands (A's blocks of K
+/// gathered; unfused: NCCL's all-gather of the same bytes, then cuBLASLt, leaving out the
+/// reordering of K that the gathered blocks would need).
 Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int device,
             cublasLtHandle_t lt, ncclComm_t comm, CUstream stream, int iterations) {
-  bool gather = op == "ag+gemm";
-  int64_t fr = s.f / ranks, tr = s.t / ranks;
+  bool gather = op == "ag+gemm" || op == "summa";
+  int64_t tr = s.t / ranks;
   Row row{s.name, op, 0, 0, 0, 0, ""};
-  int64_t m = s.t, n = gather ? fr : s.h, k = gather ? s.h : fr;
-  // Operands of the local GEMM: A [m, k] (gathered X, or this rank's Y columns) and B [n, k].
+  auto [m, n, k, nMajorB] = localGemm(s, op, ranks);
+  // Operands of the local GEMM: A [m, k] (gathered X, or this rank's Y columns) and B.
   CUdeviceptr a = randomBuffer(m * k, true, 11 + rank), b = randomBuffer(n * k, true, 23 + rank);
   CUdeviceptr d = 0, out = 0;
   cu(driver->cuMemAlloc(&d, m * n * 2), "cuMemAlloc");
   cu(driver->cuMemAlloc(&out, m * n * 2), "cuMemAlloc");
-  LtMatmulSpec spec{m, n, k, true, false, false};
+  LtMatmulSpec spec{m, n, k, true, false, nMajorB};
   LtMatmul ltmm(lt, spec);
   auto cs = reinterpret_cast<cudaStream_t>(stream);
+  // This rank's part of the exchanged A: rows of X (ag+gemm) or blocks of K (SUMMA).
+  int64_t part = op == "summa" ? m * (k / ranks) : tr * k;
   auto unfused = [&](int) {
     if (gather) {
-      nccl(ncclAllGather(reinterpret_cast<void *>(a + rank * tr * k * 2),
-                         reinterpret_cast<void *>(a), tr * k, ncclBfloat16, comm, cs),
+      nccl(ncclAllGather(reinterpret_cast<void *>(a + rank * part * 2),
+                         reinterpret_cast<void *>(a), part, ncclBfloat16, comm, cs),
            "ncclAllGather");
       ltmm.launch(a, b, d, stream);
     } else if (op == "gemm+rs") {
@@ -82,25 +122,24 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
            "ncclAllReduce");
     }
   };
-  mepi::Matmul local(onDevice(a, device, {m, k}), onDevice(b, device, {n, k}), std::nullopt,
-                     1.0f, std::nullopt, mepi::Qualifiers{false, true});
+  std::vector<int64_t> bShape = nMajorB ? std::vector<int64_t>{k, n} : std::vector<int64_t>{n, k};
+  mepi::Matmul local(onDevice(a, device, {m, k}), onDevice(b, device, bShape), std::nullopt,
+                     1.0f, std::nullopt, mepi::Qualifiers{false, !nMajorB});
   local.plan();
-  using mepi::dist::Slab;
-  std::vector<mepi::dist::Distribution> dists =
-      gather ? std::vector<mepi::dist::Distribution>{Slab::X, Slab::X, Slab::Y}
-      : op == "gemm+rs"
-          ? std::vector<mepi::dist::Distribution>{Slab::Y, Slab::Y, Slab::X}
-          : std::vector<mepi::dist::Distribution>{Slab::Y, Slab::Y,
-                                                  mepi::dist::Distribution::replicated()};
-  // The distributed operands: X's rows of this rank (gather), or the local GEMM's A.
-  mepi::Tensor da = onDevice(gather ? a + rank * tr * k * 2 : a, device, {gather ? tr : m, k});
+  std::vector<mepi::dist::Distribution> dists = distributionsFor(op, ranks);
+  // The distributed A: X's rows of this rank (gather), its blocks of K (SUMMA), or the local
+  // GEMM's A.
+  std::vector<int64_t> aShape = op == "summa" ? dists[0].shape(rank, ranks, {m, k})
+                                : gather      ? std::vector<int64_t>{tr, k}
+                                              : std::vector<int64_t>{m, k};
+  mepi::Tensor da = onDevice(gather ? a + rank * part * 2 : a, device, aShape);
   mepi::dist::Options options;
   if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
     options.pieces = std::atoi(pieces);
   if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
     options.remoteStores = std::atoi(remote) != 0;
-  mepi::dist::Matmul mm(da, onDevice(b, device, {n, k}), std::nullopt, dists, 1.0f,
-                        std::nullopt, mepi::Qualifiers{false, true}, options);
+  mepi::dist::Matmul mm(da, onDevice(b, device, bShape), std::nullopt, dists, 1.0f,
+                        std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
   mm.plan();
   row.algorithm = mepi::dist::algorithmName(mm.algorithm());
   // Interleaved, so that clock and thermal drift spread over all four alike.
@@ -269,7 +308,7 @@ int bench::runDistBench(int argc, char **argv) {
                   "algorithm", "lt-local", "unfused", "eff", "mepi-loc", "mepi", "eff",
                   "vs-unf");
     for (const DistShape &s : shapes)
-      for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar"}) {
+      for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar", "summa"}) {
         if (!selectedLabel(filters, std::string(s.name) + " " + op))
           continue;
         Row r = measure(s, op, rank, ranks, device, lt, comm, stream, iterations);
@@ -288,7 +327,9 @@ int bench::runDistBench(int argc, char **argv) {
       writeJsonHeader(json, name, date, command,
                       "bf16, tensor-parallel MLP: ag+gemm = X [T, H] rows split, W [F, H] rows "
                       "split (columns of D); gemm+rs / gemm+ar = Y [T, F] columns split, W2 "
-                      "[H, F] columns split",
+                      "[H, F] columns split; summa = X [T, H], W [H, F] and D block-cyclic on "
+                      "a 1 x P grid (blocks of 1024 columns of H, 256 of F; its unfused time "
+                      "omits reordering the gathered blocks of K)",
                       "times in ms, median of CUDA events, slowest rank, each launch after a "
                       "one-value NCCL all-reduce that aligns the ranks' streams (not timed); "
                       "eff = local GEMM / "
