@@ -174,10 +174,6 @@ static llvm::Error checkSummaRequest(const Request &q) {
       return planError(llvm::formatv("operand {0}: {1}: the process grid has {2} processes, "
                                      "expected {3} (the ranks)",
                                      names[i], d.str(), d.grid.rows * d.grid.cols, q.ranks));
-    if (d.grid.rows != q.distributions[2].grid.rows || d.grid.cols != q.distributions[2].grid.cols)
-      return planError(llvm::formatv("operand {0}: {1}: expected D's process grid ({2}x{3})",
-                                     names[i], d.str(), q.distributions[2].grid.rows,
-                                     q.distributions[2].grid.cols));
   }
   return llvm::Error::success();
 }
@@ -324,8 +320,14 @@ llvm::Expected<DistPlan> plan::makeSummaPlan(const Request &q) {
     nMax = std::max(nMax, d[1]);
   }
   // A rank's own part is what its GEMM needs only when K is not split and the other
-  // dimension is dealt as D's: A stored [M, K] on one grid column, B [K, N] on one grid row.
-  bool gatherA = q.transposeA || dd.grid.cols > 1, gatherB = q.transposeB || dd.grid.rows > 1;
+  // dimension is dealt as D's: A stored [M, K] on D's grid of one column, B [K, N] on D's
+  // grid of one row. (Operands may sit on other grids of as many ranks: a transposed view's
+  // grid is its matrix's, transposed.)
+  auto sameGrid = [&](const Distribution &d) {
+    return d.grid.rows == dd.grid.rows && d.grid.cols == dd.grid.cols;
+  };
+  bool gatherA = q.transposeA || !sameGrid(q.distributions[0]) || dd.grid.cols > 1;
+  bool gatherB = q.transposeB || !sameGrid(q.distributions[1]) || dd.grid.rows > 1;
   if (gatherA)
     p.gatherShape = q.transposeA ? std::vector<int64_t>{p.k, mMax} : std::vector<int64_t>{mMax, p.k};
   if (gatherB)

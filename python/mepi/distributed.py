@@ -135,6 +135,12 @@ class _Dist:
         if transposed and kind in (_SLAB_X, _SLAB_Y):
             kind = _SLAB_Y if kind == _SLAB_X else _SLAB_X
         if transposed and kind == _BLOCK_CYCLIC:
+            # The stored matrix of a column-major part is on the transposed grid, its ranks in
+            # column-major order: the same order only when the grid is one row or column.
+            if min(self.grid) > 1:
+                raise MepiError(f"{self.name}: a column-major part of a matrix dealt over a "
+                                f"{self.grid[0]}x{self.grid[1]} process grid is not supported; "
+                                f"pass this rank's blocks row-major (contiguous)")
             return _Distribution(kind, self.grid[1], self.grid[0], self.blocks[1], self.blocks[0])
         return _Distribution(kind, self.grid[0], self.grid[1], self.blocks[0], self.blocks[1])
 

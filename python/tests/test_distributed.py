@@ -18,6 +18,13 @@ def test_block_cyclic_extents():
     assert repr(md.Slab.Y) == "Slab.Y"
 
 
+def test_column_major_block_cyclic_parts_on_2d_grids_are_refused():
+    bc = md.BlockCyclic(md.ProcessGrid((2, 2)), (64, 64))
+    with pytest.raises(mepi.MepiError, match="column-major part of a matrix dealt over a 2x2"):
+        bc._c(transposed=True)
+    assert md.BlockCyclic(md.ProcessGrid((1, 2)), (32, 64))._c(transposed=True).gridRows == 2
+
+
 def test_bad_rank_is_refused():
     with pytest.raises(mepi.MepiError, match="expected 0 <= rank < ranks, got rank 2 of 2"):
         md.Slab.X.shape(2, (10, 10), nranks=2)

@@ -121,3 +121,48 @@ def test_reduce_scatter_with_a_python_epilog():
         mm.plan(epilog=tanh_rows, epilog_inputs={"bias": bias})
         sums = part(y.double() @ w2.double().T, md.Slab.X)
         check(mm.execute(), tanh_rows_reference(sums, bias))
+
+
+def bc_part(t, dist):
+    """This rank's blocks of a global matrix under a BlockCyclic distribution (ScaLAPACK's
+    layout: blocks dealt round-robin over the grid, rank r at (r // cols, r % cols))."""
+    (pr, pc), (br, bcols) = dist.grid, dist.blocks
+    rows = [i for i in range(t.shape[0]) if (i // br) % pr == RANK // pc]
+    cols = [j for j in range(t.shape[1]) if (j // bcols) % pc == RANK % pc]
+    return t[rows][:, cols].contiguous()
+
+
+def test_summa_block_cyclic_with_gelu_bias():
+    T, H, F = 1000, 700, 900
+    grid = md.ProcessGrid((1, NRANKS))
+    x, w = randn(T, H, seed=17), randn(H, F, seed=18)
+    bias = randn(T, seed=19)
+    dx, dw = md.BlockCyclic(grid, (128, 96)), md.BlockCyclic(grid, (96, 64))
+    dy = md.BlockCyclic(grid, (128, 64))
+    with md.Matmul(bc_part(x, dx), bc_part(w, dw), distributions=[dx, dw, dy]) as mm:
+        mm.plan(epilog=mepi.MatmulEpilog.GELU_BIAS, epilog_inputs={"bias": bias})
+        assert mm.algorithm == "Summa"
+        want = torch.nn.functional.gelu(x.double() @ w.double() + bias.double()[:, None],
+                                        approximate="tanh")
+        check(mm.execute(), bc_part(want, dy))
+
+
+def test_summa_with_a_column_major_part():
+    # W [H, F] held as this rank's blocks of its transpose [F, H], passed as a .T view: the
+    # stored matrix is dealt over the transposed grid.
+    T, H, F = 513, 384, 640
+    grid = md.ProcessGrid((NRANKS, 1))
+    x, wt = randn(T, H, seed=20), randn(F, H, seed=21)
+    dx, dy = md.BlockCyclic(grid, (64, 128)), md.BlockCyclic(grid, (64, 32))
+    dw = md.BlockCyclic(grid, (128, 32))
+    stored = md.BlockCyclic(md.ProcessGrid((1, NRANKS)), (32, 128))
+    y = md.matmul(bc_part(x, dx), bc_part(wt, stored).T, distributions=[dx, dw, dy])
+    check(y, bc_part(x.double() @ wt.double().T, dy))
+
+
+def test_block_cyclic_blocks_that_do_not_match_are_refused():
+    grid = md.ProcessGrid((1, NRANKS))
+    x = randn(256, 256, seed=22)
+    dx, dy = md.BlockCyclic(grid, (32, 64)), md.BlockCyclic(grid, (64, 64))
+    with pytest.raises(mepi.MepiError, match="op\\(A\\)'s blocks of rows are 32 long and D's 64"):
+        md.Matmul(bc_part(x, dx), bc_part(x, dy), distributions=[dx, dy, dy])

@@ -7,9 +7,9 @@ mepi.dist.matmul {shape = array<i64: 64, 64, 64>, ranks = 2, element_type = bf16
 
 // -----
 
-// expected-error @+1 {{operand a: BlockCyclic(2x1, 64x64): expected D's process grid (1x2)}}
+// expected-error @+1 {{operand b: BlockCyclic(2x2, 64x64): the process grid has 4 processes, expected 2 (the ranks)}}
 mepi.dist.matmul {shape = array<i64: 256, 256, 256>, ranks = 2, element_type = bf16,
-                  a_distribution = "block_cyclic(2x1, 64x64)", b_distribution = "block_cyclic(1x2, 64x64)",
+                  a_distribution = "block_cyclic(2x1, 64x64)", b_distribution = "block_cyclic(2x2, 64x64)",
                   d_distribution = "block_cyclic(1x2, 64x64)"}
 
 // -----
