@@ -59,7 +59,8 @@ void play(std::vector<RankState> &ranks, bool ta, bool tb) {
   for (int t = 0; t < P; ++t) {
     const DistPlan &p = ranks[t].plan;
     std::set<int> awaited;
-    for (const Step &s : p.steps) {
+    for (size_t here = 0; here < p.steps.size(); ++here) {
+      const Step &s = p.steps[here];
       if (s.kind == Step::Kind::WaitArrived)
         awaited.insert(s.flag);
       if (s.kind != Step::Kind::Gemm)
@@ -69,13 +70,16 @@ void play(std::vector<RankState> &ranks, bool ta, bool tb) {
         std::fill(seen[b].begin(), seen[b].end(), NAN);
       for (int src = 0; src < P; ++src) {
         const auto &steps = ranks[src].plan.steps;
-        size_t last = 0;
-        for (size_t i = 0; i < steps.size(); ++i)
+        // A peer's copies up to one that raised an awaited flag; our own local copies up to
+        // this GEMM (the compute stream's order).
+        size_t last = src == t ? here : 0;
+        for (size_t i = 0; i < steps.size() && src != t; ++i)
           if (steps[i].kind == Step::Kind::Push && steps[i].peer == t && awaited.count(steps[i].flag))
             last = i + 1;
+        Step::Kind kind = src == t ? Step::Kind::LocalCopy : Step::Kind::Push;
         for (size_t i = 0; i < last; ++i) {
           const Step &c = steps[i];
-          if (c.kind != Step::Kind::Push || c.peer != t)
+          if (c.kind != kind || c.peer != t)
             continue;
           Matrix &from = ranks[src].buffers[c.from.buffer];
           for (int64_t r = 0; r < c.from.rows; ++r)

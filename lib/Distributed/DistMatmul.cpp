@@ -91,6 +91,8 @@ struct dist::Matmul::State : Member {
   void await(CUstream st, int index, uint32_t epoch) const;
   /// A Push step: the copy into the peer's buffer, then its flag.
   void push(const Step &step, uint32_t epoch) const;
+  /// The copy of a Push or LocalCopy step (`from` ours, `to` in `step.peer`'s buffer) on `st`.
+  void copyBlock(const Step &step, CUstream st) const;
   void run(const Step &step, CUstream stream, uint32_t epoch);
   /// The stream `step` runs on (the caller's `stream` or the copy stream).
   CUstream streamOf(const Step &step, CUstream stream) const;
@@ -533,6 +535,13 @@ void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
   const runtime::CudaDriver &d = driver();
   if (step.gemm >= 0)
     checked(d, d.cuStreamWaitEvent(copy, gemmEvents[step.gemm], 0), "cuStreamWaitEvent");
+  copyBlock(step, copy);
+  if (step.flag >= 0) // a copy of several raises the flag after its last
+    raise(copy, step.peer, step.flag, epoch);
+}
+
+void dist::Matmul::State::copyBlock(const Step &step, CUstream st) const {
+  const runtime::CudaDriver &d = driver();
   size_t bytes = bytesOf(step.from.buffer);
   CUDA_MEMCPY2D c{};
   c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
@@ -544,9 +553,7 @@ void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
   c.WidthInBytes = step.from.cols * bytes;
   c.Height = step.from.rows;
   if (c.Height > 0 && c.WidthInBytes > 0)
-    checked(d, d.cuMemcpy2DAsync(&c, copy), "cuMemcpy2DAsync(peer)");
-  if (step.flag >= 0) // a copy of several raises the flag after its last
-    raise(copy, step.peer, step.flag, epoch);
+    checked(d, d.cuMemcpy2DAsync(&c, st), "cuMemcpy2DAsync");
 }
 
 void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch) {
@@ -563,6 +570,7 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
   case Step::Kind::WaitReady: await(copy, step.peer, epoch); break;
   case Step::Kind::ComputeWaitReady: await(stream, step.peer, epoch); break;
   case Step::Kind::Push: push(step, epoch); break;
+  case Step::Kind::LocalCopy: copyBlock(step, stream); break;
   case Step::Kind::Signal: raise(stream, step.peer, step.flag, epoch); break;
   case Step::Kind::WaitArrived: await(stream, step.flag, epoch); break;
   case Step::Kind::Gemm:

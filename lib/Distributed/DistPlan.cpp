@@ -166,6 +166,12 @@ std::string DistPlan::stepStr(size_t index) const {
       os << ", flag " << s.flag;
     break;
   case Step::Kind::WaitArrived: os << "compute: wait flag " << s.flag; break;
+  case Step::Kind::LocalCopy:
+    os << "compute: copy ";
+    view(s.from);
+    os << " -> ";
+    view(s.to);
+    break;
   case Step::Kind::Gemm: {
     const Gemm &g = gemms[s.gemm];
     os << "compute: gemm " << s.gemm << ": ";

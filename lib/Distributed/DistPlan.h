@@ -14,9 +14,11 @@
 //   Summa (block-cyclic A, B, D on one process grid): each rank assembles, in global K order,
 //     the rows of op(A) (Gather) and the columns of op(B) (GatherB) that its blocks of D need:
 //     every rank copies each of its blocks to the ranks whose blocks of D need it (blocks
-//     adjacent on both sides travel as one copy). B's columns come first, then op(A)'s rows in
-//     pieces of the receiver's D rows, each piece's GEMM (epilog fused) starting once every
-//     rank's part of it is there. An operand is not copied where the rank's own part is what
+//     adjacent on both sides travel as one copy). Its own blocks are copied on the compute
+//     stream before the GEMMs (a copy within one GPU is a kernel, which would wait for a
+//     running GEMM's SMs); the peers' arrive by the copy engines, B's columns first, then
+//     op(A)'s rows in pieces of the receiver's D rows, each piece's GEMM (epilog fused)
+//     starting once every peer's part of it is there. An operand is not copied where the rank's own part is what
 //     its GEMM needs (A [M, K] on one grid column, B [K, N] on one grid row).
 // Chunks of few rows (memory-bound GEMMs, decode) are not multiplied one by one: A is gathered
 // by NCCL first, and the reductions with the identity epilog run one GEMM and an NCCL
@@ -119,6 +121,8 @@ struct Step {
     NcclAllGather, ///< compute: every rank's `from` (its chunk of rows) into every rank's `to`
     ComputeWaitReady, ///< compute: wait until `peer` said Ready (before GEMMs that store there)
     Signal,           ///< compute: raise `peer`'s flag `flag` (after a GEMM stored there)
+    LocalCopy,        ///< compute: copy `from` into our `to` (before the GEMMs: a copy on the
+                      ///< same GPU runs on its SMs, which a running GEMM holds)
   };
   Kind kind = Kind::Ready;
   int peer = -1;

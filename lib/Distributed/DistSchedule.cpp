@@ -50,6 +50,7 @@ const char *kindName(plan::Step::Kind kind) {
   case K::NcclAllGather: return "nccl_all_gather";
   case K::ComputeWaitReady: return "wait_ready";
   case K::Signal: return "signal";
+  case K::LocalCopy: return "copy_local";
   }
   return "?";
 }
@@ -69,7 +70,7 @@ void addStep(OpBuilder &b, Location loc, const plan::DistPlan &p, const plan::St
     step.setFlagAttr(b.getI64IntegerAttr(s.flag));
   if (s.gemm >= 0)
     step.setGemmAttr(b.getI64IntegerAttr(s.gemm));
-  if (s.kind == K::Push || s.kind == K::NcclReduce || s.kind == K::NcclAllReduce ||
+  if (s.kind == K::Push || s.kind == K::LocalCopy || s.kind == K::NcclReduce || s.kind == K::NcclAllReduce ||
       s.kind == K::NcclAllGather) {
     step.setFromAttr(b.getStringAttr(s.from.str()));
     step.setToAttr(b.getStringAttr(s.to.str()));

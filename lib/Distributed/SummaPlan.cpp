@@ -83,10 +83,12 @@ int coordOf(const Distribution &d, int rank, bool rows) {
 }
 
 /// The steps that copy this rank's blocks of `op` lying in `range` (of rank `t`'s extent along
-/// the other dimension) into `t`'s gather buffer; the last raises `flag` (an empty copy where
-/// nothing goes, so that `t` may count on the flag).
-void pushTo(DistPlan &p, const Operand &op, const Distribution &d, int t, Range range, int flag) {
+/// the other dimension) into `t`'s gather buffer. A peer's copies (Push) raise `flag` after
+/// the last (an empty copy where nothing goes, so that `t` may count on the flag); our own
+/// (`t` = this rank) are LocalCopy steps, ordered by the compute stream.
+void copyTo(DistPlan &p, const Operand &op, const Distribution &d, int t, Range range, int flag) {
   std::vector<Step> out;
+  Step::Kind kind = t == p.rank ? Step::Kind::LocalCopy : Step::Kind::Push;
   int owner = coordOf(d, t, op.byDRows);
   for (const Segment &o : op.other) {
     int64_t lo = std::max(o.dst, range.offset),
@@ -96,24 +98,25 @@ void pushTo(DistPlan &p, const Operand &op, const Distribution &d, int t, Range 
     Range src{o.src + lo - o.dst, hi - lo}, dst{lo, hi - lo};
     for (const Segment &k : op.k) {
       Step s;
-      s.kind = Step::Kind::Push;
+      s.kind = kind;
       s.peer = t;
+      s.flag = -1;
       s.from = storedView(op.local, op.kRows, {k.src, k.size}, src, op.localPitch);
       s.to = storedView(op.gather, op.kRows, {k.dst, k.size}, dst, op.gatherPitch);
       out.push_back(s);
     }
   }
-  if (out.empty()) {
-    Step s;
-    s.kind = Step::Kind::Push;
-    s.peer = t;
-    s.from = View{op.local, 0, 0, 0, 0, 0, op.localPitch};
-    s.to = View{op.gather, 0, 0, 0, 0, 0, op.gatherPitch};
-    out.push_back(s);
+  if (kind == Step::Kind::Push) {
+    if (out.empty()) {
+      Step s;
+      s.kind = kind;
+      s.peer = t;
+      s.from = View{op.local, 0, 0, 0, 0, 0, op.localPitch};
+      s.to = View{op.gather, 0, 0, 0, 0, 0, op.gatherPitch};
+      out.push_back(s);
+    }
+    out.back().flag = flag;
   }
-  for (Step &s : out)
-    s.flag = -1;
-  out.back().flag = flag;
   p.steps.insert(p.steps.end(), out.begin(), out.end());
 }
 
@@ -226,36 +229,37 @@ static Operand operandOf(const DistPlan &p, const Request &q, int which) {
   return op;
 }
 
-/// The steps: B's columns assembled first, then op(A)'s rows piece by piece, each piece's GEMM
-/// waiting for that piece from every rank.
+/// The steps: this rank's own blocks copied on the compute stream; the peers' blocks of B's
+/// columns, then of op(A)'s rows piece by piece, by the copy engines; each piece's GEMM waits
+/// for that piece from every peer.
 static void summaSteps(DistPlan &p, const Request &q, bool gatherA, bool gatherB) {
   int r = q.rank, P = q.ranks;
   auto flagB = [&](int src) { return P + src * (p.pieces + 1) + p.pieces; };
   auto flagA = [&](int src, int piece) { return P + src * (p.pieces + 1) + piece; };
-  p.steps.push_back(stepOf(Step::Kind::Ready));
-  p.steps.push_back(stepOf(Step::Kind::Fork));
-  for (int i = 0; i < P && (gatherA || gatherB); ++i)
-    p.steps.push_back(stepOf(Step::Kind::WaitReady, -1, (r + i) % P));
   const Distribution &dd = q.distributions[2];
-  if (gatherB) {
-    Operand b = operandOf(p, q, 1);
-    for (int i = 0; i < P; ++i)
-      pushTo(p, b, dd, (r + i) % P, {0, b.extentOn[(r + i) % P]}, flagB(r));
-  }
-  Operand a = operandOf(p, q, 0);
+  Operand a = operandOf(p, q, 0), b = operandOf(p, q, 1);
+  p.steps.push_back(stepOf(Step::Kind::Ready));
+  p.steps.push_back(stepOf(Step::Kind::Fork)); // the copy stream starts before our own copies
+  if (gatherB)
+    copyTo(p, b, dd, r, {0, p.dLocal[1]}, -1);
   if (gatherA)
-    for (int j = 0; j < p.pieces; ++j)
-      for (int i = 0; i < P; ++i) {
-        int t = (r + i) % P;
-        auto pieces = rowPieces({0, a.extentOn[t]}, p.pieces, {});
-        if (j < (int)pieces.size())
-          pushTo(p, a, dd, t, pieces[j], flagA(r, j));
-      }
-  for (int i = 0; i < P && gatherB; ++i)
+    copyTo(p, a, dd, r, {0, p.dLocal[0]}, -1);
+  for (int i = 1; i < P && (gatherA || gatherB); ++i)
+    p.steps.push_back(stepOf(Step::Kind::WaitReady, -1, (r + i) % P));
+  for (int i = 1; i < P && gatherB; ++i)
+    copyTo(p, b, dd, (r + i) % P, {0, b.extentOn[(r + i) % P]}, flagB(r));
+  for (int j = 0; j < p.pieces && gatherA; ++j)
+    for (int i = 1; i < P; ++i) {
+      int t = (r + i) % P;
+      auto pieces = rowPieces({0, a.extentOn[t]}, p.pieces, {});
+      if (j < (int)pieces.size())
+        copyTo(p, a, dd, t, pieces[j], flagA(r, j));
+    }
+  for (int i = 1; i < P && gatherB; ++i)
     p.steps.push_back(stepOf(Step::Kind::WaitArrived, flagB((r + i) % P)));
   auto pieces = rowPieces({0, p.dLocal[0]}, gatherA ? p.pieces : 1, {});
   for (size_t j = 0; j < pieces.size(); ++j) {
-    for (int i = 0; i < P && gatherA; ++i)
+    for (int i = 1; i < P && gatherA; ++i)
       p.steps.push_back(stepOf(Step::Kind::WaitArrived, flagA((r + i) % P, j)));
     Gemm g;
     g.a = gatherA ? storedView(Buffer::Gather, q.transposeA, {0, p.k}, pieces[j], a.gatherPitch)

@@ -62,16 +62,16 @@ mepi.dist.matmul {shape = array<i64: 128, 8192, 8192>, ranks = 2, element_type =
 
 // SUMMA on a 1 x 2 grid (block-cyclic A, B, D in 64 x 64 blocks): K of A is dealt over the
 // grid's columns, so each rank copies its blocks of A's columns to their global K offsets in
-// every rank's gather buffer (ours too), the last copy to a rank raising its flag; B's
-// columns are D's, used as given.
+// every rank's gather buffer: its own on the compute stream, a peer's by the copy engine, the
+// last copy to a peer raising its flag; B's columns are D's, used as given.
 // CHECK-LABEL: algorithm = "Summa", pieces = 1
-// CHECK: "wait_ready" on "copy" {peer = 1 : i64}
+// CHECK: "ready" on "compute"
+// CHECK: "fork" on "copy"
+// CHECK: "copy_local" on "compute" {from = "A[0:300, 0:64]", peer = 1 : i64, to = "Gather[0:300, 64:128]"}
+// CHECK: "copy_local" on "compute" {from = "A[0:300, 64:122]", peer = 1 : i64, to = "Gather[0:300, 192:250]"}
 // CHECK: "wait_ready" on "copy" {peer = 0 : i64}
-// CHECK: "push" on "copy" {from = "A[0:300, 0:64]", peer = 1 : i64, to = "Gather[0:300, 64:128]"}
-// CHECK: "push" on "copy" {flag = 4 : i64, from = "A[0:300, 64:122]", peer = 1 : i64, to = "Gather[0:300, 192:250]"}
 // CHECK: "push" on "copy" {from = "A[0:300, 0:64]", peer = 0 : i64, to = "Gather[0:300, 64:128]"}
 // CHECK: "push" on "copy" {flag = 4 : i64, from = "A[0:300, 64:122]", peer = 0 : i64, to = "Gather[0:300, 192:250]"}
-// CHECK: "wait" on "compute" {flag = 4 : i64}
 // CHECK: "wait" on "compute" {flag = 2 : i64}
 // CHECK: "gemm" on "compute" {a = "Gather[0:300, 0:250]", b = "B[0:250, 0:72]", d = "D[0:300, 0:72]", epilog, gemm = 0 : i64}
 // CHECK: "join" on "compute"
