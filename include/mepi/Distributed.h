@@ -81,7 +81,9 @@ enum class Algorithm {
   ReduceScatterRows, ///< A and B split along K, D by rows: partial GEMMs, reduce-scatter
   ReduceScatterCols, ///< A and B split along K, D by columns
   AllReduce,        ///< A and B split along K, D replicated: partial GEMMs, all-reduce
-  Summa,            ///< 2-D process grid, block-cyclic operands
+  Summa,            ///< block-cyclic A, B and D (any grid of the ranks; op(A)'s blocks of
+                    ///< rows as D's, op(B)'s blocks of columns as D's): each rank assembles
+                    ///< the rows of op(A) and columns of op(B) its blocks of D need, then GEMMs
 };
 const char *algorithmName(Algorithm algorithm);
 
@@ -114,8 +116,9 @@ public:
 
   /// Plans the local GEMMs with `epilog`, fused where the math allows: into every chunk's GEMM
   /// for the all-gathers, into the GEMM that completes each reduction for the reduce-scatters
-  /// (an epilog applies to the reduced sum). Inputs indexed by D's rows ("bias") are this
-  /// rank's rows of D when D is split by rows, all of them otherwise.
+  /// (an epilog applies to the reduced sum), into SUMMA's GEMMs. Inputs indexed by D's rows
+  /// ("bias") are this rank's rows of D, in the order it holds them, when D is split by rows
+  /// (Slab.X, or block-cyclic over several grid rows), all of them otherwise.
   void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
   /// Plans with a user epilog (mepi/Matmul.h), applied where a built-in one would be. It sees
   /// this rank's D as a single GPU's D: its row and column arguments index this rank's part,
