@@ -316,3 +316,24 @@ TEST(DistPlan, EmptyPartsAreRefusedAlikeOnEveryRank) {
             std::string::npos)
       << m;
 }
+
+TEST(DistPlan, AuxOutputsNeedFinalGemmsOnWholeBytesOfTheMask) {
+  // 1001 rows over 2 ranks: rank 1's rows start at 501, inside a byte of the ReLU mask: with
+  // aux outputs A is gathered whole, then one GEMM; 1024 rows keep the per-chunk GEMMs.
+  Request q = request(2, 1, Slab::X, Slab::X, Slab::Y, {1001, 256}, {512, 256});
+  q.transposeB = true;
+  q.alignedFinalRows = true;
+  auto p = makePlan(q);
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  ASSERT_EQ(p->gemms.size(), 1u);
+  EXPECT_EQ(p->gemms[0].a.buffer, Buffer::Gather);
+  EXPECT_EQ(p->gemms[0].dRows, (Range{0, 1001}));
+  q = request(2, 1, Slab::X, Slab::X, Slab::Y, {1024, 256}, {512, 256});
+  q.transposeB = true;
+  q.alignedFinalRows = true;
+  p = makePlan(q);
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  EXPECT_EQ(p->gemms.size(), 2u);
+  for (const Gemm &g : p->gemms)
+    EXPECT_EQ(g.dRows.offset % 128, 0);
+}

@@ -88,6 +88,16 @@ MepiLogicalResult mepiDistMatmulPlanUserEpilog(MepiDistMatmul matmul, MepiString
 MepiLogicalResult mepiDistMatmulExecute(MepiDistMatmul matmul, MepiStream stream,
                                         MepiTensor *result, MepiError *error);
 
+/** How many aux outputs the planned epilog wrote (RELU_AUX*, GELU_AUX*: one), for this rank's
+ *  part of D: 0 before the first execute (and for a null handle). */
+int mepiDistMatmulGetNumAuxOutputs(MepiDistMatmul matmul);
+
+/** Aux output `index` (in key order): its key ("relu_aux", "gelu_aux") and the tensor, in the
+ *  layout mepiMatmulGetAuxOutput gives for a D of this rank's shape, owned by `matmul` and
+ *  valid until the next call on it. */
+MepiLogicalResult mepiDistMatmulGetAuxOutput(MepiDistMatmul matmul, int index, MepiStringRef *key,
+                                             MepiTensor *tensor, MepiError *error);
+
 /** The algorithm the plan uses. */
 MepiLogicalResult mepiDistMatmulGetAlgorithm(MepiDistMatmul matmul, MepiDistAlgorithm *algorithm,
                                              MepiError *error);

@@ -15,6 +15,7 @@
 #include "mepi/Matmul.h"
 
 #include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,6 +130,11 @@ public:
   /// Runs the whole product on `stream` (exchanges on a stream of mepi's own, joined back):
   /// returns this rank's part of D, owned by this object and rewritten by later executes.
   Tensor execute(CUstream stream = nullptr);
+  /// The aux outputs of the planned epilog (RELU_AUX, RELU_AUX_BIAS: "relu_aux"; GELU_AUX,
+  /// GELU_AUX_BIAS: "gelu_aux") for this rank's part of D, in the layout of a single GPU's
+  /// Matmul::auxOutputs() for a D of that shape; written by each execute (empty before the
+  /// first) and owned by this object. Not with a replicated D (all-reduce) yet.
+  const std::map<std::string, Tensor> &auxOutputs() const;
   /// Replaces A and B (same dtypes, shapes and strides) and the epilog inputs.
   void resetOperands(const Tensor &a, const Tensor &b, const EpilogInputs &inputs = {});
   void free();

@@ -14,6 +14,7 @@ namespace {
 struct CDistMatmul {
   mepi::dist::Matmul matmul;
   std::vector<int64_t> resultShape, resultStrides;
+  std::vector<int64_t> auxShape, auxStrides;
   std::string text;
 };
 
@@ -158,6 +159,30 @@ MepiLogicalResult mepiDistMatmulExecute(MepiDistMatmul matmul, MepiStream stream
     mepi::Tensor d = m.matmul.execute(stream);
     if (result)
       describe(d, m.resultShape, m.resultStrides, result);
+  });
+}
+
+int mepiDistMatmulGetNumAuxOutputs(MepiDistMatmul matmul) {
+  try { // no exception crosses the C API: after free() there are none
+    auto *m = static_cast<CDistMatmul *>(matmul.ptr);
+    return m ? static_cast<int>(m->matmul.auxOutputs().size()) : 0;
+  } catch (const std::exception &) {
+    return 0;
+  }
+}
+
+MepiLogicalResult mepiDistMatmulGetAuxOutput(MepiDistMatmul matmul, int index, MepiStringRef *key,
+                                             MepiTensor *tensor, MepiError *error) {
+  return guardedDist(matmul, error, [&](CDistMatmul &m) {
+    const std::map<std::string, mepi::Tensor> &outputs = m.matmul.auxOutputs();
+    if (index < 0 || index >= static_cast<int>(outputs.size()))
+      throw mepi::Error("aux output " + std::to_string(index) + ": expected an index below " +
+                        std::to_string(outputs.size()) + " (the outputs exist after execute)");
+    auto it = std::next(outputs.begin(), index);
+    if (key)
+      *key = {it->first.data(), it->first.size()};
+    if (tensor)
+      describe(it->second, m.auxShape, m.auxStrides, tensor);
   });
 }
 

@@ -2,6 +2,7 @@
 // (mepi::Matmul writing into views of this object's buffers) on the caller's stream, peer
 // copies on a copy stream, flags raised and awaited by stream memory operations.
 #include "Distributed/DistArguments.h"
+#include "Distributed/DistAux.h"
 #include "Distributed/DistPlan.h"
 #include "Distributed/DistUserEpilog.h"
 #include "Distributed/PeerMemory.h"
@@ -51,6 +52,7 @@ struct dist::Matmul::State : Member {
   Epilog epilog = Epilog::Default;
   EpilogInputs inputs;
   std::optional<DistUserEpilog> user; // planned with a user epilog instead of `epilog`
+  detail::DistAux aux;                 // the aux outputs, from the final GEMMs'
 
   struct Operands {
     Tensor a, b;
@@ -120,6 +122,12 @@ struct dist::Matmul::State : Member {
 
 namespace {
 const char *dtypeName(DType t) { return runtime::elementTypeName(api::elementType(t)); }
+
+/// Epilogs whose final GEMMs write aux outputs (DistAux.h assembles them).
+bool writesAux(Epilog e) {
+  return e == Epilog::ReluAux || e == Epilog::ReluAuxBias || e == Epilog::GeluAux ||
+         e == Epilog::GeluAuxBias;
+}
 
 size_t dtypeBytes(DType t) {
   return runtime::elementTypeBytes(api::elementType(t));
@@ -278,6 +286,7 @@ static void releaseLocal(dist::Matmul::State &s) {
   for (CUdeviceptr *p : {&s.partial, &s.d})
     if (*p)
       d.cuMemFree(*p), *p = 0;
+  s.aux.release(d);
   s.planned = false;
 }
 
@@ -365,13 +374,14 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
 
 namespace {
 /// Epilogs that act on each element of D alone, so that each chunk's GEMM applies them to its
-/// own rows. Aux outputs and inputs (masks, GELU inputs, bias gradients) are not distributed
-/// yet.
+/// own rows, and write per-element aux outputs (the ReLU mask, the GELU input) for them.
+/// Aux inputs and bias gradients (sums over a split dimension) are not distributed yet.
 bool elementwise(Epilog e) {
   switch (e) {
   case Epilog::Default: case Epilog::Relu: case Epilog::Bias: case Epilog::ReluBias:
   case Epilog::Gelu: case Epilog::GeluBias: case Epilog::Sigmoid: case Epilog::Tanh:
-  case Epilog::Silu:
+  case Epilog::Silu: case Epilog::ReluAux: case Epilog::ReluAuxBias: case Epilog::GeluAux:
+  case Epilog::GeluAuxBias:
     return true;
   default:
     return false;
@@ -478,7 +488,15 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   say.attempt([&] {
     if (!elementwise(epilog))
       throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
-                      " (aux outputs or inputs) is not supported yet in distributed matmuls",
+                      " (aux inputs or bias gradients) is not supported yet in distributed "
+                      "matmuls",
+                  Status::NotSupported);
+    // All-reduce's peers copy finished rows of D to each other; their aux outputs would have
+    // to travel too.
+    if (writesAux(epilog) && s.plan.algorithm == Algorithm::AllReduce)
+      throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
+                      ": aux outputs with a replicated D (GEMM + all-reduce) are not supported "
+                      "yet",
                   Status::NotSupported);
     checkBias(inputs, s.plan, "plan");
   });
@@ -503,6 +521,7 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
   g.agree(say, "mepi::dist::Matmul::plan");
   release();
   request.identityEpilog = builtin == Epilog::Default && !builtinInputs.bias && !userEpilog;
+  request.alignedFinalRows = writesAux(builtin);
   plan = makePlan();
   epilog = builtin;
   inputs = builtinInputs;
@@ -516,6 +535,10 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
   Agreement gemmsPlanned;
   gemmsPlanned.attempt([&] { planGemms(*this); });
   g.agree(gemmsPlanned, "mepi::dist::Matmul::plan");
+  int finals = 0;
+  for (const plan::Gemm &gemm : plan.gemms)
+    finals += gemm.final;
+  aux.reset(plan.dLocal[0], plan.dLocal[1], finals);
   planned = true;
 }
 
@@ -573,11 +596,15 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
   case Step::Kind::LocalCopy: copyBlock(step, stream); break;
   case Step::Kind::Signal: raise(stream, step.peer, step.flag, epoch); break;
   case Step::Kind::WaitArrived: await(stream, step.flag, epoch); break;
-  case Step::Kind::Gemm:
+  case Step::Kind::Gemm: {
     gemms[step.gemm].execute(stream);
     if (CUevent e = gemmEvents[step.gemm])
       checked(d, d.cuEventRecord(e, stream), "cuEventRecord");
+    const plan::Gemm &g = plan.gemms[step.gemm];
+    if (g.final && writesAux(epilog))
+      aux.gather(d, gemms[step.gemm], g.dRows.offset, g.dRows.size, stream);
     break;
+  }
   case Step::Kind::Join:
     checked(d, d.cuEventRecord(join, copy), "cuEventRecord");
     checked(d, d.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent");
@@ -689,6 +716,12 @@ dist::Matmul::~Matmul() {
       state->release();
   } catch (...) {
   }
+}
+
+const std::map<std::string, Tensor> &dist::Matmul::auxOutputs() const {
+  if (!state)
+    fail("auxOutputs() after free()");
+  return state->aux.outputs();
 }
 
 Algorithm dist::Matmul::algorithm() const {

@@ -474,11 +474,17 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
   for (const Range &c : p.chunks)
     maxChunk = std::max(maxChunk, c.size);
   switch (p.algorithm) {
-  case Algorithm::AllGatherA:
+  case Algorithm::AllGatherA: {
     p.pieces = q.pieces > 0 ? q.pieces : 1;
     if (maxChunk < kMemoryBoundRows && q.pieces <= 0)
       return q.transposeA ? builder.gatherWhole(true) : builder.ncclGatherA();
+    bool unaligned = llvm::any_of(p.chunks, [](const Range &c) { return c.offset % 128 != 0; });
+    if (q.alignedFinalRows && unaligned) {
+      p.pieces = 1;
+      return builder.gatherWhole(true);
+    }
     return builder.allGatherA();
+  }
   case Algorithm::AllGatherB:
     p.pieces = 1;
     return builder.gatherWhole(false);

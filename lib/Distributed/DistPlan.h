@@ -68,6 +68,11 @@ struct Request {
   /// The epilog is D = alpha * AB alone (no bias, no activation): a reduction of few rows may
   /// then go to NCCL after one GEMM (an epilog must follow the reduced sum, so it cannot).
   bool identityEpilog = true;
+  /// The epilog writes aux outputs: every GEMM that applies it starts at a row of this rank's D
+  /// that is a multiple of 128 (the ReLU mask holds 8 rows a byte), so that their outputs
+  /// assemble by byte copies. All-gather of A then gathers everything before one GEMM when a
+  /// rank's rows do not start at such a row.
+  bool alignedFinalRows = false;
 };
 
 /// Matrices a schedule's views point into. Symmetric ones exist on every rank at the same

@@ -61,6 +61,10 @@ for _name, (_restype, _argtypes) in {
         ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, _P(_capi.Error)]),
     "mepiDistMatmulExecute": (_capi.LogicalResult, [_capi.Handle, ctypes.c_void_p,
                                                     _P(_capi.Tensor), _P(_capi.Error)]),
+    "mepiDistMatmulGetNumAuxOutputs": (ctypes.c_int, [_capi.Handle]),
+    "mepiDistMatmulGetAuxOutput": (_capi.LogicalResult, [_capi.Handle, ctypes.c_int,
+                                                         _P(_capi.StringRef), _P(_capi.Tensor),
+                                                         _P(_capi.Error)]),
     "mepiDistMatmulGetAlgorithm": (_capi.LogicalResult, [_capi.Handle, _P(ctypes.c_int),
                                                          _P(_capi.Error)]),
     "mepiDistMatmulGetSchedule": (_capi.LogicalResult, [_capi.Handle, _P(_capi.StringRef),
@@ -291,11 +295,27 @@ class Matmul:
 
     def execute(self, stream=None):
         """Runs the whole product; returns this rank's part of D in the operands' package
-        (mepi's memory, rewritten by the next execute)."""
+        (mepi's memory, rewritten by the next execute), or (D, aux) for an epilog with aux
+        outputs ({"relu_aux": ...} or {"gelu_aux": ...}, this rank's part, as nvmath gives)."""
         error, result = _capi.Error(), _capi.Tensor()
-        _check(_capi.lib.mepiDistMatmulExecute(self._live(), _stream_handle(stream or self._stream),
+        handle = self._live()
+        _check(_capi.lib.mepiDistMatmulExecute(handle, _stream_handle(stream or self._stream),
                                                ctypes.byref(result), ctypes.byref(error)), error)
-        array = DeviceArray(result, self)
+        d = self._handed_out(result)
+        count = _capi.lib.mepiDistMatmulGetNumAuxOutputs(handle)
+        if count == 0:
+            return d
+        aux = {}
+        for i in range(count):
+            key, tensor = _capi.StringRef(), _capi.Tensor()
+            _check(_capi.lib.mepiDistMatmulGetAuxOutput(handle, i, ctypes.byref(key),
+                                                        ctypes.byref(tensor), ctypes.byref(error)),
+                   error)
+            aux[key.text()] = self._handed_out(tensor)
+        return d, aux
+
+    def _handed_out(self, tensor):
+        array = DeviceArray(tensor, self)
         if self._package == "numpy":
             return to_package(array, "torch").cpu().numpy()
         return to_package(array, self._package)
@@ -314,9 +334,14 @@ class Matmul:
 
 def matmul(a, b, c=None, *, distributions, alpha=1.0, beta=None, epilog=MatmulEpilog.DEFAULT,
            epilog_inputs=None, qualifiers=None, options=None, stream=None):
-    """Function form: plan and execute once; returns this rank's part of D (a copy)."""
+    """Function form: plan and execute once; returns this rank's part of D, or (D, aux) (copies)."""
+    def copy(x):
+        return x.clone() if hasattr(x, "clone") else x.copy()
+
     with Matmul(a, b, c, distributions=distributions, alpha=alpha, beta=beta,
                 qualifiers=qualifiers, options=options, stream=stream) as mm:
         mm.plan(epilog, epilog_inputs)
-        d = mm.execute(stream)
-        return d.clone() if hasattr(d, "clone") else d.copy()
+        out = mm.execute(stream)
+        if isinstance(out, tuple):
+            return copy(out[0]), {key: copy(value) for key, value in out[1].items()}
+        return copy(out)

@@ -166,3 +166,25 @@ def test_block_cyclic_blocks_that_do_not_match_are_refused():
     dx, dy = md.BlockCyclic(grid, (32, 64)), md.BlockCyclic(grid, (64, 64))
     with pytest.raises(mepi.MepiError, match="op\\(A\\)'s blocks of rows are 32 long and D's 64"):
         md.Matmul(bc_part(x, dx), bc_part(x, dy), distributions=[dx, dy, dy])
+
+
+def test_relu_aux_bias_returns_this_ranks_mask():
+    # Reduce-scatter: the mask of this rank's rows of Z, in cuBLASLt's layout (bit row % 8 of
+    # byte (row // 8, col), column-major).
+    T, H, F = 999, 320, 1024
+    y, w2 = randn(T, F, seed=23), randn(H, F, seed=24)
+    bias = randn(T, seed=25)
+    zl_bias = part(bias[:, None], md.Slab.X)[:, 0].contiguous()
+    with md.Matmul(part(y, md.Slab.Y), part(w2, md.Slab.Y).T,
+                   distributions=[md.Slab.Y, md.Slab.X, md.Slab.X], pieces=2) as mm:
+        mm.plan(epilog=mepi.MatmulEpilog.RELU_AUX_BIAS, epilog_inputs={"bias": zl_bias})
+        z, aux = mm.execute()
+        pre = part(y.double() @ w2.double().T + bias.double()[:, None], md.Slab.X)
+        check(z, torch.relu(pre))
+        mask = aux["relu_aux"]
+        rows = pre.shape[0]
+        bits = (mask[: (rows + 7) // 8].to(torch.int32)[:, None, :] >>
+                torch.arange(8, device="cuda", dtype=torch.int32)[None, :, None]) & 1
+        bits = bits.reshape(-1, pre.shape[1])[:rows]
+        clear = pre.abs() > 1e-2  # signs that rounding cannot flip
+        assert torch.equal(bits.bool()[clear], (pre >= 0)[clear])

@@ -56,6 +56,10 @@ int main(void) {
   report("null handle", mepiDistMatmulPlan(mm, MEPI_EPILOG_DEFAULT, NULL, &error), error);
   // CHECK: null execute: status 1: null MepiDistMatmul handle
   report("null execute", mepiDistMatmulExecute(mm, NULL, NULL, &error), error);
+  // CHECK: null aux outputs: 0
+  printf("null aux outputs: %d\n", mepiDistMatmulGetNumAuxOutputs(mm));
+  // CHECK: null aux output: status 1: null MepiDistMatmul handle
+  report("null aux output", mepiDistMatmulGetAuxOutput(mm, 0, NULL, NULL, &error), error);
   // CHECK: bad initialize: status 1: initialize: rank 3 of 2 ranks
   MepiDistUniqueId id = {{0}};
   report("bad initialize", mepiDistInitialize(0, 3, 2, &id, &error), error);

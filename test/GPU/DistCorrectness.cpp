@@ -11,6 +11,7 @@
 #include "mepi/DistributedMPI.h"
 
 #include <cinttypes>
+#include <cstring>
 
 using namespace gputest;
 using mepi::dist::Distribution;
@@ -116,22 +117,61 @@ mepi::Tensor tensor(CUdeviceptr p, int device, std::vector<int64_t> shape) {
   return t;
 }
 
+bool hasBias(mepi::Epilog e) {
+  return e == mepi::Epilog::Bias || e == mepi::Epilog::ReluBias || e == mepi::Epilog::GeluBias ||
+         e == mepi::Epilog::ReluAuxBias || e == mepi::Epilog::GeluAuxBias;
+}
+
+/// The epilog of `x` (alpha * the product), the bias added first where it reads one.
 double applyEpilog(mepi::Epilog e, double x, double bias) {
+  using E = mepi::Epilog;
+  double y = hasBias(e) ? x + bias : x;
   switch (e) {
-  case mepi::Epilog::Bias: return x + bias;
-  case mepi::Epilog::Relu: return std::max(x, 0.0);
-  case mepi::Epilog::ReluBias: return std::max(x + bias, 0.0);
-  case mepi::Epilog::Gelu: case mepi::Epilog::GeluBias: {
-    double y = e == mepi::Epilog::GeluBias ? x + bias : x;
+  case E::Bias: return y;
+  case E::Relu: case E::ReluBias: case E::ReluAux: case E::ReluAuxBias: return std::max(y, 0.0);
+  case E::Gelu: case E::GeluBias: case E::GeluAux: case E::GeluAuxBias:
     return 0.5 * y * (1 + std::tanh(0.7978845608028654 * (y + 0.044715 * y * y * y)));
-  }
   case mepi::Epilog::Silu: return x / (1 + std::exp(-x));
   default: return x;
   }
 }
 
-bool hasBias(mepi::Epilog e) {
-  return e == mepi::Epilog::Bias || e == mepi::Epilog::ReluBias || e == mepi::Epilog::GeluBias;
+/// This rank's aux output against `pre`, the epilog's input (row-major [rows, cols]): the
+/// ReLU mask's bits where rounding cannot flip the sign, the GELU input within `tol(ref)`.
+/// Returns a reason, or "" when it matches.
+std::string checkAux(const Case &c, const mepi::dist::Matmul &mm, const std::vector<double> &pre,
+                     int64_t rows, int64_t cols) {
+  using E = mepi::Epilog;
+  bool relu = c.epilog == E::ReluAux || c.epilog == E::ReluAuxBias;
+  bool gelu = c.epilog == E::GeluAux || c.epilog == E::GeluAuxBias;
+  const auto &outs = mm.auxOutputs();
+  if (!relu && !gelu)
+    return outs.empty() ? "" : "aux outputs for an epilog without them";
+  auto it = outs.find(relu ? "relu_aux" : "gelu_aux");
+  if (outs.size() != 1 || it == outs.end())
+    return "expected one aux output, " + std::string(relu ? "relu_aux" : "gelu_aux");
+  const mepi::Tensor &t = it->second;
+  int64_t height = t.shape[0];
+  if (t.shape[1] != cols || t.strides != std::vector<int64_t>{1, height} ||
+      height < (relu ? (rows + 7) / 8 : rows))
+    return "aux output of an unexpected layout";
+  std::vector<uint8_t> host(height * cols * (relu ? 1 : 2));
+  cu(driver->cuMemcpyDtoH(host.data(), reinterpret_cast<CUdeviceptr>(t.data), host.size()),
+     "cuMemcpyDtoH(aux)");
+  int64_t bad = 0;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      double x = pre[i * cols + j];
+      if (relu) {
+        bool bit = (host[j * height + i / 8] >> (i % 8)) & 1;
+        bad += std::fabs(x) > 1e-2 && bit != (x >= 0);
+      } else {
+        uint16_t v;
+        std::memcpy(&v, &host[2 * (j * height + i)], 2);
+        bad += !(std::fabs(fromBF16(v) - x) <= std::ldexp(1.0, -7) * (std::fabs(x) + 1));
+      }
+    }
+  return bad ? std::to_string(bad) + " aux elements differ" : "";
 }
 
 /// Runs one case; returns true when every element of this rank's D is within tolerance.
@@ -176,6 +216,7 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
        "cuMemcpyDtoH");
     double worst = 0;
     int64_t bad = 0;
+    std::vector<double> pre(dShape[0] * dShape[1]); // the epilog's input, for the aux outputs
     for (int64_t i = 0; i < dShape[0]; ++i)
       for (int64_t j = 0; j < dShape[1]; ++j) {
         int64_t gi = dRow(i), gj = dCol(j);
@@ -187,6 +228,7 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
         }
         double ref = c.user ? userEpilogReference(c.alpha * acc, fromBF16(biasAll[gi]), i, j)
                             : applyEpilog(c.epilog, c.alpha * acc, fromBF16(biasAll[gi]));
+        pre[i * dShape[1] + j] = c.alpha * acc + (hasBias(c.epilog) ? fromBF16(biasAll[gi]) : 0);
         double v = fromBF16(got[i * dShape[1] + j]);
         // bf16 D, and bf16 partial sums in the reductions: a few units of 2^-8 of the sums.
         double tol = std::ldexp(1.0, -7) * (std::fabs(ref) + std::fabs(c.alpha) * std::sqrt(double(c.k)) / 2);
@@ -196,10 +238,12 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
           std::printf("  rank %d %s: D[%" PRId64 ", %" PRId64 "] = %g, expected %g\n", rank,
                       c.name, gi, gj, v, ref);
       }
-    ok = bad == 0;
-    std::printf("%s rank %d: %s %s, D part [%" PRId64 ", %" PRId64 "], max error %.3g\n",
+    std::string auxWhy = checkAux(c, mm, pre, dShape[0], dShape[1]);
+    ok = bad == 0 && auxWhy.empty();
+    std::printf("%s rank %d: %s %s, D part [%" PRId64 ", %" PRId64 "], max error %.3g%s%s\n",
                 ok ? "PASS" : "FAIL", rank, c.name,
-                mepi::dist::algorithmName(mm.algorithm()), dShape[0], dShape[1], worst);
+                mepi::dist::algorithmName(mm.algorithm()), dShape[0], dShape[1], worst,
+                auxWhy.empty() ? "" : ", ", auxWhy.c_str());
     if (rank == 0 && std::getenv("MEPI_DIST_SCHEDULE"))
       std::printf("%s", mm.schedule().c_str());
   } catch (const std::exception &e) {
@@ -288,6 +332,13 @@ bool runErrorCases(int rank, int ranks, int device) {
                    : "rank 1 refused");
   expect("epilogs differ", [&] { mm.plan(rank == 0 ? mepi::Epilog::Relu : mepi::Epilog::Gelu); },
          "the epilog = GELU, rank 0 gives RELU");
+  expect("aux outputs with all-reduce", [&] {
+    mepi::dist::Matmul ar(tensor(p, device, {32, 32}), tensor(p, device, {32, 32}), std::nullopt,
+                          {Slab::Y, Slab::Y, Distribution::replicated()}, 1.0f, std::nullopt,
+                          {false, true});
+    ar.plan(mepi::Epilog::ReluAux);
+  }, rank == 0 ? "aux outputs with a replicated D (GEMM + all-reduce) are not supported yet"
+               : "rank 0 refused");
   expect("a user epilog on one rank", [&] {
     if (rank == 0)
       mm.plan(mepi::UserEpilog{kUserEpilog, "tp_epilog"},
@@ -408,6 +459,14 @@ int main(int argc, char **argv) {
                    true, false, 1000, 700, 900, E::Default, 0, 1.0f, false, true});
   cases.push_back({"summa-Px1-tt-pieces", bc(P, 1, 64, 128), bc(P, 1, 32, 64), bc(P, 1, 128, 32),
                    true, true, 2600, 512, 640, E::Relu, 3, 0.5f});
+  // Aux outputs (the ReLU mask, the GELU input) of this rank's D, assembled from the final
+  // GEMMs' (pieces at multiples of 128 rows; unaligned slabs gathered whole first).
+  cases.push_back({"allgather-a-relu-aux-bias", Slab::X, Slab::X, Slab::Y, false, true, 1001, 704, 320, E::ReluAuxBias});
+  cases.push_back({"allgather-a-gelu-aux-pieces", Slab::X, Slab::X, Slab::Y, false, true, 1024, 512, 256, E::GeluAux, 2});
+  cases.push_back({"allgather-b-gelu-aux-bias", Slab::X, Slab::X, Slab::X, false, true, 999, 640, 256, E::GeluAuxBias});
+  cases.push_back({"reduce-scatter-rows-relu-aux", Slab::Y, Slab::Y, Slab::X, false, true, 2003, 512, 640, E::ReluAux, 2});
+  cases.push_back({"reduce-scatter-cols-gelu-aux", Slab::Y, Slab::Y, Slab::Y, false, true, 700, 520, 512, E::GeluAuxBias, 2});
+  cases.push_back({"summa-Px1-relu-aux-pieces", bc(P, 1, 128, 96), bc(P, 1, 64, 96), bc(P, 1, 128, 64), false, true, 2600, 256, 384, E::ReluAuxBias, 3});
   int passed = 0, failed = 0;
   for (const Case &c : cases) {
     bool ok = runCase(c, rank, ranks, device, stream);

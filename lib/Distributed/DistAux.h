@@ -1,0 +1,39 @@
+// The aux outputs of a distributed matmul (the ReLU mask, the GELU input): each final local
+// GEMM writes those of its block of rows of this rank's D; they are assembled into one output
+// per key in the layout a single GPU's Matmul returns (mepi/Matmul.h), column-major.
+#ifndef MEPI_DISTRIBUTED_DISTAUX_H
+#define MEPI_DISTRIBUTED_DISTAUX_H
+
+#include "mepi/Matmul.h"
+
+#include "Runtime/CudaDriver.h"
+
+#include <map>
+#include <string>
+
+namespace mepi::dist::detail {
+
+class DistAux {
+public:
+  /// For this rank's D of `rows` x `cols`, written by `finalGemms` GEMMs.
+  void reset(int64_t rows, int64_t cols, int finalGemms);
+  /// After a final GEMM that wrote rows [row, row + count) of D (row a multiple of 8, the
+  /// mask's byte of rows, unless it is the only one): copies its aux outputs into place on
+  /// `stream`. With one final GEMM its outputs are returned as they are, uncopied.
+  void gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
+              int64_t count, CUstream stream);
+  const std::map<std::string, Tensor> &outputs() const { return assembled; }
+  /// Frees the assembled outputs (errors ignored: release paths run in destructors).
+  void release(const runtime::CudaDriver &driver);
+
+private:
+  Tensor &output(const runtime::CudaDriver &driver, const std::string &key, const Tensor &piece);
+  int64_t rows = 0, cols = 0;
+  int finalGemms = 0;
+  std::map<std::string, Tensor> assembled;
+  std::map<std::string, CUdeviceptr> owned;
+};
+
+} // namespace mepi::dist::detail
+
+#endif // MEPI_DISTRIBUTED_DISTAUX_H
