@@ -186,5 +186,5 @@ def test_relu_aux_bias_returns_this_ranks_mask():
         bits = (mask[: (rows + 7) // 8].to(torch.int32)[:, None, :] >>
                 torch.arange(8, device="cuda", dtype=torch.int32)[None, :, None]) & 1
         bits = bits.reshape(-1, pre.shape[1])[:rows]
-        clear = pre.abs() > 1e-2  # signs that rounding cannot flip
+        clear = pre.abs() > 0.5  # signs that rounding (bf16 partial sums of ~32) cannot flip
         assert torch.equal(bits.bool()[clear], (pre >= 0)[clear])

@@ -136,8 +136,14 @@ double applyEpilog(mepi::Epilog e, double x, double bias) {
   }
 }
 
+/// The tolerance of an element whose exact value is `ref`: bf16 D, and bf16 partial sums in
+/// the reductions: a few units of 2^-8 of the sums.
+double tolerance(const Case &c, double ref) {
+  return std::ldexp(1.0, -7) * (std::fabs(ref) + std::fabs(c.alpha) * std::sqrt(double(c.k)) / 2);
+}
+
 /// This rank's aux output against `pre`, the epilog's input (row-major [rows, cols]): the
-/// ReLU mask's bits where rounding cannot flip the sign, the GELU input within `tol(ref)`.
+/// ReLU mask's bits where rounding cannot flip the sign, the GELU input within tolerance.
 /// Returns a reason, or "" when it matches.
 std::string checkAux(const Case &c, const mepi::dist::Matmul &mm, const std::vector<double> &pre,
                      int64_t rows, int64_t cols) {
@@ -164,11 +170,11 @@ std::string checkAux(const Case &c, const mepi::dist::Matmul &mm, const std::vec
       double x = pre[i * cols + j];
       if (relu) {
         bool bit = (host[j * height + i / 8] >> (i % 8)) & 1;
-        bad += std::fabs(x) > 1e-2 && bit != (x >= 0);
+        bad += std::fabs(x) > tolerance(c, x) && bit != (x >= 0);
       } else {
         uint16_t v;
         std::memcpy(&v, &host[2 * (j * height + i)], 2);
-        bad += !(std::fabs(fromBF16(v) - x) <= std::ldexp(1.0, -7) * (std::fabs(x) + 1));
+        bad += !(std::fabs(fromBF16(v) - x) <= tolerance(c, x));
       }
     }
   return bad ? std::to_string(bad) + " aux elements differ" : "";
@@ -230,8 +236,7 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
                             : applyEpilog(c.epilog, c.alpha * acc, fromBF16(biasAll[gi]));
         pre[i * dShape[1] + j] = c.alpha * acc + (hasBias(c.epilog) ? fromBF16(biasAll[gi]) : 0);
         double v = fromBF16(got[i * dShape[1] + j]);
-        // bf16 D, and bf16 partial sums in the reductions: a few units of 2^-8 of the sums.
-        double tol = std::ldexp(1.0, -7) * (std::fabs(ref) + std::fabs(c.alpha) * std::sqrt(double(c.k)) / 2);
+        double tol = tolerance(c, ref);
         double err = std::fabs(v - ref);
         worst = std::max(worst, err);
         if (!(err <= tol) && bad++ < 3)
