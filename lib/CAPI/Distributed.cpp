@@ -174,11 +174,7 @@ int mepiDistMatmulGetNumAuxOutputs(MepiDistMatmul matmul) {
 MepiLogicalResult mepiDistMatmulGetAuxOutput(MepiDistMatmul matmul, int index, MepiStringRef *key,
                                              MepiTensor *tensor, MepiError *error) {
   return guardedDist(matmul, error, [&](CDistMatmul &m) {
-    const std::map<std::string, mepi::Tensor> &outputs = m.matmul.auxOutputs();
-    if (index < 0 || index >= static_cast<int>(outputs.size()))
-      throw mepi::Error("aux output " + std::to_string(index) + ": expected an index below " +
-                        std::to_string(outputs.size()) + " (the outputs exist after execute)");
-    auto it = std::next(outputs.begin(), index);
+    auto it = auxOutputAt(m.matmul.auxOutputs(), index);
     if (key)
       *key = {it->first.data(), it->first.size()};
     if (tensor)

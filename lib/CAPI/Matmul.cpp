@@ -136,11 +136,7 @@ MepiLogicalResult mepiMatmulAutotune(MepiMatmul matmul, int iterations, int prun
 MepiLogicalResult mepiMatmulGetAuxOutput(MepiMatmul matmul, int index, MepiStringRef *key,
                                          MepiTensor *tensor, MepiError *error) {
   return guarded(matmul, error, [&](CMatmul &m) {
-    const std::map<std::string, mepi::Tensor> &outputs = m.matmul.auxOutputs();
-    if (index < 0 || index >= static_cast<int>(outputs.size()))
-      throw mepi::Error("aux output " + std::to_string(index) + ": expected an index below " +
-                        std::to_string(outputs.size()) + " (the outputs exist after execute)");
-    auto it = std::next(outputs.begin(), index);
+    auto it = auxOutputAt(m.matmul.auxOutputs(), index);
     if (key)
       *key = {it->first.data(), it->first.size()};
     if (tensor)

@@ -105,6 +105,16 @@ userEpilogOf(MepiStringRef mlir, MepiStringRef function, const MepiTensor *input
 /// until the next call.
 void describe(const mepi::Tensor &t, std::vector<int64_t> &shape, std::vector<int64_t> &strides,
               MepiTensor *out);
+/// Aux output `index` of `outputs` in key order (the C API's numbering), or an error naming
+/// how many there are.
+inline std::map<std::string, mepi::Tensor>::const_iterator
+auxOutputAt(const std::map<std::string, mepi::Tensor> &outputs, int index) {
+  if (index < 0 || index >= static_cast<int>(outputs.size()))
+    throw mepi::Error("aux output " + std::to_string(index) + ": expected an index below " +
+                      std::to_string(outputs.size()) + " (the outputs exist after execute)");
+  return std::next(outputs.begin(), index);
+}
+
 inline void describe(CMatmul &m, const mepi::Tensor &t, MepiTensor *out) {
   describe(t, m.resultShape, m.resultStrides, out);
 }

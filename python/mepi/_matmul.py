@@ -28,6 +28,17 @@ class MepiError(RuntimeError):
         self.status = status
 
 
+def read_aux_outputs(handle, count_of, get, convert):
+    """The aux outputs a handle's last execute wrote, {key: convert(key, tensor)}, through the
+    C API's count and get functions (a plain or a distributed matmul's)."""
+    aux, error = {}, _capi.Error()
+    for i in range(count_of(handle)):
+        key, tensor = _capi.StringRef(), _capi.Tensor()
+        _check(get(handle, i, ctypes.byref(key), ctypes.byref(tensor), ctypes.byref(error)), error)
+        aux[key.text()] = convert(key.text(), tensor)
+    return aux
+
+
 class MatmulEpilog(enum.IntEnum):
     """nvmath-python's epilogs (and SIGMOID, TANH, SILU), with the C API's values."""
     DEFAULT = 0
@@ -304,17 +315,9 @@ class Matmul:
         _check(_capi.lib.mepiMatmulExecute(handle, _stream_handle(stream or self._stream),
                                            ctypes.byref(result), ctypes.byref(error)), error)
         d = self._cached_result(None, result)
-        count = _capi.lib.mepiMatmulGetNumAuxOutputs(handle)
-        if count == 0:
-            return d
-        aux = {}
-        for i in range(count):
-            key, tensor = _capi.StringRef(), _capi.Tensor()
-            _check(_capi.lib.mepiMatmulGetAuxOutput(handle, i, ctypes.byref(key),
-                                                    ctypes.byref(tensor), ctypes.byref(error)),
-                   error)
-            aux[key.text()] = self._cached_result(key.text(), tensor)
-        return d, aux
+        aux = read_aux_outputs(handle, _capi.lib.mepiMatmulGetNumAuxOutputs,
+                               _capi.lib.mepiMatmulGetAuxOutput, self._cached_result)
+        return (d, aux) if aux else d
 
     def _cached_result(self, key, tensor):
         # D and the aux outputs stay in mepi's memory, rewritten by each execute(): while their

@@ -22,7 +22,7 @@ import ctypes
 from . import _capi
 from ._epilog import Epilog, element_type_name
 from ._matmul import (_RESULT_TYPES, MatmulEpilog, MatmulOptions, MepiError, TracedEpilogCall,
-                      _check, _on_device, _stream_handle)
+                      _check, _on_device, _stream_handle, read_aux_outputs)
 from ._operands import DeviceArray, to_package
 
 __all__ = ["initialize", "finalize", "get_context", "Slab", "BlockCyclic", "ProcessGrid",
@@ -301,20 +301,12 @@ class Matmul:
         handle = self._live()
         _check(_capi.lib.mepiDistMatmulExecute(handle, _stream_handle(stream or self._stream),
                                                ctypes.byref(result), ctypes.byref(error)), error)
-        d = self._handed_out(result)
-        count = _capi.lib.mepiDistMatmulGetNumAuxOutputs(handle)
-        if count == 0:
-            return d
-        aux = {}
-        for i in range(count):
-            key, tensor = _capi.StringRef(), _capi.Tensor()
-            _check(_capi.lib.mepiDistMatmulGetAuxOutput(handle, i, ctypes.byref(key),
-                                                        ctypes.byref(tensor), ctypes.byref(error)),
-                   error)
-            aux[key.text()] = self._handed_out(tensor)
-        return d, aux
+        d = self._handed_out(None, result)
+        aux = read_aux_outputs(handle, _capi.lib.mepiDistMatmulGetNumAuxOutputs,
+                               _capi.lib.mepiDistMatmulGetAuxOutput, self._handed_out)
+        return (d, aux) if aux else d
 
-    def _handed_out(self, tensor):
+    def _handed_out(self, key, tensor):
         array = DeviceArray(tensor, self)
         if self._package == "numpy":
             return to_package(array, "torch").cpu().numpy()
