@@ -47,6 +47,30 @@ struct Row {
   std::string algorithm;
 };
 
+/// Median times of `launches` (interleaved, after two warm-up rounds), each launch after the
+/// ranks' streams were aligned by an all-reduce of one value: else an operation that waits for
+/// its peer would be charged the skew the variant before it left (the ranks' GPUs finish the
+/// same GEMM at slightly different times).
+std::vector<double> timeAligned(const std::vector<std::function<void(int)>> &launches,
+                                ncclComm_t comm, CUstream stream, int iterations) {
+  for (auto &launch : launches)
+    for (int i = 0; i < 2; ++i)
+      launch(i);
+  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  MPI_Barrier(MPI_COMM_WORLD);
+  CUdeviceptr token = 0;
+  cu(driver->cuMemAlloc(&token, sizeof(float)), "cuMemAlloc");
+  cu(driver->cuMemsetD8(token, 0, sizeof(float)), "cuMemsetD8");
+  auto align = [&] {
+    nccl(ncclAllReduce(reinterpret_cast<void *>(token), reinterpret_cast<void *>(token), 1,
+                       ncclFloat32, ncclSum, comm, reinterpret_cast<cudaStream_t>(stream)),
+         "ncclAllReduce(align)");
+  };
+  std::vector<double> ms = interleavedMedianMs(stream, iterations, launches, align);
+  driver->cuMemFree(token);
+  return ms;
+}
+
 /// SUMMA's blocks in the benchmark: A [T, H] dealt over a 1 x P grid in blocks of 1024
 /// columns of H (each rank holds every P-th block of K), B [H, F] and D [T, F] in blocks of
 /// 256 columns of F.
@@ -146,24 +170,7 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   std::vector<std::function<void(int)>> launches = {
       [&](int) { ltmm.launch(a, b, d, stream); }, unfused,
       [&](int) { local.execute(stream); }, [&](int) { mm.execute(stream); }};
-  for (auto &launch : launches)
-    for (int i = 0; i < 2; ++i)
-      launch(i);
-  cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
-  MPI_Barrier(MPI_COMM_WORLD);
-  // Every launch starts with the ranks' streams aligned by an all-reduce of one value: else
-  // an operation that waits for its peer would be charged the skew the variant before it left
-  // (the ranks' GPUs finish the same GEMM at slightly different times).
-  CUdeviceptr token = 0;
-  cu(driver->cuMemAlloc(&token, sizeof(float)), "cuMemAlloc");
-  cu(driver->cuMemsetD8(token, 0, sizeof(float)), "cuMemsetD8");
-  auto align = [&] {
-    nccl(ncclAllReduce(reinterpret_cast<void *>(token), reinterpret_cast<void *>(token), 1,
-                       ncclFloat32, ncclSum, comm, cs),
-         "ncclAllReduce(align)");
-  };
-  std::vector<double> ms = interleavedMedianMs(stream, iterations, launches, align);
-  driver->cuMemFree(token);
+  std::vector<double> ms = timeAligned(launches, comm, stream, iterations);
   row.ltLocal = slowest(ms[0]);
   row.unfused = slowest(ms[1]);
   row.mepiLocal = slowest(ms[2]);
@@ -239,6 +246,67 @@ void measureCopies(int rank, int ranks, int device, CUstream stream, int iterati
   for (CUdeviceptr p : {mine, src, a, b, d})
     driver->cuMemFree(p);
 }
+/// Every shape and op `filters` select, timed and printed (rank 0) a row at a time.
+std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, int ranks,
+                            int device, cublasLtHandle_t lt, ncclComm_t comm, CUstream stream,
+                            int iterations) {
+  std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
+                                   {16384, 4096, 14336, "16384x4096x14336"},
+                                   {4096, 8192, 28672, "4096x8192x28672"},
+                                   {128, 8192, 28672, "decode128x8192x28672"}};
+  std::vector<Row> rows;
+  if (rank == 0)
+    std::printf("%-22s %-8s %-18s %9s %9s %6s %9s %9s %6s %6s\n", "T x H x F", "op",
+                "algorithm", "lt-local", "unfused", "eff", "mepi-loc", "mepi", "eff",
+                "vs-unf");
+  for (const DistShape &s : shapes)
+    for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar", "summa"}) {
+      if (!selectedLabel(filters, std::string(s.name) + " " + op))
+        continue;
+      Row r = measure(s, op, rank, ranks, device, lt, comm, stream, iterations);
+      if (rank == 0)
+        std::printf("%-22s %-8s %-18s %9.3f %9.3f %6.3f %9.3f %9.3f %6.3f %6.3f\n",
+                    r.shape.c_str(), r.op.c_str(), r.algorithm.c_str(), r.ltLocal, r.unfused,
+                    r.ltLocal / r.unfused, r.mepiLocal, r.mepi, r.mepiLocal / r.mepi,
+                    r.unfused / r.mepi);
+      rows.push_back(r);
+    }
+  return rows;
+}
+
+/// The rows as the set's JSON (writeJsonHeader's fields, the ranks, one object a row).
+void writeDistJson(const std::string &path, const char *device, const std::string &command,
+                   int ranks, const std::vector<Row> &rows) {
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::ofstream json(path);
+  writeJsonHeader(json, device, date, command,
+                  "bf16, tensor-parallel MLP: ag+gemm = X [T, H] rows split, W [F, H] rows "
+                  "split (columns of D); gemm+rs / gemm+ar = Y [T, F] columns split, W2 "
+                  "[H, F] columns split; summa = X [T, H], W [H, F] and D block-cyclic on "
+                  "a 1 x P grid (blocks of 1024 columns of H, 256 of F; its unfused time "
+                  "omits reordering the gathered blocks of K)",
+                  "times in ms, median of CUDA events, slowest rank, each launch after a "
+                  "one-value NCCL all-reduce that aligns the ranks' streams (not timed); "
+                  "eff = local GEMM / "
+                  "whole (unfused: cuBLASLt local GEMM / NCCL+cuBLASLt; mepi: mepi local "
+                  "GEMM / mepi distributed); vs_unfused = unfused / mepi");
+  json << "  \"ranks\": " << ranks << ",\n  \"results\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row &r = rows[i];
+    json << llvm::formatv(
+        "    {{\"shape\": \"{0}\", \"op\": \"{1}\", \"algorithm\": \"{2}\", "
+        "\"cublaslt_local_ms\": {3:F4}, \"unfused_ms\": {4:F4}, \"unfused_eff\": {5:F4}, "
+        "\"mepi_local_ms\": {6:F4}, \"mepi_ms\": {7:F4}, \"mepi_eff\": {8:F4}, "
+        "\"vs_unfused\": {9:F4}}{10}\n",
+        r.shape, r.op, r.algorithm, r.ltLocal, r.unfused, r.ltLocal / r.unfused, r.mepiLocal,
+        r.mepi, r.mepiLocal / r.mepi, r.unfused / r.mepi, i + 1 < rows.size() ? "," : "")
+                .str();
+  }
+  json << "  ]\n}\n";
+}
+
 } // namespace
 
 int bench::runDistBench(int argc, char **argv) {
@@ -297,58 +365,10 @@ int bench::runDistBench(int argc, char **argv) {
       MPI_Finalize();
       return 0;
     }
-    std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
-                                     {16384, 4096, 14336, "16384x4096x14336"},
-                                     {4096, 8192, 28672, "4096x8192x28672"},
-                                     {128, 8192, 28672, "decode128x8192x28672"}};
-    std::vector<Row> rows;
-    int iterations = quick ? 5 : 20;
-    if (rank == 0)
-      std::printf("%-22s %-8s %-18s %9s %9s %6s %9s %9s %6s %6s\n", "T x H x F", "op",
-                  "algorithm", "lt-local", "unfused", "eff", "mepi-loc", "mepi", "eff",
-                  "vs-unf");
-    for (const DistShape &s : shapes)
-      for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar", "summa"}) {
-        if (!selectedLabel(filters, std::string(s.name) + " " + op))
-          continue;
-        Row r = measure(s, op, rank, ranks, device, lt, comm, stream, iterations);
-        if (rank == 0)
-          std::printf("%-22s %-8s %-18s %9.3f %9.3f %6.3f %9.3f %9.3f %6.3f %6.3f\n",
-                      r.shape.c_str(), r.op.c_str(), r.algorithm.c_str(), r.ltLocal, r.unfused,
-                      r.ltLocal / r.unfused, r.mepiLocal, r.mepi, r.mepiLocal / r.mepi,
-                      r.unfused / r.mepi);
-        rows.push_back(r);
-      }
-    if (rank == 0 && !jsonPath.empty()) {
-      std::time_t now = std::time(nullptr);
-      char date[32];
-      std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-      std::ofstream json(jsonPath);
-      writeJsonHeader(json, name, date, command,
-                      "bf16, tensor-parallel MLP: ag+gemm = X [T, H] rows split, W [F, H] rows "
-                      "split (columns of D); gemm+rs / gemm+ar = Y [T, F] columns split, W2 "
-                      "[H, F] columns split; summa = X [T, H], W [H, F] and D block-cyclic on "
-                      "a 1 x P grid (blocks of 1024 columns of H, 256 of F; its unfused time "
-                      "omits reordering the gathered blocks of K)",
-                      "times in ms, median of CUDA events, slowest rank, each launch after a "
-                      "one-value NCCL all-reduce that aligns the ranks' streams (not timed); "
-                      "eff = local GEMM / "
-                      "whole (unfused: cuBLASLt local GEMM / NCCL+cuBLASLt; mepi: mepi local "
-                      "GEMM / mepi distributed); vs_unfused = unfused / mepi");
-      json << "  \"ranks\": " << ranks << ",\n  \"results\": [\n";
-      for (size_t i = 0; i < rows.size(); ++i) {
-        const Row &r = rows[i];
-        json << llvm::formatv(
-            "    {{\"shape\": \"{0}\", \"op\": \"{1}\", \"algorithm\": \"{2}\", "
-            "\"cublaslt_local_ms\": {3:F4}, \"unfused_ms\": {4:F4}, \"unfused_eff\": {5:F4}, "
-            "\"mepi_local_ms\": {6:F4}, \"mepi_ms\": {7:F4}, \"mepi_eff\": {8:F4}, "
-            "\"vs_unfused\": {9:F4}}{10}\n",
-            r.shape, r.op, r.algorithm, r.ltLocal, r.unfused, r.ltLocal / r.unfused, r.mepiLocal,
-            r.mepi, r.mepiLocal / r.mepi, r.unfused / r.mepi, i + 1 < rows.size() ? "," : "")
-                    .str();
-      }
-      json << "  ]\n}\n";
-    }
+    std::vector<Row> rows =
+        measureAll(filters, rank, ranks, device, lt, comm, stream, quick ? 5 : 20);
+    if (rank == 0 && !jsonPath.empty())
+      writeDistJson(jsonPath, name, command, ranks, rows);
     ncclCommDestroy(comm);
     mepi::dist::finalize();
   } catch (const std::exception &e) {
