@@ -260,11 +260,12 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
   return ok;
 }
 
-/// Bad distributions are refused on every rank, with the operand named, before any launch.
-bool runErrorCases(int rank, int ranks, int device) {
+/// Runs a call that must throw an error containing `needle`; prints PASS or FAIL and keeps
+/// whether every one did.
+struct Expect {
+  int rank;
   bool ok = true;
-  CUdeviceptr p = upload(std::vector<uint16_t>(64 * 64));
-  auto expect = [&](const char *what, const std::function<void()> &f, const char *needle) {
+  void operator()(const char *what, const std::function<void()> &f, const char *needle) {
     try {
       f();
       std::printf("FAIL rank %d: %s: no error\n", rank, what);
@@ -274,7 +275,11 @@ bool runErrorCases(int rank, int ranks, int device) {
       std::printf("%s rank %d: %s: %s\n", found ? "PASS" : "FAIL", rank, what, e.what());
       ok &= found;
     }
-  };
+  }
+};
+
+/// Construction: bad distributions, refusals on one rank, differences between ranks.
+void constructorErrors(Expect &expect, int rank, int ranks, int device, CUdeviceptr p) {
   // Rank 0 holds 33 rows, rank 1 holds 31: Slab.X of 64 rows gives each 32.
   int64_t rows = rank == 0 ? 33 : 31;
   expect("uneven slab", [&] {
@@ -326,7 +331,11 @@ bool runErrorCases(int rank, int ranks, int device) {
                        std::nullopt, {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt,
                        {false, true});
   }, "operand a: rank 1's part is empty ([0, 64])");
-  // plan(): one rank's bias of the wrong length; then both plan again and run.
+}
+
+/// plan() and resetOperands(): one rank's bias of the wrong length, epilogs that differ or are
+/// refused; then both plan again and run.
+void planErrors(Expect &expect, int rank, int device, CUdeviceptr p) {
   mepi::dist::Matmul mm(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), std::nullopt,
                         {Slab::X, Slab::X, Slab::Y}, 1.0f, std::nullopt, {false, true});
   mepi::EpilogInputs bad, good;
@@ -363,8 +372,16 @@ bool runErrorCases(int rank, int ranks, int device) {
     mm.resetOperands(tensor(p, device, {32, 64}), tensor(p, device, {32, 64}), wrong);
   }, "resetOperands: input bias: expected one value per row of this rank's D, [64], got [65]");
   cu(driver->cuCtxSynchronize(), "execute after agreements");
+}
+
+/// Bad distributions are refused on every rank, with the operand named, before any launch.
+bool runErrorCases(int rank, int ranks, int device) {
+  Expect expect{rank};
+  CUdeviceptr p = upload(std::vector<uint16_t>(64 * 64));
+  constructorErrors(expect, rank, ranks, device, p);
+  planErrors(expect, rank, device, p);
   driver->cuMemFree(p);
-  return ok;
+  return expect.ok;
 }
 
 /// finalize() with a plan alive: the plan gives its memory back and refuses to run; the group
@@ -390,31 +407,8 @@ bool runFinalizeCase(int rank, int device, CUstream stream) {
   driver->cuMemFree(p);
   return ok;
 }
-} // namespace
-
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  auto loaded = mepi::runtime::cudaDriver();
-  if (!loaded) {
-    std::printf("mepi-dist-tests needs GPUs: %s\n", llvm::toString(loaded.takeError()).c_str());
-    MPI_Finalize();
-    return 1;
-  }
-  driver = &*loaded;
-  int devices = 0;
-  CUdevice dev;
-  driver->cuDeviceGetCount(&devices);
-  int device = rank % std::max(devices, 1);
-  CUcontext ctx;
-  cu(driver->cuDeviceGet(&dev, device), "cuDeviceGet");
-  cu(driver->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  cu(driver->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-  mepi::dist::initialize(device, MPI_COMM_WORLD);
-  CUstream stream;
-  cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+/// Every algorithm's cases on `ranks` ranks.
+std::vector<Case> distCases(int ranks) {
   Distribution rep = Distribution::replicated();
   using E = mepi::Epilog;
   // Shapes with remainders over 2 and 3 ranks; K split cases have odd local K (staged rows).
@@ -472,6 +466,35 @@ int main(int argc, char **argv) {
   cases.push_back({"reduce-scatter-rows-relu-aux", Slab::Y, Slab::Y, Slab::X, false, true, 2003, 512, 640, E::ReluAux, 2});
   cases.push_back({"reduce-scatter-cols-gelu-aux", Slab::Y, Slab::Y, Slab::Y, false, true, 700, 520, 512, E::GeluAuxBias, 2});
   cases.push_back({"summa-Px1-relu-aux-pieces", bc(P, 1, 128, 96), bc(P, 1, 64, 96), bc(P, 1, 128, 64), false, true, 2600, 256, 384, E::ReluAuxBias, 3});
+  return cases;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  auto loaded = mepi::runtime::cudaDriver();
+  if (!loaded) {
+    std::printf("mepi-dist-tests needs GPUs: %s\n", llvm::toString(loaded.takeError()).c_str());
+    MPI_Finalize();
+    return 1;
+  }
+  driver = &*loaded;
+  int devices = 0;
+  CUdevice dev;
+  driver->cuDeviceGetCount(&devices);
+  int device = rank % std::max(devices, 1);
+  CUcontext ctx;
+  cu(driver->cuDeviceGet(&dev, device), "cuDeviceGet");
+  cu(driver->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  cu(driver->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  mepi::dist::initialize(device, MPI_COMM_WORLD);
+  CUstream stream;
+  cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  std::vector<Case> cases = distCases(ranks);
   int passed = 0, failed = 0;
   for (const Case &c : cases) {
     bool ok = runCase(c, rank, ranks, device, stream);
