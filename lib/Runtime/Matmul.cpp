@@ -44,6 +44,7 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   if (c)
     s.problem.c = validated(*c, "c", 2);
   s.problem.addressAlignment = commonAlignment(a.data, b.data);
+  s.problem.cAlignment = c ? commonAlignment(c->data, c->data) : 0;
   s.a = a;
   s.b = b;
   s.c = c;
@@ -430,6 +431,10 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
       fail(llvm::formatv("resetOperands: operand {0}: the planned kernel needs {1}-byte aligned "
                          "addresses, got {2}; plan a new Matmul for these operands",
                          name, s.planned.addressAlignment, t.data));
+  if (c && commonAlignment(c->data, c->data) < s.planned.cAlignment)
+    fail(llvm::formatv("resetOperands: operand c: the planned kernel needs a {0}-byte aligned "
+                       "address, got {1}; plan a new Matmul for this c",
+                       s.planned.cAlignment, c->data));
   s.a = a;
   s.b = b;
   s.c = c;

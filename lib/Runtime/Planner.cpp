@@ -558,6 +558,10 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   if (problem.addressAlignment >= 16)
     for (unsigned arg : {0u, 1u})
       fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
+  // C (after a, b and alpha): what its address promises decides whether element pairs of C
+  // load at once.
+  if (problem.c && problem.cAlignment >= 4)
+    fn.setArgAttr(3, kAlignmentAttr, b.getI64IntegerAttr(problem.cAlignment));
   // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned),
   // which allows vector stores; a grouped problem's bounds and weight indices follow them.
   size_t groupArgs = problem.groups ? 1 + problem.groups->weightIndices.has_value() : 0;

@@ -100,6 +100,10 @@ struct MatmulProblem {
   /// Bytes to which the addresses of a and b are both aligned, at most 16 (0: unknown). TMA
   /// kernels need 16; the planned kernel then requires it of every later set of operands.
   unsigned addressAlignment = 0;
+  /// Bytes to which C's address is aligned, at most 16 (0: no C, or unknown). Kernels load C's
+  /// element pairs at once where it covers a pair; the planned kernel then requires it of
+  /// every later C.
+  unsigned cAlignment = 0;
   std::string kernelConfig; ///< a #mepi.kernel_config to use instead of the heuristic's
   /// Multiprocessors of the device the kernel is planned for, which size its grid and the
   /// heuristic's waves (0: the chip's reference part, TargetInfo::forChip).

@@ -122,14 +122,18 @@ static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i
 SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                                 const IRMapping &operands, Value acc,
                                                 const ElementIndex &index,
-                                                ArrayRef<Value> preloaded) {
+                                                ArrayRef<Value> preloaded, Value preloadedC) {
   if (Value alpha = op.getAlpha())
     acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
   if (Value c = op.getC()) {
-    Value cArg = operands.lookup(c);
-    SmallVector<Value> cIdx = emitBroadcastBatchIndices(b, loc, cArg, 2, index.batch);
-    cIdx.append({index.row, index.col});
-    Value cVal = emitToF32(b, loc, memref::LoadOp::create(b, loc, cArg, cIdx));
+    Value loaded = preloadedC;
+    if (!loaded) {
+      Value cArg = operands.lookup(c);
+      SmallVector<Value> cIdx = emitBroadcastBatchIndices(b, loc, cArg, 2, index.batch);
+      cIdx.append({index.row, index.col});
+      loaded = memref::LoadOp::create(b, loc, cArg, cIdx);
+    }
+    Value cVal = emitToF32(b, loc, loaded);
     acc = arith::AddFOp::create(
         b, loc, acc, arith::MulFOp::create(b, loc, operands.lookup(op.getBeta()), cVal));
   }

@@ -43,11 +43,11 @@ Value emitToStorage(OpBuilder &b, Location loc, Value value);
 /// epilog inputs and inlines the epilog region. Returns its results: D's value, then one per
 /// aux output.
 /// `preloaded`, when given, holds per epilog input the value the kernel family already loaded
-/// for this element (null: load it here).
+/// for this element (null: load it here); `preloadedC` likewise C's element.
 SmallVector<Value> emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                     const IRMapping &operands, Value acc,
                                     const ElementIndex &index,
-                                    ArrayRef<Value> preloaded = {});
+                                    ArrayRef<Value> preloaded = {}, Value preloadedC = {});
 
 /// emitEpilogValues, then stores the results to D and the matrix aux outputs at `index`.
 /// Returns all the values: bitmask aux bits and reduction values are the kernel family's to

@@ -78,12 +78,56 @@ Value pairColumn(Emitter &e, const SlicePlace &p, Value group) {
   return e.add(p.colBase, e.add(p.fragmentCol, e.mul(group, e.i32(8))));
 }
 
+/// C's element pairs of groups [first, first + count) of the thread, as vectors of 2 in the
+/// order visitStep hands D's (pair 2 j + h: group first + j, row half h), or none where C is
+/// absent or not a row-major matrix of 16- or 32-bit floats whose pairs are aligned (the
+/// planner promises C's alignment when its address has it). The TMA store path loads a line's
+/// pairs while the line before it is written, so that their latency hides behind that line's
+/// barrier; a load per element inside the line would wait there, once per line. Pairs outside
+/// D read row or column 0 (valid memory, never stored).
+SmallVector<Value> loadSourcePairs(Emitter &e, MatmulOp op, const IRMapping &operands,
+                                   const WgmmaEpilogFrame &f, const SlicePlace &p,
+                                   int64_t first, int64_t count) {
+  Value c = op.getC();
+  if (!c)
+    return {};
+  auto type = cast<MemRefType>(c.getType());
+  Type element = type.getElementType();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (type.getRank() != 2 || !isa<BFloat16Type, Float16Type, Float32Type>(element) ||
+      failed(type.getStridesAndOffset(strides, offset)) || offset != 0 || strides[1] != 1 ||
+      ShapedType::isDynamic(strides[0]) || strides[0] % 2 != 0 || f.n % 2 != 0 ||
+      getPromisedAlignment(c) < 2 * bytes)
+    return {};
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Value base = emitGlobalBase(e, operands.lookup(c));
+  auto pairType = VectorType::get({2}, element);
+  SmallVector<Value> pairs;
+  for (int64_t j = 0; j < count; ++j) {
+    Value col = pairColumn(e, p, e.i32(first + j));
+    Value safeCol = arith::SelectOp::create(b, loc, e.ult(col, e.i32(f.n)), col, e.i32(0));
+    for (int h = 0; h < 2; ++h) {
+      Value safeRow = arith::SelectOp::create(b, loc, e.ult(p.rows[h], f.emitRowLimit(e)),
+                                              p.rows[h], e.i32(0));
+      Value linear = e.add(e.mul(e.zext64(safeRow), e.i64(strides[0])), e.zext64(safeCol));
+      Value at = LLVM::GEPOp::create(b, loc, e.globalPtr(), element, base,
+                                     ArrayRef<LLVM::GEPArg>{linear});
+      pairs.push_back(LLVM::LoadOp::create(b, loc, pairType, at, 2 * bytes));
+    }
+  }
+  return pairs;
+}
+
 /// One step of the walk: the element pairs of groups [group, group + groupsPerStep) from their
 /// registers (`registers`, 4 per group: columns (c, c + 1) of rows r and r + 8, the wgmma
-/// fragment layout), handed to `visit`.
+/// fragment layout), handed to `visit`. `cPairs`: C's pairs of the step (loadSourcePairs), or
+/// none (C loaded per element).
 void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
                const SlicePlace &p, Value group, ArrayRef<Value> registers,
-               int64_t groupsPerStep, StepVisitor visit) {
+               int64_t groupsPerStep, StepVisitor visit, ArrayRef<Value> cPairs = {}) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Type dElement = op.getD().getType().getElementType();
@@ -104,8 +148,11 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
           ElementIndex index;
           index.row = e.toIndex(p.rows[h]);
           index.col = e.toIndex(e.add(col, e.i32(c)));
+          Value cValue;
+          if (!cPairs.empty())
+            cValue = LLVM::ExtractElementOp::create(b, loc, cPairs[2 * j + h], e.i32(c));
           SmallVector<Value> results = emitEpilogValues(
-              b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded);
+              b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded, cValue);
           out = LLVM::InsertElementOp::create(b, loc, out, emitToStorage(b, loc, results[0]),
                                               e.i32(c));
         }
@@ -164,15 +211,19 @@ void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
 }
 
 /// The same walk unrolled: each step reads its registers by their static indices (no switch,
-/// no loop), and the steps are free to interleave.
+/// no loop), and the steps are free to interleave. `cPairs`: loadSourcePairs of the run, or
+/// none.
 void walkPairsUnrolled(Emitter &e, MatmulOp op, const IRMapping &operands,
                        const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, int64_t first,
-                       int64_t count, int64_t groupsPerStep, StepVisitor visit) {
+                       int64_t count, int64_t groupsPerStep, StepVisitor visit,
+                       ArrayRef<Value> cPairs = {}) {
   for (int64_t group = first; group < first + count; group += groupsPerStep) {
     SmallVector<Value> registers;
     for (int64_t j = 0; j < 4 * groupsPerStep; ++j)
       registers.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, acc, 4 * group + j));
-    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit);
+    ArrayRef<Value> stepPairs =
+        cPairs.empty() ? cPairs : cPairs.slice(2 * (group - first), 2 * groupsPerStep);
+    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit, stepPairs);
   }
 }
 
@@ -213,10 +264,11 @@ Value swizzledOffset(Emitter &e, Value row, Value byte) {
 /// `buffer`. 16-bit D: stmatrix.x4, four 8 x 8 matrices of 16-bit elements per warp, which are
 /// exactly the fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8
 /// columns): register i of a lane is its pair of matrix i, and lane l gives the address of row
-/// l % 8 of matrix l / 8. Wider D: one store per element pair.
+/// l % 8 of matrix l / 8. Wider D: one store per element pair. `cPairs`: C's pairs of the
+/// line, loaded ahead (loadSourcePairs), or none.
 void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                        const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, Value buffer,
-                       int64_t first, int64_t groupsPerLine) {
+                       int64_t first, int64_t groupsPerLine, ArrayRef<Value> cPairs) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
@@ -232,7 +284,8 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                           LLVM::StoreOp::create(b, loc, pairs[h], e.offset(buffer, at),
                                                 2 * dBytes);
                         }
-                      });
+                      },
+                      cPairs);
     return;
   }
   Value lane = e.rem(f.tid, e.i32(32));
@@ -252,7 +305,8 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
         NVVM::StMatrixOp::create(b, loc, e.offset(buffer, at), words, NVVM::MMALayout::row,
                                  NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
                                  NVVM::LdStMatrixEltType::B16);
-      });
+      },
+      cPairs);
 }
 
 /// store = tma: line by line (128 bytes of each of the slice's 64 rows), the consumer writes
@@ -286,12 +340,18 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   }
   // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
+  // C's pairs of the next line are loaded before this line's barrier (loadSourcePairs).
+  SmallVector<Value> nextC = loadSourcePairs(e, op, operands, f, p, 0, groupsPerLine);
   for (int64_t staticLine = 0; staticLine < lines; ++staticLine) {
+    SmallVector<Value> lineC = std::move(nextC);
+    if (staticLine + 1 < lines)
+      nextC = loadSourcePairs(e, op, operands, f, p, (staticLine + 1) * groupsPerLine,
+                              groupsPerLine);
     Value line = e.i32(staticLine);
     Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
     Value buffer = e.offset(f.base, bufferOffset);
     writeTmaStoreLine(e, op, operands, f, p, acc, buffer, staticLine * groupsPerLine,
-                      groupsPerLine);
+                      groupsPerLine, lineC);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
                                NVVM::SharedSpaceAttr::get(b.getContext(),
