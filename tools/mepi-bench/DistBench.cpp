@@ -180,6 +180,45 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     driver->cuMemFree(p);
   return row;
 }
+/// --c-source: the GEMMs that finish a reduction (D = A B + C, C the received partial sums)
+/// timed without C, with an aligned C (its element pairs loaded a line ahead) and with C two
+/// bytes off alignment (one 16-bit load per element), interleaved in one process: the shapes
+/// of the final GEMMs of GEMM+AR 16384x4096x14336 and GEMM+RS 8192x8192x28672 on 2 ranks.
+void measureCSource(int rank, int device, CUstream stream, int iterations) {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  if (rank == 0)
+    std::printf("%-18s %9s %9s %9s %8s %8s\n", "M x N x K", "no-C", "C-pairs", "C-elems",
+                "pairs/0", "elems/0");
+  for (Shape s : {Shape{6144, 4096, 7168}, Shape{2048, 4096, 7168}, Shape{2048, 8192, 14336},
+                  Shape{4096, 8192, 14336}}) {
+    CUdeviceptr a = randomBuffer(s.m * s.k, true, 31), b = randomBuffer(s.n * s.k, true, 32);
+    CUdeviceptr c = randomBuffer(s.m * s.n + 1, true, 33), d = 0;
+    cu(driver->cuMemAlloc(&d, s.m * s.n * 2), "cuMemAlloc");
+    mepi::Tensor ta = onDevice(a, device, {s.m, s.k}), tb = onDevice(b, device, {s.n, s.k});
+    mepi::Matmul plain(ta, tb, std::nullopt, 1.0f, std::nullopt, {false, true});
+    mepi::Matmul pairs(ta, tb, onDevice(c, device, {s.m, s.n}), 1.0f, 1.0f, {false, true});
+    mepi::Matmul elems(ta, tb, onDevice(c + 2, device, {s.m, s.n}), 1.0f, 1.0f, {false, true});
+    for (mepi::Matmul *mm : {&plain, &pairs, &elems})
+      mm->plan();
+    std::vector<std::function<void(int)>> launches = {[&](int) { plain.execute(stream); },
+                                                      [&](int) { pairs.execute(stream); },
+                                                      [&](int) { elems.execute(stream); }};
+    for (auto &launch : launches)
+      launch(0);
+    std::vector<double> ms = interleavedMedianMs(stream, iterations, launches, [] {});
+    if (rank == 0)
+      std::printf("%-18s %9.3f %9.3f %9.3f %8.3f %8.3f\n",
+                  llvm::formatv("{0}x{1}x{2}", s.m, s.n, s.k).str().c_str(), ms[0], ms[1],
+                  ms[2], ms[1] / ms[0], ms[2] / ms[0]);
+    for (mepi::Matmul *mm : {&plain, &pairs, &elems})
+      mm->free();
+    for (CUdeviceptr p : {a, b, c, d})
+      driver->cuMemFree(p);
+  }
+}
+
 /// --copy: the copy engine's bandwidth into a peer's IPC-mapped buffer (what the schedules'
 /// pushes use): `bytes` in one copy on one stream, split over two streams, and on one stream
 /// while a large GEMM runs on another. Ranks copy to each other at the same time.
@@ -314,7 +353,7 @@ int bench::runDistBench(int argc, char **argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  bool quick = false, copies = false;
+  bool quick = false, copies = false, cSource = false;
   std::string jsonPath, command = "mpirun -np " + std::to_string(ranks) + " " + argv[0];
   std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
@@ -324,6 +363,8 @@ int bench::runDistBench(int argc, char **argv) {
       quick = true;
     else if (arg == "--copy")
       copies = true;
+    else if (arg == "--c-source")
+      cSource = true;
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
@@ -358,8 +399,11 @@ int bench::runDistBench(int argc, char **argv) {
     cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     cublasLtHandle_t lt;
     cublas(cublasLtCreate(&lt), "cublasLtCreate");
-    if (copies) {
-      measureCopies(rank, ranks, device, stream, quick ? 5 : 20);
+    if (copies || cSource) {
+      if (copies)
+        measureCopies(rank, ranks, device, stream, quick ? 5 : 20);
+      else
+        measureCSource(rank, device, stream, quick ? 5 : 20);
       ncclCommDestroy(comm);
       mepi::dist::finalize();
       MPI_Finalize();
