@@ -30,19 +30,19 @@ TEST(SplitOperand, SplitsStrictF32IntoKMajorParts) {
   std::optional<SplitProblem> s =
       splitProblem(f32Problem({300, 1000}, {1000, 200}, {300, 200}, false, false));
   ASSERT_TRUE(s.has_value());
-  EXPECT_TRUE(s->a.kLast);
-  EXPECT_FALSE(s->b.kLast);
-  EXPECT_EQ(s->a.rows, 300);
-  EXPECT_EQ(s->b.rows, 200);
-  EXPECT_EQ(s->a.paddedK, 1024);
+  EXPECT_TRUE(s->a->kLast);
+  EXPECT_FALSE(s->b->kLast);
+  EXPECT_EQ(s->a->rows, 300);
+  EXPECT_EQ(s->b->rows, 200);
+  EXPECT_EQ(s->a->paddedK, 1024);
   EXPECT_EQ(s->planned.a.shape, (std::vector<int64_t>{300, 3072}));
   EXPECT_EQ(s->planned.b.shape, (std::vector<int64_t>{200, 3072}));
   EXPECT_FALSE(s->planned.transposeA);
   EXPECT_TRUE(s->planned.transposeB);
   EXPECT_TRUE(s->planned.allowTF32);
-  EXPECT_EQ(s->a.loPart, 0);
-  EXPECT_EQ(s->b.loPart, 1);
-  EXPECT_EQ(s->a.grid(), (std::array<unsigned, 3>{32, 10, 1}));
+  EXPECT_EQ(s->a->loPart, 0);
+  EXPECT_EQ(s->b->loPart, 1);
+  EXPECT_EQ(s->a->grid(), (std::array<unsigned, 3>{32, 10, 1}));
 }
 
 TEST(SplitOperand, KeepsBatchesAndBroadcastOperands) {
@@ -50,11 +50,11 @@ TEST(SplitOperand, KeepsBatchesAndBroadcastOperands) {
   std::optional<SplitProblem> s =
       splitProblem(f32Problem({3, 65, 40}, {33, 40}, {3, 65, 33}, false, true));
   ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->a.batch, 3);
-  EXPECT_EQ(s->a.batchStride, 65 * 40);
+  EXPECT_EQ(s->a->batch, 3);
+  EXPECT_EQ(s->a->batchStride, 65 * 40);
   EXPECT_EQ(s->planned.a.shape, (std::vector<int64_t>{3, 65, 192}));
   EXPECT_EQ(s->planned.b.shape, (std::vector<int64_t>{33, 192}));
-  EXPECT_EQ(s->b.batch, 1);
+  EXPECT_EQ(s->b->batch, 1);
 }
 
 TEST(SplitOperand, LeavesOtherProblemsAlone) {
@@ -76,17 +76,17 @@ TEST(SplitOperand, PrePassLowersToPtx) {
   std::optional<SplitProblem> s =
       splitProblem(f32Problem({2, 70, 45}, {2, 45, 33}, {2, 70, 33}, false, false));
   ASSERT_TRUE(s.has_value());
-  for (const SplitPlan *plan : {&s->a, &s->b}) {
+  for (const SplitPlan *plan : {&*s->a, &*s->b}) {
     llvm::Expected<CompiledModule> compiled = compileKernelModule(splitKernelIR(*plan), "sm_90a");
     ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError()) << "\n"
                                 << splitKernelIR(*plan);
     EXPECT_NE(compiled->ptx.find(".entry mepi_split_tf32"), std::string::npos);
     EXPECT_FALSE(compiled->cubin.empty());
   }
-  EXPECT_NE(splitKernelIR(s->a).find("[%bz, %r, %k] : memref<2x70x45xf32, strided<[3150, 45, "
+  EXPECT_NE(splitKernelIR(*s->a).find("[%bz, %r, %k] : memref<2x70x45xf32, strided<[3150, 45, "
                                      "1]>>"),
             std::string::npos);
-  EXPECT_NE(splitKernelIR(s->b).find("[%bz, %k, %r] : memref<2x45x33xf32, strided<[1485, 33, "
+  EXPECT_NE(splitKernelIR(*s->b).find("[%bz, %k, %r] : memref<2x45x33xf32, strided<[1485, 33, "
                                      "1]>>"),
             std::string::npos);
 }
@@ -122,4 +122,64 @@ TEST(SplitOperand, CandidatesBoundWhatOneAccumulatorSums) {
   llvm::Expected<std::vector<std::string>> unbounded = rankedKernelConfigs(s->planned, "sm_90a");
   ASSERT_TRUE(bool(unbounded));
   EXPECT_EQ(unbounded->front().find("splits"), std::string::npos) << unbounded->front();
+}
+
+TEST(SplitOperand, CopiesMnMajorFp8OperandsKMajor) {
+  // A given as [K, M] and B as [K, N] (e4m3): both copied K-major, rows padded to 32 bytes.
+  MatmulProblem p = f32Problem({1000, 300}, {1000, 200}, {300, 200}, true, false);
+  p.a.type = p.b.type = ElementType::F8E4M3FN;
+  p.d.type = ElementType::BF16;
+  EXPECT_FALSE(splitProblem(p).has_value());
+  std::optional<SplitProblem> s = kMajorProblem(p);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_TRUE(s->a && s->b);
+  EXPECT_EQ(s->a->parts, 1);
+  EXPECT_EQ(s->a->rows, 300);
+  EXPECT_EQ(s->a->paddedK, 1024);
+  EXPECT_EQ(s->planned.a.shape, (std::vector<int64_t>{300, 1000}));
+  EXPECT_EQ(s->planned.a.strides, (std::vector<int64_t>{1024, 1}));
+  EXPECT_EQ(s->planned.a.type, ElementType::F8E4M3FN);
+  EXPECT_EQ(s->planned.b.shape, (std::vector<int64_t>{200, 1000}));
+  EXPECT_FALSE(s->planned.transposeA);
+  EXPECT_TRUE(s->planned.transposeB);
+  EXPECT_FALSE(s->planned.allowTF32);
+  // Only the MN-major one is copied; K-major pairs are left alone.
+  p.transposeA = false;
+  p.a.shape = {300, 1000};
+  p.a.strides = rowMajorStrides(p.a.shape);
+  s = kMajorProblem(p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(s->a.has_value());
+  EXPECT_TRUE(s->b.has_value());
+  p.transposeB = true;
+  p.b.shape = {200, 1000};
+  p.b.strides = rowMajorStrides(p.b.shape);
+  EXPECT_FALSE(kMajorProblem(p).has_value());
+  // A column-major A [M, K] (strides [1, M]) is MN-major too.
+  p.a.strides = {1, 300};
+  s = kMajorProblem(p);
+  ASSERT_TRUE(s && s->a && !s->b);
+  EXPECT_EQ(s->planned.a.strides, (std::vector<int64_t>{1024, 1}));
+  // 16-bit operands are not copied (wgmma reads them MN-major).
+  MatmulProblem bf16 = f32Problem({64, 64}, {64, 64}, {64, 64}, true, false);
+  bf16.a.type = bf16.b.type = ElementType::BF16;
+  EXPECT_FALSE(kMajorProblem(bf16).has_value());
+}
+
+TEST(SplitOperand, KMajorCopyLowersToPtx) {
+  MatmulProblem p = f32Problem({2, 45, 70}, {45, 33}, {2, 70, 33}, true, false);
+  p.a.type = p.b.type = ElementType::F8E5M2;
+  std::optional<SplitProblem> s = kMajorProblem(p);
+  ASSERT_TRUE(s && s->a && s->b);
+  for (const SplitPlan *plan : {&*s->a, &*s->b}) {
+    std::string ir = splitKernelIR(*plan);
+    EXPECT_EQ(ir.find("%hi"), std::string::npos) << ir; // a copy, no TF32 split
+    llvm::Expected<CompiledModule> compiled = compileKernelModule(ir, "sm_90a");
+    ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError()) << "\n" << ir;
+    EXPECT_NE(compiled->ptx.find(".entry mepi_kmajor_copy"), std::string::npos);
+  }
+  EXPECT_NE(splitKernelIR(*s->a).find("[%bz, %k, %r] : memref<2x45x70xi8, strided<[3150, 70, "
+                                      "1]>>"),
+            std::string::npos);
+  EXPECT_NE(splitKernelIR(*s->a).find("memref<2x70x64xi8>"), std::string::npos);
 }

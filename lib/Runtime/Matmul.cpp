@@ -210,24 +210,30 @@ struct StagedPlan {
   int64_t maxUnitKSteps = 0;
 };
 
-/// On sm_90a, strict f32 is split into TF32 parts for the tensor cores (splitProblem); else
-/// 16-bit rows that TMA cannot read in place (needsTmaStaging) get padded copies.
+/// On sm_90a, strict f32 is split into TF32 parts for the tensor cores (splitProblem), and
+/// 8-bit operands given MN-major are copied K-major (kMajorProblem); else 16-bit rows that TMA
+/// cannot read in place (needsTmaStaging) get padded copies.
 StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, const void *a,
                       const void *b) {
   StagedPlan plan{problem, std::nullopt, std::nullopt, 0};
-  std::optional<SplitProblem> split =
-      arch == "sm_90a" && !problem.groups ? splitProblem(problem) : std::nullopt;
+  bool sm90 = arch == "sm_90a" && !problem.groups;
+  std::optional<SplitProblem> split = sm90 ? splitProblem(problem) : std::nullopt;
+  if (split)
+    plan.maxUnitKSteps = kSplitMaxUnitKSteps;
+  else if (sm90)
+    split = kMajorProblem(problem);
   if (split) {
     plan.planned = split->planned;
-    plan.a = check(StagedOperand::split(split->a, arch), "plan");
-    plan.b = check(StagedOperand::split(split->b, arch), "plan");
-    plan.maxUnitKSteps = kSplitMaxUnitKSteps;
+    if (split->a)
+      plan.a = check(StagedOperand::split(*split->a, arch), "plan");
+    if (split->b)
+      plan.b = check(StagedOperand::split(*split->b, arch), "plan");
   }
-  if (!split && arch == "sm_90a" && needsTmaStaging(problem.a, a)) {
+  if (!plan.a && arch == "sm_90a" && needsTmaStaging(problem.a, a)) {
     plan.planned.a = stagedLayout(problem.a);
     plan.a = StagedOperand::padded(problem.a, plan.planned.a);
   }
-  if (!split && arch == "sm_90a" && needsTmaStaging(problem.b, b)) {
+  if (!plan.b && arch == "sm_90a" && needsTmaStaging(problem.b, b)) {
     plan.planned.b = stagedLayout(problem.b);
     plan.b = StagedOperand::padded(problem.b, plan.planned.b);
   }

@@ -14,9 +14,10 @@ namespace {
 /// The TF32 k-step: one 128-byte line of f32 (Sm90Spec's MMA atom for tf32 reads K in lines).
 constexpr int64_t kPartAlignment = 32;
 
-/// `operand` read as X[batch, row, k], K its last dimension when `kLast`; nothing for more
-/// than one batch dimension.
-std::optional<SplitPlan> planOperand(const OperandLayout &operand, bool kLast, int loPart) {
+/// `operand` read as X[batch, row, k], K its last dimension when `kLast`, rewritten in `parts`
+/// parts; nothing for more than one batch dimension.
+std::optional<SplitPlan> planOperand(const OperandLayout &operand, bool kLast, int loPart,
+                                     int parts = 3) {
   size_t rank = operand.shape.size();
   if (rank < 2 || rank > 3)
     return std::nullopt;
@@ -26,6 +27,7 @@ std::optional<SplitPlan> planOperand(const OperandLayout &operand, bool kLast, i
     plan.source.strides = rowMajorStrides(operand.shape);
   plan.kLast = kLast;
   plan.loPart = loPart;
+  plan.parts = parts;
   plan.rows = operand.shape[kLast ? rank - 2 : rank - 1];
   plan.k = operand.shape[kLast ? rank - 1 : rank - 2];
   plan.paddedK = (plan.k + kPartAlignment - 1) / kPartAlignment * kPartAlignment;
@@ -36,11 +38,26 @@ std::optional<SplitPlan> planOperand(const OperandLayout &operand, bool kLast, i
   // The pre-pass's grid: row tiles along y, batch elements along z (at most 65535 each).
   if ((plan.rows + 31) / 32 > 65535 || plan.batch > 65535)
     return std::nullopt;
-  std::vector<int64_t> shape = {plan.rows, 3 * plan.paddedK};
+  // The GEMM reads all three parts as its K; a copy keeps K, its rows padded to paddedK.
+  std::vector<int64_t> shape = {plan.rows, parts * plan.paddedK};
   if (rank == 3)
     shape.insert(shape.begin(), plan.batch);
-  plan.split = {ElementType::F32, shape, rowMajorStrides(shape)};
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  if (parts == 1)
+    shape.back() = plan.k;
+  plan.split = {parts == 1 ? operand.type : ElementType::F32, shape, strides};
   return plan;
+}
+
+/// The MLIR element type the pre-pass moves: f32, or the bytes of an 8-bit operand.
+const char *elementName(const SplitPlan &plan) {
+  return elementTypeBytes(plan.source.type) == 1 ? "i8" : "f32";
+}
+
+/// The shared tile: 32 x 33 elements, indexed [row][k] (the padding column spreads a column's
+/// 32 elements over the banks).
+std::string tileType(const SplitPlan &plan) {
+  return std::string("memref<32x33x") + elementName(plan) + ", #gpu.address_space<workgroup>>";
 }
 
 bool hasOperandSums(const MatmulProblem &problem) {
@@ -57,8 +74,9 @@ std::string sourceType(const SplitPlan &plan) {
   const std::vector<int64_t> &shape = plan.source.shape, &strides = plan.source.strides;
   size_t r = shape.size();
   std::ostringstream os;
-  os << "memref<" << plan.batch << "x" << shape[r - 2] << "x" << shape[r - 1]
-     << "xf32, strided<[" << plan.batchStride << ", " << strides[r - 2] << ", " << strides[r - 1]
+  os << "memref<" << plan.batch << "x" << shape[r - 2] << "x" << shape[r - 1] << "x"
+     << elementName(plan) << ", strided<[" << plan.batchStride << ", " << strides[r - 2]
+     << ", " << strides[r - 1]
      << "]>>";
   return os.str();
 }
@@ -93,6 +111,10 @@ std::array<unsigned, 3> SplitPlan::grid() const {
   return {unsigned(paddedK / 32), unsigned((rows + 31) / 32), unsigned(batch)};
 }
 
+const char *SplitPlan::kernelName() const {
+  return parts == 1 ? copyKernelName : splitKernelName;
+}
+
 std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &problem) {
   if (problem.allowTF32 || problem.a.type != ElementType::F32 ||
       problem.b.type != ElementType::F32 || hasOperandSums(problem))
@@ -102,7 +124,7 @@ std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &pro
   std::optional<SplitPlan> b = planOperand(problem.b, problem.transposeB, /*loPart=*/1);
   if (!a || !b)
     return std::nullopt;
-  SplitProblem split{problem, *a, *b};
+  SplitProblem split{problem, a, b};
   split.planned.a = a->split;
   split.planned.b = b->split;
   split.planned.transposeA = false;
@@ -110,6 +132,43 @@ std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &pro
   split.planned.allowTF32 = true;
   split.planned.addressAlignment = 16; // the parts are mepi's own allocations
   return split;
+}
+
+/// Whether `operand`'s K dimension (the last when `kLast`, else the one before it) is its
+/// contiguous one.
+static bool kContiguous(const OperandLayout &operand, bool kLast) {
+  std::vector<int64_t> strides =
+      operand.strides.empty() ? rowMajorStrides(operand.shape) : operand.strides;
+  size_t r = strides.size();
+  return r >= 2 && strides[kLast ? r - 1 : r - 2] == 1;
+}
+
+std::optional<SplitProblem> mepi::runtime::kMajorProblem(const MatmulProblem &problem) {
+  auto fp8 = [](ElementType t) {
+    return t == ElementType::F8E4M3FN || t == ElementType::F8E5M2;
+  };
+  // A is read as [.., M, K] unless transposed; B as [.., N, K] when transposed.
+  bool aKLast = !problem.transposeA, bKLast = problem.transposeB;
+  bool copyA = !kContiguous(problem.a, aKLast), copyB = !kContiguous(problem.b, bKLast);
+  if (!fp8(problem.a.type) || !fp8(problem.b.type) || hasOperandSums(problem) ||
+      (!copyA && !copyB))
+    return std::nullopt;
+  SplitProblem copied{problem, std::nullopt, std::nullopt};
+  if (copyA) {
+    copied.a = planOperand(problem.a, aKLast, 0, /*parts=*/1);
+    if (!copied.a)
+      return std::nullopt;
+    copied.planned.a = copied.a->split;
+    copied.planned.transposeA = false;
+  }
+  if (copyB) {
+    copied.b = planOperand(problem.b, bKLast, 0, /*parts=*/1);
+    if (!copied.b)
+      return std::nullopt;
+    copied.planned.b = copied.b->split;
+    copied.planned.transposeB = true;
+  }
+  return copied;
 }
 
 namespace {
@@ -126,6 +185,7 @@ void writeSplitLoads(std::ostringstream &os, const SplitPlan &plan) {
   const char *loadRow = loadAlongK ? "%i" : "%tx";
   const char *loadK = loadAlongK ? "%tx" : "%i";
   const char *sourceIndex = plan.kLast ? "[%bz, %r, %k]" : "[%bz, %k, %r]";
+  const char *e = elementName(plan);
   os << "      scf.for %j = %c0 to %c32 step %c8 {\n"
      << "        %i = arith.addi %ty, %j : index\n"
      << "        %r = arith.addi %r0, " << loadRow << " : index\n"
@@ -133,23 +193,21 @@ void writeSplitLoads(std::ostringstream &os, const SplitPlan &plan) {
      << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
      << "        %kIn = arith.cmpi ult, %k, %kSize : index\n"
      << "        %in = arith.andi %rIn, %kIn : i1\n"
-     << "        %v = scf.if %in -> (f32) {\n"
+     << "        %v = scf.if %in -> (" << e << ") {\n"
      << "          %x = memref.load %src" << sourceIndex << " : " << sourceType(plan) << "\n"
-     << "          scf.yield %x : f32\n"
+     << "          scf.yield %x : " << e << "\n"
      << "        } else {\n"
-     << "          scf.yield %zero : f32\n"
+     << "          scf.yield %zero : " << e << "\n"
      << "        }\n"
-     << "        memref.store %v, %tile[" << loadRow << ", " << loadK
-     << "] : memref<32x33xf32, #gpu.address_space<workgroup>>\n"
+     << "        memref.store %v, %tile[" << loadRow << ", " << loadK << "] : " << tileType(plan)
+     << "\n"
      << "      }\n";
 }
 
-/// The second loop: each element of the tile split into its TF32 parts, stored at k, k + K
-/// and k + 2K of the destination row (the low part where plan.loPart says).
+/// The second loop: each element of the tile stored at k of the destination row (a copy), or
+/// split into its TF32 parts, stored at k, k + K and k + 2K (the low part where plan.loPart
+/// says).
 void writeSplitStores(std::ostringstream &os, const SplitPlan &plan, const std::string &dst) {
-  const char *parts[3];
-  for (int p = 0; p < 3; ++p)
-    parts[p] = p == plan.loPart ? "%lo" : "%hi";
   os << "      gpu.barrier\n"
      << "      scf.for %j = %c0 to %c32 step %c8 {\n"
      << "        %i = arith.addi %ty, %j : index\n"
@@ -157,9 +215,17 @@ void writeSplitStores(std::ostringstream &os, const SplitPlan &plan, const std::
      << "        %k = arith.addi %k0, %tx : index\n"
      << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
      << "        scf.if %rIn {\n"
-     << "          %v = memref.load %tile[%i, %tx] : memref<32x33xf32, "
-        "#gpu.address_space<workgroup>>"
-     << kSplitValue << "\n"
+     << "          %v = memref.load %tile[%i, %tx] : " << tileType(plan);
+  if (plan.parts == 1) {
+    os << "\n          memref.store %v, %dst[%bz, %r, %k] : " << dst << "\n"
+       << "        }\n"
+       << "      }\n";
+    return;
+  }
+  const char *parts[3];
+  for (int p = 0; p < 3; ++p)
+    parts[p] = p == plan.loPart ? "%lo" : "%hi";
+  os << kSplitValue << "\n"
      << "          %k1 = arith.addi %k, %kPadded : index\n"
      << "          %k2 = arith.addi %k, %kPadded2 : index\n"
      << "          memref.store " << parts[0] << ", %dst[%bz, %r, %k] : " << dst << "\n"
@@ -171,15 +237,16 @@ void writeSplitStores(std::ostringstream &os, const SplitPlan &plan, const std::
 } // namespace
 
 std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
-  int64_t width = 3 * plan.paddedK;
+  int64_t width = plan.parts * plan.paddedK;
   std::string dst = "memref<" + std::to_string(plan.batch) + "x" + std::to_string(plan.rows) +
-                    "x" + std::to_string(width) + "xf32>";
+                    "x" + std::to_string(width) + "x" + elementName(plan) + ">";
+  std::string zero = plan.parts == 1 ? "0 : i8" : "0.0 : f32";
   std::ostringstream os;
   os << "module attributes {gpu.container_module} {\n"
      << "  gpu.module @mepi_split {\n"
-     << "    gpu.func @" << splitKernelName << "(%src: " << sourceType(plan) << ", %dst: " << dst
-     << ")\n"
-     << "        workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>)\n"
+     << "    gpu.func @" << plan.kernelName() << "(%src: " << sourceType(plan) << ", %dst: "
+     << dst << ")\n"
+     << "        workgroup(%tile: " << tileType(plan) << ")\n"
      << "        kernel attributes {known_block_size = array<i32: 32, 8, 1>} {\n"
      << "      %c0 = arith.constant 0 : index\n"
      << "      %c8 = arith.constant 8 : index\n"
@@ -188,7 +255,7 @@ std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
      << "      %kSize = arith.constant " << plan.k << " : index\n"
      << "      %kPadded = arith.constant " << plan.paddedK << " : index\n"
      << "      %kPadded2 = arith.constant " << 2 * plan.paddedK << " : index\n"
-     << "      %zero = arith.constant 0.0 : f32\n"
+     << "      %zero = arith.constant " << zero << "\n"
      << "      %inf = arith.constant 0x7F800000 : f32\n"
      << "      %half = arith.constant 4096 : i32\n"
      << "      %mask = arith.constant -8192 : i32\n"

@@ -30,18 +30,23 @@
 
 namespace mepi::runtime {
 
-/// How one operand is split: read as X[batch, row, k] (rows: M for A, N for B) from its own
-/// layout, written as the K-major [batch..., rows, 3 * paddedK] layout `split`.
+/// How one operand is rewritten by a pre-pass: read as X[batch, row, k] (rows: M for A, N for
+/// B) from its own layout, written K-major as [batch..., rows, parts * paddedK]: three TF32
+/// parts (strict f32), or one part, a K-major copy of its elements (8-bit operands given
+/// MN-major: wgmma reads 8-bit A and B K-major only).
 struct SplitPlan {
   OperandLayout source;  ///< the operand as the caller gives it
   bool kLast = true;     ///< K is the source's last dimension (else the one before it)
   int64_t batch = 1, rows = 0, k = 0, paddedK = 0;
   int64_t batchStride = 0;
+  int parts = 3;         ///< 3: the TF32 split; 1: a K-major copy
   int loPart = 0;        ///< which of the three parts holds lo (A: 0, B: 1)
   OperandLayout split;   ///< what the GEMM reads
   /// One 32 x 32 tile of (row, k) per block of 32 x 8 threads, batch elements along z.
   std::array<unsigned, 3> grid() const;
   static constexpr std::array<unsigned, 3> block = {32, 8, 1};
+  /// The pre-pass kernel's name: splitKernelName or copyKernelName.
+  const char *kernelName() const;
 };
 
 /// The most k-steps (of 32 products) one wgmma accumulator of the split GEMM sums before its
@@ -57,20 +62,28 @@ inline constexpr int64_t kSplitMaxUnitKSteps = 96;
 /// geomean on four large shapes, 8: 1.78x; bench/results/f32-promote.log).
 inline constexpr int64_t kSplitPromoteKSteps = 4;
 
-/// The problem the GEMM runs on split operands, with how to split A and B.
+/// The problem the GEMM runs on operands rewritten by pre-passes, with how to rewrite A and B
+/// (none: the operand as given).
 struct SplitProblem {
-  MatmulProblem planned; ///< A', B' K-major at TF32 precision; D, C and the epilog unchanged
-  SplitPlan a, b;
+  MatmulProblem planned; ///< A', B' K-major; D, C and the epilog unchanged
+  std::optional<SplitPlan> a, b;
 };
 
 /// The split form of an f32 problem without allowTF32, or nothing where it does not apply
 /// (other types, TF32 allowed, more than one batch dimension, an epilog with operand sums).
 std::optional<SplitProblem> splitProblem(const MatmulProblem &problem);
 
+/// The form of an FP8 problem whose A or B is MN-major (K not its contiguous dimension: A
+/// given as [K, M] or column-major, B as [K, N]) with that operand copied K-major first;
+/// nothing where both are K-major already, for other types, more than one batch dimension,
+/// or operand sums (taken over A and B as given).
+std::optional<SplitProblem> kMajorProblem(const MatmulProblem &problem);
+
 /// The pre-pass kernel of `plan` as MLIR (gpu, scf, arith, memref and math ops), one function
-/// named splitKernelName.
+/// named plan.kernelName().
 std::string splitKernelIR(const SplitPlan &plan);
 inline constexpr const char *splitKernelName = "mepi_split_tf32";
+inline constexpr const char *copyKernelName = "mepi_kmajor_copy";
 
 /// The cubin of `plan`'s pre-pass for `arch`, compiled once per process for each layout.
 llvm::Expected<std::shared_ptr<const std::vector<char>>> splitKernelCubin(const SplitPlan &plan,

@@ -18,7 +18,7 @@ std::array<int64_t, 18> splitParameters(const SplitPlan &plan, CUdeviceptr sourc
                                         CUdeviceptr split) {
   const std::vector<int64_t> &shape = plan.source.shape, &strides = plan.source.strides;
   size_t r = shape.size();
-  int64_t width = 3 * plan.paddedK;
+  int64_t width = plan.parts * plan.paddedK;
   auto src = static_cast<int64_t>(source), dst = static_cast<int64_t>(split);
   return {src, src, 0, plan.batch, shape[r - 2], shape[r - 1],
           plan.batchStride, strides[r - 2], strides[r - 1],
@@ -95,7 +95,7 @@ llvm::Error StagedOperand::prepare(const CudaDriver &driver, llvm::StringRef nam
     if (llvm::Error e = checkCuda(driver.cuModuleLoadData(&module, cubin->data()),
                                   ("cuModuleLoadData(split " + name + ")").str()))
       return e;
-    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(&function, module, splitKernelName),
+    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(&function, module, plan->kernelName()),
                                   ("cuModuleGetFunction(split " + name + ")").str()))
       return e;
   }

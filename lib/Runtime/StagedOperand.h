@@ -1,6 +1,7 @@
 // An operand the kernel reads from a copy that every launch refreshes first, on the launch
-// stream: rows padded to 16 bytes for TMA (a 2-D copy, needsTmaStaging), or split into TF32
-// parts for strict f32 on the tensor cores (a pre-pass kernel, SplitOperand.h).
+// stream: rows padded to 16 bytes for TMA (a 2-D copy, needsTmaStaging), split into TF32
+// parts for strict f32 on the tensor cores, or an 8-bit operand copied K-major (pre-pass
+// kernels, SplitOperand.h).
 #ifndef MEPI_RUNTIME_STAGEDOPERAND_H
 #define MEPI_RUNTIME_STAGEDOPERAND_H
 
@@ -17,7 +18,7 @@ class StagedOperand {
 public:
   /// A copy of `source` with the layout `staged` (same shape, padded rows).
   static StagedOperand padded(const OperandLayout &source, const OperandLayout &staged);
-  /// The split parts of `plan`, written by its pre-pass (compiled for `arch` here).
+  /// The parts (or K-major copy) of `plan`, written by its pre-pass (compiled for `arch` here).
   static llvm::Expected<StagedOperand> split(const SplitPlan &plan, llvm::StringRef arch);
 
   /// The same staging with copies of its own (for another stream): nothing allocated or

@@ -22,6 +22,7 @@ struct Fp8Case {
   std::string epilog = "DEFAULT";
   double dScaleRange = 2; // D's scale is drawn from [dScaleRange / 4, dScaleRange]
   std::string config;     // a forced kernel configuration (empty: the heuristic's)
+  bool mnMajorA = false, mnMajorB = false; // given MN-major (copied K-major by a pre-pass)
 };
 
 const char *typeName(ElementType t) { return elementTypeName(t); }
@@ -35,7 +36,13 @@ std::string describe(const Fp8Case &c) {
                 typeName(c.a), typeName(c.b), typeName(c.d), (long long)c.m, (long long)c.n,
                 (long long)c.k, scale(c.scaleA), scale(c.scaleB), c.scaleD ? " sD" : "",
                 c.amax ? " amax" : "", c.fast ? " fast" : "", c.epilog.c_str());
-  return line + (c.config.empty() ? "" : " " + c.config);
+  return line + std::string(c.mnMajorA ? " mnA" : "") + (c.mnMajorB ? " mnB" : "") +
+         (c.config.empty() ? "" : " " + c.config);
+}
+
+/// Element (row, kk) of an operand held as [rows, K], in whatever layout it was made.
+double element(const HostTensor &t, int64_t row, int64_t kk) {
+  return t.values[row * t.layout.strides[0] + kk * t.layout.strides[1]];
 }
 
 /// f32 scales drawn from [lo, hi]: one value (rank 0) or `count`.
@@ -115,7 +122,9 @@ std::string checkAmax(const Device &dev, const Fp8Case &c, mepi::Matmul &mm,
 std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, double &err,
                        std::string &config) {
   DeviceArena arena(*dev.d);
-  HostTensor a = randomTensor(c.a, {c.m, c.k}, rng), b = randomTensor(c.b, {c.n, c.k}, rng);
+  // A [M, K] and B [N, K] (B^T: K-major), or column-major: A given as [K, M], B as [K, N].
+  HostTensor a = randomTensor(c.a, {c.m, c.k}, rng, c.mnMajorA),
+             b = randomTensor(c.b, {c.n, c.k}, rng, c.mnMajorB);
   mepi::Options options;
   options.resultType = apiDType(c.d);
   options.resultAmax = c.amax;
@@ -159,7 +168,7 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
       for (int64_t k0 = 0; k0 < c.k; k0 += kScaleBlock) {
         double part = 0;
         for (int64_t kk = k0; kk < std::min(k0 + kScaleBlock, c.k); ++kk)
-          part += a.values[i * c.k + kk] * b.values[j * c.k + kk];
+          part += element(a, i, kk) * element(b, j, kk);
         x += part * scaleOf(sA, c.scaleA, i, k0) *
              scaleOf(sB, c.scaleB, c.scaleB == Scale::Block ? j / kScaleBlock : j, k0);
       }
@@ -244,6 +253,16 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "DEFAULT", 2,
        "#mepi.kernel_config<wgmma, tile = [128, 128, 128], "
        "mainloop = <stages = 4, cluster = 2, promote = 1>>"},
+      // Operands given MN-major (A as [K, M], B as [K, N]): copied K-major by a pre-pass, then
+      // the wgmma kernel; every type pair, tensor, row-wise and block scales, odd shapes.
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Tensor, S::Tensor, false, false,
+       false, "DEFAULT", 2, "", true, false},
+      {T::F8E4M3FN, T::F8E5M2, T::F32, 517, 263, 4000, S::Vector, S::Vector, false, false, false,
+       "GELU_BIAS", 2, "", false, true},
+      {T::F8E5M2, T::F8E4M3FN, T::F8E4M3FN, 300, 520, 528, S::Block, S::Block, true, true, false,
+       "RELU_BIAS", 2, "", true, true},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F16, 2048, 3000, 2048, S::Vector, S::Tensor, false, false,
+       true, "DEFAULT", 2, "", true, true},
   };
   for (const Fp8Case &c : cases) {
     std::string line = describe(c);

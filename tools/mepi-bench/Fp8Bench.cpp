@@ -102,9 +102,11 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
           deviceTensor(sB, mepi::DType::Float32, {blocks.blocksN, blocks.blocksK});
       mepiOptions.quantizationScales.b->strides = {blocks.pitchB, 1};
     }
+    std::vector<int64_t> bShape = options.rowMajorB ? std::vector<int64_t>{s.k, s.n}
+                                                    : std::vector<int64_t>{s.n, s.k};
     mepi::Matmul mm(deviceTensor(a, mepi::DType::Float8E4M3FN, {s.m, s.k}),
-                    deviceTensor(b, mepi::DType::Float8E4M3FN, {s.n, s.k}), std::nullopt, 1.0f,
-                    std::nullopt, mepi::Qualifiers{false, true}, mepiOptions);
+                    deviceTensor(b, mepi::DType::Float8E4M3FN, bShape), std::nullopt, 1.0f,
+                    std::nullopt, mepi::Qualifiers{false, !options.rowMajorB}, mepiOptions);
     mm.plan();
     r.config = mm.kernelConfiguration();
     Fp8LtMatmul ref(lt, s.m, s.n, s.k, mode, sA, sB);
@@ -201,7 +203,12 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
   if (!options.jsonPath.empty()) {
     std::ofstream json(options.jsonPath);
     writeJsonHeader(json, options.device, options.date, options.command,
-                    "e4m3 A [M, K], e4m3 B [N, K] (K-major), bf16 D; f32 scales on the device: "
+                    std::string(options.rowMajorB
+                                    ? "e4m3 A [M, K]; mepi's e4m3 B [K, N] (N-major: copied "
+                                      "K-major by mepi's pre-pass in every execute), "
+                                      "cuBLASLt's B [N, K] (it reads FP8 K-major only)"
+                                    : "e4m3 A [M, K], e4m3 B [N, K] (K-major)") +
+                    ", bf16 D; f32 scales on the device: "
                     "tensor-wise (scalars), row-wise (sA [M], sB [N]) or block (sA [M, "
                     "ceil(K/128)] M-major, sB [ceil(N/128), ceil(K/128)] rows padded to 4)",
                     "ratio = cublaslt_ms / mepi_ms, timed interleaved; tensor: promoted sums "

@@ -18,6 +18,9 @@ struct Fp8RunOptions {
   std::vector<std::string> filters;
   std::string forcedConfig, jsonPath, command;
   const char *device = "", *date = "";
+  /// --layout nn: mepi's B given as [K, N] row-major (MN-major: copied K-major by a pre-pass
+  /// each execute); cuBLASLt, which reads FP8 K-major only, keeps B [N, K].
+  bool rowMajorB = false;
 };
 
 /// Runs the FP8 set; returns the process's exit status.

@@ -631,7 +631,8 @@ int main(int argc, char **argv) {
                            {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
   if (o.fp8)
     return runFp8Bench(dev.lt, dev.stream,
-                       {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
+                       {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
+                        rowMajorB});
   if (o.user)
     return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters, forcedConfig,
                         o.ltoirPath, argv[0], dev.name, date, o.command, o.jsonPath);
