@@ -154,20 +154,20 @@ std::optional<SplitProblem> mepi::runtime::kMajorProblem(const MatmulProblem &pr
       (!copyA && !copyB))
     return std::nullopt;
   SplitProblem copied{problem, std::nullopt, std::nullopt};
-  if (copyA) {
-    copied.a = planOperand(problem.a, aKLast, 0, /*parts=*/1);
-    if (!copied.a)
-      return std::nullopt;
-    copied.planned.a = copied.a->split;
-    copied.planned.transposeA = false;
-  }
-  if (copyB) {
-    copied.b = planOperand(problem.b, bKLast, 0, /*parts=*/1);
-    if (!copied.b)
-      return std::nullopt;
-    copied.planned.b = copied.b->split;
-    copied.planned.transposeB = true;
-  }
+  // The copy is read as [.., rows, K]: A untransposed, B transposed.
+  auto copy = [](const OperandLayout &operand, bool kLast, std::optional<SplitPlan> &plan,
+                 OperandLayout &planned) {
+    plan = planOperand(operand, kLast, 0, /*parts=*/1);
+    if (plan)
+      planned = plan->split;
+    return plan.has_value();
+  };
+  if (copyA && !copy(problem.a, aKLast, copied.a, copied.planned.a))
+    return std::nullopt;
+  if (copyB && !copy(problem.b, bKLast, copied.b, copied.planned.b))
+    return std::nullopt;
+  copied.planned.transposeA = copyA ? false : problem.transposeA;
+  copied.planned.transposeB = copyB ? true : problem.transposeB;
   return copied;
 }
 
