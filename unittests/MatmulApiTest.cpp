@@ -177,6 +177,26 @@ TEST(MatmulApi, UserEpilogSignatureMismatch) {
       << e;
 }
 
+// A plan made for an aligned C loads C's element pairs at once: a later C must keep that
+// alignment, and a C given before the first plan decides what the plan promises.
+TEST(MatmulApi, ResetKeepsCsAlignment) {
+  mepi::Qualifiers tb{false, true};
+  mepi::Matmul mm(tensor({64, 32}), tensor({48, 32}), tensor({64, 48}), 1.0f, 1.0f, tb);
+  mm.plan();
+  std::string error = errorOf([&] {
+    mm.resetOperands(tensor({64, 32}), tensor({48, 32}), tensor({64, 48}, mepi::DType::Float16, 2));
+  });
+  EXPECT_NE(error.find("resetOperands: operand c: the planned kernel needs a 16-byte aligned "
+                       "address, got "),
+            std::string::npos)
+      << error;
+  mepi::Matmul fresh(tensor({64, 32}), tensor({48, 32}), tensor({64, 48}), 1.0f, 1.0f, tb);
+  auto offC = [] { return tensor({64, 48}, mepi::DType::Float16, 2); };
+  EXPECT_EQ(errorOf([&] { fresh.resetOperands(tensor({64, 32}), tensor({48, 32}), offC()); }), "");
+  EXPECT_EQ(errorOf([&] { fresh.plan(); }), "");
+  EXPECT_EQ(errorOf([&] { fresh.resetOperands(tensor({64, 32}), tensor({48, 32}), offC()); }), "");
+}
+
 // A plan made for 16-byte aligned a and b may read them with TMA: later operands must keep it.
 TEST(MatmulApi, ResetKeepsTheAlignmentThePlanAssumed) {
   mepi::Qualifiers tb{false, true};

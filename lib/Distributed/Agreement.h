@@ -20,7 +20,7 @@ namespace mepi::dist::detail {
 
 /// One rank's word, exchanged as plain bytes.
 struct Word {
-  static constexpr int kMaxFacts = 16, kDataBytes = 64;
+  static constexpr int kMaxFacts = 28, kDataBytes = 64;
   /// Which exchange this is (a hash of its name, set by Group::agree): ranks that reach
   /// different exchanges (one of them skipped a collective call) are told so.
   uint64_t step = 0;

@@ -63,31 +63,6 @@ void detail::checkLocal(const Tensor &a, const Tensor &b, const std::optional<Te
                 Status::NotSupported);
 }
 
-namespace {
-/// A distribution as one fact: its kind, and for a block-cyclic one its grid (8 bits a side)
-/// and blocks (20 bits each, saturated) above it.
-int64_t distributionFact(const Distribution &d) {
-  auto kind = static_cast<int64_t>(d.kind);
-  if (d.kind != Distribution::Kind::BlockCyclic)
-    return kind;
-  auto clamp = [](int64_t v, int bits) {
-    return std::min<int64_t>(std::max<int64_t>(v, 0), (int64_t(1) << bits) - 1);
-  };
-  return kind | clamp(d.grid.rows, 8) << 8 | clamp(d.grid.cols, 8) << 16 |
-         clamp(d.blockRows, 20) << 24 | clamp(d.blockCols, 20) << 44;
-}
-
-std::string showDistributionFact(int64_t v) {
-  const char *kinds[] = {"Slab.X", "Slab.Y", "BlockCyclic", "Replicated"};
-  if (v < 0 || (v & 0xff) > 3)
-    return "none";
-  if ((v & 0xff) != static_cast<int64_t>(Distribution::Kind::BlockCyclic))
-    return kinds[v & 0xff];
-  return Distribution::blockCyclic({int(v >> 8 & 0xff), int(v >> 16 & 0xff)},
-                                   v >> 24 & 0xfffff, v >> 44 & 0xfffff)
-      .str();
-}
-} // namespace
 
 /// What every rank must give alike at construction; its own shapes travel as data.
 detail::Agreement detail::constructorWord(const Tensor &a, const Tensor &b, const std::optional<Tensor> &c,
@@ -98,7 +73,20 @@ detail::Agreement detail::constructorWord(const Tensor &a, const Tensor &b, cons
   for (size_t i = 0; i < 3; ++i) {
     const char *names[] = {"A's distribution", "B's distribution", "D's distribution"};
     const Distribution *d = i < distributions.size() ? &distributions[i] : nullptr;
-    say.fact(names[i], d ? distributionFact(*d) : -1, showDistributionFact);
+    say.fact(names[i], d ? (int64_t)d->kind : -1, [](int64_t v) {
+      const char *kinds[] = {"Slab.X", "Slab.Y", "BlockCyclic", "Replicated"};
+      return v < 0 || v > 3 ? std::string("none") : std::string(kinds[v]);
+    });
+    // A block-cyclic distribution's grid and blocks (zeros for the others).
+    const char *grids[][4] = {
+        {"A's grid rows", "A's grid columns", "A's block rows", "A's block columns"},
+        {"B's grid rows", "B's grid columns", "B's block rows", "B's block columns"},
+        {"D's grid rows", "D's grid columns", "D's block rows", "D's block columns"}};
+    bool bc = d && d->kind == Distribution::Kind::BlockCyclic;
+    say.fact(grids[i][0], bc ? d->grid.rows : 0)
+        .fact(grids[i][1], bc ? d->grid.cols : 0)
+        .fact(grids[i][2], bc ? d->blockRows : 0)
+        .fact(grids[i][3], bc ? d->blockCols : 0);
   }
   say.fact("op(A) transposed", qualifiers.transposeA)
       .fact("op(B) transposed", qualifiers.transposeB)

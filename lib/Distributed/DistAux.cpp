@@ -8,35 +8,36 @@
 using namespace mepi;
 using namespace mepi::dist::detail;
 
-void DistAux::reset(int64_t r, int64_t c, int finals) {
+void DistAux::reset(const runtime::CudaDriver &driver, int64_t r, int64_t c, int finals) {
+  release(driver);
   rows = r;
   cols = c;
   finalGemms = finals;
-  assembled.clear();
 }
 
-/// The output for `key` over all of this rank's D, in the layout of `piece` (one final GEMM's):
-/// the ReLU mask is bytes of 8 rows, ceil(rows / 8) rounded up to 16 a column; other outputs
-/// (the GELU input) hold rows rounded up to 8 a column. Allocated by a plan's first execute
-/// (a new plan's frees the last one's).
-Tensor &DistAux::output(const runtime::CudaDriver &driver, const std::string &key,
-                        const Tensor &piece) {
-  auto it = assembled.find(key);
-  if (it != assembled.end())
-    return it->second;
-  bool mask = piece.dtype == DType::UInt8;
+/// The layout of a single GPU's output for a D of rows x cols: the ReLU mask is bytes of 8
+/// rows, ceil(rows / 8) rounded up to 16 a column; other outputs (the GELU input) hold rows
+/// rounded up to 8 a column.
+void DistAux::allocate(const runtime::CudaDriver &driver, const std::string &key, DType dtype,
+                       int device) {
+  if (finalGemms <= 1)
+    return; // the one final GEMM's outputs are returned as they are
+  bool mask = dtype == DType::UInt8;
   int64_t height = mask ? llvm::alignTo(llvm::divideCeil(rows, 8), 16) : llvm::alignTo(rows, 8);
-  size_t bytes = height * cols * runtime::elementTypeBytes(api::elementType(piece.dtype));
+  size_t bytes = height * cols * runtime::elementTypeBytes(api::elementType(dtype));
   CUdeviceptr &memory = owned[key];
-  if (memory) // a buffer of an earlier plan
-    driver.cuMemFree(memory), memory = 0;
   api::check(runtime::checkCuda(driver.cuMemAlloc(&memory, bytes), "cuMemAlloc(aux output)"),
-             "mepi::dist::Matmul::execute");
-  Tensor t = piece;
+             "mepi::dist::Matmul::plan");
+  if (mask)
+    api::check(runtime::checkCuda(driver.cuMemsetD8(memory, 0, bytes), "cuMemsetD8(aux output)"),
+               "mepi::dist::Matmul::plan");
+  Tensor t;
   t.data = reinterpret_cast<void *>(memory);
+  t.device = device;
+  t.dtype = dtype;
   t.shape = {height, cols};
   t.strides = {1, height};
-  return assembled[key] = t;
+  assembled[key] = t;
 }
 
 void DistAux::gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
@@ -46,7 +47,10 @@ void DistAux::gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm
       assembled[key] = piece;
       continue;
     }
-    Tensor &all = output(driver, key, piece);
+    auto it = assembled.find(key);
+    if (it == assembled.end() || it->second.dtype != piece.dtype)
+      api::fail("mepi::dist: internal: no assembled aux output '" + key + "'");
+    Tensor &all = it->second;
     bool mask = piece.dtype == DType::UInt8;
     size_t element = runtime::elementTypeBytes(api::elementType(piece.dtype));
     // Column j of the piece lands at row `row` (byte row / 8) of column j of the whole.

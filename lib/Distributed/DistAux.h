@@ -15,8 +15,14 @@ namespace mepi::dist::detail {
 
 class DistAux {
 public:
-  /// For this rank's D of `rows` x `cols`, written by `finalGemms` GEMMs.
-  void reset(int64_t rows, int64_t cols, int finalGemms);
+  /// For this rank's D of `rows` x `cols`, written by `finalGemms` GEMMs; frees the last
+  /// plan's outputs.
+  void reset(const runtime::CudaDriver &driver, int64_t rows, int64_t cols, int finalGemms);
+  /// Allocates the assembled output `key` of `dtype` (plan time: an execute allocates nothing,
+  /// so no rank can fail halfway through a schedule its peers are running), where more than
+  /// one final GEMM writes it. The ReLU mask's padding bytes are zeroed, as a single GPU's.
+  void allocate(const runtime::CudaDriver &driver, const std::string &key, DType dtype,
+                int device);
   /// After a final GEMM that wrote rows [row, row + count) of D (row a multiple of 8, the
   /// mask's byte of rows, unless it is the only one): copies its aux outputs into place on
   /// `stream`. With one final GEMM its outputs are returned as they are, uncopied.
@@ -27,7 +33,6 @@ public:
   void release(const runtime::CudaDriver &driver);
 
 private:
-  Tensor &output(const runtime::CudaDriver &driver, const std::string &key, const Tensor &piece);
   int64_t rows = 0, cols = 0;
   int finalGemms = 0;
   std::map<std::string, Tensor> assembled;

@@ -417,6 +417,14 @@ static void allocateLocal(dist::Matmul::State &s) {
     check(checkCuda(d.cuMemAlloc(&s.d, p.dLocal[0] * p.dLocal[1] * dBytes), "cuMemAlloc(d)"),
           "plan");
   check(checkCuda(d.cuStreamCreate(&s.copy, CU_STREAM_NON_BLOCKING), "cuStreamCreate"), "plan");
+  int finals = 0;
+  for (const plan::Gemm &gemm : p.gemms)
+    finals += gemm.final;
+  s.aux.reset(d, p.dLocal[0], p.dLocal[1], finals);
+  if (s.epilog == Epilog::ReluAux || s.epilog == Epilog::ReluAuxBias)
+    s.aux.allocate(d, "relu_aux", DType::UInt8, s.group->device);
+  else if (writesAux(s.epilog))
+    s.aux.allocate(d, "gelu_aux", s.dType, s.group->device);
   for (CUevent *e : {&s.fork, &s.join})
     check(checkCuda(d.cuEventCreate(e, CU_EVENT_DISABLE_TIMING), "cuEventCreate"), "plan");
   s.gemmEvents.assign(p.gemms.size(), nullptr);
@@ -535,10 +543,7 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
   Agreement gemmsPlanned;
   gemmsPlanned.attempt([&] { planGemms(*this); });
   g.agree(gemmsPlanned, "mepi::dist::Matmul::plan");
-  int finals = 0;
-  for (const plan::Gemm &gemm : plan.gemms)
-    finals += gemm.final;
-  aux.reset(plan.dLocal[0], plan.dLocal[1], finals);
+
   planned = true;
 }
 

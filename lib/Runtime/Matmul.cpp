@@ -444,6 +444,8 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
   s.a = a;
   s.b = b;
   s.c = c;
+  // A later plan() promises what this C's address allows (a and b are looked at then).
+  s.problem.cAlignment = c ? commonAlignment(c->data, c->data) : 0;
   if (s.userInputReadsC)
     s.userInputs.back() = *c;
   s.builtinInputs = std::move(builtinInputs);

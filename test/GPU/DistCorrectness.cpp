@@ -304,7 +304,7 @@ void constructorErrors(Expect &expect, int rank, int ranks, int device, CUdevice
   expect("block-cyclic grids differ", [&] {
     mepi::dist::Matmul(tensor(p, device, {64, 32}), tensor(p, device, {64, 32}), std::nullopt,
                        {rank == 1 ? bcRows16 : bc, bc, bc}, 1.0f, std::nullopt, {false, false});
-  }, "A's distribution = BlockCyclic(1x2, 16x32), rank 0 gives BlockCyclic(1x2, 32x32)");
+  }, "rank 1 gives A's block rows = 16, rank 0 gives 32");
   // A refusal on one rank or a difference between ranks throws on every rank, before any
   // collective allocation (a rank left behind would wait forever).
   expect("one rank refuses", [&] {
