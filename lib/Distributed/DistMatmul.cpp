@@ -1,11 +1,8 @@
-// mepi::dist::Matmul: plans with DistPlan, then executes the schedule: local GEMMs
-// (mepi::Matmul writing into views of this object's buffers) on the caller's stream, peer
-// copies on a copy stream, flags raised and awaited by stream memory operations.
+// mepi::dist::Matmul: construction, plan() with DistPlan (the agreements, the buffers, the
+// local GEMMs writing into views of this object's buffers), execute(), resetOperands() and
+// release; the schedule's steps run in DistSteps.cpp.
 #include "Distributed/DistArguments.h"
-#include "Distributed/DistAux.h"
-#include "Distributed/DistPlan.h"
-#include "Distributed/DistUserEpilog.h"
-#include "Distributed/PeerMemory.h"
+#include "Distributed/DistMatmulState.h"
 #include "Distributed/Timeline.h"
 
 #include "Runtime/ApiSupport.h"
@@ -25,115 +22,7 @@ using plan::Buffer;
 using plan::Step;
 using plan::View;
 
-struct dist::Matmul::State : Member {
-  std::shared_ptr<Group> group;
-  plan::Request request; // planned again by plan(), which knows the epilog
-  plan::DistPlan plan;
-  Tensor a, b;
-  std::optional<Tensor> c;
-  float alpha = 1, beta = 0;
-  Qualifiers qualifiers;
-  Options options;
-  DType dType = DType::Float32;
-  SymmetricBuffer gather, gatherB, recv, flags, dShared;
-  CUdeviceptr partial = 0, d = 0;
-  std::vector<mepi::Matmul> gemms;
-  std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
-  CUstream copy = nullptr;
-  CUevent fork = nullptr, join = nullptr;
-  /// Flags hold the epoch of the execute that raised them. 32 bits suffice: the stream wait
-  /// compares cyclically ((int32_t)(*flag - epoch) >= 0, cuda.h), so the count may wrap while
-  /// the flags follow it; it restarts at 0 with the zeroed flags of each plan() (every rank
-  /// alike), since an epoch 2^31 ahead of a zero flag would pass the wait at once.
-  uint32_t epoch = 0;
-  /// The execute MEPI_DIST_TRACE asks to trace (0: none), read once per plan, not per execute.
-  uint32_t tracedEpoch = 0;
-  bool planned = false;
-  Epilog epilog = Epilog::Default;
-  EpilogInputs inputs;
-  std::optional<DistUserEpilog> user; // planned with a user epilog instead of `epilog`
-  detail::DistAux aux;                 // the aux outputs, from the final GEMMs'
 
-  struct Operands {
-    Tensor a, b;
-    std::optional<Tensor> c;
-    std::optional<float> beta;
-  };
-  /// A local GEMM's operand views over the current A, B, C and buffers.
-  Operands operands(const plan::Gemm &gemm) const;
-  /// Its epilog inputs: the rows of "bias" it writes (final GEMMs only).
-  EpilogInputs gemmInputs(const plan::Gemm &gemm) const;
-  DType typeOf(Buffer buffer) const;
-  plan::DistPlan makePlan() const {
-    llvm::Expected<plan::DistPlan> planned = plan::makePlan(request);
-    if (planned)
-      return std::move(*planned);
-    Status status = Status::InvalidValue;
-    std::string message;
-    llvm::handleAllErrors(planned.takeError(), [&](const llvm::ErrorInfoBase &e) {
-      if (e.convertToErrorCode() == std::errc::not_supported)
-        status = Status::NotSupported;
-      message = e.message();
-    });
-    throw Error("mepi::dist::Matmul: " + message, status);
-  }
-  void collective(const Step &step, CUstream stream) const;
-  /// plan()'s collective steps once `say` holds the epilog's facts and checks: when every
-  /// rank agrees (else nothing changes), the schedule for the epilog, the buffers, the local
-  /// GEMMs.
-  void planAgreed(Agreement &say, Epilog builtin, const EpilogInputs &builtinInputs,
-                  std::optional<DistUserEpilog> userEpilog);
-  /// The address of `rank`'s flag word `index`.
-  CUdeviceptr flagAddress(int rank, int index) const {
-    return flags.on(rank) + static_cast<CUdeviceptr>(index) * sizeof(uint32_t);
-  }
-  /// Sets `rank`'s flag `index` to `epoch` in `st`'s order.
-  void raise(CUstream st, int rank, int index, uint32_t epoch) const;
-  /// Holds `st` until our flag `index` reaches `epoch`.
-  void await(CUstream st, int index, uint32_t epoch) const;
-  /// A Push step: the copy into the peer's buffer, then its flag.
-  void push(const Step &step, uint32_t epoch) const;
-  /// The copy of a Push or LocalCopy step (`from` ours, `to` in `step.peer`'s buffer) on `st`.
-  void copyBlock(const Step &step, CUstream st) const;
-  void run(const Step &step, CUstream stream, uint32_t epoch);
-  /// The stream `step` runs on (the caller's `stream` or the copy stream).
-  CUstream streamOf(const Step &step, CUstream stream) const;
-  /// run() of every step, with the timeline of MEPI_DIST_TRACE (Timeline.h) printed.
-  void runTraced(CUstream stream, uint32_t epoch);
-
-  const runtime::CudaDriver &driver() const { return *group->driver; }
-  size_t bytesOf(Buffer buffer) const;
-  CUdeviceptr local(Buffer buffer) const;
-  CUdeviceptr on(Buffer buffer, int rank) const;
-  Tensor tensor(const View &v, DType dtype) const;
-  /// Collective (every rank's plan at once): waits for this rank's work, unmaps the peers'
-  /// memory, waits for every rank to do the same, then frees its own.
-  void release();
-  /// finalize(): the release above while the group can still agree on it.
-  void releaseShared() override { release(); }
-  /// Frees what is only ours; the shared buffers go to the group, for finalize() to free
-  /// (a plan destroyed while an exception unwinds cannot wait for the other ranks).
-  void abandon();
-  ~State() override {
-    if (group)
-      group->leave(this);
-  }
-};
-
-namespace {
-const char *dtypeName(DType t) { return runtime::elementTypeName(api::elementType(t)); }
-
-/// Epilogs whose final GEMMs write aux outputs (DistAux.h assembles them).
-bool writesAux(Epilog e) {
-  return e == Epilog::ReluAux || e == Epilog::ReluAuxBias || e == Epilog::GeluAux ||
-         e == Epilog::GeluAuxBias;
-}
-
-size_t dtypeBytes(DType t) {
-  return runtime::elementTypeBytes(api::elementType(t));
-}
-
-} // namespace
 
 size_t dist::Matmul::State::bytesOf(Buffer buffer) const {
   return dtypeBytes(typeOf(buffer));
@@ -215,51 +104,6 @@ EpilogInputs dist::Matmul::State::gemmInputs(const plan::Gemm &gemm) const {
   return in;
 }
 
-/// An NCCL step on the compute stream. Slabs with a remainder differ in size, which NCCL's
-/// reduce-scatter and all-gather do not allow: one reduce or broadcast per rank then.
-void dist::Matmul::State::collective(const Step &step, CUstream stream) const {
-  const Nccl &n = *group->nccl;
-  DType type = typeOf(step.from.buffer);
-  ncclDataType_t nt = type == DType::BFloat16 ? ncclBfloat16
-                      : type == DType::Float16 ? ncclFloat16
-                                               : ncclFloat32;
-  auto cs = reinterpret_cast<cudaStream_t>(stream);
-  size_t bytes = bytesOf(step.from.buffer);
-  auto from = reinterpret_cast<const char *>(local(step.from.buffer) + step.from.offset() * bytes);
-  auto to = reinterpret_cast<char *>(local(step.to.buffer) + step.to.offset() * bytes);
-  int64_t width = step.from.cols, P = plan.ranks;
-  bool even = true;
-  for (const plan::Range &c : plan.chunks)
-    even &= c.size == plan.chunks[0].size;
-  llvm::Error error = llvm::Error::success();
-  if (step.kind == Step::Kind::NcclAllReduce) {
-    error = checkNccl(
-        n.ncclAllReduce(from, to, step.from.rows * width, nt, ncclSum, group->comm, cs),
-        "ncclAllReduce");
-  } else if (even && step.kind == Step::Kind::NcclReduce) {
-    error = checkNccl(n.ncclReduceScatter(from, to, plan.chunks[0].size * width, nt, ncclSum,
-                                          group->comm, cs),
-                      "ncclReduceScatter");
-  } else if (even) {
-    error = checkNccl(
-        n.ncclAllGather(from, to, plan.chunks[0].size * width, nt, group->comm, cs),
-        "ncclAllGather");
-  } else {
-    error = checkNccl(n.ncclGroupStart(), "ncclGroupStart");
-    for (int q = 0; q < P && !error; ++q) {
-      const plan::Range &rows = plan.chunks[q];
-      size_t count = rows.size * width, at = rows.offset * width * bytes;
-      error = step.kind == Step::Kind::NcclReduce
-                  ? checkNccl(n.ncclReduce(from + at, to, count, nt, ncclSum, q, group->comm, cs),
-                              "ncclReduce")
-                  : checkNccl(n.ncclBroadcast(from, to + at, count, nt, q, group->comm, cs),
-                              "ncclBroadcast");
-    }
-    if (llvm::Error end = checkNccl(n.ncclGroupEnd(), "ncclGroupEnd"))
-      error = llvm::joinErrors(std::move(error), std::move(end));
-  }
-  check(std::move(error), "mepi::dist::Matmul::execute");
-}
 
 namespace {
 /// The plan's buffers shared with the peers.
@@ -388,9 +232,6 @@ bool elementwise(Epilog e) {
   }
 }
 
-void checked(const runtime::CudaDriver &, CUresult r, const char *what) {
-  check(checkCuda(r, what), "mepi::dist::Matmul::execute");
-}
 } // namespace
 
 /// plan()'s and resetOperands()'s check of "bias": one value per row of this rank's D.
@@ -547,101 +388,6 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
   planned = true;
 }
 
-void dist::Matmul::State::raise(CUstream st, int rank, int index, uint32_t epoch) const {
-  // The default flags fence the stream's earlier writes (copies, GEMM stores) before it.
-  checked(driver(), driver().cuStreamWriteValue32(st, flagAddress(rank, index), epoch, 0),
-          "cuStreamWriteValue32");
-}
-
-void dist::Matmul::State::await(CUstream st, int index, uint32_t epoch) const {
-  checked(driver(), driver().cuStreamWaitValue32(st, flagAddress(plan.rank, index), epoch,
-                                                 CU_STREAM_WAIT_VALUE_GEQ),
-          "cuStreamWaitValue32");
-}
-
-void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
-  const runtime::CudaDriver &d = driver();
-  if (step.gemm >= 0)
-    checked(d, d.cuStreamWaitEvent(copy, gemmEvents[step.gemm], 0), "cuStreamWaitEvent");
-  copyBlock(step, copy);
-  if (step.flag >= 0) // a copy of several raises the flag after its last
-    raise(copy, step.peer, step.flag, epoch);
-}
-
-void dist::Matmul::State::copyBlock(const Step &step, CUstream st) const {
-  const runtime::CudaDriver &d = driver();
-  size_t bytes = bytesOf(step.from.buffer);
-  CUDA_MEMCPY2D c{};
-  c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  c.srcDevice = local(step.from.buffer) + step.from.offset() * bytes;
-  c.srcPitch = step.from.pitch * bytes;
-  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  c.dstDevice = on(step.to.buffer, step.peer) + step.to.offset() * bytes;
-  c.dstPitch = step.to.pitch * bytes;
-  c.WidthInBytes = step.from.cols * bytes;
-  c.Height = step.from.rows;
-  if (c.Height > 0 && c.WidthInBytes > 0)
-    checked(d, d.cuMemcpy2DAsync(&c, st), "cuMemcpy2DAsync");
-}
-
-void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch) {
-  const runtime::CudaDriver &d = driver();
-  switch (step.kind) {
-  case Step::Kind::Ready:
-    for (int q = 0; q < plan.ranks; ++q)
-      raise(stream, q, plan.rank, epoch);
-    break;
-  case Step::Kind::Fork:
-    checked(d, d.cuEventRecord(fork, stream), "cuEventRecord");
-    checked(d, d.cuStreamWaitEvent(copy, fork, 0), "cuStreamWaitEvent");
-    break;
-  case Step::Kind::WaitReady: await(copy, step.peer, epoch); break;
-  case Step::Kind::ComputeWaitReady: await(stream, step.peer, epoch); break;
-  case Step::Kind::Push: push(step, epoch); break;
-  case Step::Kind::LocalCopy: copyBlock(step, stream); break;
-  case Step::Kind::Signal: raise(stream, step.peer, step.flag, epoch); break;
-  case Step::Kind::WaitArrived: await(stream, step.flag, epoch); break;
-  case Step::Kind::Gemm: {
-    gemms[step.gemm].execute(stream);
-    if (CUevent e = gemmEvents[step.gemm])
-      checked(d, d.cuEventRecord(e, stream), "cuEventRecord");
-    const plan::Gemm &g = plan.gemms[step.gemm];
-    if (g.final && writesAux(epilog))
-      aux.gather(d, gemms[step.gemm], g.dRows.offset, g.dRows.size, stream);
-    break;
-  }
-  case Step::Kind::Join:
-    checked(d, d.cuEventRecord(join, copy), "cuEventRecord");
-    checked(d, d.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent");
-    break;
-  case Step::Kind::NcclReduce:
-  case Step::Kind::NcclAllReduce:
-  case Step::Kind::NcclAllGather:
-    collective(step, stream);
-    break;
-  }
-}
-
-CUstream dist::Matmul::State::streamOf(const Step &step, CUstream stream) const {
-  switch (step.kind) {
-  case Step::Kind::Fork:
-  case Step::Kind::WaitReady:
-  case Step::Kind::Push: return copy;
-  default: return stream;
-  }
-}
-
-void dist::Matmul::State::runTraced(CUstream stream, uint32_t epoch) {
-  Timeline timeline(driver(), plan.steps.size());
-  timeline.start(stream);
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    run(plan.steps[i], stream, epoch);
-    timeline.mark(i, streamOf(plan.steps[i], stream));
-  }
-  std::string report =
-      timeline.report(plan.rank, [&](size_t i) { return plan.stepStr(i); });
-  std::fprintf(stderr, "%s", report.c_str());
-}
 
 Tensor dist::Matmul::execute(CUstream stream) {
   if (!state)
