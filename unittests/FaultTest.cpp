@@ -333,8 +333,51 @@ func.func @f(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index, %g: 
                     {bounds})
                 .find("expected b to have one matrix per group (8) without weight_indices, got 7"),
             std::string::npos);
-  EXPECT_NE(refused(tensor({4096, 1024}, 0x7f0000000000), tensor({1024, 2048}, 0x7f0001000000),
+  EXPECT_NE(refused(tensor({4096, 1024}, 0x7f0000000000), tensor({1024}, 0x7f0001000000),
                     {bounds})
-                .find("operand b: expected rank >= 3, got 2"),
+                .find("operand b: expected rank >= 3, got 1"),
+            std::string::npos);
+}
+
+// Groups along K (torch._grouped_mm's 2-D x 2-D): the weight gradient dW [S, M, N] from dY
+// given as [K, M] and X as [K, N] plans a cooperative data-parallel kernel for sm_90a and
+// launches once; what it does not take is refused before any plan.
+TEST_F(Fault, GroupsAlongKPlanAndLaunch) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  mepi::Tensor ends = tensor({8}, 0x7f0000800000);
+  ends.dtype = mepi::DType::Int32;
+  mepi::Tensor dy = tensor({16336, 4096}, 0x7f0000000000), x = tensor({16336, 1024}, 0x7f0010000000);
+  mepi::GroupedMatmul mm(dy, x, {ends}, 1.0f, {true, false}, options);
+  mm.plan();
+  std::string config = mm.kernelConfiguration();
+  for (const char *absent : {"pingpong", "cluster", "split", "stream_k"})
+    EXPECT_EQ(config.find(absent), std::string::npos) << config;
+  mepi::Tensor d = mm.execute();
+  EXPECT_EQ(d.shape, (std::vector<int64_t>{8, 4096, 1024}));
+  EXPECT_EQ(fake.launches, 1);
+  mm.free();
+
+  auto refused = [&](const mepi::Tensor &a, const mepi::Tensor &b, const mepi::Groups &g) {
+    try {
+      mepi::GroupedMatmul bad(a, b, g, 1.0f, {true, false}, options);
+    } catch (const mepi::Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(refused(dy, x, {ends, mepi::GroupForm::Lengths})
+                .find("groups.form: groups along K (2-D x 2-D) take the Ends or Indptr form"),
+            std::string::npos);
+  EXPECT_NE(refused(dy, x, {ends, mepi::GroupForm::Ends, ends})
+                .find("groups.weightIndices: groups along K (2-D x 2-D) take none"),
+            std::string::npos);
+  mepi::Tensor f32 = x;
+  f32.dtype = mepi::DType::Float32;
+  EXPECT_NE(refused(dy, f32, {ends})
+                .find("operand b: groups along K (2-D x 2-D) take bfloat16 or float16, got f32"),
+            std::string::npos);
+  EXPECT_NE(refused(dy, tensor({16000, 1024}, 0x7f0010000000), {ends})
+                .find("expected op(a) and op(b) to agree on K, got 16336 and 16000"),
             std::string::npos);
 }

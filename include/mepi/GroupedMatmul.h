@@ -37,6 +37,11 @@ struct Groups {
 /// (or [N, K]), D[:, columns of g] = A[g] * B[:, columns of g]; it runs as the transposed
 /// problem (groups of rows of D^T), so D comes back as a view [M, N] with strides [1, M], and
 /// an epilog sees D^T's coordinates (its row is D's column).
+/// Groups along K (torch._grouped_mm's 2-D x 2-D, the weight gradient dW_g = X_g^T dY_g): A
+/// [M, K] (or [K, M]) by B [K, N] (or [N, K]) with bounds in the Ends or Indptr form cutting K,
+/// D [S, M, N] with D[g] = epilog(alpha * op(A)[:, K of g] * op(B)[K of g, :]) (an empty
+/// group's D[g] is the epilog of zero); 16-bit operands, no weight indices; an epilog's group
+/// is g and its row and col D[g]'s.
 /// Executes read the group sizes on the device only (no host synchronization), so a CUDA graph
 /// may capture execute() and replay it with other sizes in the same tensors.
 class GroupedMatmul {

@@ -98,27 +98,51 @@ Arranged arrange(const Tensor &a, const Tensor &b, const Groups &groups, Qualifi
   r.resultStrides = std::vector<int64_t>{1, m};
   return r;
 }
+/// torch._grouped_mm's 2-D x 2-D (A [M, K], B [K, N], the bounds cutting K; the weight
+/// gradient of a mixture-of-experts layer): what the kernels grouped along K take.
+void checkGroupsAlongK(const Tensor &a, const Tensor &b, const Groups &groups) {
+  for (auto [t, name] : {std::pair<const Tensor &, const char *>{a, "a"}, {b, "b"}})
+    if (t.dtype != DType::BFloat16 && t.dtype != DType::Float16)
+      fail(llvm::formatv("operand {0}: groups along K (2-D x 2-D) take bfloat16 or float16, "
+                         "got {1}",
+                         name, runtime::elementTypeName(elementType(t.dtype))));
+  if (groups.form != GroupForm::Ends && groups.form != GroupForm::Indptr)
+    fail("groups.form: groups along K (2-D x 2-D) take the Ends or Indptr form");
+  if (groups.weightIndices)
+    fail("groups.weightIndices: groups along K (2-D x 2-D) take none (group g is D[g])");
+}
+
+/// The groups S that `groups.bounds` gives.
+int64_t groupCount(const Groups &groups) {
+  int64_t length = groups.bounds.shape.empty() ? 0 : groups.bounds.shape[0];
+  return std::max<int64_t>(groups.form == GroupForm::Indptr ? length - 1 : length, 0);
+}
 } // namespace
 
 Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups, float alpha,
                Qualifiers givenQualifiers, Options options)
     : state(std::make_unique<State>()) {
   State &s = *state;
+  bool alongK = givenA.shape.size() == 2 && givenB.shape.size() == 2;
+  if (alongK)
+    checkGroupsAlongK(givenA, givenB, groups);
   Arranged arranged = arrange(givenA, givenB, groups, givenQualifiers);
   const Tensor &a = arranged.a, &b = arranged.b;
   Qualifiers qualifiers = arranged.qualifiers;
   s.problem.a = validated(a, "a", 2);
-  s.problem.b = validated(b, "b", 3);
-  if (a.shape.size() != 2 || b.shape.size() != 3)
+  s.problem.b = validated(b, "b", alongK ? 2 : 3);
+  if (a.shape.size() != 2 || b.shape.size() != (alongK ? 2u : 3u))
     fail(llvm::formatv("grouped matmul: expected a of rank 2 ([T, K]) and b of rank 3 ([W, K, "
-                       "N]), or a of rank 3 ([S, M, K]) and b of rank 2 ([K, N], groups of "
-                       "columns), got ranks {0} and {1}",
+                       "N]), a of rank 3 ([S, M, K]) and b of rank 2 ([K, N], groups of "
+                       "columns), or both of rank 2 ([M, K] and [K, N], groups along K), got "
+                       "ranks {0} and {1}",
                        givenA.shape.size(), givenB.shape.size()));
   if (b.device != a.device)
     fail(llvm::formatv("operand b: expected memory on device {0} (operand a's), got device {1}",
                        a.device, b.device));
   runtime::GroupOperands operands;
   operands.form = groupForm(groups.form);
+  operands.alongK = alongK;
   operands.bounds = indexVector(groups.bounds, "groups.bounds", a.device);
   if (groups.weightIndices)
     operands.weightIndices = indexVector(*groups.weightIndices, "groups.weightIndices", a.device);
@@ -128,8 +152,11 @@ Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups,
   s.problem.kernelConfig = options.kernelConfig;
   s.problem.fastAccumulation = options.fastAccumulation;
   int64_t t = qualifiers.transposeA ? a.shape[1] : a.shape[0];
-  int64_t n = qualifiers.transposeB ? b.shape[1] : b.shape[2];
-  std::vector<int64_t> dShape = {t, n};
+  // B's last two dimensions: [K, N], or [N, K] read transposed.
+  int64_t n = b.shape[b.shape.size() - (qualifiers.transposeB ? 2 : 1)];
+  // Groups along K: D[g] is group g's product.
+  std::vector<int64_t> dShape =
+      alongK ? std::vector<int64_t>{groupCount(groups), t, n} : std::vector<int64_t>{t, n};
   s.problem.d = {elementType(options.resultType.value_or(a.dtype)), dShape,
                  runtime::rowMajorStrides(dShape)};
   s.resultShape = arranged.resultShape;

@@ -457,6 +457,7 @@ SmallVector<Type> argumentTypes(MLIRContext *ctx, const MatmulProblem &problem,
 struct MatmulOperands {
   Value a, b, alpha, c, beta, d, aSums, bSums, groups, weightIndices, aBlockScales, bBlockScales;
   GroupFormAttr groupForm;
+  UnitAttr groupsAlongK;
   SmallVector<Value> inputs, aux, reductions;
   SmallVector<Attribute> inputKinds, auxKinds, reductionKinds, combiners;
 };
@@ -516,6 +517,8 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
   if (problem.groups) {
     o.groups = arg();
     o.groupForm = GroupFormAttr::get(ctx, groupForm(problem.groups->form));
+    if (problem.groups->alongK)
+      o.groupsAlongK = UnitAttr::get(ctx);
     if (problem.groups->weightIndices)
       o.weightIndices = arg();
   }
@@ -574,7 +577,8 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   auto op = MatmulOp::create(
       b, loc, o.a, o.b, o.alpha, o.c, o.beta, o.inputs, b.getArrayAttr(o.inputKinds), o.d,
       o.aux, b.getArrayAttr(o.auxKinds), o.reductions, b.getArrayAttr(o.reductionKinds),
-      b.getArrayAttr(o.combiners), o.aSums, o.bSums, o.groups, o.groupForm, o.weightIndices,
+      b.getArrayAttr(o.combiners), o.aSums, o.bSums, o.groups, o.groupForm, o.groupsAlongK,
+      o.weightIndices,
       o.aBlockScales, o.bBlockScales,
       problem.transposeA ? b.getUnitAttr() : UnitAttr(),
       problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config,

@@ -75,6 +75,8 @@ struct UserEpilogSource {
 enum class GroupForm { Ends, Indptr, Lengths, Masked };
 struct GroupOperands {
   GroupForm form = GroupForm::Ends;
+  /// The bounds cut K (each group its own D [S, M, N]) instead of the rows of A and D.
+  bool alongK = false;
   OperandLayout bounds;
   std::optional<OperandLayout> weightIndices;
 };

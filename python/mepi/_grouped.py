@@ -41,7 +41,9 @@ def _index_vector(obj, name):
 class GroupedMatmul(Matmul):
     """D[rows of group g] = epilog(alpha * A[rows of g] @ B[w(g)]): A [T, K], B [W, K, N] (a
     transposed view [W, K, N] of [W, N, K] weights is read as such), D [T, N]; or A [S, M, K]
-    by B [K, N] with the groups cutting N (D [M, N], handed out as a transposed view). `bounds` gives
+    by B [K, N] with the groups cutting N (D [M, N], handed out as a transposed view); or A
+    [M, K] by B [K, N] with the groups cutting K (D [S, M, N]: 'ends' or 'indptr', 16-bit
+    operands, no weight indices). `bounds` gives
     the groups in `form`: 'ends' (torch's offs: [S] cumulative ends), 'indptr' ([S + 1]),
     'lengths' ([S]) or 'masked' (DeepGEMM: A [S, R, K], bounds = masked_m [S], D [S, R, N]);
     `weight_indices` ([S]) picks group g's matrix of B (default: matrix g). The built-in *BIAS
@@ -114,9 +116,10 @@ def grouped_mm(a, b, offs=None, *, bias=None, epilog=MatmulEpilog.DEFAULT, out_d
                stream=None):
     """torch._grouped_mm(a, b, offs): 2-D x 3-D (a [T, K], b [G, K, N], offs int32 [G]
     cumulative row ends, no leading 0) -> [T, N], with an optional fused epilog (bias [G, N]);
-    3-D x 2-D (a [G, M, K], b [K, N], offs cutting N) -> [M, N]; 3-D x 3-D (no offs) -> the
-    batched product [G, M, N]. Returns a new tensor. 2-D x 2-D (ragged K) is not implemented
-    yet."""
+    3-D x 2-D (a [G, M, K], b [K, N], offs cutting N) -> [M, N]; 2-D x 2-D (a [M, K], b
+    [K, N], offs cutting K: the weight gradient) -> [G, M, N], group g's product over its
+    slice of K (an empty group's is zero); 3-D x 3-D (no offs) -> the batched product
+    [G, M, N]. Returns a new tensor."""
     ranks = (len(Operand(a, "a").shape), len(Operand(b, "b").shape))
     options = MatmulOptions(result_type=out_dtype) if out_dtype else None
     inputs = {"bias": bias} if bias is not None else None
@@ -127,10 +130,9 @@ def grouped_mm(a, b, offs=None, *, bias=None, epilog=MatmulEpilog.DEFAULT, out_d
         with Matmul(a, b, options=options, stream=stream) as mm:
             mm.plan(epilog, inputs)
             return _copy(mm.execute(stream))
-    if ranks not in ((2, 3), (3, 2)):
-        raise NotImplementedError(f"grouped_mm: a of rank {ranks[0]} and b of rank {ranks[1]}: "
-                                  f"mepi does 2-D x 3-D, 3-D x 2-D and 3-D x 3-D (2-D x 2-D, "
-                                  f"ragged K, is not implemented yet)")
+    if ranks not in ((2, 3), (3, 2), (2, 2)):
+        raise ValueError(f"grouped_mm: a of rank {ranks[0]} and b of rank {ranks[1]}: expected "
+                         f"2-D x 3-D, 3-D x 2-D, 2-D x 2-D or 3-D x 3-D")
     if offs is None:
         raise ValueError(f"grouped_mm: {ranks[0]}-D x {ranks[1]}-D needs offs (the groups' "
                          f"cumulative ends)")

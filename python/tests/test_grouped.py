@@ -41,8 +41,8 @@ def test_masked_layout_plans():
 
 
 def test_grouped_mm_forms():
-    with pytest.raises(NotImplementedError, match="2-D x 2-D, ragged K"):
-        mepi.grouped_mm(FakeDeviceArray((10, 64)), FakeDeviceArray((64, 32)),
+    with pytest.raises(ValueError, match="expected 2-D x 3-D, 3-D x 2-D, 2-D x 2-D or 3-D x 3-D"):
+        mepi.grouped_mm(FakeDeviceArray((10,)), FakeDeviceArray((64, 32)),
                         FakeDeviceArray((4,), "<i4"))
     with pytest.raises(ValueError, match="needs offs"):
         mepi.grouped_mm(FakeDeviceArray((10, 64)), FakeDeviceArray((4, 64, 32)))
@@ -70,3 +70,19 @@ def test_column_groups_plan_as_the_transposed_problem():
     with pytest.raises(mepi.MepiError, match="need b as \\[N, K\\] read transposed"):
         mepi.GroupedMatmul(a, FakeDeviceArray((64, 300)), FakeDeviceArray((4,), "<i4"),
                            options=sm90())
+
+
+def test_groups_along_k_plan():
+    # the weight gradient dW = dy^T x: dy^T [M, K] as the transposed view of a row-major
+    # dy [K, M], by x [K, N], offs cutting K -> D [S, M, N]
+    dy_t = FakeDeviceArray((300, 2000), strides=(2, 600))
+    x = FakeDeviceArray((2000, 136))
+    offs = FakeDeviceArray((5,), "<i4")
+    with mepi.GroupedMatmul(dy_t, x, offs, options=sm90()) as mm:
+        mm.plan()
+        config = mm.kernel_configuration
+        assert config.startswith("#mepi.kernel_config<wgmma") and "pingpong" not in config
+    with pytest.raises(mepi.MepiError, match="take the Ends or Indptr form"):
+        mepi.GroupedMatmul(dy_t, x, offs, form="lengths", options=sm90())
+    with pytest.raises(mepi.MepiError, match=r"agree on K, got 2000 and 1999"):
+        mepi.GroupedMatmul(dy_t, FakeDeviceArray((1999, 136)), offs, options=sm90())

@@ -157,3 +157,55 @@ func.func @masked_rows(%x: memref<100x64xbf16>, %w: memref<3x64x64xbf16>, %m: me
   }
   return
 }
+
+// -----
+
+func.func @along_k_ranks(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected a matmul grouped along k to have a, b and d of ranks 2, 2 and 3 ([M, K], [K, N], [S, M, N]), got 2, 2 and 2}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<64x64xbf16>) groups(%g ends along k : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @along_k_groups(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %g: memref<2xi32>, %d: memref<3x64x64xbf16>) {
+  // expected-error @below {{expected d to have one matrix per group (2), got 3}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<64x64xbf16>) groups(%g ends along k : memref<2xi32>)
+      outs(%d : memref<3x64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @along_k_lengths(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %g: memref<2xi32>, %d: memref<2x64x64xbf16>) {
+  // expected-error @below {{expected groups along k in the ends or indptr form without weight_indices, got the lengths form}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<64x64xbf16>) groups(%g lengths along k : memref<2xi32>)
+      outs(%d : memref<2x64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @along_k_bias(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %g: memref<2xi32>, %bias: memref<3x64xbf16>, %d: memref<2x64x64xbf16>) {
+  // expected-error @below {{expected epilog input 0 (col) to have no leading dimension or one of the 2 groups, got 1 leading dimensions of 3}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<64x64xbf16>) groups(%g ends along k : memref<2xi32>)
+      inputs(%bias as col : memref<3x64xbf16>) outs(%d : memref<2x64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %b: bf16, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

@@ -60,3 +60,18 @@ func.func @masked(%x: memref<256x64xbf16>, %w: memref<4x64x32xbf16>, %m: memref<
   }
   return
 }
+
+// CHECK-LABEL: func.func @weight_gradient
+// CHECK: mepi.matmul ins(%{{.*}}, %{{.*}} : memref<1000x96xbf16>, memref<1000x64xbf16>) groups(%{{.*}} ends along k : memref<4xi32>)
+// CHECK-SAME: inputs(%{{.*}} as scalar : memref<4xf32>) outs(%{{.*}} : memref<4x96x64xbf16>) attributes {transpose_a}
+func.func @weight_gradient(%dy: memref<1000x96xbf16>, %x: memref<1000x64xbf16>, %offs: memref<4xi32>,
+                           %scale: memref<4xf32>, %dw: memref<4x96x64xbf16>) {
+  mepi.matmul ins(%dy, %x : memref<1000x96xbf16>, memref<1000x64xbf16>) groups(%offs ends along k : memref<4xi32>)
+      inputs(%scale as scalar : memref<4xf32>) outs(%dw : memref<4x96x64xbf16>) attributes {transpose_a} epilog {
+  ^bb0(%acc: f32, %s: f32, %row: index, %col: index, %group: index):
+    %m = arith.mulf %acc, %s : f32
+    %t = arith.truncf %m : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

@@ -533,6 +533,7 @@ int main(int argc, char **argv) {
   runUserEpilogs(dev, rng, quick, selected, passed, failed);
   runAutotune(dev, rng, selected, passed, failed);
   runGroupedCases(dev, rng, selected, passed, failed);
+  runGroupedKCases(dev, rng, selected, passed, failed);
   runFp8Cases(dev, rng, selected, passed, failed);
   if (!quick)
     runLargeProblem(dev, selected, passed, failed);

@@ -8,30 +8,6 @@
 #include <numeric>
 
 namespace gputest {
-namespace {
-struct GroupedCase {
-  ElementType type;
-  int64_t t, k, n, groups, matrices; // rows of A and D, K, N, groups S, matrices of B W
-  mepi::GroupForm form;
-  bool int64Bounds = false, weightIndices = false, transposeB = false;
-  bool unassignedRows = false; // the groups end before row T
-  // DEFAULT, GELU, GELU_BIAS and GELU_AUX_BIAS (bias [S, N]), RELU_BIAS (one bias [N] for
-  // every group) or USER (scale[g] * acc + bias[g, col] + g)
-  std::string epilog = "DEFAULT";
-};
-
-std::string describe(const GroupedCase &c) {
-  const char *forms[] = {"ends", "indptr", "lengths", "masked"};
-  char line[200];
-  std::snprintf(line, sizeof line, "grouped %s T=%lld K=%lld N=%lld S=%lld W=%lld %s %s%s%s%s %s",
-                elementTypeName(c.type), (long long)c.t, (long long)c.k, (long long)c.n,
-                (long long)c.groups, (long long)c.matrices, forms[int(c.form)],
-                c.int64Bounds ? "i64" : "i32", c.weightIndices ? " weight_indices" : "",
-                c.transposeB ? " tB" : "", c.unassignedRows ? " rows-past-groups" : "",
-                c.epilog.c_str());
-  return line;
-}
-
 /// Random sizes summing to `total`: empties, and the last group larger than all others.
 std::vector<int64_t> randomSizes(int64_t groups, int64_t total, std::mt19937 &rng) {
   std::vector<int64_t> sizes(groups, 0);
@@ -71,6 +47,30 @@ std::vector<uint8_t> packFloats(const std::vector<double> &values) {
     std::memcpy(&packed[i * 4], &f, 4);
   }
   return packed;
+}
+
+namespace {
+struct GroupedCase {
+  ElementType type;
+  int64_t t, k, n, groups, matrices; // rows of A and D, K, N, groups S, matrices of B W
+  mepi::GroupForm form;
+  bool int64Bounds = false, weightIndices = false, transposeB = false;
+  bool unassignedRows = false; // the groups end before row T
+  // DEFAULT, GELU, GELU_BIAS and GELU_AUX_BIAS (bias [S, N]), RELU_BIAS (one bias [N] for
+  // every group) or USER (scale[g] * acc + bias[g, col] + g)
+  std::string epilog = "DEFAULT";
+};
+
+std::string describe(const GroupedCase &c) {
+  const char *forms[] = {"ends", "indptr", "lengths", "masked"};
+  char line[200];
+  std::snprintf(line, sizeof line, "grouped %s T=%lld K=%lld N=%lld S=%lld W=%lld %s %s%s%s%s %s",
+                elementTypeName(c.type), (long long)c.t, (long long)c.k, (long long)c.n,
+                (long long)c.groups, (long long)c.matrices, forms[int(c.form)],
+                c.int64Bounds ? "i64" : "i32", c.weightIndices ? " weight_indices" : "",
+                c.transposeB ? " tB" : "", c.unassignedRows ? " rows-past-groups" : "",
+                c.epilog.c_str());
+  return line;
 }
 
 constexpr const char *kUserEpilog = R"(

@@ -11,10 +11,22 @@
 #include <string>
 
 namespace gputest {
+/// Random group sizes summing to `total`: every third group empty, the last one larger than
+/// all others together.
+std::vector<int64_t> randomSizes(int64_t groups, int64_t total, std::mt19937 &rng);
+/// A 1-D int64 or int32 tensor of `values`.
+HostTensor indexTensor(const std::vector<int64_t> &values, bool int64);
+/// `values` as f32 bytes (compare's device form).
+std::vector<uint8_t> packFloats(const std::vector<double> &values);
+
 /// Runs the grouped cases that `selected` accepts, counting them in `passed` and `failed`.
 void runGroupedCases(const Device &dev, std::mt19937 &rng,
                      const std::function<bool(const std::string &)> &selected, int &passed,
                      int &failed);
+/// The cases of groups along K (GroupedKCases.cpp): torch._grouped_mm's 2-D x 2-D.
+void runGroupedKCases(const Device &dev, std::mt19937 &rng,
+                      const std::function<bool(const std::string &)> &selected, int &passed,
+                      int &failed);
 } // namespace gputest
 
 #endif // MEPI_TEST_GPU_GROUPEDCASES_H

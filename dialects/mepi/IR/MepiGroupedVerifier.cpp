@@ -18,6 +18,36 @@ bool isIndexVector(MemRefType type) {
 std::string dimStr(int64_t d) { return ShapedType::isDynamic(d) ? "?" : std::to_string(d); }
 } // namespace
 
+/// What a grouped matmul takes of the epilog's outputs: no reductions or operand sums.
+LogicalResult verifyGroupedOutputs(MatmulOp op) {
+  if (!op.getReductions().empty() || op.getASums() || op.getBSums())
+    return op.emitOpError() << "expected no reductions or operand sums in a grouped matmul";
+  return success();
+}
+
+/// Groups along K: A [M, K] and B [K, N] (2-D, as transposed or not), D [S, M, N] (C and the
+/// inputs: verifyBatchBroadcast); bounds as ends or indptr, no weight indices.
+LogicalResult verifyGroupsAlongK(MatmulOp op) {
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
+  int64_t groups = op.getNumGroups();
+  // Each unit reads its own group's bounds: the ends and indptr forms give them directly.
+  GroupForm form = *op.getGroupForm();
+  if ((form != GroupForm::Ends && form != GroupForm::Indptr) || op.getWeightIndices())
+    return op.emitOpError() << "expected groups along k in the ends or indptr form without "
+                               "weight_indices, got the "
+                            << stringifyGroupForm(form) << " form"
+                            << (op.getWeightIndices() ? " with weight_indices" : "");
+  if (aType.getRank() != 2 || bType.getRank() != 2 || dType.getRank() != 3)
+    return op.emitOpError() << "expected a matmul grouped along k to have a, b and d of ranks "
+                               "2, 2 and 3 ([M, K], [K, N], [S, M, N]), got "
+                            << aType.getRank() << ", " << bType.getRank() << " and "
+                            << dType.getRank();
+  if (!ShapedType::isDynamic(dType.getDimSize(0)) && dType.getDimSize(0) != groups)
+    return op.emitOpError() << "expected d to have one matrix per group (" << groups
+                            << "), got " << dimStr(dType.getDimSize(0));
+  return verifyGroupedOutputs(op);
+}
+
 /// The grouped form: the groups operand and its form, the ranks of A, B, C and D, B's matrices
 /// (one per group, or as many as weight_indices name), and what a grouped matmul does not take.
 LogicalResult verifyGroups(MatmulOp op) {
@@ -36,6 +66,8 @@ LogicalResult verifyGroups(MatmulOp op) {
     return op.emitOpError() << "expected groups to give at least one group, got "
                             << groupsType.getDimSize(0) << " elements in the "
                             << stringifyGroupForm(*op.getGroupForm()) << " form";
+  if (op.getGroupsAlongK())
+    return verifyGroupsAlongK(op);
   MemRefType aType = op.getA().getType(), bType = op.getB().getType(), dType = op.getD().getType();
   if (aType.getRank() != 2 || bType.getRank() != 3 || dType.getRank() != 2)
     return op.emitOpError() << "expected a grouped matmul's a, b and d to have ranks 2, 3 and "
@@ -61,8 +93,8 @@ LogicalResult verifyGroups(MatmulOp op) {
     return op.emitOpError() << "expected b to have one matrix per group (" << groups
                             << ") without weight_indices, got " << dimStr(matrices);
   }
-  if (!op.getReductions().empty() || op.getASums() || op.getBSums())
-    return op.emitOpError() << "expected no reductions or operand sums in a grouped matmul";
+  if (failed(verifyGroupedOutputs(op)))
+    return failure();
   // A mask byte holds 8 rows, which may lie in two groups written by different tiles.
   for (unsigned i = 0; i < op.getAux().size(); ++i)
     if (op.getAuxKind(i) == BroadcastKind::Bitmask)

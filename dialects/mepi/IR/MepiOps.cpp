@@ -114,7 +114,7 @@ static void printReductions(OpAsmPrinter &printer, MatmulOp, OperandRange operan
 /// `groups(%offs ends : memref<8xi32>)`, then optionally `weights(%w : memref<8xi64>)`.
 static ParseResult parseGroups(OpAsmParser &parser,
                                std::optional<OpAsmParser::UnresolvedOperand> &groups,
-                               Type &groupsType, GroupFormAttr &form,
+                               Type &groupsType, GroupFormAttr &form, UnitAttr &alongK,
                                std::optional<OpAsmParser::UnresolvedOperand> &weights,
                                Type &weightsType) {
   if (failed(parser.parseOptionalKeyword("groups")))
@@ -130,6 +130,11 @@ static ParseResult parseGroups(OpAsmParser &parser,
   if (!parsed)
     return parser.emitError(formLoc) << "expected group form ends, indptr, lengths or masked, got '"
                                      << formName << "'";
+  if (succeeded(parser.parseOptionalKeyword("along"))) {
+    if (parser.parseKeyword("k"))
+      return failure();
+    alongK = UnitAttr::get(parser.getContext());
+  }
   if (parser.parseColonType(groupsType) || parser.parseRParen())
     return failure();
   groups = operand;
@@ -145,12 +150,12 @@ static ParseResult parseGroups(OpAsmParser &parser,
 }
 
 static void printGroups(OpAsmPrinter &printer, MatmulOp, Value groups, Type groupsType,
-                        GroupFormAttr form, Value weights, Type weightsType) {
+                        GroupFormAttr form, UnitAttr alongK, Value weights, Type weightsType) {
   if (!groups)
     return;
   printer << "groups(" << groups << " "
-          << (form ? stringifyGroupForm(form.getValue()) : StringRef("ends")) << " : "
-          << groupsType << ")";
+          << (form ? stringifyGroupForm(form.getValue()) : StringRef("ends"))
+          << (alongK ? " along k" : "") << " : " << groupsType << ")";
   if (weights)
     printer << " weights(" << weights << " : " << weightsType << ")";
 }

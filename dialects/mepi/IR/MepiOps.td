@@ -83,6 +83,17 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     The epilog region takes one more argument, the group g (index). Grouped matmuls take no
     reductions or operand sums.
 
+    Groups along K (`groups(%offs ends along k : ...)`: torch._grouped_mm's 2-D x 2-D, the
+    weight gradient of a mixture-of-experts layer): the bounds cut K instead of the rows, and
+    each group has its own D, of the products over its slice of K only:
+
+      D[g, row, col] = epilog(alpha * sum_{k in group g} op(A)[row, k] * op(B)[k, col]
+                              + beta * C[g, row, col], inputs..., row, col, g)
+
+    A is [M, K] (or [K, M]), B is [K, N] (or [N, K]), D is [S, M, N]; C and the epilog inputs
+    have no leading dimension or one of S. Bounds are clamped to [0, K]; an empty group's D is
+    the epilog of a zero product. The bounds come as `ends` or `indptr`; no weight_indices.
+
     ```mlir
     mepi.matmul ins(%x, %w : memref<4096x7168xbf16>, memref<8x7168x2048xbf16>)
         groups(%offs ends : memref<8xi32>)
@@ -143,6 +154,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Optional<AnyMemRef>:$b_sums,
     Optional<AnyMemRef>:$groups,
     OptionalAttr<Mepi_GroupFormAttr>:$group_form,
+    UnitAttr:$groups_along_k,
     Optional<AnyMemRef>:$weight_indices,
     Optional<AnyMemRef>:$a_block_scales,
     Optional<AnyMemRef>:$b_block_scales,
@@ -154,7 +166,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
   let regions = (region SizedRegion<1>:$epilog);
   let assemblyFormat = [{
     `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
-    custom<Groups>($groups, type($groups), $group_form, $weight_indices, type($weight_indices))
+    custom<Groups>($groups, type($groups), $group_form, $groups_along_k, $weight_indices,
+                   type($weight_indices))
     (`alpha` `(` $alpha^ `)`)?
     (`c` `(` $c^ `:` type($c) `)`)?
     (`beta` `(` $beta^ `)`)?
@@ -188,6 +201,8 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     ::mlir::BlockArgument getGroupArg() {
       return getEpilog().getArgument(3 + getEpilogInputs().size());
     }
+    /// Groups along K (`groups(... along k ...)`): each group a slice of K and its own D.
+    bool isGroupedAlongK() { return isGrouped() && getGroupsAlongK(); }
     /// The groups S of a grouped matmul (from the groups operand's static size), else 0.
     int64_t getNumGroups();
     BroadcastKind getInputKind(unsigned i) {

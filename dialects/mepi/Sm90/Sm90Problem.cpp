@@ -18,7 +18,7 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   for (int64_t dim : dShape.drop_back(2))
     p.batch *= dim;
   p.batched = dShape.size() > 2;
-  p.groups = op.getNumGroups();
+  (op.isGroupedAlongK() ? p.kGroups : p.groups) = op.getNumGroups();
   // The stored operand runs along M (A) or N (B) in memory: A given as [K, M] (transpose_a) or
   // B as [K, N] (no transpose_b).
   p.mnMajorA = op.getTransposeA();

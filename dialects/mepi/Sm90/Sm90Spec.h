@@ -67,6 +67,9 @@ struct Sm90Problem {
   /// Grouped (rows of A and D in groups whose bounds the kernel reads): the groups S, else 0.
   /// `m` is then all of D's rows, T.
   int64_t groups = 0;
+  /// Grouped along K (each group a slice of K and its own D): the groups S, which are D's
+  /// batch elements; else 0. `k` is then all of K.
+  int64_t kGroups = 0;
   bool batched = false; // D has leading (batch) dimensions, even all of size 1
   bool mnMajorA = false, mnMajorB = false; // A given as [K, M]; B given as [K, N]
   int64_t elementBytes = 2;                // of A and B (4: f32 at TF32 precision)

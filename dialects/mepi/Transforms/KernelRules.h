@@ -33,6 +33,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
 KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config);
 /// A grouped problem's configuration.
 KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target);
+KernelConfigAttr chooseKGroupedConfig(MatmulOp op, const TargetInfo &target);
 
 } // namespace mlir::mepi::rules
 

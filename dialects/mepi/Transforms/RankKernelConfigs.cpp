@@ -44,7 +44,7 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
 /// is valid, new and implementable: every candidate is one the generator can build.
 void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                   const TargetInfo &target, KernelConfigAttr config) {
-  if (p.grouped())
+  if (p.grouped() || p.kGroups)
     config = asGrouped(op, config);
   if (config && !llvm::is_contained(ranked, config) && Sm90Spec(p, config, target).canImplement())
     ranked.push_back(config);
@@ -200,12 +200,13 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   Sm90Problem p = Sm90Problem::of(op);
   if (p.promotesSums)
     return rankPromotedConfigs(op, target);
-  SmallVector<KernelConfigAttr> ranked = {p.grouped() ? chooseGroupedConfig(op, target)
+  SmallVector<KernelConfigAttr> ranked = {p.grouped()  ? chooseGroupedConfig(op, target)
+                                          : p.kGroups ? chooseKGroupedConfig(op, target)
                                                       : chooseWgmmaConfig(op, target, 0, 0)};
   addForms(ranked, op, p, target);
   addVariants(ranked, op, p, target);
   // The cost model was fitted on dense and batched problems only.
-  if (!p.grouped()) {
+  if (!p.grouped() && !p.kGroups) {
     preferModelChoice(ranked, p, target, hasCostlyEpilog(op));
     orderByModel(ranked, p, target, hasCostlyEpilog(op));
   }

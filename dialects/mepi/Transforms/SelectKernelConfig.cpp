@@ -437,7 +437,11 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
 KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
   if (!config || config.getStrategy() != KernelStrategy::Wgmma)
     return config;
-  return config.withSplits(1).withStreamk(false).withCluster(1);
+  config = config.withSplits(1).withStreamk(false).withCluster(1);
+  // Grouped along K: both consumers mask a stage together, so they work on one unit.
+  if (config && op.isGroupedAlongK())
+    config = config.withPingpong(false);
+  return config;
 }
 
 /// A grouped problem's configuration, from the groups' mean rows T / S (their sizes are known
@@ -470,6 +474,18 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   return asGrouped(op, chooseWgmmaConfig(op, target, tileM, tileN));
 }
 
+/// Grouped along K (weight gradients: each group's own D over its slice of K): S batch
+/// elements of M x N, each of K / S elements of K on average. 128 x 256 where those tiles
+/// still give every multiprocessor one, else 128 x 128 (64 columns for a D of at most 64).
+/// Not measured against other forms yet (bench/NOTES.md).
+KernelConfigAttr chooseKGroupedConfig(MatmulOp op, const TargetInfo &target) {
+  Sm90Problem p = Sm90Problem::of(op);
+  int64_t tileN = p.n <= 64 ? 64 : 128;
+  int64_t wideTiles = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 256);
+  if (p.n >= 256 && wideTiles >= target.multiprocessors)
+    tileN = 256;
+  return asGrouped(op, chooseWgmmaConfig(op, target, 128, tileN));
+}
 
 } // namespace mlir::mepi::rules
 

@@ -82,6 +82,9 @@ IRMapping mlir::mepi::emitBatchViews(OpBuilder &b, Location loc, MatmulOp op,
   map(op.getD(), 2);
   for (Value aux : op.getAux())
     map(aux, 2);
+  // Grouped along K: the batch element is the group.
+  if (op.isGroupedAlongK())
+    views.map(op.getGroupArg(), arith::IndexCastUIOp::create(b, loc, b.getIndexType(), linearBatch));
   return views;
 }
 

@@ -45,39 +45,48 @@ void GroupTable::emitStoreEntry(Emitter &e, int64_t array, Value index, Value va
   LLVM::StoreOp::create(e.b, e.loc, value, e.offset(base, e.mul(at, e.i32(4))), /*alignment=*/4);
 }
 
-Value GroupTable::emitClampedLoad(Emitter &e, Value groupsMemref, Value index) const {
+namespace {
+/// Element `index` (i32) of `bounds`, clamped to [0, limit] (i32).
+Value emitClampedLoad(Emitter &e, Value bounds, Value index, int64_t limit) {
   OpBuilder &b = e.b;
-  Value v = memref::LoadOp::create(b, e.loc, groupsMemref, ValueRange{e.toIndex(index)});
+  Value v = memref::LoadOp::create(b, e.loc, bounds, ValueRange{e.toIndex(index)});
   if (!v.getType().isInteger(64))
     v = arith::ExtSIOp::create(b, e.loc, b.getI64Type(), v);
   v = arith::MaxSIOp::create(b, e.loc, v, e.i64(0));
-  v = arith::MinSIOp::create(b, e.loc, v, e.i64(rows));
+  v = arith::MinSIOp::create(b, e.loc, v, e.i64(limit));
   return arith::TruncIOp::create(b, e.loc, b.getI32Type(), v);
 }
+} // namespace
 
-std::pair<Value, Value> GroupTable::emitBounds(Emitter &e, Value groupsMemref, Value g) const {
+std::pair<Value, Value> mlir::mepi::emitGroupBounds(Emitter &e, GroupForm form, Value bounds,
+                                                    Value g, int64_t limit, int64_t groups) {
   auto atLeast = [&](Value x, Value y) { return arith::MaxUIOp::create(e.b, e.loc, x, y); };
+  auto load = [&](Value index) { return emitClampedLoad(e, bounds, index, limit); };
   switch (form) {
   case GroupForm::Ends: {
     Value first = e.eq(g, e.i32(0));
-    Value previous = emitClampedLoad(e, groupsMemref, e.select(first, e.i32(0), e.sub(g, e.i32(1))));
+    Value previous = load(e.select(first, e.i32(0), e.sub(g, e.i32(1))));
     Value start = e.select(first, e.i32(0), previous);
-    return {start, atLeast(emitClampedLoad(e, groupsMemref, g), start)};
+    return {start, atLeast(load(g), start)};
   }
   case GroupForm::Indptr: {
-    Value start = emitClampedLoad(e, groupsMemref, g);
-    return {start, atLeast(emitClampedLoad(e, groupsMemref, e.add(g, e.i32(1))), start)};
+    Value start = load(g);
+    return {start, atLeast(load(e.add(g, e.i32(1))), start)};
   }
   case GroupForm::Lengths:
-    return {e.i32(0), emitClampedLoad(e, groupsMemref, g)};
+    return {e.i32(0), load(g)};
   case GroupForm::Masked: {
-    // Each group has its own R = T / S rows, of which the first masked[g] count.
-    int64_t perGroup = rows / groups;
+    // Each group has its own limit / groups elements, of which the first masked[g] count.
+    int64_t perGroup = limit / groups;
     Value start = e.mul(g, e.i32(perGroup));
-    return {start, e.add(start, e.min(emitClampedLoad(e, groupsMemref, g), e.i32(perGroup)))};
+    return {start, e.add(start, e.min(load(g), e.i32(perGroup)))};
   }
   }
   return {};
+}
+
+std::pair<Value, Value> GroupTable::emitBounds(Emitter &e, Value groupsMemref, Value g) const {
+  return emitGroupBounds(e, form, groupsMemref, g, rows, groups);
 }
 
 void GroupTable::emitBuild(Emitter &e, Value groupsMemref, Value tid) const {

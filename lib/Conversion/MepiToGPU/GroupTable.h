@@ -16,6 +16,13 @@
 
 namespace mlir::mepi {
 
+/// Group `g`'s (start, end) (i32; `g` < `groups`) in `bounds`, the groups operand of `form`,
+/// clamped to [0, limit] with end >= start. The lengths form gives (0, length) (its starts are
+/// the sums of the lengths before: GroupTable's scan); the masked form's groups have
+/// limit / groups elements each.
+std::pair<Value, Value> emitGroupBounds(Emitter &e, GroupForm form, Value bounds, Value g,
+                                        int64_t limit, int64_t groups);
+
 class GroupTable {
 public:
   /// The table at `base` (ptr<3>) of `op`'s groups, for tiles of `tileM` rows.
@@ -39,8 +46,6 @@ public:
 private:
   /// Group `g`'s (start, end) rows, clamped (i32; `g` < S). The lengths form gives (0, length).
   std::pair<Value, Value> emitBounds(Emitter &e, Value groups, Value g) const;
-  /// Element `index` (i32) of `groups`, clamped to [0, T] (i32).
-  Value emitClampedLoad(Emitter &e, Value groups, Value index) const;
   int64_t arrayStart(int64_t array) const;
   Value emitEntry(Emitter &e, int64_t array, Value index) const;
   void emitStoreEntry(Emitter &e, int64_t array, Value index, Value value) const;

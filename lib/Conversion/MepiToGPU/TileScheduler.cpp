@@ -106,7 +106,21 @@ auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk
   w.kBegin = splits > 1 ? e.div(e.mul(w.split, e.i32(kSteps)), e.i32(splits)) : e.i32(0);
   w.kEnd = splits > 1 ? e.div(e.mul(e.add(w.split, e.i32(1)), e.i32(kSteps)), e.i32(splits))
                       : e.i32(kSteps);
+  if (kGroups)
+    emitGroupKSteps(e, w);
   return w;
+}
+
+void TileScheduler::emitGroupKSteps(Emitter &e, WorkUnit &w) const {
+  const Sm90Problem &p = spec.problem();
+  int64_t tileK = spec.getConfig().getTileK();
+  std::tie(w.kStart, w.kStop) =
+      emitGroupBounds(e, kGroups->form, kGroups->bounds, w.batch, p.k, p.kGroups);
+  // The k-steps that hold the group's elements: an empty group has none (its tile stores the
+  // epilog of zero).
+  w.kBegin = e.div(w.kStart, e.i32(tileK));
+  Value end = e.div(e.add(w.kStop, e.i32(tileK - 1)), e.i32(tileK));
+  w.kEnd = e.select(e.ult(w.kStart, w.kStop), end, w.kBegin);
 }
 
 void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s,

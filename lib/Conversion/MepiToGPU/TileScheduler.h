@@ -30,6 +30,9 @@ public:
   TileScheduler(const Sm90Spec &spec, Value rank) : spec(spec), rank(rank) {}
   /// Grouped: the walk covers the tile rows of every group (`table`), in group order.
   void setGroups(const GroupTable &table) { groups = table; }
+  /// Grouped along K: batch element g's k-steps are those of group g of `bounds` (the groups
+  /// operand, ends or indptr over K).
+  void setKGroups(GroupForm form, Value bounds) { kGroups = KGroups{form, bounds}; }
 
   /// Stream-K: how this walker covers the units. All i32.
   struct StreamKWalk {
@@ -51,9 +54,12 @@ public:
   /// Batched: `batch` is D's batch element (i32; null when unbatched), `tile` the tile within it.
   /// Grouped: `group` is the tile's group, `groupRow` its first row and `rowEnd` its group's
   /// end (i32; null otherwise), `tileRow` its index among all groups' tile rows.
+  /// Grouped along K: `kStart` and `kStop` bound the group's elements of K (i32; null
+  /// otherwise); the k-steps [kBegin, kEnd) cover them, none for an empty group.
   struct WorkUnit {
     Value batch, tile, split, splits, slot, tileRow, tileCol, kBegin, kEnd, inside;
     Value group, groupRow, rowEnd;
+    Value kStart, kStop;
     std::function<Value(Value)> record; // which record holds split j (i32) of the workspace's
     /// The tile's first row of A and D.
     Value firstRow(Emitter &e, int64_t tileM) const {
@@ -86,9 +92,17 @@ private:
   /// then the tile's group and rows.
   void emitGroupedTilePosition(Emitter &e, WorkUnit &w) const;
 
+  /// Grouped along K: the unit's k-steps, those of its batch element's group.
+  void emitGroupKSteps(Emitter &e, WorkUnit &w) const;
+
   const Sm90Spec &spec;
   Value rank;
   std::optional<GroupTable> groups;
+  struct KGroups {
+    GroupForm form;
+    Value bounds;
+  };
+  std::optional<KGroups> kGroups;
 };
 
 } // namespace mlir::mepi

@@ -79,6 +79,10 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
   SmallVector<Value> partials(carried.drop_front(slices));
   StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
   c.pipeline->emitWait(e, slot);
+  if (c.kGroupMask)
+    c.kGroupMask->emit(e, e.offset(c.base, e.mul(slot.stage, e.i32(c.layout.stageBytes))), k,
+                       u.unit.kStart, u.unit.kStop,
+                       e.add(e.mul(u.consumer, e.i32(kWarpgroup)), u.localThread));
   Value stageAddress = e.add(c.baseAddress, e.mul(slot.stage, e.i32(c.layout.stageBytes)));
   WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, u.consumer);
   // The stage tiles the operand sums read: the first of this consumer's groups.

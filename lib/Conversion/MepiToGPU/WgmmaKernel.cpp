@@ -128,9 +128,14 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   const Sm90SharedLayout &layout = c.layout;
   fillContext(e, c, op, leading);
   emitBlockValues(e, c);
-  if (op.isGrouped()) {
+  if (c.spec.problem().grouped()) {
     c.groups.emplace(op, e.offset(c.base, e.i32(layout.groupTable)), config.getTileM());
     c.scheduler->setGroups(*c.groups);
+  } else if (op.isGroupedAlongK()) {
+    c.scheduler->setKGroups(*op.getGroupForm(), operands.lookup(op.getGroups()));
+    c.kGroupMask = KGroupMask{config.getTileK(), layout.aBytes,     layout.bBytes,
+                              c.mnMajorA,         c.mnMajorB,        consumers() * kWarpgroup,
+                              kKGroupMaskBarrier};
   }
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
@@ -353,7 +358,15 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
       p.tile.emitStore(e, localThread, ValueRange(mine), p.sums, p.firstRow, p.limit);
     }
   };
-  release(e.sub(itEnd, e.i32(1)));
+  // Grouped along K: an empty group's unit took no stage.
+  if (unit.kStart) {
+    auto took = scf::IfOp::create(b, loc, e.ult(unit.kBegin, unit.kEnd), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard then(b);
+    b.setInsertionPointToStart(took.thenBlock());
+    release(e.sub(itEnd, e.i32(1)));
+  } else {
+    release(e.sub(itEnd, e.i32(1)));
+  }
   SmallVector<Value> sumPartials;
   size_t sumsOffset = 0;
   for (const SumsPlan &p : sumsPlans) {

@@ -8,6 +8,7 @@
 #include "BlockScales.h"
 #include "EpilogEmitter.h"
 #include "Emitter.h"
+#include "KGroupMask.h"
 #include "KernelGenerator.h"
 #include "Mainloop.h"
 #include "StagePipeline.h"
@@ -34,6 +35,8 @@ constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 // Named barriers: 0 is the block's, 1 + c consumer c's own (WgmmaEpilog.h); ping-pong consumer
 // c waits for its turn to run a main loop on kMainloopTurnBarrier + c.
 constexpr int64_t kMainloopTurnBarrier = 3;
+// Grouped along K: the consumers meet at kKGroupMaskBarrier after masking a stage.
+constexpr int64_t kKGroupMaskBarrier = kMainloopTurnBarrier + 2;
 
 /// Makes the accumulator registers (`count` of them) wait for the wgmmas that write them
 /// (WgmmaConsumerLoop.cpp).
@@ -257,6 +260,7 @@ struct WgmmaKernelGenerator::Context {
   Sm90SharedLayout layout;
   std::optional<TileScheduler> scheduler; // the walk over the work units (once rank is known)
   std::optional<GroupTable> groups;       // grouped: the group table (GroupTable.h)
+  std::optional<KGroupMask> kGroupMask;   // grouped along K: the stage masking (KGroupMask.h)
   std::optional<StagePipeline> pipeline;  // the stage ring (once the base is known)
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };
