@@ -17,9 +17,10 @@
 #   scripts/device-run.sh fp8          FP8: the GPU cases (gpu-tests-fp8.log), one under
 #                                      compute-sanitizer memcheck, mepi-bench --fp8 (fp8.log/.json),
 #                                      python -m mepi.bench --fp8 beside torch._scaled_mm
-#   scripts/device-run.sh grouped      grouped matmuls: the GPU cases (gpu-tests-grouped.log), two
+#   scripts/device-run.sh grouped      grouped matmuls: the GPU cases (gpu-tests-grouped.log), three
 #                                      of them under compute-sanitizer memcheck, racecheck and
-#                                      synccheck, mepi-bench --grouped (grouped.log/.json) and
+#                                      synccheck, mepi-bench --grouped and --grouped-k
+#                                      (grouped.log/.json, grouped-k.log/.json) and
 #                                      python -m mepi.bench --grouped beside torch._grouped_mm
 #   scripts/device-run.sh dist         distributed matmuls on 2 GPUs (nvidia-h200-x2): mpirun -np 2
 #                                      mepi-dist-tests, examples/dist/tensor_parallel_mlp, the
@@ -181,10 +182,14 @@ run_grouped() {
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$bundle/bin/mepi-gpu-tests" \
       --filter "T=2051" --filter "columns (3-D x 2-D) bf16 S=6 M=77 K=136 N=1003 GELU" \
+      --filter "along K bf16 M=129" \
       > "$out/compute-sanitizer-grouped-$tool.log" 2>&1 || status=1
     tail -2 "$out/compute-sanitizer-grouped-$tool.log"
   done
   "$bundle/bin/mepi-bench" --grouped --json "$out/grouped.json" 2>&1 | tee "$out/grouped.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  "$bundle/bin/mepi-bench" --grouped-k --json "$out/grouped-k.json" 2>&1 |
+    tee "$out/grouped-k.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" \
     python3 -m mepi.bench --grouped --json "$out/pybench-grouped.json" 2>&1 |

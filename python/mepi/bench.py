@@ -14,7 +14,9 @@ absorbs them; the stream is synchronized once at the end).
 
 --grouped: mixture-of-experts shapes (mepi-bench --grouped's), mepi.GroupedMatmul against
 torch._grouped_mm (x [T, K], w [G, N, K] read as [G, K, N], int32 group ends on the device),
-bf16, group sizes from a seeded generator.
+bf16, group sizes from a seeded generator; then their weight gradients (GROUPED_K: 2-D x
+2-D, groups along K), dW = dYᵀ X from dY [T, N] and X [T, K] row-major, mepi.GroupedMatmul
+against torch._grouped_mm(dY.t(), X, offs) -> [G, N, K].
 
 --fp8: e4m3 x e4m3 -> bf16 against torch._scaled_mm (cuBLASLt's FP8) with the same scaling:
 tensor-wise (scalars), tensor-wise with fast accumulation (use_fast_accum) and row-wise (A's per
@@ -135,6 +137,22 @@ def _measure_grouped(torch, mepi, groups, tokens, n, k, quick):
     return t, mepi_ms, ref_ms, config
 
 
+def _measure_grouped_k(torch, mepi, groups, tokens, n, k, quick):
+    sizes = _group_sizes(torch, groups, tokens)
+    t = int(sizes.sum())
+    dy = torch.randn(t, n, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
+    offs = sizes.cumsum(0).to(torch.int32).cuda()
+    mm = mepi.GroupedMatmul(dy.t(), x, offs)
+    mm.plan()
+    iterations = 10 if quick else 30
+    mepi_ms = _median_ms(torch, lambda i: mm.execute(), 1, iterations)
+    ref_ms = _median_ms(torch, lambda i: torch._grouped_mm(dy.t(), x, offs), 1, iterations)
+    config = mm.kernel_configuration
+    mm.free()
+    return t, mepi_ms, ref_ms, config
+
+
 def _measure_fp8(torch, mepi, m, n, k, mode, quick):
     a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
     b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
@@ -208,6 +226,8 @@ def main(argv=None):
     if args.grouped:  # (groups, tokens, N, K) in the batch, m, n, k places; m's T is drawn
         problems = [(g, t, n, k, name, torch.bfloat16, "GROUPED")
                     for g, t, n, k, name in GROUPED]
+        problems += [(g, t, n, k, name + "-dw", torch.bfloat16, "GROUPED_K")
+                     for g, t, n, k, name in GROUPED if t >= 16 * g]
     if args.fp8:  # the mode in the epilog's place
         problems = [(1, m, n, k, name, torch.float8_e4m3fn, mode)
                     for m, n, k, name in FP8 for mode in FP8_MODES]
@@ -234,9 +254,9 @@ def main(argv=None):
         if args.filter and not any(f in label for f in args.filter):
             continue
         try:
-            if epilog == "GROUPED":  # batch: the experts; m: the rows drawn for them
-                m, mepi_ms, ref_ms, config = _measure_grouped(torch, mepi, batch, m, n, k,
-                                                              args.quick)
+            if epilog in ("GROUPED", "GROUPED_K"):  # batch: the experts; m: their rows
+                measure = _measure_grouped if epilog == "GROUPED" else _measure_grouped_k
+                m, mepi_ms, ref_ms, config = measure(torch, mepi, batch, m, n, k, args.quick)
             elif epilog in FP8_MODES:
                 mepi_ms, ref_ms, config = _measure_fp8(torch, mepi, m, n, k, epilog,
                                                        args.quick)
@@ -246,7 +266,7 @@ def main(argv=None):
             error = ""
         except Exception as e:  # noqa: BLE001 - reported per problem, the run goes on
             mepi_ms, ref_ms, config, error = 0.0, 0.0, "", str(e)
-        flops = 2.0 * (1 if epilog == "GROUPED" else batch) * m * n * k
+        flops = 2.0 * (1 if epilog.startswith("GROUPED") else batch) * m * n * k
         tf = lambda ms: flops / (ms * 1e-3) / 1e12 if ms > 0 else 0.0  # noqa: E731
         ratio = ref_ms / mepi_ms if mepi_ms > 0 else 0.0
         if ratio > 0:

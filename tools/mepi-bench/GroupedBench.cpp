@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -14,24 +15,17 @@
 
 using namespace bench;
 
-namespace {
-struct GroupedShape {
-  const char *name;
-  int64_t groups, tokens, n, k;
-  int64_t maxRows = 0; ///< decode: each expert gets 0..maxRows rows (tokens is then their sum)
-};
-
 // The MoE shapes of the anchors, and decode-shaped calls.
-const GroupedShape kShapes[] = {
+const GroupedShape bench::kGroupedShapes[] = {
     {"mixtral-up", 8, 16336, 14336, 4096},   {"mixtral-down", 8, 16336, 4096, 14336},
     {"dsv3-up", 256, 30944, 4096, 7168},     {"dsv3-decode", 256, 32, 4096, 7168},
     {"qwen3-up", 128, 64608, 1536, 2048},    {"qwen3-down", 128, 64608, 2048, 768},
     {"dsv3-decode-0to8", 256, 0, 4096, 7168, 8}, {"qwen3-decode-0to8", 128, 0, 1536, 2048, 8},
 };
 
-/// Group sizes from a seeded generator: 0..maxRows each (decode), T rows one by one to random
-/// experts (few tokens), or multiples of 16 in random proportions summing to T.
-std::vector<int64_t> drawSizes(const GroupedShape &s, uint64_t seed) {
+const size_t bench::kGroupedShapeCount = std::size(kGroupedShapes);
+
+std::vector<int64_t> bench::drawSizes(const GroupedShape &s, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<int64_t> sizes(s.groups, 0);
   if (s.maxRows) {
@@ -58,14 +52,16 @@ std::vector<int64_t> drawSizes(const GroupedShape &s, uint64_t seed) {
   return sizes;
 }
 
+namespace {
 struct GroupedResult {
   double mepiMs = 0, loopMs = 0, denseMs = 0, copyGBs = 0;
   int64_t active = 0;
   std::string config, error;
 };
 
-/// The bandwidth of a device-to-device copy of 1 GiB (bytes read plus bytes written per second).
-double copyBandwidthGBs(CUstream stream) {
+} // namespace
+
+double bench::copyBandwidthGBs(CUstream stream) {
   const size_t bytes = size_t(1) << 30;
   CUdeviceptr src, dst;
   cu(driver->cuMemAlloc(&src, bytes), "cuMemAlloc(copy)");
@@ -77,6 +73,8 @@ double copyBandwidthGBs(CUstream stream) {
   driver->cuMemFree(dst);
   return 2.0 * bytes / (ms * 1e-3) / 1e9;
 }
+
+namespace {
 
 /// Times mepi, the per-group cuBLASLt loop and the dense cuBLASLt matmul on one problem.
 GroupedResult measureGrouped(const GroupedShape &s, const std::vector<int64_t> &sizes,
@@ -159,7 +157,7 @@ int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
   std::string rows;
   double logDense = 0;
   int counted = 0;
-  for (const GroupedShape &s : kShapes)
+  for (const GroupedShape &s : kGroupedShapes)
     for (bool bias : {false, true}) {
       const char *epilog = bias ? "GELU_BIAS" : "DEFAULT";
       if (!selectedLabel(options.filters, std::string(s.name) + " " + epilog) ||

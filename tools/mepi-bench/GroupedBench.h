@@ -27,6 +27,21 @@ struct GroupedRunOptions {
 
 /// Runs the grouped set; returns the process's exit status.
 int runGroupedBench(cublasLtHandle_t lt, CUstream stream, const GroupedRunOptions &options);
+/// Runs the weight gradients of the grouped set's prefill shapes (GroupedKBench.cpp).
+int runGroupedKBench(cublasLtHandle_t lt, CUstream stream, const GroupedRunOptions &options);
+
+struct GroupedShape {
+  const char *name;
+  int64_t groups, tokens, n, k;
+  int64_t maxRows = 0; ///< decode: each expert gets 0..maxRows rows (tokens is then their sum)
+};
+extern const GroupedShape kGroupedShapes[];
+extern const size_t kGroupedShapeCount;
+/// Group sizes from a seeded generator: 0..maxRows each (decode), T rows one by one to random
+/// experts (few tokens), or multiples of 16 in random proportions summing to T.
+std::vector<int64_t> drawSizes(const GroupedShape &s, uint64_t seed);
+/// The bandwidth of a device-to-device copy of 1 GiB (bytes read plus bytes written per second).
+double copyBandwidthGBs(CUstream stream);
 } // namespace bench
 
 #endif // MEPI_TOOLS_GROUPEDBENCH_H

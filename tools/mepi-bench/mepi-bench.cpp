@@ -7,7 +7,7 @@
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
 //   mpirun -np 2 mepi-bench --dist [--quick] [--filter SUBSTRING] [--json FILE]
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --fp8] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -41,7 +41,8 @@
 // the SGEMM that torch and nvmath-python call for f32 by default).
 // --fp8 measures FP8 matmuls against cuBLASLt's with the same scaling mode (Fp8Bench.h).
 // --grouped measures grouped matmuls (mixture-of-experts shapes, GroupedBench.h) against a
-// per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs.
+// per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs; --grouped-k their
+// weight gradients (groups along K, GroupedKBench.cpp) against the same two anchors.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
@@ -301,7 +302,7 @@ namespace {
 /// globals that measure() reads).
 struct Options {
   bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
-       grouped = false, fp8 = false;
+       grouped = false, groupedK = false, fp8 = false;
   std::optional<uint64_t> sweepSeed;
   int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
   std::string jsonPath, ltoirPath, command;
@@ -342,7 +343,7 @@ std::optional<Options> parseOptions(int argc, char **argv) {
   o.command = argv[0];
   std::map<std::string, bool *> flags = {
       {"--quick", &o.quick},     {"--catalog", &o.catalog}, {"--user", &o.user},
-      {"--grouped", &o.grouped}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
+      {"--grouped", &o.grouped}, {"--grouped-k", &o.groupedK}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
       {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -626,9 +627,10 @@ int main(int argc, char **argv) {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  if (o.grouped)
-    return runGroupedBench(dev.lt, dev.stream,
-                           {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
+  if (o.grouped || o.groupedK)
+    return (o.grouped ? runGroupedBench : runGroupedKBench)(
+        dev.lt, dev.stream,
+        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
   if (o.fp8)
     return runFp8Bench(dev.lt, dev.stream,
                        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
