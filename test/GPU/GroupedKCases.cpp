@@ -20,6 +20,7 @@ struct KCase {
   bool tail = false; // the groups end before K (its last elements are in no group)
   // DEFAULT, GELU_BIAS (bias [S, N]) or USER (scale[g] * acc + bias[g, col] + g)
   std::string epilog = "DEFAULT";
+  std::string config = ""; // forced (Options::kernelConfig), else the heuristic's
 };
 
 std::string describe(const KCase &c) {
@@ -29,7 +30,7 @@ std::string describe(const KCase &c) {
                 (long long)c.groups, c.form == mepi::GroupForm::Ends ? "ends" : "indptr",
                 c.transposeA ? " tA" : "", c.transposeB ? " tB" : "",
                 c.tail ? " K-past-groups" : "", c.epilog.c_str());
-  return line;
+  return line + (c.config.empty() ? "" : " forced " + c.config);
 }
 
 constexpr const char *kUserEpilog = R"(
@@ -95,8 +96,10 @@ std::string runKCase(const Device &dev, const KCase &c, std::mt19937 &rng, doubl
   bool int64 = c.form == mepi::GroupForm::Indptr;
   groups.bounds = arena.toDevice(indexTensor(boundsOf(sizes, c.form), int64));
   groups.bounds.dtype = int64 ? mepi::DType::Int64 : mepi::DType::Int32;
+  mepi::Options options;
+  options.kernelConfig = c.config;
   mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), groups, 1.0f,
-                         {c.transposeA, c.transposeB});
+                         {c.transposeA, c.transposeB}, options);
   HostTensor scale = randomTensor(ElementType::F32, {c.groups}, rng);
   HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
   if (c.epilog == "USER") {
@@ -169,6 +172,9 @@ std::string runKGraphCase(const Device &dev, std::mt19937 &rng, double &err,
 }
 } // namespace
 
+constexpr const char *kPingpong = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                                  "<stages = 4, pingpong = true>, epilogue = <store = tma>>";
+
 void runGroupedKCases(const Device &dev, std::mt19937 &rng,
                       const std::function<bool(const std::string &)> &selected, int &passed,
                       int &failed) {
@@ -180,6 +186,11 @@ void runGroupedKCases(const Device &dev, std::mt19937 &rng,
       {ElementType::BF16, 129, 100, 2051, 9, F::Ends, false, false, false, "USER"},
       {ElementType::F16, 64, 64, 333, 1, F::Ends, true, true, true, "DEFAULT"},
       {ElementType::BF16, 300, 384, 5003, 32, F::Indptr, true, false, false, "GELU_BIAS"},
+      // Ping-pong: each consumer masks its own stages; the stage counters skip the other
+      // consumer's units, whose k-steps differ from group to group (empty ones take none).
+      {ElementType::BF16, 300, 384, 5003, 32, F::Ends, true, false, false, "GELU_BIAS",
+       kPingpong},
+      {ElementType::BF16, 77, 264, 777, 6, F::Indptr, false, true, true, "USER", kPingpong},
   };
   auto report = [&](const std::string &line,
                     const std::function<std::string(double &, std::string &)> &run) {

@@ -101,14 +101,13 @@ std::optional<std::string> whyNotBatchedOrGrouped(const Sm90Spec &spec) {
     return message;
   }
   // Grouped along K: each unit's k-steps are its group's, and the k-steps at a group's ends
-  // are masked in shared memory by all consumers together (WgmmaKernel.cpp's header), so
-  // units run whole in a cooperative block of 16-bit operands.
+  // are masked in shared memory by the consumers that read them (KGroupMask.h), so units run
+  // whole, one block each, with 16-bit operands.
   if (p.kGroups && (!config.getMainloop().getTma() || !config.getScheduler().isDataParallel() ||
                     config.getSwapped() || config.getMainloop().getCluster() > 1 ||
-                    config.getMainloop().getPingpong() || config.getMainloop().getPromote() > 0 ||
-                    p.elementBytes != 2))
-    return std::string("wgmma kernels grouped along k need 16-bit operands, TMA loads and a "
-                       "cooperative block without split-K, stream-K, swapped form, clusters or "
+                    config.getMainloop().getPromote() > 0 || p.elementBytes != 2))
+    return std::string("wgmma kernels grouped along k need 16-bit operands, TMA loads and "
+                       "whole units without split-K, stream-K, swapped form, clusters or "
                        "promoted accumulators");
   if (p.batched && (p.operandSums() || p.reductions))
     return std::string("batched wgmma kernels take no operand sums or reductions yet");

@@ -437,11 +437,7 @@ KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_
 KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
   if (!config || config.getStrategy() != KernelStrategy::Wgmma)
     return config;
-  config = config.withSplits(1).withStreamk(false).withCluster(1);
-  // Grouped along K: both consumers mask a stage together, so they work on one unit.
-  if (config && op.isGroupedAlongK())
-    config = config.withPingpong(false);
-  return config;
+  return config.withSplits(1).withStreamk(false).withCluster(1);
 }
 
 /// A grouped problem's configuration, from the groups' mean rows T / S (their sizes are known

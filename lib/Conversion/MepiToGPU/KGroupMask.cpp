@@ -50,8 +50,8 @@ void KGroupMask::emitChunk(Emitter &e, Value stage, Value chunk, Value first, Va
   LLVM::StoreOp::create(b, loc, v, at, /*alignment=*/kChunkBytes);
 }
 
-void KGroupMask::emit(Emitter &e, Value stage, Value k, Value kStart, Value kStop,
-                      Value thread) const {
+void KGroupMask::emit(Emitter &e, Value stage, Value k, Value kStart, Value kStop, Value thread,
+                      Value barrier) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Value first = e.mul(k, e.i32(tileK));
@@ -72,6 +72,6 @@ void KGroupMask::emit(Emitter &e, Value stage, Value k, Value kStart, Value kSto
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
-  NVVM::BarrierOp::create(b, loc, Type(), e.i32(barrier), e.i32(threads),
+  NVVM::BarrierOp::create(b, loc, Type(), barrier, e.i32(threads),
                           NVVM::BarrierReductionAttr(), Value());
 }

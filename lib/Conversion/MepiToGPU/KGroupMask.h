@@ -13,14 +13,17 @@ struct KGroupMask {
   int64_t tileK;          // elements of K per k-step (one 128-byte line of 16-bit elements)
   int64_t aBytes, bBytes; // the stage's A tile, then its B tile
   bool mnMajorA, mnMajorB;
-  int64_t threads; // the consumers' threads, which zero the stage together
-  int64_t barrier; // the named barrier they meet at before any of them reads the stage
+  /// The threads that read the stage and zero it together: every consumer's of a cooperative
+  /// block, or one ping-pong consumer's.
+  int64_t threads;
 
   /// For k-step `k` (i32) of a group of elements [kStart, kStop) of K: when the step holds
   /// elements outside them, thread `thread` (< threads) zeroes its share of those in the stage
   /// at `stage` (ptr<3>), then the threads make their writes visible to the tensor cores and
-  /// meet at the barrier. Every consumer thread calls it for the same k-steps.
-  void emit(Emitter &e, Value stage, Value k, Value kStart, Value kStop, Value thread) const;
+  /// meet at named barrier `barrier` (i32) before any of them reads the stage. Every one of the
+  /// threads calls it for the same k-steps.
+  void emit(Emitter &e, Value stage, Value k, Value kStart, Value kStop, Value thread,
+            Value barrier) const;
 
 private:
   /// The element of K (i32, within the k-step) of element `t` of 16-byte chunk `chunk` (i32)

@@ -111,6 +111,11 @@ auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk
   return w;
 }
 
+Value TileScheduler::emitUnitKSteps(Emitter &e, Value unit) const {
+  WorkUnit w = emitWorkUnit(e, e.min(unit, e.i32(spec.workUnits() - 1)), nullptr);
+  return e.sub(w.kEnd, w.kBegin);
+}
+
 void TileScheduler::emitGroupKSteps(Emitter &e, WorkUnit &w) const {
   const Sm90Problem &p = spec.problem();
   int64_t tileK = spec.getConfig().getTileK();

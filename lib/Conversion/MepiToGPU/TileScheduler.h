@@ -68,6 +68,8 @@ public:
   };
   /// Unit `unit` of the walk: iteration `unit` of the walker's loop with stream-K (`walk`).
   WorkUnit emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk) const;
+  /// The k-steps of unit `unit` (i32; past the last unit, the last unit's), whole units.
+  Value emitUnitKSteps(Emitter &e, Value unit) const;
 
   /// The for loop over this block's work units carrying the stage counter (starting at `init`,
   /// 0 if null): blockIdx.x + skip * gridDim.x, then every `stride`-th of the block's units;

@@ -79,10 +79,15 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
   SmallVector<Value> partials(carried.drop_front(slices));
   StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
   c.pipeline->emitWait(e, slot);
-  if (c.kGroupMask)
+  // Grouped along K: a ping-pong consumer masks its stage alone (meeting at its own barrier),
+  // cooperative ones together.
+  if (c.kGroupMask) {
+    bool alone = config.getMainloop().getPingpong();
+    Value thread = alone ? u.localThread : e.add(e.mul(u.consumer, e.i32(kWarpgroup)), u.localThread);
+    Value barrier = alone ? e.add(u.consumer, e.i32(1)) : e.i32(kKGroupMaskBarrier);
     c.kGroupMask->emit(e, e.offset(c.base, e.mul(slot.stage, e.i32(c.layout.stageBytes))), k,
-                       u.unit.kStart, u.unit.kStop,
-                       e.add(e.mul(u.consumer, e.i32(kWarpgroup)), u.localThread));
+                       u.unit.kStart, u.unit.kStop, thread, barrier);
+  }
   Value stageAddress = e.add(c.baseAddress, e.mul(slot.stage, e.i32(c.layout.stageBytes)));
   WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, u.consumer);
   // The stage tiles the operand sums read: the first of this consumer's groups.

@@ -133,9 +133,9 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     c.scheduler->setGroups(*c.groups);
   } else if (op.isGroupedAlongK()) {
     c.scheduler->setKGroups(*op.getGroupForm(), operands.lookup(op.getGroups()));
-    c.kGroupMask = KGroupMask{config.getTileK(), layout.aBytes,     layout.bBytes,
-                              c.mnMajorA,         c.mnMajorB,        consumers() * kWarpgroup,
-                              kKGroupMaskBarrier};
+    int64_t maskers = config.getMainloop().getPingpong() ? 1 : consumers();
+    c.kGroupMask = KGroupMask{config.getTileK(), layout.aBytes, layout.bBytes,
+                              c.mnMajorA,         c.mnMajorB,    maskers * kWarpgroup};
   }
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
@@ -243,12 +243,13 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
 
   OpBuilder::InsertionGuard guard(b);
   // Ping-pong: consumer j takes the block's units j, j + 2, ...; the block's i-th unit's stages
-  // start at i * kSteps.
+  // start after the k-steps of the block's units before it (i * kSteps where all have kSteps).
   std::optional<StreamKWalk> walk;
   if (config.getScheduler().isStreamK())
     walk = c.scheduler->emitStreamKWalk(e);
   scf::ForOp units =
-      pingpong ? c.scheduler->emitUnitLoop(e, nullptr, consumer, 2, e.mul(consumer, e.i32(c.kSteps)))
+      pingpong ? c.scheduler->emitUnitLoop(e, nullptr, consumer, 2,
+                                           e.mul(consumer, pingpongFirstSteps(e, c)))
                : c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
   WorkUnit unit =
       c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk && !pingpong ? &*walk : nullptr);
@@ -280,6 +281,12 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   UnitLoop u{unit,     sumsPlans, loopInit,    mainloop,       consumer,
              isLeader, localThread, f32Zero, onesDescriptor, hasNext};
+  // Ping-pong: the k-steps of the block's next unit, the other consumer's, which this one's
+  // stage counter skips.
+  if (pingpong)
+    u.otherSteps = c.kGroupMask ? c.scheduler->emitUnitKSteps(
+                                      e, e.add(units.getInductionVar(), grid))
+                                : e.i32(c.kSteps);
   // Block scales: a cooperative consumer c holds slices [c * slices, (c + 1) * slices).
   std::optional<BlockScaleFactors> blockScales;
   if (op.getABlockScales()) {
@@ -293,6 +300,14 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   }
   SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
   emitUnitEpilog(e, c, op, operands, u, loopResults);
+}
+
+/// Ping-pong: the k-steps of the block's first unit, after which consumer 1's stages start:
+/// kSteps, or, grouped along K, that unit's group's.
+Value WgmmaKernelGenerator::pingpongFirstSteps(Emitter &e, const Context &c) const {
+  if (!c.kGroupMask)
+    return e.i32(c.kSteps);
+  return c.scheduler->emitUnitKSteps(e, c.scheduler->emitWalker(e));
 }
 
 /// Ping-pong: waits for the other consumer's main loop of the block's previous unit (the
@@ -375,7 +390,7 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
     sumsOffset += p.tile.carried();
   }
   // Ping-pong: the block's next unit is the other consumer's; this one's next starts a unit on.
-  Value nextIt = pingpong ? e.add(itEnd, e.i32(c.kSteps)) : itEnd;
+  Value nextIt = pingpong ? e.add(itEnd, u.otherSteps) : itEnd;
   // The unit loop's yield first: the epilog goes before it.
   b.setInsertionPoint(scf::YieldOp::create(b, loc, nextIt));
 

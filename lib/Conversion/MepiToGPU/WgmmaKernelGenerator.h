@@ -212,9 +212,12 @@ private:
     Value consumer, isLeader, localThread, f32Zero, onesDescriptor, hasNext;
     /// Block scales: the factors each promotion multiplies its k-step's sums by.
     const BlockScaleFactors *blockScales = nullptr;
+    /// Ping-pong: the k-steps of the other consumer's next unit (i32).
+    Value otherSteps;
   };
   void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
   void emitPingpongTurn(Emitter &e, Value hasPrevious, Value consumer) const;
+  Value pingpongFirstSteps(Emitter &e, const Context &c) const;
   SmallVector<Value> emitMainLoopVariants(Emitter &e, const Context &c, const UnitLoop &u,
                                           TypeRange resultTypes, SmallVector<bool> summing) const;
   void emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
