@@ -11,11 +11,11 @@ nvmath-python's Matmul API over mepi's C API (ctypes; no compiled extension):
 
 from . import _log  # noqa: F401 - the runtime's messages go to logging's "mepi" logger
 from ._capi import API_VERSION
-from ._epilog import EpilogTraceError, col, constant, epilog, math, row, select
+from ._epilog import EpilogTraceError, col, constant, epilog, group, math, row, select
 from ._grouped import GroupedMatmul, SegmentGEMMWrapper, grouped_mm
 from ._matmul import Matmul, MatmulEpilog, MatmulOptions, MepiError, matmul
 from ._operands import DeviceArray
 
 __all__ = ["Matmul", "MatmulEpilog", "MatmulOptions", "MepiError", "matmul", "DeviceArray",
-           "API_VERSION", "epilog", "math", "select", "row", "col", "constant",
+           "API_VERSION", "epilog", "math", "select", "row", "col", "group", "constant",
            "EpilogTraceError", "GroupedMatmul", "grouped_mm", "SegmentGEMMWrapper"]

@@ -9,7 +9,8 @@
 The function is called once, at plan(), with symbolic values: `acc` (the f32 accumulator
 alpha * A @ B (+ beta * C)) and one value per input named in the decorator (each of kind row,
 col, scalar or matrix, read as f32). Arithmetic, comparisons, mepi.select, the mepi.math
-functions, mepi.row() and mepi.col() build the epilog's f32 computation; its result is stored
+functions, mepi.row() and mepi.col() (and in grouped matmuls mepi.group()) build the epilog's
+f32 computation; its result is stored
 as D's type. The text is mepi's user-epilog MLIR (README, "User epilogs"), shown by
 `traced.mlir(...)`; tracing errors name the Python line.
 """
@@ -40,10 +41,10 @@ def _user_line():
 
 
 class _Trace:
-    """The SSA lines being written."""
+    """The SSA lines being written (`grouped`: the function takes the group's index too)."""
 
-    def __init__(self):
-        self.lines, self.counter = [], itertools.count()
+    def __init__(self, grouped=False):
+        self.lines, self.counter, self.grouped = [], itertools.count(), grouped
 
     def emit(self, op, type_, text):
         """`%vN = op text : type` (the form of arith/math operations on one type)."""
@@ -167,6 +168,15 @@ def col():
     return _index_value("%col")
 
 
+def group():
+    """The output element's group, as f32 (grouped matmuls only: its row's group, or D's
+    matrix with groups along K)."""
+    if not _active().grouped:
+        raise EpilogTraceError(f"{_user_line()}: mepi.group() is only defined in the epilog of "
+                               f"a grouped matmul")
+    return _index_value("%group")
+
+
 class math:  # noqa: N801 - used as the namespace mepi.math
     """Math functions of traced values (MLIR's math dialect; gelu and sigmoid composed)."""
 
@@ -232,12 +242,13 @@ class Epilog:
     def kind_codes(self):
         return [_KINDS[self.kinds[name]] for name in self.inputs]
 
-    def mlir(self, d_type="bf16", input_types=None):
+    def mlir(self, d_type="bf16", input_types=None, grouped=False):
         """The epilog's MLIR text for D of `d_type` ('f16', 'bf16', 'f32') and inputs of
-        `input_types` (their element types, by input; f32 when not given)."""
+        `input_types` (their element types, by input; f32 when not given); `grouped`: for a
+        grouped matmul (the function takes the group's index after the column's)."""
         global _current
         input_types = input_types or {}
-        trace = _Trace()
+        trace = _Trace(grouped)
         arguments = ["%acc: f32"]
         values = []
         previous, _current = _current, trace
@@ -255,7 +266,7 @@ class Epilog:
                 out = trace.emit_cast("arith.truncf", result.name, "f32", d_type)
         finally:
             _current = previous
-        arguments += ["%row: index", "%col: index"]
+        arguments += ["%row: index", "%col: index"] + (["%group: index"] if grouped else [])
         body = "\n".join(trace.lines)
         return (f"func.func @{self.name}({', '.join(arguments)}) -> {d_type} {{\n{body}\n"
                 f"    return {out} : {d_type}\n}}\n")

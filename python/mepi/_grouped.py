@@ -47,7 +47,10 @@ class GroupedMatmul(Matmul):
     the groups in `form`: 'ends' (torch's offs: [S] cumulative ends), 'indptr' ([S + 1]),
     'lengths' ([S]) or 'masked' (DeepGEMM: A [S, R, K], bounds = masked_m [S], D [S, R, N]);
     `weight_indices` ([S]) picks group g's matrix of B (default: matrix g). The built-in *BIAS
-    epilogs take a bias [S, N] (or [N]); Python epilogs are not taken here yet."""
+    epilogs take a bias [S, N] (or [N]); a @mepi.epilog function may read mepi.group() and inputs
+    with a leading dimension of S (one row, col or scalar value set per group)."""
+
+    _grouped = True
 
     def __init__(self, a, b, bounds, *, form="ends", weight_indices=None, alpha=1.0,
                  options=None, stream=None, quantization_scales=None):
@@ -83,12 +86,6 @@ class GroupedMatmul(Matmul):
     def _c_groups(self):
         return _Groups(ctypes.pointer(self._bounds.c_tensor()), FORMS[self._form],
                        ctypes.pointer(self._weights.c_tensor()) if self._weights else None)
-
-    def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
-        if not isinstance(epilog, (int, MatmulEpilog)):
-            raise TypeError("GroupedMatmul.plan: expected a MatmulEpilog (Python epilogs are "
-                            "not taken by grouped matmuls yet)")
-        super().plan(epilog, epilog_inputs)
 
     def reset_operands(self, a=None, b=None, bounds=None, weight_indices=None,
                        epilog_inputs=None):

@@ -182,7 +182,7 @@ class TracedEpilogCall:
     """A @mepi.epilog function's arguments for the C API: its MLIR for D's element type
     `d_type`, its inputs on the device (`operands`, by name) and their C arrays."""
 
-    def __init__(self, epilog, epilog_inputs, d_type):
+    def __init__(self, epilog, epilog_inputs, d_type, grouped=False):
         missing = [n for n in epilog.inputs if n not in epilog_inputs]
         extra = [n for n in epilog_inputs if n not in epilog.inputs]
         if missing or extra:
@@ -190,7 +190,7 @@ class TracedEpilogCall:
                              f"missing {missing}, not read {extra}")
         operands = [_on_device(epilog_inputs[n], n) for n in epilog.inputs]
         self.text = epilog.mlir(d_type, {n: element_type_name(o.dtype)
-                                         for n, o in zip(epilog.inputs, operands)})
+                                         for n, o in zip(epilog.inputs, operands)}, grouped)
         self.operands = dict(zip(epilog.inputs, operands))
         self.tensors = (_capi.Tensor * max(len(operands), 1))(*[o.c_tensor() for o in operands])
         self.kinds = (ctypes.c_int * max(len(operands), 1))(*epilog.kind_codes())
@@ -272,10 +272,12 @@ class Matmul:
         self._log.info("plan: %s in %.1f ms (compiled, or from the kernel cache): %s", name,
                        1e3 * (time.perf_counter() - start), self.kernel_configuration)
 
+    _grouped = False  # a grouped matmul's epilog also takes the group's index
+
     def _plan_traced(self, epilog, epilog_inputs):
         d_type = self.options.result_type and _RESULT_TYPES[self.options.result_type]
         d_type = element_type_name(self._a.dtype if d_type is None else d_type)
-        traced = TracedEpilogCall(epilog, epilog_inputs, d_type)
+        traced = TracedEpilogCall(epilog, epilog_inputs, d_type, self._grouped)
         error = _capi.Error()
         self._inputs = traced.operands
         _check(_capi.lib.mepiMatmulPlanUserEpilog(

@@ -86,3 +86,22 @@ def test_groups_along_k_plan():
         mepi.GroupedMatmul(dy_t, x, offs, form="lengths", options=sm90())
     with pytest.raises(mepi.MepiError, match=r"agree on K, got 2000 and 1999"):
         mepi.GroupedMatmul(dy_t, FakeDeviceArray((1999, 136)), offs, options=sm90())
+
+
+def test_grouped_python_epilog_reads_the_group():
+    @mepi.epilog(scale="scalar", bias="col")
+    def scaled(acc, scale, bias):
+        return mepi.math.relu(acc * scale + bias) + mepi.group()
+
+    text = scaled.mlir("bf16", grouped=True)
+    assert "%col: index, %group: index) -> bf16" in text
+    x, w = FakeDeviceArray((1000, 64)), FakeDeviceArray((6, 64, 96))
+    offs = FakeDeviceArray((6,), "<i4")
+    with mepi.GroupedMatmul(x, w, offs, options=sm90()) as mm:
+        mm.plan(scaled, epilog_inputs={"scale": FakeDeviceArray((6,), "<f4"),
+                                       "bias": FakeDeviceArray((6, 96))})
+        assert "%group: index" in mm.epilog_mlir
+        assert mm.kernel_configuration.startswith("#mepi.kernel_config<wgmma")
+    # A non-grouped epilog has no group to read: the error names the user's line.
+    with pytest.raises(mepi.EpilogTraceError, match="mepi.group\\(\\) is only defined"):
+        scaled.mlir("bf16")
