@@ -179,3 +179,50 @@ TEST(Fp8Api, BlockScalesPlanTilesCrossingOneBlockOfColumnsAtMost) {
                                                  "multiple of 64 up to 256"),
             std::string::npos);
 }
+
+// MX block scaling (MXFP8, emulated): uint8 e8m0 scales of A and B in cuBLASLt's interleaved
+// layout are checked by size, type and place; the problem plans a bf16 GEMM over the
+// pre-passes' copies (their MLIR compiled for sm_90a here); what it does not take is refused.
+TEST(Fp8Api, MxBlockScalingPlansABf16GemmOverScaledCopies) {
+  auto mx = [](std::optional<mepi::Tensor> a, std::optional<mepi::Tensor> b) {
+    mepi::Options options = scaled(std::move(a), std::move(b));
+    options.blockScaling = true;
+    options.arch = "sm_90a";
+    return options;
+  };
+  // 300 x 200 x 1000: A's scales 384 rows x 32 blocks (of ceil(1000 / 32) = 32), B's 256 x 32.
+  mepi::Tensor sa = tensor({384 * 32}, DType::UInt8), sb = tensor({256 * 32}, DType::UInt8);
+  mepi::Matmul mm(tensor({300, 1000}), tensor({200, 1000}, DType::Float8E5M2), std::nullopt,
+                  1.0f, std::nullopt, kTransposeB, mx(sa, sb));
+  mepi::EpilogInputs inputs;
+  inputs.bias = tensor({300}, DType::BFloat16);
+  ASSERT_EQ(errorOf([&] { mm.plan(mepi::Epilog::GeluBias, inputs); }), "");
+  std::string config = mm.kernelConfiguration();
+  EXPECT_NE(config.find(", 64]"), std::string::npos) << config; // a 16-bit k-step of 64
+  EXPECT_EQ(config.find("promote"), std::string::npos) << config;
+  auto error = [&](mepi::Options options, DType result = DType::BFloat16) {
+    options.resultType = result;
+    return errorOf([&] {
+      mepi::Matmul bad(tensor({300, 1000}), tensor({200, 1000}), std::nullopt, 1.0f,
+                       std::nullopt, kTransposeB, options);
+    });
+  };
+  EXPECT_EQ(error(mx(tensor({384 * 31}, DType::UInt8), sb)),
+            "quantization scale a: expected 12288 contiguous bytes (cuBLASLt's interleaved "
+            "layout of 300 rows x 32 blocks of 32 elements of K, padded to 128 x 4), got shape "
+            "[11904]");
+  EXPECT_EQ(error(mx(sa, tensor({256 * 32}, DType::Float32))),
+            "quantization scale b: expected uint8 (e8m0) scales with block scaling, got f32");
+  EXPECT_EQ(error(mx(sa, std::nullopt)),
+            "quantization scale b: block scaling (MXFP8) needs the e8m0 scales of both A and B");
+  EXPECT_EQ(error(mx(sa, sb), DType::Float8E4M3FN),
+            "block scaling (MXFP8): expected D of 16 or 32 bits and no scale d (an 8-bit D's "
+            "block scales are not produced yet)");
+  mepi::Options offHopper = mx(sa, sb);
+  offHopper.arch = "sm_80";
+  mepi::Matmul elsewhere(tensor({300, 1000}), tensor({200, 1000}), std::nullopt, 1.0f,
+                         std::nullopt, kTransposeB, offHopper);
+  EXPECT_NE(errorOf([&] { elsewhere.plan(); })
+                .find("plan: block scaling (MXFP8) runs emulated on sm_90a only"),
+            std::string::npos);
+}

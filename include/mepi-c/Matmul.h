@@ -118,6 +118,7 @@ typedef struct {
   const MepiTensor *aScale;
   const MepiTensor *bScale;
   const MepiTensor *dScale;
+  bool blockScaling; /* MXFP8: aScale and bScale are uint8 e8m0 scales (mepi::Options) */
 } MepiMatmulOptions;
 
 typedef struct {

@@ -179,6 +179,15 @@ struct Options {
   bool fastAccumulation = false;
   /// FP8 scales (see QuantizationScales).
   QuantizationScales quantizationScales;
+  /// MX block scaling of 8-bit A and B (MXFP8; nvmath-python's `block_scaling`, cuBLASLt's
+  /// VEC32_UE8M0): quantizationScales.a and .b are UInt8 e8m0 exponents e (factor 2^(e - 127),
+  /// 255 NaN), one per 32 elements of K of each row of op(A) and each column of op(B), each
+  /// 1-D in cuBLASLt's interleaved layout (nvmath's to_block_scale: tiles of 128 rows x 4
+  /// blocks; R rows and ceil(K / 32) blocks padded to whole tiles). Hopper has no MX MMA: a
+  /// pre-pass writes bf16 copies of A and B times their factors (exact, unless a product
+  /// leaves bf16's range), which a bf16 GEMM multiplies with f32 sums. 2-D problems without c,
+  /// a 16- or 32-bit D, no scale d.
+  bool blockScaling = false;
 };
 
 /// What Matmul::autotune() reports as it goes: each candidate compiled, then each one timed.

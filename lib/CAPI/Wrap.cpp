@@ -52,6 +52,7 @@ mepi::Options mepi::capi::optionsOf(const MepiMatmulOptions *options) {
     cppOptions.quantizationScales.a = tensorOf(options->aScale, "quantization scale a");
     cppOptions.quantizationScales.b = tensorOf(options->bScale, "quantization scale b");
     cppOptions.quantizationScales.d = tensorOf(options->dScale, "quantization scale d");
+    cppOptions.blockScaling = options->blockScaling;
   }
   return cppOptions;
 }

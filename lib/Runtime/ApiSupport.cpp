@@ -1,6 +1,7 @@
 // What the C++ API's implementation files share (see ApiSupport.h).
 #include "Runtime/ApiSupport.h"
 #include "Runtime/Log.h"
+#include "Runtime/MxScaling.h"
 #include "mepi/IR/BlockScaling.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -188,6 +189,40 @@ QuantizationScales validatedScales(const QuantizationScales &scales, const Matmu
   if (aBlocks && p.fastAccumulation)
     fail("quantization scales: block scales need promoted sums, got fastAccumulation");
   return normalized;
+}
+
+std::pair<Tensor, Tensor> validatedMxScales(const QuantizationScales &scales,
+                                            const MatmulProblem &p, int device) {
+  if (elementTypeBytes(p.a.type) != 1 || elementTypeBytes(p.b.type) != 1)
+    fail(llvm::formatv("block scaling (MXFP8): expected 8-bit A and B, got {0} x {1}",
+                       elementTypeName(p.a.type), elementTypeName(p.b.type)));
+  if (p.a.shape.size() != 2 || p.b.shape.size() != 2 || p.groups || p.c)
+    fail("block scaling (MXFP8): expected 2-D A and B without an operand c or groups");
+  if (elementTypeBytes(p.d.type) == 1 || scales.d)
+    fail("block scaling (MXFP8): expected D of 16 or 32 bits and no scale d (an 8-bit D's "
+         "block scales are not produced yet)");
+  int64_t m = p.d.shape[0], n = p.d.shape[1];
+  int64_t blocks = runtime::mxBlocksK(p.a.shape[p.transposeA ? 0 : 1]);
+  auto check = [&](const std::optional<Tensor> &t, char key, int64_t rows) {
+    std::string name = std::string("quantization scale ") + key;
+    int64_t bytes = runtime::mxScaleBytes(rows, blocks);
+    if (!t)
+      fail(name + ": block scaling (MXFP8) needs the e8m0 scales of both A and B");
+    if (t->dtype != DType::UInt8)
+      fail(llvm::formatv("{0}: expected uint8 (e8m0) scales with block scaling, got {1}", name,
+                         elementTypeName(elementType(t->dtype))));
+    if (t->shape != std::vector<int64_t>{bytes} || (!t->strides.empty() && t->strides[0] != 1))
+      fail(llvm::formatv("{0}: expected {1} contiguous bytes (cuBLASLt's interleaved layout of "
+                         "{2} rows x {3} blocks of 32 elements of K, padded to 128 x 4), got "
+                         "shape {4}",
+                         name, bytes, rows, blocks, dims(t->shape)));
+    if (t->device != device)
+      fail(llvm::formatv("{0}: expected memory on device {1} (operand a's), got device {2}",
+                         name, device, t->device));
+    validated(*t, name, 1);
+    return *t;
+  };
+  return {check(scales.a, 'a', m), check(scales.b, 'b', n)};
 }
 
 int64_t spanBytes(const OperandLayout &layout, const std::string &name) {

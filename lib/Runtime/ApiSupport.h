@@ -48,6 +48,13 @@ const char *epilogName(Epilog epilog);
 QuantizationScales validatedScales(const QuantizationScales &scales, const MatmulProblem &p,
                                    int device);
 
+/// MX block scaling (Options::blockScaling): A's and B's e8m0 scales after checking them
+/// against the problem (8-bit 2-D A and B, no c, no groups, no d scale, a 16- or 32-bit D;
+/// UInt8, 1-D, in cuBLASLt's interleaved layout of mxScaleBytes(rows, ceil(K / 32)) bytes, on
+/// `device`).
+std::pair<Tensor, Tensor> validatedMxScales(const QuantizationScales &scales,
+                                            const MatmulProblem &p, int device);
+
 /// The given epilog inputs by key, in the order the built-in epilogs read them.
 std::vector<std::pair<const char *, const Tensor *>>
 namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales = {});

@@ -168,6 +168,8 @@ Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups,
   s.weightIndices = groups.weightIndices;
   s.alpha = alpha;
   s.givenQualifiers = givenQualifiers;
+  if (options.blockScaling)
+    fail("block scaling (MXFP8): not taken by grouped matmuls yet");
   options.quantizationScales = validatedScales(options.quantizationScales, s.problem, a.device);
   s.options = std::move(options);
   // The verifier checks K, the groups' form and size, B's matrices: fail here, before a plan.

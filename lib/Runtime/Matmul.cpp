@@ -50,6 +50,14 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.c = c;
   s.alpha = alpha;
   s.beta = beta.value_or(0.0f);
+  // MX block scaling: the pre-passes read A's and B's scales (MxScaling.h), no epilog does.
+  if (options.blockScaling) {
+    std::tie(s.mxScaleA, s.mxScaleB) =
+        validatedMxScales(options.quantizationScales, s.problem, a.device);
+    options.quantizationScales.a.reset();
+    options.quantizationScales.b.reset();
+    s.problem.mxScales = true;
+  }
   options.quantizationScales = validatedScales(options.quantizationScales, s.problem, a.device);
   s.options = std::move(options);
   // The verifier checks K, M/N against C, dtype combinations: fail here, before any plan.
@@ -217,10 +225,15 @@ StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, con
                       const void *b) {
   StagedPlan plan{problem, std::nullopt, std::nullopt, 0};
   bool sm90 = arch == "sm_90a" && !problem.groups;
-  std::optional<SplitProblem> split = sm90 ? splitProblem(problem) : std::nullopt;
-  if (split)
+  if (problem.mxScales && !sm90)
+    fail("plan: block scaling (MXFP8) runs emulated on sm_90a only (bf16 copies scaled by a "
+         "pre-pass), got arch " + arch);
+  std::optional<SplitProblem> split = !sm90              ? std::nullopt
+                                      : problem.mxScales ? mxProblem(problem)
+                                                         : splitProblem(problem);
+  if (split && !problem.mxScales)
     plan.maxUnitKSteps = kSplitMaxUnitKSteps;
-  else if (sm90)
+  else if (sm90 && !split)
     split = kMajorProblem(problem);
   if (split) {
     plan.planned = split->planned;

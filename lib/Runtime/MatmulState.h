@@ -66,6 +66,8 @@ struct mepi::Matmul::State {
   Tensor a, b;
   std::optional<Tensor> c;
   std::optional<Tensor> groupBounds, weightIndices; // grouped (GroupedMatmul)
+  /// MX block scaling: A's and B's e8m0 scales, read by the staged operands' pre-passes.
+  std::optional<Tensor> mxScaleA, mxScaleB;
   /// D's shape and strides as handed out, where they are not the problem's: the masked form's
   /// [S, R, N], the groups-of-columns form's transposed view (GroupedMatmul.cpp).
   std::optional<std::vector<int64_t>> resultShape, resultStrides;
@@ -226,15 +228,21 @@ struct mepi::Matmul::State {
       checkDevicePointer(driver, *groupBounds, "groups.bounds", a.device);
     if (weightIndices)
       checkDevicePointer(driver, *weightIndices, "groups.weightIndices", a.device);
+    if (mxScaleA)
+      checkDevicePointer(driver, *mxScaleA, "quantization scale a", a.device);
+    if (mxScaleB)
+      checkDevicePointer(driver, *mxScaleB, "quantization scale b", a.device);
     pointersChecked = true;
   }
   /// Refreshes the stream's staged operands, then launches: the whole of one execution, in
   /// stream order.
   CUresult launch(const CudaDriver &driver, const StreamResources &res, CUstream stream) const {
-    for (auto [staged, tensor] : {std::pair{&res.stagedA, &a}, std::pair{&res.stagedB, &b}})
+    auto address = [](const void *p) { return reinterpret_cast<CUdeviceptr>(p); };
+    for (auto [staged, tensor, scales] : {std::tuple{&res.stagedA, &a, &mxScaleA},
+                                          std::tuple{&res.stagedB, &b, &mxScaleB}})
       if (*staged)
-        if (CUresult r = (*staged)->refresh(driver, reinterpret_cast<CUdeviceptr>(tensor->data),
-                                            stream);
+        if (CUresult r = (*staged)->refresh(driver, address(tensor->data),
+                                            *scales ? address((*scales)->data) : 0, stream);
             r != CUDA_SUCCESS)
           return r;
     return res.prepared->launch(driver, stream);

@@ -91,6 +91,10 @@ struct MatmulProblem {
   bool allowTF32 = false;         ///< f32 operands may be multiplied at TF32 precision
   /// 8-bit A and B: the tensor cores' sums are kept over all of K (no f32 promotion)
   bool fastAccumulation = false;
+  /// MX block scaling of 8-bit A and B (MXFP8: e8m0 scales per 32 elements of K, in
+  /// cuBLASLt's interleaved layout): applied by pre-passes that write exactly scaled bf16
+  /// copies (MxScaling.h); the scales are not epilog inputs.
+  bool mxScales = false;
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
   /// The built-in epilog's inputs by key, in any order ("bias": [batch...,] M, one value per row
   /// of D; "relu_aux", "gelu_aux": what the forward epilog wrote, see epilogOutputLayouts), then

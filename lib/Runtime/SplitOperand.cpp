@@ -1,6 +1,7 @@
 // Strict f32 on the tensor cores (see SplitOperand.h).
 #include "Runtime/SplitOperand.h"
 
+#include "Runtime/MxScaling.h"
 #include "Runtime/Planner.h"
 #include "mepi/Library/EpilogLibrary.h"
 
@@ -112,7 +113,7 @@ std::array<unsigned, 3> SplitPlan::grid() const {
 }
 
 const char *SplitPlan::kernelName() const {
-  return parts == 1 ? copyKernelName : splitKernelName;
+  return mxScaleBytes ? mxKernelName : parts == 1 ? copyKernelName : splitKernelName;
 }
 
 std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &problem) {
@@ -171,6 +172,29 @@ std::optional<SplitProblem> mepi::runtime::kMajorProblem(const MatmulProblem &pr
   return copied;
 }
 
+std::optional<SplitProblem> mepi::runtime::mxProblem(const MatmulProblem &problem) {
+  if (!problem.mxScales)
+    return std::nullopt;
+  SplitProblem mx{problem, std::nullopt, std::nullopt};
+  // Both read as [.., rows, K]: A untransposed, B transposed; bf16 copies of K padded to 32.
+  for (auto [operand, kLast, plan, planned] :
+       {std::tuple{&problem.a, !problem.transposeA, &mx.a, &mx.planned.a},
+        std::tuple{&problem.b, problem.transposeB, &mx.b, &mx.planned.b}}) {
+    *plan = planOperand(*operand, kLast, 0, /*parts=*/1);
+    if (!*plan)
+      return std::nullopt;
+    (*plan)->mxScaleBytes = mxScaleBytes((*plan)->rows, mxBlocksK((*plan)->k));
+    (*plan)->split.type = ElementType::BF16;
+    *planned = (*plan)->split;
+  }
+  mx.planned.transposeA = false;
+  mx.planned.transposeB = true;
+  mx.planned.mxScales = false;
+  mx.planned.fastAccumulation = false;
+  mx.planned.addressAlignment = 16; // the copies are mepi's own allocations
+  return mx;
+}
+
 namespace {
 /// The split kernel's first loop: the block's 32 x 32 piece of the source (rows x k, zero
 /// outside it) into the shared tile.
@@ -216,6 +240,13 @@ void writeSplitStores(std::ostringstream &os, const SplitPlan &plan, const std::
      << "        %rIn = arith.cmpi ult, %r, %rows : index\n"
      << "        scf.if %rIn {\n"
      << "          %v = memref.load %tile[%i, %tx] : " << tileType(plan);
+  if (plan.mxScaleBytes) { // the element times its scale, as bf16 (MxScaling.h)
+    os << "\n" << mxDequantizeLines(plan)
+       << "          memref.store %bf, %dst[%bz, %r, %k] : " << dst << "\n"
+       << "        }\n"
+       << "      }\n";
+    return;
+  }
   if (plan.parts == 1) {
     os << "\n          memref.store %v, %dst[%bz, %r, %k] : " << dst << "\n"
        << "        }\n"
@@ -239,13 +270,16 @@ void writeSplitStores(std::ostringstream &os, const SplitPlan &plan, const std::
 std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
   int64_t width = plan.parts * plan.paddedK;
   std::string dst = "memref<" + std::to_string(plan.batch) + "x" + std::to_string(plan.rows) +
-                    "x" + std::to_string(width) + "x" + elementName(plan) + ">";
+                    "x" + std::to_string(width) + "x" +
+                    (plan.mxScaleBytes ? "bf16" : elementName(plan)) + ">";
+  std::string scales =
+      plan.mxScaleBytes ? ", %scales: memref<" + std::to_string(plan.mxScaleBytes) + "xi8>" : "";
   std::string zero = plan.parts == 1 ? "0 : i8" : "0.0 : f32";
   std::ostringstream os;
   os << "module attributes {gpu.container_module} {\n"
      << "  gpu.module @mepi_split {\n"
      << "    gpu.func @" << plan.kernelName() << "(%src: " << sourceType(plan) << ", %dst: "
-     << dst << ")\n"
+     << dst << scales << ")\n"
      << "        workgroup(%tile: " << tileType(plan) << ")\n"
      << "        kernel attributes {known_block_size = array<i32: 32, 8, 1>} {\n"
      << "      %c0 = arith.constant 0 : index\n"

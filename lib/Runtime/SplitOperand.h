@@ -41,11 +41,15 @@ struct SplitPlan {
   int64_t batchStride = 0;
   int parts = 3;         ///< 3: the TF32 split; 1: a K-major copy
   int loPart = 0;        ///< which of the three parts holds lo (A: 0, B: 1)
+  /// MX block scaling (MxScaling.h): the copy is bf16, each element times 2^(e - 127) of its
+  /// row's e8m0 scale e for its 32 elements of K, read from a third argument of this many
+  /// bytes (0: no scales).
+  int64_t mxScaleBytes = 0;
   OperandLayout split;   ///< what the GEMM reads
   /// One 32 x 32 tile of (row, k) per block of 32 x 8 threads, batch elements along z.
   std::array<unsigned, 3> grid() const;
   static constexpr std::array<unsigned, 3> block = {32, 8, 1};
-  /// The pre-pass kernel's name: splitKernelName or copyKernelName.
+  /// The pre-pass kernel's name: splitKernelName, copyKernelName or mxKernelName.
   const char *kernelName() const;
 };
 
@@ -79,11 +83,17 @@ std::optional<SplitProblem> splitProblem(const MatmulProblem &problem);
 /// or operand sums (taken over A and B as given).
 std::optional<SplitProblem> kMajorProblem(const MatmulProblem &problem);
 
+/// The form of an MX-scaled FP8 problem (problem.mxScales): both operands copied K-major as
+/// exactly scaled bf16 (MxScaling.h), the GEMM a bf16 one with D and the epilog unchanged;
+/// nothing for more than one batch dimension.
+std::optional<SplitProblem> mxProblem(const MatmulProblem &problem);
+
 /// The pre-pass kernel of `plan` as MLIR (gpu, scf, arith, memref and math ops), one function
 /// named plan.kernelName().
 std::string splitKernelIR(const SplitPlan &plan);
 inline constexpr const char *splitKernelName = "mepi_split_tf32";
 inline constexpr const char *copyKernelName = "mepi_kmajor_copy";
+inline constexpr const char *mxKernelName = "mepi_mx_dequantize";
 
 /// The cubin of `plan`'s pre-pass for `arch`, compiled once per process for each layout.
 llvm::Expected<std::shared_ptr<const std::vector<char>>> splitKernelCubin(const SplitPlan &plan,

@@ -13,16 +13,23 @@ size_t bytesOf(const OperandLayout &layout) {
 }
 
 /// The pre-pass's parameters in the kernel ABI (each memref an expanded descriptor: allocated
-/// and aligned pointer, offset, sizes, strides), both memrefs as rank 3 (SplitOperand.cpp).
-std::array<int64_t, 18> splitParameters(const SplitPlan &plan, CUdeviceptr source,
-                                        CUdeviceptr split) {
+/// and aligned pointer, offset, sizes, strides): source and copy as rank 3, then with MX
+/// scales their 1-D bytes (SplitOperand.cpp).
+std::vector<int64_t> splitParameters(const SplitPlan &plan, CUdeviceptr source,
+                                     CUdeviceptr split, CUdeviceptr scales) {
   const std::vector<int64_t> &shape = plan.source.shape, &strides = plan.source.strides;
   size_t r = shape.size();
   int64_t width = plan.parts * plan.paddedK;
   auto src = static_cast<int64_t>(source), dst = static_cast<int64_t>(split);
-  return {src, src, 0, plan.batch, shape[r - 2], shape[r - 1],
-          plan.batchStride, strides[r - 2], strides[r - 1],
-          dst, dst, 0, plan.batch, plan.rows, width, plan.rows * width, width, 1};
+  std::vector<int64_t> words = {src, src, 0, plan.batch, shape[r - 2], shape[r - 1],
+                                plan.batchStride, strides[r - 2], strides[r - 1],
+                                dst, dst, 0, plan.batch, plan.rows, width, plan.rows * width,
+                                width, 1};
+  if (plan.mxScaleBytes) {
+    auto sc = static_cast<int64_t>(scales);
+    words.insert(words.end(), {sc, sc, 0, plan.mxScaleBytes, 1});
+  }
+  return words;
 }
 } // namespace
 
@@ -102,11 +109,11 @@ llvm::Error StagedOperand::prepare(const CudaDriver &driver, llvm::StringRef nam
   return llvm::Error::success();
 }
 
-CUresult StagedOperand::refresh(const CudaDriver &driver, CUdeviceptr from,
+CUresult StagedOperand::refresh(const CudaDriver &driver, CUdeviceptr from, CUdeviceptr scales,
                                 CUstream stream) const {
   if (plan) {
-    std::array<int64_t, 18> words = splitParameters(*plan, from, copy);
-    std::array<void *, 18> params;
+    std::vector<int64_t> words = splitParameters(*plan, from, copy, scales);
+    std::vector<void *> params(words.size());
     for (size_t i = 0; i < words.size(); ++i)
       params[i] = &words[i];
     std::array<unsigned, 3> grid = plan->grid();

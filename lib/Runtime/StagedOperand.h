@@ -34,8 +34,10 @@ public:
   llvm::Error prepare(const CudaDriver &driver, llvm::StringRef name);
   /// The copy (0 before prepare()).
   CUdeviceptr buffer() const { return copy; }
-  /// Rewrites the copy from the operand at `source`, in `stream` order.
-  CUresult refresh(const CudaDriver &driver, CUdeviceptr source, CUstream stream) const;
+  /// Rewrites the copy from the operand at `source` (with its MX scales at `scales`, where
+  /// the pre-pass applies them), in `stream` order.
+  CUresult refresh(const CudaDriver &driver, CUdeviceptr source, CUdeviceptr scales,
+                   CUstream stream) const;
 
 private:
   StagedOperand() = default;

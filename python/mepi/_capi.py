@@ -5,7 +5,7 @@ import ctypes.util
 import os
 import pathlib
 
-API_VERSION = 4  # MEPI_C_API_VERSION this package speaks
+API_VERSION = 5  # MEPI_C_API_VERSION this package speaks
 
 
 class StringRef(ctypes.Structure):
@@ -59,6 +59,7 @@ class MatmulOptions(ctypes.Structure):
         ("aScale", ctypes.POINTER(Tensor)),
         ("bScale", ctypes.POINTER(Tensor)),
         ("dScale", ctypes.POINTER(Tensor)),
+        ("blockScaling", ctypes.c_bool),
     ]
 
 

@@ -77,7 +77,10 @@ class MatmulOptions:
     'float32'; None: A's), `allow_tf32` (f32 operands at TF32 precision), `result_amax`
     (max |D| as the aux output 'result_amax'), `logger` (a logging.Logger; None: "mepi"), and
     mepi's own `kernel_config` (a #mepi.kernel_config to force) and `arch` ('sm_90a'; None:
-    the device's). FP8: `fast_accumulation` (the tensor cores' sums kept over all of K)."""
+    the device's). FP8: `fast_accumulation` (the tensor cores' sums kept over all of K) and
+    `block_scaling` (MXFP8: quantization_scales a and b are uint8 e8m0 scales per 32
+    elements of K in cuBLASLt's interleaved layout, as nvmath's to_block_scale writes them;
+    emulated on Hopper by exactly scaled bf16 copies)."""
     result_type: Optional[str] = None
     allow_tf32: bool = False
     result_amax: bool = False
@@ -85,6 +88,7 @@ class MatmulOptions:
     arch: Optional[str] = None
     logger: Optional[logging.Logger] = None
     fast_accumulation: bool = False
+    block_scaling: bool = False
 
     def c_options(self, scales=None):
         """The C API's options; `scales`: the quantization scales' Operands by 'a', 'b', 'd'
@@ -96,6 +100,7 @@ class MatmulOptions:
             self.result_amax, _capi.StringRef.of(self.kernel_config or ""), self.allow_tf32,
             self.result_type is not None, _RESULT_TYPES.get(self.result_type, 0),
             _capi.StringRef.of(self.arch or ""), self.fast_accumulation)
+        options.blockScaling = self.block_scaling
         options._keep = []
         for key, field in (("a", "aScale"), ("b", "bScale"), ("d", "dScale")):
             if scales and key in scales:

@@ -25,7 +25,7 @@ def sm90(**kwargs):
 
 
 def test_import_and_epilogs():
-    assert mepi.API_VERSION == 4
+    assert mepi.API_VERSION == 5
     for name in ["DEFAULT", "RELU", "RELU_AUX", "BIAS", "RELU_BIAS", "RELU_AUX_BIAS", "DRELU",
                  "DRELU_BGRAD", "GELU", "GELU_AUX", "GELU_BIAS", "GELU_AUX_BIAS", "DGELU",
                  "DGELU_BGRAD", "BGRADA", "BGRADB"]:  # nvmath-python's MatmulEpilog
@@ -186,3 +186,10 @@ def test_quantization_scales_are_checked():
     with pytest.raises(mepi.MepiError, match="expected 8-bit A and B \\(fp8\\), got f16 x f16"):
         mepi.Matmul(a, b, options=sm90(), quantization_scales={"a": FakeDeviceArray((), "<f4")})
     assert mepi.MatmulOptions(fast_accumulation=True).c_options().fastAccumulation
+    # MX block scaling (MXFP8): the option reaches the C API, which checks the operands.
+    assert mepi.MatmulOptions(block_scaling=True).c_options().blockScaling
+    with pytest.raises(mepi.MepiError, match="block scaling \\(MXFP8\\): expected 8-bit A and B, "
+                                             "got f16 x f16"):
+        mepi.Matmul(a, b, options=sm90(block_scaling=True),
+                    quantization_scales={"a": FakeDeviceArray((8192,), "|u1"),
+                                         "b": FakeDeviceArray((512,), "|u1")})

@@ -162,6 +162,40 @@ def test_fp8_block_scaled_against_fp64():
     assert relative_error(d, want) < 5e-4
 
 
+def mx_interleaved(scales):
+    """[R, Kb] e8m0 scales (uint8) in cuBLASLt's interleaved layout (nvmath's to_block_scale):
+    128 x 4 tiles of 512 bytes, row-tile-major, row r and block c at 16 (r % 32) +
+    4 (r % 128 / 32) + c % 4 inside a tile."""
+    rows, blocks = scales.shape
+    padded = torch.zeros((rows + 127) // 128 * 128, (blocks + 3) // 4 * 4, dtype=torch.uint8,
+                         device=scales.device)
+    padded[:rows, :blocks] = scales
+    tiles = padded.view(padded.shape[0] // 128, 4, 32, padded.shape[1] // 4, 4)
+    # [row tile, quarter, r % 32, block tile, c % 4] -> [row tile, block tile, r % 32, quarter, c]
+    return tiles.permute(0, 3, 2, 1, 4).contiguous().view(-1)
+
+
+@pytest.mark.parametrize("types", [(torch.float8_e4m3fn, torch.float8_e4m3fn, "bfloat16"),
+                                   (torch.float8_e5m2, torch.float8_e4m3fn, "float32")])
+def test_mxfp8_block_scaling_against_fp64(types):
+    # nvmath's block_scaling: e8m0 scales per 32 elements of K, emulated on Hopper; K not a
+    # multiple of 32, scales 2^-6 .. 2^6.
+    a_type, b_type, out = types
+    m, n, k = 300, 136, 1000
+    kb = (k + 31) // 32
+    a = torch.randn(m, k, device=DEVICE).to(a_type)
+    b = torch.randn(n, k, device=DEVICE).to(b_type).t()  # [K, N], K-major
+    ea = torch.randint(121, 134, (m, kb), device=DEVICE, dtype=torch.uint8)
+    eb = torch.randint(121, 134, (n, kb), device=DEVICE, dtype=torch.uint8)
+    options = mepi.MatmulOptions(result_type=out, block_scaling=True)
+    d = mepi.matmul(a, b, options=options,
+                    quantization_scales={"a": mx_interleaved(ea), "b": mx_interleaved(eb)})
+    fa = torch.exp2(ea.double() - 127).repeat_interleave(32, dim=1)[:, :k]
+    fb = torch.exp2(eb.double() - 127).repeat_interleave(32, dim=1)[:, :k]
+    want = (a.double() * fa) @ (b.t().double() * fb).t()
+    assert relative_error(d, want) < (5e-5 if out == "float32" else 1e-2)
+
+
 def test_fp8_output_saturates_and_fast_accumulation():
     m, n, k = 200, 256, 512
     a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)

@@ -197,6 +197,88 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
     return why;
   return c.amax ? checkAmax(dev, c, mm, gotBytes, sD, amaxRef, accumulation) : "";
 }
+/// MXFP8 (Options::blockScaling, emulated): e8m0 scales per 32 elements of K in cuBLASLt's
+/// interleaved layout, written here from its documentation (nvmath's to_block_scale): tiles
+/// of 128 rows x 4 blocks, 512 bytes each, row-tile-major; in a tile, row r and block c at
+/// 16 (r % 32) + 4 (r % 128 / 32) + c % 4.
+struct MxCase {
+  ElementType a, b, d;
+  int64_t m, n, k;
+  bool columnMajorA = false; // A given as [K, M]
+  std::string epilog = "DEFAULT";
+};
+
+std::string describe(const MxCase &c) {
+  return std::string("mxfp8 ") + typeName(c.a) + " x " + typeName(c.b) + " -> " +
+         typeName(c.d) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+         std::to_string(c.k) + (c.columnMajorA ? " A col-major " : " ") + c.epilog;
+}
+
+/// Random e8m0 scales of `rows` x ceil(k / 32) blocks in [120, 134] (factors 2^-7 to 2^7),
+/// laid out interleaved; `exponent(r, block)` reads them back.
+struct MxScales {
+  int64_t blocks;
+  HostTensor bytes;
+  int exponent(int64_t r, int64_t c) const {
+    int64_t tilesPerRow = (blocks + 3) / 4;
+    int64_t at = (r / 128 * tilesPerRow + c / 4) * 512 + r % 32 * 16 + r % 128 / 32 * 4 + c % 4;
+    return bytes.bytes[at];
+  }
+};
+MxScales mxScales(int64_t rows, int64_t k, std::mt19937 &rng) {
+  MxScales s{(k + 31) / 32, {}};
+  int64_t size = (rows + 127) / 128 * 128 * ((s.blocks + 3) / 4 * 4);
+  s.bytes.layout = {ElementType::U8, {size}, {1}};
+  std::uniform_int_distribution<int> e(120, 134);
+  for (int64_t i = 0; i < size; ++i) {
+    s.bytes.bytes.push_back(static_cast<uint8_t>(e(rng)));
+    s.bytes.values.push_back(0);
+  }
+  return s;
+}
+
+std::string runMxCase(const Device &dev, std::mt19937 &rng, const MxCase &c, double &err,
+                      std::string &config) {
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(c.a, {c.m, c.k}, rng, c.columnMajorA),
+             b = randomTensor(c.b, {c.n, c.k}, rng);
+  MxScales sA = mxScales(c.m, c.k, rng), sB = mxScales(c.n, c.k, rng);
+  mepi::Options options;
+  options.resultType = apiDType(c.d);
+  options.blockScaling = true;
+  options.quantizationScales.a = arena.toDevice(sA.bytes);
+  options.quantizationScales.b = arena.toDevice(sB.bytes);
+  std::optional<HostTensor> bias;
+  mepi::EpilogInputs inputs;
+  if (c.epilog.find("BIAS") != std::string::npos) {
+    bias = randomTensor(ElementType::BF16, {c.m}, rng);
+    inputs.bias = arena.toDevice(*bias);
+  }
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
+                  mepi::Qualifiers{false, true}, options);
+  mm.plan(apiEpilog(c.epilog), inputs);
+  config = mm.kernelConfiguration();
+  std::vector<uint8_t> gotBytes = fetch(dev, executeTwice(dev, mm));
+  std::vector<double> want, got;
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      double x = 0;
+      for (int64_t kk = 0; kk < c.k; ++kk)
+        x += element(a, i, kk) * std::ldexp(1.0, sA.exponent(i, kk / 32) - 127) *
+             element(b, j, kk) * std::ldexp(1.0, sB.exponent(j, kk / 32) - 127);
+      want.push_back(activation(c.epilog, x + (bias ? bias->values[i] : 0.0)));
+      got.push_back(readDevice(gotBytes, c.d, i * c.n + j));
+    }
+  std::vector<uint8_t> gotF32(got.size() * 4);
+  for (size_t i = 0; i < got.size(); ++i) {
+    float f = static_cast<float>(got[i]);
+    std::memcpy(&gotF32[i * 4], &f, 4);
+  }
+  // bf16 copies hold the scaled elements exactly: an f32 D sees only the tensor cores' f32
+  // sums (truncating: ~1e-5 relative at K = 4096, bench/NOTES.md's strict f32).
+  return compare("D", gotF32, ElementType::F32, want, c.d == ElementType::F32 ? 5e-5 : 1e-2,
+                 err);
+}
 } // namespace
 
 void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
@@ -272,4 +354,16 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
           [&](double &err, std::string &config) { return runFp8Case(dev, rng, c, err, config); },
           passed, failed);
   }
+  // MXFP8 (emulated): every type pair, K not a multiple of 32, A column-major, 16- and 32-bit D.
+  const MxCase mxCases[] = {
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 300, 200, 1000},
+      {T::F8E5M2, T::F8E4M3FN, T::F32, 129, 333, 4096, true, "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E5M2, T::F16, 1000, 700, 520, false, "RELU"},
+  };
+  for (const MxCase &c : mxCases)
+    if (std::string line = describe(c); selected(line))
+      reportCase(
+          line,
+          [&](double &err, std::string &config) { return runMxCase(dev, rng, c, err, config); },
+          passed, failed);
 }

@@ -10,13 +10,21 @@
 using namespace bench;
 
 namespace {
-/// The scaling modes measured, each against cuBLASLt's same mode.
-enum class Mode { Tensor, TensorFast, Row, Block };
-constexpr Mode kModes[] = {Mode::Tensor, Mode::TensorFast, Mode::Row, Mode::Block};
+/// The scaling modes measured, each against cuBLASLt's same mode; MXFP8 (mx, e8m0 scales per
+/// 32 elements of K), which cuBLASLt does not run on Hopper, against its tensor-wise FP8: the
+/// cost of mepi's emulation.
+enum class Mode { Tensor, TensorFast, Row, Block, Mx };
+constexpr Mode kModes[] = {Mode::Tensor, Mode::TensorFast, Mode::Row, Mode::Block, Mode::Mx};
 const char *modeName(Mode m) {
   return m == Mode::Tensor ? "tensor" : m == Mode::TensorFast ? "tensor-fast"
          : m == Mode::Row  ? "row"
-                           : "block";
+         : m == Mode::Block ? "block"
+                            : "mx";
+}
+
+/// MXFP8's e8m0 scales of `rows` rows in cuBLASLt's interleaved layout (128 x 4 tiles).
+int64_t mxScaleBytes(int64_t rows, int64_t k) {
+  return (rows + 127) / 128 * 128 * (((k + 31) / 32 + 3) / 4 * 4);
 }
 
 /// Block scaling's factors (1 x 128 blocks of A, 128 x 128 of B) in the layouts torch hands
@@ -85,6 +93,10 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
   CUdeviceptr sA = randomFloatBuffer(block ? blocks.aCount(s) : size_t(row ? s.m : 1), 3);
   CUdeviceptr sB = randomFloatBuffer(block ? blocks.bCount() : size_t(row ? s.n : 1), 4), d = 0;
   cu(driver->cuMemAlloc(&d, size_t(s.m * s.n) * 2), "cuMemAlloc(d)");
+  // MXFP8: random bytes as e8m0 scales (the values do not matter for timing).
+  bool mx = mode == Mode::Mx;
+  CUdeviceptr mxA = mx ? randomFp8Buffer(size_t(mxScaleBytes(s.m, s.k)), 5) : 0;
+  CUdeviceptr mxB = mx ? randomFp8Buffer(size_t(mxScaleBytes(s.n, s.k)), 6) : 0;
   try {
     mepi::Options mepiOptions;
     mepiOptions.kernelConfig = options.forcedConfig;
@@ -102,6 +114,13 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
           deviceTensor(sB, mepi::DType::Float32, {blocks.blocksN, blocks.blocksK});
       mepiOptions.quantizationScales.b->strides = {blocks.pitchB, 1};
     }
+    if (mx) {
+      mepiOptions.blockScaling = true;
+      mepiOptions.quantizationScales.a =
+          deviceTensor(mxA, mepi::DType::UInt8, {mxScaleBytes(s.m, s.k)});
+      mepiOptions.quantizationScales.b =
+          deviceTensor(mxB, mepi::DType::UInt8, {mxScaleBytes(s.n, s.k)});
+    }
     std::vector<int64_t> bShape = options.rowMajorB ? std::vector<int64_t>{s.k, s.n}
                                                     : std::vector<int64_t>{s.n, s.k};
     mepi::Matmul mm(deviceTensor(a, mepi::DType::Float8E4M3FN, {s.m, s.k}),
@@ -109,7 +128,7 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
                     std::nullopt, mepi::Qualifiers{false, !options.rowMajorB}, mepiOptions);
     mm.plan();
     r.config = mm.kernelConfiguration();
-    Fp8LtMatmul ref(lt, s.m, s.n, s.k, mode, sA, sB);
+    Fp8LtMatmul ref(lt, s.m, s.n, s.k, mx ? Mode::Tensor : mode, sA, sB);
     auto mepiLaunch = [&](int) { mm.execute(stream); };
     auto ltLaunch = [&](int) { ref.launch(a, b, d, stream); };
     mepiLaunch(0), ltLaunch(0); // warm-up: module loads, first launches
@@ -122,8 +141,9 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
   } catch (const mepi::Error &e) {
     r.error = e.what();
   }
-  for (CUdeviceptr p : {a, b, sA, sB, d})
-    driver->cuMemFree(p);
+  for (CUdeviceptr p : {a, b, sA, sB, d, mxA, mxB})
+    if (p)
+      driver->cuMemFree(p);
   return r;
 }
 
@@ -214,7 +234,9 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
                     "ratio = cublaslt_ms / mepi_ms, timed interleaved; tensor: promoted sums "
                     "(cuBLASLt without FAST_ACCUM); tensor-fast: both with fast accumulation; "
                     "row: promoted, cuBLASLt's OUTER_VEC_32F scales; block: promoted, "
-                    "cuBLASLt's VEC128_32F (A) and BLK128x128_32F (B) scales");
+                    "cuBLASLt's VEC128_32F (A) and BLK128x128_32F (B) scales; mx: mepi's "
+                    "MXFP8 (e8m0 scales per 32 of K, emulated: scaled bf16 copies and a bf16 "
+                    "GEMM) against cuBLASLt's tensor-wise FP8 (no MXFP8 on Hopper)");
     json << "  \"geomean_ratio\": {" << geomeans << "},\n  \"results\": [\n"
          << rows << "\n  ]\n}\n";
   }
