@@ -214,8 +214,8 @@ std::string describe(const MxCase &c) {
          std::to_string(c.k) + (c.columnMajorA ? " A col-major " : " ") + c.epilog;
 }
 
-/// Random e8m0 scales of `rows` x ceil(k / 32) blocks in [120, 134] (factors 2^-7 to 2^7),
-/// laid out interleaved; `exponent(r, block)` reads them back.
+/// Random e8m0 scales of `rows` x ceil(k / 32) blocks in [lo, hi] (factors 2^(lo - 127) to
+/// 2^(hi - 127)), laid out interleaved; `exponent(r, block)` reads them back.
 struct MxScales {
   int64_t blocks;
   HostTensor bytes;
@@ -225,11 +225,11 @@ struct MxScales {
     return bytes.bytes[at];
   }
 };
-MxScales mxScales(int64_t rows, int64_t k, std::mt19937 &rng) {
+MxScales mxScales(int64_t rows, int64_t k, int lo, int hi, std::mt19937 &rng) {
   MxScales s{(k + 31) / 32, {}};
   int64_t size = (rows + 127) / 128 * 128 * ((s.blocks + 3) / 4 * 4);
   s.bytes.layout = {ElementType::U8, {size}, {1}};
-  std::uniform_int_distribution<int> e(120, 134);
+  std::uniform_int_distribution<int> e(lo, hi);
   for (int64_t i = 0; i < size; ++i) {
     s.bytes.bytes.push_back(static_cast<uint8_t>(e(rng)));
     s.bytes.values.push_back(0);
@@ -242,7 +242,9 @@ std::string runMxCase(const Device &dev, std::mt19937 &rng, const MxCase &c, dou
   DeviceArena arena(*dev.d);
   HostTensor a = randomTensor(c.a, {c.m, c.k}, rng, c.columnMajorA),
              b = randomTensor(c.b, {c.n, c.k}, rng);
-  MxScales sA = mxScales(c.m, c.k, rng), sB = mxScales(c.n, c.k, rng);
+  // Factors 2^-7 .. 2^7, or for an f16 D (largest 65504) 2^-5 .. 2^3, whose sums stay finite.
+  int lo = c.d == ElementType::F16 ? 122 : 120, hi = c.d == ElementType::F16 ? 130 : 134;
+  MxScales sA = mxScales(c.m, c.k, lo, hi, rng), sB = mxScales(c.n, c.k, lo, hi, rng);
   mepi::Options options;
   options.resultType = apiDType(c.d);
   options.blockScaling = true;
