@@ -119,6 +119,22 @@ std::string checkAmax(const Device &dev, const Fp8Case &c, mepi::Matmul &mm,
   return "";
 }
 
+/// mepi's matmul of A [M, K] by B given as [N, K] with `options`, planned with `epilog` (and
+/// a bias [M] drawn into `bias` where the epilog has one).
+mepi::Matmul plannedMatmul(DeviceArena &arena, const HostTensor &a, const HostTensor &b,
+                           const mepi::Options &options, const std::string &epilog, int64_t m,
+                           std::optional<HostTensor> &bias, std::mt19937 &rng) {
+  mepi::EpilogInputs inputs;
+  if (epilog.find("BIAS") != std::string::npos) {
+    bias = randomTensor(ElementType::BF16, {m}, rng);
+    inputs.bias = arena.toDevice(*bias);
+  }
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
+                  mepi::Qualifiers{false, true}, options);
+  mm.plan(apiEpilog(epilog), inputs);
+  return mm;
+}
+
 std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, double &err,
                        std::string &config) {
   DeviceArena arena(*dev.d);
@@ -145,14 +161,7 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
     options.quantizationScales.b = arena.toDevice(*sB);
   if (sD)
     options.quantizationScales.d = arena.toDevice(*sD);
-  mepi::EpilogInputs inputs;
-  if (c.epilog.find("BIAS") != std::string::npos) {
-    bias = randomTensor(ElementType::BF16, {c.m}, rng);
-    inputs.bias = arena.toDevice(*bias);
-  }
-  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
-                  mepi::Qualifiers{false, true}, options);
-  mm.plan(apiEpilog(c.epilog), inputs);
+  mepi::Matmul mm = plannedMatmul(arena, a, b, options, c.epilog, c.m, bias, rng);
   config = mm.kernelConfiguration();
   mepi::Tensor d = executeTwice(dev, mm);
   std::vector<uint8_t> gotBytes = fetch(dev, d);
@@ -188,12 +197,8 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
   // at K = 4096 and 8192 against 7e-4 without it at K = 8192, on the H200).
   double accumulation = c.fast ? 5e-3 : 5e-4;
   double tolerance = c.d == ElementType::F32 ? accumulation : 1e-2;
-  std::vector<uint8_t> gotF64(got.size() * 4);
-  for (size_t i = 0; i < got.size(); ++i) {
-    float f = static_cast<float>(got[i]);
-    std::memcpy(&gotF64[i * 4], &f, 4);
-  }
-  if (std::string why = compare("D", gotF64, ElementType::F32, want, tolerance, err); !why.empty())
+  if (std::string why = compare("D", packFloats(got), ElementType::F32, want, tolerance, err);
+      !why.empty())
     return why;
   return c.amax ? checkAmax(dev, c, mm, gotBytes, sD, amaxRef, accumulation) : "";
 }
@@ -251,14 +256,7 @@ std::string runMxCase(const Device &dev, std::mt19937 &rng, const MxCase &c, dou
   options.quantizationScales.a = arena.toDevice(sA.bytes);
   options.quantizationScales.b = arena.toDevice(sB.bytes);
   std::optional<HostTensor> bias;
-  mepi::EpilogInputs inputs;
-  if (c.epilog.find("BIAS") != std::string::npos) {
-    bias = randomTensor(ElementType::BF16, {c.m}, rng);
-    inputs.bias = arena.toDevice(*bias);
-  }
-  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
-                  mepi::Qualifiers{false, true}, options);
-  mm.plan(apiEpilog(c.epilog), inputs);
+  mepi::Matmul mm = plannedMatmul(arena, a, b, options, c.epilog, c.m, bias, rng);
   config = mm.kernelConfiguration();
   std::vector<uint8_t> gotBytes = fetch(dev, executeTwice(dev, mm));
   std::vector<double> want, got;
@@ -271,14 +269,9 @@ std::string runMxCase(const Device &dev, std::mt19937 &rng, const MxCase &c, dou
       want.push_back(activation(c.epilog, x + (bias ? bias->values[i] : 0.0)));
       got.push_back(readDevice(gotBytes, c.d, i * c.n + j));
     }
-  std::vector<uint8_t> gotF32(got.size() * 4);
-  for (size_t i = 0; i < got.size(); ++i) {
-    float f = static_cast<float>(got[i]);
-    std::memcpy(&gotF32[i * 4], &f, 4);
-  }
   // bf16 copies hold the scaled elements exactly: an f32 D sees only the tensor cores' f32
   // sums (truncating: ~1e-5 relative at K = 4096, bench/NOTES.md's strict f32).
-  return compare("D", gotF32, ElementType::F32, want, c.d == ElementType::F32 ? 5e-5 : 1e-2,
+  return compare("D", packFloats(got), ElementType::F32, want, c.d == ElementType::F32 ? 5e-5 : 1e-2,
                  err);
 }
 } // namespace

@@ -278,6 +278,16 @@ inline mepi::Tensor executeTwice(const Device &dev, mepi::Matmul &mm) {
   return mm.execute();
 }
 
+/// `values` as f32 bytes (the form compare reads for ElementType::F32).
+inline std::vector<uint8_t> packFloats(const std::vector<double> &values) {
+  std::vector<uint8_t> packed(values.size() * 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    float f = float(values[i]);
+    std::memcpy(&packed[i * 4], &f, 4);
+  }
+  return packed;
+}
+
 /// Relative L2 error of `got` (device bytes of `type`) against `want`; "" or why it failed.
 inline std::string compare(const char *what, const std::vector<uint8_t> &got, ElementType type,
                     const std::vector<double> &want, double tolerance, double &err) {

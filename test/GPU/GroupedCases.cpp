@@ -40,14 +40,43 @@ HostTensor indexTensor(const std::vector<int64_t> &values, bool int64) {
   return t;
 }
 
-std::vector<uint8_t> packFloats(const std::vector<double> &values) {
-  std::vector<uint8_t> packed(values.size() * 4);
-  for (size_t i = 0; i < values.size(); ++i) {
-    float f = float(values[i]);
-    std::memcpy(&packed[i * 4], &f, 4);
-  }
-  return packed;
+mepi::Tensor replayWithNewBounds(const Device &dev, mepi::GroupedMatmul &mm,
+                                 const mepi::Tensor &bounds, const HostTensor &newBounds) {
+  CUstream stream;
+  cu(dev.d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  mepi::Tensor d = mm.execute(stream); // the first execute allocates; the graph's does not
+  cu(dev.d->cuStreamSynchronize(stream), "warm-up");
+  CUgraph graph;
+  CUgraphExec exec;
+  cu(dev.d->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture");
+  mm.execute(stream);
+  cu(dev.d->cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
+  cu(dev.d->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
+  cu(dev.d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(bounds.data), newBounds.bytes.data(),
+                         newBounds.bytes.size()),
+     "rewrite the bounds");
+  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, fetch(dev, d).size()),
+     "poison D");
+  cu(dev.d->cuGraphLaunch(exec, stream), "cuGraphLaunch");
+  cu(dev.d->cuStreamSynchronize(stream), "replay");
+  dev.d->cuGraphExecDestroy(exec);
+  dev.d->cuGraphDestroy(graph);
+  dev.d->cuStreamDestroy(stream);
+  return d;
 }
+
+const char *const kGroupedUserEpilog = R"(
+func.func @scaled(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index,
+                  %group: index) -> bf16 {
+  %s = arith.mulf %acc, %scale : f32
+  %b = arith.extf %bias : bf16 to f32
+  %g = arith.index_cast %group : index to i32
+  %gf = arith.sitofp %g : i32 to f32
+  %sum = arith.addf %s, %b : f32
+  %r = arith.addf %sum, %gf : f32
+  %t = arith.truncf %r : f32 to bf16
+  return %t : bf16
+})";
 
 namespace {
 struct GroupedCase {
@@ -73,18 +102,6 @@ std::string describe(const GroupedCase &c) {
   return line;
 }
 
-constexpr const char *kUserEpilog = R"(
-func.func @scaled(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index,
-                  %group: index) -> bf16 {
-  %s = arith.mulf %acc, %scale : f32
-  %b = arith.extf %bias : bf16 to f32
-  %g = arith.index_cast %group : index to i32
-  %gf = arith.sitofp %g : i32 to f32
-  %sum = arith.addf %s, %b : f32
-  %r = arith.addf %sum, %gf : f32
-  %t = arith.truncf %r : f32 to bf16
-  return %t : bf16
-})";
 
 std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, double &err,
                     std::string &config) {
@@ -134,7 +151,7 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
   HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
   bool sharedBias = c.epilog == "RELU_BIAS", aux = c.epilog == "GELU_AUX_BIAS";
   if (c.epilog == "USER") {
-    mepi::UserEpilog user{kUserEpilog, "scaled", {}, {}, nullptr};
+    mepi::UserEpilog user{kGroupedUserEpilog, "scaled", {}, {}, nullptr};
     mm.plan(user, {{arena.toDevice(scale), mepi::InputKind::Scalar},
                    {arena.toDevice(bias), mepi::InputKind::Col}});
   } else if (c.epilog.find("BIAS") != std::string::npos) {
@@ -236,27 +253,8 @@ std::string runGraphCase(const Device &dev, std::mt19937 &rng, double &err, std:
   mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), bounds);
   mm.plan();
   config = mm.kernelConfiguration();
-  CUstream stream;
-  cu(dev.d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  mepi::Tensor d = mm.execute(stream); // the first execute allocates; the graph's does not
-  cu(dev.d->cuStreamSynchronize(stream), "warm-up");
-  CUgraph graph;
-  CUgraphExec exec;
-  cu(dev.d->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture");
-  mm.execute(stream);
-  cu(dev.d->cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
-  cu(dev.d->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
-  HostTensor secondEnds = indexTensor(ends(second), false);
-  cu(dev.d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(bounds.bounds.data),
-                         secondEnds.bytes.data(), secondEnds.bytes.size()),
-     "rewrite the group ends");
-  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, size_t(t * n * 2)),
-     "poison D");
-  cu(dev.d->cuGraphLaunch(exec, stream), "cuGraphLaunch");
-  cu(dev.d->cuStreamSynchronize(stream), "replay");
-  dev.d->cuGraphExecDestroy(exec);
-  dev.d->cuGraphDestroy(graph);
-  dev.d->cuStreamDestroy(stream);
+  mepi::Tensor d =
+      replayWithNewBounds(dev, mm, bounds.bounds, indexTensor(ends(second), false));
   std::vector<double> want, gotRows;
   referenceRows(a, b, second, k, n, fetch(dev, d), ElementType::BF16, want, gotRows);
   return compare("D", packFloats(gotRows), ElementType::F32, want, 2e-2, err);

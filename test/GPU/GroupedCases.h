@@ -6,6 +6,7 @@
 #define MEPI_TEST_GPU_GROUPEDCASES_H
 
 #include "GpuTestSupport.h"
+#include "mepi/GroupedMatmul.h"
 
 #include <functional>
 #include <string>
@@ -16,8 +17,16 @@ namespace gputest {
 std::vector<int64_t> randomSizes(int64_t groups, int64_t total, std::mt19937 &rng);
 /// A 1-D int64 or int32 tensor of `values`.
 HostTensor indexTensor(const std::vector<int64_t> &values, bool int64);
-/// `values` as f32 bytes (compare's device form).
-std::vector<uint8_t> packFloats(const std::vector<double> &values);
+
+/// Captures one execute() of `mm` in a CUDA graph on a stream of its own (after a first
+/// execute, which allocates), rewrites `bounds` on the device with `newBounds`, poisons D and
+/// replays the graph; returns D.
+mepi::Tensor replayWithNewBounds(const Device &dev, mepi::GroupedMatmul &mm,
+                                 const mepi::Tensor &bounds, const HostTensor &newBounds);
+
+/// A user epilog of grouped cases: @scaled(acc, scale, bias, row, col, group) = acc * scale +
+/// bias + group, as bf16.
+extern const char *const kGroupedUserEpilog;
 
 /// Runs the grouped cases that `selected` accepts, counting them in `passed` and `failed`.
 void runGroupedCases(const Device &dev, std::mt19937 &rng,

@@ -33,18 +33,6 @@ std::string describe(const KCase &c) {
   return line + (c.config.empty() ? "" : " forced " + c.config);
 }
 
-constexpr const char *kUserEpilog = R"(
-func.func @scaled(%acc: f32, %scale: f32, %bias: bf16, %row: index, %col: index,
-                  %group: index) -> bf16 {
-  %s = arith.mulf %acc, %scale : f32
-  %b = arith.extf %bias : bf16 to f32
-  %g = arith.index_cast %group : index to i32
-  %gf = arith.sitofp %g : i32 to f32
-  %sum = arith.addf %s, %b : f32
-  %r = arith.addf %sum, %gf : f32
-  %t = arith.truncf %r : f32 to bf16
-  return %t : bf16
-})";
 
 /// Group bounds of `sizes` in `form` (ends: cumulative ends; indptr: starts and the end).
 std::vector<int64_t> boundsOf(const std::vector<int64_t> &sizes, mepi::GroupForm form) {
@@ -103,7 +91,7 @@ std::string runKCase(const Device &dev, const KCase &c, std::mt19937 &rng, doubl
   HostTensor scale = randomTensor(ElementType::F32, {c.groups}, rng);
   HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
   if (c.epilog == "USER") {
-    mm.plan(mepi::UserEpilog{kUserEpilog, "scaled", {}, {}, nullptr},
+    mm.plan(mepi::UserEpilog{kGroupedUserEpilog, "scaled", {}, {}, nullptr},
             {{arena.toDevice(scale), mepi::InputKind::Scalar},
              {arena.toDevice(bias), mepi::InputKind::Col}});
   } else if (c.epilog == "GELU_BIAS") {
@@ -146,27 +134,8 @@ std::string runKGraphCase(const Device &dev, std::mt19937 &rng, double &err,
   mepi::GroupedMatmul mm(arena.toDevice(a), arena.toDevice(b), groups, 1.0f, {true, false});
   mm.plan();
   config = mm.kernelConfiguration();
-  CUstream stream;
-  cu(dev.d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  mepi::Tensor d = mm.execute(stream);
-  cu(dev.d->cuStreamSynchronize(stream), "warm-up");
-  CUgraph graph;
-  CUgraphExec exec;
-  cu(dev.d->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "cuStreamBeginCapture");
-  mm.execute(stream);
-  cu(dev.d->cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
-  cu(dev.d->cuGraphInstantiate(&exec, graph, 0), "cuGraphInstantiate");
-  HostTensor ends = indexTensor(boundsOf(second, c.form), false);
-  cu(dev.d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(groups.bounds.data), ends.bytes.data(),
-                         ends.bytes.size()),
-     "rewrite the bounds");
-  cu(dev.d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(d.data), 0xFF, fetch(dev, d).size()),
-     "poison D");
-  cu(dev.d->cuGraphLaunch(exec, stream), "cuGraphLaunch");
-  cu(dev.d->cuStreamSynchronize(stream), "replay");
-  dev.d->cuGraphExecDestroy(exec);
-  dev.d->cuGraphDestroy(graph);
-  dev.d->cuStreamDestroy(stream);
+  mepi::Tensor d = replayWithNewBounds(dev, mm, groups.bounds,
+                                       indexTensor(boundsOf(second, c.form), false));
   return compareGroups(c, a, b, second, fetch(dev, d),
                        [](double sum, int64_t, int64_t) { return sum; }, err);
 }

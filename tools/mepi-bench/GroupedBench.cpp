@@ -197,22 +197,29 @@ int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
           weightGBs / copyGBs, jsonEscape(r.config).c_str(), jsonEscape(r.error).c_str());
       rows += (rows.empty() ? "" : ",\n") + std::string(row);
     }
+  finishGroupedRun(options,
+                   "x [T, K] bf16 row-major, w [G, N, K] (K-major), group ends int32 [G] on the "
+                   "device, D [T, N] row-major, bias [G, N]; group sizes seeded (2026)",
+                   "mepi: one grouped matmul; loop: one cublasLtMatmul per non-empty group "
+                   "(D^T = W x^T, bias per output feature); dense: one cublasLtMatmul of T x N "
+                   "x K; ratio_vs_dense = dense_ms / mepi_ms; weight_fraction_of_copy: the "
+                   "active groups' weight bytes per mepi time over a device copy's (read + "
+                   "write) bandwidth",
+                   copyGBs, logDense, counted, rows);
+  return 0;
+}
+
+void bench::finishGroupedRun(const GroupedRunOptions &options, const char *layout,
+                             const char *meaning, double copyGBs, double logDense, int counted,
+                             const std::string &rows) {
   double geomean = counted ? std::exp(logDense / counted) : 0;
   std::printf("geometric mean of dense cuBLASLt time / mepi time over %d problems: %.3f\n",
               counted, geomean);
-  if (!options.jsonPath.empty()) {
-    std::ofstream json(options.jsonPath);
-    writeJsonHeader(json, options.device, options.date, options.command,
-                    "x [T, K] bf16 row-major, w [G, N, K] (K-major), group ends int32 [G] on the "
-                    "device, D [T, N] row-major, bias [G, N]; group sizes seeded (2026)",
-                    "mepi: one grouped matmul; loop: one cublasLtMatmul per non-empty group "
-                    "(D^T = W x^T, bias per output feature); dense: one cublasLtMatmul of T x N "
-                    "x K; ratio_vs_dense = dense_ms / mepi_ms; weight_fraction_of_copy: the "
-                    "active groups' weight bytes per mepi time over a device copy's (read + "
-                    "write) bandwidth");
-    json << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
-         << ",\n  \"results\": [\n"
-         << rows << "\n  ]\n}\n";
-  }
-  return 0;
+  if (options.jsonPath.empty())
+    return;
+  std::ofstream json(options.jsonPath);
+  writeJsonHeader(json, options.device, options.date, options.command, layout, meaning);
+  json << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
+       << ",\n  \"results\": [\n"
+       << rows << "\n  ]\n}\n";
 }

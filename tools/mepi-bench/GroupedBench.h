@@ -42,6 +42,11 @@ extern const size_t kGroupedShapeCount;
 std::vector<int64_t> drawSizes(const GroupedShape &s, uint64_t seed);
 /// The bandwidth of a device-to-device copy of 1 GiB (bytes read plus bytes written per second).
 double copyBandwidthGBs(CUstream stream);
+/// Prints the geometric mean of the dense ratios (`logDense` summed over `counted` problems)
+/// and writes the JSON (`layout`, `meaning`, the device copy bandwidth, the result `rows`) where
+/// options.jsonPath asks for it.
+void finishGroupedRun(const GroupedRunOptions &options, const char *layout, const char *meaning,
+                      double copyGBs, double logDense, int counted, const std::string &rows);
 } // namespace bench
 
 #endif // MEPI_TOOLS_GROUPEDBENCH_H

@@ -125,21 +125,13 @@ int bench::runGroupedKBench(cublasLtHandle_t lt, CUstream stream,
                   jsonEscape(r.error).c_str());
     rows += (rows.empty() ? "" : ",\n") + std::string(row);
   }
-  double geomean = counted ? std::exp(logDense / counted) : 0;
-  std::printf("geometric mean of dense cuBLASLt time / mepi time over %d problems: %.3f\n",
-              counted, geomean);
-  if (!options.jsonPath.empty()) {
-    std::ofstream json(options.jsonPath);
-    writeJsonHeader(json, options.device, options.date, options.command,
-                    "weight gradients dW [G, M, N] = dY_g^T X_g: dY [T, M] and X [T, N] bf16 "
-                    "row-major, group ends int32 [G] over T on the device (multiples of 16, "
-                    "seeded 2026)",
-                    "mepi: one grouped matmul along K; loop: one cublasLtMatmul per non-empty "
-                    "group; dense: one cublasLtMatmul of M x N x T; ratio_vs_dense = dense_ms / "
-                    "mepi_ms; d_fraction_of_copy: D's bytes per mepi time over a device copy's");
-    json << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
-         << ",\n  \"results\": [\n"
-         << rows << "\n  ]\n}\n";
-  }
+  finishGroupedRun(options,
+                   "weight gradients dW [G, M, N] = dY_g^T X_g: dY [T, M] and X [T, N] bf16 "
+                   "row-major, group ends int32 [G] over T on the device (multiples of 16, "
+                   "seeded 2026)",
+                   "mepi: one grouped matmul along K; loop: one cublasLtMatmul per non-empty "
+                   "group; dense: one cublasLtMatmul of M x N x T; ratio_vs_dense = dense_ms / "
+                   "mepi_ms; d_fraction_of_copy: D's bytes per mepi time over a device copy's",
+                   copyGBs, logDense, counted, rows);
   return 0;
 }
