@@ -32,7 +32,7 @@ static void report(const char *what, MepiError error) {
 }
 
 int main(void) {
-  // CHECK: api version 4
+  // CHECK: api version 5
   printf("api version %u\n", mepiGetApiVersion());
 
   int64_t aShape[] = {8, 16}, bShape[] = {12, 8}, goodB[] = {16, 4}, biasShape[] = {4};
