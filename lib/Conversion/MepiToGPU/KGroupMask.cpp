@@ -37,8 +37,10 @@ void KGroupMask::emitChunk(Emitter &e, Value stage, Value chunk, Value first, Va
   Value v = LLVM::LoadOp::create(b, loc, type, at, /*alignment=*/kChunkBytes);
   Value zero16 = arith::ConstantIntOp::create(b, loc, 0, 16);
   for (int64_t t = 0; t < kChunkElements; ++t) {
-    Value kA = emitChunkK(e, local, t, mnMajorA), kB = emitChunkK(e, local, t, mnMajorB);
-    Value k = mnMajorA == mnMajorB ? kA : e.select(inB, kB, kA);
+    // Both tiles in one layout: one computation of the element's k serves them.
+    Value k = emitChunkK(e, local, t, mnMajorA);
+    if (mnMajorA != mnMajorB)
+      k = e.select(inB, emitChunkK(e, local, t, mnMajorB), k);
     Value global = e.add(first, k);
     Value inside = e.andI(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, global, kStart),
