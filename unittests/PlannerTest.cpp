@@ -501,8 +501,18 @@ TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {
   MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, "DRELU_BGRAD");
   p.builtinInputs = {{"relu_aux", {ElementType::U8, {13, 30}, colMajor(13)}}};
   EXPECT_EQ(errorOf(p), "epilog input 'relu_aux': expected u8 shape [16, 30] strides [1, 16] "
-                        "(the layout the forward epilog writes), got u8 shape [13, 30] strides "
-                        "[1, 13]");
+                        "(the layout the forward epilog writes; a column stride of at least "
+                        "16), got u8 shape [13, 30] strides [1, 13]");
+  // A block of rows of a larger mask (a larger column stride) is read where it lies; a
+  // smaller stride or rows not contiguous are refused.
+  p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, colMajor(48)}}};
+  EXPECT_EQ(errorOf(p), "");
+  llvm::Expected<CompiledKernel> strided = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(strided)) << llvm::toString(strided.takeError());
+  p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, colMajor(8)}}};
+  EXPECT_NE(errorOf(p).find("got u8 shape [16, 30] strides [1, 8]"), std::string::npos);
+  p.builtinInputs = {{"relu_aux", {ElementType::U8, {16, 30}, {2, 64}}}};
+  EXPECT_NE(errorOf(p).find("got u8 shape [16, 30] strides [2, 64]"), std::string::npos);
   MatmulProblem g = problem(ElementType::BF16, 100, 30, 64, "DGELU");
   g.builtinInputs = {{"gelu_aux", layout(ElementType::BF16, {104, 30})}};
   EXPECT_NE(errorOf(g).find("expected bf16 shape [104, 30] strides [1, 104]"), std::string::npos)

@@ -119,7 +119,13 @@ public:
   /// for the all-gathers, into the GEMM that completes each reduction for the reduce-scatters
   /// (an epilog applies to the reduced sum), into SUMMA's GEMMs. Inputs indexed by D's rows
   /// ("bias") are this rank's rows of D, in the order it holds them, when D is split by rows
-  /// (Slab.X, or block-cyclic over several grid rows), all of them otherwise.
+  /// (Slab.X, or block-cyclic over several grid rows), all of them otherwise. DRELU and DGELU
+  /// (and their _BGRAD forms) read this rank's "relu_aux" or "gelu_aux", as the forward
+  /// epilog's auxOutputs() returned it. The bias gradients (DRELU_BGRAD, DGELU_BGRAD: sums of
+  /// D's rows; BGRADA: of op(A)'s rows; BGRADB: of op(B)'s columns) are of the global
+  /// product: each rank receives those of its D's rows (columns for BGRADB), the ranks'
+  /// partial sums added by an all-reduce where K or D's columns are split. Not on a SUMMA grid
+  /// of several columns for D's rows.
   void plan(Epilog epilog = Epilog::Default, const EpilogInputs &inputs = {});
   /// Plans with a user epilog (mepi/Matmul.h), applied where a built-in one would be. It sees
   /// this rank's D as a single GPU's D: its row and column arguments index this rank's part,
@@ -132,8 +138,10 @@ public:
   Tensor execute(CUstream stream = nullptr);
   /// The aux outputs of the planned epilog (RELU_AUX, RELU_AUX_BIAS: "relu_aux"; GELU_AUX,
   /// GELU_AUX_BIAS: "gelu_aux") for this rank's part of D, in the layout of a single GPU's
-  /// Matmul::auxOutputs() for a D of that shape; written by each execute (empty before the
-  /// first) and owned by this object. Not with a replicated D (all-reduce) yet.
+  /// Matmul::auxOutputs() for a D of that shape, and the bias gradient ("drelu_bgrad",
+  /// "dgelu_bgrad", "bgrada": [rows of this rank's D]; "bgradb": [its columns], in D's type);
+  /// written by each execute and owned by this object. Aux matrices not with a replicated D
+  /// (all-reduce) yet.
   const std::map<std::string, Tensor> &auxOutputs() const;
   /// Replaces A and B (same dtypes, shapes and strides) and the epilog inputs.
   void resetOperands(const Tensor &a, const Tensor &b, const EpilogInputs &inputs = {});

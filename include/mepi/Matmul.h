@@ -51,7 +51,8 @@ struct Tensor {
 ///
 /// Inputs (EpilogInputs): "bias", one value per row of D ([batch...,] M, any float type), for
 /// the *BIAS epilogs; "relu_aux" for DRELU and DRELU_BGRAD, "gelu_aux" for DGELU and
-/// DGELU_BGRAD, as the forward epilog returned them.
+/// DGELU_BGRAD, as the forward epilog returned them (unbatched, the column stride may be
+/// larger: a block of rows of a larger aux matrix, as cuBLASLt's EPILOGUE_AUX_LD allows).
 /// Aux outputs (Matmul::auxOutputs(), by nvmath-python's keys):
 ///   - "relu_aux" (RELU_AUX, RELU_AUX_BIAS): cuBLASLt's ReLU mask, bit row % 8 of byte
 ///     (row / 8, col) is 1 where the ReLU's input was >= 0; u8 [batch..., ceil(M/8) rounded up

@@ -67,10 +67,57 @@ void DistAux::gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm
   }
 }
 
+void DistAux::allocateVector(const runtime::CudaDriver &driver, const std::string &key,
+                             DType dtype, int device, int64_t length, int64_t mineOffset,
+                             int64_t mineSize) {
+  vectorKey = key;
+  vectorSize = length;
+  vectorElement = runtime::elementTypeBytes(api::elementType(dtype));
+  CUdeviceptr &memory = owned[key];
+  api::check(runtime::checkCuda(driver.cuMemAlloc(&memory, std::max<int64_t>(length, 1) *
+                                                               vectorElement),
+                                "cuMemAlloc(bias gradient)"),
+             "mepi::dist::Matmul::plan");
+  vector = memory;
+  Tensor t;
+  t.data = reinterpret_cast<void *>(memory + mineOffset * vectorElement);
+  t.device = device;
+  t.dtype = dtype;
+  t.shape = {mineSize};
+  t.strides = {1};
+  assembled[key] = t;
+}
+
+void DistAux::clearVector(const runtime::CudaDriver &driver, CUstream stream) const {
+  api::check(runtime::checkCuda(driver.cuMemsetD8Async(vector, 0, vectorSize * vectorElement,
+                                                       stream),
+                                "cuMemsetD8Async(bias gradient)"),
+             "mepi::dist::Matmul::execute");
+}
+
+void DistAux::gatherVector(const runtime::CudaDriver &driver, const mepi::Matmul &gemm,
+                           int64_t offset, CUstream stream) const {
+  auto it = gemm.auxOutputs().find(vectorKey);
+  if (it == gemm.auxOutputs().end())
+    api::fail("mepi::dist: internal: a GEMM without the bias gradient '" + vectorKey + "'");
+  const Tensor &piece = it->second;
+  size_t bytes = piece.shape.empty() ? 0 : piece.shape[0] * vectorElement;
+  if (bytes > 0)
+    api::check(runtime::checkCuda(
+                   driver.cuMemcpyDtoDAsync(vector + offset * vectorElement,
+                                            reinterpret_cast<CUdeviceptr>(piece.data), bytes,
+                                            stream),
+                   "cuMemcpyDtoDAsync(bias gradient)"),
+               "mepi::dist::Matmul::execute");
+}
+
 void DistAux::release(const runtime::CudaDriver &driver) {
   for (auto &[key, memory] : owned)
     if (memory)
       driver.cuMemFree(memory);
   owned.clear();
   assembled.clear();
+  vectorKey.clear();
+  vector = 0;
+  vectorSize = 0;
 }

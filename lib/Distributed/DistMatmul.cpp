@@ -8,6 +8,7 @@
 #include "Runtime/ApiSupport.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstdio>
 #include <cstring>
@@ -91,9 +92,25 @@ dist::Matmul::State::Operands dist::Matmul::State::operands(const plan::Gemm &ge
   return o;
 }
 
+/// Rows `rows` of this rank's aux matrix `aux` (column-major, as its forward epilog wrote
+/// it): the layout a GEMM of those rows reads, with the whole matrix's column stride. The
+/// ReLU mask holds 8 rows a byte, padded to 16 bytes a column; the GELU input 8 rows.
+static Tensor auxRows(const Tensor &aux, plan::Range rows) {
+  bool mask = aux.dtype == DType::UInt8;
+  Tensor t = aux;
+  int64_t first = mask ? rows.offset / 8 : rows.offset;
+  t.data = static_cast<char *>(aux.data) + first * dtypeBytes(aux.dtype);
+  t.shape = {mask ? (int64_t)llvm::alignTo(llvm::divideCeil(rows.size, 8), 16)
+                  : (int64_t)llvm::alignTo(rows.size, 8),
+             aux.shape[1]};
+  return t;
+}
+
 EpilogInputs dist::Matmul::State::gemmInputs(const plan::Gemm &gemm) const {
   EpilogInputs in;
-  if (gemm.final && inputs.bias) {
+  if (!gemm.final)
+    return in;
+  if (inputs.bias) {
     Tensor bias = *inputs.bias;
     int64_t stride = bias.strides.empty() ? 1 : bias.strides[0];
     bias.data = static_cast<char *>(bias.data) +
@@ -101,7 +118,18 @@ EpilogInputs dist::Matmul::State::gemmInputs(const plan::Gemm &gemm) const {
     bias.shape = {gemm.dRows.size};
     in.bias = bias;
   }
+  if (inputs.reluAux)
+    in.reluAux = auxRows(*inputs.reluAux, gemm.dRows);
+  if (inputs.geluAux)
+    in.geluAux = auxRows(*inputs.geluAux, gemm.dRows);
   return in;
+}
+
+Epilog dist::Matmul::State::gemmEpilog(size_t index) const {
+  // Operand sums leave D as it is: only the GEMMs whose sums are taken compute them.
+  if (gradient.sum == plan::GradientSum::RowsOfA || gradient.sum == plan::GradientSum::ColumnsOfB)
+    return gradient.computes[index] ? epilog : Epilog::Default;
+  return plan.gemms[index].final ? epilog : Epilog::Default;
 }
 
 
@@ -216,28 +244,34 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   g.join(&s);
 }
 
-namespace {
-/// Epilogs that act on each element of D alone, so that each chunk's GEMM applies them to its
-/// own rows, and write per-element aux outputs (the ReLU mask, the GELU input) for them.
-/// Aux inputs and bias gradients (sums over a split dimension) are not distributed yet.
-bool elementwise(Epilog e) {
-  switch (e) {
-  case Epilog::Default: case Epilog::Relu: case Epilog::Bias: case Epilog::ReluBias:
-  case Epilog::Gelu: case Epilog::GeluBias: case Epilog::Sigmoid: case Epilog::Tanh:
-  case Epilog::Silu: case Epilog::ReluAux: case Epilog::ReluAuxBias: case Epilog::GeluAux:
-  case Epilog::GeluAuxBias:
-    return true;
-  default:
-    return false;
+/// plan()'s and resetOperands()'s checks of the epilog inputs: "bias" one value per row of
+/// this rank's D; the aux matrix a DRELU or DGELU epilog reads, this rank's as its forward
+/// epilog returned it (column-major, rows padded: mepi/Matmul.h), and no other.
+static void checkInputs(const EpilogInputs &inputs, const plan::DistPlan &p, Epilog epilog,
+                        DType dType, const char *what) {
+  const char *reads = readsAux(epilog);
+  for (auto [given, key] : {std::pair{&inputs.reluAux, "relu_aux"},
+                            std::pair{&inputs.geluAux, "gelu_aux"}}) {
+    bool wanted = reads && std::string(reads) == key;
+    if (given->has_value() != wanted)
+      fail(llvm::formatv("{0}: input {1}: epilog {2} {3}", what, key, api::epilogName(epilog),
+                         wanted ? "reads it: expected this rank's, as the forward epilog "
+                                  "returned it"
+                                : "does not read it"));
+    if (!wanted)
+      continue;
+    const Tensor &t = **given;
+    bool mask = std::string(key) == "relu_aux";
+    int64_t height = mask ? llvm::alignTo(llvm::divideCeil(p.dLocal[0], 8), 16)
+                          : llvm::alignTo(p.dLocal[0], 8);
+    DType type = mask ? DType::UInt8 : dType;
+    if (t.dtype != type || t.shape != std::vector<int64_t>{height, p.dLocal[1]} ||
+        t.strides != std::vector<int64_t>{1, height})
+      fail(llvm::formatv("{0}: input {1}: expected this rank's, {2} [{3}, {4}] column-major "
+                         "(strides [1, {3}]), got {5} {6} strides {7}",
+                         what, key, dtypeName(type), height, p.dLocal[1], dtypeName(t.dtype),
+                         api::dims(t.shape), api::dims(t.strides)));
   }
-}
-
-} // namespace
-
-/// plan()'s and resetOperands()'s check of "bias": one value per row of this rank's D.
-static void checkBias(const EpilogInputs &inputs, const plan::DistPlan &p, const char *what) {
-  if (inputs.reluAux || inputs.geluAux)
-    fail(std::string(what) + ": relu_aux/gelu_aux inputs are for DRELU/DGELU epilogs only");
   if (inputs.bias && (inputs.bias->shape.size() != 1 || inputs.bias->shape[0] != p.dLocal[0]))
     fail(llvm::formatv("{0}: input bias: expected one value per row of this rank's D, [{1}], "
                        "got {2}",
@@ -266,6 +300,10 @@ static void allocateLocal(dist::Matmul::State &s) {
     s.aux.allocate(d, "relu_aux", DType::UInt8, s.group->device);
   else if (writesAux(s.epilog))
     s.aux.allocate(d, "gelu_aux", s.dType, s.group->device);
+  if (s.gradient.sum != plan::GradientSum::None)
+    s.aux.allocateVector(d, plan::gradientKey(s.epilog), s.dType,
+                         s.group->device, s.gradient.length, s.gradient.mine.offset,
+                         s.gradient.mine.size);
   for (CUevent *e : {&s.fork, &s.join})
     check(checkCuda(d.cuEventCreate(e, CU_EVENT_DISABLE_TIMING), "cuEventCreate"), "plan");
   s.gemmEvents.assign(p.gemms.size(), nullptr);
@@ -298,13 +336,14 @@ static void allocateShared(dist::Matmul::State &s) {
 static void planGemms(dist::Matmul::State &s) {
   mepi::Options local = s.options.local;
   local.resultType = s.dType;
-  for (const plan::Gemm &gemm : s.plan.gemms) {
+  for (size_t i = 0; i < s.plan.gemms.size(); ++i) {
+    const plan::Gemm &gemm = s.plan.gemms[i];
     dist::Matmul::State::Operands o = s.operands(gemm);
     mepi::Matmul mm(o.a, o.b, o.c, s.alpha, o.beta, s.qualifiers, local);
     if (gemm.final && s.user)
       mm.plan(s.user->forBlock(gemm.d, s.dType), s.user->inputsForBlock(gemm.d));
     else
-      mm.plan(gemm.final ? s.epilog : Epilog::Default, s.gemmInputs(gemm));
+      mm.plan(s.gemmEpilog(i), s.gemmInputs(gemm));
     mm.setResult(s.tensor(gemm.d, s.dType));
     s.gemms.push_back(std::move(mm));
   }
@@ -335,11 +374,6 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   s.group->checkLive("plan");
   Agreement say = epilogWord(static_cast<int64_t>(epilog), inputs.bias.has_value(), 0);
   say.attempt([&] {
-    if (!elementwise(epilog))
-      throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
-                      " (aux inputs or bias gradients) is not supported yet in distributed "
-                      "matmuls",
-                  Status::NotSupported);
     // All-reduce's peers copy finished rows of D to each other; their aux outputs would have
     // to travel too.
     if (writesAux(epilog) && s.plan.algorithm == Algorithm::AllReduce)
@@ -347,7 +381,7 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
                       ": aux outputs with a replicated D (GEMM + all-reduce) are not supported "
                       "yet",
                   Status::NotSupported);
-    checkBias(inputs, s.plan, "plan");
+    checkInputs(inputs, s.plan, epilog, s.dType, "plan");
   });
   s.planAgreed(say, epilog, inputs, std::nullopt);
 }
@@ -370,8 +404,14 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
   g.agree(say, "mepi::dist::Matmul::plan");
   release();
   request.identityEpilog = builtin == Epilog::Default && !builtinInputs.bias && !userEpilog;
-  request.alignedFinalRows = writesAux(builtin);
+  request.alignedFinalRows = writesAux(builtin) || readsAux(builtin);
   plan = makePlan();
+  llvm::Expected<plan::GradientPlan> sums =
+      plan::planGradient(plan, request, plan::gradientSumOf(builtin));
+  if (!sums) // alike on every rank: the plans are
+    throw Error("mepi::dist::Matmul: " + llvm::toString(sums.takeError()),
+                Status::NotSupported);
+  gradient = std::move(*sums);
   epilog = builtin;
   inputs = builtinInputs;
   user = std::move(userEpilog);
@@ -398,11 +438,14 @@ Tensor dist::Matmul::execute(CUstream stream) {
     fail("execute() called before plan()");
   s.group->enter();
   uint32_t epoch = ++s.epoch;
+  if (s.gradient.allReduce)
+    s.aux.clearVector(s.driver(), stream);
   if (s.tracedEpoch && epoch == s.tracedEpoch)
     s.runTraced(stream, epoch);
   else
     for (const Step &step : s.plan.steps)
       s.run(step, stream, epoch);
+  s.reduceGradient(stream);
   Tensor out;
   out.data = reinterpret_cast<void *>(s.local(Buffer::D));
   out.device = s.group->device;
@@ -422,7 +465,10 @@ void dist::Matmul::resetOperands(const Tensor &a, const Tensor &b, const EpilogI
                          "{5} on device {6}",
                          name, dtypeName(was->dtype), api::dims(was->shape), was->device,
                          dtypeName(now->dtype), api::dims(now->shape), now->device));
-  checkBias(inputs, s.plan, "resetOperands");
+  // Before plan() the epilog is unknown: the inputs are checked as DEFAULT's (plan() takes
+  // its own).
+  checkInputs(inputs, s.plan, s.planned ? s.epilog : Epilog::Default, s.dType,
+              "resetOperands");
   if (s.planned && (inputs.bias.has_value() != s.inputs.bias.has_value()))
     fail(std::string("resetOperands: the planned epilog ") + api::epilogName(s.epilog) +
          (s.inputs.bias ? " reads a bias: give it again" : " reads no bias"));

@@ -4,6 +4,7 @@
 #define MEPI_DISTRIBUTED_DISTMATMULSTATE_H
 
 #include "Distributed/Agreement.h"
+#include "Distributed/BiasGradients.h"
 #include "Distributed/DistAux.h"
 #include "Distributed/DistPlan.h"
 #include "Distributed/DistUserEpilog.h"
@@ -42,6 +43,7 @@ struct Matmul::State : detail::Member {
   EpilogInputs inputs;
   std::optional<detail::DistUserEpilog> user; // planned with a user epilog instead of `epilog`
   detail::DistAux aux;                 // the aux outputs, from the final GEMMs'
+  plan::GradientPlan gradient;         // which GEMMs compute the bias gradient, if any
 
   struct Operands {
     Tensor a, b;
@@ -50,8 +52,14 @@ struct Matmul::State : detail::Member {
   };
   /// A local GEMM's operand views over the current A, B, C and buffers.
   Operands operands(const plan::Gemm &gemm) const;
-  /// Its epilog inputs: the rows of "bias" it writes (final GEMMs only).
+  /// Its epilog inputs: the rows of "bias" and of the aux matrices it writes (final GEMMs
+  /// only).
   EpilogInputs gemmInputs(const plan::Gemm &gemm) const;
+  /// The epilog GEMM `index` carries: the planned one where it completes D (final) or
+  /// computes its block of the bias gradient, else none (a partial sum).
+  Epilog gemmEpilog(size_t index) const;
+  /// After the schedule: the ranks' bias-gradient vectors added, where they are partial.
+  void reduceGradient(CUstream stream) const;
   DType typeOf(plan::Buffer buffer) const;
   plan::DistPlan makePlan() const {
     llvm::Expected<plan::DistPlan> planned = plan::makePlan(request);
@@ -116,6 +124,15 @@ inline const char *dtypeName(DType t) { return runtime::elementTypeName(api::ele
 inline bool writesAux(Epilog e) {
   return e == Epilog::ReluAux || e == Epilog::ReluAuxBias || e == Epilog::GeluAux ||
          e == Epilog::GeluAuxBias;
+}
+
+/// Epilogs that read an aux matrix (the forward epilog's): "relu_aux" or "gelu_aux".
+inline const char *readsAux(Epilog e) {
+  if (e == Epilog::DRelu || e == Epilog::DReluBGrad)
+    return "relu_aux";
+  if (e == Epilog::DGelu || e == Epilog::DGeluBGrad)
+    return "gelu_aux";
+  return nullptr;
 }
 
 inline size_t dtypeBytes(DType t) {

@@ -4,6 +4,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -304,6 +305,8 @@ void Builder::allGatherA() {
       }
       g.final = true;
       g.dRows = pieces[j];
+      g.mRows = pieces[j];
+      g.nCols = p.myCols;
       addGemm(g);
     }
   }
@@ -340,6 +343,8 @@ void Builder::wholeGemm(bool gatheredA) {
     g.c = whole(Buffer::C, p.dLocal);
   g.final = true;
   g.dRows = {0, p.dLocal[0]};
+  g.mRows = p.myRows;
+  g.nCols = p.myCols;
   addGemm(g);
 }
 
@@ -359,6 +364,8 @@ void Builder::ncclReduction(bool allReduce) {
   g.a = whole(Buffer::A, p.aLocal);
   g.b = whole(Buffer::B, p.bLocal);
   g.d = View{Buffer::Partial, 0, 0, 0, p.m, p.n, p.n};
+  g.mRows = {0, p.m};
+  g.nCols = {0, p.n};
   addGemm(g);
   Step s = step(allReduce ? Step::Kind::NcclAllReduce : Step::Kind::NcclReduce);
   s.from = g.d;
@@ -385,6 +392,8 @@ void Builder::ring(bool rows, bool allReduce) {
       Gemm g;
       g.a = aRows(Buffer::A, pieces[j], kLocal, aAll.pitch);
       g.b = rows ? bAll : bCols(Buffer::B, chunk, kLocal, bAll.pitch);
+      g.mRows = pieces[j];
+      g.nCols = rows ? Range{0, p.n} : chunk;
       View slot{Buffer::Partial, 0, pieces[j].offset - rowBase, 0, pieces[j].size, width, width};
       if (t > 0) {
         waitArrived(arrivalFlag(t - 1, j));
@@ -519,6 +528,36 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
   builder.ring(rows, allReduce);
 }
 
+/// All-reduce's chunks of D's rows (which D's replication leaves to the planner) where the
+/// epilog's GEMMs must start at multiples of 128 rows: slabs with their starts rounded up.
+static std::vector<Range> alignedSlabs(int64_t extent, int ranks) {
+  std::vector<int64_t> starts;
+  for (int r = 0; r < ranks; ++r)
+    starts.push_back(std::min<int64_t>(
+        extent, static_cast<int64_t>(llvm::alignTo(slabRange(extent, ranks, r).offset, 128))));
+  starts.push_back(extent);
+  std::vector<Range> out;
+  for (int r = 0; r < ranks; ++r)
+    out.push_back({starts[r], starts[r + 1] - starts[r]});
+  return out;
+}
+
+/// Where this rank's D lies among the rows of op(A) and the columns of op(B), the index
+/// spaces of the bias-gradient vectors.
+static void placeD(DistPlan &p, const Request &q) {
+  p.rowSpace = p.m;
+  p.colSpace = p.n;
+  p.myRows = {0, p.m};
+  p.myCols = {0, p.n};
+  switch (p.algorithm) {
+  case Algorithm::AllGatherA: p.myCols = slabRange(p.n, q.ranks, q.rank); break;
+  case Algorithm::AllGatherB: p.myRows = slabRange(p.m, q.ranks, q.rank); break;
+  case Algorithm::ReduceScatterRows: p.myRows = p.chunks[q.rank]; break;
+  case Algorithm::ReduceScatterCols: p.myCols = p.chunks[q.rank]; break;
+  default: break;
+  }
+}
+
 static Axis axisOf(int splitDim, bool transposed, Axis dim0, Axis dim1) {
   if (splitDim < 0)
     return Axis::None;
@@ -559,7 +598,7 @@ static llvm::Error selectAlgorithm(DistPlan &p, const Request &q, Axis aAxis, Ax
                     : std::vector<int64_t>{p.m, p.chunks[q.rank].size};
   } else if (reduce) {
     p.algorithm = Algorithm::AllReduce;
-    p.chunks = slabs(p.m);
+    p.chunks = q.alignedFinalRows ? alignedSlabs(p.m, q.ranks) : slabs(p.m);
     p.dLocal = {p.m, p.n};
     p.dSymmetric = true;
   } else {
@@ -637,6 +676,7 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
     return std::move(e);
   if (llvm::Error e = checkNonEmptyParts(p, q))
     return std::move(e);
+  placeD(p, q);
   schedule(p, q, builder);
   p.flags = p.ranks + 2 * p.ranks * p.pieces;
   return p;

@@ -68,10 +68,11 @@ struct Request {
   /// The epilog is D = alpha * AB alone (no bias, no activation): a reduction of few rows may
   /// then go to NCCL after one GEMM (an epilog must follow the reduced sum, so it cannot).
   bool identityEpilog = true;
-  /// The epilog writes aux outputs: every GEMM that applies it starts at a row of this rank's D
-  /// that is a multiple of 128 (the ReLU mask holds 8 rows a byte), so that their outputs
-  /// assemble by byte copies. All-gather of A then gathers everything before one GEMM when a
-  /// rank's rows do not start at such a row.
+  /// The epilog writes or reads aux matrices: every GEMM that applies it starts at a row of
+  /// this rank's D that is a multiple of 128 (the ReLU mask holds 8 rows a byte, padded to 16
+  /// bytes), so that its block of the mask is whole bytes. All-gather of A then gathers
+  /// everything before one GEMM when a rank's rows do not start at such a row; all-reduce
+  /// cuts D's rows at multiples of 128.
   bool alignedFinalRows = false;
 };
 
@@ -108,6 +109,9 @@ struct Gemm {
   float beta = 0;
   bool final = false; ///< applies the epilog (else a partial sum: Default, alpha only)
   Range dRows;        ///< the rows of this rank's D it writes (final), for row-indexed inputs
+  /// The rows of op(A) and columns of op(B) it multiplies, in DistPlan::rowSpace and colSpace:
+  /// where its bias-gradient vectors (row sums of op(A) or of D, column sums of op(B)) go.
+  Range mRows, nCols;
 };
 
 /// A step of the schedule, on the compute stream (the caller's) or mepi's copy stream.
@@ -150,6 +154,11 @@ struct DistPlan {
   int64_t slotElements = 0;                   ///< one Partial/Recv slot
   int slots = 0;
   bool dSymmetric = false;
+  /// The index spaces of the bias-gradient vectors: rows of op(A) and columns of op(B) (M and
+  /// N; this rank's D rows and columns for Summa, whose blocks interleave), and where this
+  /// rank's D rows and columns lie in them.
+  int64_t rowSpace = 0, colSpace = 0;
+  Range myRows, myCols;
   int flags = 0; ///< flag words per rank: ready[ranks], then arrival flags
   std::vector<Gemm> gemms;
   std::vector<Step> steps;

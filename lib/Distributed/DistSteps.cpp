@@ -13,14 +13,18 @@ using mepi::api::check;
 using mepi::runtime::checkCuda;
 using plan::Step;
 
+static ncclDataType_t ncclTypeOf(DType type) {
+  return type == DType::BFloat16 ? ncclBfloat16
+         : type == DType::Float16 ? ncclFloat16
+                                  : ncclFloat32;
+}
+
 /// An NCCL step on the compute stream. Slabs with a remainder differ in size, which NCCL's
 /// reduce-scatter and all-gather do not allow: one reduce or broadcast per rank then.
 void dist::Matmul::State::collective(const Step &step, CUstream stream) const {
   const Nccl &n = *group->nccl;
   DType type = typeOf(step.from.buffer);
-  ncclDataType_t nt = type == DType::BFloat16 ? ncclBfloat16
-                      : type == DType::Float16 ? ncclFloat16
-                                               : ncclFloat32;
+  ncclDataType_t nt = ncclTypeOf(type);
   auto cs = reinterpret_cast<cudaStream_t>(stream);
   size_t bytes = bytesOf(step.from.buffer);
   auto from = reinterpret_cast<const char *>(local(step.from.buffer) + step.from.offset() * bytes);
@@ -57,6 +61,18 @@ void dist::Matmul::State::collective(const Step &step, CUstream stream) const {
       error = llvm::joinErrors(std::move(error), std::move(end));
   }
   check(std::move(error), "mepi::dist::Matmul::execute");
+}
+
+void dist::Matmul::State::reduceGradient(CUstream stream) const {
+  if (!gradient.allReduce)
+    return;
+  const Nccl &n = *group->nccl;
+  ncclDataType_t nt = ncclTypeOf(dType);
+  auto *vector = reinterpret_cast<void *>(aux.vectorData());
+  check(checkNccl(n.ncclAllReduce(vector, vector, aux.vectorLength(), nt, ncclSum, group->comm,
+                                  reinterpret_cast<cudaStream_t>(stream)),
+                  "ncclAllReduce(bias gradient)"),
+        "mepi::dist::Matmul::execute");
 }
 
 void dist::Matmul::State::raise(CUstream st, int rank, int index, uint32_t epoch) const {
@@ -120,6 +136,8 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
     const plan::Gemm &g = plan.gemms[step.gemm];
     if (g.final && writesAux(epilog))
       aux.gather(d, gemms[step.gemm], g.dRows.offset, g.dRows.size, stream);
+    if (gradient.computes[step.gemm])
+      aux.gatherVector(d, gemms[step.gemm], gradient.at[step.gemm].offset, stream);
     break;
   }
   case Step::Kind::Join:

@@ -276,6 +276,8 @@ static void summaSteps(DistPlan &p, const Request &q, bool gatherA, bool gatherB
     }
     g.final = true;
     g.dRows = pieces[j];
+    g.mRows = pieces[j];
+    g.nCols = p.myCols;
     p.gemms.push_back(g);
     Step s = stepOf(Step::Kind::Gemm);
     s.gemm = p.gemms.size() - 1;
@@ -337,6 +339,11 @@ llvm::Expected<DistPlan> plan::makeSummaPlan(const Request &q) {
   if (gatherB)
     p.gatherBShape = q.transposeB ? std::vector<int64_t>{nMax, p.k} : std::vector<int64_t>{p.k, nMax};
   p.pieces = gatherA ? summaPieces(mMax, q.pieces) : 1; // alike on every rank
+  // D's blocks interleave: the bias-gradient vectors are indexed by this rank's D.
+  p.rowSpace = p.dLocal[0];
+  p.colSpace = p.dLocal[1];
+  p.myRows = {0, p.dLocal[0]};
+  p.myCols = {0, p.dLocal[1]};
   summaSteps(p, q, gatherA, gatherB);
   p.flags = p.ranks + p.ranks * (p.pieces + 1);
   return p;

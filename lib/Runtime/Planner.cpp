@@ -276,6 +276,19 @@ OperandLayout auxLayout(llvm::StringRef key, const MatmulProblem &p) {
   return columnMajor(p.d.type, out, llvm::alignTo(out.m, 8));
 }
 
+/// Whether an aux matrix given as an epilog input has the forward epilog's layout `want`, or
+/// (unbatched) that layout with a larger column stride: a block of rows of a larger aux matrix
+/// (cuBLASLt's EPILOGUE_AUX_LD), as a distributed matmul's GEMMs read theirs. The kernel reads
+/// it through the strides given.
+bool auxInputFits(const OperandLayout &given, const OperandLayout &want) {
+  if (given.type != want.type || given.shape != want.shape)
+    return false;
+  if (given.strides == want.strides)
+    return true;
+  return want.strides.size() == 2 && given.strides.size() == 2 && given.strides[0] == 1 &&
+         given.strides[1] >= want.strides[1];
+}
+
 /// The layout of a reduction's result: a bias gradient has D's type and [batch...,] M values;
 /// the amax is one f32.
 OperandLayout reductionLayout(const EpilogOperand &reduction, const MatmulProblem &p) {
@@ -348,11 +361,11 @@ orderedBuiltinInputs(const MatmulProblem &problem, const EpilogSignature &signat
                                      input.key.str() + "'");
     if (input.kind == BroadcastKind::Bitmask || input.kind == BroadcastKind::Matrix) {
       OperandLayout want = auxLayout(input.key, problem);
-      if (given->layout.type != want.type || given->layout.shape != want.shape ||
-          given->layout.strides != want.strides)
+      if (!auxInputFits(given->layout, want))
         return llvm::createStringError(
             "epilog input '" + input.key.str() + "': expected " + layoutText(want) +
-            " (the layout the forward epilog writes), got " + layoutText(given->layout));
+            " (the layout the forward epilog writes; a column stride of at least " +
+            std::to_string(want.strides.back()) + "), got " + layoutText(given->layout));
     }
     ordered.push_back(*given);
   }

@@ -21,8 +21,8 @@ import ctypes
 
 from . import _capi
 from ._epilog import Epilog, element_type_name
-from ._matmul import (_RESULT_TYPES, MatmulEpilog, MatmulOptions, MepiError, TracedEpilogCall,
-                      _check, _on_device, _stream_handle, read_aux_outputs)
+from ._matmul import (_INPUT_FIELDS, _RESULT_TYPES, MatmulEpilog, MatmulOptions, MepiError,
+                      TracedEpilogCall, _check, _on_device, _stream_handle, read_aux_outputs)
 from ._operands import DeviceArray, to_package
 
 __all__ = ["initialize", "finalize", "get_context", "Slab", "BlockCyclic", "ProcessGrid",
@@ -228,9 +228,12 @@ class Matmul:
         return self._handle
 
     def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
-        """Plans the local GEMMs with `epilog` (a MatmulEpilog whose math allows distribution:
-        DEFAULT, BIAS, RELU(_BIAS), GELU(_BIAS), SIGMOID, TANH, SILU); "bias" holds this rank's
-        rows of D when D is split by rows, all of them otherwise. Or a @mepi.epilog function:
+        """Plans the local GEMMs with `epilog` (any MatmulEpilog; aux matrices not with a
+        replicated D); "bias" holds this rank's rows of D when D is split by rows, all of them
+        otherwise; "relu_aux" / "gelu_aux" (DRELU, DGELU and their _BGRAD forms) this rank's,
+        as the forward epilog returned it. Bias gradients ("drelu_bgrad", "dgelu_bgrad",
+        "bgrada": this rank's rows of D; "bgradb": its columns) are those of the global
+        product. Or a @mepi.epilog function:
         it sees this rank's D as a single GPU's (mepi.row() and mepi.col() index this rank's
         part; its inputs are this rank's rows, columns or block of D). Collective: an error in
         one rank's arguments raises on every rank."""
@@ -267,10 +270,11 @@ class Matmul:
             return call
         inputs, operands = _capi.EpilogInputs(), {}
         for key, tensor in epilog_inputs.items():
-            if key != "bias":
-                raise ValueError(f"epilog_inputs: unknown key {key!r}; expected 'bias'")
+            if key not in _INPUT_FIELDS:
+                raise ValueError(f"epilog_inputs: unknown key {key!r}; expected one of "
+                                 f"{sorted(_INPUT_FIELDS)}")
             operands[key] = _on_device(tensor, key)
-            inputs.bias = ctypes.pointer(operands[key].c_tensor())
+            setattr(inputs, _INPUT_FIELDS[key], ctypes.pointer(operands[key].c_tensor()))
         code = int(MatmulEpilog(epilog))
 
         def call():
@@ -296,7 +300,8 @@ class Matmul:
     def execute(self, stream=None):
         """Runs the whole product; returns this rank's part of D in the operands' package
         (mepi's memory, rewritten by the next execute), or (D, aux) for an epilog with aux
-        outputs ({"relu_aux": ...} or {"gelu_aux": ...}, this rank's part, as nvmath gives)."""
+        outputs ({"relu_aux": ...}, {"gelu_aux": ...} or a bias gradient such as
+        {"drelu_bgrad": ...}, this rank's part, as nvmath gives)."""
         error, result = _capi.Error(), _capi.Tensor()
         handle = self._live()
         _check(_capi.lib.mepiDistMatmulExecute(handle, _stream_handle(stream or self._stream),

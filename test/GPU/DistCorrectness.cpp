@@ -6,7 +6,7 @@
 // remainders, an epilog per algorithm; then errors for bad distributions, refusals on one
 // rank and differences between ranks before anything is launched, and finalize() with a plan
 // alive. Prints "N passed, M failed" (rank 0, all ranks).
-#include "GpuTestSupport.h"
+#include "DistBackwardCases.h"
 
 #include "mepi/DistributedMPI.h"
 
@@ -17,8 +17,9 @@ using namespace gputest;
 using mepi::dist::Distribution;
 using mepi::dist::Slab;
 
+using namespace disttest;
+
 namespace {
-const mepi::runtime::CudaDriver *driver = nullptr;
 
 struct Case {
   const char *name;
@@ -58,63 +59,6 @@ func.func @tp_epilog(%acc: f32, %bias: bf16, %row: index, %col: index) -> bf16 {
 
 double userEpilogReference(double x, double bias, int64_t row, int64_t col) {
   return std::tanh(x + bias) + 0.25 * double(row % 7 - col % 5);
-}
-
-/// A global matrix [rows, cols] of bf16 values in [-1, 1] from `seed` (the same on every rank).
-std::vector<uint16_t> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<uint16_t> out(rows * cols);
-  for (auto &v : out)
-    v = toBF16(u(gen));
-  return out;
-}
-
-/// The global index of local index `l` along stored dimension `dim` (0: rows, 1: columns) of
-/// a global `global` matrix under `dist` on `rank`.
-int64_t globalIndex(const Distribution &dist, int dim, int rank, int ranks,
-                    const std::vector<int64_t> &global, int64_t l) {
-  using K = Distribution::Kind;
-  if (dist.kind == K::BlockCyclic) {
-    int procs = dim == 0 ? dist.grid.rows : dist.grid.cols;
-    int coord = dim == 0 ? rank / dist.grid.cols : rank % dist.grid.cols;
-    int64_t block = dim == 0 ? dist.blockRows : dist.blockCols;
-    return (l / block * procs + coord) * block + l % block;
-  }
-  if ((dist.kind == K::SlabX && dim == 0) || (dist.kind == K::SlabY && dim == 1))
-    for (int q = 0; q < rank; ++q)
-      l += dist.shape(q, ranks, global)[dim];
-  return l;
-}
-
-/// Rank `rank`'s part of a stored global matrix under `dist`.
-std::vector<uint16_t> localPart(const std::vector<uint16_t> &global, int64_t rows, int64_t cols,
-                                const Distribution &dist, int rank, int ranks,
-                                std::vector<int64_t> &shape) {
-  shape = dist.shape(rank, ranks, {rows, cols});
-  std::vector<uint16_t> out(shape[0] * shape[1]);
-  for (int64_t i = 0; i < shape[0]; ++i)
-    for (int64_t j = 0; j < shape[1]; ++j)
-      out[i * shape[1] + j] = global[globalIndex(dist, 0, rank, ranks, {rows, cols}, i) * cols +
-                                     globalIndex(dist, 1, rank, ranks, {rows, cols}, j)];
-  return out;
-}
-
-CUdeviceptr upload(const std::vector<uint16_t> &host) {
-  CUdeviceptr p = 0;
-  cu(driver->cuMemAlloc(&p, std::max<size_t>(host.size() * 2, 2)), "cuMemAlloc");
-  if (!host.empty())
-    cu(driver->cuMemcpyHtoD(p, host.data(), host.size() * 2), "cuMemcpyHtoD");
-  return p;
-}
-
-mepi::Tensor tensor(CUdeviceptr p, int device, std::vector<int64_t> shape) {
-  mepi::Tensor t;
-  t.data = reinterpret_cast<void *>(p);
-  t.device = device;
-  t.dtype = mepi::DType::BFloat16;
-  t.shape = shape;
-  return t;
 }
 
 bool hasBias(mepi::Epilog e) {
@@ -502,6 +446,7 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     all ? ++passed : ++failed;
   }
+  runBackwardCases(rank, ranks, device, stream, passed, failed);
   // The error cases and the finalize case are written for 2 ranks or more; on one rank (no
   // machine with two GPUs at hand) only the cases above run: every schedule without exchanges,
   // its pieces, epilogs and user epilogs.
