@@ -234,12 +234,12 @@ run_dist() {
   # waiting for ever (a first Python run hung in ncclCommInitRank).
   # DIST_SKIP_TESTS / DIST_SKIP_BENCH / DIST_SKIP_PYBENCH leave parts out (one call's time).
   if [ -z "${DIST_SKIP_TESTS:-}" ]; then
-    time timeout 180 "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
+    time timeout 420 "${mpi[@]}" "$bundle/bin/mepi-dist-tests" 2>&1 | tee -a "$out/dist.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     LD_LIBRARY_PATH="$bundle/lib" timeout 90 "${mpi[@]}" -x LD_LIBRARY_PATH \
       "$bundle/bin/tensor_parallel_mlp" 2>&1 | tee -a "$out/dist.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-    PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" timeout 150 "${mpi[@]}" \
+    PYTHONPATH="$bundle/python" MEPI_LIBRARY="$bundle/lib/libmepi.so.0" timeout 240 "${mpi[@]}" \
       -x PYTHONPATH -x MEPI_LIBRARY python3 -m pytest -q -p no:cacheprovider \
       "$bundle/python/tests_dist" 2>&1 | tee -a "$out/dist.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -188,3 +188,49 @@ def test_relu_aux_bias_returns_this_ranks_mask():
         bits = bits.reshape(-1, pre.shape[1])[:rows]
         clear = pre.abs() > 0.5  # signs that rounding (bf16 partial sums of ~32) cannot flip
         assert torch.equal(bits.bool()[clear], (pre >= 0)[clear])
+
+
+def test_gelu_aux_then_dgelu_bgrad_gives_the_global_bias_gradient():
+    # A column-linear layer's forward (all-gather of X, GELU_AUX_BIAS) returns this rank's
+    # GELU input; the backward DGELU_BGRAD of an upstream gradient reads it, and the bias
+    # gradient is the sum over each row of this rank's D (its columns are all of F here).
+    T, H, F = 1024, 256, 512
+    x, w, up = randn(T, H, seed=26), randn(F, H, seed=27), randn(T, 384, seed=28)
+    bias = randn(T, seed=29)
+    dists = [md.Slab.X, md.Slab.Y, md.Slab.X]  # all-gather of B: D's rows split
+    with md.Matmul(part(x, md.Slab.X), part(w.T.contiguous(), md.Slab.Y),
+                   distributions=dists) as fwd:
+        fwd.plan(epilog=mepi.MatmulEpilog.GELU_AUX_BIAS,
+                 epilog_inputs={"bias": part(bias[:, None], md.Slab.X)[:, 0].contiguous()})
+        assert fwd.algorithm == "AllGatherB"
+        _, aux = fwd.execute()
+        gelu_in = aux["gelu_aux"]
+        pre = part(x.double() @ w.double().T + bias.double()[:, None], md.Slab.X)
+        rows = pre.shape[0]
+        check(gelu_in[:rows], pre)  # column-major [rows rounded up to 8, F]
+        # Backward: dZ = (up @ v) * gelu'(pre), with v [384, F] replicated in B's columns.
+        v = randn(384, F, seed=30)
+        with md.Matmul(part(up, md.Slab.X), part(v, md.Slab.Y), distributions=dists) as bwd:
+            bwd.plan(epilog=mepi.MatmulEpilog.DGELU_BGRAD, epilog_inputs={"gelu_aux": gelu_in})
+            dz, grads = bwd.execute()
+            c, a = 0.7978845608028654, 0.044715
+            z = gelu_in[:rows].double()
+            t = torch.tanh(c * (z + a * z ** 3))
+            deriv = 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * a * z * z)
+            want = part(up.double() @ v.double(), md.Slab.X) * deriv
+            check(dz, want)
+            check(grads["dgelu_bgrad"], want.sum(dim=1))
+
+
+def test_bgrada_of_a_reduce_scatter_sums_over_every_rank_k():
+    # A and B split along K: each rank's row sums of op(A) are partial; the all-reduce adds
+    # them, and each rank receives those of its rows of D.
+    T, H, F = 999, 320, 1024
+    y, w2 = randn(T, F, seed=31), randn(H, F, seed=32)
+    with md.Matmul(part(y, md.Slab.Y), part(w2, md.Slab.Y).T,
+                   distributions=[md.Slab.Y, md.Slab.X, md.Slab.X]) as mm:
+        mm.plan(epilog=mepi.MatmulEpilog.BGRADA)
+        assert mm.algorithm == "ReduceScatterRows"
+        z, grads = mm.execute()
+        check(z, part(y.double() @ w2.double().T, md.Slab.X))
+        check(grads["bgrada"], part(y.double().sum(dim=1, keepdim=True), md.Slab.X)[:, 0])
