@@ -206,7 +206,7 @@ std::vector<BackwardCase> backwardCases(int ranks) {
   };
   int P = ranks;
   // Remainders over 2 and 3 ranks; 1001 rows put a rank's rows inside a byte of the mask.
-  return {
+  std::vector<BackwardCase> cases = {
       {"allgather-a-drelu", Slab::X, Slab::X, Slab::Y, false, true, 1001, 704, 320, E::DRelu, 0, 0.5f},
       {"allgather-a-dgelu-bgrad-pieces", Slab::X, Slab::X, Slab::Y, false, true, 1024, 512, 256, E::DGeluBGrad, 2},
       {"allgather-a-bgradb", Slab::X, Slab::X, Slab::Y, false, true, 1001, 704, 320, E::BGradB},
@@ -227,6 +227,12 @@ std::vector<BackwardCase> backwardCases(int ranks) {
       {"summa-1xP-bgrada", bc(1, P, 128, 96), bc(1, P, 96, 64), bc(1, P, 128, 64), false, false, 1000, 700, 900, E::BGradA},
       {"summa-1xP-tn-bgradb", bc(1, P, 96, 128), bc(1, P, 96, 64), bc(1, P, 128, 64), true, false, 1000, 700, 900, E::BGradB},
   };
+  if (P == 4) { // a 2 x 2 grid
+    cases.push_back({"summa-2x2-dgelu", bc(2, 2, 128, 96), bc(2, 2, 96, 64), bc(2, 2, 128, 64), false, false, 1000, 700, 900, E::DGelu});
+    cases.push_back({"summa-2x2-bgrada", bc(2, 2, 128, 96), bc(2, 2, 96, 64), bc(2, 2, 128, 64), false, false, 1000, 700, 900, E::BGradA});
+    cases.push_back({"summa-2x2-bgradb", bc(2, 2, 128, 96), bc(2, 2, 96, 64), bc(2, 2, 128, 64), false, false, 1000, 700, 900, E::BGradB});
+  }
+  return cases;
 }
 } // namespace
 

@@ -402,6 +402,16 @@ std::vector<Case> distCases(int ranks) {
                    true, false, 1000, 700, 900, E::Default, 0, 1.0f, false, true});
   cases.push_back({"summa-Px1-tt-pieces", bc(P, 1, 64, 128), bc(P, 1, 32, 64), bc(P, 1, 128, 32),
                    true, true, 2600, 512, 640, E::Relu, 3, 0.5f});
+  // A 2 x 2 grid (4 ranks): op(A)'s rows gathered within each grid row, op(B)'s columns
+  // within each grid column.
+  if (P == 4) {
+    cases.push_back({"summa-2x2", bc(2, 2, 128, 96), bc(2, 2, 96, 64), bc(2, 2, 128, 64), false,
+                     false, 1000, 700, 900, E::GeluBias});
+    cases.push_back({"summa-2x2-tt-pieces", bc(2, 2, 64, 128), bc(2, 2, 32, 64),
+                     bc(2, 2, 128, 32), true, true, 2600, 512, 640, E::Relu, 3, 0.5f});
+    cases.push_back({"summa-2x2-user", bc(2, 2, 128, 96), bc(2, 2, 96, 64), bc(2, 2, 128, 64),
+                     false, false, 1000, 700, 900, E::Default, 0, 1.0f, false, true});
+  }
   // Aux outputs (the ReLU mask, the GELU input) of this rank's D, assembled from the final
   // GEMMs' (pieces at multiples of 128 rows; unaligned slabs gathered whole first).
   cases.push_back({"allgather-a-relu-aux-bias", Slab::X, Slab::X, Slab::Y, false, true, 1001, 704, 320, E::ReluAuxBias});

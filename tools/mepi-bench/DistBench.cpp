@@ -19,7 +19,7 @@ using namespace bench;
 namespace {
 struct DistShape {
   int64_t t, h, f;
-  const char *name;
+  std::string name;
 };
 
 void nccl(ncclResult_t r, const char *what) {
@@ -286,13 +286,20 @@ void measureCopies(int rank, int ranks, int device, CUstream stream, int iterati
     driver->cuMemFree(p);
 }
 /// Every shape and op `filters` select, timed and printed (rank 0) a row at a time.
+/// With `weak`, T grows with the ranks (T x ranks / 2: the 2-GPU shapes' tokens per GPU).
 std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, int ranks,
                             int device, cublasLtHandle_t lt, ncclComm_t comm, CUstream stream,
-                            int iterations) {
+                            int iterations, bool weak) {
   std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
                                    {16384, 4096, 14336, "16384x4096x14336"},
                                    {4096, 8192, 28672, "4096x8192x28672"},
                                    {128, 8192, 28672, "decode128x8192x28672"}};
+  if (weak && ranks > 2)
+    for (DistShape &s : shapes) {
+      s.t = s.t * ranks / 2;
+      s.name = (s.t <= 1024 ? "decode" : "") + std::to_string(s.t) + "x" + std::to_string(s.h) +
+               "x" + std::to_string(s.f);
+    }
   std::vector<Row> rows;
   if (rank == 0)
     std::printf("%-22s %-8s %-18s %9s %9s %6s %9s %9s %6s %6s\n", "T x H x F", "op",
@@ -300,7 +307,7 @@ std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, i
                 "vs-unf");
   for (const DistShape &s : shapes)
     for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar", "summa"}) {
-      if (!selectedLabel(filters, std::string(s.name) + " " + op))
+      if (!selectedLabel(filters, s.name + " " + op))
         continue;
       Row r = measure(s, op, rank, ranks, device, lt, comm, stream, iterations);
       if (rank == 0)
@@ -353,7 +360,7 @@ int bench::runDistBench(int argc, char **argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  bool quick = false, copies = false, cSource = false;
+  bool quick = false, copies = false, cSource = false, weak = false;
   std::string jsonPath, command = "mpirun -np " + std::to_string(ranks) + " " + argv[0];
   std::vector<std::string> filters;
   for (int i = 1; i < argc; ++i) {
@@ -365,6 +372,8 @@ int bench::runDistBench(int argc, char **argv) {
       copies = true;
     else if (arg == "--c-source")
       cSource = true;
+    else if (arg == "--weak")
+      weak = true;
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
@@ -410,7 +419,7 @@ int bench::runDistBench(int argc, char **argv) {
       return 0;
     }
     std::vector<Row> rows =
-        measureAll(filters, rank, ranks, device, lt, comm, stream, quick ? 5 : 20);
+        measureAll(filters, rank, ranks, device, lt, comm, stream, quick ? 5 : 20, weak);
     if (rank == 0 && !jsonPath.empty())
       writeDistJson(jsonPath, name, command, ranks, rows);
     ncclCommDestroy(comm);
