@@ -71,10 +71,29 @@ std::vector<double> timeAligned(const std::vector<std::function<void(int)>> &lau
   return ms;
 }
 
-/// SUMMA's blocks in the benchmark: A [T, H] dealt over a 1 x P grid in blocks of 1024
-/// columns of H (each rank holds every P-th block of K), B [H, F] and D [T, F] in blocks of
-/// 256 columns of F.
+/// SUMMA's blocks in the benchmark: A [T, H] dealt in blocks of 128 rows x 1024 columns of H,
+/// B [H, F] in blocks of 1024 x 256, D [T, F] in blocks of 128 x 256; "summa" on a 1 x P grid
+/// (each rank holds every P-th block of K), "summa-2d" on the squarest grid of R > 1 rows.
 constexpr int64_t kSummaKBlock = 1024, kSummaNBlock = 256, kSummaMBlock = 128;
+
+/// SUMMA's process grid for `op` over `ranks`: 1 x P, or R x C with R the largest divisor of
+/// P with R * R <= P.
+mepi::dist::ProcessGrid summaGrid(const std::string &op, int ranks) {
+  if (op != "summa-2d")
+    return {1, ranks};
+  int r = 1;
+  for (int d = 2; d * d <= ranks; ++d)
+    if (ranks % d == 0)
+      r = d;
+  return {r, ranks / r};
+}
+
+/// The communicators of the ranks in this rank's grid row and grid column (the unfused
+/// SUMMA-2D's all-gathers), split from the world's.
+struct GridComms {
+  mepi::dist::ProcessGrid grid;
+  ncclComm_t row = nullptr, col = nullptr;
+};
 
 /// The local GEMM of `op` on each rank: D [m, n] = A [m, k] x B (stored [n, k], or [k, n] for
 /// SUMMA, whose B is W's columns as stored).
@@ -87,8 +106,10 @@ LocalGemm localGemm(const DistShape &s, const std::string &op, int ranks) {
   int64_t fr = s.f / ranks;
   if (op == "ag+gemm")
     return {s.t, fr, s.h, false};
-  if (op == "summa")
-    return {s.t, fr, s.h, true};
+  if (op == "summa" || op == "summa-2d") {
+    mepi::dist::ProcessGrid g = summaGrid(op, ranks);
+    return {s.t / g.rows, s.f / g.cols, s.h, true};
+  }
   return {s.t, s.h, fr, false};
 }
 
@@ -102,9 +123,10 @@ std::vector<mepi::dist::Distribution> distributionsFor(const std::string &op, in
     return {Slab::Y, Slab::Y, Slab::X};
   if (op == "gemm+ar")
     return {Slab::Y, Slab::Y, Distribution::replicated()};
-  return {Distribution::blockCyclic({1, ranks}, kSummaMBlock, kSummaKBlock),
-          Distribution::blockCyclic({1, ranks}, kSummaKBlock, kSummaNBlock),
-          Distribution::blockCyclic({1, ranks}, kSummaMBlock, kSummaNBlock)};
+  mepi::dist::ProcessGrid g = summaGrid(op, ranks);
+  return {Distribution::blockCyclic(g, kSummaMBlock, kSummaKBlock),
+          Distribution::blockCyclic(g, kSummaKBlock, kSummaNBlock),
+          Distribution::blockCyclic(g, kSummaMBlock, kSummaNBlock)};
 }
 
 /// One operation: tensor-parallel column-linear (all-gather of the sequence-split input, then
@@ -113,11 +135,17 @@ std::vector<mepi::dist::Distribution> distributionsFor(const std::string &op, in
 /// gathered; unfused: NCCL's all-gather of the same bytes, then cuBLASLt, leaving out the
 /// reordering of K that the gathered blocks would need).
 Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int device,
-            cublasLtHandle_t lt, ncclComm_t comm, CUstream stream, int iterations) {
-  bool gather = op == "ag+gemm" || op == "summa";
+            cublasLtHandle_t lt, ncclComm_t comm, const GridComms &grid, CUstream stream,
+            int iterations) {
+  bool summa = op == "summa" || op == "summa-2d";
+  bool gather = op == "ag+gemm" || summa;
   int64_t tr = s.t / ranks;
   Row row{s.name, op, 0, 0, 0, 0, ""};
   auto [m, n, k, nMajorB] = localGemm(s, op, ranks);
+  // SUMMA: this rank's blocks of A sit at its grid column's place in the gathered rows of A
+  // (its grid row's), its blocks of B at its grid row's place in B's gathered columns.
+  mepi::dist::ProcessGrid g = summaGrid(op, ranks);
+  int64_t bPart = (k / g.rows) * n;
   // Operands of the local GEMM: A [m, k] (gathered X, or this rank's Y columns) and B.
   CUdeviceptr a = randomBuffer(m * k, true, 11 + rank), b = randomBuffer(n * k, true, 23 + rank);
   CUdeviceptr d = 0, out = 0;
@@ -127,10 +155,19 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   LtMatmul ltmm(lt, spec);
   auto cs = reinterpret_cast<cudaStream_t>(stream);
   // This rank's part of the exchanged A: rows of X (ag+gemm) or blocks of K (SUMMA).
-  int64_t part = op == "summa" ? m * (k / ranks) : tr * k;
+  int64_t part = summa ? m * (k / g.cols) : tr * k;
+  int at = summa ? rank % g.cols : rank;
   auto unfused = [&](int) {
-    if (gather) {
-      nccl(ncclAllGather(reinterpret_cast<void *>(a + rank * part * 2),
+    if (summa && g.rows > 1) { // gathers within the grid's rows (A) and columns (B)
+      nccl(ncclAllGather(reinterpret_cast<void *>(a + at * part * 2),
+                         reinterpret_cast<void *>(a), part, ncclBfloat16, grid.row, cs),
+           "ncclAllGather(grid row)");
+      nccl(ncclAllGather(reinterpret_cast<void *>(b + (rank / g.cols) * bPart * 2),
+                         reinterpret_cast<void *>(b), bPart, ncclBfloat16, grid.col, cs),
+           "ncclAllGather(grid column)");
+      ltmm.launch(a, b, d, stream);
+    } else if (gather) {
+      nccl(ncclAllGather(reinterpret_cast<void *>(a + at * part * 2),
                          reinterpret_cast<void *>(a), part, ncclBfloat16, comm, cs),
            "ncclAllGather");
       ltmm.launch(a, b, d, stream);
@@ -153,16 +190,19 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   std::vector<mepi::dist::Distribution> dists = distributionsFor(op, ranks);
   // The distributed A: X's rows of this rank (gather), its blocks of K (SUMMA), or the local
   // GEMM's A.
-  std::vector<int64_t> aShape = op == "summa" ? dists[0].shape(rank, ranks, {m, k})
-                                : gather      ? std::vector<int64_t>{tr, k}
-                                              : std::vector<int64_t>{m, k};
-  mepi::Tensor da = onDevice(gather ? a + rank * part * 2 : a, device, aShape);
+  std::vector<int64_t> aShape = summa    ? dists[0].shape(rank, ranks, {s.t, s.h})
+                                : gather ? std::vector<int64_t>{tr, k}
+                                         : std::vector<int64_t>{m, k};
+  mepi::Tensor da = onDevice(gather ? a + at * part * 2 : a, device, aShape);
+  mepi::Tensor dbDist = summa ? onDevice(b + (rank / g.cols) * bPart * 2, device,
+                                         dists[1].shape(rank, ranks, {s.h, s.f}))
+                              : onDevice(b, device, bShape);
   mepi::dist::Options options;
   if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
     options.pieces = std::atoi(pieces);
   if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
     options.remoteStores = std::atoi(remote) != 0;
-  mepi::dist::Matmul mm(da, onDevice(b, device, bShape), std::nullopt, dists, 1.0f,
+  mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
                         std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
   mm.plan();
   row.algorithm = mepi::dist::algorithmName(mm.algorithm());
@@ -288,8 +328,8 @@ void measureCopies(int rank, int ranks, int device, CUstream stream, int iterati
 /// Every shape and op `filters` select, timed and printed (rank 0) a row at a time.
 /// With `weak`, T grows with the ranks (T x ranks / 2: the 2-GPU shapes' tokens per GPU).
 std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, int ranks,
-                            int device, cublasLtHandle_t lt, ncclComm_t comm, CUstream stream,
-                            int iterations, bool weak) {
+                            int device, cublasLtHandle_t lt, ncclComm_t comm,
+                            const GridComms &grid, CUstream stream, int iterations, bool weak) {
   std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
                                    {16384, 4096, 14336, "16384x4096x14336"},
                                    {4096, 8192, 28672, "4096x8192x28672"},
@@ -306,10 +346,11 @@ std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, i
                 "algorithm", "lt-local", "unfused", "eff", "mepi-loc", "mepi", "eff",
                 "vs-unf");
   for (const DistShape &s : shapes)
-    for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar", "summa"}) {
-      if (!selectedLabel(filters, s.name + " " + op))
+    for (const char *op : {"ag+gemm", "gemm+rs", "gemm+ar", "summa", "summa-2d"}) {
+      if (!selectedLabel(filters, s.name + " " + op) ||
+          (std::string(op) == "summa-2d" && !grid.row))
         continue;
-      Row r = measure(s, op, rank, ranks, device, lt, comm, stream, iterations);
+      Row r = measure(s, op, rank, ranks, device, lt, comm, grid, stream, iterations);
       if (rank == 0)
         std::printf("%-22s %-8s %-18s %9.3f %9.3f %6.3f %9.3f %9.3f %6.3f %6.3f\n",
                     r.shape.c_str(), r.op.c_str(), r.algorithm.c_str(), r.ltLocal, r.unfused,
@@ -331,8 +372,10 @@ void writeDistJson(const std::string &path, const char *device, const std::strin
                   "bf16, tensor-parallel MLP: ag+gemm = X [T, H] rows split, W [F, H] rows "
                   "split (columns of D); gemm+rs / gemm+ar = Y [T, F] columns split, W2 "
                   "[H, F] columns split; summa = X [T, H], W [H, F] and D block-cyclic on "
-                  "a 1 x P grid (blocks of 1024 columns of H, 256 of F; its unfused time "
-                  "omits reordering the gathered blocks of K)",
+                  "a 1 x P grid (blocks of 128 rows of T, 1024 of H, 256 of F; its unfused "
+                  "time omits reordering the gathered blocks of K), summa-2d on the "
+                  "squarest grid R x C, R > 1 (unfused: all-gathers of A's blocks within "
+                  "grid rows and B's within grid columns, then cuBLASLt)",
                   "times in ms, median of CUDA events, slowest rank, each launch after a "
                   "one-value NCCL all-reduce that aligns the ranks' streams (not timed); "
                   "eff = local GEMM / "
@@ -418,8 +461,16 @@ int bench::runDistBench(int argc, char **argv) {
       MPI_Finalize();
       return 0;
     }
+    GridComms grid{summaGrid("summa-2d", ranks)};
+    if (grid.grid.rows > 1) { // a 2-D grid exists: SUMMA-2D's unfused gathers
+      nccl(ncclCommSplit(comm, rank / grid.grid.cols, rank, &grid.row, nullptr), "ncclCommSplit");
+      nccl(ncclCommSplit(comm, rank % grid.grid.cols, rank, &grid.col, nullptr), "ncclCommSplit");
+    }
     std::vector<Row> rows =
-        measureAll(filters, rank, ranks, device, lt, comm, stream, quick ? 5 : 20, weak);
+        measureAll(filters, rank, ranks, device, lt, comm, grid, stream, quick ? 5 : 20, weak);
+    for (ncclComm_t c : {grid.row, grid.col})
+      if (c)
+        ncclCommDestroy(c);
     if (rank == 0 && !jsonPath.empty())
       writeDistJson(jsonPath, name, command, ranks, rows);
     ncclCommDestroy(comm);
