@@ -133,8 +133,8 @@ TEST(DistPlan, AllGatherScheduleMultipliesOwnRowsFirst) {
   EXPECT_EQ(p->gemms[0].d.row, 334);
   EXPECT_EQ(p->gemms[0].d.rows, 333);
   EXPECT_EQ(p->gemms[1].a.buffer, Buffer::Gather);
-  EXPECT_EQ(p->gemms[1].a.row, 667); // rank 2's rows next
-  EXPECT_EQ(p->gemms[2].a.row, 0);
+  EXPECT_EQ(p->gemms[1].a.row, 0); // rank 0's rows next: rank 0 pushes to rank 1 first
+  EXPECT_EQ(p->gemms[2].a.row, 667);
   int rows = 0;
   for (const Gemm &g : p->gemms)
     rows += g.d.rows;

@@ -286,8 +286,11 @@ void Builder::allGatherA() {
            aRows(Buffer::Gather, pieces[j], p.k, gPitch), arrivalFlag(r, j), -1, asked);
   }
   View b = whole(Buffer::B, p.bLocal);
+  // The peers' rows in the order they arrive: rank r - i pushes to rank r as its i-th
+  // destination (taking rank r + i's first made every rank's first peer chunk its last
+  // arrival on 3 ranks or more).
   for (int i = 0; i < P; ++i) {
-    int src = (r + i) % P;
+    int src = (r + P - i) % P;
     auto pieces = rowPieces(p.chunks[src], p.pieces, p.tailRows);
     for (size_t j = 0; j < pieces.size(); ++j) {
       Gemm g;
