@@ -233,6 +233,18 @@ TEST(DistPlan, AllReduceEndsOnAShortPiece) {
   p = makePlan(q);
   ASSERT_TRUE(bool(p));
   EXPECT_TRUE(p->tailRows.empty());
+  // 4 ranks: each row goes to 3 peers; 8192 x 8192 x 28672's K of 7168 a rank leaves the
+  // copies as slow as the GEMMs: equal pieces. K 57344 (14336 a rank) keeps a tail:
+  // 2048 / (1 + 14336 / 2200 / 3) rows -> 768.
+  p = makePlan(request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
+                       {28672, 8192}));
+  ASSERT_TRUE(bool(p));
+  EXPECT_TRUE(p->tailRows.empty());
+  EXPECT_EQ(p->pieces, 2);
+  p = makePlan(request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 57344},
+                       {57344, 8192}));
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(p->tailRows, (std::vector<int64_t>{768}));
 }
 
 TEST(DistPlan, ReductionsRefuseC) {

@@ -458,18 +458,20 @@ void Builder::ring(bool rows, bool allReduce) {
 /// exchanged chunk is not multiplied on its own (one GEMM over all rows instead).
 constexpr int64_t kMemoryBoundRows = 256;
 
-/// AllReduce's last copy (a chunk's finished rows to every peer) follows the last GEMM: a
-/// chunk goes in two pieces, the last short, yet long enough that its GEMM hides the copy of
+/// AllReduce's last copies (a chunk's finished rows to every peer) follow the last GEMM: a
+/// chunk goes in two pieces, the last short, yet long enough that its GEMM hides the copies of
 /// the first. Copying a row of D to a peer takes 2 N bytes at ~345 GB/s, multiplying it 2 N K
-/// FLOP at ~750 TFLOP/s (2x H200, bench/NOTES.md): a row's GEMM lasts K / kRowCopyK times its
-/// copy, so the last piece needs rows / (1 + K / kRowCopyK) rows; at least kTailElements (8 MiB
-/// of bf16, about one wave of 128 x 256 tiles), in whole 256-row tiles. (Three pieces, the
-/// middle one's copy hidden by the last, measured no better: one more GEMM ending in a
-/// partial wave.) Empty where it cannot help: short chunks, or copies as slow as the GEMMs.
-static std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k) {
+/// FLOP at ~750 TFLOP/s (2x H200, bench/NOTES.md), and each row goes to `ranks` - 1 peers, one
+/// copy after another: a row's GEMM lasts K / kRowCopyK / (ranks - 1) times its copies, so the
+/// last piece needs rows / (1 + that) rows; at least kTailElements (8 MiB of bf16, about one
+/// wave of 128 x 256 tiles), in whole 256-row tiles. (Three pieces, the middle one's copy
+/// hidden by the last, measured no better: one more GEMM ending in a partial wave.) Empty
+/// where it cannot help: short chunks, or copies as slow as the GEMMs (4 ranks: equal pieces
+/// measured 0.665 / 0.803 against the tail's 0.558 / 0.783 on 16384 / 8192 rows).
+static std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks) {
   constexpr double kRowCopyK = 2200;
   constexpr int64_t kTailElements = 4 << 20, kTileRows = 256;
-  double hidden = static_cast<double>(k) / kRowCopyK;
+  double hidden = static_cast<double>(k) / kRowCopyK / std::max(ranks - 1, 1);
   auto tiles = [&](double r) {
     return (static_cast<int64_t>(std::ceil(r)) + kTileRows - 1) / kTileRows * kTileRows;
   };
@@ -522,7 +524,7 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
     int64_t shortest = maxChunk;
     for (const Range &c : p.chunks)
       shortest = std::min(shortest, c.size);
-    p.tailRows = allReduceTail(shortest, p.n, builder.kLocal);
+    p.tailRows = allReduceTail(shortest, p.n, builder.kLocal, q.ranks);
     if (!p.tailRows.empty())
       p.pieces = static_cast<int>(p.tailRows.size()) + 1;
   }
