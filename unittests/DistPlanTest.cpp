@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+
 using namespace mepi::dist;
 using namespace mepi::dist::plan;
 
@@ -236,15 +238,67 @@ TEST(DistPlan, AllReduceEndsOnAShortPiece) {
   // 4 ranks: each row goes to 3 peers; 8192 x 8192 x 28672's K of 7168 a rank leaves the
   // copies as slow as the GEMMs: equal pieces. K 57344 (14336 a rank) keeps a tail:
   // 2048 / (1 + 14336 / 2200 / 3) rows -> 768.
-  p = makePlan(request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
-                       {28672, 8192}));
+  q = request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
+              {28672, 8192});
+  q.bands = 1; // the tail rule alone
+  p = makePlan(q);
   ASSERT_TRUE(bool(p));
   EXPECT_TRUE(p->tailRows.empty());
   EXPECT_EQ(p->pieces, 2);
-  p = makePlan(request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 57344},
-                       {57344, 8192}));
+  q = request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 57344},
+              {57344, 8192});
+  q.bands = 1;
+  p = makePlan(q);
   ASSERT_TRUE(bool(p));
   EXPECT_EQ(p->tailRows, (std::vector<int64_t>{768}));
+}
+
+TEST(DistPlan, AllReduceOnMoreRanksRingsOverBandsInTurn) {
+  // 4 ranks, M = 8192: two bands of 4096 rows, each a ring over chunks of 1024; rank 1 ends
+  // each band on its own chunk (rows 1024 and 5120), copies it to every peer, and waits for
+  // the peers' rows only after the last band.
+  auto p = makePlan(request(4, 1, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
+                            {28672, 4096}));
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  EXPECT_EQ(p->bands, 2);
+  EXPECT_EQ(p->slots, 6);
+  EXPECT_EQ(p->slotElements, 1024 * 4096);
+  std::vector<Range> finals;
+  for (const Gemm &g : p->gemms)
+    if (g.final)
+      finals.push_back(g.dRows);
+  int64_t first = 0, second = 0;
+  for (const Range &r : finals)
+    (r.offset < 4096 ? first : second) += r.size;
+  EXPECT_EQ(first, 1024);
+  EXPECT_EQ(second, 1024);
+  EXPECT_EQ(finals.front().offset, 1024);
+  EXPECT_EQ(finals.back().offset + finals.back().size, 6144);
+  // Every wait for a peer's finished rows (flag slots P - 1 .. 2P - 2 of a band's 2P) comes
+  // after the last GEMM.
+  size_t lastGemm = 0, firstPeerWait = p->steps.size(), peerWaits = 0;
+  for (size_t i = 0; i < p->steps.size(); ++i) {
+    const Step &s = p->steps[i];
+    if (s.kind == Step::Kind::Gemm)
+      lastGemm = i;
+    if (s.kind == Step::Kind::WaitArrived && (s.flag - 4) / p->pieces % 8 >= 3) {
+      firstPeerWait = std::min(firstPeerWait, i);
+      ++peerWaits;
+    }
+  }
+  EXPECT_GT(firstPeerWait, lastGemm);
+  EXPECT_EQ(peerWaits, size_t(2 * 3 * p->pieces)); // 2 bands x 3 peers x pieces
+  // Flags and slots of the two bands are distinct.
+  std::set<int> flags;
+  for (const Step &s : p->steps)
+    if (s.kind == Step::Kind::Push && s.flag >= 0)
+      flags.insert(s.flag);
+  EXPECT_LT(*flags.rbegin(), p->flags);
+  // Two ranks keep one band (the short last piece hides the copy).
+  p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
+                       {28672, 4096}));
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(p->bands, 1);
 }
 
 TEST(DistPlan, ReductionsRefuseC) {

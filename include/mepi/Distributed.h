@@ -94,6 +94,10 @@ struct Options {
   /// How many pieces each rank's chunk of the exchanged matrix travels in (0: chosen by the
   /// planner). More pieces overlap more of the exchange, at smaller GEMMs.
   int pieces = 0;
+  /// All-reduce: how many bands of D's rows the ring runs over in turn, each band's copies of
+  /// finished rows to the peers under the next band's GEMMs (0: chosen by the planner; one on
+  /// two ranks, two on more).
+  int bands = 0;
   /// Reduce-scatter and all-reduce: the GEMMs of partial sums store them straight into the
   /// next rank's buffer over NVLink, instead of a copy engine copying them after each GEMM.
   bool remoteStores = false;

@@ -97,6 +97,7 @@ detail::Agreement detail::constructorWord(const Tensor &a, const Tensor &b, cons
       .fact("alpha's bits", bitsOf(alpha))
       .fact("beta's bits", beta ? bitsOf(*beta) : -1)
       .fact("options.pieces", options.pieces)
+      .fact("options.bands", options.bands)
       .fact("options.remoteStores", options.remoteStores);
   int64_t shapes[4] = {};
   for (int i = 0; i < 2; ++i) {

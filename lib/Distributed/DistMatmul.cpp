@@ -223,6 +223,7 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   q.transposeB = qualifiers.transposeB;
   q.hasC = c.has_value();
   q.pieces = options.pieces;
+  q.bands = options.bands;
   q.remoteStores = options.remoteStores;
   for (const Word &w : all) {
     int64_t shapes[4];

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mepi::dist;
 using namespace mepi::dist::plan;
@@ -222,7 +223,15 @@ struct Builder {
     s.kind = kind;
     return s;
   }
-  int arrivalFlag(int slot, int piece) const { return p.ranks + slot * p.pieces + piece; }
+  /// All-reduce's row bands (one ring each, in turn) and the one being built: each band has
+  /// its own flags and slots. Other schedules: one band, p.chunks.
+  std::vector<std::vector<Range>> bands;
+  int band = 0;
+  int arrivalFlag(int slot, int piece) const {
+    return p.ranks + (band * 2 * p.ranks + slot) * p.pieces + piece;
+  }
+  /// Where slot `t` of the band being built starts in Partial and Recv.
+  int64_t slotBase(int t) const { return (band * (p.ranks - 1) + t) * p.slotElements; }
   /// Rows `rows` (of M) of op(A), stored: [M, K] or [K, M] with pitch `pitch`.
   View aRows(Buffer buf, Range rows, int64_t k, int64_t pitch, int64_t rowBase = 0) const {
     return transA ? View{buf, 0, 0, rows.offset - rowBase, k, rows.size, pitch}
@@ -268,6 +277,8 @@ struct Builder {
   void gatherWhole(bool gatherA);
   void wholeGemm(bool gatheredA);
   void ring(bool rows, bool allReduce);
+  void ringSteps(bool rows, bool allReduce, const std::vector<Range> &chunks,
+                 std::vector<bool> &asked);
   void ncclReduction(bool allReduce);
   void ncclGatherA();
 };
@@ -377,16 +388,34 @@ void Builder::ncclReduction(bool allReduce) {
 }
 
 /// The reduce-scatter ring (rows: D's rows split; else columns), and for AllReduce the
-/// finished rows copied to every peer.
+/// finished rows copied to every peer, band after band: a band's copies to the peers run under
+/// the next band's GEMMs. The compute stream waits for the peers' rows at the end only.
 void Builder::ring(bool rows, bool allReduce) {
-  int r = p.rank, P = p.ranks, next = (r + 1) % P;
+  int r = p.rank, P = p.ranks;
   std::vector<bool> asked(P, false);
   p.steps.push_back(step(Step::Kind::Ready));
   p.steps.push_back(step(Step::Kind::Fork));
+  for (band = 0; band < (int)bands.size(); ++band)
+    ringSteps(rows, allReduce, bands[band], asked);
+  if (allReduce)
+    for (band = 0; band < (int)bands.size(); ++band)
+      for (int i = 1; i < P; ++i) {
+        int src = (r + i) % P;
+        auto pieces = rowPieces(bands[band][src], p.pieces, p.tailRows);
+        for (size_t j = 0; j < pieces.size(); ++j)
+          waitArrived(arrivalFlag(P - 1 + src, j));
+      }
+  p.steps.push_back(step(Step::Kind::Join));
+}
+
+/// One band's ring over its `chunks` of rows (of columns: ReduceScatterCols).
+void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chunks,
+                        std::vector<bool> &asked) {
+  int r = p.rank, P = p.ranks, next = (r + 1) % P;
   View aAll = whole(Buffer::A, p.aLocal), bAll = whole(Buffer::B, p.bLocal);
   for (int t = 0; t < P; ++t) {
     int c = (r + P - 1 - t) % P;
-    Range chunk = p.chunks[c];
+    Range chunk = chunks[c];
     // Row pieces of the chunk's output block: D's rows within the chunk, or all M.
     auto pieces = rowPieces(rows ? chunk : Range{0, p.m}, p.pieces, p.tailRows);
     int64_t width = rows ? p.n : chunk.size;
@@ -402,7 +431,7 @@ void Builder::ring(bool rows, bool allReduce) {
         waitArrived(arrivalFlag(t - 1, j));
         View in = slot;
         in.buffer = Buffer::Recv;
-        in.base = (t - 1) * p.slotElements;
+        in.base = slotBase(t - 1);
         g.c = in;
         g.beta = 1.0f;
       }
@@ -414,7 +443,7 @@ void Builder::ring(bool rows, bool allReduce) {
         }
         g.d = slot;
         g.d.buffer = Buffer::Recv;
-        g.d.base = t * p.slotElements;
+        g.d.base = slotBase(t);
         g.d.rank = next;
         addGemm(g);
         Step s = step(Step::Kind::Signal);
@@ -425,7 +454,7 @@ void Builder::ring(bool rows, bool allReduce) {
       }
       if (t + 1 < P) {
         g.d = slot;
-        g.d.base = t * p.slotElements;
+        g.d.base = slotBase(t);
         int id = addGemm(g);
         View to = g.d;
         to.buffer = Buffer::Recv;
@@ -443,14 +472,6 @@ void Builder::ring(bool rows, bool allReduce) {
           push((r + i) % P, g.d, g.d, arrivalFlag(P - 1 + r, j), id, asked);
     }
   }
-  if (allReduce)
-    for (int i = 1; i < P; ++i) {
-      int src = (r + i) % P;
-      auto pieces = rowPieces(p.chunks[src], p.pieces, p.tailRows);
-      for (size_t j = 0; j < pieces.size(); ++j)
-        waitArrived(arrivalFlag(P - 1 + src, j));
-    }
-  p.steps.push_back(step(Step::Kind::Join));
 }
 } // namespace
 
@@ -480,6 +501,51 @@ static std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k, in
   if (hidden < 1.5 || rows - last < last)
     return {};
   return {last};
+}
+
+/// `extent` split into slabs over `ranks` (slabRange's).
+static std::vector<Range> slabsOf(int64_t extent, int ranks) {
+  std::vector<Range> out;
+  for (int r = 0; r < ranks; ++r)
+    out.push_back(slabRange(extent, ranks, r));
+  return out;
+}
+
+/// All-reduce's chunks of D's rows (which D's replication leaves to the planner) where the
+/// epilog's GEMMs must start at multiples of 128 rows: slabs with their starts rounded up.
+static std::vector<Range> alignedSlabs(int64_t extent, int ranks) {
+  std::vector<int64_t> starts;
+  for (int r = 0; r < ranks; ++r)
+    starts.push_back(std::min<int64_t>(
+        extent, static_cast<int64_t>(llvm::alignTo(slabRange(extent, ranks, r).offset, 128))));
+  starts.push_back(extent);
+  std::vector<Range> out;
+  for (int r = 0; r < ranks; ++r)
+    out.push_back({starts[r], starts[r + 1] - starts[r]});
+  return out;
+}
+
+/// All-reduce's row bands, each cut into the ranks' chunks as p.chunks cuts all of M: each
+/// band's all-gather (its finished rows copied to every peer) runs under the next band's
+/// GEMMs, so that only the last band's is exposed. Two ranks copy each row to one peer, which
+/// the last band's short piece hides (allReduceTail): one band. More ranks copy each row
+/// P - 1 times, as long as the last ring step's GEMM: two bands, where their chunks keep
+/// kMemoryBoundRows rows (bench/NOTES.md, Four GPUs).
+static std::vector<std::vector<Range>> allReduceBands(const DistPlan &p, const Request &q) {
+  int count = q.bands > 0 ? q.bands : q.ranks > 2 ? 2 : 1;
+  while (count > 1 && p.m / (count * q.ranks) < kMemoryBoundRows)
+    --count;
+  if (count == 1)
+    return {p.chunks};
+  std::vector<std::vector<Range>> out;
+  for (const Range &band : alignedSlabs(p.m, count)) {
+    std::vector<Range> chunks = q.alignedFinalRows ? alignedSlabs(band.size, q.ranks)
+                                                   : slabsOf(band.size, q.ranks);
+    for (Range &c : chunks)
+      c.offset += band.offset;
+    out.push_back(chunks);
+  }
+  return out;
 }
 
 /// The schedule of p.algorithm: pieces, slots and steps.
@@ -515,36 +581,28 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
     p.dSymmetric = false;
     return builder.ncclReduction(allReduce);
   }
+  builder.bands = allReduce ? allReduceBands(p, q) : std::vector<std::vector<Range>>{p.chunks};
+  p.bands = static_cast<int>(builder.bands.size());
+  maxChunk = 0;
+  int64_t shortest = std::numeric_limits<int64_t>::max();
+  for (const std::vector<Range> &band : builder.bands)
+    for (const Range &c : band) {
+      maxChunk = std::max(maxChunk, c.size);
+      shortest = std::min(shortest, c.size);
+    }
   // Two pieces per chunk where both stay compute-bound: the second's GEMM hides the first's
   // copy, and the last copy is half a chunk (measured on 2x H200: 1, 3, 6, 8 pieces did worse,
   // bench/NOTES.md).
   int64_t pieceRows = rows ? maxChunk : p.m;
   p.pieces = q.pieces > 0 ? q.pieces : pieceRows >= 4 * kMemoryBoundRows ? 2 : 1;
   if (allReduce && q.pieces <= 0) {
-    int64_t shortest = maxChunk;
-    for (const Range &c : p.chunks)
-      shortest = std::min(shortest, c.size);
     p.tailRows = allReduceTail(shortest, p.n, builder.kLocal, q.ranks);
     if (!p.tailRows.empty())
       p.pieces = static_cast<int>(p.tailRows.size()) + 1;
   }
-  p.slots = std::max(q.ranks - 1, 0);
+  p.slots = p.bands * std::max(q.ranks - 1, 0);
   p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
   builder.ring(rows, allReduce);
-}
-
-/// All-reduce's chunks of D's rows (which D's replication leaves to the planner) where the
-/// epilog's GEMMs must start at multiples of 128 rows: slabs with their starts rounded up.
-static std::vector<Range> alignedSlabs(int64_t extent, int ranks) {
-  std::vector<int64_t> starts;
-  for (int r = 0; r < ranks; ++r)
-    starts.push_back(std::min<int64_t>(
-        extent, static_cast<int64_t>(llvm::alignTo(slabRange(extent, ranks, r).offset, 128))));
-  starts.push_back(extent);
-  std::vector<Range> out;
-  for (int r = 0; r < ranks; ++r)
-    out.push_back({starts[r], starts[r + 1] - starts[r]});
-  return out;
 }
 
 /// Where this rank's D lies among the rows of op(A) and the columns of op(B), the index
@@ -683,6 +741,6 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
     return std::move(e);
   placeD(p, q);
   schedule(p, q, builder);
-  p.flags = p.ranks + 2 * p.ranks * p.pieces;
+  p.flags = p.ranks + 2 * p.ranks * p.pieces * p.bands;
   return p;
 }

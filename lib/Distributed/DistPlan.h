@@ -62,6 +62,7 @@ struct Request {
   bool transposeA = false, transposeB = false;
   bool hasC = false;
   int pieces = 0; // 0: chosen
+  int bands = 0;  // all-reduce: rings over this many bands of D's rows in turn (0: chosen)
   /// The ring's partial sums stored by their GEMMs straight into the next rank's Recv (over
   /// NVLink) instead of copied there after the GEMM.
   bool remoteStores = false;
@@ -144,6 +145,9 @@ struct DistPlan {
   Algorithm algorithm = Algorithm::AllGatherA;
   int64_t m = 0, n = 0, k = 0;
   int ranks = 1, rank = 0, pieces = 1;
+  /// All-reduce: bands of D's rows, one ring each in turn (a band's copies to the peers run
+  /// under the next band's GEMMs); each band has its own slots and flags. Else 1.
+  int bands = 1;
   /// The rows of each chunk's last pieces, the first piece taking the rest (AllReduce: a
   /// short last copy); empty: equal pieces.
   std::vector<int64_t> tailRows;

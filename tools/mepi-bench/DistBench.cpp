@@ -200,6 +200,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   mepi::dist::Options options;
   if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
     options.pieces = std::atoi(pieces);
+  if (const char *bands = std::getenv("MEPI_DIST_BANDS"))
+    options.bands = std::atoi(bands);
   if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
     options.remoteStores = std::atoi(remote) != 0;
   mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
