@@ -296,6 +296,18 @@ TEST(DistPlan, AllReduceRingsOverBandsInTurn) {
     if (s.kind == Step::Kind::Push && s.flag >= 0)
       flags.insert(s.flag);
   EXPECT_LT(*flags.rbegin(), p->flags);
+  // The finished rows' copies go on the second copy stream (after its own wait for each
+  // peer's ready), the ring's partial sums on the first.
+  int secondPushes = 0, secondWaits = 0;
+  for (const Step &s : p->steps) {
+    if (s.kind == Step::Kind::Push)
+      secondPushes += s.lane == 1;
+    if (s.kind == Step::Kind::WaitReady)
+      secondWaits += s.lane == 1;
+  }
+  EXPECT_EQ(secondPushes, 2 * 3 * p->pieces); // 2 bands x 3 peers x pieces
+  EXPECT_EQ(secondWaits, 3);
+  EXPECT_NE(p->str().find("copy 2: after gemm"), std::string::npos);
   // Unasked: one band.
   q.bands = 0;
   p = makePlan(q);

@@ -29,7 +29,7 @@ struct Matmul::State : detail::Member {
   CUdeviceptr partial = 0, d = 0;
   std::vector<mepi::Matmul> gemms;
   std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
-  CUstream copy = nullptr;
+  CUstream copy = nullptr, copy2 = nullptr; // copy streams: Step::lane 0 and 1
   CUevent fork = nullptr, join = nullptr;
   /// Flags hold the epoch of the execute that raised them. 32 bits suffice: the stream wait
   /// compares cyclically ((int32_t)(*flag - epoch) >= 0, cuda.h), so the count may wrap while

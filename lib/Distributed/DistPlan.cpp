@@ -155,9 +155,11 @@ std::string DistPlan::stepStr(size_t index) const {
   switch (s.kind) {
   case Step::Kind::Ready: os << "compute: ready (peers may write our buffers)"; break;
   case Step::Kind::Fork: os << "copy: fork (after compute)"; break;
-  case Step::Kind::WaitReady: os << "copy: wait ready of rank " << s.peer; break;
+  case Step::Kind::WaitReady:
+    os << (s.lane ? "copy 2" : "copy") << ": wait ready of rank " << s.peer;
+    break;
   case Step::Kind::Push:
-    os << "copy: ";
+    os << (s.lane ? "copy 2: " : "copy: ");
     if (s.gemm >= 0)
       os << "after gemm " << s.gemm << ", ";
     os << "push ";
@@ -252,12 +254,18 @@ struct Builder {
     p.steps.push_back(s);
     return s.gemm;
   }
-  void push(int peer, View from, View to, int flag, int afterGemm, std::vector<bool> &asked) {
-    if (!asked[peer]) {
+  /// A copy into `peer`'s buffer on copy stream `lane`, after that stream waited (once) for
+  /// the peer's ready; `asked` says for which (lane, peer) it did: lane * ranks + peer.
+  void push(int peer, View from, View to, int flag, int afterGemm, std::vector<bool> &asked,
+            int lane = 0) {
+    if (asked.size() < size_t(2 * p.ranks))
+      asked.resize(2 * p.ranks, false);
+    if (!asked[lane * p.ranks + peer]) {
       Step w = step(Step::Kind::WaitReady);
       w.peer = peer;
+      w.lane = lane;
       p.steps.push_back(w);
-      asked[peer] = true;
+      asked[lane * p.ranks + peer] = true;
     }
     Step s = step(Step::Kind::Push);
     s.peer = peer;
@@ -265,6 +273,7 @@ struct Builder {
     s.to = to;
     s.flag = flag;
     s.gemm = afterGemm;
+    s.lane = lane;
     p.steps.push_back(s);
   }
   void waitArrived(int flag) {
@@ -467,9 +476,12 @@ void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chu
                  width, p.dLocal[1]};
       g.dRows = {dRow, pieces[j].size};
       int id = addGemm(g);
+      // With bands, the next band's ring waits for its partial sums: the finished rows go on
+      // the second copy stream, not ahead of them.
       if (allReduce)
         for (int i = 1; i < P; ++i)
-          push((r + i) % P, g.d, g.d, arrivalFlag(P - 1 + r, j), id, asked);
+          push((r + i) % P, g.d, g.d, arrivalFlag(P - 1 + r, j), id, asked,
+               bands.size() > 1 ? 1 : 0);
     }
   }
 }

@@ -60,7 +60,7 @@ void addStep(OpBuilder &b, Location loc, const plan::DistPlan &p, const plan::St
   using K = plan::Step::Kind;
   bool copy = s.kind == K::Fork || s.kind == K::WaitReady || s.kind == K::Push;
   auto step = DistStepOp::create(b, loc, b.getStringAttr(kindName(s.kind)),
-                                   b.getStringAttr(copy ? "copy" : "compute"), IntegerAttr(),
+                                   b.getStringAttr(!copy ? "compute" : s.lane ? "copy2" : "copy"), IntegerAttr(),
                                    IntegerAttr(), IntegerAttr(), StringAttr(), StringAttr(),
                                    StringAttr(), StringAttr(), StringAttr(), StringAttr(),
                                    UnitAttr());
