@@ -541,9 +541,8 @@ static std::vector<Range> alignedSlabs(int64_t extent, int ranks) {
 /// band's all-gather (its finished rows copied to every peer) runs under the next band's
 /// GEMMs, so that only the last band's is exposed; where the chunks keep kMemoryBoundRows
 /// rows. One band unless asked: on 4 H200s two bands measured 0.80 / 0.59 / 0.59 against one
-/// band's 0.76 / 0.66 / 0.77 (8192 / 16384 / 4096 rows; three bands 0.46-0.56): one copy
-/// stream carries both the next band's partial sums, which its ring waits for, and this
-/// band's all-gather copies queued before them (bench/NOTES.md, Four GPUs).
+/// band's 0.76 / 0.66 / 0.77 (8192 / 16384 / 4096 rows; three bands 0.46-0.56), also with the
+/// all-gather copies on a second copy stream; why is open (bench/NOTES.md, Four GPUs).
 static std::vector<std::vector<Range>> allReduceBands(const DistPlan &p, const Request &q) {
   int count = q.bands > 0 ? q.bands : 1;
   while (count > 1 && p.m / (count * q.ranks) < kMemoryBoundRows)
