@@ -80,6 +80,15 @@ TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
   // The grid: one block per unit at most, per multiprocessor (or cluster).
   EXPECT_EQ(batched.gridBlocks(132, 66), 132);
   EXPECT_EQ(Sm90Spec(problem(100, 100, 64), wgmma(128, 256, 4), target).gridBlocks(132, 66), 1);
+  // Stream-K: a walker per 16 of the units' k-steps, so that fewer units than SMs still
+  // spread: 1000 x 1000 x 8000 in 32 units of 125 k-steps offers 250 walkers (132 launched);
+  // with K = 1000 (16 k-steps) one per unit.
+  Sm90Spec longK(problem(1000, 1000, 8000), wgmma(128, 256, 4).withStreamk(true), target);
+  EXPECT_EQ(longK.walkers(), 250);
+  EXPECT_EQ(longK.gridBlocks(132, 66), 132);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), wgmma(128, 256, 4).withStreamk(true), target)
+                .walkers(),
+            32);
 }
 
 TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {

@@ -32,8 +32,8 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;       ///< dynamic shared memory per block
   /// The grid covers the tiles with at most one block per multiprocessor; each block loops.
   bool persistent = false;
-  /// Persistent kernels: the work units the grid walks (Sm90Spec::workUnits, a cluster's
-  /// blocks sharing one), which cap the grid.
+  /// Persistent kernels: the walkers the grid may use (Sm90Spec::walkers: its work units, or
+  /// stream-K's ranges; a cluster's blocks sharing one), which cap the grid.
   int64_t workUnits = 0;
   /// Blocks per cluster (the kernel's own cluster shape, along x): each takes one of the
   /// cluster's vertically adjacent tiles.

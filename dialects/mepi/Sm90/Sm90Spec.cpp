@@ -60,8 +60,15 @@ int64_t Sm90Spec::unitsPerBatch() const {
          config.getScheduler().getSplits();
 }
 
-int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
+int64_t Sm90Spec::walkers() const {
   int64_t units = workUnits();
+  if (!config.getScheduler().isStreamK())
+    return units;
+  return std::max(units, units * kSteps() / kMinStreamKSteps);
+}
+
+int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
+  int64_t units = walkers();
   if (config.getMainloop().getCluster() > 1)
     return std::min(units, clusters) * config.getMainloop().getCluster();
   return std::min(units, multiprocessors);

@@ -156,8 +156,12 @@ public:
   int64_t unitsPerBatch() const;
   /// Work units of the grid: those of every batch element, batch element by batch element.
   int64_t workUnits() const { return p.batch * unitsPerBatch(); }
+  /// Walkers (blocks, or clusters) a persistent grid can use: one per work unit, or under
+  /// stream-K one per kMinStreamKSteps of all the units' k-steps, so that fewer units than
+  /// multiprocessors still spread over all of them.
+  int64_t walkers() const;
   /// Blocks a persistent grid launches on `multiprocessors` SMs (or `clusters` clusters): one
-  /// per work unit at most.
+  /// per walker at most.
   int64_t gridBlocks(int64_t multiprocessors, int64_t clusters) const;
   /// Stream-K keeps a counter and two records per walker block, for the target's
   /// multiprocessors; walkers beyond them stay idle.

@@ -50,8 +50,9 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   int64_t unitCount = spec.workUnits();
   Value kSteps = e.i32(spec.kSteps());
   s.walker = emitWalker(e);
-  s.grid = e.min(e.min(emitWalkers(e), e.i32(spec.streamKMaxBlocks() / cluster())),
-                 e.i32(unitCount));
+  // The grid may hold more walkers than units (Sm90Spec::walkers): then no walker has whole
+  // units and all the k-steps are shared.
+  s.grid = e.min(emitWalkers(e), e.i32(spec.streamKMaxBlocks() / cluster()));
   // Every walker's whole units, then the last wave's k-steps cut into ranges of at least
   // kMinStreamKSteps: fewer walkers share them where they are few.
   s.wholeUnits = emitDivRem(e, e.i32(unitCount), s.grid).first;

@@ -159,12 +159,12 @@ public:
   }
 
   LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {
-    // Persistent: at most one block per work unit; the runtime caps the grid at the number of
-    // multiprocessors.
+    // Persistent: at most one block per walker (a work unit, or stream-K's ranges); the runtime
+    // caps the grid at the number of multiprocessors.
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     LaunchGeometry geometry;
-    geometry.grid = {index(spec(op).workUnits() * cluster()), index(1), index(1)};
+    geometry.grid = {index(spec(op).walkers() * cluster()), index(1), index(1)};
     geometry.block = {index(threads()), index(1), index(1)};
     return geometry;
   }
