@@ -416,4 +416,32 @@ TEST(DistPlan, AuxOutputsNeedFinalGemmsOnWholeBytesOfTheMask) {
   EXPECT_EQ(p->gemms.size(), 2u);
   for (const Gemm &g : p->gemms)
     EXPECT_EQ(g.dRows.offset % 128, 0);
+  // All-reduce of 8100 rows with a long K: the short last piece (from the chunk's end) would
+  // start at row 7076, inside a byte of the mask; with aux matrices both ranks' chunks start
+  // at multiples of 128 and so does every final GEMM (equal pieces where a chunk is not whole
+  // 128-row tiles). Without them the tail stays.
+  for (int rank : {0, 1}) {
+    q = request(2, rank, Slab::Y, Slab::X, Distribution::replicated(), {8100, 16384},
+                {16384, 4096});
+    q.identityEpilog = false;
+    q.alignedFinalRows = true;
+    p = makePlan(q);
+    ASSERT_TRUE(bool(p)) << message(p.takeError());
+    EXPECT_TRUE(p->tailRows.empty());
+    for (const Gemm &g : p->gemms)
+      EXPECT_EQ(g.dRows.offset % 128, 0) << "rank " << rank << ": " << p->str();
+    q.alignedFinalRows = false;
+    p = makePlan(q);
+    ASSERT_TRUE(bool(p)) << message(p.takeError());
+    EXPECT_FALSE(p->tailRows.empty());
+  }
+  // 300 rows on 4 ranks cut at multiples of 128 leave rank 2 none: refused by name.
+  q = request(4, 0, Slab::Y, Slab::X, Distribution::replicated(), {300, 512}, {512, 256});
+  q.identityEpilog = false;
+  q.alignedFinalRows = true;
+  p = makePlan(q);
+  ASSERT_FALSE(bool(p));
+  EXPECT_EQ(message(p.takeError()),
+            "AllReduce with an epilog that reads or writes aux matrices cuts D's rows at "
+            "multiples of 128: M = 300 leaves rank 2 none (at least 385 rows on 4 ranks)");
 }

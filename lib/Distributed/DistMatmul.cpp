@@ -385,6 +385,12 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
                       "yet",
                   Status::NotSupported);
     checkInputs(inputs, s.plan, epilog, s.dType, "plan");
+    // Refused before the old plan is released (the same algorithm is planned again).
+    llvm::Expected<plan::GradientPlan> sums =
+        plan::planGradient(s.plan, s.request, plan::gradientSumOf(epilog));
+    if (!sums)
+      throw Error("mepi::dist::Matmul: " + llvm::toString(sums.takeError()),
+                  Status::NotSupported);
   });
   s.planAgreed(say, epilog, inputs, std::nullopt);
 }

@@ -607,7 +607,13 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
   // bench/NOTES.md).
   int64_t pieceRows = rows ? maxChunk : p.m;
   p.pieces = q.pieces > 0 ? q.pieces : pieceRows >= 4 * kMemoryBoundRows ? 2 : 1;
-  if (allReduce && q.pieces <= 0) {
+  // The short last piece starts at its chunk's end less its rows: a multiple of 128 only
+  // where the chunks are, which GEMMs reading or writing aux matrices need.
+  bool wholeChunks = true;
+  for (const std::vector<Range> &band : builder.bands)
+    for (const Range &c : band)
+      wholeChunks &= c.size % 128 == 0;
+  if (allReduce && q.pieces <= 0 && (wholeChunks || !q.alignedFinalRows)) {
     p.tailRows = allReduceTail(shortest, p.n, builder.kLocal, q.ranks);
     if (!p.tailRows.empty())
       p.pieces = static_cast<int>(p.tailRows.size()) + 1;
@@ -674,6 +680,12 @@ static llvm::Error selectAlgorithm(DistPlan &p, const Request &q, Axis aAxis, Ax
   } else if (reduce) {
     p.algorithm = Algorithm::AllReduce;
     p.chunks = q.alignedFinalRows ? alignedSlabs(p.m, q.ranks) : slabs(p.m);
+    auto empty = llvm::find_if(p.chunks, [](const Range &c) { return c.size == 0; });
+    if (empty != p.chunks.end())
+      return unsupportedError(llvm::formatv(
+          "AllReduce with an epilog that reads or writes aux matrices cuts D's rows at "
+          "multiples of 128: M = {0} leaves rank {1} none (at least {2} rows on {3} ranks)",
+          p.m, empty - p.chunks.begin(), 128 * (q.ranks - 1) + 1, q.ranks));
     p.dLocal = {p.m, p.n};
     p.dSymmetric = true;
   } else {
