@@ -22,6 +22,7 @@ std::vector<std::vector<int64_t>> shapes(const Distribution &dist, int ranks, in
 Request request(int ranks, int rank, Distribution a, Distribution b, Distribution d,
                 std::vector<int64_t> aGlobal, std::vector<int64_t> bGlobal) {
   Request q;
+  q.dElementBytes = 2;
   q.ranks = ranks;
   q.rank = rank;
   q.aShapes = shapes(a, ranks, aGlobal[0], aGlobal[1]);
@@ -185,8 +186,10 @@ TEST(DistPlan, ReduceScatterColumnsWritesWholeRowsOfItsColumns) {
 }
 
 TEST(DistPlan, AllReduceCopiesFinishedRowsToEveryPeer) {
-  auto p = makePlan(request(3, 2, Slab::Y, Slab::X, Distribution::replicated(), {900, 300},
-                            {300, 128}));
+  Request q = request(3, 2, Slab::Y, Slab::X, Distribution::replicated(), {900, 300},
+                      {300, 128});
+  q.mirroredPieces = 0; // copies after the GEMMs
+  auto p = makePlan(q);
   ASSERT_TRUE(bool(p)) << message(p.takeError());
   EXPECT_EQ(p->algorithm, Algorithm::AllReduce);
   EXPECT_TRUE(p->dSymmetric);
@@ -198,6 +201,80 @@ TEST(DistPlan, AllReduceCopiesFinishedRowsToEveryPeer) {
     if (s.kind == Step::Kind::WaitArrived || s.kind == Step::Kind::Push) {
       EXPECT_LT(s.flag, p->flags);
     }
+}
+
+TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
+  // 16384 x 4096 x 14336 over 2 ranks: final GEMMs of 6144 and 2048 rows. By default the last
+  // stores its rows into the peer's D itself (after the peer's ready), then raises the flag the
+  // peer waits for; the first is copied after its GEMM.
+  Request q = request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {16384, 14336},
+                      {14336, 4096});
+  auto p = makePlan(q);
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  EXPECT_EQ(p->mirroredPieces, 1);
+  std::vector<const Gemm *> finals;
+  for (const Gemm &g : p->gemms)
+    if (g.final)
+      finals.push_back(&g);
+  ASSERT_EQ(finals.size(), 2u);
+  EXPECT_TRUE(finals[0]->mirrors.empty());
+  ASSERT_EQ(finals[1]->mirrors.size(), 1u);
+  View there = finals[1]->mirrors[0];
+  EXPECT_EQ(there.rank, 1);
+  EXPECT_EQ(there.buffer, Buffer::D);
+  EXPECT_EQ(there.str(), "rank 1 " + finals[1]->d.str());
+  // Ring: 2 pushes; finished rows: 1 push (the first piece) and 1 signal (the mirrored one).
+  EXPECT_EQ(count(*p, Step::Kind::Push), 3);
+  EXPECT_EQ(count(*p, Step::Kind::Signal), 1);
+  EXPECT_EQ(count(*p, Step::Kind::ComputeWaitReady), 1);
+  // wait ready, the mirrored GEMM, then its signal, in that order; and the flag is the one
+  // the peer waits for its rows' last piece (the peer's view of it: slot P - 1 + rank 0).
+  size_t wait = 0, gemm = 0, signal = 0;
+  for (size_t i = 0; i < p->steps.size(); ++i) {
+    const Step &s = p->steps[i];
+    if (s.kind == Step::Kind::ComputeWaitReady)
+      wait = i;
+    if (s.kind == Step::Kind::Gemm && &p->gemms[s.gemm] == finals[1])
+      gemm = i;
+    if (s.kind == Step::Kind::Signal) {
+      signal = i;
+      EXPECT_EQ(s.peer, 1);
+    }
+  }
+  EXPECT_LT(wait, gemm);
+  EXPECT_EQ(signal, gemm + 1);
+  auto peer = makePlan(request(2, 1, Slab::Y, Slab::X, Distribution::replicated(),
+                               {16384, 14336}, {14336, 4096}));
+  ASSERT_TRUE(bool(peer));
+  std::set<int> awaited;
+  for (const Step &s : peer->steps)
+    if (s.kind == Step::Kind::WaitArrived)
+      awaited.insert(s.flag);
+  EXPECT_TRUE(awaited.count(p->steps[signal].flag)) << peer->str();
+  EXPECT_NE(p->str().find("(epilog), also to rank 1 D[6144:8192, 0:4096]"),
+            std::string::npos)
+      << p->str();
+  // Every piece mirrored: only the ring's copies remain.
+  q.mirroredPieces = 2;
+  p = makePlan(q);
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(count(*p, Step::Kind::Push), 2);
+  EXPECT_EQ(count(*p, Step::Kind::Signal), 2);
+  EXPECT_EQ(count(*p, Step::Kind::ComputeWaitReady), 1);
+  // A block that does not start 16-byte aligned is copied instead (rank 1's rows start at row
+  // 500 of rows of 301 bf16: byte 301000).
+  p = makePlan(request(2, 1, Slab::Y, Slab::X, Distribution::replicated(), {1000, 512},
+                       {512, 301}));
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(count(*p, Step::Kind::Signal), 0);
+  EXPECT_TRUE(p->gemms.back().mirrors.empty());
+  // 4 ranks: the mirrored GEMM stores into each of the 3 peers.
+  p = makePlan(request(4, 2, Slab::Y, Slab::X, Distribution::replicated(), {8192, 57344},
+                       {57344, 8192}));
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(p->gemms.back().mirrors.size(), 3u);
+  EXPECT_EQ(count(*p, Step::Kind::Signal), 3);
+  EXPECT_EQ(count(*p, Step::Kind::ComputeWaitReady), 3);
 }
 
 TEST(DistPlan, AllReduceEndsOnAShortPiece) {
@@ -260,6 +337,7 @@ TEST(DistPlan, AllReduceRingsOverBandsInTurn) {
   Request q = request(4, 1, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
                       {28672, 4096});
   q.bands = 2;
+  q.mirroredPieces = 0; // every finished piece copied
   auto p = makePlan(q);
   ASSERT_TRUE(bool(p)) << message(p.takeError());
   EXPECT_EQ(p->bands, 2);

@@ -414,3 +414,39 @@ TEST(MatmulApi, MaskedFormChecksItsShapes) {
                 .find("operand b"),
             std::string::npos);
 }
+
+// Mirrors (D stored again to each): a 2-D D, as many as planned, D's layout, 16-byte aligned,
+// given before execute.
+TEST(MatmulApi, MirrorsAreCheckedBeforeAnyLaunch) {
+  mepi::Options options;
+  options.mirrors = 2;
+  std::string e = errorOf([&] {
+    mepi::Matmul mm(tensor({3, 64, 32}), tensor({3, 32, 48}), std::nullopt, 1.0f, std::nullopt,
+                    {}, options);
+  });
+  EXPECT_EQ(e, "options.mirrors: expected 0 for a batched D (batch dimensions [3]), got 2");
+  mepi::Matmul mm(tensor({64, 32}), tensor({32, 48}), std::nullopt, 1.0f, std::nullopt, {},
+                  options);
+  mm.plan();
+  EXPECT_EQ(errorOf([&] { mm.execute(); }),
+            "execute: the plan stores d to 2 mirrors (options.mirrors): call setMirrors() first");
+  EXPECT_EQ(errorOf([&] { mm.setMirrors({tensor({64, 48})}); }),
+            "setMirrors: expected 2 mirrors (options.mirrors), got 1");
+  EXPECT_EQ(errorOf([&] { mm.setMirrors({tensor({64, 48}), tensor({64, 40})}); }),
+            "setMirrors: operand mirror 1: expected shape [64, 48], got [64, 40]");
+  EXPECT_EQ(errorOf([&] {
+              mm.setMirrors({tensor({64, 48}, mepi::DType::BFloat16), tensor({64, 48})});
+            }),
+            "setMirrors: operand mirror 0: expected dtype f16, got bf16");
+  e = errorOf([&] { mm.setMirrors({tensor({64, 48}), tensor({64, 48}, mepi::DType::Float16, 8)}); });
+  EXPECT_NE(e.find("setMirrors: operand mirror 1: expected a 16-byte aligned address, got "),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(errorOf([&] { mm.setMirrors({tensor({64, 48}), tensor({64, 48})}); }), "");
+  options.mirrors = -1;
+  EXPECT_EQ(errorOf([&] {
+              mepi::Matmul bad(tensor({64, 32}), tensor({32, 48}), std::nullopt, 1.0f,
+                               std::nullopt, {}, options);
+            }),
+            "options.mirrors: expected 0 or more, got -1");
+}

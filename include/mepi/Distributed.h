@@ -101,6 +101,10 @@ struct Options {
   /// Reduce-scatter and all-reduce: the GEMMs of partial sums store them straight into the
   /// next rank's buffer over NVLink, instead of a copy engine copying them after each GEMM.
   bool remoteStores = false;
+  /// All-reduce: how many of the last pieces of each rank's finished rows its GEMMs store into
+  /// every peer's D as well as its own (mirrors, over NVLink), instead of a copy engine
+  /// copying them after the GEMM (-1: chosen by the planner; bench/NOTES.md says why).
+  int mirroredPieces = -1;
 };
 
 /// D = epilog(alpha * op(A) * op(B)) over the group, each rank passing its local parts of A

@@ -189,6 +189,10 @@ struct Options {
   /// leaves bf16's range), which a bf16 GEMM multiplies with f32 sums. 2-D problems without c,
   /// a 16- or 32-bit D, no scale d.
   bool blockScaling = false;
+  /// The kernel also stores each element of D to this many other matrices of D's layout
+  /// (Matmul::setMirrors), in the same stores: typically copies of D on other GPUs, mapped
+  /// over NVLink, so that a collective's copy of D is done by the GEMM itself. 2-D D only.
+  int mirrors = 0;
 };
 
 /// What Matmul::autotune() reports as it goes: each candidate compiled, then each one timed.
@@ -233,6 +237,11 @@ public:
   /// operands' device) instead of memory of its own; execute() then returns `d`. The caller
   /// keeps `d` alive while the object may execute.
   void setResult(const Tensor &d);
+  /// The matrices the kernel also stores D to (Options::mirrors of them, each of D's dtype,
+  /// shape and strides, 16-byte aligned); they may be on another device whose memory this
+  /// one can reach (peer access or IPC mapped by the caller), who keeps them alive while the
+  /// object may execute. Required before execute() when Options::mirrors > 0.
+  void setMirrors(const std::vector<Tensor> &mirrors);
   /// The aux outputs of the planned epilog by key (see Epilog), written by each execute() and
   /// owned by this object like D. Empty for epilogs without aux outputs.
   const std::map<std::string, Tensor> &auxOutputs() const;

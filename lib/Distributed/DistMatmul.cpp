@@ -226,6 +226,8 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   q.pieces = options.pieces;
   q.bands = options.bands;
   q.remoteStores = options.remoteStores;
+  q.mirroredPieces = options.mirroredPieces;
+  q.dElementBytes = static_cast<int64_t>(dtypeBytes(s.dType));
   for (const Word &w : all) {
     int64_t shapes[4];
     std::memcpy(shapes, w.data, sizeof(shapes));
@@ -342,12 +344,19 @@ static void planGemms(dist::Matmul::State &s) {
   for (size_t i = 0; i < s.plan.gemms.size(); ++i) {
     const plan::Gemm &gemm = s.plan.gemms[i];
     dist::Matmul::State::Operands o = s.operands(gemm);
+    local.mirrors = static_cast<int>(gemm.mirrors.size());
     mepi::Matmul mm(o.a, o.b, o.c, s.alpha, o.beta, s.qualifiers, local);
     if (gemm.final && s.user)
       mm.plan(s.user->forBlock(gemm.d, s.dType), s.user->inputsForBlock(gemm.d));
     else
       mm.plan(s.gemmEpilog(i), s.gemmInputs(gemm));
     mm.setResult(s.tensor(gemm.d, s.dType));
+    if (!gemm.mirrors.empty()) {
+      std::vector<Tensor> mirrors;
+      for (const plan::View &v : gemm.mirrors)
+        mirrors.push_back(s.tensor(v, s.dType));
+      mm.setMirrors(mirrors);
+    }
     s.gemms.push_back(std::move(mm));
   }
 }

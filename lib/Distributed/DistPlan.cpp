@@ -111,6 +111,7 @@ struct Builder {
   bool transA, transB, hasC;
   int64_t kLocal; // K on this rank (K split) or K
   bool remoteStores;
+  int64_t dElementBytes;
 
   Step step(Step::Kind kind) {
     Step s;
@@ -173,6 +174,25 @@ struct Builder {
     s.flag = flag;
     p.steps.push_back(s);
   }
+  /// The compute stream waits (once per execute) until `peer` said Ready, before the first
+  /// GEMM that stores into its buffers.
+  std::vector<bool> computeAsked;
+  void computeWaitReady(int peer) {
+    computeAsked.resize(p.ranks, false);
+    if (computeAsked[peer])
+      return;
+    computeAsked[peer] = true;
+    Step w = step(Step::Kind::ComputeWaitReady);
+    w.peer = peer;
+    p.steps.push_back(w);
+  }
+  void signal(int peer, int flag) {
+    Step s = step(Step::Kind::Signal);
+    s.peer = peer;
+    s.flag = flag;
+    p.steps.push_back(s);
+  }
+  void finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool> &asked);
 
   void allGatherA();
   void gatherWhole(bool gatherA);
@@ -337,20 +357,13 @@ void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chu
         g.beta = 1.0f;
       }
       if (t + 1 < P && remoteStores) {
-        if (t == 0 && j == 0) {
-          Step w = step(Step::Kind::ComputeWaitReady);
-          w.peer = next;
-          p.steps.push_back(w);
-        }
+        computeWaitReady(next);
         g.d = slot;
         g.d.buffer = Buffer::Recv;
         g.d.base = slotBase(t);
         g.d.rank = next;
         addGemm(g);
-        Step s = step(Step::Kind::Signal);
-        s.peer = next;
-        s.flag = arrivalFlag(t, j);
-        p.steps.push_back(s);
+        signal(next, arrivalFlag(t, j));
         continue;
       }
       if (t + 1 < P) {
@@ -367,15 +380,39 @@ void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chu
       g.d = View{Buffer::D, 0, dRow, allReduce && !rows ? chunk.offset : 0, pieces[j].size,
                  width, p.dLocal[1]};
       g.dRows = {dRow, pieces[j].size};
-      int id = addGemm(g);
-      // With bands, the next band's ring waits for its partial sums: the finished rows go on
-      // the second copy stream, not ahead of them.
-      if (allReduce)
-        for (int i = 1; i < P; ++i)
-          push((r + i) % P, g.d, g.d, arrivalFlag(P - 1 + r, j), id, asked,
-               bands.size() > 1 ? 1 : 0);
+      if (!allReduce) {
+        addGemm(g);
+        continue;
+      }
+      bool mirrored = static_cast<int64_t>(j) + p.mirroredPieces >= (int64_t)pieces.size();
+      finalRowsToPeers(g, arrivalFlag(P - 1 + r, j), mirrored, asked);
     }
   }
+}
+
+/// All-reduce: final GEMM `g`, and its rows into every peer's D, raising the peer's `flag`:
+/// `mirrored`, stored there by the GEMM itself; else copied after it by the copy engine (with
+/// bands on the second copy stream, since the next band's ring waits for its partial sums,
+/// which must not queue behind these copies).
+void Builder::finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool> &asked) {
+  int r = p.rank, P = p.ranks;
+  // A mirror is the peer's block at the same offset: it needs that offset 16-byte aligned.
+  mirrored &= dElementBytes > 0 && g.d.offset() * dElementBytes % 16 == 0;
+  if (!mirrored) {
+    int id = addGemm(g);
+    for (int i = 1; i < P; ++i)
+      push((r + i) % P, g.d, g.d, flag, id, asked, bands.size() > 1 ? 1 : 0);
+    return;
+  }
+  for (int i = 1; i < P; ++i) {
+    computeWaitReady((r + i) % P);
+    View there = g.d;
+    there.rank = (r + i) % P;
+    g.mirrors.push_back(there);
+  }
+  addGemm(g);
+  for (int i = 1; i < P; ++i)
+    signal((r + i) % P, flag);
 }
 } // namespace
 
@@ -510,6 +547,10 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
     if (!p.tailRows.empty())
       p.pieces = static_cast<int>(p.tailRows.size()) + 1;
   }
+  // All-reduce: the last piece's rows go to the peers in its GEMM's own stores (mirrors), so
+  // that no copy follows the last GEMM (bench/NOTES.md, Distributed: the mirrored tail).
+  if (allReduce)
+    p.mirroredPieces = q.mirroredPieces >= 0 ? q.mirroredPieces : 1;
   p.slots = p.bands * std::max(q.ranks - 1, 0);
   p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
   builder.ring(rows, allReduce);
@@ -647,7 +688,7 @@ llvm::Expected<DistPlan> plan::makePlan(const Request &q) {
   Axis dAxis = dd.kind == Kind::SlabX ? Axis::M : dd.kind == Kind::SlabY ? Axis::N : Axis::None;
   p.aLocal = q.aShapes[q.rank];
   p.bLocal = q.bShapes[q.rank];
-  Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k, q.remoteStores};
+  Builder builder{p, q.transposeA, q.transposeB, q.hasC, p.k, q.remoteStores, q.dElementBytes};
   if (aAxis == Axis::K && bAxis == Axis::K && q.hasC)
     return unsupportedError("operand c: a C with A and B split along K (a reduce-scatter or all-reduce) is not "
         "supported yet");

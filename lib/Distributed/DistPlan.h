@@ -66,6 +66,12 @@ struct Request {
   /// The ring's partial sums stored by their GEMMs straight into the next rank's Recv (over
   /// NVLink) instead of copied there after the GEMM.
   bool remoteStores = false;
+  /// All-reduce: the last this-many pieces of each chunk's finished rows are stored by their
+  /// GEMMs into every peer's D too (Gemm::mirrors) rather than copied after (-1: chosen).
+  int mirroredPieces = -1;
+  /// Bytes of D's element type: a mirror must start 16-byte aligned, as D's stores assume
+  /// (0: unknown, no mirrors).
+  int64_t dElementBytes = 0;
   /// The epilog is D = alpha * AB alone (no bias, no activation): a reduction of few rows may
   /// then go to NCCL after one GEMM (an epilog must follow the reduced sum, so it cannot).
   bool identityEpilog = true;
@@ -113,7 +119,11 @@ struct Gemm {
   /// The rows of op(A) and columns of op(B) it multiplies, in DistPlan::rowSpace and colSpace:
   /// where its bias-gradient vectors (row sums of op(A) or of D, column sums of op(B)) go.
   Range mRows, nCols;
+  /// Where the GEMM also stores its D block (peers' D over NVLink: mepi::Options::mirrors).
+  std::vector<View> mirrors;
 };
+/// "rank 1 D[0:512, 0:1024], rank 2 D[0:512, 0:1024]": the GEMM's mirrors.
+std::string mirrorsStr(const Gemm &gemm);
 
 /// A step of the schedule, on the compute stream (the caller's) or mepi's copy stream.
 struct Step {
@@ -154,6 +164,9 @@ struct DistPlan {
   /// The rows of each chunk's last pieces, the first piece taking the rest (AllReduce: a
   /// short last copy); empty: equal pieces.
   std::vector<int64_t> tailRows;
+  /// All-reduce: how many of each chunk's last pieces its final GEMMs store into every peer's
+  /// D themselves (mirrors), the others being pushed by the copy engine after their GEMM.
+  int mirroredPieces = 0;
   std::vector<Range> chunks; ///< per rank, along the split axis of A (AllGatherA) or of D
   std::vector<int64_t> aLocal, bLocal, dLocal; ///< this rank's shapes (stored)
   std::vector<int64_t> gatherShape;           ///< stored shape of Gather (empty: none)

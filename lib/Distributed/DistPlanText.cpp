@@ -34,6 +34,13 @@ std::string View::str() const {
   return out;
 }
 
+std::string plan::mirrorsStr(const Gemm &gemm) {
+  std::string out;
+  for (const View &v : gemm.mirrors)
+    out += (out.empty() ? "" : ", ") + v.str();
+  return out;
+}
+
 std::string DistPlan::str() const {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -93,6 +100,8 @@ std::string DistPlan::stepStr(size_t index) const {
       view(*g.c);
     }
     os << (g.final ? " (epilog)" : " (partial)");
+    if (!g.mirrors.empty())
+      os << ", also to " << mirrorsStr(g);
     break;
   }
   case Step::Kind::Join: os << "compute: join (after copy)"; break;

@@ -63,7 +63,7 @@ void addStep(OpBuilder &b, Location loc, const plan::DistPlan &p, const plan::St
                                    b.getStringAttr(!copy ? "compute" : s.lane ? "copy2" : "copy"), IntegerAttr(),
                                    IntegerAttr(), IntegerAttr(), StringAttr(), StringAttr(),
                                    StringAttr(), StringAttr(), StringAttr(), StringAttr(),
-                                   UnitAttr());
+                                   StringAttr(), UnitAttr());
   if (s.peer >= 0)
     step.setPeerAttr(b.getI64IntegerAttr(s.peer));
   if (s.flag >= 0)
@@ -82,6 +82,8 @@ void addStep(OpBuilder &b, Location loc, const plan::DistPlan &p, const plan::St
     step.setDAttr(b.getStringAttr(g.d.str()));
     if (g.c)
       step.setCAttr(b.getStringAttr(g.c->str()));
+    if (!g.mirrors.empty())
+      step.setMirrorsAttr(b.getStringAttr(plan::mirrorsStr(g)));
     if (g.final)
       step.setEpilogAttr(b.getUnitAttr());
   }
@@ -123,6 +125,7 @@ struct DistSchedulePass : PassWrapper<DistSchedulePass, OperationPass<>> {
     q.bShapes = q.transposeB ? perRank(q.distributions[1], q.ranks, n, k)
                              : perRank(q.distributions[1], q.ranks, k, n);
     q.identityEpilog = op.getEpilog() == "DEFAULT";
+    q.dElementBytes = llvm::divideCeil(op.getElementType().getIntOrFloatBitWidth(), 8);
     llvm::Expected<plan::DistPlan> p = plan::makePlan(q);
     if (!p)
       return op.emitError(llvm::toString(p.takeError()));

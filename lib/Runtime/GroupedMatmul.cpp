@@ -123,6 +123,9 @@ Matmul::Matmul(const Tensor &givenA, const Tensor &givenB, const Groups &groups,
                Qualifiers givenQualifiers, Options options)
     : state(std::make_unique<State>()) {
   State &s = *state;
+  if (options.mirrors != 0)
+    fail(llvm::formatv("options.mirrors: a grouped matmul stores no mirrors of D, got {0}",
+                       options.mirrors));
   bool alongK = givenA.shape.size() == 2 && givenB.shape.size() == 2;
   if (alongK)
     checkGroupsAlongK(givenA, givenB, groups);

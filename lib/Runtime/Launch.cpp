@@ -241,6 +241,14 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
   arguments.push_back({args.d, &problem.d});
   for (const auto &[ptr, layout] : args.outputs)
     arguments.push_back({ptr, &layout});
+  if (problem.groups) // no tensor maps of the bounds and weight indices
+    arguments.insert(arguments.end(), 1 + problem.groups->weightIndices.has_value(),
+                     {0, nullptr});
+  if (args.mirrors.size() != static_cast<size_t>(problem.mirrors))
+    return llvm::createStringError("the kernel stores " + std::to_string(problem.mirrors) +
+                                   " mirrors of d, got " + std::to_string(args.mirrors.size()));
+  for (CUdeviceptr mirror : args.mirrors)
+    arguments.push_back({mirror, &problem.d});
   for (const TensorMapSpec &spec : kernel.tensorMaps) {
     // TMA reads a and b and may write d: operands the runtime checked or allocated (a matrix,
     // or a batch of them; addTensorMap checks the rank).
@@ -286,6 +294,8 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
       prepared->addMemref(args.weightIndices, *problem.groups->weightIndices);
   }
   addBuiltinInputs(true);
+  for (CUdeviceptr mirror : args.mirrors)
+    prepared->addMemref(mirror, problem.d);
   // Addresses only now: the vectors no longer grow.
   for (auto [slot, index] : prepared->slots)
     prepared->params.push_back(

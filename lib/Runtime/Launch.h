@@ -22,6 +22,8 @@ struct LaunchArguments {
   float alpha = 1.0f, beta = 0.0f;
   /// Grouped: the group bounds and weight indices (MatmulProblem::groups), passed last.
   CUdeviceptr groupBounds = 0, weightIndices = 0;
+  /// D's mirrors (MatmulProblem::mirrors), stored like D.
+  std::vector<CUdeviceptr> mirrors;
 };
 
 /// Everything one launch needs, computed once: kernel parameters in the generated kernel's ABI

@@ -34,6 +34,13 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
   s.problem.fastAccumulation = options.fastAccumulation;
   s.problem.kernelConfig = options.kernelConfig;
   std::vector<int64_t> dShape = broadcastBatch(a.shape, b.shape);
+  if (options.mirrors < 0)
+    fail(llvm::formatv("options.mirrors: expected 0 or more, got {0}", options.mirrors));
+  if (options.mirrors > 0 && !dShape.empty())
+    fail(llvm::formatv("options.mirrors: expected 0 for a batched D (batch dimensions {0}), got "
+                       "{1}",
+                       dims(dShape), options.mirrors));
+  s.problem.mirrors = options.mirrors;
   int64_t m = qualifiers.transposeA ? a.shape.back() : a.shape[a.shape.size() - 2];
   int64_t n = qualifiers.transposeB ? b.shape[b.shape.size() - 2] : b.shape.back();
   dShape.push_back(m);
@@ -322,6 +329,10 @@ Tensor Matmul::execute(CUstream stream) {
     fail("execute() called before plan()");
   if (s.released)
     fail("execute() after releaseOperands(): call resetOperands() first");
+  if (s.mirrors.size() != static_cast<size_t>(s.problem.mirrors))
+    fail(llvm::formatv("execute: the plan stores d to {0} mirrors (options.mirrors): call "
+                       "setMirrors() first",
+                       s.problem.mirrors));
   // Fast path: the same operands as last time on this stream; one cuLaunchKernel.
   if (auto it = s.streams.find(stream); it != s.streams.end() && it->second.prepared) {
     CUresult r = s.launch(*s.driver, it->second, stream);
@@ -365,6 +376,7 @@ Tensor Matmul::execute(CUstream stream) {
       args.groupBounds = reinterpret_cast<CUdeviceptr>(s.groupBounds->data);
     if (s.weightIndices)
       args.weightIndices = reinterpret_cast<CUdeviceptr>(s.weightIndices->data);
+    args.mirrors = s.mirrors;
     res.prepared = check(
         PreparedLaunch::create(s.loaded->kernelFunction(), *s.kernel, s.planned, args),
         "execute");
@@ -399,6 +411,28 @@ void Matmul::setResult(const Tensor &d) {
   s.dGiven = true;
   for (auto &[stream, res] : s.streams)
     res.prepared.reset(); // their launches wrote the old D
+}
+
+void Matmul::setMirrors(const std::vector<Tensor> &mirrors) {
+  if (!state)
+    fail("setMirrors() after free()");
+  State &s = *state;
+  if (mirrors.size() != static_cast<size_t>(s.problem.mirrors))
+    fail(llvm::formatv("setMirrors: expected {0} mirrors (options.mirrors), got {1}",
+                       s.problem.mirrors, mirrors.size()));
+  std::vector<CUdeviceptr> pointers;
+  for (auto [i, mirror] : llvm::enumerate(mirrors)) {
+    std::string name = "mirror " + std::to_string(i);
+    expectSameLayout(mirror, s.problem.d, name, "setMirrors");
+    auto address = reinterpret_cast<CUdeviceptr>(mirror.data);
+    if (address % 16 != 0)
+      fail(llvm::formatv("setMirrors: operand {0}: expected a 16-byte aligned address, got {1:x}",
+                         name, address));
+    pointers.push_back(address);
+  }
+  s.mirrors = std::move(pointers);
+  for (auto &[stream, res] : s.streams)
+    res.prepared.reset(); // their launches stored to the old mirrors
 }
 
 const std::map<std::string, Tensor> &Matmul::auxOutputs() const {

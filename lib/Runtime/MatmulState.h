@@ -89,6 +89,7 @@ struct mepi::Matmul::State {
   CUdeviceptr d = 0;
   size_t dBytes = 0;
   bool dGiven = false; // d is the caller's (setResult): never freed here
+  std::vector<CUdeviceptr> mirrors; // setMirrors: where D is also stored
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them

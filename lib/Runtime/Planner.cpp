@@ -463,6 +463,7 @@ SmallVector<Type> argumentTypes(MLIRContext *ctx, const MatmulProblem &problem,
     if (problem.groups->weightIndices)
       types.push_back(memrefType(ctx, *problem.groups->weightIndices));
   }
+  types.append(problem.mirrors, memrefType(ctx, problem.d));
   return types;
 }
 
@@ -471,7 +472,7 @@ struct MatmulOperands {
   Value a, b, alpha, c, beta, d, aSums, bSums, groups, weightIndices, aBlockScales, bBlockScales;
   GroupFormAttr groupForm;
   UnitAttr groupsAlongK;
-  SmallVector<Value> inputs, aux, reductions;
+  SmallVector<Value> inputs, aux, reductions, mirrors;
   SmallVector<Attribute> inputKinds, auxKinds, reductionKinds, combiners;
 };
 
@@ -535,6 +536,8 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
     if (problem.groups->weightIndices)
       o.weightIndices = arg();
   }
+  for (int64_t i = 0; i < problem.mirrors; ++i)
+    o.mirrors.push_back(arg());
   return o;
 }
 
@@ -579,10 +582,13 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   if (problem.c && problem.cAlignment >= 4)
     fn.setArgAttr(3, kAlignmentAttr, b.getI64IntegerAttr(problem.cAlignment));
   // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned),
-  // which allows vector stores; a grouped problem's bounds and weight indices follow them.
+  // which allows vector stores; a grouped problem's bounds and weight indices follow them,
+  // then the mirrors, which setMirrors requires aligned like D.
   size_t groupArgs = problem.groups ? 1 + problem.groups->weightIndices.has_value() : 0;
-  size_t dArg = argTypes.size() - groupArgs - 1 - outputs->size();
+  size_t dArg = argTypes.size() - problem.mirrors - groupArgs - 1 - outputs->size();
   for (size_t arg = dArg; arg <= dArg + outputs->size(); ++arg)
+    fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
+  for (size_t arg = argTypes.size() - problem.mirrors; arg < argTypes.size(); ++arg)
     fn.setArgAttr(arg, kAlignmentAttr, b.getI64IntegerAttr(16));
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);
@@ -592,7 +598,7 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
       o.aux, b.getArrayAttr(o.auxKinds), o.reductions, b.getArrayAttr(o.reductionKinds),
       b.getArrayAttr(o.combiners), o.aSums, o.bSums, o.groups, o.groupForm, o.groupsAlongK,
       o.weightIndices,
-      o.aBlockScales, o.bBlockScales,
+      o.aBlockScales, o.bBlockScales, o.mirrors,
       problem.transposeA ? b.getUnitAttr() : UnitAttr(),
       problem.transposeB ? b.getUnitAttr() : UnitAttr(), computeAttr(ctx, problem), config,
       problem.fastAccumulation && ::mepi::runtime::elementTypeBytes(problem.a.type) == 1

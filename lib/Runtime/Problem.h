@@ -117,6 +117,9 @@ struct MatmulProblem {
   /// Grouped: A [T, K], B [W, K, N] (or [W, N, K]), D [T, N] in groups (the planned function
   /// then takes the bounds and the weight indices after every output).
   std::optional<GroupOperands> groups;
+  /// D is also stored to this many matrices of D's layout (mepi.matmul's mirrors: another GPU's
+  /// copy of D), the planned function's last arguments; 2-D D without groups.
+  int64_t mirrors = 0;
 };
 
 /// Row-major strides of `shape`.

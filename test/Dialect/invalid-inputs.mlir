@@ -63,7 +63,7 @@ func.func @bad_kind(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8x
 
 func.func @kind_count(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8xf32>, %d: memref<4x8xf32>) {
   // expected-error @below {{expected 1 input kinds (one per epilog input), got 0}}
-  "mepi.matmul"(%a, %b, %bias, %d) <{input_kinds = [], aux_kinds = [], reduction_kinds = [], reduction_combiners = [], operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>}> ({
+  "mepi.matmul"(%a, %b, %bias, %d) <{input_kinds = [], aux_kinds = [], reduction_kinds = [], reduction_combiners = [], operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({
   ^bb0(%acc: f32, %x: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }) : (memref<4x16xf32>, memref<16x8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()

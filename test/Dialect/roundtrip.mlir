@@ -104,3 +104,18 @@ func.func @block_scaled(%a: memref<70x300xf8E4M3FN>, %b: memref<200x300xf8E4M3FN
   }
   return
 }
+
+// Mirrors: D's values stored again to each (another GPU's copy of D).
+// CHECK-LABEL: func.func @mirrors
+// CHECK: outs(%{{.*}} : memref<64x48xbf16>) mirrors(%{{.*}}, %{{.*}} : memref<64x48xbf16>, memref<64x48xbf16>) epilog
+func.func @mirrors(%a: memref<64x32xbf16>, %b: memref<32x48xbf16>, %d: memref<64x48xbf16>,
+                   %m0: memref<64x48xbf16>, %m1: memref<64x48xbf16>) {
+  mepi.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x48xbf16>)
+      outs(%d : memref<64x48xbf16>) mirrors(%m0, %m1 : memref<64x48xbf16>, memref<64x48xbf16>)
+      epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

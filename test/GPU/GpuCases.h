@@ -26,6 +26,8 @@ struct Case {
   /// in place, so they are staged); the operands of resetOperands start aligned.
   int64_t misalignBytes = 0;
   std::optional<ElementType> biasType; ///< the bias's type when not that of A and B
+  /// D is also stored to this many mirrors (Options::mirrors), each checked equal to D.
+  int mirrors = 0;
 };
 
 /// Every matrix case (fewer and smaller with `quick`).

@@ -44,6 +44,17 @@ std::string lastKernelConfig;
 
 enum class Mode { Plain, ResetOperands, FunctionForm };
 
+/// Case `c`'s mirrors of D (`bytes` each), from `arena`.
+std::vector<mepi::Tensor> mirrorTensors(DeviceArena &arena, const Case &c, size_t bytes) {
+  HostTensor zeros;
+  zeros.layout = {c.outType.value_or(c.type), c.dShape, rowMajorStrides(c.dShape)};
+  zeros.bytes.assign(bytes, 0);
+  std::vector<mepi::Tensor> out;
+  for (int i = 0; i < c.mirrors; ++i)
+    out.push_back(arena.toDevice(zeros));
+  return out;
+}
+
 
 /// Runs case `c` through the public C++ API and checks D against the fp64 reference. Plain:
 /// Matmul, plan, execute. ResetOperands: then fresh inputs of the same layouts, D poisoned,
@@ -91,6 +102,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       options.resultType = apiDType(*c.outType);
     options.allowTF32 = c.tf32;
     options.kernelConfig = c.config;
+    options.mirrors = c.mirrors;
     auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -112,17 +124,36 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       t0 = std::chrono::steady_clock::now();
       mm.plan(epilog, {biasDev});
       lastKernelConfig = mm.kernelConfiguration();
+      std::vector<mepi::Tensor> mirrors = mirrorTensors(arena, c, out.size());
+      if (!mirrors.empty())
+        mm.setMirrors(mirrors);
       mepi::Tensor dT = mm.execute();
       ms = elapsed();
       // NaN bytes in f16, bf16 and f32: an element the kernel does not write fails the check.
+      std::vector<void *> written = {dT.data};
+      for (const mepi::Tensor &t : mirrors)
+        written.push_back(t.data);
       auto poison = [&] {
-        if (llvm::Error e = checkCuda(
-                d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(dT.data), 0xFF, out.size()), "poison"))
-          throw mepi::Error(llvm::toString(std::move(e)));
+        for (void *p : written)
+          if (llvm::Error e = checkCuda(
+                  d.cuMemsetD8(reinterpret_cast<CUdeviceptr>(p), 0xFF, out.size()), "poison"))
+            throw mepi::Error(llvm::toString(std::move(e)));
+      };
+      // Each mirror holds D's bytes.
+      auto checkMirrors = [&]() -> std::string {
+        std::vector<uint8_t> copy(out.size());
+        for (size_t i = 0; i < mirrors.size(); ++i) {
+          download(mirrors[i], copy);
+          if (copy != out)
+            return "mirror " + std::to_string(i) + " differs from d";
+        }
+        return "";
       };
       poison(); // and run again: the checked result is this second run's
       download(mm.execute(), out);
       status = compareWithReference(c, a, b, cT, bias, out, rng, err);
+      if (status.empty())
+        status = checkMirrors();
       // Strict f32 runs on the tensor cores, split into TF32 parts, unless a case forces a
       // configuration.
       if (status.empty() && c.type == ElementType::F32 && !c.tf32 && c.config.empty() &&
@@ -135,6 +166,8 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
         poison(); // D is the same buffer across executes
         download(mm.execute(), out);
         status = compareWithReference(c, a2, b2, cT, bias, out, rng, err);
+        if (status.empty())
+          status = checkMirrors();
         if (!status.empty())
           status = "after resetOperands: " + status;
       }
@@ -349,6 +382,9 @@ std::string describe(const Case &c) {
   if (c.misalignBytes)
     std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " a,b at +%lldB",
                   static_cast<long long>(c.misalignBytes));
+  if (c.mirrors)
+    std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " mirrors:%d",
+                  c.mirrors);
   return c.config.empty() ? std::string(buf) : std::string(buf) + " forced";
 }
 
@@ -390,6 +426,7 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
         options.resultType = apiDType(*c.outType);
       options.allowTF32 = c.tf32;
       options.kernelConfig = c.config;
+      options.mirrors = c.mirrors;
       mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
                       beta, {c.transA, c.transB}, options);
       mm.plan(apiEpilog(c.epilog), {bias});

@@ -204,6 +204,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     options.bands = std::atoi(bands);
   if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
     options.remoteStores = std::atoi(remote) != 0;
+  if (const char *mirrored = std::getenv("MEPI_DIST_MIRRORS"))
+    options.mirroredPieces = std::atoi(mirrored);
   mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
                         std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
   mm.plan();

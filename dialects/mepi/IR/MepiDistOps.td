@@ -54,13 +54,15 @@ def Mepi_DistStepOp : Mepi_Op<"dist.step", [HasParent<"DistScheduleOp">]> {
     nccl_reduce, nccl_all_reduce, nccl_all_gather; `stream` "compute", "copy" or "copy2" (a
     second copy stream). Buffers' blocks are written `Buffer[rows, cols]` (`Buffer+base[...]`
     in a slot buffer): A, B, C, D as given,
-    Gather, GatherB and Recv mapped by every rank, Partial this rank's.
+    Gather, GatherB and Recv mapped by every rank, Partial this rank's; `rank r D[...]` is
+    rank r's. A gemm's `mirrors` are the peers' blocks it stores its D block to as well.
   }];
   let arguments = (ins StrAttr:$kind, StrAttr:$stream, OptionalAttr<I64Attr>:$peer,
                    OptionalAttr<I64Attr>:$flag, OptionalAttr<I64Attr>:$gemm,
                    OptionalAttr<StrAttr>:$from, OptionalAttr<StrAttr>:$to,
                    OptionalAttr<StrAttr>:$a, OptionalAttr<StrAttr>:$b, OptionalAttr<StrAttr>:$c,
-                   OptionalAttr<StrAttr>:$d, UnitAttr:$epilog);
+                   OptionalAttr<StrAttr>:$d, OptionalAttr<StrAttr>:$mirrors,
+                   UnitAttr:$epilog);
   let assemblyFormat = "$kind `on` $stream attr-dict";
 }
 

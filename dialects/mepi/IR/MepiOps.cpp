@@ -201,14 +201,10 @@ int64_t mlir::mepi::tmaStoreLineColumns(MatmulOp op) {
 void MatmulOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   SmallPtrSet<OpOperand *, 4> written = {&getDMutable()};
-  for (OpOperand &aux : getAuxMutable())
-    written.insert(&aux);
-  for (OpOperand &reduction : getReductionsMutable())
-    written.insert(&reduction);
-  for (OpOperand &sums : getASumsMutable())
-    written.insert(&sums);
-  for (OpOperand &sums : getBSumsMutable())
-    written.insert(&sums);
+  for (MutableOperandRange outputs : {getAuxMutable(), getReductionsMutable(), getASumsMutable(),
+                                      getBSumsMutable(), getMirrorsMutable()})
+    for (OpOperand &output : outputs)
+      written.insert(&output);
   for (OpOperand &operand : getOperation()->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
@@ -561,10 +557,10 @@ static LogicalResult verifyOperandSums(MatmulOp op) {
 }
 
 namespace mlir::mepi {
-/// The grouped form's operands (MepiGroupedVerifier.cpp).
+/// The grouped form's operands, the block scales, the mirrors (Mepi<Name>Verifier.cpp).
 LogicalResult verifyGroups(MatmulOp op);
-/// The block scales (MepiBlockScalesVerifier.cpp).
 LogicalResult verifyBlockScales(MatmulOp op);
+LogicalResult verifyMirrors(MatmulOp op);
 } // namespace mlir::mepi
 
 LogicalResult MatmulOp::verify() {
@@ -572,7 +568,8 @@ LogicalResult MatmulOp::verify() {
                  succeeded(verifyShapes(*this)) &&
                  succeeded(verifyCAndBeta(*this)) && succeeded(verifyEpilogInputs(*this)) &&
                  succeeded(verifyAuxOutputs(*this)) && succeeded(verifyReductions(*this)) &&
-                 succeeded(verifyOperandSums(*this)) && succeeded(verifyBlockScales(*this)));
+                 succeeded(verifyOperandSums(*this)) && succeeded(verifyBlockScales(*this)) &&
+                 succeeded(verifyMirrors(*this)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -104,6 +104,11 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     }
     ```
 
+    Mirrors (`mirrors(%m0, ... : ...)`): every value stored to D is stored to each mirror too,
+    memrefs of D's type (2-D, no groups). A mirror is typically another GPU's copy of D, mapped
+    over NVLink: a collective's last copy then happens in the GEMM's own stores instead of
+    after it.
+
     Example (bias + ReLU, bias per column):
 
     ```mlir
@@ -158,6 +163,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     Optional<AnyMemRef>:$weight_indices,
     Optional<AnyMemRef>:$a_block_scales,
     Optional<AnyMemRef>:$b_block_scales,
+    Variadic<AnyMemRef>:$mirrors,
     UnitAttr:$transpose_a,
     UnitAttr:$transpose_b,
     OptionalAttr<Mepi_ComputeTypeAttr>:$compute,
@@ -179,6 +185,7 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     (`b_sums` `(` $b_sums^ `:` type($b_sums) `)`)?
     (`block_scales` `(` $a_block_scales^ `,` $b_block_scales `:` type($a_block_scales) `,`
         type($b_block_scales) `)`)?
+    (`mirrors` `(` $mirrors^ `:` type($mirrors) `)`)?
     attr-dict-with-keyword `epilog` $epilog
   }];
   let hasVerifier = 1;

@@ -159,13 +159,20 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
                              [&](Value v) { return region.lookupOrDefault(v); });
 }
 
+SmallVector<Value> mlir::mepi::storedOperands(MatmulOp op) {
+  SmallVector<Value> stored = {op.getD()};
+  llvm::append_range(stored, op.getMirrors());
+  return stored;
+}
+
 SmallVector<Value> mlir::mepi::emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,
                                                   const IRMapping &operands, Value acc,
                                                   const ElementIndex &index) {
   SmallVector<Value> values = emitEpilogValues(b, loc, op, operands, acc, index);
   SmallVector<Value> outIdx(index.batch);
   outIdx.append({index.row, index.col});
-  memref::StoreOp::create(b, loc, values[0], operands.lookup(op.getD()), outIdx);
+  for (Value stored : storedOperands(op))
+    memref::StoreOp::create(b, loc, values[0], operands.lookup(stored), outIdx);
   for (auto [i, aux] : llvm::enumerate(op.getAux()))
     if (op.getAuxKind(i) == BroadcastKind::Matrix)
       memref::StoreOp::create(b, loc, values[1 + i], operands.lookup(aux), outIdx);

@@ -49,7 +49,12 @@ SmallVector<Value> emitEpilogValues(OpBuilder &b, Location loc, MatmulOp op,
                                     const ElementIndex &index,
                                     ArrayRef<Value> preloaded = {}, Value preloadedC = {});
 
-/// emitEpilogValues, then stores the results to D and the matrix aux outputs at `index`.
+/// D, then its mirrors: every operand that D's values are stored to (the same element at the
+/// same index of each).
+SmallVector<Value> storedOperands(MatmulOp op);
+
+/// emitEpilogValues, then stores the results to D (and its mirrors) and the matrix aux outputs
+/// at `index`.
 /// Returns all the values: bitmask aux bits and reduction values are the kernel family's to
 /// combine across threads (a bit alone cannot be stored; a reduction spans elements).
 SmallVector<Value> emitEpilogAndStore(OpBuilder &b, Location loc, MatmulOp op,

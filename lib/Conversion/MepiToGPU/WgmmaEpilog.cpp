@@ -171,12 +171,14 @@ SmallVector<Value> emitVectorStep(const StagedEpilog &x, const EpilogueNodes &no
       for (const auto &node : nodes)
         node->visitElement(x, step, j, results, index);
     }
-    Value dBase = emitGlobalBase(e, x.operands.lookup(op.getD()));
     Value linearIndex = e.add(e.mul(e.zext64(s.row), e.i64(f.n)), e.zext64(s.col0));
-    Value target = LLVM::GEPOp::create(b, e.loc, e.globalPtr(), storageElementType(dElement), dBase,
-                                       ArrayRef<LLVM::GEPArg>{linearIndex});
     int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
-    x.store(out, target, kEpilogVector * dBytes);
+    for (Value stored : storedOperands(op)) {
+      Value base = emitGlobalBase(e, x.operands.lookup(stored));
+      Value target = LLVM::GEPOp::create(b, e.loc, e.globalPtr(), storageElementType(dElement),
+                                         base, ArrayRef<LLVM::GEPArg>{linearIndex});
+      x.store(out, target, kEpilogVector * dBytes);
+    }
     return picked;
   });
 }

@@ -37,6 +37,7 @@ struct WgmmaEpilogFrame : TileGrid {
   /// that write D only, WgmmaRegisterEpilog.h).
   DStore store = DStore::Staged;
   Value dMap;          ///< D's TMA descriptor (store = tma)
+  SmallVector<Value> mirrorMaps; ///< store = tma: each mirror's descriptor (MatmulOp's mirrors)
   /// Batched, store = tma: the TMA coordinates of the unit's batch element of D, innermost
   /// first (after the column and the row).
   SmallVector<Value> dBatch;

@@ -75,8 +75,11 @@ void WgmmaKernelGenerator::fillContext(Emitter &e, Context &c, MatmulOp op,
     c.mapA = leading[maps++];
     c.mapB = leading[maps++];
   }
-  if (config.getEpilogue().getStore() == DStore::Tma)
+  if (config.getEpilogue().getStore() == DStore::Tma) {
     c.mapD = leading[maps++];
+    for (size_t i = 0; i < op.getMirrors().size(); ++i)
+      c.mirrorMaps.push_back(leading[maps++]);
+  }
   const Sm90Problem &p = c.spec.problem();
   c.m = p.m;
   c.n = p.n;
@@ -598,6 +601,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   static_cast<TileGrid &>(frame) = tileGrid(op);
   frame.store = config.getEpilogue().getStore();
   frame.dMap = c.mapD;
+  frame.mirrorMaps = c.mirrorMaps;
   if (unit.batch && c.mapD) {
     Value d = operands.lookup(op.getD());
     frame.dBatch = emitTmaBatchCoordinates(e.b, e.loc, d, d, unit.batch);

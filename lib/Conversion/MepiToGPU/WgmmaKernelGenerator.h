@@ -127,11 +127,12 @@ public:
                                             box(p.mnMajorB, config.getTileN() / cluster()),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
-    // D's stores: boxes of one 128-byte line by a slice's 64 rows.
+    // D's stores: boxes of one 128-byte line by a slice's 64 rows; each mirror's the same.
     if (config.getEpilogue().getStore() == DStore::Tma)
-      leading.push_back(TensorMapOp::create(
-          b, loc, ptr, op.getD(), b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), kBlockRows}),
-          b.getI64IntegerAttr(kSwizzleBytes)));
+      for (Value target : storedOperands(op))
+        leading.push_back(TensorMapOp::create(
+            b, loc, ptr, target, b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), kBlockRows}),
+            b.getI64IntegerAttr(kSwizzleBytes)));
     if (spec(op).needsWorkspace()) {
       int64_t bytes = 0;
       reductionLayouts(op, bytes);
@@ -250,6 +251,7 @@ private:
 struct WgmmaKernelGenerator::Context {
   explicit Context(Sm90Spec spec) : spec(std::move(spec)), layout(this->spec.sharedLayout()) {}
   Value mapA, mapB, mapD;           // TMA descriptors (generic pointers to kernel parameters)
+  SmallVector<Value> mirrorMaps;    // store = tma: each mirror's, in the op's order
   Value workspace;                  // split-K workspace (global pointer)
   Value base;                       // aligned dynamic shared memory (ptr<3>)
   Value baseAddress;                // its shared-window address (i32)

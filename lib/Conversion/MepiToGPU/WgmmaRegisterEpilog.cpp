@@ -234,7 +234,8 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
   Location loc = e.loc;
   Type dElement = op.getD().getType().getElementType();
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
-  Value dBase = emitGlobalBase(e, operands.lookup(op.getD()));
+  SmallVector<Value> bases = llvm::map_to_vector(
+      storedOperands(op), [&](Value stored) { return emitGlobalBase(e, operands.lookup(stored)); });
   walkPairs(e, op, operands, f, p, acc, e.i32(0), f.tileN / 8, /*groupsPerStep=*/1,
             [&](Value group, ArrayRef<Value> pairs) {
               Value col = pairColumn(e, p, group);
@@ -245,9 +246,12 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
                     /*withElseRegion=*/false);
                 b.setInsertionPointToStart(ifOp.thenBlock());
                 Value linear = e.add(e.mul(e.zext64(p.rows[h]), e.i64(f.n)), e.zext64(col));
-                Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(), storageElementType(dElement), dBase,
-                                                   ArrayRef<LLVM::GEPArg>{linear});
-                LLVM::StoreOp::create(b, loc, pairs[h], target, 2 * dBytes);
+                for (Value base : bases) {
+                  Value target = LLVM::GEPOp::create(b, loc, e.globalPtr(),
+                                                     storageElementType(dElement), base,
+                                                     ArrayRef<LLVM::GEPArg>{linear});
+                  LLVM::StoreOp::create(b, loc, pairs[h], target, 2 * dBytes);
+                }
               }
             });
 }
@@ -362,9 +366,13 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
       Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
       SmallVector<Value> coordinates = {col, p.rowBase};
       llvm::append_range(coordinates, f.dBatch);
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, loc, f.dMap, buffer, coordinates, /*l2CacheHint=*/Value(),
-          NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+      // D's line, then the same line of each mirror, in one bulk group.
+      SmallVector<Value> maps = {f.dMap};
+      llvm::append_range(maps, f.mirrorMaps);
+      for (Value map : maps)
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, loc, map, buffer, coordinates, /*l2CacheHint=*/Value(),
+            NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });
   }
