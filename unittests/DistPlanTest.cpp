@@ -204,12 +204,18 @@ TEST(DistPlan, AllReduceCopiesFinishedRowsToEveryPeer) {
 }
 
 TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
-  // 16384 x 4096 x 14336 over 2 ranks: final GEMMs of 6144 and 2048 rows. By default the last
-  // stores its rows into the peer's D itself (after the peer's ready), then raises the flag the
-  // peer waits for; the first is copied after its GEMM.
+  // 16384 x 4096 x 14336 over 2 ranks: final GEMMs of 6144 and 2048 rows. Unasked, both are
+  // copied after their GEMMs. With one mirrored piece, the last stores its rows into the
+  // peer's D itself (after the peer's ready), then raises the flag the peer waits for; the
+  // first is copied after its GEMM.
   Request q = request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {16384, 14336},
                       {14336, 4096});
   auto p = makePlan(q);
+  ASSERT_TRUE(bool(p)) << message(p.takeError());
+  EXPECT_EQ(p->mirroredPieces, 0);
+  EXPECT_EQ(count(*p, Step::Kind::Signal), 0);
+  q.mirroredPieces = 1;
+  p = makePlan(q);
   ASSERT_TRUE(bool(p)) << message(p.takeError());
   EXPECT_EQ(p->mirroredPieces, 1);
   std::vector<const Gemm *> finals;
@@ -243,8 +249,9 @@ TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
   }
   EXPECT_LT(wait, gemm);
   EXPECT_EQ(signal, gemm + 1);
-  auto peer = makePlan(request(2, 1, Slab::Y, Slab::X, Distribution::replicated(),
-                               {16384, 14336}, {14336, 4096}));
+  Request peerRequest = q;
+  peerRequest.rank = 1;
+  auto peer = makePlan(peerRequest);
   ASSERT_TRUE(bool(peer));
   std::set<int> awaited;
   for (const Step &s : peer->steps)
@@ -263,14 +270,18 @@ TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
   EXPECT_EQ(count(*p, Step::Kind::ComputeWaitReady), 1);
   // A block that does not start 16-byte aligned is copied instead (rank 1's rows start at row
   // 500 of rows of 301 bf16: byte 301000).
-  p = makePlan(request(2, 1, Slab::Y, Slab::X, Distribution::replicated(), {1000, 512},
-                       {512, 301}));
+  Request odd = request(2, 1, Slab::Y, Slab::X, Distribution::replicated(), {1000, 512},
+                        {512, 301});
+  odd.mirroredPieces = 1;
+  p = makePlan(odd);
   ASSERT_TRUE(bool(p));
   EXPECT_EQ(count(*p, Step::Kind::Signal), 0);
   EXPECT_TRUE(p->gemms.back().mirrors.empty());
   // 4 ranks: the mirrored GEMM stores into each of the 3 peers.
-  p = makePlan(request(4, 2, Slab::Y, Slab::X, Distribution::replicated(), {8192, 57344},
-                       {57344, 8192}));
+  Request four = request(4, 2, Slab::Y, Slab::X, Distribution::replicated(), {8192, 57344},
+                         {57344, 8192});
+  four.mirroredPieces = 1;
+  p = makePlan(four);
   ASSERT_TRUE(bool(p));
   EXPECT_EQ(p->gemms.back().mirrors.size(), 3u);
   EXPECT_EQ(count(*p, Step::Kind::Signal), 3);

@@ -103,7 +103,8 @@ struct Options {
   bool remoteStores = false;
   /// All-reduce: how many of the last pieces of each rank's finished rows its GEMMs store into
   /// every peer's D as well as its own (mirrors, over NVLink), instead of a copy engine
-  /// copying them after the GEMM (-1: chosen by the planner; bench/NOTES.md says why).
+  /// copying them after the GEMM (-1: chosen by the planner, none today; bench/NOTES.md
+  /// says why).
   int mirroredPieces = -1;
 };
 

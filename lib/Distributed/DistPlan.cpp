@@ -547,10 +547,12 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
     if (!p.tailRows.empty())
       p.pieces = static_cast<int>(p.tailRows.size()) + 1;
   }
-  // All-reduce: the last piece's rows go to the peers in its GEMM's own stores (mirrors), so
-  // that no copy follows the last GEMM (bench/NOTES.md, Distributed: the mirrored tail).
+  // All-reduce: pieces whose GEMMs store their rows into the peers' D themselves (mirrors).
+  // None unless asked: on 2x H200 a mirrored last piece shares NVLink with the previous
+  // piece's copy and its GEMM slows by as much as the copy it saves (bench/NOTES.md,
+  // Distributed: mirrored pieces).
   if (allReduce)
-    p.mirroredPieces = q.mirroredPieces >= 0 ? q.mirroredPieces : 1;
+    p.mirroredPieces = std::max(q.mirroredPieces, 0);
   p.slots = p.bands * std::max(q.ranks - 1, 0);
   p.slotElements = rows ? maxChunk * p.n : p.m * maxChunk;
   builder.ring(rows, allReduce);

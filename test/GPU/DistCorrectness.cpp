@@ -31,6 +31,7 @@ struct Case {
   float alpha = 1.0f;
   bool remote = false; // partial sums stored by the GEMMs into the next rank's buffer
   bool user = false;   // kUserEpilog (with the bias as its row input) instead of `epilog`
+  int mirrored = -1;   // all-reduce: pieces stored into the peers' D by their GEMMs
 };
 
 /// A user epilog that reads a row input and both indices, which index this rank's D: an
@@ -147,6 +148,7 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
     mepi::dist::Options options;
     options.pieces = c.pieces;
     options.remoteStores = c.remote;
+    options.mirroredPieces = c.mirrored;
     mepi::dist::Matmul mm(tensor(da, device, aShape), tensor(db, device, bShape), std::nullopt,
                           {c.a, c.b, c.d}, c.alpha, std::nullopt, {c.ta, c.tb}, options);
     mepi::EpilogInputs inputs;
@@ -373,6 +375,11 @@ std::vector<Case> distCases(int ranks) {
       {"reduce-scatter-rows-remote", Slab::Y, Slab::Y, Slab::X, false, true, 1003, 512, 640, E::GeluBias, 2, 1.0f, true},
       {"reduce-scatter-cols-remote", Slab::Y, Slab::X, Slab::Y, false, false, 640, 300, 256, E::Silu, 0, 1.0f, true},
       {"all-reduce-remote", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Bias, 2, 1.0f, true},
+      // Finished rows stored into the peers' D by the final GEMMs (mirrors): the last piece,
+      // every piece, a user epilog's.
+      {"all-reduce-mirrored", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Bias, 2, 1.0f, false, false, 1},
+      {"all-reduce-tt-mirrored", Slab::X, Slab::Y, rep, true, true, 1030, 256, 320, E::Gelu, 3, 1.0f, false, false, 3},
+      {"all-reduce-user-mirrored", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::Default, 2, 1.0f, false, true, 2},
       // Few rows (decode): one GEMM after the gather, or one GEMM and an NCCL reduction.
       {"allgather-a-decode", Slab::X, Slab::X, Slab::Y, false, true, 127, 512, 384, E::GeluBias},
       {"allgather-a-decode-even", Slab::X, Slab::X, Slab::Y, false, true, 128, 512, 384, E::Relu},

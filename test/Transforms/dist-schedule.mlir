@@ -35,15 +35,12 @@ mepi.dist.matmul {shape = array<i64: 4096, 1024, 4096>, ranks = 2, element_type 
 
 // -----
 
-// All-reduce: the ring, then our finished rows stored into rank 0's D by the last GEMM itself
-// (mirrors: one piece, the last), which then raises rank 0's flag.
+// All-reduce: the ring, then our finished rows copied into rank 0's D.
 // CHECK-LABEL: algorithm = "AllReduce"
 // CHECK: "push" on "copy" {flag = 2 : i64, from = "Partial[0:512, 0:256]"
 // CHECK: "wait" on "compute" {flag = 2 : i64}
-// CHECK: "wait_ready" on "compute" {peer = 0 : i64}
-// CHECK: "gemm" on "compute" {{.*}}c = "Recv[0:512, 0:256]", d = "D[512:1024, 0:256]", epilog, gemm = 1 : i64, mirrors = "rank 0 D[512:1024, 0:256]"}
-// CHECK: "signal" on "compute" {flag = 4 : i64, peer = 0 : i64}
-// CHECK-NOT: "push"
+// CHECK: "gemm" on "compute" {{.*}}c = "Recv[0:512, 0:256]", d = "D[512:1024, 0:256]", epilog
+// CHECK: "push" on "copy" {flag = 4 : i64, from = "D[512:1024, 0:256]", gemm = 1 : i64, peer = 0 : i64, to = "D[512:1024, 0:256]"}
 // CHECK: "wait" on "compute" {flag = 3 : i64}
 // CHECK: "join" on "compute"
 mepi.dist.matmul {shape = array<i64: 1024, 256, 512>, ranks = 2, element_type = f16,
