@@ -416,6 +416,22 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
     stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
   }
+  // Widths that fit a partial wave (the heuristic's waveFittedWidth): B K-major (an MN-major B
+  // loads 64-row blocks), residue columns, C with f32 D.
+  for (const char *form :
+       {"[128, 160, 64], mainloop = <stages = 5>, epilogue = <store = registers>",
+        "[128, 160, 64], mainloop = <stages = 5>",
+        "[128, 224, 64], mainloop = <stages = 4>, epilogue = <store = registers>",
+        "[128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>"}) {
+    auto fitted = [&](Case c) {
+      c.config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+      cases.push_back(c);
+    };
+    fitted({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
+    fitted({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
+            0.5f, 2.0f, false, ElementType::F32});
+    fitted({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+  }
   cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
                         splitPrefix +
                             "[128, 128, 64], mainloop = <stages = 6>, "

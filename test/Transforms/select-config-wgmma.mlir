@@ -106,15 +106,52 @@ func.func @m320_stored(%a: memref<320x1024xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// 144 tiles of 128 x 128 (just past one wave of 132): one partial wave of 128 x 256, not in
-// clusters, instead of stream-K.
+// 144 tiles of 128 x 128 (just past one wave of 132): one partial wave of 128-row tiles, not
+// in clusters, instead of stream-K, as wide as fills the wave best: 120 tiles of 160 columns
+// (2400 of them, 96 % inside D) over 72 of 256 (D-only epilog, columns not whole 128-byte
+// lines: stores from the registers).
 // CHECK-LABEL: func.func @partial_wave
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, epilogue = <store = registers>>
 func.func @partial_wave(%a: memref<1024x2048xbf16> {mepi.alignment = 16 : i64},
                         %b: memref<2304x2048xbf16> {mepi.alignment = 16 : i64},
                         %d: memref<1024x2304xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<1024x2048xbf16>, memref<2304x2048xbf16>) outs(%d : memref<1024x2304xbf16>)
       attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 4416 x 512: 140 tiles of 128 x 128; 160 columns would take two waves (140 tiles), so 105 tiles
+// of 192 (TMA stores: whole lines) rather than 70 of 256.
+// CHECK-LABEL: func.func @partial_wave_192
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @partial_wave_192(%a: memref<4416x1472xbf16> {mepi.alignment = 16 : i64},
+                            %b: memref<512x1472xbf16> {mepi.alignment = 16 : i64},
+                            %d: memref<4416x512xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4416x1472xbf16>, memref<512x1472xbf16>) outs(%d : memref<4416x512xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// The same partial wave with B given as [K, N] (MN-major: 64-row blocks of B per load): 160 is
+// no width for it, 96 tiles of 192 are.
+// CHECK-LABEL: func.func @partial_wave_mn_major_b
+// CHECK: tile = [128, 192, 64]
+func.func @partial_wave_mn_major_b(%a: memref<1024x2048xbf16> {mepi.alignment = 16 : i64},
+                                   %b: memref<2048x2304xbf16> {mepi.alignment = 16 : i64},
+                                   %d: memref<1024x2304xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1024x2048xbf16>, memref<2048x2304xbf16>) outs(%d : memref<1024x2304xbf16>) epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -208,6 +208,7 @@ struct WgmmaHeuristic {
   int64_t stagesFor(int64_t tileM, int64_t tileN) const;
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
+  int64_t waveFittedWidth() const;
   KernelConfigAttr manyTileForm(bool huge) const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
@@ -264,6 +265,34 @@ bool WgmmaHeuristic::partialWaveOfWideTiles() const {
   return !forced() && !pingpong && tma && p.batch == 1 && p.m > 128 && p.n > 256 &&
          p.k >= 1024 && p.k <= 16384 && tiles128 > target.multiprocessors &&
          2 * tiles128 <= 3 * target.multiprocessors;
+}
+
+/// The partial wave's tile width: of the 128-row tiles 160, 192, 224 or 256 columns wide (the
+/// epilog's 32-column chunks), the one whose waves do the least work outside D per column of
+/// D: tiles over the waves they take (a partial wave costs a whole one) times the share of its
+/// columns inside D. cuBLASLt fits its tiles to the machine so (its kernels' names show widths
+/// such as 40 and 208). Measured on the H200 (2026-11-26, bf16 GELU_BIAS, of cuBLASLt,
+/// 128 x 256 against the fitted width): 960 x 2560 x 3776 (80 tiles of 256 against 128 of
+/// 160) 0.699 -> 0.889, 4992 x 448 x 8000 (78 against 117 of 160) 0.679 -> 0.895, 4416 x 512
+/// x 1472 (70 against 105 of 192) 0.708 -> 0.859; the widths the count ranks lower measured
+/// lower there too (bench/NOTES.md).
+int64_t WgmmaHeuristic::waveFittedWidth() const {
+  int64_t best = 256;
+  double bestShare = 0;
+  for (int64_t width : {256, 224, 192, 160}) {
+    // An MN-major B loads 64-row blocks: widths the spec refuses are skipped.
+    KernelConfigAttr shape = tile(128, width, /*stages=*/2);
+    if (!shape || !Sm90Spec(p, shape, target).canImplement())
+      continue;
+    int64_t tiles = tileCount(128, width);
+    int64_t waves = llvm::divideCeil(tiles, target.multiprocessors);
+    double share = double(p.m) * double(p.n) / (double(waves * target.multiprocessors) * 128 * width);
+    if (share > bestShare) {
+      best = width;
+      bestShare = share;
+    }
+  }
+  return best;
 }
 
 /// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
@@ -373,7 +402,7 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   auto [tileM, tileN] = wideTile();
   bool partialWave = partialWaveOfWideTiles();
   if (partialWave)
-    std::tie(tileM, tileN) = std::pair<int64_t, int64_t>{128, 256};
+    std::tie(tileM, tileN) = std::pair<int64_t, int64_t>{128, waveFittedWidth()};
   // Up to 32 rows of D: the swapped form with 64-column tiles and 16 stages, as cuBLASLt's
   // kernel for these shapes (nvjet_sm90_tst_16x64_64x16): on the H200 decode16 (16 x 8192 x
   // 8192) went from 0.85 to 0.97-0.98 of cuBLASLt, decode16-up from 0.94 to 0.98
