@@ -161,6 +161,24 @@ func.func @partial_wave_mn_major_b(%a: memref<1024x2048xbf16> {mepi.alignment = 
 
 // -----
 
+// Split-K's width fitted to the wave: 48 tiles of 128 x 128 split in 2 fill 96 of 132 SMs;
+// 32 of 128 x 192 split in 4 fill 128 (1472 of their 1536 columns inside D).
+// CHECK-LABEL: func.func @split_width
+// CHECK: tile = [128, 192, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 4>, epilogue = <store = tma>
+func.func @split_width(%a: memref<512x28928xf16> {mepi.alignment = 16 : i64},
+                       %b: memref<1472x28928xf16> {mepi.alignment = 16 : i64},
+                       %d: memref<512x1472xf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<512x28928xf16>, memref<1472x28928xf16>) outs(%d : memref<512x1472xf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to f16
+    mepi.yield %r : f16
+  }
+  return
+}
+
+// -----
+
 // A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores, when
 // each SM gets 16 tiles of 128 x 128 or more (here 28).
 // CHECK-LABEL: func.func @big_stored_costly

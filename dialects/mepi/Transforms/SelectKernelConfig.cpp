@@ -209,6 +209,8 @@ struct WgmmaHeuristic {
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
   int64_t waveFittedWidth() const;
+  double waveShare(int64_t tileM, int64_t tileN, int64_t splits) const;
+  void fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &splits) const;
   KernelConfigAttr manyTileForm(bool huge) const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
@@ -284,15 +286,57 @@ int64_t WgmmaHeuristic::waveFittedWidth() const {
     KernelConfigAttr shape = tile(128, width, /*stages=*/2);
     if (!shape || !Sm90Spec(p, shape, target).canImplement())
       continue;
-    int64_t tiles = tileCount(128, width);
-    int64_t waves = llvm::divideCeil(tiles, target.multiprocessors);
-    double share = double(p.m) * double(p.n) / (double(waves * target.multiprocessors) * 128 * width);
-    if (share > bestShare) {
+    if (double share = waveShare(128, width, 1); share > bestShare) {
       best = width;
       bestShare = share;
     }
   }
   return best;
+}
+
+/// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways
+/// along K that falls inside D: work units over the waves they take (a partial wave costs a
+/// whole one), times D's area over the tiles' area.
+double WgmmaHeuristic::waveShare(int64_t tileM, int64_t tileN, int64_t splits) const {
+  int64_t units = tileCount(tileM, tileN) * splits;
+  int64_t waves = llvm::divideCeil(units, target.multiprocessors);
+  double covered = double(p.batch) * llvm::divideCeil(p.m, tileM) * tileM *
+                   llvm::divideCeil(p.n, tileN) * tileN;
+  return double(units) / double(waves * target.multiprocessors) * double(p.batch) * p.m * p.n /
+         covered;
+}
+
+/// Split-K's tile width fitted to the wave, as the partial wave's (waveFittedWidth): of the
+/// 128-row tiles 128 to 256 columns wide (multiples of 32, the spec permitting), each split as
+/// splitsFor would, the one whose units fill the machine best, where it fills it at least 5 %
+/// better than the width chosen. Forced on the H200 (2026-11-26, of cuBLASLt): 512 x 1472 x
+/// 28928 fp16 128 x 128 in 2 splits (96 units, a share of 0.73) 0.773, 128 x 192 in 4 (128
+/// units, 0.93) 0.986; 128 x 128 in 3 (144 units: two waves) 0.543. On the other seed's
+/// sweep, unseen when this was written: 2048 x 192 x 23040 128 x 128 in 4 (a 192-column D in
+/// 256 columns) 0.71-0.74, 128 x 192 in 8 0.94; 896 x 320 x 11776 128 x 128 in 6 0.71-0.72,
+/// 128 x 160 in 9 0.71-0.72 (bench/NOTES.md).
+void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &splits) const {
+  constexpr double kRequiredGain = 1.05;
+  if (forced() || tileM != 128 || splits <= 1)
+    return;
+  double chosen = waveShare(tileM, tileN, splits), best = chosen;
+  int64_t bestN = tileN, bestSplits = splits;
+  for (int64_t width : {128, 160, 192, 224, 256}) {
+    KernelConfigAttr shape = tile(tileM, width, /*stages=*/2);
+    if (width == tileN || 2 * p.n <= width || !shape ||
+        !Sm90Spec(p, shape, target).canImplement())
+      continue;
+    int64_t s = splitsFor(tileCount(tileM, width), /*smallTiles=*/false);
+    if (double share = waveShare(tileM, width, s); s > 1 && share > best) {
+      best = share;
+      bestN = width;
+      bestSplits = s;
+    }
+  }
+  if (best >= kRequiredGain * chosen) {
+    tileN = bestN;
+    splits = bestSplits;
+  }
 }
 
 /// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
@@ -426,6 +470,7 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   int64_t tiles = tileCount(tileM, tileN);
   bool smallTiles = smallTile(tileM, tileN, tiles, huge);
   int64_t splits = splitsFor(tiles, smallTiles);
+  fitSplitWidth(tileM, tileN, splits);
   int64_t stages = stagesFor(tileM, tileN);
   if (huge && !forced())
     stages = std::min<int64_t>(stages, 4);
