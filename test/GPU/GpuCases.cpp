@@ -432,6 +432,15 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
             0.5f, 2.0f, false, ElementType::F32});
     fitted({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
   }
+  // Split-K with a fitted width (fitSplitWidth): 192 and 160 columns, residue columns.
+  cases.push_back(split(ElementType::F16, {520, 1480, 3000}, "DEFAULT",
+                        splitPrefix +
+                            "[128, 192, 64], mainloop = <stages = 4>, "
+                            "scheduler = <split_k, splits = 4>, epilogue = <store = tma>>"));
+  cases.push_back(split(ElementType::BF16, {300, 330, 2000}, "GELU_BIAS",
+                        splitPrefix +
+                            "[128, 160, 64], mainloop = <stages = 5>, "
+                            "scheduler = <split_k, splits = 5>, epilogue = <store = registers>>"));
   cases.push_back(split(ElementType::BF16, {300, 504, 1000}, "GELU_BIAS",
                         splitPrefix +
                             "[128, 128, 64], mainloop = <stages = 6>, "
