@@ -194,6 +194,10 @@ struct DistPlan {
 /// the range is short).
 std::vector<Range> rowPieces(Range range, int pieces, llvm::ArrayRef<int64_t> tail);
 
+/// All-reduce's short last piece for chunks of `rows` rows of D [M, n], K = k on each of
+/// `ranks` ranks: the rows of the last piece, or none (DistPieces.cpp says why).
+std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks);
+
 /// A request that cannot be planned as given (the API's InvalidArgument).
 llvm::Error planError(const llvm::Twine &message);
 /// A valid request mepi does not handle (yet): std::errc::not_supported (the API's
