@@ -208,6 +208,7 @@ struct WgmmaHeuristic {
   int64_t stagesFor(int64_t tileM, int64_t tileN) const;
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
+  bool implementable(int64_t tileM, int64_t tileN) const;
   int64_t waveFittedWidth() const;
   double waveShare(int64_t tileM, int64_t tileN, int64_t splits) const;
   void fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &splits) const;
@@ -282,9 +283,7 @@ int64_t WgmmaHeuristic::waveFittedWidth() const {
   int64_t best = 256;
   double bestShare = 0;
   for (int64_t width : {256, 224, 192, 160}) {
-    // An MN-major B loads 64-row blocks: widths the spec refuses are skipped.
-    KernelConfigAttr shape = tile(128, width, /*stages=*/2);
-    if (!shape || !Sm90Spec(p, shape, target).canImplement())
+    if (!implementable(128, width))
       continue;
     if (double share = waveShare(128, width, 1); share > bestShare) {
       best = width;
@@ -294,15 +293,22 @@ int64_t WgmmaHeuristic::waveFittedWidth() const {
   return best;
 }
 
+/// Whether the spec can build a tile of this shape (with the fewest stages): an MN-major B,
+/// for one, loads 64-row blocks, so narrower multiples of 32 are not for it.
+bool WgmmaHeuristic::implementable(int64_t tileM, int64_t tileN) const {
+  KernelConfigAttr shape = tile(tileM, tileN, /*stages=*/2);
+  return shape && Sm90Spec(p, shape, target).canImplement();
+}
+
 /// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways
 /// along K that falls inside D: work units over the waves they take (a partial wave costs a
 /// whole one), times D's area over the tiles' area.
 double WgmmaHeuristic::waveShare(int64_t tileM, int64_t tileN, int64_t splits) const {
   int64_t units = tileCount(tileM, tileN) * splits;
   int64_t waves = llvm::divideCeil(units, target.multiprocessors);
-  double covered = double(p.batch) * llvm::divideCeil(p.m, tileM) * tileM *
-                   llvm::divideCeil(p.n, tileN) * tileN;
-  return double(units) / double(waves * target.multiprocessors) * double(p.batch) * p.m * p.n /
+  double covered = double(llvm::divideCeil(p.m, tileM) * tileM) *
+                   double(llvm::divideCeil(p.n, tileN) * tileN);
+  return double(units) / double(waves * target.multiprocessors) * double(p.m) * double(p.n) /
          covered;
 }
 
@@ -322,9 +328,7 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
   double chosen = waveShare(tileM, tileN, splits), best = chosen;
   int64_t bestN = tileN, bestSplits = splits;
   for (int64_t width : {128, 160, 192, 224, 256}) {
-    KernelConfigAttr shape = tile(tileM, width, /*stages=*/2);
-    if (width == tileN || 2 * p.n <= width || !shape ||
-        !Sm90Spec(p, shape, target).canImplement())
+    if (width == tileN || 2 * p.n <= width || !implementable(tileM, width))
       continue;
     int64_t s = splitsFor(tileCount(tileM, width), /*smallTiles=*/false);
     if (double share = waveShare(tileM, width, s); s > 1 && share > best) {
