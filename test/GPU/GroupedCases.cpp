@@ -88,6 +88,7 @@ struct GroupedCase {
   // DEFAULT, GELU, GELU_BIAS and GELU_AUX_BIAS (bias [S, N]), RELU_BIAS (one bias [N] for
   // every group) or USER (scale[g] * acc + bias[g, col] + g)
   std::string epilog = "DEFAULT";
+  std::string config; // forced (Options::kernelConfig), or the heuristic's
 };
 
 std::string describe(const GroupedCase &c) {
@@ -99,7 +100,7 @@ std::string describe(const GroupedCase &c) {
                 c.int64Bounds ? "i64" : "i32", c.weightIndices ? " weight_indices" : "",
                 c.transposeB ? " tB" : "", c.unassignedRows ? " rows-past-groups" : "",
                 c.epilog.c_str());
-  return line;
+  return c.config.empty() ? line : std::string(line) + " forced";
 }
 
 
@@ -146,7 +147,10 @@ std::string runCase(const Device &dev, const GroupedCase &c, std::mt19937 &rng, 
   mepi::Tensor aTensor = arena.toDevice(a);
   if (masked) // [S, R, K]
     aTensor.shape = {c.groups, c.t / c.groups, c.k}, aTensor.strides.clear();
-  mepi::GroupedMatmul mm(aTensor, arena.toDevice(b), groups, 1.0f, {false, c.transposeB});
+  mepi::Options options;
+  options.kernelConfig = c.config;
+  mepi::GroupedMatmul mm(aTensor, arena.toDevice(b), groups, 1.0f, {false, c.transposeB},
+                         options);
   HostTensor scale = randomTensor(ElementType::F32, {c.groups}, rng);
   HostTensor bias = randomTensor(ElementType::BF16, {c.groups, c.n}, rng);
   bool sharedBias = c.epilog == "RELU_BIAS", aux = c.epilog == "GELU_AUX_BIAS";
@@ -392,6 +396,16 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
       {ElementType::BF16, 6 * 203, 136, 264, 6, 6, F::Masked, false, false, true, false,
        "GELU_BIAS"},
       {ElementType::F16, 4 * 64, 72, 96, 4, 4, F::Masked, false, false, false, false, "DEFAULT"},
+      // Many groups' ends inside 128-row tiles (slices stored through the TMA buffers by the
+      // threads, below the group's end) and N past the last full line, in both consumer forms.
+      {ElementType::BF16, 3001, 200, 392, 23, 23, F::Ends, false, false, true, false,
+       "GELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, "
+       "epilogue = <store = tma>>"},
+      {ElementType::F16, 3001, 200, 392, 23, 23, F::Ends, false, false, true, false,
+       "GELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = "
+       "true>, epilogue = <store = tma>>"},
   };
   // Runs one case (its line selected): PASS or FAIL with its configuration and error.
   using Run = std::function<std::string(double &err, std::string &config)>;

@@ -3,10 +3,10 @@
 // reads into the group table (two passes around a warp scan: shfl.sync.up); B's matrices load
 // through a 3-D tensor map (the group's matrix a coordinate); the grid is sized for every
 // group's tile rows (4096 / 128 + 8 groups, by 2048 / 256 columns) and each block walks as many
-// units as the table says. D leaves by TMA stores for the 64-row slices inside their group and
-// by bounded stores from the registers for a slice that crosses its group's end (rows past it
-// belong to the next group); no clusters or split-K. ptxas assembles both without spills or
-// serialized wgmmas.
+// units as the table says. D leaves by TMA stores for the 64-row slices inside their group; a
+// slice that crosses its group's end (rows past it belong to the next group) goes through the
+// same buffers, which its threads copy to D by 16-byte units below the group's end; no clusters
+// or split-K. ptxas assembles both without spills or serialized wgmmas.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a stop-after=kernel" | FileCheck %s --check-prefix=IR
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -36,7 +36,8 @@
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: wgmma.mma_async.sync.aligned
 // CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
-// CHECK-DAG: st.global.b32
+// CHECK-DAG: ld.shared.v4.b32
+// CHECK-DAG: st.global.v4.b32
 
 // PTXAS: Compiling entry function '{{moe|segments}}_matmul_0' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

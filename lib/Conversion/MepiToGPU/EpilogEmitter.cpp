@@ -80,9 +80,8 @@ Value mlir::mepi::emitToStorage(OpBuilder &b, Location loc, Value value) {
   return storage == value.getType() ? value : arith::BitcastOp::create(b, loc, storage, value);
 }
 
-/// Loads the element of epilog input `i` that belongs to the output element at `index`.
-static Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
-                             const ElementIndex &index) {
+Value mlir::mepi::loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i,
+                                  Value input, const ElementIndex &index) {
   auto memref = dyn_cast<MemRefType>(input.getType());
   if (!memref)
     return input; // A scalar passed by value.

@@ -39,6 +39,11 @@ Type storageElementType(Type type);
 /// `value` as storageElementType of its type.
 Value emitToStorage(OpBuilder &b, Location loc, Value value);
 
+/// Loads the element of epilog input `i` (`input`: its kernel operand) that belongs to the
+/// output element at `index`.
+Value loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsigned i, Value input,
+                      const ElementIndex &index);
+
 /// From the raw accumulator sum(op(A)·op(B)) at `index`: applies alpha and beta·C, loads the
 /// epilog inputs and inlines the epilog region. Returns its results: D's value, then one per
 /// aux output.

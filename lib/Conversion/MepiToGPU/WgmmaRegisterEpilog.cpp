@@ -57,8 +57,9 @@ SlicePlace placeSlice(Emitter &e, MatmulOp op, const IRMapping &operands,
 using StepVisitor = llvm::function_ref<void(Value first, ArrayRef<Value> pairs)>;
 
 /// Whether computing an element outside D could read or write outside the operands: per-element
-/// loads (C, column, matrix and bitmask inputs, per-row inputs not preloaded) and calls of
-/// external device code (which may write through its user data). Without them the epilog of an
+/// loads (C, matrix and bitmask inputs, per-row inputs not preloaded; column inputs are loaded
+/// at columns inside D, loadColumnInputs) and calls of external device code (which may write
+/// through its user data). Without them the epilog of an
 /// element outside D is arithmetic on values that are never stored, so it runs unguarded: the guard was two compares, a branch and two moves per pair, and its basic blocks
 /// kept ptxas from interleaving a line's elements.
 bool elementsNeedGuard(MatmulOp op, const SlicePlace &p) {
@@ -66,7 +67,7 @@ bool elementsNeedGuard(MatmulOp op, const SlicePlace &p) {
     return true;
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
     if (isa<MemRefType>(input.getType()) && op.getInputKind(i) != BroadcastKind::Scalar &&
-        !p.rowInputs[i][0])
+        op.getInputKind(i) != BroadcastKind::Col && !p.rowInputs[i][0])
       return true;
   return op.getEpilog()
       .walk([](CallOpInterface) { return WalkResult::interrupt(); })
@@ -76,6 +77,44 @@ bool elementsNeedGuard(MatmulOp op, const SlicePlace &p) {
 /// D column of the thread's first element pair in group `group`.
 Value pairColumn(Emitter &e, const SlicePlace &p, Value group) {
   return e.add(p.colBase, e.add(p.fragmentCol, e.mul(group, e.i32(8))));
+}
+
+/// Per epilog input: where it is a per-column vector (a bias per output feature), its values at
+/// the thread's columns of groups [first, first + count), element c of group first + j at
+/// 2 j + c; else empty. One load per column serves both of the thread's rows (a load per
+/// element loaded each twice), and a column past D's edge reads column 0 (valid memory; its
+/// elements are never stored). The TMA store path loads a line's values while the line before
+/// it is written, as it does C's pairs (loadSourcePairs).
+using ColumnInputs = SmallVector<SmallVector<Value>>;
+ColumnInputs loadColumnInputs(Emitter &e, MatmulOp op, const IRMapping &operands,
+                              const WgmmaEpilogFrame &f, const SlicePlace &p, Value first,
+                              int64_t count) {
+  ColumnInputs columns(op.getEpilogInputs().size());
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
+    if (op.getInputKind(i) != BroadcastKind::Col || !isa<MemRefType>(input.getType()))
+      continue;
+    for (int64_t j = 0; j < count; ++j)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value col = e.add(pairColumn(e, p, e.add(first, e.i32(j))), e.i32(c));
+        Value safe = arith::SelectOp::create(e.b, e.loc, e.ult(col, e.i32(f.n)), col, e.i32(0));
+        ElementIndex index;
+        index.row = e.toIndex(p.rows[0]);
+        index.col = e.toIndex(safe);
+        columns[i].push_back(
+            loadEpilogInput(e.b, e.loc, op, i, operands.lookup(input), index));
+      }
+  }
+  return columns;
+}
+
+/// The values of `columns` (loadColumnInputs of `count` groups) of `steps` groups from group
+/// `from` of them on.
+ColumnInputs sliceColumnInputs(const ColumnInputs &columns, int64_t from, int64_t steps) {
+  ColumnInputs sliced(columns.size());
+  for (auto [i, values] : llvm::enumerate(columns))
+    if (!values.empty())
+      sliced[i].assign(values.begin() + 2 * from, values.begin() + 2 * (from + steps));
+  return sliced;
 }
 
 /// C's element pairs of groups [first, first + count) of the thread, as vectors of 2 in the
@@ -124,10 +163,11 @@ SmallVector<Value> loadSourcePairs(Emitter &e, MatmulOp op, const IRMapping &ope
 /// One step of the walk: the element pairs of groups [group, group + groupsPerStep) from their
 /// registers (`registers`, 4 per group: columns (c, c + 1) of rows r and r + 8, the wgmma
 /// fragment layout), handed to `visit`. `cPairs`: C's pairs of the step (loadSourcePairs), or
-/// none (C loaded per element).
+/// none (C loaded per element); `columns`: the step's loadColumnInputs, or none (loaded here).
 void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
                const SlicePlace &p, Value group, ArrayRef<Value> registers,
-               int64_t groupsPerStep, StepVisitor visit, ArrayRef<Value> cPairs = {}) {
+               int64_t groupsPerStep, StepVisitor visit, ArrayRef<Value> cPairs = {},
+               ColumnInputs columns = {}) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   Type dElement = op.getD().getType().getElementType();
@@ -135,6 +175,8 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
   // Only tiles that reach past D's edge test whether an element is inside, and only where
   // computing it outside could touch memory.
   bool bounds = (f.rowBounds() || f.n % f.tileN != 0) && elementsNeedGuard(op, p);
+  if (columns.empty())
+    columns = loadColumnInputs(e, op, operands, f, p, group, groupsPerStep);
   SmallVector<Value> pairs;
   for (int64_t j = 0; j < groupsPerStep; ++j) {
     Value col = pairColumn(e, p, e.add(group, e.i32(j)));
@@ -151,6 +193,9 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
           Value cValue;
           if (!cPairs.empty())
             cValue = LLVM::ExtractElementOp::create(b, loc, cPairs[2 * j + h], e.i32(c));
+          for (auto [i, values] : llvm::enumerate(columns))
+            if (!values.empty())
+              preloaded[i] = values[2 * j + c];
           SmallVector<Value> results = emitEpilogValues(
               b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded, cValue);
           out = LLVM::InsertElementOp::create(b, loc, out, emitToStorage(b, loc, results[0]),
@@ -211,19 +256,20 @@ void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
 }
 
 /// The same walk unrolled: each step reads its registers by their static indices (no switch,
-/// no loop), and the steps are free to interleave. `cPairs`: loadSourcePairs of the run, or
-/// none.
+/// no loop), and the steps are free to interleave. `cPairs`, `columns`: loadSourcePairs and
+/// loadColumnInputs of the run, or none.
 void walkPairsUnrolled(Emitter &e, MatmulOp op, const IRMapping &operands,
                        const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, int64_t first,
                        int64_t count, int64_t groupsPerStep, StepVisitor visit,
-                       ArrayRef<Value> cPairs = {}) {
+                       ArrayRef<Value> cPairs, const ColumnInputs &columns) {
   for (int64_t group = first; group < first + count; group += groupsPerStep) {
     SmallVector<Value> registers;
     for (int64_t j = 0; j < 4 * groupsPerStep; ++j)
       registers.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, acc, 4 * group + j));
     ArrayRef<Value> stepPairs =
         cPairs.empty() ? cPairs : cPairs.slice(2 * (group - first), 2 * groupsPerStep);
-    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit, stepPairs);
+    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit, stepPairs,
+              sliceColumnInputs(columns, group - first, groupsPerStep));
   }
 }
 
@@ -268,11 +314,12 @@ Value swizzledOffset(Emitter &e, Value row, Value byte) {
 /// `buffer`. 16-bit D: stmatrix.x4, four 8 x 8 matrices of 16-bit elements per warp, which are
 /// exactly the fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8
 /// columns): register i of a lane is its pair of matrix i, and lane l gives the address of row
-/// l % 8 of matrix l / 8. Wider D: one store per element pair. `cPairs`: C's pairs of the
-/// line, loaded ahead (loadSourcePairs), or none.
+/// l % 8 of matrix l / 8. Wider D: one store per element pair. `cPairs`, `columns`: C's pairs
+/// and the column inputs of the line, loaded ahead (loadSourcePairs, loadColumnInputs), or none.
 void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                        const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, Value buffer,
-                       int64_t first, int64_t groupsPerLine, ArrayRef<Value> cPairs) {
+                       int64_t first, int64_t groupsPerLine, ArrayRef<Value> cPairs,
+                       const ColumnInputs &columns) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
@@ -289,7 +336,7 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                                                 2 * dBytes);
                         }
                       },
-                      cPairs);
+                      cPairs, columns);
     return;
   }
   Value lane = e.rem(f.tid, e.i32(32));
@@ -310,7 +357,41 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                                  NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
                                  NVVM::LdStMatrixEltType::B16);
       },
-      cPairs);
+      cPairs, columns);
+}
+
+/// A line of a slice that crosses its group's end (grouped): a TMA box clips at D's end only,
+/// and the rows past the group's end are the next group's, so the consumer's 128 threads copy
+/// the line's buffer to D themselves, 16 bytes each per step (8 threads a row: whole 128-byte
+/// lines of D), the rows below the group's end only. The buffer was written and the consumer's
+/// barrier passed, as for the TMA store; the next write of this buffer comes after the next
+/// line's barrier, which every thread reaches after its reads here. D's rows are 16-byte
+/// multiples (TMA stores need them), so a 16-byte unit is wholly inside or outside D.
+void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const SlicePlace &p,
+                     ArrayRef<Value> bases, Value buffer, Value col) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  constexpr int64_t kUnitBytes = 16, kUnitsPerRow = kLineBytes / kUnitBytes;
+  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  Value thread = e.rem(f.tid, e.i32(kWarpgroup));
+  auto unitType = VectorType::get({kUnitBytes / 4}, b.getI32Type());
+  for (int64_t first = 0; first < sm90::kSliceRows * kUnitsPerRow; first += kWarpgroup) {
+    Value unit = e.add(thread, e.i32(first));
+    Value row = e.div(unit, e.i32(kUnitsPerRow));
+    Value byte = e.mul(e.rem(unit, e.i32(kUnitsPerRow)), e.i32(kUnitBytes));
+    Value value = LLVM::LoadOp::create(b, loc, unitType,
+                                       e.offset(buffer, swizzledOffset(e, row, byte)), kUnitBytes);
+    Value dRow = e.add(p.rowBase, row), dCol = e.add(col, e.div(byte, e.i32(dBytes)));
+    OpBuilder::InsertionGuard guard(b);
+    auto ifOp = scf::IfOp::create(
+        b, loc, e.andI(e.ult(dRow, f.emitRowLimit(e)), e.ult(dCol, e.i32(f.n))),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value linear = e.add(e.mul(e.zext64(dRow), e.i64(f.n)), e.zext64(dCol));
+    for (Value base : bases)
+      LLVM::StoreOp::create(b, loc, value,
+                            e.globalOffset(base, e.mul(linear, e.i64(dBytes))), kUnitBytes);
+  }
 }
 
 /// store = tma: line by line (128 bytes of each of the slice's 64 rows), the consumer writes
@@ -318,9 +399,10 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
 /// which clips at D's edges. Before the barrier that ends a line, that thread waits until the
 /// previous line's store has read its buffer, the one the next line overwrites; so one
 /// barrier per line, and the stores run under the next line's epilog (and the last one under
-/// the next tile's main loop).
+/// the next tile's main loop). `crosses` (grouped; uniform over the consumer): the slice
+/// crosses its group's end, and its lines go to D by copyLineBounded instead.
 void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
-                   const SlicePlace &p, Value acc) {
+                   const SlicePlace &p, Value acc, Value crosses) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   int64_t lineColumns = tmaStoreLineColumns(op), lines = f.tileN / lineColumns;
@@ -334,6 +416,11 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     b.setInsertionPointToStart(ifOp.thenBlock());
     body();
   };
+  SmallVector<Value> bases;
+  if (crosses)
+    bases = llvm::map_to_vector(storedOperands(op), [&](Value stored) {
+      return emitGlobalBase(e, operands.lookup(stored));
+    });
   auto waitBuffersRead = [&] {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
   };
@@ -344,26 +431,31 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   }
   // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
-  // C's pairs of the next line are loaded before this line's barrier (loadSourcePairs).
+  // C's pairs and the column inputs of the next line are loaded before this line's barrier
+  // (loadSourcePairs, loadColumnInputs).
   SmallVector<Value> nextC = loadSourcePairs(e, op, operands, f, p, 0, groupsPerLine);
+  ColumnInputs nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(0), groupsPerLine);
   for (int64_t staticLine = 0; staticLine < lines; ++staticLine) {
     SmallVector<Value> lineC = std::move(nextC);
-    if (staticLine + 1 < lines)
-      nextC = loadSourcePairs(e, op, operands, f, p, (staticLine + 1) * groupsPerLine,
-                              groupsPerLine);
+    ColumnInputs lineInputs = std::move(nextInputs);
+    if (staticLine + 1 < lines) {
+      int64_t next = (staticLine + 1) * groupsPerLine;
+      nextC = loadSourcePairs(e, op, operands, f, p, next, groupsPerLine);
+      nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(next), groupsPerLine);
+    }
     Value line = e.i32(staticLine);
     Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
     Value buffer = e.offset(f.base, bufferOffset);
     writeTmaStoreLine(e, op, operands, f, p, acc, buffer, staticLine * groupsPerLine,
-                      groupsPerLine, lineC);
+                      groupsPerLine, lineC, lineInputs);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
                                NVVM::SharedSpaceAttr::get(b.getContext(),
                                                           NVVM::SharedSpace::shared_cta));
     leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
-    leader([&] {
-      Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
+    Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
+    auto tmaStore = [&] {
       SmallVector<Value> coordinates = {col, p.rowBase};
       llvm::append_range(coordinates, f.dBatch);
       // D's line, then the same line of each mirror, in one bulk group.
@@ -374,7 +466,17 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
             b, loc, map, buffer, coordinates, /*l2CacheHint=*/Value(),
             NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-    });
+    };
+    if (!crosses) {
+      leader(tmaStore);
+      continue;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    auto ifOp = scf::IfOp::create(b, loc, crosses, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    copyLineBounded(e, op, f, p, bases, buffer, col);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    leader(tmaStore);
   }
 }
 } // namespace
@@ -388,20 +490,11 @@ void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &op
     emitDirectStores(e, op, operands, f, place, acc);
     return;
   }
-  if (!f.rowEnd) {
-    emitTmaStores(e, op, operands, f, place, acc);
-    return;
-  }
-  // Grouped: a TMA box clips at D's end only, and the rows past a group's end are the next
-  // group's; so a slice that crosses its group's end stores by thread, with the bound. The
-  // condition is the consumer's (one slice), so its named barriers stay uniform.
-  OpBuilder::InsertionGuard guard(e.b);
-  Value crosses = e.ult(f.rowEnd, e.add(rowBase, e.i32(sm90::kSliceRows)));
-  auto ifOp = scf::IfOp::create(e.b, e.loc, crosses, /*withElseRegion=*/true);
-  e.b.setInsertionPointToStart(ifOp.thenBlock());
-  emitDirectStores(e, op, operands, f, place, acc);
-  e.b.setInsertionPointToStart(ifOp.elseBlock());
-  emitTmaStores(e, op, operands, f, place, acc);
+  // Grouped: whether the slice crosses its group's end (copyLineBounded). The condition is the
+  // consumer's (one slice), so its named barriers stay uniform.
+  Value crosses =
+      f.rowEnd ? e.ult(f.rowEnd, e.add(rowBase, e.i32(sm90::kSliceRows))) : Value();
+  emitTmaStores(e, op, operands, f, place, acc, crosses);
 }
 
 void mlir::mepi::emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
