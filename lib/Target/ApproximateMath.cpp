@@ -1,5 +1,7 @@
-// mepi-approximate-math: f32 math ops with fastmath<afn> as Hopper's approximate instructions.
+// mepi-approximate-math: f32 math ops with fastmath<afn> as Hopper's approximate instructions
+// (which ops and instructions: mepi/Library/ApproximateOps.h).
 #include "Target/Passes.h"
+#include "mepi/Library/ApproximateOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -14,11 +16,6 @@ namespace mlir::mepi {
 using namespace mlir;
 
 namespace {
-bool allowsApproximation(Operation *op, arith::FastMathFlags flags) {
-  return op->getResult(0).getType().isF32() &&
-         arith::bitEnumContainsAll(flags, arith::FastMathFlags::afn);
-}
-
 /// Replaces `op` by one PTX instruction `asmText` over its operands. No side effects: CSE and
 /// dead-code elimination treat it as arithmetic.
 void replaceByInstruction(Operation *op, StringRef asmText, StringRef constraints) {
@@ -35,15 +32,8 @@ void replaceByInstruction(Operation *op, StringRef asmText, StringRef constraint
 struct ApproximateMathPass : mepi::impl::MepiApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     getOperation().walk([](Operation *op) {
-      if (auto tanh = dyn_cast<math::TanhOp>(op);
-          tanh && allowsApproximation(op, tanh.getFastmath()))
-        replaceByInstruction(op, "tanh.approx.f32 $0, $1;", "=f,f");
-      else if (auto exp2 = dyn_cast<math::Exp2Op>(op);
-               exp2 && allowsApproximation(op, exp2.getFastmath()))
-        replaceByInstruction(op, "ex2.approx.ftz.f32 $0, $1;", "=f,f");
-      else if (auto div = dyn_cast<arith::DivFOp>(op);
-               div && allowsApproximation(op, div.getFastmath()))
-        replaceByInstruction(op, "div.approx.ftz.f32 $0, $1, $2;", "=f,f,f");
+      if (std::optional<mepi::ApproximateInstruction> approx = mepi::approximateInstruction(op))
+        replaceByInstruction(op, approx->asmText, approx->constraints);
     });
   }
 };

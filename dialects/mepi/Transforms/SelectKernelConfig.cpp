@@ -1,5 +1,6 @@
 // mepi-select-kernel-config: attach a kernel configuration to each mepi.matmul; the rules of the
 // SIMT, wgmma and grouped heuristics (KernelRules.h). The candidates: RankKernelConfigs.cpp.
+#include "mepi/Library/ApproximateOps.h"
 #include "mepi/Sm90/EpilogScratch.h"
 #include "mepi/Sm90/Sm90CostModel.h"
 #include "mepi/Sm90/Sm90Spec.h"
@@ -85,15 +86,21 @@ bool isWgmmaEligible(MatmulOp op) {
          op.getReductions().empty();
 }
 
-/// Whether the epilog costs the multiprocessor's special-function units per element: a
-/// transcendental math op, a division or a call (GELU, SiLU, a user's tanhf). Such an epilog
-/// is worth running under the other consumer's main loop (ping-pong).
+/// Whether the epilog spends many instructions per element: a transcendental math op, a
+/// division or a call (a user's tanhf: ~17 instructions, two MUFU) that does not become one
+/// approximate instruction (ApproximateOps.h). Such an epilog is worth running under the other
+/// consumer's main loop (ping-pong). The built-in GELU (seven instructions, two of them MUFU,
+/// since 2026-11-25) no longer is: on the H100 (2026-11-26, bf16 GELU_BIAS, TFLOP/s) ping-pong
+/// 128 x 128 ran 735 on 4096 x 14336 x 4096 against 762 for 256 x 128 and 781 for 128 x 256 in
+/// clusters, and 64 x 256 ping-pong 550 on 64608 x 2048 x 768 against 619 for 128 x 256
+/// (bench/NOTES.md).
 bool hasCostlyEpilog(MatmulOp op) {
   WalkResult found = op.getEpilog().walk([](Operation *inner) {
     StringRef name = inner->getName().getStringRef();
     bool costly = isa<CallOpInterface>(inner) || name == "arith.divf" || name == "arith.remf" ||
                   (name.starts_with("math.") && name != "math.fma" && name != "math.absf" &&
                    name != "math.copysign");
+    costly = costly && !approximateInstruction(inner);
     return costly ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found.wasInterrupted();
