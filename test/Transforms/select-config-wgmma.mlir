@@ -202,13 +202,36 @@ func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i
 // -----
 
 // The same problem with the built-in GELU's form (exp2 and a division with fastmath<afn>, one
-// MUFU instruction each) is a cheap epilog: 256 x 128 tiles, no ping-pong.
+// MUFU instruction each: an Approximate epilog): 256 x 128 tiles; ping-pong 128 x 128 is for
+// Expanded epilogs only.
 // CHECK-LABEL: func.func @big_stored_approximate
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 func.func @big_stored_approximate(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                                   %b: memref<14336x1024xbf16> {mepi.alignment = 16 : i64},
                                   %d: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<14336x1024xbf16>) outs(%d : memref<4096x14336xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %one = arith.constant 1.0 : f32
+    %e = math.exp2 %acc fastmath<afn> : f32
+    %s = arith.addf %one, %e : f32
+    %x = arith.divf %acc, %s fastmath<afn> : f32
+    %r = arith.truncf %x : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// An Approximate epilog at short K (2 k-steps) keeps the 64 x 256 ping-pong even with many
+// tiles per SM, as an Expanded one does.
+// CHECK-LABEL: func.func @short_k_approximate
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @short_k_approximate(%a: memref<13696x128xbf16> {mepi.alignment = 16 : i64},
+                               %b: memref<10816x128xbf16> {mepi.alignment = 16 : i64},
+                               %d: memref<13696x10816xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<13696x128xbf16>, memref<10816x128xbf16>) outs(%d : memref<13696x10816xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %one = arith.constant 1.0 : f32

@@ -15,8 +15,16 @@ KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN)
 bool isTmaOperand(Value value);
 /// Whether the wgmma family can run `op` at all.
 bool isWgmmaEligible(MatmulOp op);
-/// Whether the epilog costs the special function units per element (exp, division, a call).
-bool hasCostlyEpilog(MatmulOp op);
+/// What an epilog spends per element beyond a few arithmetic instructions.
+enum class EpilogCost {
+  Arithmetic,  ///< adds, multiplies, compares, selects (bias, ReLU)
+  /// Transcendental ops and divisions that are one approximate instruction each
+  /// (ApproximateOps.h): the built-in GELU (seven instructions, two MUFU), sigmoid, SiLU.
+  Approximate,
+  /// Calls, IEEE divisions, libdevice math (a user's tanhf: ~17 instructions, two MUFU).
+  Expanded,
+};
+EpilogCost epilogCost(MatmulOp op);
 /// Whether the swapped form (D^T = B^T A^T) can run `op`.
 bool canSwap(MatmulOp op, bool tmaLoads);
 /// The swapped form for `m` rows of D and `tileN` columns per tile.

@@ -207,8 +207,9 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   addVariants(ranked, op, p, target);
   // The cost model was fitted on dense and batched problems only.
   if (!p.grouped() && !p.kGroups) {
-    preferModelChoice(ranked, p, target, hasCostlyEpilog(op));
-    orderByModel(ranked, p, target, hasCostlyEpilog(op));
+    bool special = epilogCost(op) != EpilogCost::Arithmetic;
+    preferModelChoice(ranked, p, target, special);
+    orderByModel(ranked, p, target, special);
   }
   return ranked;
 }

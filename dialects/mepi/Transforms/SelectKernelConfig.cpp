@@ -86,24 +86,26 @@ bool isWgmmaEligible(MatmulOp op) {
          op.getReductions().empty();
 }
 
-/// Whether the epilog spends many instructions per element: a transcendental math op, a
-/// division or a call (a user's tanhf: ~17 instructions, two MUFU) that does not become one
-/// approximate instruction (ApproximateOps.h). Such an epilog is worth running under the other
-/// consumer's main loop (ping-pong). The built-in GELU (seven instructions, two of them MUFU,
-/// since 2026-11-25) no longer is: on the H100 (2026-11-26, bf16 GELU_BIAS, TFLOP/s) ping-pong
-/// 128 x 128 ran 735 on 4096 x 14336 x 4096 against 762 for 256 x 128 and 781 for 128 x 256 in
-/// clusters, and 64 x 256 ping-pong 550 on 64608 x 2048 x 768 against 619 for 128 x 256
-/// (bench/NOTES.md).
-bool hasCostlyEpilog(MatmulOp op) {
-  WalkResult found = op.getEpilog().walk([](Operation *inner) {
+/// What the epilog spends per element (EpilogCost): a call, a division or a transcendental math
+/// op makes it Approximate where each is one approximate instruction (ApproximateOps.h), else
+/// Expanded.
+EpilogCost epilogCost(MatmulOp op) {
+  EpilogCost cost = EpilogCost::Arithmetic;
+  op.getEpilog().walk([&](Operation *inner) {
     StringRef name = inner->getName().getStringRef();
-    bool costly = isa<CallOpInterface>(inner) || name == "arith.divf" || name == "arith.remf" ||
-                  (name.starts_with("math.") && name != "math.fma" && name != "math.absf" &&
-                   name != "math.copysign");
-    costly = costly && !approximateInstruction(inner);
-    return costly ? WalkResult::interrupt() : WalkResult::advance();
+    bool special = isa<CallOpInterface>(inner) || name == "arith.divf" || name == "arith.remf" ||
+                   (name.starts_with("math.") && name != "math.fma" && name != "math.absf" &&
+                    name != "math.copysign");
+    if (!special)
+      return WalkResult::advance();
+    if (approximateInstruction(inner)) {
+      cost = EpilogCost::Approximate;
+      return WalkResult::advance();
+    }
+    cost = EpilogCost::Expanded;
+    return WalkResult::interrupt();
   });
-  return found.wasInterrupted();
+  return cost;
 }
 
 /// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
@@ -358,11 +360,14 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 ///
 /// When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
 /// consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they measured
-/// 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With a costly epilog
-/// ping-pong stays where each multiprocessor gets 16 or more of its tiles: GELU_BIAS and a user
-/// bias + GELU (libdevice tanhf) ran 7-9 % faster in it on 4096 x 14336 x 4096 (28 tiles each)
-/// and 16384 x 14336 x 4096 (109), but GELU_BIAS 1.4 % slower on 4096^3 (8 each), where the
-/// ping-pong's start and end weigh more (bench/NOTES.md).
+/// 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With an Expanded
+/// epilog ping-pong stays where each multiprocessor gets 16 or more of its tiles: GELU_BIAS
+/// (then libdevice's expf and a guarded division) and a user bias + GELU (libdevice tanhf) ran
+/// 7-9 % faster in it on 4096 x 14336 x 4096 (28 tiles each) and 16384 x 14336 x 4096 (109),
+/// but GELU_BIAS 1.4 % slower on 4096^3 (8 each), where the ping-pong's start and end weigh
+/// more. The seven-instruction GELU (Approximate) no longer gains: on the H100 (2026-11-26)
+/// 4096 x 14336 x 4096 ran 735 in ping-pong against 762 on 256 x 128, and the sweep's
+/// 3584 x 1408 x 1920 0.907 of cuBLASLt against 1.101 (bench/NOTES.md).
 ///
 /// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
 /// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
@@ -373,7 +378,8 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 /// The seeded sweeps' autotune data (seed 20261123 on the H200, 20261124 on the H100; each
 /// candidate timed) corrected three of these rules (bench/NOTES.md, "The rules against
 /// autotune"):
-/// - Short K with TMA stores (at most 12 k-steps for a costly epilog, 6 for a cheap one):
+/// - Short K with TMA stores (at most 12 k-steps for an epilog of special ops, Approximate or
+///   Expanded, 6 for an Arithmetic one):
 ///   64 x 256 ping-pong, 4 stages. A tile has so few k-steps that its epilog weighs as much as
 ///   its main loop, and the 64-row ping-pong hides one consumer's epilog under the other's main
 ///   loop with the widest tile. Of the 23 problems of both seeds that it took with 12 k-steps
@@ -381,7 +387,11 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 ///   batched 64 x 512^3 (8 k-steps) DEFAULT ran 406 against 426 TFLOP/s on 256 x 128 (GELU_BIAS
 ///   395 against 363; H100). Not for cheap epilogs with 16 or more 128 x 128 tiles per
 ///   multiprocessor (9216 x 11648 x 192: 1.09 of the fastest against 1.04 for 256 x 128), nor
-///   for N <= 128, whose 256-column tiles would compute half outside D.
+///   for N <= 128, whose 256-column tiles would compute half outside D. With the
+///   seven-instruction GELU it still gains (H100, 2026-11-26, GELU_BIAS against 256 x 128:
+///   1344 x 18944 x 768 0.988 of cuBLASLt against 0.867, 13248 x 2048 x 640 1.198 against
+///   0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608 x 2048 x 768 lost, 550 against 619
+///   TFLOP/s on 128 x 256).
 /// - 256 x 128 where 256-row tiles add a quarter or more of rows outside D to what 128-row tiles
 ///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00).
 /// - Without TMA stores (D's rows not 16-byte aligned, or aux outputs) no ping-pong 128 x 128
@@ -398,16 +408,17 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   bool tmaStores = canUseTmaStores(op, tma, 128);
   if (!tmaStores || tiles128 < 2 * target.multiprocessors)
     return {};
-  bool costly = hasCostlyEpilog(op);
+  EpilogCost cost = epilogCost(op);
+  bool special = cost != EpilogCost::Arithmetic;
   bool manyPerWalker = tiles128 >= 16 * target.multiprocessors;
-  int64_t shortKSteps = costly ? kShortKStepsCostly : kShortKStepsCheap;
-  if (llvm::divideCeil(p.k, line) <= shortKSteps && p.n > 128 && (costly || !manyPerWalker)) {
+  int64_t shortKSteps = special ? kShortKStepsCostly : kShortKStepsCheap;
+  if (llvm::divideCeil(p.k, line) <= shortKSteps && p.n > 128 && (special || !manyPerWalker)) {
     KernelConfigAttr shortK =
         tile(64, 256, /*stages=*/4).withPingpong(true).withStore(DStore::Tma);
     if (shortK && Sm90Spec(p, shortK, target).canImplement())
       return shortK;
   }
-  if (costly && manyPerWalker)
+  if (cost == EpilogCost::Expanded && manyPerWalker)
     return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(DStore::Tma);
   if (4 * llvm::divideCeil(p.m, 256) * 256 >= 5 * llvm::divideCeil(p.m, 128) * 128)
     return tile(128, 256, /*stages=*/4).withStore(DStore::Tma);
@@ -531,19 +542,23 @@ KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
 /// tiles of the mean group sizes still give each multiprocessor one, else 128 (64 for a D of
 /// at most 64 columns).
 ///
-/// A costly epilog over a main loop of K <= 4096 takes ping-pong 128 x 128 with TMA stores,
+/// An Expanded epilog over a main loop of K <= 4096 takes ping-pong 128 x 128 with TMA stores,
 /// as dense problems do (each consumer's epilog runs under the other's main loop). On the H200
 /// (mepi-bench --grouped, 2026-11-23, against the dense GEMM of the same FLOPs), GELU_BIAS
-/// cooperative 128 x 256 -> ping-pong: mixtral-up (K = 4096) 0.81 -> 0.99, qwen3-up (2048)
-/// 0.66 -> 0.74; qwen3-down (768) 0.48 either way; mixtral-down (14336) 0.92 -> 0.49, and
-/// DEFAULT within 1 % at K = 4096 (bench/NOTES.md).
+/// (then Expanded) cooperative 128 x 256 -> ping-pong: mixtral-up (K = 4096) 0.81 -> 0.99,
+/// qwen3-up (2048) 0.66 -> 0.74; qwen3-down (768) 0.48 either way; mixtral-down (14336)
+/// 0.92 -> 0.49, and DEFAULT within 1 % at K = 4096. Since the seven-instruction GELU and the
+/// column inputs loaded a line ahead, cooperative 128 x 256 wins (H100, 2026-11-26, TFLOP/s
+/// against ping-pong): mixtral-up 677 / 646, qwen3-up 585 / 563, qwen3-down 462 / 393
+/// (bench/NOTES.md).
 KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
   int64_t tileM = meanRows <= 64 ? 64 : 128;
   auto tileRows = [&](int64_t rows) { return p.groups * llvm::divideCeil(meanRows, rows); };
   int64_t tileN = p.n <= 64 ? 64 : 128;
-  if (tileM == 128 && p.k <= 4096 && hasCostlyEpilog(op) && canUseTmaStores(op, true, 128))
+  if (tileM == 128 && p.k <= 4096 && epilogCost(op) == EpilogCost::Expanded &&
+      canUseTmaStores(op, true, 128))
     if (KernelConfigAttr config = chooseWgmmaConfig(op, target, 128, 128)) {
       config = config.withPingpong(true).withStages(4).withStore(DStore::Tma);
       if (config && Sm90Spec(p, config, target).canImplement())
