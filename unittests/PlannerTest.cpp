@@ -327,13 +327,13 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   llvm::Expected<CompiledKernel> tallGelu = compileProblem(shortK, "sm_90a");
   ASSERT_TRUE(bool(tallGelu)) << llvm::toString(tallGelu.takeError());
   EXPECT_EQ(tallGelu->config, tall->config);
+  // The built-in GELU is Approximate: 256 x 128, not the ping-pong 128 x 128 that Expanded
+  // epilogs keep (lit: select-config-wgmma's big_stored_costly).
   shortK = problem(ElementType::BF16, 4096, 14336, 1024, "GELU_BIAS", false, true);
   shortK.addressAlignment = 16;
-  llvm::Expected<CompiledKernel> pingpong = compileProblem(shortK, "sm_90a");
-  ASSERT_TRUE(bool(pingpong)) << llvm::toString(pingpong.takeError());
-  EXPECT_EQ(pingpong->config, "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
-                              "mainloop = <stages = 4, pingpong = true>, "
-                              "epilogue = <store = tma>>");
+  llvm::Expected<CompiledKernel> manyTiles = compileProblem(shortK, "sm_90a");
+  ASSERT_TRUE(bool(manyTiles)) << llvm::toString(manyTiles.takeError());
+  EXPECT_EQ(manyTiles->config, tall->config);
 
   // Addresses aligned to 8 bytes only: the producer loads with ordinary loads, no descriptors.
   p.addressAlignment = 8;

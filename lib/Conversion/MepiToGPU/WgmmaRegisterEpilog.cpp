@@ -59,9 +59,9 @@ using StepVisitor = llvm::function_ref<void(Value first, ArrayRef<Value> pairs)>
 /// Whether computing an element outside D could read or write outside the operands: per-element
 /// loads (C, matrix and bitmask inputs, per-row inputs not preloaded; column inputs are loaded
 /// at columns inside D, loadColumnInputs) and calls of external device code (which may write
-/// through its user data). Without them the epilog of an
-/// element outside D is arithmetic on values that are never stored, so it runs unguarded: the guard was two compares, a branch and two moves per pair, and its basic blocks
-/// kept ptxas from interleaving a line's elements.
+/// through its user data). Without them the epilog of an element outside D is arithmetic on
+/// values that are never stored, so it runs unguarded: the guard was two compares, a branch
+/// and two moves per pair, and its basic blocks kept ptxas from interleaving a line's elements.
 bool elementsNeedGuard(MatmulOp op, const SlicePlace &p) {
   if (op.getC())
     return true;
