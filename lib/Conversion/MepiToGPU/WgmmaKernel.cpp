@@ -301,7 +301,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                         localThread);
     u.blockScales = &*blockScales;
   }
-  SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
+  SmallVector<Value> loopResults = emitConsumerMainLoop(e, c, u, loopResultTypes);
   emitUnitEpilog(e, c, op, operands, u, loopResults);
 }
 
@@ -410,8 +410,14 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
     // A cooperative consumer c computes slices [c * slices, (c + 1) * slices), a ping-pong one
     // all of them.
     Value first = pingpong ? e.i32(0) : e.mul(consumer, e.i32(slices));
-    for (int64_t s = 0; s < slices; ++s)
-      emitEpilog(e, c, op, operands, accs[s], unit, e.add(first, e.i32(s)));
+    for (int64_t s = 0; s < slices; ++s) {
+      Value slice = e.add(first, e.i32(s));
+      OpBuilder::InsertionGuard sliceGuard(b);
+      if (Value hasRows = emitSliceHasRows(e, unit, slice)) // grouped: see GroupedSlices.cpp
+        b.setInsertionPointToStart(
+            scf::IfOp::create(b, loc, hasRows, /*withElseRegion=*/false).thenBlock());
+      emitEpilog(e, c, op, operands, accs[s], unit, slice);
+    }
   } else {
     emitReducedEpilog(e, c, op, operands, accs[0], unit, sumPartials, consumer, storeSums);
   }

@@ -223,6 +223,13 @@ private:
                                           TypeRange resultTypes, SmallVector<bool> summing) const;
   void emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
                       const UnitLoop &u, ArrayRef<Value> loopResults) const;
+  // Grouped: slices wholly past their group's end (GroupedSlices.cpp).
+  Value emitSliceHasRows(Emitter &e, const WorkUnit &unit, Value slice) const;
+  Value emitIdleConsumer(Emitter &e, const Context &c, const UnitLoop &u) const;
+  SmallVector<Value> emitIdleKSteps(Emitter &e, const Context &c, const UnitLoop &u,
+                                    TypeRange resultTypes) const;
+  SmallVector<Value> emitConsumerMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
+                                          TypeRange resultTypes) const;
   void emitBlockValues(Emitter &e, Context &c) const;
   SmallVector<Value> emitUnitMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
                                       ArrayRef<bool> summing) const;
