@@ -406,10 +406,9 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
        "GELU_BIAS",
        "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = "
        "true>, epilogue = <store = tma>>"},
-      // Groups of ~20 rows: most tiles' second consumer has no rows of its group and skips its
-      // wgmmas and epilog while its leader alone keeps the stages going, over more k-steps than
-      // twice the stages (a lagging thread would alias a stage's phase), unit after unit, in
-      // each store form and with two slices a consumer.
+      // Groups of ~20 rows: most tiles' second slice lies wholly past its group's end and skips
+      // its epilog, unit after unit, over more k-steps than twice the stages, in each store
+      // form and with two slices a consumer.
       {ElementType::BF16, 2000, 1544, 264, 97, 97, F::Ends, false, false, true, false,
        "GELU_BIAS",
        "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 3>, "

@@ -6,8 +6,8 @@
 // units as the table says. D leaves by TMA stores for the 64-row slices inside their group; a
 // slice that crosses its group's end (rows past it belong to the next group) goes through the
 // same buffers, which its threads copy to D by 16-byte units below the group's end; no clusters
-// or split-K. A consumer whose 64 rows all lie past its group's end skips its wgmmas and its
-// epilog. ptxas assembles both without spills or serialized wgmmas.
+// or split-K. A 64-row slice wholly past its group's end skips its epilog. ptxas assembles both
+// without spills or serialized wgmmas.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a stop-after=kernel" | FileCheck %s --check-prefix=IR
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
@@ -26,16 +26,19 @@
 // IR-COUNT-10: nvvm.shfl.sync  up
 // IR: gpu.barrier
 // IR: nvvm.setmaxregister decrease 40
-// A consumer whose slice lies wholly past its group's end issues no wgmmas: its leader waits for
-// and releases the unit's stages, then its warpgroup meets at its barrier; its epilog is skipped.
-// IR: nvvm.wgmma.mma_async
-// IR: } else {
-// IR-NEXT: scf.for %{{.*}} iter_args(%{{.*}}) -> (i32)
-// IR-NEXT: scf.if
-// IR: nvvm.mbarrier.try_wait.parity
-// IR: nvvm.mbarrier.arrive
-// IR: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
-// IR-NEXT: scf.yield
+// A slice wholly past its group's end skips its epilog: after the unit's last stage is released,
+// the epilog (from the group's bias row on) runs only where the slice's first row is below the
+// group's end.
+// IR: llvm.inline_asm has_side_effects "", "=f
+// IR-NEXT: arith.subi
+// IR: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// IR-NEXT: }
+// IR-NEXT: %[[SLICE:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
+// IR-NEXT: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[SLICE]] : i32
+// IR-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[FIRST]], %{{.*}} : i32
+// IR-NEXT: scf.if %[[HAS]] {
+// IR-NEXT: arith.index_castui
+// IR-NEXT: memref.subview %arg5
 // IR-LABEL: gpu.func @segments_matmul_0(
 // IR: memref.load %{{.*}} : memref<5xi64>
 // IR: nvvm.setmaxregister decrease 40

@@ -301,7 +301,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                         localThread);
     u.blockScales = &*blockScales;
   }
-  SmallVector<Value> loopResults = emitConsumerMainLoop(e, c, u, loopResultTypes);
+  SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
   emitUnitEpilog(e, c, op, operands, u, loopResults);
 }
 

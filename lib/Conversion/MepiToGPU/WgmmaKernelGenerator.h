@@ -225,11 +225,6 @@ private:
                       const UnitLoop &u, ArrayRef<Value> loopResults) const;
   // Grouped: slices wholly past their group's end (GroupedSlices.cpp).
   Value emitSliceHasRows(Emitter &e, const WorkUnit &unit, Value slice) const;
-  Value emitIdleConsumer(Emitter &e, const Context &c, const UnitLoop &u) const;
-  SmallVector<Value> emitIdleKSteps(Emitter &e, const Context &c, const UnitLoop &u,
-                                    TypeRange resultTypes) const;
-  SmallVector<Value> emitConsumerMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
-                                          TypeRange resultTypes) const;
   void emitBlockValues(Emitter &e, Context &c) const;
   SmallVector<Value> emitUnitMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
                                       ArrayRef<bool> summing) const;
