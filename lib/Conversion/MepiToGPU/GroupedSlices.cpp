@@ -1,7 +1,7 @@
 // Grouped kernels: the 64-row slices of a tile that lie wholly past its group's end. A group's
 // last tile holds on average half a tile of the next group's rows (or of none), which the
 // kernel must not store; a slice with none of its own rows skips its epilog. Its wgmmas still
-// run: a consumer that skipped them (db0d47f) finished such tiles early, which drew the blocks'
+// run: a consumer that skipped them (bfcd2fa) finished such tiles early, which drew the blocks'
 // statically assigned units out of step and cost L2 reuse (Mixtral up read 5.1 GB from DRAM
 // instead of 3.3, bench/NOTES.md), more than the skipped wgmmas saved.
 #include "WgmmaKernelGenerator.h"
