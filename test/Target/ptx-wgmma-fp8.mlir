@@ -1,6 +1,6 @@
 // FP8 on the wgmma family: e4m3 x e5m2 operands read through TMA as bytes (128-element lines of
 // K), wgmma m64nNk32 with the pair's types, the tensor cores' sums promoted into f32 every
-// k-step (the heuristic's choice without fast_accumulation: 64 x 128 tiles here, promote = 1), the
+// k-step (the heuristic's choice without fast_accumulation: 128 x 64 tiles here, promote = 1), the
 // scales multiplied in the epilog region, and D in e4m3 through cvt.rn.satfinite. With
 // fast_accumulation nothing is promoted and the tile may be 256 wide. ptxas assembles both
 // without spills and without serializing the wgmmas.
@@ -11,13 +11,13 @@
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config=chip=sm_90a | FileCheck %s --check-prefix=CONFIG
 
 // CONFIG-LABEL: func.func @promoted_e4m3_e5m2
-// CONFIG: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], {{.*}}promote = 1>
+// CONFIG: config = #mepi.kernel_config<wgmma, tile = [128, 64, 128], {{.*}}promote = 1>
 // CONFIG-LABEL: func.func @fast_e4m3
 // CONFIG-NOT: promote
 // CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{128|256}}, {{128|256}}, 128]
 
 // CHECK-LABEL: .entry promoted_e4m3_e5m2_matmul_0
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2
 // CHECK-DAG: wgmma.wait_group.sync.aligned 0;
 // CHECK-DAG: add.rn.f32
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32

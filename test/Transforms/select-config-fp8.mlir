@@ -1,7 +1,8 @@
 // FP8 without fast accumulation: promoted accumulators, tile shapes ranked by waves x area /
 // per-tile speed. 128 x 192 (one 64 x 192 slice per consumer, twice over: 232 registers,
 // which the consumers get when the driver compiles the kernel as a whole program) for large
-// problems; a problem of one wave of 128 x 128 tiles takes twice as many 64 x 128 ones.
+// problems; a problem of one wave of 128 x 128 tiles takes twice as many 128 x 64 ones (two
+// consumers take turns at promoting); a problem of at most 64 rows takes 64-row tiles.
 // RUN: mepi-opt %s --mepi-select-kernel-config=chip=sm_90a | FileCheck %s
 
 // CHECK-LABEL: func.func @wide
@@ -18,14 +19,29 @@ func.func @wide(%a: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
   return
 }
 
-// 8 x 8 tiles of 128 x 128 leave half the multiprocessors idle; 16 x 8 of 64 x 128 do not.
+// 8 x 8 tiles of 128 x 128 leave half the multiprocessors idle; 8 x 16 of 128 x 64 do not.
 // CHECK-LABEL: func.func @few_tiles
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, cluster = 2, promote = 1>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 64, 128], mainloop = <stages = 8, promote = 1>, epilogue = <store = tma>>
 func.func @few_tiles(%a: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
                      %b: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
                      %d: memref<1024x1024xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<1024x4096xf8E4M3FN>, memref<1024x4096xf8E4M3FN>)
       outs(%d : memref<1024x1024xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// 16 rows: 64 tiles of 64 x 128 (a 128-row tile's second consumer would have no rows).
+// CHECK-LABEL: func.func @decode
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>>
+func.func @decode(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+                  %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+                  %d: memref<16x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<16x8192xf8E4M3FN>, memref<8192x8192xf8E4M3FN>)
+      outs(%d : memref<16x8192xbf16>) attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %t = arith.truncf %acc : f32 to bf16
     mepi.yield %t : bf16

@@ -182,7 +182,7 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
   std::string rows;
   double logRatio[std::size(kModes)] = {};
   int counted[std::size(kModes)] = {};
-  for (const Shape &s : fp8Shapes())
+  for (const Shape &s : options.shapes.empty() ? fp8Shapes() : options.shapes)
     for (Mode mode : kModes) {
       std::string label = std::string(s.name) + " " + modeName(mode);
       if (!selectedLabel(options.filters, label) || (options.quick && mode != Mode::Tensor))

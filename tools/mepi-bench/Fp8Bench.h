@@ -21,6 +21,8 @@ struct Fp8RunOptions {
   /// --layout nn: mepi's B given as [K, N] row-major (MN-major: copied K-major by a pre-pass
   /// each execute); cuBLASLt, which reads FP8 K-major only, keeps B [N, K].
   bool rowMajorB = false;
+  /// --shape: these problems instead of the set (M, N, K multiples of 16).
+  std::vector<Shape> shapes;
 };
 
 /// Runs the FP8 set; returns the process's exit status.

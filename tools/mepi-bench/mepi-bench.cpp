@@ -39,7 +39,8 @@
 // CUBLAS_COMPUTE_32F_FAST_TF32) instead of bf16 and fp16; --f32 at f32 precision (mepi's
 // strict f32, split into TF32 parts on the tensor cores, against cuBLASLt's CUBLAS_COMPUTE_32F,
 // the SGEMM that torch and nvmath-python call for f32 by default).
-// --fp8 measures FP8 matmuls against cuBLASLt's with the same scaling mode (Fp8Bench.h).
+// --fp8 measures FP8 matmuls against cuBLASLt's with the same scaling mode (Fp8Bench.h); with
+// --shape, those problems (M, N, K multiples of 16) instead of its set.
 // --grouped measures grouped matmuls (mixture-of-experts shapes, GroupedBench.h) against a
 // per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs; --grouped-k their
 // weight gradients (groups along K, GroupedKBench.cpp) against the same two anchors.
@@ -634,7 +635,7 @@ int main(int argc, char **argv) {
   if (o.fp8)
     return runFp8Bench(dev.lt, dev.stream,
                        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
-                        rowMajorB});
+                        rowMajorB, o.givenShapes});
   if (o.user)
     return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters, forcedConfig,
                         o.ltoirPath, argv[0], dev.name, date, o.command, o.jsonPath);

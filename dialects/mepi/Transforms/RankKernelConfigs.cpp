@@ -54,13 +54,17 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
 /// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
 /// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
 /// bf16 D, tensor-wise scales, promoted kernels loaded as whole programs; bench/NOTES.md):
-/// 128 x 192 1.25 x 128 x 128 (1.19 at 8192^3, 1.37 at 848 x 11984 x 6112), 64 x 128 and
-/// 128 x 64 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). So 128 x 192
-/// in one wave beats
+/// 128 x 192 1.25 x 128 x 128 (1.19 at 8192^3, 1.37 at 848 x 11984 x 6112), 128 x 64 0.85,
+/// 64 x 128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one
+/// consumer leaves the tensor cores idle while it adds a block's sums into the second set; two
+/// consumers take turns, so 128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680 x 10464
+/// 0.947 of cuBLASLt against 0.711, 128 x 8192 x 8192 1.009 against 0.954). Problems of at most
+/// 64 rows take 64-row tiles only (a 128-row tile's second consumer would multiply nothing:
+/// 16 x 8192 x 8192 0.76 on 128 x 64 against 0.97 on 64 x 128). So 128 x 192 in one wave beats
 /// 128 x 128 in two (1168 x 1920 x 2848: 0.958 of cuBLASLt against 0.628), and problems of a
-/// few dozen tiles take 64-wide ones (304 x 1584 x 1168: 0.911 against 0.743). 128 x 128 goes
-/// in clusters of 2 (B multicast) first, 128 x 192 alone first (measured faster). Grouped
-/// problems (tiles unknown on the host) keep 128 x 128 first: no grouped case ran on 128 x 192.
+/// few dozen tiles take 128 x 64. 128 x 128 and 64 x 128 go in clusters of 2 (B multicast)
+/// first, 128 x 192 and 128 x 64 alone first (measured faster, or B's tile too small to share). Grouped problems (tiles unknown on the host) keep
+/// 128 x 128 first: no grouped case ran on 128 x 192.
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
@@ -70,7 +74,9 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     double speed; // per tile, relative to 128 x 128
   };
   SmallVector<Shape> shapes = {
-      {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.65}, {64, 64, 0.3}};
+      {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
+  if (!p.grouped() && p.m <= 64)
+    llvm::erase_if(shapes, [](const Shape &s) { return s.m > 64; });
   auto cost = [&](const Shape &s) {
     int64_t tiles = p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
     int64_t waves = llvm::divideCeil(tiles, std::max<int64_t>(target.multiprocessors, 1));
@@ -82,7 +88,7 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     KernelConfigAttr config =
         chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
     bool cluster = config && !p.grouped() && p.m > s.m;
-    bool clusterFirst = s.n != 192;
+    bool clusterFirst = s.n == 128;
     if (cluster && clusterFirst)
       add(config.withCluster(2));
     add(config);
