@@ -102,6 +102,19 @@ void PreparedLaunch::addFloat(float value) {
   slots.push_back({Slot::Float, floats.size() - 1});
 }
 
+/// How much TMA's reads pull into L2 around each line they miss: 256 bytes, unless the rows
+/// do not start on 32-byte L2 sectors (an 8-bit operand of K = 16 mod 32, a 16-bit one of
+/// K = 8 mod 16); then 128. Each 128-byte line of such rows touches five sectors, and the
+/// kernel makes ~4x the L2 requests of sector-aligned rows (ncu, FP8 15984 x 12128 x 10544
+/// against x 10496: 546 M against 140 M); pulling 256 bytes around each of them took the
+/// misaligned problem from 0.82 of cuBLASLt to 0.65 (H100, bench/NOTES.md). 256 bytes
+/// measured better for decode shapes (16 x 14336 x 4096 bf16: 0.93 against 0.87 with 128).
+static CUtensorMapL2promotion l2Promotion(cuuint64_t rowPitchBytes) {
+  constexpr cuuint64_t kSectorBytes = 32;
+  return rowPitchBytes % kSectorBytes == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                           : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+}
+
 llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr ptr,
                                          const OperandLayout &layout) {
   llvm::Expected<const CudaDriver &> driver = cudaDriver();
@@ -147,7 +160,7 @@ llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr 
   CUresult r = driver->cuTensorMapEncodeTiled(
       &map, type, static_cast<cuuint32_t>(rank), reinterpret_cast<void *>(ptr), dims,
       byteStrides, box, elementStrides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2Promotion(byteStrides[0]),
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (llvm::Error e = checkCuda(r, "cuTensorMapEncodeTiled(argument " +
                                        std::to_string(spec.argument) + ")"))
