@@ -48,3 +48,19 @@ func.func @decode(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
   }
   return
 }
+
+// Rows of 8208 bytes start off L2's 32-byte sectors: 2752 tiles of 128 x 192 in clusters of 2
+// (B multicast halves B's L2 requests).
+// CHECK-LABEL: func.func @rows_off_sectors
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, cluster = 2, promote = 1>, epilogue = <store = tma>>
+func.func @rows_off_sectors(%a: memref<8192x8208xf8E4M3FN> {mepi.alignment = 16 : i64},
+                            %b: memref<8192x8208xf8E4M3FN> {mepi.alignment = 16 : i64},
+                            %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8192x8208xf8E4M3FN>, memref<8192x8208xf8E4M3FN>)
+      outs(%d : memref<8192x8192xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

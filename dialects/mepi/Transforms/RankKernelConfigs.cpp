@@ -50,6 +50,23 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
     ranked.push_back(config);
 }
 
+/// Whether the rows of A and B start on 32-byte L2 sectors. TMA reads rows that do not with
+/// ~4x the L2 requests (Launch.cpp's l2Promotion), so that large problems of such rows are
+/// limited by L2's requests, and B multicast in clusters of 2 halves B's.
+bool sectorAlignedRows(MatmulOp op) {
+  constexpr int64_t kSectorBytes = 32;
+  return llvm::all_of(SmallVector<Value>{op.getA(), op.getB()}, [](Value operand) {
+    auto type = cast<MemRefType>(operand.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(strides[type.getRank() - 2]))
+      return true;
+    int64_t pitch = strides[type.getRank() - 2] * type.getElementTypeBitWidth() / 8;
+    return pitch % kSectorBytes == 0;
+  });
+}
+
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
 /// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
 /// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
@@ -63,8 +80,11 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
 /// 16 x 8192 x 8192 0.76 on 128 x 64 against 0.97 on 64 x 128). So 128 x 192 in one wave beats
 /// 128 x 128 in two (1168 x 1920 x 2848: 0.958 of cuBLASLt against 0.628), and problems of a
 /// few dozen tiles take 128 x 64. 128 x 128 and 64 x 128 go in clusters of 2 (B multicast)
-/// first, 128 x 192 and 128 x 64 alone first (measured faster, or B's tile too small to share). Grouped problems (tiles unknown on the host) keep
-/// 128 x 128 first: no grouped case ran on 128 x 192.
+/// first, 128 x 192 and 128 x 64 alone first (measured faster, or B's tile too small to share),
+/// but in clusters first where rows of A or B start off L2's sectors and the tiles take more
+/// than one wave (15984 x 12128 x 10544: 1.14 of cuBLASLt in clusters against 0.81 alone;
+/// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Grouped problems (tiles unknown on the
+/// host) keep 128 x 128 first: no grouped case ran on 128 x 192.
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
@@ -77,18 +97,21 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
       {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
   if (!p.grouped() && p.m <= 64)
     llvm::erase_if(shapes, [](const Shape &s) { return s.m > 64; });
+  auto tilesOf = [&](const Shape &s) {
+    return p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
+  };
   auto cost = [&](const Shape &s) {
-    int64_t tiles = p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
-    int64_t waves = llvm::divideCeil(tiles, std::max<int64_t>(target.multiprocessors, 1));
+    int64_t waves = llvm::divideCeil(tilesOf(s), std::max<int64_t>(target.multiprocessors, 1));
     return double(waves) * double(s.m * s.n) / s.speed;
   };
   if (!p.grouped())
     llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
+  bool aligned = sectorAlignedRows(op);
   for (const Shape &s : shapes) {
     KernelConfigAttr config =
         chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
     bool cluster = config && !p.grouped() && p.m > s.m;
-    bool clusterFirst = s.n == 128;
+    bool clusterFirst = s.n == 128 || (!aligned && tilesOf(s) > target.multiprocessors);
     if (cluster && clusterFirst)
       add(config.withCluster(2));
     add(config);
@@ -181,10 +204,10 @@ void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90P
 }
 
 /// The candidates after the chosen one (the rules' or, where preferModelChoice took over, the
-/// model's), fastest first by the cost model: autotune() times the first 16 by default. On the autotune data of both seeded sweeps (every candidate timed),
-/// the model's first 16 held one within 3 % of the fastest on 182 of 182 problems (H100, seed
-/// 20261124) and 222 of 224 (H200, seed 20261123); the first 12 on 181 and 219
-/// (bench/NOTES.md).
+/// model's), fastest first by the cost model: autotune() times the first 16 by default. On the
+/// autotune data of both seeded sweeps (every candidate timed), the model's first 16 held one
+/// within 3 % of the fastest on 182 of 182 problems (H100, seed 20261124) and 222 of 224
+/// (H200, seed 20261123); the first 12 on 181 and 219 (bench/NOTES.md).
 void orderByModel(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
                   const TargetInfo &target, bool costlyEpilog) {
   if (ranked.size() < 3)
