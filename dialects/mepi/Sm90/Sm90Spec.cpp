@@ -67,6 +67,13 @@ int64_t Sm90Spec::walkers() const {
   return std::max(units, units * kSteps() / kMinStreamKSteps);
 }
 
+std::optional<int64_t> Sm90Spec::fixedStreamKWalkers() const {
+  if (!config.getScheduler().isStreamK() || config.getMainloop().getCluster() > 1 ||
+      !target.deviceSized)
+    return std::nullopt;
+  return std::min(walkers(), streamKMaxBlocks());
+}
+
 int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
   int64_t units = walkers();
   if (config.getMainloop().getCluster() > 1)

@@ -166,6 +166,14 @@ public:
   /// Stream-K keeps a counter and two records per walker block, for the target's
   /// multiprocessors; walkers beyond them stay idle.
   int64_t streamKMaxBlocks() const { return target.multiprocessors; }
+  /// Stream-K without clusters for the device's own multiprocessors: the walkers the runtime
+  /// launches (min(walkers(), multiprocessors)), known when the kernel is generated, so that
+  /// the walk is constants. Computed from gridDim otherwise, the walk went through the float
+  /// reciprocal of emitDivRem, which kept the unit loop's k-step counts and the consumers'
+  /// stage counter off the uniform datapath: each k-step then moved its descriptors with
+  /// R2UR, and the stream-K kernel ran 3.5-4.6 % slower than the whole-unit one even where no
+  /// unit is shared (H100, FP8 3840 x 4224 x 7168, bench/NOTES.md).
+  std::optional<int64_t> fixedStreamKWalkers() const;
 
   // Operand sums.
   /// On the tensor cores (wgmmas by a tile of ones) in the 64-row kernels of short M, which

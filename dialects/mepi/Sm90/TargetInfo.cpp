@@ -15,5 +15,9 @@ std::optional<TargetInfo> TargetInfo::forChip(llvm::StringRef chip) {
 
 TargetInfo TargetInfo::forChip(llvm::StringRef chip, int64_t multiprocessors) {
   TargetInfo target = forChip(chip).value_or(TargetInfo{chip.str()});
-  return multiprocessors > 0 ? target.withMultiprocessors(multiprocessors) : target;
+  if (multiprocessors <= 0)
+    return target;
+  target = target.withMultiprocessors(multiprocessors);
+  target.deviceSized = true;
+  return target;
 }

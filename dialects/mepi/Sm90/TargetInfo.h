@@ -16,14 +16,17 @@ struct TargetInfo {
   int64_t multiprocessors = 0;     ///< SMs that run blocks side by side
   int64_t sharedBytesPerBlock = 0; ///< dynamic shared memory a block may opt into
   int64_t maxClusterSize = 0;      ///< blocks per cluster that every part of the chip supports
+  /// `multiprocessors` is the device's own count (the runtime's, through forChip's option),
+  /// so a persistent grid of at most that many blocks is the grid the runtime launches.
+  bool deviceSized = false;
 
   /// The reference part of `chip` (for sm_90a the H100 SXM and H200: both have 132
   /// multiprocessors), or none for a chip mepi does not size kernels for. The runtime replaces
   /// the figures by the device's own (withMultiprocessors, withSharedBytesPerBlock).
   static std::optional<TargetInfo> forChip(llvm::StringRef chip);
   /// The same with the multiprocessor count replaced where `multiprocessors` > 0 (the passes'
-  /// option, which the runtime sets from the device); a chip without reference figures gets
-  /// none but its name.
+  /// option, which the runtime sets from the device: deviceSized); a chip without reference
+  /// figures gets none but its name.
   static TargetInfo forChip(llvm::StringRef chip, int64_t multiprocessors);
 
   /// Whether the chip runs the wgmma kernel family (warpgroup MMA, TMA, clusters: sm_90a).

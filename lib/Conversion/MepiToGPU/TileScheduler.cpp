@@ -13,6 +13,8 @@ constexpr int64_t kGroupM = 8; // tile rows per group of the tile order
 } // namespace
 
 std::pair<Value, Value> mlir::mepi::emitDivRem(Emitter &e, Value a, Value b) {
+  if (getConstantIntValue(b))
+    return {e.div(a, b), e.rem(a, b)};
   Type f32 = e.b.getF32Type();
   Value af = arith::UIToFPOp::create(e.b, e.loc, f32, a);
   Value bf = arith::UIToFPOp::create(e.b, e.loc, f32, b);
@@ -45,11 +47,26 @@ Value TileScheduler::emitRangeStart(Emitter &e, const StreamKWalk &s, Value w) {
   return e.add(e.mul(w, s.share), e.min(w, s.extra));
 }
 
+/// The walk's kernel-wide values for `grid` walkers, as emitStreamKWalk computes them.
+static TileScheduler::StreamKWalk::Fixed fixedWalk(int64_t unitCount, int64_t kSteps, int64_t grid) {
+  TileScheduler::StreamKWalk::Fixed f;
+  f.grid = grid;
+  f.wholeUnits = unitCount / grid;
+  int64_t tailUnits = unitCount - f.wholeUnits * grid, steps = tailUnits * kSteps;
+  int64_t fit = std::max(steps / sm90::kMinStreamKSteps, tailUnits);
+  f.walkers = std::min(grid, std::max<int64_t>(fit, 1));
+  f.share = steps / f.walkers;
+  f.extra = steps % f.walkers;
+  return f;
+}
+
 auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   StreamKWalk s;
   int64_t unitCount = spec.workUnits();
   Value kSteps = e.i32(spec.kSteps());
   s.walker = emitWalker(e);
+  if (std::optional<int64_t> grid = spec.fixedStreamKWalkers())
+    return emitFixedStreamKWalk(e, fixedWalk(unitCount, spec.kSteps(), *grid), s.walker);
   // The grid may hold more walkers than units (Sm90Spec::walkers): then no walker has whole
   // units and all the k-steps are shared.
   s.grid = e.min(emitWalkers(e), e.i32(spec.streamKMaxBlocks() / cluster()));
@@ -65,6 +82,37 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   fit = e.select(e.ult(fit, tailUnits), tailUnits, fit);
   s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
   std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
+  s.begin = emitRangeStart(e, s, s.walker);
+  s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
+  s.firstUnit = e.div(s.begin, kSteps);
+  Value lastUnit = e.div(e.sub(s.end, e.i32(1)), kSteps);
+  Value ranged = e.andI(e.ult(s.walker, s.walkers), e.ult(s.begin, s.end));
+  Value units = e.select(ranged, e.add(e.sub(lastUnit, s.firstUnit), e.i32(1)), e.i32(0));
+  s.iterations = e.select(e.ult(s.walker, s.grid), e.add(s.wholeUnits, units), e.i32(0));
+  return s;
+}
+
+auto TileScheduler::emitFixedStreamKWalk(Emitter &e, const StreamKWalk::Fixed &f,
+                                         Value walker) const -> StreamKWalk {
+  // The runtime launches exactly f.grid blocks (the device's multiprocessors bound both):
+  // a kernel launched otherwise would leave units undone, so it stops instead.
+  auto wrongGrid = scf::IfOp::create(e.b, e.loc, e.ne(emitWalkers(e), e.i32(f.grid)),
+                                     /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(wrongGrid.thenBlock());
+    LLVM::Trap::create(e.b, e.loc);
+  }
+  StreamKWalk s;
+  s.fixed = f;
+  s.walker = walker;
+  s.grid = e.i32(f.grid);
+  s.wholeUnits = e.i32(f.wholeUnits);
+  s.firstShared = e.i32(f.wholeUnits * f.grid);
+  s.walkers = e.i32(f.walkers);
+  s.share = e.i32(f.share);
+  s.extra = e.i32(f.extra);
+  Value kSteps = e.i32(spec.kSteps());
   s.begin = emitRangeStart(e, s, s.walker);
   s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
   s.firstUnit = e.div(s.begin, kSteps);
@@ -149,6 +197,11 @@ void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s
   // divisor kept nonzero where there are no ranges, for the whole units' iterations).
   Value longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
   Value shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
+  if (s.fixed) { // constant divisors
+    longer = e.i32(s.fixed->share + 1);
+    inLonger = e.i32(s.fixed->extra * (s.fixed->share + 1));
+    shorter = e.i32(std::max<int64_t>(s.fixed->share, 1));
+  }
   auto walkerOf = [&](Value p) {
     return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
                     e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));

@@ -21,7 +21,8 @@ namespace mlir::mepi {
 /// a / b and a % b (u32; 0 < b, a < 2^22) by the approximate reciprocal and a correction each
 /// way (its error is under one there). ptxas makes a u32 division by a runtime value a
 /// subroutine, and under nvJitLink a call anywhere in the kernel serializes all of its wgmmas
-/// (C7509, bench/NOTES.md).
+/// (C7509, bench/NOTES.md). A constant `b` divides as integers (a multiply and shifts, which
+/// stay on the uniform datapath where `a` is uniform).
 std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b);
 
 class TileScheduler {
@@ -44,8 +45,16 @@ public:
     Value begin, end;      // this walker's range of the shared units' k-steps, end to end
     Value firstUnit;       // the shared unit where its range begins (begin / kSteps)
     Value iterations;      // the unit loop's trip count
+    /// Where the walkers are known when the kernel is generated (Sm90Spec::fixedStreamKWalkers):
+    /// G, U / G, G', share and extra as constants.
+    struct Fixed {
+      int64_t grid, wholeUnits, walkers, share, extra;
+    };
+    std::optional<Fixed> fixed;
   };
   StreamKWalk emitStreamKWalk(Emitter &e) const;
+  /// The walk of `f`'s constants for walker `walker`.
+  StreamKWalk emitFixedStreamKWalk(Emitter &e, const StreamKWalk::Fixed &f, Value walker) const;
 
   /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
   /// only for the second tile of a cluster's pair below D).

@@ -161,11 +161,12 @@ public:
 
   LaunchGeometry emitLaunchGeometry(OpBuilder &b, MatmulOp op) const override {
     // Persistent: at most one block per walker (a work unit, or stream-K's ranges); the runtime
-    // caps the grid at the number of multiprocessors.
+    // caps the grid at the number of multiprocessors (stream-K's fixed walk: already capped).
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     LaunchGeometry geometry;
-    geometry.grid = {index(spec(op).walkers() * cluster()), index(1), index(1)};
+    int64_t blocks = spec(op).fixedStreamKWalkers().value_or(spec(op).walkers() * cluster());
+    geometry.grid = {index(blocks), index(1), index(1)};
     geometry.block = {index(threads()), index(1), index(1)};
     return geometry;
   }
