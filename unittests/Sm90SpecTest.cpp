@@ -89,6 +89,20 @@ TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
   EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), wgmma(128, 256, 4).withStreamk(true), target)
                 .walkers(),
             32);
+  // A walk of constants only for the device's own count (the runtime launches min(walkers,
+  // multiprocessors) blocks) and without clusters (their count is the occupancy's).
+  EXPECT_FALSE(target.deviceSized);
+  EXPECT_EQ(longK.fixedStreamKWalkers(), std::nullopt);
+  TargetInfo device = TargetInfo::forChip("sm_90a", 114);
+  EXPECT_TRUE(device.deviceSized);
+  KernelConfigAttr streamK = wgmma(128, 256, 4).withStreamk(true);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 8000), streamK, device).fixedStreamKWalkers(), 114);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), streamK, device).fixedStreamKWalkers(), 32);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 8000), streamK.withCluster(2), device)
+                .fixedStreamKWalkers(),
+            std::nullopt);
+  EXPECT_EQ(Sm90Spec(problem(1000, 1000, 8000), wgmma(128, 256, 4), device).fixedStreamKWalkers(),
+            std::nullopt);
 }
 
 TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
