@@ -97,7 +97,7 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
       {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
   if (!p.grouped() && p.m <= 64)
     llvm::erase_if(shapes, [](const Shape &s) { return s.m > 64; });
-  auto tilesOf = [&](const Shape &s) {
+  auto tilesOf = [&](const Shape &s) -> int64_t {
     return p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
   };
   auto cost = [&](const Shape &s) {

@@ -82,6 +82,12 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   fit = e.select(e.ult(fit, tailUnits), tailUnits, fit);
   s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
   std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
+  emitWalkerRange(e, s);
+  return s;
+}
+
+void TileScheduler::emitWalkerRange(Emitter &e, StreamKWalk &s) const {
+  Value kSteps = e.i32(spec.kSteps());
   s.begin = emitRangeStart(e, s, s.walker);
   s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
   s.firstUnit = e.div(s.begin, kSteps);
@@ -89,7 +95,6 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   Value ranged = e.andI(e.ult(s.walker, s.walkers), e.ult(s.begin, s.end));
   Value units = e.select(ranged, e.add(e.sub(lastUnit, s.firstUnit), e.i32(1)), e.i32(0));
   s.iterations = e.select(e.ult(s.walker, s.grid), e.add(s.wholeUnits, units), e.i32(0));
-  return s;
 }
 
 auto TileScheduler::emitFixedStreamKWalk(Emitter &e, const StreamKWalk::Fixed &f,
@@ -112,14 +117,7 @@ auto TileScheduler::emitFixedStreamKWalk(Emitter &e, const StreamKWalk::Fixed &f
   s.walkers = e.i32(f.walkers);
   s.share = e.i32(f.share);
   s.extra = e.i32(f.extra);
-  Value kSteps = e.i32(spec.kSteps());
-  s.begin = emitRangeStart(e, s, s.walker);
-  s.end = emitRangeStart(e, s, e.add(s.walker, e.i32(1)));
-  s.firstUnit = e.div(s.begin, kSteps);
-  Value lastUnit = e.div(e.sub(s.end, e.i32(1)), kSteps);
-  Value ranged = e.andI(e.ult(s.walker, s.walkers), e.ult(s.begin, s.end));
-  Value units = e.select(ranged, e.add(e.sub(lastUnit, s.firstUnit), e.i32(1)), e.i32(0));
-  s.iterations = e.select(e.ult(s.walker, s.grid), e.add(s.wholeUnits, units), e.i32(0));
+  emitWalkerRange(e, s);
   return s;
 }
 

@@ -93,6 +93,9 @@ public:
 
 private:
   int64_t cluster() const { return spec.getConfig().getMainloop().getCluster(); }
+  /// This walker's range of the shared k-steps and its unit loop's trip count, from the walk's
+  /// kernel-wide values.
+  void emitWalkerRange(Emitter &e, StreamKWalk &s) const;
   /// Where walker `w`'s range starts among the shared units' k-steps.
   static Value emitRangeStart(Emitter &e, const StreamKWalk &s, Value w);
   /// Stream-K's part of a unit: its tile, k-steps, splits and records.
