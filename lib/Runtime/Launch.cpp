@@ -1,5 +1,6 @@
 // Module load and kernel launch through the driver API.
 #include "Runtime/Launch.h"
+#include "mepi/Sm90/L2Sectors.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -103,16 +104,14 @@ void PreparedLaunch::addFloat(float value) {
 }
 
 /// How much TMA's reads pull into L2 around each line they miss: 256 bytes, unless the rows
-/// do not start on 32-byte L2 sectors (an 8-bit operand of K = 16 mod 32, a 16-bit one of
-/// K = 8 mod 16); then 128. Each 128-byte line of such rows touches five sectors, and the
-/// kernel makes ~4x the L2 requests of sector-aligned rows (ncu, FP8 15984 x 12128 x 10544
-/// against x 10496: 546 M against 140 M); pulling 256 bytes around each of them took the
+/// do not start on L2 sectors (L2Sectors.h: an 8-bit operand of K = 16 mod 32, a 16-bit one of
+/// K = 8 mod 16); then 128. Pulling 256 bytes around each of their ~4x requests took the
 /// misaligned problem from 0.82 of cuBLASLt to 0.65 (H100, bench/NOTES.md). 256 bytes
 /// measured better for decode shapes (16 x 14336 x 4096 bf16: 0.93 against 0.87 with 128).
 static CUtensorMapL2promotion l2Promotion(cuuint64_t rowPitchBytes) {
-  constexpr cuuint64_t kSectorBytes = 32;
-  return rowPitchBytes % kSectorBytes == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-                                           : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  return mlir::mepi::sm90::rowsStartOnSectors(static_cast<int64_t>(rowPitchBytes))
+             ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+             : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 }
 
 llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr ptr,

@@ -2,6 +2,7 @@
 // or the cost model where it decides), then every other form the generator can build for the
 // problem, in the cost model's order.
 #include "KernelRules.h"
+#include "mepi/Sm90/L2Sectors.h"
 #include "mepi/Sm90/Sm90CostModel.h"
 #include "mepi/Sm90/Sm90Spec.h"
 #include "mepi/Transforms/KernelConfigs.h"
@@ -50,11 +51,10 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
     ranked.push_back(config);
 }
 
-/// Whether the rows of A and B start on 32-byte L2 sectors. TMA reads rows that do not with
-/// ~4x the L2 requests (Launch.cpp's l2Promotion), so that large problems of such rows are
-/// limited by L2's requests, and B multicast in clusters of 2 halves B's.
+/// Whether the rows of A and B start on L2 sectors. TMA reads rows that do not with ~4x the L2
+/// requests (L2Sectors.h), so that large problems of such rows are limited by L2's requests,
+/// and B multicast in clusters of 2 halves B's.
 bool sectorAlignedRows(MatmulOp op) {
-  constexpr int64_t kSectorBytes = 32;
   return llvm::all_of(SmallVector<Value>{op.getA(), op.getB()}, [](Value operand) {
     auto type = cast<MemRefType>(operand.getType());
     SmallVector<int64_t> strides;
@@ -63,7 +63,7 @@ bool sectorAlignedRows(MatmulOp op) {
         ShapedType::isDynamic(strides[type.getRank() - 2]))
       return true;
     int64_t pitch = strides[type.getRank() - 2] * type.getElementTypeBitWidth() / 8;
-    return pitch % kSectorBytes == 0;
+    return sm90::rowsStartOnSectors(pitch);
   });
 }
 

@@ -193,12 +193,14 @@ void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s
   w.kEnd = e.select(whole, kSteps, e.min(e.sub(s.end, at), kSteps));
   // The walker whose range holds k-step p: the first `extra` ranges are one longer (the
   // divisor kept nonzero where there are no ranges, for the whole units' iterations).
-  Value longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
-  Value shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
+  Value longer, inLonger, shorter;
   if (s.fixed) { // constant divisors
     longer = e.i32(s.fixed->share + 1);
     inLonger = e.i32(s.fixed->extra * (s.fixed->share + 1));
     shorter = e.i32(std::max<int64_t>(s.fixed->share, 1));
+  } else {
+    longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
+    shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
   }
   auto walkerOf = [&](Value p) {
     return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
