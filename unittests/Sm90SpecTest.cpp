@@ -105,6 +105,25 @@ TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
             std::nullopt);
 }
 
+TEST_F(Sm90SpecTest, StreamKCutsTheLastWavesUnitsIntoPiecesOfTheirOwn) {
+  TargetInfo device = TargetInfo::forChip("sm_90a", 132);
+  KernelConfigAttr streamK = wgmma(128, 128, 6).withStreamk(true);
+  auto pieces = [&](int64_t m, int64_t n, int64_t k, const TargetInfo &t) {
+    return Sm90Spec(problem(m, n, k), streamK, t).streamKPieces();
+  };
+  // 1792 x 1408: 154 tiles of 128 x 128 on 132 walkers, 22 in the last wave, six walkers for
+  // each; K = 4096 (64 k-steps) takes four ranges of 16, K = 2048 two.
+  EXPECT_EQ(pieces(1792, 1408, 4096, device), 4);
+  EXPECT_EQ(pieces(1792, 1408, 2048, device), 2);
+  // 28 k-steps hold one range of 16: the last wave's k-steps are cut end to end instead.
+  EXPECT_EQ(pieces(1792, 1408, 1792, device), 0);
+  // 256 tiles leave 124 units in the last wave: one walker each at most.
+  EXPECT_EQ(pieces(2048, 2048, 8192, device), 0);
+  // Whole waves only (12 x 11 = 132 tiles), and a walk worked out from the grid: no pieces.
+  EXPECT_EQ(pieces(1536, 1408, 4096, device), 0);
+  EXPECT_EQ(pieces(1792, 1408, 4096, target), 0);
+}
+
 TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
   Sm90Spec spec(problem(4096, 4096, 4096), wgmma(128, 256, 4).withStore(DStore::Tma), target);
   Sm90SharedLayout l = spec.sharedLayout();

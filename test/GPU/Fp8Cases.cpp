@@ -317,6 +317,19 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "DEFAULT", 2,
        "#mepi.kernel_config<wgmma, tile = [128, 128, 128], mainloop = <stages = 4, promote = 1>, "
        "scheduler = <stream_k>>"},
+      // Stream-K over promoted 128 x 192 tiles whose last wave's units are each cut into ranges
+      // of their own (9 x 16 = 144 tiles on the H100's 132: 12 shared units of 32 k-steps in two
+      // pieces), an e4m3 D (no amax: stream-K takes no reductions); and block scales the same
+      // way (14 x 11 = 154 tiles of 128 x 128, K = 4100: 22 shared units of 33 k-steps in two
+      // pieces).
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 1100, 3000, 4000, S::Tensor, S::Tensor, true, false,
+       false, "GELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>, "
+       "scheduler = <stream_k>>"},
+      {T::F8E5M2, T::F8E4M3FN, T::BF16, 1790, 1400, 4100, S::Block, S::Block, false, false, false,
+       "BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 128], mainloop = <stages = 6, promote = 1>, "
+       "scheduler = <stream_k>>"},
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 333, 200, 1100, S::Block, S::Block, false, false, false,
        "DEFAULT", 2,
        "#mepi.kernel_config<wgmma, tile = [64, 64, 128], mainloop = <stages = 8, promote = 1>>"},

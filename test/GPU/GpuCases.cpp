@@ -473,6 +473,10 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     streamed({ElementType::F16, {1500, 264}, {3000, 264}, {1500, 3000}, false, true,
               "RELU_BIAS", true, 0.5f, 2.0f, false, ElementType::F32});
     streamed({ElementType::F16, {1240, 2100}, {1240, 1800}, {2100, 1800}, true, false, "GELU"});
+    // A last wave of few units with many k-steps: each shared unit cut into ranges of its own
+    // (128 x 128: 154 tiles, 22 shared on 132 walkers, 63 k-steps in three pieces).
+    streamed({ElementType::BF16, {1790, 4000}, {1400, 4000}, {1790, 1400}, false, true,
+              "GELU_BIAS"});
   }
   // The swapped form for short M (Dᵀ = B Aᵀ), forced: 16, 32 and 64 rows of A per tile with
   // fewer rows in D (13, 7, 33), one and two consumers, residue columns, more tiles than blocks

@@ -74,6 +74,15 @@ std::optional<int64_t> Sm90Spec::fixedStreamKWalkers() const {
   return std::min(walkers(), streamKMaxBlocks());
 }
 
+int64_t Sm90Spec::streamKPieces() const {
+  std::optional<int64_t> grid = fixedStreamKWalkers();
+  int64_t tail = grid ? workUnits() % *grid : 0;
+  if (tail == 0)
+    return 0;
+  int64_t pieces = std::min(*grid / tail, kSteps() / kMinStreamKSteps);
+  return pieces >= 2 ? pieces : 0;
+}
+
 int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
   int64_t units = walkers();
   if (config.getMainloop().getCluster() > 1)

@@ -174,6 +174,13 @@ public:
   /// R2UR, and the stream-K kernel ran 3.5-4.6 % slower than the whole-unit one even where no
   /// unit is shared (H100, FP8 3840 x 4224 x 7168, bench/NOTES.md).
   std::optional<int64_t> fixedStreamKWalkers() const;
+  /// Stream-K with a fixed walk: into how many ranges of its own the walk cuts each unit of the
+  /// last wave, where each can take two or more of kMinStreamKSteps k-steps or more (0: the last
+  /// wave's k-steps are cut end to end into equal ranges, which may cross from one unit into
+  /// the next). A crossing range pays a second pipeline fill, record and sum for its few
+  /// k-steps, and each shared unit's sum waits for its slowest range (bench/NOTES.md, "Split-K
+  /// and stream-K").
+  int64_t streamKPieces() const;
 
   // Operand sums.
   /// On the tensor cores (wgmmas by a tile of ones) in the 64-row kernels of short M, which

@@ -10,6 +10,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -67,6 +68,36 @@ bool sectorAlignedRows(MatmulOp op) {
   });
 }
 
+/// Waves of `config`'s tiles where stream-K pays for them: W + 1 / pieces + kPieceCost for W
+/// whole waves (two or more) and a last wave whose units the walk cuts into pieces of their own
+/// (Sm90Spec::streamKPieces: a device-sized target, no clusters), taken where that is 3 %
+/// below the W + 1 waves of whole units. The pieces' records and sums cost about a third of a
+/// unit, fitted on six FP8 shapes (H100, 2026-11-26, tensor-wise 128 x 192, of cuBLASLt,
+/// stream-K against whole units in one call, bench/NOTES.md): 4096^2 x 7168 (W = 5, 3 pieces)
+/// 0.935 / 0.909, 4096^3 (5, 2) 0.937 / 0.918, 2048 x 5120 x 5120 (3, 2) 0.882 / 0.848,
+/// 4096 x 7168 x 16384 (9, 4) 0.975 / 0.932, 2048 x 5120 x 7168 (3, 3) 0.929 / 0.854, 1920 x
+/// 4224 x 7168 (2, 2) 1.233 / 1.152. Block-scaled 4096^3 lost (1080 against 1143 TFLOP/s),
+/// and so did row-wise 4096 x 4112 x 4128 (1107 against 1136): both W = 5 in two pieces, a
+/// predicted 2.6 %, which the 3 % leaves in whole units. Where the units have too few k-steps
+/// for two pieces (4096^2 x 3584, 28) the walk's crossing ranges lost (0.870 / 0.927).
+std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &target,
+                                   KernelConfigAttr config) {
+  constexpr double kPieceCost = 0.35, kRequiredGain = 1.03;
+  constexpr int64_t kMinWholeWaves = 2;
+  KernelConfigAttr streamK = config ? config.withStreamk(true) : KernelConfigAttr();
+  if (!streamK || !Sm90Spec(p, streamK, target).canImplement())
+    return std::nullopt;
+  Sm90Spec spec(p, streamK, target);
+  int64_t pieces = spec.streamKPieces();
+  if (!pieces)
+    return std::nullopt;
+  int64_t whole = spec.workUnits() / *spec.fixedStreamKWalkers();
+  double waves = double(whole) + 1.0 / double(pieces) + kPieceCost;
+  if (whole < kMinWholeWaves || kRequiredGain * waves > double(whole + 1))
+    return std::nullopt;
+  return waves;
+}
+
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
 /// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
 /// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
@@ -83,8 +114,10 @@ bool sectorAlignedRows(MatmulOp op) {
 /// first, 128 x 192 and 128 x 64 alone first (measured faster, or B's tile too small to share),
 /// but in clusters first where rows of A or B start off L2's sectors and the tiles take more
 /// than one wave (15984 x 12128 x 10544: 1.14 of cuBLASLt in clusters against 0.81 alone;
-/// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Grouped problems (tiles unknown on the
-/// host) keep 128 x 128 first: no grouped case ran on 128 x 192.
+/// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Where stream-K's pieces pay for a partial
+/// last wave (streamKWaves), a shape is ranked by those waves and its stream-K form comes
+/// before its whole units. Grouped problems (tiles unknown on the host) keep 128 x 128 first:
+/// no grouped case ran on 128 x 192.
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
@@ -92,6 +125,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
   struct Shape {
     int64_t m, n;
     double speed; // per tile, relative to 128 x 128
+    KernelConfigAttr config = {};
+    std::optional<double> streamKWaves = std::nullopt;
   };
   SmallVector<Shape> shapes = {
       {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
@@ -100,20 +135,27 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
   auto tilesOf = [&](const Shape &s) -> int64_t {
     return p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
   };
+  for (Shape &s : shapes) {
+    s.config = chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
+    if (!p.grouped())
+      s.streamKWaves = streamKWaves(p, target, s.config);
+  }
   auto cost = [&](const Shape &s) {
-    int64_t waves = llvm::divideCeil(tilesOf(s), std::max<int64_t>(target.multiprocessors, 1));
-    return double(waves) * double(s.m * s.n) / s.speed;
+    double waves = s.streamKWaves.value_or(
+        llvm::divideCeil(tilesOf(s), std::max<int64_t>(target.multiprocessors, 1)));
+    return waves * double(s.m * s.n) / s.speed;
   };
   if (!p.grouped())
     llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
   bool aligned = sectorAlignedRows(op);
   for (const Shape &s : shapes) {
-    KernelConfigAttr config =
-        chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
+    KernelConfigAttr config = s.config;
     bool cluster = config && !p.grouped() && p.m > s.m;
     bool clusterFirst = s.n == 128 || (!aligned && tilesOf(s) > target.multiprocessors);
     if (cluster && clusterFirst)
       add(config.withCluster(2));
+    if (s.streamKWaves)
+      add(config.withStreamk(true));
     add(config);
     if (cluster && !clusterFirst)
       add(config.withCluster(2));

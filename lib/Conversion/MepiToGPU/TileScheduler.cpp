@@ -44,15 +44,54 @@ Value TileScheduler::emitWalker(Emitter &e) const {
 }
 
 Value TileScheduler::emitRangeStart(Emitter &e, const StreamKWalk &s, Value w) {
-  return e.add(e.mul(w, s.share), e.min(w, s.extra));
+  if (!s.fixed || !s.fixed->pieces)
+    return e.add(e.mul(w, s.share), e.min(w, s.extra));
+  // Piece j of shared unit u (w = u * pieces + j) starts j * kSteps / pieces into it; walkers
+  // past the pieces start at the end.
+  int64_t kSteps = s.fixed->kSteps, pieces = s.fixed->pieces;
+  w = e.min(w, e.i32(s.fixed->walkers));
+  Value unit = e.div(w, e.i32(pieces)), piece = e.rem(w, e.i32(pieces));
+  return e.add(e.mul(unit, e.i32(kSteps)), e.div(e.mul(piece, e.i32(kSteps)), e.i32(pieces)));
 }
 
-/// The walk's kernel-wide values for `grid` walkers, as emitStreamKWalk computes them.
-static TileScheduler::StreamKWalk::Fixed fixedWalk(int64_t unitCount, int64_t kSteps, int64_t grid) {
+Value TileScheduler::emitWalkerOf(Emitter &e, const StreamKWalk &s, Value p) {
+  if (s.fixed && s.fixed->pieces) {
+    // k-step r of unit u lies in piece floor(((r + 1) * pieces - 1) / kSteps), the one j with
+    // j * kSteps / pieces <= r < (j + 1) * kSteps / pieces (rounded down).
+    int64_t kSteps = s.fixed->kSteps, pieces = s.fixed->pieces;
+    Value unit = e.div(p, e.i32(kSteps)), r = e.rem(p, e.i32(kSteps));
+    Value piece = e.div(e.sub(e.mul(e.add(r, e.i32(1)), e.i32(pieces)), e.i32(1)), e.i32(kSteps));
+    return e.add(e.mul(unit, e.i32(pieces)), piece);
+  }
+  // The first `extra` ranges are one longer (the divisor kept nonzero where there are no
+  // ranges, for the whole units' iterations).
+  Value longer, inLonger, shorter;
+  if (s.fixed) { // constant divisors
+    longer = e.i32(s.fixed->share + 1);
+    inLonger = e.i32(s.fixed->extra * (s.fixed->share + 1));
+    shorter = e.i32(std::max<int64_t>(s.fixed->share, 1));
+  } else {
+    longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
+    shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
+  }
+  return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
+                  e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));
+}
+
+/// The walk's kernel-wide values for `grid` walkers, as emitStreamKWalk computes them, or where
+/// the last wave's units are cut into `pieces` ranges each (Sm90Spec::streamKPieces), those.
+static TileScheduler::StreamKWalk::Fixed fixedWalk(int64_t unitCount, int64_t kSteps, int64_t grid,
+                                                   int64_t pieces) {
   TileScheduler::StreamKWalk::Fixed f;
   f.grid = grid;
+  f.kSteps = kSteps;
   f.wholeUnits = unitCount / grid;
   int64_t tailUnits = unitCount - f.wholeUnits * grid, steps = tailUnits * kSteps;
+  if (pieces) {
+    f.pieces = pieces;
+    f.walkers = tailUnits * pieces;
+    return f;
+  }
   int64_t fit = std::max(steps / sm90::kMinStreamKSteps, tailUnits);
   f.walkers = std::min(grid, std::max<int64_t>(fit, 1));
   f.share = steps / f.walkers;
@@ -66,7 +105,8 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   Value kSteps = e.i32(spec.kSteps());
   s.walker = emitWalker(e);
   if (std::optional<int64_t> grid = spec.fixedStreamKWalkers())
-    return emitFixedStreamKWalk(e, fixedWalk(unitCount, spec.kSteps(), *grid), s.walker);
+    return emitFixedStreamKWalk(
+        e, fixedWalk(unitCount, spec.kSteps(), *grid, spec.streamKPieces()), s.walker);
   // The grid may hold more walkers than units (Sm90Spec::walkers): then no walker has whole
   // units and all the k-steps are shared.
   s.grid = e.min(emitWalkers(e), e.i32(spec.streamKMaxBlocks() / cluster()));
@@ -191,22 +231,8 @@ void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s
   Value begin = e.select(e.eq(index, e.i32(0)), e.sub(s.begin, at), e.i32(0));
   w.kBegin = e.select(whole, e.i32(0), begin);
   w.kEnd = e.select(whole, kSteps, e.min(e.sub(s.end, at), kSteps));
-  // The walker whose range holds k-step p: the first `extra` ranges are one longer (the
-  // divisor kept nonzero where there are no ranges, for the whole units' iterations).
-  Value longer, inLonger, shorter;
-  if (s.fixed) { // constant divisors
-    longer = e.i32(s.fixed->share + 1);
-    inLonger = e.i32(s.fixed->extra * (s.fixed->share + 1));
-    shorter = e.i32(std::max<int64_t>(s.fixed->share, 1));
-  } else {
-    longer = e.add(s.share, e.i32(1)), inLonger = e.mul(s.extra, longer);
-    shorter = e.select(e.eq(s.share, e.i32(0)), e.i32(1), s.share);
-  }
-  auto walkerOf = [&](Value p) {
-    return e.select(e.ult(p, inLonger), emitDivRem(e, p, longer).first,
-                    e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));
-  };
-  Value first = walkerOf(at), last = walkerOf(e.add(at, e.i32(spec.kSteps() - 1)));
+  Value first = emitWalkerOf(e, s, at);
+  Value last = emitWalkerOf(e, s, e.add(at, e.i32(spec.kSteps() - 1)));
   w.splits = e.select(whole, e.i32(1), e.add(e.sub(last, first), e.i32(1)));
   w.split = e.select(whole, e.i32(0), e.sub(s.walker, first));
   w.slot = e.add(e.mul(first, e.i32(cluster())), rank);

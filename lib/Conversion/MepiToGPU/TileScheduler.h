@@ -3,7 +3,8 @@
 // tile of one batch element of D (batched problems: each element's units in turn), in a grouped
 // order that keeps concurrently running blocks on shared operand rows in L2; with split-K a
 // tile's slice of the k-steps; with stream-K the last wave's k-steps cut into one even range
-// per walker (see WgmmaKernel.cpp's header for the full rules). Its sizes are Sm90Spec's.
+// per walker, or each of its units into pieces of its own (see WgmmaKernel.cpp's header for
+// the full rules). Its sizes are Sm90Spec's.
 #ifndef MEPI_CONVERSION_MEPITOGPU_TILESCHEDULER_H
 #define MEPI_CONVERSION_MEPITOGPU_TILESCHEDULER_H
 
@@ -46,9 +47,12 @@ public:
     Value firstUnit;       // the shared unit where its range begins (begin / kSteps)
     Value iterations;      // the unit loop's trip count
     /// Where the walkers are known when the kernel is generated (Sm90Spec::fixedStreamKWalkers):
-    /// G, U / G, G', share and extra as constants.
+    /// G, U / G, G', share and extra as constants. `pieces` > 0: each shared unit is cut into
+    /// that many ranges of its own (G' = pieces x the shared units; a range never crosses into
+    /// a second unit), the unit's k-steps `kSteps`.
     struct Fixed {
-      int64_t grid, wholeUnits, walkers, share, extra;
+      int64_t grid = 0, wholeUnits = 0, walkers = 0, share = 0, extra = 0;
+      int64_t kSteps = 0, pieces = 0;
     };
     std::optional<Fixed> fixed;
   };
@@ -98,6 +102,8 @@ private:
   void emitWalkerRange(Emitter &e, StreamKWalk &s) const;
   /// Where walker `w`'s range starts among the shared units' k-steps.
   static Value emitRangeStart(Emitter &e, const StreamKWalk &s, Value w);
+  /// The walker whose range holds shared k-step `p` (its inverse).
+  static Value emitWalkerOf(Emitter &e, const StreamKWalk &s, Value p);
   /// Stream-K's part of a unit: its tile, k-steps, splits and records.
   void emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s, WorkUnit &w) const;
   /// The grouped order: the unit's tile row and column.

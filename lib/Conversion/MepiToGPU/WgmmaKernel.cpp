@@ -30,7 +30,10 @@
 // + G,
 // ... below (U / G) * G; the k-steps of the last U % G units, laid end to end, are then cut into
 // G' <= G consecutive ranges of equal length (within one) and at least kMinStreamKSteps, walker
-// w < G' taking range w, unit by unit. A unit whose k-steps several walkers share is summed
+// w < G' taking range w, unit by unit; or, where the walk is constants and every one of those
+// units can be cut into P >= 2 ranges of kMinStreamKSteps or more (Sm90Spec::streamKPieces),
+// each into P ranges of its own (G' = P x the units), so that no range crosses into a second
+// unit. A unit whose k-steps several walkers share is summed
 // like a split-K unit: each stores its partials as a record (every walker block keeps two, for
 // the first and the last shared unit its range meets), counts itself in on the counter of the
 // unit's first walker, and the last to arrive adds the records in k order and runs the epilog.
