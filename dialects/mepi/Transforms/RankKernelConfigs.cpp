@@ -85,10 +85,10 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
   constexpr double kPieceCost = 0.35, kRequiredGain = 1.03;
   constexpr int64_t kMinWholeWaves = 2;
   KernelConfigAttr streamK = config ? config.withStreamk(true) : KernelConfigAttr();
-  if (!streamK || !Sm90Spec(p, streamK, target).canImplement())
+  if (!streamK)
     return std::nullopt;
   Sm90Spec spec(p, streamK, target);
-  int64_t pieces = spec.streamKPieces();
+  int64_t pieces = spec.canImplement() ? spec.streamKPieces() : 0;
   if (!pieces)
     return std::nullopt;
   int64_t whole = spec.workUnits() / *spec.fixedStreamKWalkers();
