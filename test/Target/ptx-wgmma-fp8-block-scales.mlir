@@ -1,14 +1,20 @@
-// FP8 block scaling on the wgmma family: a k-step ahead of its use (one k-step is one
-// 128-element block of K) a consumer thread loads the scales of its two rows of each slice
-// (a_block_scales) and of its tile's 128 columns (b_block_scales), and the promotion adds the
-// k-step's sums times their product (fma) into the f32 accumulators; the epilog scales nothing. The heuristic
-// picks tiles whose columns lie in one block of 128 (not 128 x 192). ptxas assembles it
-// without spills and without serializing the wgmmas. A forced 128 x 192 tile is refused.
+// FP8 block scaling on the wgmma family: one k-step is one 128-element block of K. The
+// producer's first warp copies each stage's scales (A's of the tile's rows, B's of its blocks
+// of 128 columns) beside its tiles, with cp.async tracked by the stage's full barrier; a
+// consumer thread reads its rows' and columns' scales from the full stage, and the promotion
+// adds the k-step's sums times their product (fma) into the f32 accumulators; the epilog
+// scales nothing. The heuristic picks tiles whose columns lie in at most two blocks of 128.
+// ptxas assembles it without spills and without serializing the wgmmas. A forced 128 x 96
+// tile is refused.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config=chip=sm_90a | FileCheck %s --check-prefix=CONFIG
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=NOGLOBAL
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>>}/' %s \
+// RUN:   | mepi-opt --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.wide.ptx" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.wide.ptx --check-prefix=LONG --implicit-check-not=cp.async.ca
 // RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 128], mainloop = <stages = 4, promote = 1>>}/' %s \
 // RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=WIDE
 
@@ -16,15 +22,24 @@
 // CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128|192}}, 128], {{.*}}promote = 1>
 
 // CHECK-LABEL: .entry block_scaled_matmul_0
-// The first block's scales before the loop; in it, the promotion (the latch block comes
-// first), then the next block's scales loaded before the stage's wait and wgmmas:
-// CHECK: ld.global.b32
-// CHECK: mul.rn.f32 [[FACTOR:%r[0-9]+]],
-// CHECK: wgmma.wait_group.sync.aligned 0;
-// CHECK: fma.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[FACTOR]],
-// CHECK: ld.global.b32
+// The consumer (the promotion, in the loop's latch block, comes first): the stage's wait, its
+// wgmmas, its scales read from shared memory, the wait for the wgmmas:
+// CHECK: fma.rn.f32
 // CHECK: mbarrier.try_wait
 // CHECK: wgmma.mma_async.sync.aligned.m64n{{64|128}}k32.f32.e4m3.e4m3
+// CHECK: ld.shared.b32
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// The producer: each copying thread's scales, then its arrival once they land.
+// CHECK: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
+// CHECK: cp.async.mbarrier.arrive.noinc.shared.b64
+// No thread loads a scale from global memory itself:
+// NOGLOBAL-NOT: ld.global
+// Tiles of 192 columns (k-steps longer than a load from DRAM): each consumer thread loads its
+// scales from global memory a k-step ahead (before the stage's wait), no copies by the producer.
+// LONG-LABEL: .entry block_scaled_matmul_0
+// LONG: ld.global.b32
+// LONG: mbarrier.try_wait
+// LONG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
 

@@ -120,8 +120,10 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   l.aBytes = config.getTileM() * kSwizzleBytes;
   l.bBytes = config.getTileN() * kSwizzleBytes;
   l.stageBytes = l.aBytes + l.bBytes;
-  // The operand sums' tile of ones, 1024-aligned after the stages.
-  l.ones = config.getMainloop().getStages() * l.stageBytes;
+  // The stages' block scales after them; the operand sums' tile of ones 1024-aligned after.
+  l.scales = config.getMainloop().getStages() * l.stageBytes;
+  l.scaleStageBytes = stagesBlockScales() ? BlockScaleLayout::stageBytes(config.getTileM()) : 0;
+  l.ones = llvm::alignTo(l.scales + config.getMainloop().getStages() * l.scaleStageBytes, 1024);
   l.staging = l.ones + (sumsOnTensorCores() ? kOnesTileBytes : 0);
   // The swapped form stores straight from the registers: no staging block.
   l.scratch =

@@ -95,9 +95,20 @@ struct Sm90Problem {
   MmaAtom atom() const { return *MmaAtom::of(elementBytes); }
 };
 
+/// A stage's block scales in shared memory (f32): A's of the tile's rows, then B's of its (at
+/// most two) blocks of 128 columns.
+struct BlockScaleLayout {
+  static constexpr int64_t kScaleBytes = 4;
+  static int64_t bOffset(int64_t tileM) { return kScaleBytes * tileM; }
+  static int64_t stageBytes(int64_t tileM) {
+    return (bOffset(tileM) + 2 * kScaleBytes + 15) / 16 * 16;
+  }
+};
+
 /// Byte offsets of a block's dynamic shared memory.
 struct Sm90SharedLayout {
   int64_t aBytes = 0, bBytes = 0, stageBytes = 0; // one stage: A tile | B tile
+  int64_t scales = 0, scaleStageBytes = 0; // block scales: one BlockScaleLayout per stage
   int64_t ones = 0;         // the operand sums' tile of ones (after the stages)
   int64_t staging = 0;      // consumer 0's staging block for D
   int64_t scratch = 0;      // consumer 0's epilog scratch area
@@ -186,6 +197,10 @@ public:
   /// On the tensor cores (wgmmas by a tile of ones) in the 64-row kernels of short M, which
   /// wait on memory; by the consumer threads elsewhere (bench/NOTES.md).
   bool sumsOnTensorCores() const;
+  /// Block scales staged in shared memory by the producer (BlockScales.h) where a k-step's
+  /// wgmmas are short (tile_n up to 128: ~300 ns or less, under a load from DRAM); wider tiles'
+  /// consumers load theirs a k-step ahead (measured faster there: bench/NOTES.md).
+  bool stagesBlockScales() const { return p.blockScales && config.getTileN() <= 128; }
   /// f32 values per thread of one 64-row group's combined sums.
   static int64_t sumValuesPerGroup(bool onTensorCores, bool mnMajor) {
     return onTensorCores ? 4 : mnMajor ? 8 : 1;

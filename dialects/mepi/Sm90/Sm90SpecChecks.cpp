@@ -135,10 +135,12 @@ std::optional<std::string> whyNotAccumulation(const Sm90Spec &spec) {
   bool twoBlocksAtMost = kScaleBlockElements % tileN == 0 || (tileN % 64 == 0 && tileN <= 256);
   if (p.blockScales &&
       (config.getMainloop().getPromote() != 1 || config.getTileK() != kScaleBlockElements ||
-       !twoBlocksAtMost || config.getSwapped() || config.getMainloop().getPingpong())) {
+       !twoBlocksAtMost || config.getSwapped() || config.getMainloop().getPingpong() ||
+       !config.getMainloop().getTma())) {
     os << "block scales need promote = 1 over k-steps of " << kScaleBlockElements
        << " elements and tile_n dividing " << kScaleBlockElements
-       << " or a multiple of 64 up to 256 (not swapped, not ping-pong), got " << config;
+       << " or a multiple of 64 up to 256 (not swapped, not ping-pong, TMA loads), got "
+       << config;
     return message;
   }
   // The promoted accumulators take the registers the operand sums' fragments would.

@@ -60,7 +60,8 @@ WgmmaKernelGenerator::sumsLayout(ArrayRef<SumsPlan> plans, ArrayRef<bool> summin
 /// summing plans' fragments): waits for its stage, issues its wgmmas (and the sums' wgmmas or
 /// thread additions), keeps one group in flight and releases the previous step's stage.
 /// `fresh`: the step starts from zero accumulators (its first wgmma of each slice ignores
-/// them, scale-d = 0: no instructions to clear them). Returns the next stage counter, the
+/// them, scale-d = 0: no instructions to clear them) and a promoted block (which released the
+/// stage before it). Returns the next stage counter, the
 /// accumulators and the fragments.
 SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
                                                    const UnitLoop &u, ArrayRef<bool> summing,
@@ -116,10 +117,12 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
     if (summing[i] && !p.tile.onTensorCores)
       p.tile.emitThreadAccumulate(e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)),
                                   u.localThread, c.elementType, fragmentsOf(partials, i));
-  // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-  auto notFirst = scf::IfOp::create(b, loc, e.ult(u.unit.kBegin, k), /*withElseRegion=*/false);
-  {
+  // Keep one group in flight: the previous step's wgmmas are done, so free their stage. (A
+  // promoted block's first step has none before it: the previous block waited for its own
+  // and freed their stage.)
+  if (!fresh) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    auto notFirst = scf::IfOp::create(b, loc, e.ult(u.unit.kBegin, k), /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(notFirst.thenBlock());
     c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.isLeader);
@@ -156,32 +159,29 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   int64_t slices = slicesPerConsumer(), count = registers();
   Type accType = u.loopInit[1].getType();
   SmallVector<Value> init(u.loopInit); // the stage counter, zero sums
-  // Block scales: the loop carries the factors of its next block, whose scales are loaded a
-  // block ahead and multiplied after this block's promotion. (Carrying the loaded scales
-  // instead, ptxas copied each into its loop register before the block's wgmmas, which waited
-  // for the load there: a quarter of the consumer's stalls in ncu, bench/NOTES.md.)
   Value lastStep = e.sub(u.unit.kEnd, e.i32(1));
-  if (u.blockScales) {
-    SmallVector<Value> first = u.blockScales->emitLoads(e, e.min(u.unit.kBegin, lastStep));
-    llvm::append_range(init, u.blockScales->emitFactors(e, first).carried());
-  }
+  if (u.blockScales)
+    llvm::append_range(init, u.blockScales->emitCarriedInit(e, e.min(u.unit.kBegin, lastStep)));
   Value step = e.i32(config.getMainloop().getPromote());
   auto blocks = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, step, init);
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(blocks.getBody());
   Value blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
-  SmallVector<Value> loaded;
-  std::optional<BlockScaleFactors::Factors> factors;
-  if (u.blockScales) {
-    SmallVector<Value> carried(blocks.getRegionIterArgs().drop_front(1 + slices));
-    factors = u.blockScales->fromCarried(carried);
-    loaded = u.blockScales->emitLoads(e, e.min(blockEnd, lastStep));
-  }
+  // Block scales (a block is one k-step): loaded a block ahead, or read from the full stage
+  // while its wgmmas run.
+  BlockScaleFactors::Block scales;
+  if (u.blockScales)
+    scales = u.blockScales->emitBlockTop(e, blocks.getRegionIterArgs().drop_front(1 + slices),
+                                         e.min(blockEnd, lastStep));
   // The block's first k-step writes its accumulators without reading them.
   SmallVector<Value> unread(slices, LLVM::UndefOp::create(b, loc, accType));
   SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
                                        unread, /*fresh=*/true);
+  if (u.blockScales)
+    u.blockScales->emitAfterIssue(e, scales,
+                                  c.pipeline->emitSlot(e, blocks.getRegionIterArg(0)).stage);
+  std::optional<BlockScaleFactors::Factors> &factors = scales.factors;
   SmallVector<Value> block = first;
   if (config.getMainloop().getPromote() > 1)
     block = SmallVector<Value>(
@@ -190,6 +190,9 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   // while any wgmma runs makes ptxas serialize every wgmma (C7514), so the additions cannot
   // overlap the next block's wgmmas (tried: three sets of accumulators, bench/NOTES.md).
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // Its wgmmas are done: the block's last stage goes back to the producer now, not after the
+  // promotion and the next block's wgmmas (one more stage of loads ahead in that time).
+  c.pipeline->emitRelease(e, e.sub(block[0], e.i32(1)), u.isLeader);
   SmallVector<Value> yielded = {block[0]};
   for (int64_t s = 0; s < slices; ++s) {
     Value sums = blocks.getRegionIterArg(1 + s);
@@ -205,7 +208,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     yielded.push_back(sums);
   }
   if (u.blockScales)
-    llvm::append_range(yielded, u.blockScales->emitFactors(e, loaded).carried());
+    llvm::append_range(yielded, u.blockScales->emitCarriedNext(e, scales));
   scf::YieldOp::create(b, loc, yielded);
   return SmallVector<Value>(blocks.getResults().take_front(1 + slices));
 }

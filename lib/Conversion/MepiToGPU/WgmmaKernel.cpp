@@ -151,9 +151,13 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(init.thenBlock());
-    // TMA: the issuing thread arrives; ordinary loads: each producer thread does. Each stage
-    // is read by every consumer, or by one (ping-pong), of every block of the cluster.
-    int64_t producerArrivals = config.getMainloop().getTma() ? 1 : kWarpgroup;
+    // TMA: the issuing thread arrives (and each thread copying block scales); ordinary
+    // loads: each producer thread does. Each stage is read by every consumer, or by one
+    // (ping-pong), of every block of the cluster.
+    int64_t producerArrivals =
+        !config.getMainloop().getTma() ? kWarpgroup
+        : c.spec.stagesBlockScales()   ? 1 + BlockScaleCopies::kThreads
+                                       : 1;
     int64_t readers = (config.getMainloop().getPingpong() ? 1 : consumers()) * cluster();
     c.pipeline->emitInit(e, producerArrivals, readers);
   }
@@ -177,9 +181,13 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     b.setInsertionPointToStart(role.thenBlock());
     NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).first,
                                    NVVM::SetMaxRegisterAction::decrease);
-    // TMA: one thread issues; ordinary loads: the whole warpgroup loads.
+    // TMA: one thread issues (one warp, which also copies block scales); ordinary loads: the
+    // whole warpgroup loads.
     if (config.getMainloop().getTma()) {
-      auto issuer = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
+      Value issues = c.spec.stagesBlockScales()
+                         ? e.ult(c.tid, e.i32(BlockScaleCopies::kThreads))
+                         : isThread0;
+      auto issuer = scf::IfOp::create(b, loc, issues, /*withElseRegion=*/false);
       b.setInsertionPointToStart(issuer.thenBlock());
     }
     emitProducer(e, c, op, operands);
@@ -296,12 +304,14 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   // Block scales: a cooperative consumer c holds slices [c * slices, (c + 1) * slices).
   std::optional<BlockScaleFactors> blockScales;
   if (op.getABlockScales()) {
-    Value firstRow = e.add(unit.firstRow(e, config.getTileM()),
-                           e.mul(consumer, e.i32(slices * kSliceRows)));
+    Value stages =
+        c.spec.stagesBlockScales() ? e.offset(c.base, e.i32(layout.scales)) : Value();
     blockScales.emplace(e, operands.lookup(op.getABlockScales()),
-                        operands.lookup(op.getBBlockScales()), c.m, c.n, firstRow, slices,
-                        e.mul(unit.tileCol, e.i32(config.getTileN())), config.getTileN(),
-                        localThread);
+                        operands.lookup(op.getBBlockScales()), c.m, c.n,
+                        unit.firstRow(e, config.getTileM()),
+                        e.mul(consumer, e.i32(slices * kSliceRows)), slices,
+                        e.mul(unit.tileCol, e.i32(config.getTileN())), config.getTileM(),
+                        config.getTileN(), localThread, stages, layout.scaleStageBytes);
     u.blockScales = &*blockScales;
   }
   SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
@@ -351,7 +361,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitMainLoopVariants(Emitter &e, const 
 }
 
 /// After the unit's main loop (`loopResults`: the stage counter, the accumulators, the sums'
-/// fragments): releases its last stage, combines the operand sums, and emits the unit's epilog
+/// fragments): releases its last stage (unless promoted blocks did), combines the operand sums, and emits the unit's epilog
 /// (through the workspace under split-K and stream-K) before the unit loop's yield.
 void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                           const IRMapping &operands, const UnitLoop &u,
@@ -379,8 +389,10 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
       p.tile.emitStore(e, localThread, ValueRange(mine), p.sums, p.firstRow, p.limit);
     }
   };
-  // Grouped along K: an empty group's unit took no stage.
-  if (unit.kStart) {
+  // Promoted blocks free their own stages. Grouped along K: an empty group's unit took none.
+  if (config.getMainloop().getPromote() > 0) {
+    // released in emitPromotedKSteps
+  } else if (unit.kStart) {
     auto took = scf::IfOp::create(b, loc, e.ult(unit.kBegin, unit.kEnd), /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(took.thenBlock());

@@ -39,6 +39,12 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
     }
     load.batchB = {matrix};
   }
+  // Block scales: the issuing warp copies them (BlockScales.h), its first thread the tiles.
+  std::optional<BlockScaleCopies> scaleCopies;
+  if (c.spec.stagesBlockScales())
+    scaleCopies.emplace(e, operands.lookup(op.getABlockScales()),
+                        operands.lookup(op.getBBlockScales()), c.m, c.n, config.getTileM(),
+                        config.getTileN());
   auto kLoop = scf::ForOp::create(b, loc, unit.kBegin, unit.kEnd, e.i32(1),
                                   ValueRange{units.getRegionIterArg(0)});
   {
@@ -50,7 +56,16 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
     c.pipeline->emitAcquire(e, slot);
     load.stageBase = e.offset(c.base, e.mul(slot.stage, e.i32(layout.stageBytes)));
     load.k = e.mul(kLoop.getInductionVar(), e.i32(config.getTileK()));
-    if (config.getMainloop().getTma())
+    if (scaleCopies) {
+      Value scales = e.offset(c.base, e.add(e.i32(layout.scales),
+                                            e.mul(slot.stage, e.i32(layout.scaleStageBytes))));
+      scaleCopies->emit(e, scales, slot.full, load.rowA, load.rowB, kLoop.getInductionVar(),
+                        c.tid);
+      OpBuilder::InsertionGuard issuer(b);
+      auto first = scf::IfOp::create(b, loc, e.eq(c.tid, e.i32(0)), /*withElseRegion=*/false);
+      b.setInsertionPointToStart(first.thenBlock());
+      emitTmaLoads(e, c, load);
+    } else if (config.getMainloop().getTma())
       emitTmaLoads(e, c, load);
     else
       emitOrdinaryLoads(e, c, load, operands.lookup(op.getA()), operands.lookup(op.getB()));
