@@ -71,20 +71,27 @@ void BlockScaleCopies::emit(Emitter &e, Value stage, Value full, Value firstRow,
 }
 
 BlockScaleFactors::BlockScaleFactors(Emitter &e, Value aScales, Value bScales, int64_t m,
-                                     int64_t n, Value firstRow, Value tileRow, int64_t slices,
+                                     int64_t n, Value firstRow, int64_t slices,
                                      Value firstCol, int64_t tileM, int64_t tileN, Value thread,
                                      Value stages, int64_t stageBytes)
     : aScales(aScales), bScales(bScales), stages(stages), stageBytes(stageBytes), tileM(tileM),
       twoBlocks(kScaleBlockElements % tileN != 0) {
-  // Rows past D (a tile's last rows) read the last row's factor: in range, and unused.
+  // Staged: the rows' byte offsets in a stage. Loaded: the rows of D, where rows past D (a
+  // tile's last rows) read the last row's factor: in range, and unused.
   Value lastRow = e.i32(m - 1);
-  Value threadRow = e.add(tileRow, fragment::firstRow(e, thread));
+  Value threadRow = e.add(firstRow, fragment::firstRow(e, thread));
   for (int64_t s = 0; s < slices; ++s)
     for (int64_t h = 0; h < fragment::kRowHalves; ++h) {
       Value row = e.add(threadRow, e.i32(64 * s + fragment::halfRowOffset(h)));
-      rowBytes.push_back(e.mul(row, e.i32(BlockScaleLayout::kScaleBytes)));
-      rows.push_back(e.toIndex(e.min(e.add(firstRow, row), lastRow)));
+      if (stages)
+        rowBytes.push_back(e.mul(row, e.i32(BlockScaleLayout::kScaleBytes)));
+      else
+        rows.push_back(e.toIndex(e.min(row, lastRow)));
     }
+  if (stages && twoBlocks)
+    split = e.sub(e.i32(kScaleBlockElements), e.rem(firstCol, e.i32(kScaleBlockElements)));
+  if (stages)
+    return;
   Value block = e.div(firstCol, e.i32(kScaleBlockElements));
   columnBlock = e.toIndex(block);
   if (!twoBlocks)

@@ -52,14 +52,13 @@ private:
 class BlockScaleFactors {
 public:
   /// For a consumer thread (`thread`: its index in the warpgroup, i32) whose `slices` 64-row
-  /// slices start at row `tileRow` (i32) of the tile from row `firstRow` of D, in the tile of
+  /// slices start at row `firstRow` (i32: of the tile where staged, else of D), in the tile of
   /// `tileN` columns from `firstCol` (i32); `aScales`, `bScales` the kernel's memrefs, D of `m`
   /// x `n`. `stages`: a shared pointer to stage 0's scales (Sm90SharedLayout), each
   /// `stageBytes` apart, where they are staged; else null.
   BlockScaleFactors(Emitter &e, Value aScales, Value bScales, int64_t m, int64_t n,
-                    Value firstRow, Value tileRow, int64_t slices, Value firstCol,
-                    int64_t tileM, int64_t tileN, Value thread, Value stages,
-                    int64_t stageBytes);
+                    Value firstRow, int64_t slices, Value firstCol, int64_t tileM,
+                    int64_t tileN, Value thread, Value stages, int64_t stageBytes);
 
   class Factors {
   public:

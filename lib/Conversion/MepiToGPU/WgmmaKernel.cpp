@@ -306,12 +306,16 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   if (op.getABlockScales()) {
     Value stages =
         c.spec.stagesBlockScales() ? e.offset(c.base, e.i32(layout.scales)) : Value();
+    // The consumer's first row: in the tile where staged, else in D.
+    Value dRow = stages ? Value() : unit.firstRow(e, config.getTileM());
+    Value firstRow = e.mul(consumer, e.i32(slices * kSliceRows));
+    if (!stages)
+      firstRow = e.add(dRow, firstRow);
+    Value firstCol = e.mul(unit.tileCol, e.i32(config.getTileN()));
     blockScales.emplace(e, operands.lookup(op.getABlockScales()),
-                        operands.lookup(op.getBBlockScales()), c.m, c.n,
-                        unit.firstRow(e, config.getTileM()),
-                        e.mul(consumer, e.i32(slices * kSliceRows)), slices,
-                        e.mul(unit.tileCol, e.i32(config.getTileN())), config.getTileM(),
-                        config.getTileN(), localThread, stages, layout.scaleStageBytes);
+                        operands.lookup(op.getBBlockScales()), c.m, c.n, firstRow, slices,
+                        firstCol, config.getTileM(), config.getTileN(), localThread, stages,
+                        layout.scaleStageBytes);
     u.blockScales = &*blockScales;
   }
   SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
