@@ -22,13 +22,13 @@
 // CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128|192}}, 128], {{.*}}promote = 1>
 
 // CHECK-LABEL: .entry block_scaled_matmul_0
-// The consumer (the promotion, in the loop's latch block, comes first): the stage's wait, its
-// wgmmas, its scales read from shared memory, the wait for the wgmmas:
-// CHECK: fma.rn.f32
+// The consumer: the stage's wait, its wgmmas, its scales read from shared memory, the wait
+// for the wgmmas, the promotion:
 // CHECK: mbarrier.try_wait
 // CHECK: wgmma.mma_async.sync.aligned.m64n{{64|128}}k32.f32.e4m3.e4m3
 // CHECK: ld.shared.b32
 // CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: fma.rn.f32
 // The producer: each copying thread's scales, then its arrival once they land.
 // CHECK: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
 // CHECK: cp.async.mbarrier.arrive.noinc.shared.b64

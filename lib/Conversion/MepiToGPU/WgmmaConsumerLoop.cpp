@@ -60,8 +60,7 @@ WgmmaKernelGenerator::sumsLayout(ArrayRef<SumsPlan> plans, ArrayRef<bool> summin
 /// summing plans' fragments): waits for its stage, issues its wgmmas (and the sums' wgmmas or
 /// thread additions), keeps one group in flight and releases the previous step's stage.
 /// `fresh`: the step starts from zero accumulators (its first wgmma of each slice ignores
-/// them, scale-d = 0: no instructions to clear them) and a promoted block (which released the
-/// stage before it). Returns the next stage counter, the
+/// them, scale-d = 0: no instructions to clear them). Returns the next stage counter, the
 /// accumulators and the fragments.
 SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
                                                    const UnitLoop &u, ArrayRef<bool> summing,
@@ -117,12 +116,10 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
     if (summing[i] && !p.tile.onTensorCores)
       p.tile.emitThreadAccumulate(e, e.offset(c.base, e.sub(sumTiles[i], c.baseAddress)),
                                   u.localThread, c.elementType, fragmentsOf(partials, i));
-  // Keep one group in flight: the previous step's wgmmas are done, so free their stage. (A
-  // promoted block's first step has none before it: the previous block waited for its own
-  // and freed their stage.)
-  if (!fresh) {
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    auto notFirst = scf::IfOp::create(b, loc, e.ult(u.unit.kBegin, k), /*withElseRegion=*/false);
+  // Keep one group in flight: the previous step's wgmmas are done, so free their stage.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  auto notFirst = scf::IfOp::create(b, loc, e.ult(u.unit.kBegin, k), /*withElseRegion=*/false);
+  {
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(notFirst.thenBlock());
     c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.isLeader);
@@ -190,9 +187,6 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   // while any wgmma runs makes ptxas serialize every wgmma (C7514), so the additions cannot
   // overlap the next block's wgmmas (tried: three sets of accumulators, bench/NOTES.md).
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  // Its wgmmas are done: the block's last stage goes back to the producer now, not after the
-  // promotion and the next block's wgmmas (one more stage of loads ahead in that time).
-  c.pipeline->emitRelease(e, e.sub(block[0], e.i32(1)), u.isLeader);
   SmallVector<Value> yielded = {block[0]};
   for (int64_t s = 0; s < slices; ++s) {
     Value sums = blocks.getRegionIterArg(1 + s);

@@ -365,7 +365,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitMainLoopVariants(Emitter &e, const 
 }
 
 /// After the unit's main loop (`loopResults`: the stage counter, the accumulators, the sums'
-/// fragments): releases its last stage (unless promoted blocks did), combines the operand sums, and emits the unit's epilog
+/// fragments): releases its last stage, combines the operand sums, and emits the unit's epilog
 /// (through the workspace under split-K and stream-K) before the unit loop's yield.
 void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                           const IRMapping &operands, const UnitLoop &u,
@@ -393,10 +393,8 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
       p.tile.emitStore(e, localThread, ValueRange(mine), p.sums, p.firstRow, p.limit);
     }
   };
-  // Promoted blocks free their own stages. Grouped along K: an empty group's unit took none.
-  if (config.getMainloop().getPromote() > 0) {
-    // released in emitPromotedKSteps
-  } else if (unit.kStart) {
+  // Grouped along K: an empty group's unit took no stage.
+  if (unit.kStart) {
     auto took = scf::IfOp::create(b, loc, e.ult(unit.kBegin, unit.kEnd), /*withElseRegion=*/false);
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(took.thenBlock());
