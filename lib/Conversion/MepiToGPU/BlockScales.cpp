@@ -125,6 +125,12 @@ auto BlockScaleFactors::factorsOf(Emitter &e, ArrayRef<Value> loaded) const -> F
   return f;
 }
 
+SmallVector<Value> BlockScaleFactors::carriedOf(const Factors &f) {
+  SmallVector<Value> out(f.first);
+  llvm::append_range(out, f.second);
+  return out;
+}
+
 // Loaded from global memory, the loop carries the products of the next block's scales,
 // formed after the promotion before their use. (Carrying the loaded scales instead, ptxas
 // copied each into its loop register before the block's wgmmas, which waited for the load
@@ -132,10 +138,7 @@ auto BlockScaleFactors::factorsOf(Emitter &e, ArrayRef<Value> loaded) const -> F
 SmallVector<Value> BlockScaleFactors::emitCarriedInit(Emitter &e, Value k) const {
   if (stages)
     return {};
-  Factors f = factorsOf(e, emitLoads(e, k));
-  SmallVector<Value> out(f.first);
-  llvm::append_range(out, f.second);
-  return out;
+  return carriedOf(factorsOf(e, emitLoads(e, k)));
 }
 
 auto BlockScaleFactors::emitBlockTop(Emitter &e, ValueRange carried, Value next) const
@@ -174,10 +177,7 @@ void BlockScaleFactors::emitAfterIssue(Emitter &e, Block &block, Value stage) co
 SmallVector<Value> BlockScaleFactors::emitCarriedNext(Emitter &e, const Block &block) const {
   if (stages)
     return {};
-  Factors f = factorsOf(e, block.loaded);
-  SmallVector<Value> out(f.first);
-  llvm::append_range(out, f.second);
-  return out;
+  return carriedOf(factorsOf(e, block.loaded));
 }
 
 Value BlockScaleFactors::Factors::of(Emitter &e, int64_t s, int64_t r) {

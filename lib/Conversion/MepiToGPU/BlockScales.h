@@ -92,6 +92,8 @@ private:
   /// The factors from the scales `loaded` (B's block or two, then A's rows).
   Factors factorsOf(Emitter &e, ArrayRef<Value> loaded) const;
   SmallVector<Value> emitLoads(Emitter &e, Value k) const;
+  /// The factors as the loop carries them: the first products, then the second.
+  static SmallVector<Value> carriedOf(const Factors &f);
 
   Value aScales, bScales;
   SmallVector<Value> rows;     // index: each slice's two rows of D, clamped into D
