@@ -1,0 +1,179 @@
+// Split-K and stream-K: the units that share a tile sum their accumulators through the
+// workspace. Each consumer warpgroup stores its record (the accumulators, then any partial
+// operand sums) as float4s, makes it visible GPU-wide and counts itself in on the tile's
+// counter; the last to arrive adds every record in split order (the same bits whoever arrives
+// last) and runs the tile's epilog. Nobody waits for anybody, so the units need not be
+// resident at once.
+#include "WgmmaKernelGenerator.h"
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace mlir::mepi::wgmma {
+
+/// Split-K and stream-K: this consumer's partial `acc` (with its partial operand sums,
+/// `sumPartials`) goes into the workspace; the last to arrive at the tile sums the records in
+/// order, stores the operand sums (`storeSums`) and runs the epilog of slice `slice`.
+void WgmmaKernelGenerator::emitReducedEpilog(
+    Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands, Value acc,
+    const WorkUnit &unit, ArrayRef<Value> sumPartials, Value slice,
+    function_ref<void(ArrayRef<Value>)> storeSums) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Type f32 = b.getF32Type();
+  auto accType = acc.getType();
+  // The partial operand sums travel with the accumulators: one record per thread.
+  Value record = acc;
+  if (!sumPartials.empty()) {
+    int64_t floats = c.spec.splitRecordFloats();
+    auto recordType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(floats, f32));
+    record = LLVM::ZeroOp::create(b, loc, recordType);
+    for (int64_t i = 0; i < registers(); ++i)
+      record = LLVM::InsertValueOp::create(b, loc, record,
+                                           LLVM::ExtractValueOp::create(b, loc, acc, i), i);
+    for (auto [i, v] : llvm::enumerate(sumPartials))
+      record = LLVM::InsertValueOp::create(b, loc, record, v, registers() + i);
+  }
+  Value isLast, sum;
+  if (config.getScheduler().isStreamK()) {
+    // Only the units two walkers share are reduced.
+    auto shared = scf::IfOp::create(b, loc, TypeRange{b.getI1Type(), record.getType()},
+                                    e.ult(e.i32(1), unit.splits), /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard branch(b);
+    b.setInsertionPointToStart(shared.thenBlock());
+    auto [last, total] = emitSplitReduction(e, c, unit, record);
+    scf::YieldOp::create(b, loc, ValueRange{last, total});
+    b.setInsertionPointToStart(shared.elseBlock());
+    Value alone = arith::ConstantIntOp::create(b, loc, 1, 1);
+    scf::YieldOp::create(b, loc, ValueRange{alone, record});
+    isLast = shared.getResult(0);
+    sum = shared.getResult(1);
+  } else {
+    std::tie(isLast, sum) = emitSplitReduction(e, c, unit, record);
+  }
+  auto last = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard then(b);
+  b.setInsertionPointToStart(last.thenBlock());
+  Value total = sum;
+  if (!sumPartials.empty()) {
+    total = LLVM::ZeroOp::create(b, loc, accType);
+    for (int64_t i = 0; i < registers(); ++i)
+      total = LLVM::InsertValueOp::create(b, loc, total,
+                                          LLVM::ExtractValueOp::create(b, loc, sum, i), i);
+    SmallVector<Value> sums;
+    for (size_t i = 0; i < sumPartials.size(); ++i)
+      sums.push_back(LLVM::ExtractValueOp::create(b, loc, sum, registers() + i));
+    storeSums(sums);
+  }
+  emitEpilog(e, c, op, operands, total, unit, slice);
+}
+
+namespace {
+/// The address of this thread's float4 `quad` in the partials of split `split`.
+using PartialAddress = function_ref<Value(Value split, int64_t quad)>;
+
+/// Stores the f32 struct `acc` as float4s at `partial(split, ...)`.
+void storePartials(Emitter &e, Value acc, int64_t quads, Value split, PartialAddress partial) {
+  OpBuilder &b = e.b;
+  auto vec4 = VectorType::get({4}, b.getF32Type());
+  for (int64_t q = 0; q < quads; ++q) {
+    Value v = LLVM::UndefOp::create(b, e.loc, vec4);
+    for (int64_t j = 0; j < 4; ++j)
+      v = LLVM::InsertElementOp::create(b, e.loc, v,
+                                        LLVM::ExtractValueOp::create(b, e.loc, acc, 4 * q + j),
+                                        e.i32(j));
+    LLVM::StoreOp::create(b, e.loc, v, partial(split, q), /*alignment=*/16);
+  }
+}
+
+/// The leader counts its warpgroup in at `counter` (a device-scope atomic; the last of
+/// `splits` arrivals resets it to zero for the next launch) and publishes to the warpgroup at
+/// `flag` whether it arrived last.
+void countArrival(Emitter &e, Value isLeader, function_ref<Value()> counterAddress, Value splits,
+                  Value flag) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  auto leader = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(leader.thenBlock());
+  Value counter = counterAddress();
+  Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter, e.i32(1),
+                                            LLVM::AtomicOrdering::monotonic, StringRef("device"));
+  Value last = e.eq(arrived, e.sub(splits, e.i32(1)));
+  auto reset = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(reset.thenBlock());
+  LLVM::StoreOp::create(b, loc, e.i32(0), counter, /*alignment=*/4);
+  b.setInsertionPointAfter(reset);
+  LLVM::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last), flag,
+                        /*alignment=*/4);
+}
+
+/// Where `isLast`: the partials of all `splits` splits summed in split order (the same bits
+/// whoever arrives last); elsewhere `acc`.
+Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLast,
+                  PartialAddress partial) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  auto vec4 = VectorType::get({4}, b.getF32Type());
+  auto sum = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, isLast, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(sum.thenBlock());
+  // Acquire: the other warpgroups' partials, released before their count.
+  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+  Value zero = LLVM::ZeroOp::create(b, loc, acc.getType());
+  auto loop = scf::ForOp::create(b, loc, e.i32(0), splits, e.i32(1), ValueRange{zero});
+  b.setInsertionPointToStart(loop.getBody());
+  Value total = loop.getRegionIterArg(0);
+  for (int64_t q = 0; q < quads; ++q) {
+    Value v = LLVM::LoadOp::create(b, loc, vec4, partial(loop.getInductionVar(), q),
+                                   /*alignment=*/16);
+    for (int64_t j = 0; j < 4; ++j) {
+      Value x = LLVM::ExtractElementOp::create(b, loc, v, e.i32(j));
+      Value t = LLVM::ExtractValueOp::create(b, loc, total, 4 * q + j);
+      total = LLVM::InsertValueOp::create(b, loc, total, arith::AddFOp::create(b, loc, t, x),
+                                          4 * q + j);
+    }
+  }
+  scf::YieldOp::create(b, loc, total);
+  b.setInsertionPointAfter(loop);
+  scf::YieldOp::create(b, loc, loop.getResult(0));
+  b.setInsertionPointToStart(sum.elseBlock());
+  scf::YieldOp::create(b, loc, acc);
+  return sum.getResult(0);
+}
+} // namespace
+
+std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, const Context &c,
+                                                                 const WorkUnit &unit,
+                                                                 Value acc) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  int64_t floats = cast<LLVM::LLVMStructType>(acc.getType()).getBody().size();
+  int64_t quads = floats / 4;
+  Value consumer = e.sub(c.warpgroup, e.i32(1));
+  Value thread = e.rem(c.tid, e.i32(kWarpgroup));
+  Value isLeader = e.eq(thread, e.i32(0));
+  Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)
+  // Records of all consumers side by side, after the counters.
+  auto partial = [&](Value split, int64_t quad) {
+    Value block = e.add(e.mul(unit.record(split), e.i32(consumers())), consumer);
+    Value blockBytes = e.mul(e.zext64(block), e.i64(floats * kWarpgroup * 4));
+    Value within = e.i64(c.spec.counterBytes() + quad * kWarpgroup * 16);
+    Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
+    return e.globalOffset(c.workspace, bytes);
+  };
+  storePartials(e, acc, quads, unit.split, partial);
+  // Release: the partials are visible GPU-wide before the leader counts the warpgroup in.
+  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+  emitConsumerBarrier(e, consumer);
+  Value flag = e.offset(c.base, e.add(e.i32(c.layout.flags), e.mul(consumer, e.i32(4))));
+  countArrival(
+      e, isLeader, [&] { return e.globalOffset(c.workspace, e.mul(e.zext64(slot), e.i64(4))); },
+      unit.splits, flag);
+  emitConsumerBarrier(e, consumer);
+  Value isLast = e.ne(LLVM::LoadOp::create(b, loc, b.getI32Type(), flag, /*alignment=*/4),
+                      e.i32(0));
+  return {isLast, sumPartials(e, acc, quads, unit.splits, isLast, partial)};
+}
+} // namespace mlir::mepi::wgmma
