@@ -297,6 +297,14 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   cases.push_back(split(
       ElementType::F16, {17, 4000, 4104}, "GELU_BIAS",
       splitPrefix + "[64, 256, 64], mainloop = <stages = 5>, scheduler = <split_k, splits = 7>>"));
+  // Narrow tiles, whose last arrival loads the records of 2 (64 x 64) or 4 (64 x 32) splits
+  // at once: split counts that leave the last group part empty.
+  cases.push_back(split(
+      ElementType::BF16, {300, 200, 2600}, "GELU_BIAS",
+      splitPrefix + "[64, 32, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 5>>"));
+  cases.push_back(split(ElementType::F16, {130, 248, 3000}, "BIAS",
+                        splitPrefix + "[64, 64, 64], mainloop = <stages = 8>, scheduler = "
+                                      "<split_k, splits = 7>, epilogue = <store = tma>>"));
   Case splitC = split(
       ElementType::BF16, {300, 500, 1000}, "RELU_BIAS",
       splitPrefix + "[128, 256, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 2>>");

@@ -109,6 +109,13 @@ void countArrival(Emitter &e, Value isLeader, function_ref<Value()> counterAddre
                         /*alignment=*/4);
 }
 
+/// Records the last arrival loads at once: its sum waits for one load's latency per group of
+/// splits instead of one per split (the latency, not the bytes, bounds a single block's sum
+/// of a narrow tile's few floats). Groups hold about this many floats a thread, so that a
+/// 64 x 64 slice (32 accumulators) loads two splits at once and 64 x 32 four, while slices of
+/// 128 columns or more keep one (their loads already fill a round trip).
+constexpr int64_t kSumFloatsInFlight = 64;
+
 /// Where `isLast`: the partials of all `splits` splits summed in split order (the same bits
 /// whoever arrives last); elsewhere `acc`.
 Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLast,
@@ -122,18 +129,45 @@ Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLa
   // Acquire: the other warpgroups' partials, released before their count.
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
   Value zero = LLVM::ZeroOp::create(b, loc, acc.getType());
-  auto loop = scf::ForOp::create(b, loc, e.i32(0), splits, e.i32(1), ValueRange{zero});
+  int64_t group = std::clamp<int64_t>(kSumFloatsInFlight / (4 * quads), 1, 4);
+  auto loop = scf::ForOp::create(b, loc, e.i32(0), splits, e.i32(group), ValueRange{zero});
   b.setInsertionPointToStart(loop.getBody());
+  Value first = loop.getInductionVar();
   Value total = loop.getRegionIterArg(0);
-  for (int64_t q = 0; q < quads; ++q) {
-    Value v = LLVM::LoadOp::create(b, loc, vec4, partial(loop.getInductionVar(), q),
-                                   /*alignment=*/16);
+  auto add = [&](Value v, int64_t q, Value inRange) {
     for (int64_t j = 0; j < 4; ++j) {
       Value x = LLVM::ExtractElementOp::create(b, loc, v, e.i32(j));
       Value t = LLVM::ExtractValueOp::create(b, loc, total, 4 * q + j);
-      total = LLVM::InsertValueOp::create(b, loc, total, arith::AddFOp::create(b, loc, t, x),
-                                          4 * q + j);
+      Value added = arith::AddFOp::create(b, loc, t, x);
+      if (inRange)
+        added = e.select(inRange, added, t);
+      total = LLVM::InsertValueOp::create(b, loc, total, added, 4 * q + j);
     }
+  };
+  auto load = [&](Value split, int64_t q) -> Value {
+    return LLVM::LoadOp::create(b, loc, vec4, partial(split, q), /*alignment=*/16);
+  };
+  if (group == 1) {
+    // Each quad added as it comes: the order ptxas has scheduled best (a 64 x 128 split-K
+    // kernel with all loads first ran 6 % slower).
+    for (int64_t q = 0; q < quads; ++q)
+      add(load(first, q), q, Value());
+  } else {
+    // The group's loads first; a split past the last reads the first's record again and is
+    // not added.
+    SmallVector<Value> inRange(group), loaded;
+    for (int64_t g = 0; g < group; ++g) {
+      Value split = first;
+      if (g > 0) {
+        inRange[g] = e.ult(e.add(first, e.i32(g)), splits);
+        split = e.select(inRange[g], e.add(first, e.i32(g)), first);
+      }
+      for (int64_t q = 0; q < quads; ++q)
+        loaded.push_back(load(split, q));
+    }
+    for (int64_t g = 0; g < group; ++g)
+      for (int64_t q = 0; q < quads; ++q)
+        add(loaded[g * quads + q], q, inRange[g]);
   }
   scf::YieldOp::create(b, loc, total);
   b.setInsertionPointAfter(loop);
