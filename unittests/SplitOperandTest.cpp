@@ -183,3 +183,30 @@ TEST(SplitOperand, KMajorCopyLowersToPtx) {
             std::string::npos);
   EXPECT_NE(splitKernelIR(*s->a).find("memref<2x70x64xi8>"), std::string::npos);
 }
+
+TEST(SplitOperand, FewRowsKMajorInPlaceSplitInTheKernel) {
+  alignas(16) static float buffer[8];
+  const void *aligned = buffer, *offset = buffer + 1;
+  // 16 rows, A [M, K] and B [N, K] with K contiguous, rows of 4096 f32, 16-byte aligned.
+  MatmulProblem p = f32Problem({16, 4096}, {8192, 4096}, {16, 8192}, false, true);
+  EXPECT_TRUE(splitsInKernel(p, aligned, aligned));
+  // More rows than the 64-row kernels' short-M form: the pre-pass.
+  EXPECT_FALSE(splitsInKernel(f32Problem({129, 4096}, {8192, 4096}, {129, 8192}, false, true),
+                              aligned, aligned));
+  // B given as [K, N], A given as [K, M], or B off 16 bytes: TMA cannot read them K-major in
+  // place.
+  EXPECT_FALSE(splitsInKernel(f32Problem({16, 4096}, {4096, 8192}, {16, 8192}, false, false),
+                              aligned, aligned));
+  EXPECT_FALSE(splitsInKernel(f32Problem({4096, 16}, {8192, 4096}, {16, 8192}, true, true),
+                              aligned, aligned));
+  EXPECT_FALSE(splitsInKernel(p, aligned, offset));
+  // Rows of 4098 f32 (8 bytes past a multiple of 16), TF32 allowed, operand sums.
+  EXPECT_FALSE(splitsInKernel(f32Problem({16, 4098}, {8192, 4098}, {16, 8192}, false, true),
+                              aligned, aligned));
+  MatmulProblem tf32 = p;
+  tf32.allowTF32 = true;
+  EXPECT_FALSE(splitsInKernel(tf32, aligned, aligned));
+  EXPECT_FALSE(splitsInKernel(f32Problem({16, 4096}, {8192, 4096}, {16, 8192}, false, true,
+                                         "BGRADB"),
+                              aligned, aligned));
+}

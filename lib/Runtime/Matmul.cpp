@@ -235,6 +235,12 @@ StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, con
   if (problem.mxScales && !sm90)
     fail("plan: block scaling (MXFP8) runs emulated on sm_90a only (bf16 copies scaled by a "
          "pre-pass), got arch " + arch);
+  // Strict f32 of few rows: the kernel splits its stages (Tf32Split.h), no pre-pass.
+  if (sm90 && !problem.mxScales && splitsInKernel(problem, a, b)) {
+    plan.maxUnitKSteps = kSplitInKernelMaxUnitKSteps;
+    plan.planned.addressAlignment = commonAlignment(a, b);
+    return plan;
+  }
   std::optional<SplitProblem> split = !sm90              ? std::nullopt
                                       : problem.mxScales ? mxProblem(problem)
                                                          : splitProblem(problem);

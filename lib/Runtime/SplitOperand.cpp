@@ -116,6 +116,32 @@ const char *SplitPlan::kernelName() const {
   return mxScaleBytes ? mxKernelName : parts == 1 ? copyKernelName : splitKernelName;
 }
 
+/// Whether `operand`'s K dimension (the last when `kLast`, else the one before it) is its
+/// contiguous one.
+static bool kContiguous(const OperandLayout &operand, bool kLast) {
+  std::vector<int64_t> strides =
+      operand.strides.empty() ? rowMajorStrides(operand.shape) : operand.strides;
+  size_t r = strides.size();
+  return r >= 2 && strides[kLast ? r - 1 : r - 2] == 1;
+}
+
+bool mepi::runtime::splitsInKernel(const MatmulProblem &problem, const void *a, const void *b) {
+  if (problem.allowTF32 || problem.a.type != ElementType::F32 ||
+      problem.b.type != ElementType::F32 || hasOperandSums(problem) ||
+      problem.a.shape.size() != 2 || problem.b.shape.size() != 2 ||
+      problem.d.shape.size() != 2 || problem.d.shape[0] > kSplitInKernelMaxRows ||
+      problem.transposeA || !problem.transposeB)
+    return false;
+  // K-major, rows of a multiple of 16 bytes at a 16-byte aligned address.
+  auto inPlace = [](const OperandLayout &operand, const void *address) {
+    std::vector<int64_t> strides =
+        operand.strides.empty() ? rowMajorStrides(operand.shape) : operand.strides;
+    return kContiguous(operand, /*kLast=*/true) && strides[0] * 4 % 16 == 0 &&
+           reinterpret_cast<uintptr_t>(address) % 16 == 0;
+  };
+  return inPlace(problem.a, a) && inPlace(problem.b, b);
+}
+
 std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &problem) {
   if (problem.allowTF32 || problem.a.type != ElementType::F32 ||
       problem.b.type != ElementType::F32 || hasOperandSums(problem))
@@ -135,14 +161,6 @@ std::optional<SplitProblem> mepi::runtime::splitProblem(const MatmulProblem &pro
   return split;
 }
 
-/// Whether `operand`'s K dimension (the last when `kLast`, else the one before it) is its
-/// contiguous one.
-static bool kContiguous(const OperandLayout &operand, bool kLast) {
-  std::vector<int64_t> strides =
-      operand.strides.empty() ? rowMajorStrides(operand.shape) : operand.strides;
-  size_t r = strides.size();
-  return r >= 2 && strides[kLast ? r - 1 : r - 2] == 1;
-}
 
 std::optional<SplitProblem> mepi::runtime::kMajorProblem(const MatmulProblem &problem) {
   auto fp8 = [](ElementType t) {

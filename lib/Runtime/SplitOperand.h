@@ -77,6 +77,19 @@ struct SplitProblem {
 /// (other types, TF32 allowed, more than one batch dimension, an epilog with operand sums).
 std::optional<SplitProblem> splitProblem(const MatmulProblem &problem);
 
+/// Strict f32 with at most this many rows of D is split inside the kernel instead (the
+/// wgmma kernels' 64-row tiles, Tf32Split.h): the pre-pass would read and write B four times
+/// for products that use each of its elements a few times only.
+inline constexpr int64_t kSplitInKernelMaxRows = 128;
+/// A k-step of the kernel that splits its stages sums three products an element (a_lo b_hi,
+/// a_hi b_lo, a_hi b_hi) in one accumulator: a third of the pre-pass form's k-steps.
+inline constexpr int64_t kSplitInKernelMaxUnitKSteps = kSplitMaxUnitKSteps / 3;
+
+/// Whether strict f32 `problem` (A at `a`, B at `b`) is split inside the kernel: at most
+/// kSplitInKernelMaxRows rows, 2-D, no operand sums, A [M, K] and B [N, K] with contiguous K,
+/// rows and addresses on 16 bytes (TMA reads them in place).
+bool splitsInKernel(const MatmulProblem &problem, const void *a, const void *b);
+
 /// The form of an FP8 problem whose A or B is MN-major (K not its contiguous dimension: A
 /// given as [K, M] or column-major, B as [K, N]) with that operand copied K-major first;
 /// nothing where both are K-major already, for other types, more than one batch dimension,

@@ -185,6 +185,26 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                 transA, transB, k == 4099 ? "GELU_BIAS" : "DEFAULT"};
     cases.push_back(strict);
   }
+  // Strict f32 of at most 128 rows, K-major in place: split inside the kernel (Tf32Split.h),
+  // no pre-pass. Odd M and N, K = 16384 in promoted units, a K whose last step is partial,
+  // C with beta; forced split-K (stages reused by three units a block) and a 64 x 32 tile.
+  {
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {13, 1000, 4100}, {128, 520, 16384}, {77, 4104, 2052}}) {
+      Case inKernel{ElementType::F32, {m, k}, {n, k}, {m, n}, false, true,
+                    k == 2052 ? "GELU_BIAS" : "DEFAULT"};
+      cases.push_back(inKernel);
+    }
+    cases.push_back({ElementType::F32, {100, 1000}, {300, 1000}, {100, 300}, false, true,
+                     "RELU_BIAS", true, 0.5f, -1.25f});
+    Case splitK{ElementType::F32, {70, 3000}, {390, 3000}, {70, 390}, false, true, "BIAS"};
+    splitK.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = <stages = 5>, "
+                    "scheduler = <split_k, splits = 3>>";
+    cases.push_back(splitK);
+    Case narrow{ElementType::F32, {64, 2000}, {96, 2000}, {64, 96}, false, true, "GELU"};
+    narrow.config = "#mepi.kernel_config<wgmma, tile = [64, 32, 32], mainloop = <stages = 8>>";
+    cases.push_back(narrow);
+  }
   // The promoted accumulator policy (forced): the whole of K = 16384 in one unit, its sums
   // added in f32 every 4 k-steps, and bf16 under split-K with a block that K does not fill.
   {

@@ -5,9 +5,10 @@
 
 func.func @f32(%a: memref<256x256xf32> {mepi.alignment = 16 : i64},
                %b: memref<256x256xf32> {mepi.alignment = 16 : i64}, %d: memref<256x256xf32>) {
-  // expected-error @+1 {{cannot use the wgmma family: it needs 16-bit A and B (or f32 with compute fast_tf32 or an fp8 pair, K-major and TMA-addressable) with contiguous rows and static shapes}}
+  // f32 B given as [K, N]: wgmma reads 32-bit operands K-major only.
+  // expected-error @+1 {{cannot use the wgmma family: it needs 16-bit A and B (or f32 or an fp8 pair, K-major and TMA-addressable, strict f32 unbatched) with contiguous rows and static shapes}}
   mepi.matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%d : memref<256x256xf32>)
-      attributes {transpose_b} epilog {
+      epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }

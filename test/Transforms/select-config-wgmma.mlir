@@ -12,9 +12,9 @@
 // stores whose last wave is at most half full takes stream-K where that should gain 5 %
 // (4096 x 4224: 272 pair units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last
 // wave of 58) and 65536 x 16384 (248 waves) keep whole units.
-// Batched problems take the same forms but stream-K; f32 at TF32 precision with K-major A and B
-// takes tile_k 32. Other layouts, strict f32 and other chips keep simt (the runtime splits strict
-// f32 into TF32 parts before planning). Where 128 x 128 tiles would not give every SM two, the
+// Batched problems take the same forms but stream-K; f32 with K-major A and B takes tile_k 32,
+// strict f32 (split into TF32 parts in shared memory) 64-row tiles of one consumer, unbatched.
+// Other layouts and other chips keep simt. Where 128 x 128 tiles would not give every SM two, the
 // cost model (Sm90CostModel.h) takes the candidate it predicts 5 % faster than the rules' choice.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
@@ -399,7 +399,7 @@ func.func @odd_pitch(%a: memref<256x4099xbf16> {mepi.alignment = 16 : i64},
 func.func @f32(%a: memref<256x256xf32> {mepi.alignment = 16 : i64},
                %b: memref<256x256xf32> {mepi.alignment = 16 : i64}, %d: memref<256x256xf32>) {
   mepi.matmul ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%d : memref<256x256xf32>)
-      attributes {transpose_b} epilog {
+      epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     mepi.yield %acc : f32
   }
@@ -509,11 +509,13 @@ func.func @batched_no_stream_k(%a: memref<8x1216x3456xbf16> {mepi.alignment = 16
 // -----
 
 // f32 A and B at TF32 precision, both K-major and TMA-addressable: the wgmma family with
-// 32-element lines of K (tile_k 32); strict f32, or an MN-major B, keeps simt.
+// 32-element lines of K (tile_k 32); strict f32 64 rows of the tile the rules give (its stages
+// split in shared memory beside two buffers of low parts: 3 stages of 64 x 256); an MN-major B
+// keeps simt.
 // CHECK-LABEL: func.func @tf32
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 32], mainloop = <stages = 4>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @f32_strict
-// CHECK: config = #mepi.kernel_config<simt
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 32], mainloop = <stages = 3>>
 // CHECK-LABEL: func.func @tf32_mn_major_b
 // CHECK: config = #mepi.kernel_config<simt
 func.func @tf32(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64},

@@ -26,6 +26,8 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.elementBytes = op.getA().getType().getElementTypeBitWidth() / 8;
   p.promotesSums = p.elementBytes == 1 && !op.getFastAccumulation();
   p.blockScales = static_cast<bool>(op.getABlockScales());
+  p.splitsTf32 = op.getA().getType().getElementType().isF32() &&
+                 op.getCompute() != ComputeType::TF32;
   p.aSums = static_cast<bool>(op.getASums());
   p.bSums = static_cast<bool>(op.getBSums());
   p.reductions = !op.getReductions().empty();

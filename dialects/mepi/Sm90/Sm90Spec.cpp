@@ -123,7 +123,10 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   // The stages' block scales after them; the operand sums' tile of ones 1024-aligned after.
   l.scales = config.getMainloop().getStages() * l.stageBytes;
   l.scaleStageBytes = stagesBlockScales() ? BlockScaleLayout::stageBytes(config.getTileM()) : 0;
-  l.ones = llvm::alignTo(l.scales + config.getMainloop().getStages() * l.scaleStageBytes, 1024);
+  // 3xTF32: the low parts of two stages (one k-step's while the previous one's wgmmas may
+  // still read theirs), 1024-aligned for the swizzle.
+  l.splitLo = llvm::alignTo(l.scales + config.getMainloop().getStages() * l.scaleStageBytes, 1024);
+  l.ones = llvm::alignTo(l.splitLo + (p.splitsTf32 ? 2 * l.stageBytes : 0), 1024);
   l.staging = l.ones + (sumsOnTensorCores() ? kOnesTileBytes : 0);
   // The swapped form stores straight from the registers: no staging block.
   l.scratch =

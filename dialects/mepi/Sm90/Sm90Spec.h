@@ -79,6 +79,10 @@ struct Sm90Problem {
   /// a_block_scales and b_block_scales: each promotion scales its k-step's sums per row of A
   /// and per 128 columns of B.
   bool blockScales = false;
+  /// f32 A and B at f32 precision (no fast_tf32): the consumer splits each stage's elements
+  /// into TF32 parts in shared memory and sums three products of them (3xTF32, as the
+  /// runtime's pre-pass does; Sm90Spec::splitLoBytes).
+  bool splitsTf32 = false;
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
   bool reductions = false;                 // declared row/column/scalar reductions
   bool dFromRegisters = false; // the epilog writes D only, into a row-major D (store forms)
@@ -109,6 +113,7 @@ struct BlockScaleLayout {
 struct Sm90SharedLayout {
   int64_t aBytes = 0, bBytes = 0, stageBytes = 0; // one stage: A tile | B tile
   int64_t scales = 0, scaleStageBytes = 0; // block scales: one BlockScaleLayout per stage
+  int64_t splitLo = 0;      // 3xTF32: two buffers of a stage's low parts (A tile | B tile)
   int64_t ones = 0;         // the operand sums' tile of ones (after the stages)
   int64_t staging = 0;      // consumer 0's staging block for D
   int64_t scratch = 0;      // consumer 0's epilog scratch area

@@ -63,12 +63,15 @@ bool isTmaOperand(Value value) {
 }
 
 /// Whether the wgmma family can run `op` (see the pass description). Batched problems need
-/// TMA loads and an epilog without operand sums or reductions; f32 A and B at TF32 precision
-/// (compute fast_tf32) and 8-bit ones (an fp8 pair, which the verifier checks) need them
-/// K-major and read through TMA, without operand sums (Sm90Spec::whyNot).
+/// TMA loads and an epilog without operand sums or reductions; f32 A and B (at TF32 precision,
+/// or at f32's split into TF32 parts, then unbatched) and 8-bit ones (an fp8 pair, which the
+/// verifier checks) need them K-major and read through TMA, without operand sums
+/// (Sm90Spec::whyNot).
 bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
-  bool tf32 = aElt.isF32() && op.getCompute() == ComputeType::TF32;
+  bool tf32 = aElt.isF32();
+  if (tf32 && op.getCompute() != ComputeType::TF32 && op.getD().getType().getRank() != 2)
+    return false;
   bool fp8 = aElt.getIntOrFloatBitWidth() == 8;
   if (!fp8 &&
       (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32)))
@@ -224,6 +227,7 @@ struct WgmmaHeuristic {
   KernelConfigAttr manyTileForm(bool huge) const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
+  KernelConfigAttr splitTf32Config(int64_t tileN) const;
   KernelConfigAttr choose() const;
 
   mutable MatmulOp op; // (op accessors are not const)
@@ -466,6 +470,9 @@ int64_t WgmmaHeuristic::splitsFor(int64_t tiles, bool smallTiles) const {
 
 KernelConfigAttr WgmmaHeuristic::choose() const {
   auto [tileM, tileN] = wideTile();
+  // Strict f32 splits its stages into TF32 parts with one consumer (Tf32Split.h): 64 rows.
+  if (p.splitsTf32)
+    return splitTf32Config(tileN);
   bool partialWave = partialWaveOfWideTiles();
   if (partialWave)
     std::tie(tileM, tileN) = std::pair<int64_t, int64_t>{128, waveFittedWidth()};
@@ -517,6 +524,22 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   if (!config || forced())
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
+}
+
+/// Strict f32 (3xTF32 in shared memory): 64-row tiles of one consumer, `tileN` (or the
+/// forced width) wide, split-K where they leave half of the machine idle.
+KernelConfigAttr WgmmaHeuristic::splitTf32Config(int64_t tileN) const {
+  int64_t tileM = sm90::kBlockRows;
+  if (forcedN > 0)
+    tileN = forcedN;
+  int64_t splits = pingpong ? 1 : splitsFor(tileCount(tileM, tileN), /*smallTiles=*/false);
+  KernelConfigAttr config = tile(tileM, tileN, stagesFor(tileM, tileN))
+                                .withSplits(splits)
+                                .withStore(defaultStore(op, tileM, tileN, false, tma));
+  while (config && config.getMainloop().getStages() > 2 &&
+         !Sm90Spec(p, config, target).fitsSharedMemory())
+    config = config.withStages(config.getMainloop().getStages() - 1);
+  return config;
 }
 
 /// The wgmma heuristic (WgmmaHeuristic's rules): a wide tile where it fills the machine, the
@@ -606,8 +629,8 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
       bool wgmma =
           strategy == "wgmma" || (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
-        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 with "
-                            "compute fast_tf32 or an fp8 pair, K-major and TMA-addressable) "
+        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 or an fp8 "
+                            "pair, K-major and TMA-addressable, strict f32 unbatched) "
                             "with contiguous rows and static shapes";
         return WalkResult::interrupt();
       }

@@ -50,8 +50,9 @@ auto WgmmaMainloop::emitDescriptors(Emitter &e, Value stageAddress, const StageT
   return d;
 }
 
-void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<Value> accs,
-                               bool fresh, function_ref<void(int64_t)> afterStep) const {
+void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, const StageTiles *low,
+                               MutableArrayRef<Value> accs, bool fresh,
+                               function_ref<void(int64_t)> afterStep) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   const Sm90Problem &p = spec.problem();
@@ -69,27 +70,34 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, MutableArrayRef<
   auto at = [&](Value descriptor, int64_t bytes) {
     return bytes ? e.add(descriptor, e.i64(bytes / 16)) : descriptor;
   };
-  int64_t kk = 0; // the instruction step being emitted
-  auto wgmma = [&](Value acc, Value descA, Value descB, NVVM::WGMMATypes ta,
-                   NVVM::WGMMATypes tb, NVVM::MMALayout la, NVVM::MMALayout lb) -> Value {
-    return NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, accType, acc, descA, descB, shape, ta, tb, NVVM::WGMMATypes::f32,
-        fresh && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, la, lb,
-        NVVM::MMAIntOverflowAttr());
+  // `fresh`: the first wgmma into each accumulator ignores it (scale-d = 0).
+  SmallVector<bool> unread(accs.size(), fresh);
+  auto wgmma = [&](size_t s, Value descA, Value descB, NVVM::WGMMATypes ta, NVVM::WGMMATypes tb,
+                   NVVM::MMALayout la, NVVM::MMALayout lb) {
+    NVVM::WGMMAScaleOut scale = unread[s] ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
+    unread[s] = false;
+    accs[s] = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, accs[s], descA, descB, shape, ta, tb, NVVM::WGMMATypes::f32, scale,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, la, lb, NVVM::MMAIntOverflowAttr());
   };
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (; kk < config.getTileK() / atom.instrK; ++kk) {
+  for (int64_t kk = 0; kk < config.getTileK() / atom.instrK; ++kk) {
     if (swapped) {
       Value descB = at(d.b, kk * atom.kBytes());
       Value descA = at(d.a, kk * atom.kBytes());
-      accs[0] = wgmma(accs[0], descB, descA, typeB, typeA, NVVM::MMALayout::row,
-                      NVVM::MMALayout::col);
+      wgmma(0, descB, descA, typeB, typeA, NVVM::MMALayout::row, NVVM::MMALayout::col);
       continue;
     }
-    Value descB = at(d.b, kk * kStep(p.mnMajorB));
+    int64_t bBytes = kk * kStep(p.mnMajorB);
+    Value descB = at(d.b, bBytes);
     for (size_t s = 0; s < accs.size(); ++s) {
-      Value descA = at(d.a, static_cast<int64_t>(s) * kBlockBytes + kk * kStep(p.mnMajorA));
-      accs[s] = wgmma(accs[s], descA, descB, typeA, typeB, layoutA, layoutB);
+      int64_t aBytes = static_cast<int64_t>(s) * kBlockBytes + kk * kStep(p.mnMajorA);
+      Value descA = at(d.a, aBytes);
+      if (low) {
+        wgmma(s, at(low->a, aBytes), descB, typeA, typeB, layoutA, layoutB);
+        wgmma(s, descA, at(low->b, bBytes), typeA, typeB, layoutA, layoutB);
+      }
+      wgmma(s, descA, descB, typeA, typeB, layoutA, layoutB);
     }
     afterStep(kk);
   }

@@ -44,8 +44,11 @@ public:
   /// One k-step's wgmmas into `accs` (one per row slice), after a wgmma fence, without
   /// committing them; `afterStep(kk)` runs after the wgmmas of instruction step kk. `fresh`:
   /// the first wgmma of each slice starts from zero (scale-d = 0) instead of reading `accs`.
-  void emitWgmmas(Emitter &e, const StageTiles &descriptors, MutableArrayRef<Value> accs,
-                  bool fresh, function_ref<void(int64_t)> afterStep) const;
+  /// `low`: strict f32, the descriptors of the stage's low TF32 parts (Tf32Split.h); each
+  /// step then adds a_lo b_hi and a_hi b_lo before a_hi b_hi, the small products first.
+  void emitWgmmas(Emitter &e, const StageTiles &descriptors, const StageTiles *low,
+                  MutableArrayRef<Value> accs, bool fresh,
+                  function_ref<void(int64_t)> afterStep) const;
   /// Bytes a wgmma's step of K advances in a tile: 32 within each K-major line, or the
   /// atom's K in MN-major lines.
   int64_t kStep(bool mnMajor) const {

@@ -96,7 +96,16 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
     sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
   WgmmaMainloop::StageTiles descriptors =
       mainloop.emitDescriptors(e, stageAddress, tiles, u.consumer);
-  mainloop.emitWgmmas(e, descriptors, accs, fresh, [&](int64_t kk) {
+  // Strict f32: the stage split into TF32 parts, the low parts in a buffer of its layout.
+  std::optional<WgmmaMainloop::StageTiles> low;
+  if (c.tf32Split) {
+    c.tf32Split->emit(e, c.base, e.mul(slot.stage, e.i32(c.layout.stageBytes)), it,
+                      u.localThread, e.add(u.consumer, e.i32(1)));
+    Value lowAddress = e.add(c.baseAddress, c.tf32Split->emitLoOffset(e, it));
+    low = mainloop.emitDescriptors(
+        e, lowAddress, mainloop.emitStageTiles(e, lowAddress, u.consumer), u.consumer);
+  }
+  mainloop.emitWgmmas(e, descriptors, low ? &*low : nullptr, accs, fresh, [&](int64_t kk) {
     // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
     // this unit, between the main wgmmas.
     for (auto [i, p] : llvm::enumerate(sumsPlans)) {

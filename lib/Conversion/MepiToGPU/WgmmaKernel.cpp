@@ -143,6 +143,8 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     c.kGroupMask = KGroupMask{config.getTileK(), layout.aBytes, layout.bBytes,
                               c.mnMajorA,         c.mnMajorB,    maskers * kWarpgroup};
   }
+  if (c.spec.problem().splitsTf32)
+    c.tf32Split = Tf32Split{layout.stageBytes, layout.splitLo, kWarpgroup};
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.

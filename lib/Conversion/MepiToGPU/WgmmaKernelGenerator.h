@@ -9,6 +9,7 @@
 #include "EpilogEmitter.h"
 #include "Emitter.h"
 #include "KGroupMask.h"
+#include "Tf32Split.h"
 #include "KernelGenerator.h"
 #include "Mainloop.h"
 #include "StagePipeline.h"
@@ -84,12 +85,11 @@ public:
 
   LogicalResult checkSupported(MatmulOp op) const override {
     Type aElt = op.getA().getType().getElementType();
-    bool tf32 = aElt.isF32() && op.getCompute() == ComputeType::TF32;
     bool fp8 = aElt.getIntOrFloatBitWidth() == 8; // an fp8 pair (the verifier's rule)
     if (!fp8 && (aElt != op.getB().getType().getElementType() ||
-                 !(aElt.isBF16() || aElt.isF16() || tf32)))
-      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, f32 with "
-                                 "compute fast_tf32 or an fp8 pair, got "
+                 !(aElt.isBF16() || aElt.isF16() || aElt.isF32())))
+      return op.emitOpError() << "wgmma kernels need A and B of one 16-bit type, f32 (at TF32 "
+                                 "precision, or split into TF32 parts) or an fp8 pair, got "
                               << aElt << " and " << op.getB().getType().getElementType();
     if (!op.getD().getType().hasStaticShape() || !op.getA().getType().hasStaticShape() ||
         !op.getB().getType().hasStaticShape())
@@ -269,6 +269,7 @@ struct WgmmaKernelGenerator::Context {
   std::optional<TileScheduler> scheduler; // the walk over the work units (once rank is known)
   std::optional<GroupTable> groups;       // grouped: the group table (GroupTable.h)
   std::optional<KGroupMask> kGroupMask;   // grouped along K: the stage masking (KGroupMask.h)
+  std::optional<Tf32Split> tf32Split;     // strict f32: the stage's TF32 parts (Tf32Split.h)
   std::optional<StagePipeline> pipeline;  // the stage ring (once the base is known)
   SmallVector<ReductionLayout> reductions; // declared reductions, in the workspace
 };

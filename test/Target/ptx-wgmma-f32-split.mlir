@@ -1,0 +1,33 @@
+// Strict f32 (no fast_tf32) on the wgmma kernels: the consumer splits each stage into TF32
+// parts in shared memory (Tf32Split.h): it rounds the stage in place (hi) and writes the low
+// parts beside it, makes the writes visible to the tensor cores and meets its warpgroup, then
+// issues three tf32 wgmmas a k8 step (a_lo b_hi, a_hi b_lo, a_hi b_hi): twelve for a 32-wide
+// k-step, of 64-row tiles (one consumer). ptxas assembles it without spills and without serializing the wgmmas.
+// REQUIRES: ptxas
+// RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s --check-prefix=CONFIG
+// RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
+
+// CONFIG: config = #mepi.kernel_config<wgmma, tile = [64, {{[0-9]+}}, 32]
+
+// CHECK: st.shared.v4.b32
+// CHECK: st.shared.v4.b32
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK-NEXT: bar.sync
+// CHECK-COUNT-12: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.commit_group.sync.aligned;
+
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-NOT: warning
+func.func @gemm(%a: memref<16x4096xf32> {mepi.alignment = 16 : i64},
+                %b: memref<8192x4096xf32> {mepi.alignment = 16 : i64},
+                %d: memref<16x8192xf32> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<16x4096xf32>, memref<8192x4096xf32>) outs(%d : memref<16x8192xf32>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc : f32
+  }
+  return
+}
