@@ -4,6 +4,7 @@
 #include "Runtime/MxScaling.h"
 #include "Runtime/Planner.h"
 #include "mepi/Library/EpilogLibrary.h"
+#include "mepi/Sm90/Sm90Spec.h"
 
 #include <map>
 #include <mutex>
@@ -309,8 +310,8 @@ std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
      << "      %kPadded2 = arith.constant " << 2 * plan.paddedK << " : index\n"
      << "      %zero = arith.constant " << zero << "\n"
      << "      %inf = arith.constant 0x7F800000 : f32\n"
-     << "      %half = arith.constant 4096 : i32\n"
-     << "      %mask = arith.constant -8192 : i32\n"
+     << "      %half = arith.constant " << mlir::mepi::sm90::kTf32RoundHalf << " : i32\n"
+     << "      %mask = arith.constant " << mlir::mepi::sm90::kTf32KeepMask << " : i32\n"
      << "      %tx = gpu.thread_id x\n"
      << "      %ty = gpu.thread_id y\n"
      << "      %bx = gpu.block_id x\n"

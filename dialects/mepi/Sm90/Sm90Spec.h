@@ -21,6 +21,11 @@ constexpr int64_t kSwizzleBytes = 128; // one line of a stage tile (the 128-byte
 constexpr int64_t kBlockRows = 64;     // rows of an MN-major tile block (one 128-byte line)
 constexpr int64_t kBlockBytes = kBlockRows * kSwizzleBytes; // an MN-major block: 64 k-lines
 constexpr int64_t kInstrK = 16;        // K of one wgmma for 16-bit inputs
+/// TF32 in an f32's bits: the top 19 (sign, exponent, 10 mantissa bits), which a tf32 wgmma
+/// reads. Rounding to TF32 to nearest with ties away from zero (cvt.rna.tf32.f32) adds half of
+/// the dropped 13 bits' place, then clears them (the strict f32 split: SplitOperand.h's
+/// pre-pass and Tf32Split.h in the kernel).
+constexpr int32_t kTf32KeepMask = ~0x1FFF, kTf32RoundHalf = 0x1000;
 /// The operand sums' tile of ones: 8 rows of 64 16-bit ones (one 128-byte swizzle atom).
 constexpr int64_t kOnesTileBytes = 1024;
 constexpr int64_t kWorkspaceAlignment = 256;

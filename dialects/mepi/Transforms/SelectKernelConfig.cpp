@@ -629,8 +629,8 @@ struct SelectKernelConfigPass : mepi::impl::MepiSelectKernelConfigBase<SelectKer
       bool wgmma =
           strategy == "wgmma" || (strategy.empty() && target.hasWgmma() && isWgmmaEligible(op));
       if (wgmma && !isWgmmaEligible(op)) {
-        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 or an fp8 "
-                            "pair, K-major and TMA-addressable, strict f32 unbatched) "
+        op.emitOpError() << "cannot use the wgmma family: it needs 16-bit A and B (or f32 or an "
+                            "fp8 pair, K-major and TMA-addressable, strict f32 unbatched) "
                             "with contiguous rows and static shapes";
         return WalkResult::interrupt();
       }

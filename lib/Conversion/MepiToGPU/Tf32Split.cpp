@@ -1,5 +1,6 @@
 // The 3xTF32 split of a stage in shared memory (see Tf32Split.h).
 #include "Tf32Split.h"
+#include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -10,11 +11,11 @@
 using namespace mlir;
 using namespace mlir::mepi;
 
+using mlir::mepi::sm90::kTf32KeepMask;
+using mlir::mepi::sm90::kTf32RoundHalf;
+
 namespace {
 constexpr int64_t kChunkBytes = 16;
-/// TF32 keeps the top 19 bits of an f32: rounding adds half of the dropped 13 bits' place
-/// (ties away from zero, as cvt.rna) and clears them.
-constexpr int32_t kTf32Mask = ~0x1FFF, kTf32Half = 0x1000;
 } // namespace
 
 Value Tf32Split::emitLoOffset(Emitter &e, Value it) const {
@@ -27,13 +28,12 @@ std::pair<Value, Value> Tf32Split::emitSplit(Emitter &e, Value x) const {
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   auto round = [&](Value v) {
     Value bits = arith::BitcastOp::create(b, loc, i32, v);
-    return arith::BitcastOp::create(b, loc, f32,
-                                    e.andI(e.add(bits, e.i32(kTf32Half)), e.i32(kTf32Mask)))
-        .getResult();
+    Value up = e.add(bits, e.i32(kTf32RoundHalf));
+    return arith::BitcastOp::create(b, loc, f32, e.andI(up, e.i32(kTf32KeepMask))).getResult();
   };
   auto truncated = [&](Value v) {
     Value bits = arith::BitcastOp::create(b, loc, i32, v);
-    return arith::BitcastOp::create(b, loc, f32, e.andI(bits, e.i32(kTf32Mask))).getResult();
+    return arith::BitcastOp::create(b, loc, f32, e.andI(bits, e.i32(kTf32KeepMask))).getResult();
   };
   Value inf = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(INFINITY));
   auto finite = [&](Value v) {
