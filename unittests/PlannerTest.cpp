@@ -345,17 +345,9 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_TRUE(loads->persistent);
   EXPECT_TRUE(loads->tensorMaps.empty());
 
-  // Strict f32, K-major: the wgmma kernel that splits its stages into TF32 parts, one
-  // consumer of 64 rows. B given as [K, N] has no wgmma kernel here (wgmma reads 32-bit
-  // operands K-major only; the runtime's pre-pass copies them so): SIMT.
-  MatmulProblem f32 = problem(ElementType::F32, 256, 256, 256, "DEFAULT", false, true);
+  // f32 B given as [K, N]: wgmma reads 32-bit operands K-major only (SplitOperandTest: K-major).
+  MatmulProblem f32 = problem(ElementType::F32, 256, 256, 256, "DEFAULT", false, false);
   f32.addressAlignment = 16;
-  llvm::Expected<CompiledKernel> split = compileProblem(f32, "sm_90a");
-  ASSERT_TRUE(bool(split)) << llvm::toString(split.takeError());
-  EXPECT_EQ(split->config.rfind("#mepi.kernel_config<wgmma, tile = [64, ", 0), 0u)
-      << split->config;
-  f32.transposeB = false;
-  f32.b.shape = {256, 256};
   llvm::Expected<CompiledKernel> simt = compileProblem(f32, "sm_90a");
   ASSERT_TRUE(bool(simt)) << llvm::toString(simt.takeError());
   EXPECT_EQ(simt->config.rfind("#mepi.kernel_config<simt", 0), 0u) << simt->config;

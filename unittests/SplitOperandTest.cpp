@@ -210,3 +210,15 @@ TEST(SplitOperand, FewRowsKMajorInPlaceSplitInTheKernel) {
                                          "BGRADB"),
                               aligned, aligned));
 }
+
+// Strict f32, K-major, planned as it is (the in-kernel split): the wgmma kernel of 64-row
+// tiles, one consumer, whose stages the kernel splits into TF32 parts.
+TEST(SplitOperand, InKernelSplitPlansOneConsumerTiles) {
+  MatmulProblem p = f32Problem({16, 4096}, {8192, 4096}, {16, 8192}, false, true);
+  p.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->config.rfind("#mepi.kernel_config<wgmma, tile = [64, ", 0), 0u)
+      << kernel->config;
+  EXPECT_TRUE(kernel->persistent);
+}
