@@ -69,14 +69,14 @@ bool isTmaOperand(Value value) {
 /// (Sm90Spec::whyNot).
 bool isWgmmaEligible(MatmulOp op) {
   Type aElt = op.getA().getType().getElementType();
-  bool tf32 = aElt.isF32();
-  if (tf32 && op.getCompute() != ComputeType::TF32 && op.getD().getType().getRank() != 2)
+  bool f32 = aElt.isF32();
+  if (f32 && op.getCompute() != ComputeType::TF32 && op.getD().getType().getRank() != 2)
     return false;
   bool fp8 = aElt.getIntOrFloatBitWidth() == 8;
   if (!fp8 &&
-      (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || tf32)))
+      (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || f32)))
     return false;
-  if ((tf32 || fp8) && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
+  if ((f32 || fp8) && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
                         !isTmaOperand(op.getB()) || op.getASums() || op.getBSums()))
     return false;
   MemRefType dType = op.getD().getType();
