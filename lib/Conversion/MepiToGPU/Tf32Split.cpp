@@ -18,10 +18,6 @@ namespace {
 constexpr int64_t kChunkBytes = 16;
 } // namespace
 
-Value Tf32Split::emitLoOffset(Emitter &e, Value it) const {
-  return e.add(e.i32(loOffset), e.mul(e.rem(it, e.i32(2)), e.i32(stageBytes)));
-}
-
 std::pair<Value, Value> Tf32Split::emitSplit(Emitter &e, Value x) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
@@ -53,12 +49,12 @@ std::pair<Value, Value> Tf32Split::emitSplit(Emitter &e, Value x) const {
   return {hi, lo};
 }
 
-void Tf32Split::emit(Emitter &e, Value base, Value stage, Value it, Value thread,
-                     Value barrier) const {
+Value Tf32Split::emit(Emitter &e, Value base, Value stage, Value it, Value thread,
+                      Value barrier) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   auto vec4 = VectorType::get({4}, b.getF32Type());
-  Value lo = emitLoOffset(e, it);
+  Value lo = e.add(e.i32(loOffset), e.mul(e.rem(it, e.i32(2)), e.i32(stageBytes)));
   assert(stageBytes % (kChunkBytes * threads) == 0 && "a stage is whole turns of the threads");
   // Chunk c of the stage (16 bytes): thread t takes c = t, t + threads, ...: a warp's chunks
   // are 512 consecutive bytes, whose loads and stores meet no bank twice per 128 bytes.
@@ -82,4 +78,5 @@ void Tf32Split::emit(Emitter &e, Value base, Value stage, Value it, Value thread
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
   NVVM::BarrierOp::create(b, loc, Type(), barrier, e.i32(threads), NVVM::BarrierReductionAttr(),
                           Value());
+  return lo;
 }

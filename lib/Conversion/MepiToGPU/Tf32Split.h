@@ -26,12 +26,11 @@ struct Tf32Split {
   int64_t loOffset;   // the two lo buffers in the block's shared memory (Sm90SharedLayout)
   int64_t threads;    // the consumer's
 
-  /// Byte offset of k-step `it`'s lo buffer from the block's base (i32).
-  Value emitLoOffset(Emitter &e, Value it) const;
   /// Splits the stage at byte offset `stage` (i32) of the block's base `base` (ptr<3>) for
   /// k-step `it`: thread `thread` (< threads) its share of 16-byte chunks, then the fence and
-  /// named barrier `barrier` of `threads`.
-  void emit(Emitter &e, Value base, Value stage, Value it, Value thread, Value barrier) const;
+  /// named barrier `barrier` of `threads`. Returns the byte offset of the k-step's lo buffer
+  /// from the base (i32).
+  Value emit(Emitter &e, Value base, Value stage, Value it, Value thread, Value barrier) const;
 
 private:
   /// hi and lo of one f32 `x` (see above).
