@@ -139,6 +139,29 @@ TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
       << *five.whyNot();
 }
 
+TEST_F(Sm90SpecTest, SplitStagesKeepTheirLowPartsAndAReadyBarrier) {
+  // Strict f32 split in the kernel: each stage's low parts beside it, a third barrier per
+  // stage; any number of consumers reads a stage split once, groups take no split.
+  Sm90Problem f32 = problem(128, 8192, 8192);
+  f32.elementBytes = 4;
+  f32.splitsTf32 = true;
+  Sm90Spec spec(f32, wgmma(128, 128, 3, 32), target);
+  Sm90SharedLayout l = spec.sharedLayout();
+  EXPECT_EQ(l.splitLo, 3 * l.stageBytes);
+  EXPECT_EQ(l.ones, l.splitLo + 3 * l.stageBytes);
+  EXPECT_EQ(l.ready, l.barriers + 16 * 3);
+  EXPECT_EQ(l.flags, l.barriers + 24 * 3);
+  EXPECT_TRUE(spec.canImplement()) << *spec.whyNot();
+  EXPECT_TRUE(Sm90Spec(f32, wgmma(64, 128, 4, 32).withPingpong(true), target).canImplement());
+  EXPECT_FALSE(Sm90Spec(f32, wgmma(128, 128, 4, 32), target).fitsSharedMemory());
+  Sm90Problem grouped = f32;
+  grouped.groups = 8;
+  EXPECT_NE(Sm90Spec(grouped, wgmma(64, 128, 4, 32), target).whyNot()->find("take no groups"),
+            std::string::npos);
+  f32.splitsTf32 = false;
+  EXPECT_EQ(Sm90Spec(f32, wgmma(128, 128, 3, 32), target).sharedLayout().ready, 0);
+}
+
 TEST_F(Sm90SpecTest, WhyNotNamesTheRule) {
   Sm90Problem tf32 = problem(256, 256, 256);
   tf32.elementBytes = 4;

@@ -198,7 +198,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     cases.push_back({ElementType::F32, {100, 1000}, {300, 1000}, {100, 300}, false, true,
                      "RELU_BIAS", true, 0.5f, -1.25f});
     Case splitK{ElementType::F32, {70, 3000}, {390, 3000}, {70, 390}, false, true, "BIAS"};
-    splitK.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = <stages = 5>, "
+    splitK.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = <stages = 4>, "
                     "scheduler = <split_k, splits = 3>>";
     cases.push_back(splitK);
     // 31 k-steps in one accumulator (93 products of 32): within the planner's bound of 32
@@ -207,6 +207,22 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     Case narrow{ElementType::F32, {64, 992}, {96, 992}, {64, 96}, false, true, "GELU"};
     narrow.config = "#mepi.kernel_config<wgmma, tile = [64, 32, 32], mainloop = <stages = 8>>";
     cases.push_back(narrow);
+    // The forms beyond one consumer, each reading stages the producer warpgroup split once:
+    // two consumers of a 128-row tile (promoted over K = 16384, and whole), ping-pong
+    // consumers, a cluster whose peer multicasts half of B.
+    for (auto [m, n, k, config] : std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
+             {128, 256, 16384, "#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = "
+                               "<stages = 3, promote = 4>>"},
+             {120, 300, 1000, "#mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = "
+                              "<stages = 3>>"},
+             {128, 264, 1000, "#mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = "
+                              "<stages = 4, pingpong = true>>"},
+             {128, 520, 1000, "#mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = "
+                              "<stages = 4, cluster = 2>, epilogue = <store = tma>>"}}) {
+      Case form{ElementType::F32, {m, k}, {n, k}, {m, n}, false, true, "GELU_BIAS"};
+      form.config = config;
+      cases.push_back(form);
+    }
   }
   // The promoted accumulator policy (forced): the whole of K = 16384 in one unit, its sums
   // added in f32 every 4 k-steps, and bf16 under split-K with a block that K does not fill.

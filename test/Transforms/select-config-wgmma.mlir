@@ -509,13 +509,13 @@ func.func @batched_no_stream_k(%a: memref<8x1216x3456xbf16> {mepi.alignment = 16
 // -----
 
 // f32 A and B at TF32 precision, both K-major and TMA-addressable: the wgmma family with
-// 32-element lines of K (tile_k 32); strict f32 64 rows of the tile the rules give (its stages
-// split in shared memory beside two buffers of low parts: 3 stages of 64 x 256); an MN-major B
-// keeps simt.
+// 32-element lines of K (tile_k 32); strict f32 64 rows and at most 128 columns of the tile
+// the rules give (each stage split in shared memory beside a buffer of its low parts: 4 stages
+// of 64 x 128); an MN-major B keeps simt.
 // CHECK-LABEL: func.func @tf32
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 32], mainloop = <stages = 4>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @f32_strict
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 32], mainloop = <stages = 3>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = <stages = 4>>
 // CHECK-LABEL: func.func @tf32_mn_major_b
 // CHECK: config = #mepi.kernel_config<simt
 func.func @tf32(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64},

@@ -123,10 +123,11 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   // The stages' block scales after them; the operand sums' tile of ones 1024-aligned after.
   l.scales = config.getMainloop().getStages() * l.stageBytes;
   l.scaleStageBytes = stagesBlockScales() ? BlockScaleLayout::stageBytes(config.getTileM()) : 0;
-  // 3xTF32: the low parts of two stages (one k-step's while the previous one's wgmmas may
-  // still read theirs), 1024-aligned for the swizzle.
-  l.splitLo = llvm::alignTo(l.scales + config.getMainloop().getStages() * l.scaleStageBytes, 1024);
-  l.ones = llvm::alignTo(l.splitLo + (p.splitsTf32 ? 2 * l.stageBytes : 0), 1024);
+  // 3xTF32: each stage's low parts beside it (the producer warpgroup's splitters fill stage
+  // s's while the consumers read earlier stages), 1024-aligned for the swizzle.
+  int64_t stages = config.getMainloop().getStages();
+  l.splitLo = llvm::alignTo(l.scales + stages * l.scaleStageBytes, 1024);
+  l.ones = llvm::alignTo(l.splitLo + (p.splitsTf32 ? stages * l.stageBytes : 0), 1024);
   l.staging = l.ones + (sumsOnTensorCores() ? kOnesTileBytes : 0);
   // The swapped form stores straight from the registers: no staging block.
   l.scratch =
@@ -134,9 +135,10 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
       (config.getSwapped() ? 0 : consumers() * stagingBytes(config.getEpilogue().getStore()));
   l.scratchBytes = p.epilogScratchBytes;
   l.barriers = l.scratch + consumers() * l.scratchBytes;
-  // Two 8-byte mbarriers per stage, one split-K flag per consumer, plus slack to align the
-  // dynamic base to 1024 bytes.
-  l.flags = l.barriers + 16 * config.getMainloop().getStages();
+  // Two 8-byte mbarriers per stage (3xTF32: a third, the stage split), one split-K flag per
+  // consumer, plus slack to align the dynamic base to 1024 bytes.
+  l.ready = p.splitsTf32 ? l.barriers + 16 * stages : 0;
+  l.flags = l.barriers + (p.splitsTf32 ? 24 : 16) * stages;
   l.groupTable = l.flags + 16;
   l.total = l.groupTable + (p.grouped() ? llvm::alignTo(groupTableBytes(p.groups), 16) : 0) +
             1024;

@@ -84,9 +84,9 @@ struct Sm90Problem {
   /// a_block_scales and b_block_scales: each promotion scales its k-step's sums per row of A
   /// and per 128 columns of B.
   bool blockScales = false;
-  /// f32 A and B at f32 precision (no fast_tf32): the consumer splits each stage's elements
-  /// into TF32 parts in shared memory and sums three products of them (3xTF32, as the
-  /// runtime's pre-pass does; Sm90Spec::splitLoBytes).
+  /// f32 A and B at f32 precision (no fast_tf32): the producer warpgroup's other warps split
+  /// each stage's elements into TF32 parts in shared memory and the consumers sum three
+  /// products of them (3xTF32, as the runtime's pre-pass does; Sm90SharedLayout::splitLo).
   bool splitsTf32 = false;
   bool aSums = false, bSums = false;       // operand sums (a_sums, b_sums)
   bool reductions = false;                 // declared row/column/scalar reductions
@@ -118,12 +118,13 @@ struct BlockScaleLayout {
 struct Sm90SharedLayout {
   int64_t aBytes = 0, bBytes = 0, stageBytes = 0; // one stage: A tile | B tile
   int64_t scales = 0, scaleStageBytes = 0; // block scales: one BlockScaleLayout per stage
-  int64_t splitLo = 0;      // 3xTF32: two buffers of a stage's low parts (A tile | B tile)
+  int64_t splitLo = 0;      // 3xTF32: each stage's low parts (A tile | B tile)
   int64_t ones = 0;         // the operand sums' tile of ones (after the stages)
   int64_t staging = 0;      // consumer 0's staging block for D
   int64_t scratch = 0;      // consumer 0's epilog scratch area
   int64_t scratchBytes = 0; // per consumer
   int64_t barriers = 0;     // full[stages] | empty[stages] mbarriers
+  int64_t ready = 0;        // 3xTF32: ready[stages] (a stage split) after them, else 0
   int64_t flags = 0;        // split-K flags
   int64_t groupTable = 0;   // grouped: the group table (GroupTable.h), 16-byte aligned
   int64_t total = 0;        // with the slack that aligns the dynamic base to 1024 bytes

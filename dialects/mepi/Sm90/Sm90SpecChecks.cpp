@@ -207,11 +207,10 @@ std::optional<std::string> Sm90Spec::whyNot() const {
       (!config.getMainloop().getTma() || config.getSwapped() || p.operandSums()))
     return std::string("tf32 and 8-bit wgmma kernels need TMA loads and take no swapped form "
                        "or operand sums");
-  // 3xTF32: one consumer rounds its stage in place; a second one would read it half rounded.
-  if (p.splitsTf32 && (config.getTileM() != kBlockRows || config.getMainloop().getPingpong() ||
-                       config.getMainloop().getCluster() > 1 || p.grouped() || p.kGroups)) {
-    os << "f32 A and B at f32 precision (split into TF32 parts in shared memory) need 64-row "
-          "tiles of one consumer, no ping-pong, clusters or groups; got "
+  // 3xTF32: the split stage's low parts are not masked to a group's rows or k-steps.
+  if (p.splitsTf32 && (p.grouped() || p.kGroups)) {
+    os << "f32 A and B at f32 precision (split into TF32 parts in shared memory) take no "
+          "groups; got "
        << config;
     return message;
   }

@@ -527,9 +527,14 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
 }
 
 /// Strict f32 (3xTF32 in shared memory): 64-row tiles of one consumer, `tileN` (or the
-/// forced width) wide, split-K where they leave half of the machine idle.
+/// forced width) wide, split-K where they leave half of the machine idle. For the few rows
+/// the runtime splits in the kernel (SplitOperand.h), 64 x 128 s4 ran M = 128 at 60 TFLOP/s
+/// against 40 with 128 x 128 s3 or 64 x 64 s6, and M = 16 at 15 against 10 (H100,
+/// bench/NOTES.md).
 KernelConfigAttr WgmmaHeuristic::splitTf32Config(int64_t tileN) const {
   int64_t tileM = sm90::kBlockRows;
+  // A stage keeps its low parts beside it (twice the bytes): 256 columns would leave 2 stages.
+  tileN = std::min<int64_t>(tileN, 128);
   if (forcedN > 0)
     tileN = forcedN;
   int64_t splits = pingpong ? 1 : splitsFor(tileCount(tileM, tileN), /*smallTiles=*/false);

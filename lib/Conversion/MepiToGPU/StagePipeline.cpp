@@ -24,15 +24,21 @@ auto StagePipeline::emitSlot(Emitter &e, Value it) const -> Slot {
   slot.stage = e.rem(it, e.i32(stages));
   slot.phase = e.andI(e.div(it, e.i32(stages)), e.i32(1));
   std::tie(slot.full, slot.empty) = emitBarriers(e, slot.stage);
+  slot.ready = layout.ready ? e.offset(base, e.add(e.i32(layout.ready), e.mul(slot.stage, e.i32(8))))
+                            : slot.full;
   return slot;
 }
 
-void StagePipeline::emitInit(Emitter &e, int64_t producerArrivals, int64_t readers) const {
+void StagePipeline::emitInit(Emitter &e, int64_t producerArrivals, int64_t readers,
+                             int64_t transformers) const {
   for (int64_t s = 0; s < stages; ++s) {
     Value full = e.offset(base, e.i32(layout.barriers + 8 * s));
     Value empty = e.offset(base, e.i32(layout.barriers + 8 * (stages + s)));
     NVVM::MBarrierInitOp::create(e.b, e.loc, full, e.i32(producerArrivals), Value());
     NVVM::MBarrierInitOp::create(e.b, e.loc, empty, e.i32(readers), Value());
+    if (layout.ready)
+      NVVM::MBarrierInitOp::create(e.b, e.loc, e.offset(base, e.i32(layout.ready + 8 * s)),
+                                   e.i32(transformers), Value());
   }
   if (cluster > 1) // the peer block arrives on them and multicasts into this block
     NVVM::FenceMbarrierInitOp::create(e.b, e.loc);
@@ -44,7 +50,19 @@ void StagePipeline::emitAcquire(Emitter &e, const Slot &slot) const {
 }
 
 void StagePipeline::emitWait(Emitter &e, const Slot &slot) const {
+  NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, slot.ready, slot.phase, e.i32(kWaitTicks));
+}
+
+void StagePipeline::emitWaitLanded(Emitter &e, const Slot &slot) const {
   NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, slot.full, slot.phase, e.i32(kWaitTicks));
+}
+
+void StagePipeline::emitTransformed(Emitter &e, const Slot &slot) const {
+  // The tensor cores read shared memory through the async proxy.
+  NVVM::FenceProxyOp::create(
+      e.b, e.loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(e.b.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::MBarrierArriveOp::create(e.b, e.loc, Type(), slot.ready, Value());
 }
 
 void StagePipeline::emitRelease(Emitter &e, Value it, Value isLeader) const {

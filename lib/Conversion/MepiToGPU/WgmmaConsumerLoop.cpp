@@ -99,9 +99,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
   // Strict f32: the stage split into TF32 parts, the low parts in a buffer of its layout.
   std::optional<WgmmaMainloop::StageTiles> low;
   if (c.tf32Split) {
-    Value lowOffset = c.tf32Split->emit(e, c.base, e.mul(slot.stage, e.i32(c.layout.stageBytes)),
-                                        it, u.localThread, e.add(u.consumer, e.i32(1)));
-    Value lowAddress = e.add(c.baseAddress, lowOffset);
+    Value lowAddress = e.add(c.baseAddress, c.tf32Split->emitLowOffset(e, slot.stage));
     low = mainloop.emitDescriptors(
         e, lowAddress, mainloop.emitStageTiles(e, lowAddress, u.consumer), u.consumer);
   }

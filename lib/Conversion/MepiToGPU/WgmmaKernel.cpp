@@ -144,7 +144,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
                               c.mnMajorA,         c.mnMajorB,    maskers * kWarpgroup};
   }
   if (c.spec.problem().splitsTf32)
-    c.tf32Split = Tf32Split{layout.stageBytes, layout.splitLo, kWarpgroup};
+    c.tf32Split = Tf32Split{layout.stageBytes, layout.splitLo};
 
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
@@ -161,7 +161,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
         : c.spec.stagesBlockScales()   ? 1 + BlockScaleCopies::kThreads
                                        : 1;
     int64_t readers = (config.getMainloop().getPingpong() ? 1 : consumers()) * cluster();
-    c.pipeline->emitInit(e, producerArrivals, readers);
+    c.pipeline->emitInit(e, producerArrivals, readers, Tf32Split::kThreads);
   }
   if (c.spec.sumsOnTensorCores())
     emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
@@ -184,12 +184,20 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).first,
                                    NVVM::SetMaxRegisterAction::decrease);
     // TMA: one thread issues (one warp, which also copies block scales); ordinary loads: the
-    // whole warpgroup loads.
+    // whole warpgroup loads. 3xTF32: warps 1-3 split the stages that landed.
     if (config.getMainloop().getTma()) {
       Value issues = c.spec.stagesBlockScales()
                          ? e.ult(c.tid, e.i32(BlockScaleCopies::kThreads))
                          : isThread0;
-      auto issuer = scf::IfOp::create(b, loc, issues, /*withElseRegion=*/false);
+      auto issuer = scf::IfOp::create(b, loc, issues, /*withElseRegion=*/bool(c.tf32Split));
+      if (c.tf32Split) {
+        b.setInsertionPointToStart(issuer.elseBlock());
+        Value splitter = e.sub(c.tid, e.i32(Tf32Split::kFirstThread));
+        auto splits = scf::IfOp::create(b, loc, e.ult(splitter, e.i32(Tf32Split::kThreads)),
+                                        /*withElseRegion=*/false);
+        b.setInsertionPointToStart(splits.thenBlock());
+        emitSplitters(e, c, splitter);
+      }
       b.setInsertionPointToStart(issuer.thenBlock());
     }
     emitProducer(e, c, op, operands);

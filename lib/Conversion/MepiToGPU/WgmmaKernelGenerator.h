@@ -183,6 +183,9 @@ private:
     SmallVector<Value> batchA, batchB; // batched: TMA coordinates of the batch dimensions
   };
   void emitProducer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
+  /// 3xTF32: the producer warpgroup's splitting threads (`thread` < Tf32Split::kThreads) walk
+  /// the producer's k-steps and split each stage once it landed (Tf32Split.h).
+  void emitSplitters(Emitter &e, const Context &c, Value thread) const;
   void emitTmaLoads(Emitter &e, const Context &c, const StageLoad &load) const;
   void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
                          Value bMatrix) const;

@@ -74,6 +74,29 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   scf::YieldOp::create(b, loc, kLoop.getResult(0));
 }
 
+void WgmmaKernelGenerator::emitSplitters(Emitter &e, const Context &c, Value thread) const {
+  OpBuilder &b = e.b;
+  OpBuilder::InsertionGuard guard(b);
+  std::optional<StreamKWalk> walk;
+  if (config.getScheduler().isStreamK())
+    walk = c.scheduler->emitStreamKWalk(e);
+  scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
+  WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
+  auto kLoop = scf::ForOp::create(b, e.loc, unit.kBegin, unit.kEnd, e.i32(1),
+                                  ValueRange{units.getRegionIterArg(0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(kLoop.getBody());
+    Value it = kLoop.getRegionIterArg(0);
+    StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
+    c.pipeline->emitWaitLanded(e, slot);
+    c.tf32Split->emit(e, c.base, slot.stage, thread);
+    c.pipeline->emitTransformed(e, slot);
+    scf::YieldOp::create(b, e.loc, e.add(it, e.i32(1)));
+  }
+  scf::YieldOp::create(b, e.loc, kLoop.getResult(0));
+}
+
 void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
                                         const StageLoad &load) const {
   OpBuilder &b = e.b;
