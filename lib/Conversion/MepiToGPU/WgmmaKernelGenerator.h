@@ -182,6 +182,11 @@ private:
     Value full, stageBase, k, rowA, rowB;
     SmallVector<Value> batchA, batchB; // batched: TMA coordinates of the batch dimensions
   };
+  using StreamKWalk = TileScheduler::StreamKWalk;
+  using WorkUnit = TileScheduler::WorkUnit;
+  /// The loop over the block's work units that the producer warpgroup's roles walk (the
+  /// builder left in its body) and its unit.
+  std::pair<scf::ForOp, WorkUnit> emitLoadedUnits(Emitter &e, const Context &c) const;
   void emitProducer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
   /// 3xTF32: the producer warpgroup's splitting threads (`thread` < Tf32Split::kThreads) walk
   /// the producer's k-steps and split each stage once it landed (Tf32Split.h).
@@ -190,8 +195,6 @@ private:
   void emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load, Value a,
                          Value bMatrix) const;
   void emitConsumer(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands) const;
-  using StreamKWalk = TileScheduler::StreamKWalk;
-  using WorkUnit = TileScheduler::WorkUnit;
   /// Operand sums: the tiles of the first tile column sum their rows of A (each consumer its
   /// 64), those of the first tile row the rows of B (split between the consumers in 64-row
   /// groups, or all by consumer 0 when there are fewer than 64 each), from the stage tiles, on

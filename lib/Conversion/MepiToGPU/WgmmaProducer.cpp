@@ -7,12 +7,8 @@ using namespace mlir::mepi;
 
 namespace mlir::mepi::wgmma {
 
-void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp op,
-                                        const IRMapping &operands) const {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  const Sm90SharedLayout &layout = c.layout;
-  OpBuilder::InsertionGuard guard(b);
+auto WgmmaKernelGenerator::emitLoadedUnits(Emitter &e, const Context &c) const
+    -> std::pair<scf::ForOp, WorkUnit> {
   // Stream-K's walk is worked out in each role, so that its values stay out of the other's
   // registers.
   std::optional<StreamKWalk> walk;
@@ -20,6 +16,16 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
     walk = c.scheduler->emitStreamKWalk(e);
   scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
   WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
+  return {units, unit};
+}
+
+void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp op,
+                                        const IRMapping &operands) const {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  const Sm90SharedLayout &layout = c.layout;
+  OpBuilder::InsertionGuard guard(b);
+  auto [units, unit] = emitLoadedUnits(e, c);
   StageLoad load;
   load.rowA = unit.firstRow(e, config.getTileM());
   load.rowB = e.mul(unit.tileCol, e.i32(config.getTileN()));
@@ -77,11 +83,7 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
 void WgmmaKernelGenerator::emitSplitters(Emitter &e, const Context &c, Value thread) const {
   OpBuilder &b = e.b;
   OpBuilder::InsertionGuard guard(b);
-  std::optional<StreamKWalk> walk;
-  if (config.getScheduler().isStreamK())
-    walk = c.scheduler->emitStreamKWalk(e);
-  scf::ForOp units = c.scheduler->emitUnitLoop(e, walk ? &*walk : nullptr);
-  WorkUnit unit = c.scheduler->emitWorkUnit(e, units.getInductionVar(), walk ? &*walk : nullptr);
+  auto [units, unit] = emitLoadedUnits(e, c);
   auto kLoop = scf::ForOp::create(b, e.loc, unit.kBegin, unit.kEnd, e.i32(1),
                                   ValueRange{units.getRegionIterArg(0)});
   {
