@@ -49,6 +49,11 @@ struct Emitter {
                                ArrayRef<LLVM::GEPArg>{offsetBytes});
   }
 
+  /// Makes this thread's ordinary shared-memory writes visible to the async proxy, through
+  /// which TMA stores and the wgmmas read shared memory (before the barrier that hands them
+  /// over).
+  void fenceAsyncShared();
+
   Type sharedPtr() { return LLVM::LLVMPointerType::get(b.getContext(), 3); }
   /// `base` + `offset` bytes (a shared-memory pointer).
   Value offset(Value base, Value offsetBytes) {

@@ -71,9 +71,7 @@ void KGroupMask::emit(Emitter &e, Value stage, Value k, Value kStart, Value kSto
     emitChunk(e, stage, loop.getInductionVar(), first, kStart, kStop);
   }
   // The wgmmas read shared memory through the async proxy.
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  e.fenceAsyncShared();
   NVVM::BarrierOp::create(b, loc, Type(), barrier, e.i32(threads),
                           NVVM::BarrierReductionAttr(), Value());
 }

@@ -85,9 +85,7 @@ void mlir::mepi::emitOnesTile(Emitter &e, Value tile, Value thread, Type element
   b.setInsertionPointToStart(writer.thenBlock());
   LLVM::StoreOp::create(b, e.loc, ones, e.offset(tile, e.mul(thread, e.i32(16))),
                         /*alignment=*/16);
-  NVVM::FenceProxyOp::create(
-      b, e.loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  e.fenceAsyncShared();
 }
 
 void TileSums::emitK16(Emitter &e, int64_t kk, llvm::function_ref<Value(int64_t)> groupDescriptor,

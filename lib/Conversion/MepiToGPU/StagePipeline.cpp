@@ -59,9 +59,7 @@ void StagePipeline::emitWaitLanded(Emitter &e, const Slot &slot) const {
 
 void StagePipeline::emitTransformed(Emitter &e, const Slot &slot) const {
   // The tensor cores read shared memory through the async proxy.
-  NVVM::FenceProxyOp::create(
-      e.b, e.loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(e.b.getContext(), NVVM::SharedSpace::shared_cta));
+  e.fenceAsyncShared();
   NVVM::MBarrierArriveOp::create(e.b, e.loc, Type(), slot.ready, Value());
 }
 

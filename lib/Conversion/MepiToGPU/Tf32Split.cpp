@@ -6,7 +6,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-#include <cassert>
 #include <cmath>
 
 using namespace mlir;

@@ -196,9 +196,7 @@ void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const
            config.getTileN(), c.n, c.mnMajorB);
   // The tensor cores read shared memory through the async proxy: make these writes visible to
   // it before arriving.
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  e.fenceAsyncShared();
   NVVM::MBarrierArriveOp::create(b, loc, Type(), load.full, Value());
 }
 

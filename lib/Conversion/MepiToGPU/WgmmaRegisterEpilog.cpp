@@ -449,9 +449,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     writeTmaStoreLine(e, op, operands, f, p, acc, buffer, staticLine * groupsPerLine,
                       groupsPerLine, lineC, lineInputs);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
-    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(b.getContext(),
-                                                          NVVM::SharedSpace::shared_cta));
+    e.fenceAsyncShared();
     leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
     Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
