@@ -74,6 +74,15 @@ TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
   EXPECT_EQ(Sm90Spec(problem(1000, 1000, 1000), wgmma(128, 256, 4).withSplits(3), target)
                 .workUnits(),
             96);
+  // Split-K in clusters: pair units times splits, a counter slot per block of each pair (5
+  // tile rows of 64 make 3 pairs, the last one's second tile below D).
+  Sm90Spec splitPairs(problem(300, 384, 5000), wgmma(64, 128, 8).withCluster(2).withSplits(6),
+                      target);
+  EXPECT_EQ(splitPairs.workUnits(), 3 * 3 * 6);
+  EXPECT_EQ(splitPairs.counterSlots(), 3 * 3 * 2);
+  EXPECT_EQ(Sm90Spec(problem(300, 384, 5000), wgmma(64, 128, 8).withSplits(6), target)
+                .counterSlots(),
+            5 * 3);
   Sm90Spec batched(problem(1000, 1000, 1000, 7), wgmma(128, 256, 4), target);
   EXPECT_EQ(batched.unitsPerBatch(), 32);
   EXPECT_EQ(batched.workUnits(), 224);

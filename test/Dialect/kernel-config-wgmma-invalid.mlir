@@ -58,6 +58,12 @@ func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, til
 
 // -----
 
+// A cluster multicasts B through TMA: with ordinary loads there is nothing to multicast.
+// expected-error @+1 {{expected a cluster of 2 only with TMA loads}}
+func.func private @cluster_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, tma = false, cluster = 2>, scheduler = <split_k, splits = 2>>}
+
+// -----
+
 // TMA stores of D take the tensor-map path of a TMA kernel.
 // expected-error @+1 {{expected store = tma only with TMA loads}}
 func.func private @tma_store_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, tma = false>, epilogue = <store = tma>>}

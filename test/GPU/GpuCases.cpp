@@ -352,6 +352,28 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   splitC.beta = -1.25f;
   splitC.outType = ElementType::F32;
   cases.push_back(splitC);
+  // Split-K in clusters of 2: an odd number of tile rows (5 of 64: the last pair's second tile
+  // lies below D and takes no counter), more pair units than clusters (1000^3: 4 x 8 pairs x 4
+  // splits), TMA stores, the grouped last arrival of 64 x 64 tiles, beta * C with f32 D.
+  cases.push_back(split(ElementType::BF16, {300, 384, 5000}, "GELU_BIAS",
+                        splitPrefix + "[64, 128, 64], mainloop = <stages = 8, cluster = 2>, "
+                                      "scheduler = <split_k, splits = 6>>"));
+  cases.push_back(split(ElementType::F16, {1000, 1000, 1000}, "RELU_BIAS",
+                        splitPrefix + "[128, 128, 64], mainloop = <stages = 6, cluster = 2>, "
+                                      "scheduler = <split_k, splits = 4>, epilogue = <store = "
+                                      "tma>>"));
+  cases.push_back(split(ElementType::BF16, {256, 192, 4000}, "BIAS",
+                        splitPrefix + "[64, 64, 64], mainloop = <stages = 8, cluster = 2>, "
+                                      "scheduler = <split_k, splits = 7>, epilogue = <store = "
+                                      "tma>>"));
+  Case splitClusterC = split(ElementType::F16, {257, 300, 3000}, "RELU_BIAS",
+                             splitPrefix + "[128, 128, 64], mainloop = <stages = 6, cluster = "
+                                           "2>, scheduler = <split_k, splits = 3>>");
+  splitClusterC.withC = true;
+  splitClusterC.alpha = 0.5f;
+  splitClusterC.beta = -1.25f;
+  splitClusterC.outType = ElementType::F32;
+  cases.push_back(splitClusterC);
   if (!quick)
     cases.push_back(
         split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",

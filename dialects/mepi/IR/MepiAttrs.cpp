@@ -149,8 +149,8 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
                  << tileM << " x " << tileN;
   if (pingpong && splits != 1)
     return Why() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
-  if (cluster != 1 && (splits != 1 || !tma))
-    return Why() << "expected a cluster of 2 only with TMA loads and 1 split";
+  if (cluster != 1 && !tma)
+    return Why() << "expected a cluster of 2 only with TMA loads";
   if (store == DStore::Tma && !tma)
     return Why() << "expected store = tma only with TMA loads";
   return std::nullopt;

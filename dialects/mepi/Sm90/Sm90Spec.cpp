@@ -154,7 +154,11 @@ int64_t Sm90Spec::recordsPerSlot() const {
 }
 
 int64_t Sm90Spec::counterSlots() const {
-  return config.getScheduler().isStreamK() ? streamKMaxBlocks() : p.batch * tiles();
+  // Split-K in clusters: a slot per block of each pair unit, the pairs' tiles below D included.
+  return config.getScheduler().isStreamK()
+             ? streamKMaxBlocks()
+             : p.batch * unitsPerBatch() / config.getScheduler().getSplits() *
+                   config.getMainloop().getCluster();
 }
 
 int64_t Sm90Spec::counterBytes() const {

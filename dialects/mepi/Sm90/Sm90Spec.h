@@ -230,8 +230,8 @@ public:
   bool needsWorkspace() const;
   /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
   int64_t recordsPerSlot() const;
-  /// Counter slots (each times the consumers): the tiles of every batch element, or stream-K's
-  /// walker blocks.
+  /// Counter slots (each times the consumers): the tiles of every batch element (in clusters,
+  /// the blocks of every pair unit), or stream-K's walker blocks.
   int64_t counterSlots() const;
   int64_t counterBytes() const;
   /// f32 values per thread in a split-K record: the accumulators, then the partial operand

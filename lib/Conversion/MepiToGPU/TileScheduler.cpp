@@ -177,8 +177,12 @@ auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk
   w.tile = splits > 1 ? e.div(unit, e.i32(splits)) : unit;
   w.split = splits > 1 ? e.rem(unit, e.i32(splits)) : e.i32(0);
   w.splits = e.i32(splits);
-  // The counter slot and records of a split tile: its index among every batch element's tiles.
-  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(spec.tiles())), w.tile) : w.tile;
+  // The counter slot and records of a split tile: its index among every batch element's tiles
+  // (in a cluster, among the blocks of every pair unit: Sm90Spec::counterSlots).
+  int64_t tilesPerBatch = spec.unitsPerBatch() / splits;
+  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(tilesPerBatch)), w.tile) : w.tile;
+  if (cluster() > 1 && splits > 1)
+    w.slot = e.add(e.mul(w.slot, e.i32(cluster())), rank);
   Value slot = w.slot;
   w.record = [&e, slot, splits](Value j) { return e.add(e.mul(slot, e.i32(splits)), j); };
   if (walk)

@@ -56,7 +56,8 @@
 // warpgroup arrives on the empty barrier of both blocks. The barriers are initialized before a
 // cluster barrier, and a last cluster barrier keeps each block alive until its peer no longer
 // writes into it. A pair's second tile may lie below D (odd tile rows): it loads zeros and skips
-// its epilog.
+// its epilog. Split-K in clusters: a pair unit is a pair of tiles and a split, both blocks
+// taking the same k-steps of their own tile, each tile with its own counter and records.
 //
 // Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][S][C][R / 4][128] of
 // float4 (stream-K: counters[132 * C] | partials[132][2][C][R / 4][128]), R = tile_n / 2
