@@ -1,7 +1,8 @@
 // On sm_90a, 16-bit K-major operands get the wgmma family: ping-pong 128 x 128 with 4 stages
 // when K <= 4096 and there are two such tiles per SM, else 128 x 256 in clusters of 2 when that
 // covers 132 SMs, 128 x 128 otherwise (and, with 4 stages, for a D of 2^30 elements or more), 64 x 128
-// for short M (stages filling ~200 KiB); with TMA loads
+// for short M (64 x 256 where those fill the GPU over 32 k-steps or more; stages filling ~200 KiB;
+// TMA stores over at most 6 k-steps); with TMA loads
 // when rows and addresses are 16-byte aligned, else `tma = false`. When the tiles leave at
 // least half of the SMs idle, K is split: up to 132 work units, each of >= 8 k-steps, at most
 // 16 splits. Up to 32 rows with an element-wise epilog take the swapped form (Dᵀ = B Aᵀ).
@@ -344,6 +345,55 @@ func.func @short_m48(%a: memref<48x8192xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
+// Short M over a wide D: 64 x 256 tiles where they fill the GPU and K has 32 k-steps or more,
+// else 64 x 128; with at most 6 k-steps D leaves through TMA stores. K = 128: 2 k-steps.
+// CHECK-LABEL: func.func @short_m_short_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>>
+func.func @short_m_short_k(%a: memref<64x128xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<35584x128xbf16> {mepi.alignment = 16 : i64}, %d: memref<64x35584xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<64x128xbf16>, memref<35584x128xbf16>) outs(%d : memref<64x35584xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// K = 1024: 16 k-steps, 64 x 128 with staged rows.
+// CHECK-LABEL: func.func @short_m_mid_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>>
+func.func @short_m_mid_k(%a: memref<64x1024xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<40960x1024xbf16> {mepi.alignment = 16 : i64}, %d: memref<64x40960xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<64x1024xbf16>, memref<40960x1024xbf16>) outs(%d : memref<64x40960xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// K = 4992: 78 k-steps, the 64 x 256 tiles (202 of them) fill the GPU.
+// CHECK-LABEL: func.func @short_m_long_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5>>
+func.func @short_m_long_k(%a: memref<64x4992xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<51520x4992xbf16> {mepi.alignment = 16 : i64}, %d: memref<64x51520xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<64x4992xbf16>, memref<51520x4992xbf16>) outs(%d : memref<64x51520xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @unaligned_pointer
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, tma = false>>
 func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64},
@@ -552,9 +602,10 @@ func.func @tf32_mn_major_b(%a: memref<2000x1024xf32> {mepi.alignment = 16 : i64}
 // -----
 
 // A D 128 columns wide takes 128-column tiles even where 256-column ones would fill the GPU:
-// half of a 256-column tile would lie outside D (512 batch elements of 128 x 128 x 64).
+// half of a 256-column tile would lie outside D (512 batch elements of 128 x 128 x 64). One
+// k-step: TMA stores.
 // CHECK-LABEL: func.func @narrow_n
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>>
 func.func @narrow_n(%a: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
                     %b: memref<512x128x64xbf16> {mepi.alignment = 16 : i64},
                     %d: memref<512x128x128xbf16> {mepi.alignment = 16 : i64}) {

@@ -198,6 +198,12 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   return streamK;
 }
 
+/// Short M (one 64-row consumer): below kShortMWideKSteps k-steps a tile is mostly its loads
+/// and stores, so the narrower 64 x 128 tile (WgmmaHeuristic::wideTile); at most
+/// kShortMTmaStoreKSteps, the epilog's stores weigh as much as the main loop, so TMA stores
+/// (WgmmaHeuristic::shortMStore).
+constexpr int64_t kShortMWideKSteps = 32, kShortMTmaStoreKSteps = 6;
+
 /// The wgmma heuristic's rules over one problem (chooseWgmmaConfig), in the order they apply.
 /// `forcedM` / `forcedN` > 0 fix the tile (the caller's ranking of other tiles): only the
 /// stages, splits and store form are chosen then; `pingpong` asks for ping-pong consumers.
@@ -227,6 +233,7 @@ struct WgmmaHeuristic {
   KernelConfigAttr manyTileForm(bool huge) const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
+  DStore shortMStore(int64_t tileM, int64_t tileN, int64_t splits) const;
   KernelConfigAttr splitTf32Config(int64_t tileN) const;
   KernelConfigAttr choose() const;
 
@@ -258,10 +265,17 @@ int64_t WgmmaHeuristic::stagesFor(int64_t tileM, int64_t tileN) const {
 /// against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). A
 /// 256-column tile of a D at most 128 wide computes at least half of its columns outside D: the
 /// 128-column one does the same work in half the wgmmas (the sweep's 512 x 128 x 128 x 64 batch
-/// ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md).
+/// ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md). Short M with a short K
+/// (kShortMWideKSteps) keeps 64 x 128: its tiles are mostly loads and stores, and twice as many
+/// of them spread D's bytes over more waves. On the sweeps' autotune data (times over the
+/// fastest candidate's, 64 x 256 against 64 x 128, both staged): 128 x 43392 x 128 1.41 against
+/// 1.10, 64 x 45056 x 1664 1.17 against 1.04, 64 x 42880 x 384 1.21 against 1.03; with
+/// K = 4992, 64 x 51520 ran 64 x 256 at 1.01 against 1.04 (bench/NOTES.md).
 std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
+  bool shortK = llvm::divideCeil(p.k, line) < kShortMWideKSteps;
   SmallVector<std::pair<int64_t, int64_t>> candidates =
-      p.m <= 128 ? SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
+      p.m <= 128 ? shortK ? SmallVector<std::pair<int64_t, int64_t>>{{64, 128}}
+                          : SmallVector<std::pair<int64_t, int64_t>>{{64, 256}, {64, 128}}
                  : SmallVector<std::pair<int64_t, int64_t>>{{128, 256}, {128, 128}};
   for (auto [cm, cn] : candidates)
     if (2 * p.n > cn && tileCount(cm, cn) >= target.multiprocessors)
@@ -515,7 +529,7 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
           .withSplits(pingpong ? 1 : splits)
           .withPingpong(pingpong)
           .withCluster(cluster)
-          .withStore(smallTiles ? DStore::Staged : defaultStore(op, tileM, tileN, pingpong, tma));
+          .withStore(smallTiles ? DStore::Staged : shortMStore(tileM, tileN, splits));
   // The stages above come from an estimate of the layout: fewer where the exact one would not
   // fit (an epilog with much scratch).
   while (config && config.getMainloop().getStages() > 2 &&
@@ -524,6 +538,20 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   if (!config || forced())
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
+}
+
+/// How D leaves the chosen tile: defaultStore's form, but TMA stores for 64-row tiles of one
+/// consumer over a very short K (whole units): there the epilog's stores weigh as much as the
+/// main loop, and TMA takes them off the consumer's path. On the sweeps' autotune data (every
+/// candidate timed; times over the fastest candidate's, 64 x 128 staged against TMA stores):
+/// 64 x 35584 x 128 1.17 against 1.00, 64 x 42880 x 384 1.03 against 1.00, 64 x 10112 x 192
+/// and 64 x 12480 x 320 equal; from 12 k-steps on TMA stores lost (64 x 18240 x 768 1.13
+/// against 1.27, 128 x 4288 x 1536 1.10 against 1.17; bench/NOTES.md).
+DStore WgmmaHeuristic::shortMStore(int64_t tileM, int64_t tileN, int64_t splits) const {
+  if (tileM == 64 && !forced() && !pingpong && splits == 1 &&
+      llvm::divideCeil(p.k, line) <= kShortMTmaStoreKSteps && canUseTmaStores(op, tma, tileN))
+    return DStore::Tma;
+  return defaultStore(op, tileM, tileN, pingpong, tma);
 }
 
 /// Strict f32 (3xTF32 in shared memory): 64-row tiles of one consumer, `tileN` (or the
