@@ -210,8 +210,8 @@ void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Prob
 void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                  const TargetInfo &target) {
   auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
-  // Clusters of 2 (B multicast between vertically adjacent tiles) of each unsplit TMA
-  // configuration so far with at least two tile rows (not swapped: its tile rows are short).
+  // Clusters of 2 (B multicast between vertically adjacent tiles) of each TMA configuration
+  // so far, split or not, with at least two tile rows (not swapped: its tile rows are short).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
     if (config.getMainloop().getCluster() == 1 && p.m > config.getTileM())
       add(config.withCluster(2));
