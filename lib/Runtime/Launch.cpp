@@ -1,6 +1,7 @@
 // Module load and kernel launch through the driver API.
 #include "Runtime/Launch.h"
 #include "mepi/Sm90/L2Sectors.h"
+#include "mepi/Sm90/PersistentGrid.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -200,9 +201,9 @@ llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
     grid[2] = static_cast<unsigned>(batch);
     return llvm::Error::success();
   }
-  // One block per multiprocessor at most; each loops over its share of the work units. With
-  // clusters, as many clusters as can run at once (the multiprocessors of a GPC that a cluster
-  // cannot fill stay out): a cluster waiting for a free GPC would double the time.
+  // The persistent grid (PersistentGrid.h) for this device: its multiprocessors, or with
+  // clusters as many as can run at once (the multiprocessors of a GPC that a cluster cannot
+  // fill stay out).
   int multiprocessors = 1, clusters = 0;
   if (auto driver = cudaDriver()) {
     CUdevice device;
@@ -225,10 +226,8 @@ llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
   }
   if (kernel.cluster > 1 && clusters <= 0)
     clusters = std::max(1, multiprocessors / static_cast<int>(kernel.cluster));
-  int64_t units = kernel.workUnits;
-  grid[0] = kernel.cluster > 1
-                ? static_cast<unsigned>(std::min<int64_t>(units, clusters) * kernel.cluster)
-                : static_cast<unsigned>(std::min<int64_t>(units, multiprocessors));
+  grid[0] = static_cast<unsigned>(mlir::mepi::sm90::persistentGridBlocks(
+      kernel.workUnits, kernel.cluster, multiprocessors, clusters));
   grid[1] = grid[2] = 1;
   return llvm::Error::success();
 }

@@ -1,5 +1,6 @@
 // Sm90Spec's arithmetic (see Sm90Spec.h).
 #include "mepi/Sm90/Sm90Spec.h"
+#include "mepi/Sm90/PersistentGrid.h"
 
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -84,10 +85,8 @@ int64_t Sm90Spec::streamKPieces() const {
 }
 
 int64_t Sm90Spec::gridBlocks(int64_t multiprocessors, int64_t clusters) const {
-  int64_t units = walkers();
-  if (config.getMainloop().getCluster() > 1)
-    return std::min(units, clusters) * config.getMainloop().getCluster();
-  return std::min(units, multiprocessors);
+  return sm90::persistentGridBlocks(walkers(), config.getMainloop().getCluster(), multiprocessors,
+                                    clusters);
 }
 
 bool Sm90Spec::sumsOnTensorCores() const {
