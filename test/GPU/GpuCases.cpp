@@ -6,6 +6,17 @@
 
 using namespace mepi::runtime;
 
+namespace {
+/// `c` with beta * C added (alpha 0.5, beta -1.25) and an f32 D: the reduced epilogs' C path.
+gputest::Case withCIntoF32(gputest::Case c) {
+  c.withC = true;
+  c.alpha = 0.5f;
+  c.beta = -1.25f;
+  c.outType = ElementType::F32;
+  return c;
+}
+} // namespace
+
 std::vector<gputest::Case> gputest::allCases(bool quick) {
   std::vector<Case> cases;
   const ElementType types[] = {ElementType::F16, ElementType::BF16, ElementType::F32};
@@ -344,14 +355,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   cases.push_back(split(ElementType::F16, {130, 248, 3000}, "BIAS",
                         splitPrefix + "[64, 64, 64], mainloop = <stages = 8>, scheduler = "
                                       "<split_k, splits = 7>, epilogue = <store = tma>>"));
-  Case splitC = split(
+  cases.push_back(withCIntoF32(split(
       ElementType::BF16, {300, 500, 1000}, "RELU_BIAS",
-      splitPrefix + "[128, 256, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 2>>");
-  splitC.withC = true;
-  splitC.alpha = 0.5f;
-  splitC.beta = -1.25f;
-  splitC.outType = ElementType::F32;
-  cases.push_back(splitC);
+      splitPrefix + "[128, 256, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 2>>")));
   // Split-K in clusters of 2: an odd number of tile rows (5 of 64: the last pair's second tile
   // lies below D and takes no counter), more pair units than clusters (1000^3: 4 x 8 pairs x 4
   // splits), TMA stores, the grouped last arrival of 64 x 64 tiles, beta * C with f32 D.
@@ -366,14 +372,10 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                         splitPrefix + "[64, 64, 64], mainloop = <stages = 8, cluster = 2>, "
                                       "scheduler = <split_k, splits = 7>, epilogue = <store = "
                                       "tma>>"));
-  Case splitClusterC = split(ElementType::F16, {257, 300, 3000}, "RELU_BIAS",
-                             splitPrefix + "[128, 128, 64], mainloop = <stages = 6, cluster = "
-                                           "2>, scheduler = <split_k, splits = 3>>");
-  splitClusterC.withC = true;
-  splitClusterC.alpha = 0.5f;
-  splitClusterC.beta = -1.25f;
-  splitClusterC.outType = ElementType::F32;
-  cases.push_back(splitClusterC);
+  cases.push_back(withCIntoF32(split(ElementType::F16, {257, 300, 3000}, "RELU_BIAS",
+                                     splitPrefix + "[128, 128, 64], mainloop = <stages = 6, "
+                                                   "cluster = 2>, scheduler = <split_k, "
+                                                   "splits = 3>>")));
   if (!quick)
     cases.push_back(
         split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",
@@ -567,13 +569,8 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                           "[32, 64, 64], mainloop = <stages = 16>"));
   cases.push_back(
       swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], mainloop = <stages = 16>"));
-  Case swappedC = swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
-                          "[16, 128, 64], mainloop = <stages = 12>");
-  swappedC.withC = true;
-  swappedC.alpha = 0.5f;
-  swappedC.beta = -1.25f;
-  swappedC.outType = ElementType::F32;
-  cases.push_back(swappedC);
+  cases.push_back(withCIntoF32(swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
+                                       "[16, 128, 64], mainloop = <stages = 12>")));
   // Mirrors (D stored again to each, bytes equal to D's): each store form (tma, registers,
   // staged), clusters, split-K's and stream-K's last arrivals, the swapped form, the SIMT
   // kernel and the heuristic's own choice; odd shapes, C with f32 D.
