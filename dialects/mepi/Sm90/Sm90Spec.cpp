@@ -56,9 +56,12 @@ int64_t Sm90Spec::tilesM() const {
 int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN()); }
 int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
 
+int64_t Sm90Spec::tileUnitsPerBatch() const {
+  return llvm::divideCeil(tilesM(), config.getMainloop().getCluster()) * tilesN();
+}
+
 int64_t Sm90Spec::unitsPerBatch() const {
-  return llvm::divideCeil(tilesM(), config.getMainloop().getCluster()) * tilesN() *
-         config.getScheduler().getSplits();
+  return tileUnitsPerBatch() * config.getScheduler().getSplits();
 }
 
 int64_t Sm90Spec::walkers() const {
@@ -156,8 +159,7 @@ int64_t Sm90Spec::counterSlots() const {
   // Split-K in clusters: a slot per block of each pair unit, the pairs' tiles below D included.
   return config.getScheduler().isStreamK()
              ? streamKMaxBlocks()
-             : p.batch * unitsPerBatch() / config.getScheduler().getSplits() *
-                   config.getMainloop().getCluster();
+             : p.batch * tileUnitsPerBatch() * config.getMainloop().getCluster();
 }
 
 int64_t Sm90Spec::counterBytes() const {

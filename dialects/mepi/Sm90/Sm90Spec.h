@@ -176,6 +176,9 @@ public:
   /// Work units of one batch element: (tile, split) pairs, or a cluster's pair units of two
   /// tile rows.
   int64_t unitsPerBatch() const;
+  /// The tiles of one batch element as the units walk them: tiles, or a cluster's pair units
+  /// (unitsPerBatch without the splits).
+  int64_t tileUnitsPerBatch() const;
   /// Work units of the grid: those of every batch element, batch element by batch element.
   int64_t workUnits() const { return p.batch * unitsPerBatch(); }
   /// Walkers (blocks, or clusters) a persistent grid can use: one per work unit, or under

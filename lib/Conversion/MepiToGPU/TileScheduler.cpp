@@ -179,8 +179,7 @@ auto TileScheduler::emitWorkUnit(Emitter &e, Value unit, const StreamKWalk *walk
   w.splits = e.i32(splits);
   // The counter slot and records of a split tile: its index among every batch element's tiles
   // (in a cluster, among the blocks of every pair unit: Sm90Spec::counterSlots).
-  int64_t tilesPerBatch = spec.unitsPerBatch() / splits;
-  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(tilesPerBatch)), w.tile) : w.tile;
+  w.slot = w.batch ? e.add(e.mul(w.batch, e.i32(spec.tileUnitsPerBatch())), w.tile) : w.tile;
   if (cluster() > 1 && splits > 1)
     w.slot = e.add(e.mul(w.slot, e.i32(cluster())), rank);
   Value slot = w.slot;
