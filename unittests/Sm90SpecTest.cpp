@@ -83,6 +83,23 @@ TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
   EXPECT_EQ(Sm90Spec(problem(300, 384, 5000), wgmma(64, 128, 8).withSplits(6), target)
                 .counterSlots(),
             5 * 3);
+  // A cluster along N pairs tile columns: 64 x 3968 in 64 x 128 tiles is 31 tile columns, 16
+  // pairs (the last one's second tile right of D), each of its splits a unit.
+  KernelConfigAttr alongN = wgmma(64, 128, 6).withCluster(2, Multicast::A);
+  EXPECT_EQ(Sm90Spec::clusterRows(alongN), 1);
+  EXPECT_EQ(Sm90Spec::clusterColumns(alongN), 2);
+  EXPECT_EQ(Sm90Spec::clusterRows(wgmma(64, 128, 6).withCluster(2)), 2);
+  EXPECT_EQ(Sm90Spec(problem(64, 3968, 1024), alongN, target).workUnits(), 16);
+  Sm90Spec splitColumns(problem(300, 3968, 5000), alongN.withSplits(4), target);
+  EXPECT_EQ(splitColumns.workUnits(), 5 * 16 * 4);
+  EXPECT_EQ(splitColumns.counterSlots(), 5 * 16 * 2);
+  // An A given as [K, M] loads 64-row blocks: a 64-row tile has no half to share.
+  Sm90Problem mnMajorA = problem(64, 3968, 1024);
+  mnMajorA.mnMajorA = true;
+  EXPECT_NE(Sm90Spec(mnMajorA, alongN, target).whyNot()->find("expected tile_m a multiple of 128"),
+            std::string::npos);
+  EXPECT_TRUE(Sm90Spec(mnMajorA, wgmma(128, 128, 6).withCluster(2, Multicast::A), target)
+                  .canImplement());
   Sm90Spec batched(problem(1000, 1000, 1000, 7), wgmma(128, 256, 4), target);
   EXPECT_EQ(batched.unitsPerBatch(), 32);
   EXPECT_EQ(batched.workUnits(), 224);

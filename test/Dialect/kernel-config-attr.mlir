@@ -31,6 +31,14 @@
 
 // -----
 
+// A cluster along N (the blocks share A's tile) prints its multicast operand; B's is the default.
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>, epilogue = <store = tma>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>, epilogue = <store = tma>>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, cluster = 2>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = b>>} : () -> ()
+
+// -----
+
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>>} : () -> ()
 

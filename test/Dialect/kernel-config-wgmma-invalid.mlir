@@ -131,6 +131,12 @@ func.func private @mainloop_cluster() attributes {c = #mepi.mainloop<stages = 4,
 
 // -----
 
+// Without a cluster no tile is shared: multicast = a needs one.
+// expected-error @+1 {{expected multicast = a only with a cluster of 2}}
+func.func private @multicast_without_cluster() attributes {c = #mepi.mainloop<stages = 4, multicast = a>}
+
+// -----
+
 // expected-error @+2 {{expected at least 1 stage, got 0}}
 // expected-error @+1 {{failed to parse Mepi_KernelConfigAttr parameter 'mainloop' which is to be a `MainloopConfigAttr`}}
 func.func private @mainloop_stages() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 0>>}

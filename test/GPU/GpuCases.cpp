@@ -458,6 +458,40 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     clustered({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
     clustered({ElementType::F16, {257, 203}, {131, 203}, {257, 131}, false, true, "RELU_BIAS"});
   }
+  // Clusters of 2 along N (multicast = a), forced: an odd number of tile columns (the last
+  // pair's second tile lies right of D: 520 and 3880 columns), short M and wide N with an N
+  // residue (the form's purpose), more pair units than clusters (2100 x 2000), MN-major A and
+  // B (128-row tiles: whole 64-row blocks of A per block), beta * C with f32 D, staged rows,
+  // ping-pong consumers, TMA stores, split-K and stream-K in such clusters.
+  for (const char *form : {"[64, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>",
+                           "[64, 256, 64], mainloop = <stages = 5, cluster = 2, multicast = a>",
+                           "[128, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>",
+                           "[128, 128, 64], mainloop = <stages = 6, pingpong = true, cluster = 2, "
+                           "multicast = a>",
+                           "[64, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>, "
+                           "epilogue = <store = tma>",
+                           "[64, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>, "
+                           "scheduler = <split_k, splits = 3>",
+                           "[128, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>, "
+                           "scheduler = <stream_k>"}) {
+    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+    auto alongN = [&](Case c) {
+      c.config = config;
+      cases.push_back(c);
+    };
+    alongN({ElementType::BF16, {300, 200}, {520, 200}, {300, 520}, false, true, "GELU_BIAS"});
+    alongN({ElementType::F16, {64, 1000}, {3880, 1000}, {64, 3880}, false, true, "BIAS"});
+    alongN({ElementType::F16, {100, 264}, {520, 264}, {100, 520}, false, true, "RELU_BIAS", true,
+            0.5f, 2.0f, false, ElementType::F32});
+    alongN({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    if (std::string(form).find("store = tma") == std::string::npos) // rows TMA cannot store
+      alongN({ElementType::F16, {57, 203}, {1031, 203}, {57, 1031}, false, true, "RELU_BIAS"});
+    if (std::string(form).find("[128,") != std::string::npos)
+      alongN({ElementType::F16, {264, 300}, {264, 520}, {300, 520}, true, false, "GELU"});
+    if (std::string(form).find("stream_k") == std::string::npos) // batched: no stream-K
+      alongN({ElementType::BF16, {3, 64, 256}, {3, 520, 256}, {3, 64, 520}, false, true,
+              "GELU_BIAS"});
+  }
   // D through TMA stores (and from the registers outside the cooperative 128-row kernels),
   // forced in every kernel form: residue rows and columns (D rows of 1008 bytes, the TMA
   // store clips at the edges), beta * C with f32 D (32-column lines), more tiles than blocks

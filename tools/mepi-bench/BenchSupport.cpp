@@ -250,8 +250,8 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
   return medians;
 }
 
-/// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " tma" / " reg" for
-/// D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
+/// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " c2a" for one
+/// along N, " tma" / " reg" for D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
 std::string bench::shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
   char strategy[16] = {0};
@@ -265,6 +265,7 @@ std::string bench::shortConfig(const std::string &config) {
   bool loads = config.find("tma = false") != std::string::npos;
   bool pingpong = config.find("pingpong = true") != std::string::npos;
   bool cluster = config.find("cluster = 2") != std::string::npos;
+  bool alongN = config.find("multicast = a") != std::string::npos;
   bool swapped = config.find("swapped = true") != std::string::npos;
   bool streamK = config.find("scheduler = <stream_k>") != std::string::npos;
   const char *store = config.find("store = tma") != std::string::npos         ? " tma"
@@ -272,8 +273,8 @@ std::string bench::shortConfig(const std::string &config) {
                                                                               : "";
   return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
          std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
-         (pingpong ? " pp" : "") + (cluster ? " c2" : "") + (swapped ? " sw" : "") +
-         (streamK ? " sk" : "") + store;
+         (pingpong ? " pp" : "") + (cluster ? (alongN ? " c2a" : " c2") : "") +
+         (swapped ? " sw" : "") + (streamK ? " sk" : "") + store;
 }
 
 std::string bench::jsonEscape(const std::string &s) {

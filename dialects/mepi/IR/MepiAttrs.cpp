@@ -41,6 +41,7 @@ struct ConfigFields {
   int64_t stages;
   bool tma, pingpong;
   int64_t cluster, promote;
+  Multicast multicast;
   // The tile scheduler.
   TileSchedule schedule;
   int64_t splits;
@@ -52,7 +53,8 @@ struct ConfigFields {
       : strategy(c.getStrategy()), tileM(c.getTileM()), tileN(c.getTileN()), tileK(c.getTileK()),
         stages(c.getMainloop().getStages()), tma(c.getMainloop().getTma()),
         pingpong(c.getMainloop().getPingpong()), cluster(c.getMainloop().getCluster()),
-        promote(c.getMainloop().getPromote()), schedule(c.getScheduler().getKind()),
+        promote(c.getMainloop().getPromote()), multicast(c.getMainloop().getMulticast()),
+        schedule(c.getScheduler().getKind()),
         splits(c.getScheduler().getSplits()), store(c.getEpilogue().getStore()),
         swapped(c.getSwapped()) {}
   ConfigFields(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK,
@@ -60,7 +62,8 @@ struct ConfigFields {
                EpilogueConfigAttr epilogue, bool swapped)
       : strategy(strategy), tileM(tileM), tileN(tileN), tileK(tileK), stages(mainloop.getStages()),
         tma(mainloop.getTma()), pingpong(mainloop.getPingpong()), cluster(mainloop.getCluster()),
-        promote(mainloop.getPromote()), schedule(scheduler.getKind()),
+        promote(mainloop.getPromote()), multicast(mainloop.getMulticast()),
+        schedule(scheduler.getKind()),
         splits(scheduler.getSplits()), store(epilogue.getStore()), swapped(swapped) {}
   bool streamk() const { return schedule == TileSchedule::StreamK; }
   /// The attribute, or null where the combination is invalid (the verifier's rules).
@@ -70,7 +73,7 @@ struct ConfigFields {
 
 /// Why the main loop's own settings are invalid, whatever the tile.
 static std::optional<std::string> whyInvalidMainloop(int64_t stages, int64_t cluster,
-                                                     int64_t promote) {
+                                                     int64_t promote, Multicast multicast) {
   if (stages < 1)
     return Why() << "expected at least 1 stage, got " << stages;
   // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
@@ -78,6 +81,9 @@ static std::optional<std::string> whyInvalidMainloop(int64_t stages, int64_t clu
   // generator checks).
   if (cluster != 1 && cluster != 2)
     return Why() << "expected a cluster of 1 or 2 blocks, got " << cluster;
+  // Without a cluster nothing is shared: one spelling (the default) for it.
+  if (cluster == 1 && multicast != Multicast::B)
+    return Why() << "expected multicast = a only with a cluster of 2";
   if (promote < 0)
     return Why() << "expected promote 0 or more k-steps, got " << promote;
   return std::nullopt;
@@ -116,8 +122,8 @@ static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
 
 /// The (unswapped) wgmma kernels' rules.
 static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
-  auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, schedule, splits,
-        store, swapped] = f;
+  auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, multicast,
+        schedule, splits, store, swapped] = f;
   // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
   // 128-byte swizzle atom of 16-bit elements along K per stage.
   if (tileM != 64 && tileM != 128 && tileM != 192 && tileM != 256)
@@ -157,9 +163,9 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
 }
 
 static std::optional<std::string> whyInvalid(const ConfigFields &f) {
-  auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, schedule, splits,
-        store, swapped] = f;
-  if (auto why = whyInvalidMainloop(stages, cluster, promote))
+  auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, multicast,
+        schedule, splits, store, swapped] = f;
+  if (auto why = whyInvalidMainloop(stages, cluster, promote, multicast))
     return why;
   if (auto why = whyInvalidScheduler(schedule, splits))
     return why;
@@ -201,8 +207,8 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
 
 LogicalResult MainloopConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                          int64_t stages, bool tma, bool pingpong, int64_t cluster,
-                                         int64_t promote) {
-  if (std::optional<std::string> why = whyInvalidMainloop(stages, cluster, promote))
+                                         int64_t promote, Multicast multicast) {
+  if (std::optional<std::string> why = whyInvalidMainloop(stages, cluster, promote, multicast))
     return emitError() << *why;
   return success();
 }
@@ -232,7 +238,7 @@ KernelConfigAttr ConfigFields::get(MLIRContext *context) const {
     return {};
   return KernelConfigAttr::get(
       context, strategy, tileM, tileN, tileK,
-      MainloopConfigAttr::get(context, stages, tma, pingpong, cluster, promote),
+      MainloopConfigAttr::get(context, stages, tma, pingpong, cluster, promote, multicast),
       SchedulerConfigAttr::get(context, schedule, splits), EpilogueConfigAttr::get(context, store),
       swapped);
 }
@@ -259,6 +265,7 @@ KernelConfigAttr KernelConfigAttr::withMainloop(MainloopConfigAttr mainloop) con
     f.pingpong = mainloop.getPingpong();
     f.cluster = mainloop.getCluster();
     f.promote = mainloop.getPromote();
+    f.multicast = mainloop.getMulticast();
   });
 }
 KernelConfigAttr KernelConfigAttr::withScheduler(SchedulerConfigAttr scheduler) const {
@@ -283,8 +290,11 @@ KernelConfigAttr KernelConfigAttr::withTma(bool tma) const {
 KernelConfigAttr KernelConfigAttr::withPingpong(bool pingpong) const {
   return copyWith(*this, [&](ConfigFields &f) { f.pingpong = pingpong; });
 }
-KernelConfigAttr KernelConfigAttr::withCluster(int64_t cluster) const {
-  return copyWith(*this, [&](ConfigFields &f) { f.cluster = cluster; });
+KernelConfigAttr KernelConfigAttr::withCluster(int64_t cluster, Multicast multicast) const {
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.cluster = cluster;
+    f.multicast = multicast;
+  });
 }
 KernelConfigAttr KernelConfigAttr::withPromote(int64_t promote) const {
   return copyWith(*this, [&](ConfigFields &f) { f.promote = promote; });

@@ -86,6 +86,17 @@ def Mepi_DStore : I32EnumAttr<"DStore", "how a wgmma kernel's epilog writes D", 
   let genSpecializedAttr = 0;
 }
 
+def Mepi_Multicast : I32EnumAttr<"Multicast",
+    "which operand's tile the blocks of a wgmma cluster share and multicast", [
+      // tile rows 2i and 2i + 1 of one tile column: the same tile of B
+      I32EnumAttrCase<"B", 0, "b">,
+      // tile columns 2j and 2j + 1 of one tile row: the same tile of A
+      I32EnumAttrCase<"A", 1, "a">
+    ]> {
+  let cppNamespace = "::mlir::mepi";
+  let genSpecializedAttr = 0;
+}
+
 def Mepi_TileSchedule : I32EnumAttr<"TileSchedule",
     "how a persistent wgmma kernel hands work units to its blocks", [
       // every unit one whole output tile (per batch element or group)
@@ -107,20 +118,26 @@ def Mepi_MainloopConfigAttr : AttrDef<Mepi_Dialect, "MainloopConfig"> {
     dispatch policy): `stages` shared-memory buffers of operand tiles in flight; `tma = false`
     has the producer warpgroup's threads load the operands with ordinary loads (rows TMA cannot
     address); `pingpong = true` gives two consumers that take alternate whole tiles;
-    `cluster = 2` pairs blocks that multicast the B tile they share; `promote = P` > 0 is the
+    `cluster = 2` pairs blocks that multicast the tile they share, B's (`multicast = b`, the
+    default: vertically adjacent tiles) or A's (`multicast = a`: horizontally adjacent tiles,
+    for short M and wide N); `promote = P` > 0 is the
     promoted accumulator policy (every P k-steps the tensor cores' sums are added into a second
     f32 set). The kernel configuration checks the combination with the tile.
 
-    Example: `#mepi.mainloop<stages = 4, cluster = 2>`.
+    Examples: `#mepi.mainloop<stages = 4, cluster = 2>`,
+    `#mepi.mainloop<stages = 6, cluster = 2, multicast = a>`.
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$stages,
                         DefaultValuedParameter<"bool", "true">:$tma,
                         DefaultValuedParameter<"bool", "false">:$pingpong,
                         DefaultValuedParameter<"int64_t", "1">:$cluster,
-                        DefaultValuedParameter<"int64_t", "0">:$promote);
-  let assemblyFormat = "`<` struct($stages, $tma, $pingpong, $cluster, $promote) `>`";
+                        DefaultValuedParameter<"int64_t", "0">:$promote,
+                        DefaultValuedParameter<"::mlir::mepi::Multicast",
+                                               "::mlir::mepi::Multicast::B">:$multicast);
+  let assemblyFormat =
+      "`<` struct($stages, $tma, $pingpong, $cluster, $promote, $multicast) `>`";
   let builders = [
-    AttrBuilder<(ins), [{ return $_get($_ctxt, 1, true, false, 1, 0); }]>
+    AttrBuilder<(ins), [{ return $_get($_ctxt, 1, true, false, 1, 0, Multicast::B); }]>
   ];
   let genVerifyDecl = 1;
 }
@@ -193,7 +210,9 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       keep the tensor cores busy; it takes no split-K and no operand sums. A cluster of 2
       computes vertically adjacent tiles (tile rows 2i and 2i + 1 of one tile column), which
       read the same tile of B: each block loads half of it and multicasts it into both blocks'
-      shared memory, halving B's traffic from L2; it needs TMA loads and takes no split-K.
+      shared memory, halving B's traffic from L2; with `multicast = a` it computes
+      horizontally adjacent tiles (tile columns 2j and 2j + 1 of one tile row) and shares A's
+      tile the same way. It needs TMA loads.
       The `tma` store needs TMA loads and a D whose rows TMA can address. The `stream_k`
       scheduler takes the cooperative kernel (not ping-pong, not swapped, no split-K, one
       64-row slice per consumer) without operand sums: of U units on G walkers (blocks, or
@@ -230,7 +249,7 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     AttrBuilder<(ins "KernelStrategy":$strategy, "int64_t":$tileM, "int64_t":$tileN,
                      "int64_t":$tileK, CArg<"int64_t", "1">:$stages), [{
       return $_get($_ctxt, strategy, tileM, tileN, tileK,
-                   MainloopConfigAttr::get($_ctxt, stages, true, false, 1, 0),
+                   MainloopConfigAttr::get($_ctxt, stages, true, false, 1, 0, Multicast::B),
                    SchedulerConfigAttr::get($_ctxt), EpilogueConfigAttr::get($_ctxt), false);
     }]>
   ];
@@ -245,7 +264,9 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     KernelConfigAttr withStages(int64_t stages) const;
     KernelConfigAttr withTma(bool tma) const;
     KernelConfigAttr withPingpong(bool pingpong) const;
-    KernelConfigAttr withCluster(int64_t cluster) const;
+    /// A cluster of `cluster` blocks sharing `multicast`'s tile (B's without one).
+    KernelConfigAttr withCluster(
+        int64_t cluster, ::mlir::mepi::Multicast multicast = ::mlir::mepi::Multicast::B) const;
     KernelConfigAttr withPromote(int64_t promote) const;
     /// split_k with `splits` > 1, data_parallel with 1.
     KernelConfigAttr withSplits(int64_t splits) const;

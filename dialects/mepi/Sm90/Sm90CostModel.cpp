@@ -27,7 +27,7 @@ struct Constants {
   double launch = 21.898579396999374;              // us a kernel (only its ratio to the rest)
   double dramPerByte = 2.393177752848582e-07;      // us per operand byte
   double pingpongEpilog = 0.8823487161118154;      // the share of the epilog left exposed
-  double clusterB = 1.3358855142075727;            // B loads in clusters of 2 (multicast)
+  double clusterB = 1.3358855142075727;            // shared loads in clusters of 2 (multicast)
   double streamKWaves = 1.2111978616406514;        // stream-K's waves over whole units
   double stagedStore = 1.2815725989488953;         // D staged through shared memory
   double loadLatency = 1.480528869913947;          // us the stages in flight must cover
@@ -48,8 +48,10 @@ double mlir::mepi::predictMicroseconds(const Sm90Problem &p, KernelConfigAttr co
                   llvm::divideCeil(p.n, config.getTileN());
   int64_t steps = llvm::divideCeil(kLines, splits), units = tiles * splits;
   double mma = kC.mmaPerArea * std::max(tm, kC.mmaMinExtent) * std::max(tn, kC.mmaMinExtent);
-  double load =
-      kC.loadPerRow * (tm + tn * (config.getMainloop().getCluster() == 2 ? kC.clusterB : 1.0));
+  // The fit saw clusters along M only (B shared); a cluster along N takes the same factor for A.
+  auto shared = [&](int64_t blocks) { return blocks == 2 ? kC.clusterB : 1.0; };
+  double load = kC.loadPerRow * (tm * shared(Sm90Spec::clusterColumns(config)) +
+                                 tn * shared(Sm90Spec::clusterRows(config)));
   double step = std::max(
       {mma, load, kC.loadLatency / std::max<int64_t>(config.getMainloop().getStages() - 1, 1)});
   if (config.getSwapped())
@@ -62,7 +64,7 @@ double mlir::mepi::predictMicroseconds(const Sm90Problem &p, KernelConfigAttr co
           : steps * step + kC.unitPrologue + epilog;
   if (splits > 1)
     unit += kC.splitPerElement * tm * tn;
-  if (config.getMainloop().getCluster() == 2 && config.getTileM() == 64)
+  if (Sm90Spec::clusterRows(config) == 2 && config.getTileM() == 64)
     unit *= kC.cluster64Rows;
   double walkers = double(target.multiprocessors);
   double waves = config.getScheduler().isStreamK()

@@ -45,6 +45,16 @@ int64_t Sm90Spec::registers(KernelConfigAttr config) {
   return (config.getSwapped() ? config.getTileM() : config.getTileN()) / 2;
 }
 
+int64_t Sm90Spec::clusterRows(KernelConfigAttr config) {
+  MainloopConfigAttr mainloop = config.getMainloop();
+  return mainloop.getMulticast() == Multicast::B ? mainloop.getCluster() : 1;
+}
+
+int64_t Sm90Spec::clusterColumns(KernelConfigAttr config) {
+  MainloopConfigAttr mainloop = config.getMainloop();
+  return mainloop.getMulticast() == Multicast::A ? mainloop.getCluster() : 1;
+}
+
 int64_t Sm90Spec::bSumRows(KernelConfigAttr config) {
   int64_t tileN = config.getTileN(), share = tileN / consumers(config);
   return share >= kBlockRows ? share : tileN;
@@ -57,7 +67,8 @@ int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN(
 int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
 
 int64_t Sm90Spec::tileUnitsPerBatch() const {
-  return llvm::divideCeil(tilesM(), config.getMainloop().getCluster()) * tilesN();
+  return llvm::divideCeil(tilesM(), clusterRows(config)) *
+         llvm::divideCeil(tilesN(), clusterColumns(config));
 }
 
 int64_t Sm90Spec::unitsPerBatch() const {

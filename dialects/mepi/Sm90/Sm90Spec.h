@@ -161,6 +161,10 @@ public:
   /// Rows of B each consumer sums for b_sums: an even share in 64-row groups, or all of them
   /// (consumer 0) when a share would be less than 64.
   static int64_t bSumRows(KernelConfigAttr config);
+  /// The blocks of a cluster along M (tile rows sharing B's tile) and along N (tile columns
+  /// sharing A's): (cluster, 1) with multicast = b, (1, cluster) with multicast = a.
+  static int64_t clusterRows(KernelConfigAttr config);
+  static int64_t clusterColumns(KernelConfigAttr config);
   int64_t consumers() const { return consumers(config); }
   int64_t threads() const { return threads(config); }
   int64_t rowSlices() const { return rowSlices(config); }
@@ -174,7 +178,7 @@ public:
   int64_t tiles() const { return tilesM() * tilesN(); }
   int64_t kSteps() const;
   /// Work units of one batch element: (tile, split) pairs, or a cluster's pair units of two
-  /// tile rows.
+  /// tile rows (or two tile columns).
   int64_t unitsPerBatch() const;
   /// The tiles of one batch element as the units walk them: tiles, or a cluster's pair units
   /// (unitsPerBatch without the splits).

@@ -221,14 +221,23 @@ std::optional<std::string> Sm90Spec::whyNot() const {
        << config.getTileN();
     return message;
   }
-  int64_t cluster = config.getMainloop().getCluster();
-  if (p.mnMajorB && config.getTileN() % (kBlockRows * cluster) != 0) {
-    os << "expected tile_n a multiple of " << kBlockRows * cluster
+  // An MN-major operand loads 64-row blocks: those of a shared tile split among the cluster.
+  int64_t rowsB = clusterRows(config), columnsA = clusterColumns(config);
+  if (p.mnMajorB && config.getTileN() % (kBlockRows * rowsB) != 0) {
+    os << "expected tile_n a multiple of " << kBlockRows * rowsB
        << " for a B given as [K, N] (it loads 64-row blocks"
-       << (cluster > 1 ? ", half of them per block of the cluster" : "") << "), got "
+       << (rowsB > 1 ? ", half of them per block of the cluster" : "") << "), got "
        << config.getTileN();
     return message;
   }
+  if (p.mnMajorA && config.getTileM() % (kBlockRows * columnsA) != 0) {
+    os << "expected tile_m a multiple of " << kBlockRows * columnsA
+       << " for an A given as [K, M] with multicast = a (it loads 64-row blocks, half of "
+          "them per block of the cluster), got "
+       << config.getTileM();
+    return message;
+  }
+  int64_t cluster = config.getMainloop().getCluster();
   if (int64_t bytes = sharedLayout().total; !fitsSharedMemory()) {
     os << "needs " << bytes << " bytes of shared memory for " << config.getMainloop().getStages()
        << " stages and the epilog, more than the " << target.sharedBytesPerBlock

@@ -129,7 +129,7 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64,
                                MainloopConfigAttr::get(ctx, stages, /*tma=*/true,
                                                        /*pingpong=*/false, /*cluster=*/1,
-                                                       /*promote=*/0),
+                                                       /*promote=*/0, Multicast::B),
                                SchedulerConfigAttr::get(ctx), EpilogueConfigAttr::get(ctx),
                                /*swapped=*/true);
 }

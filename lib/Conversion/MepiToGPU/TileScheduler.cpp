@@ -252,12 +252,16 @@ void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s
 }
 
 void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
-  // Grouped order: kGroupM tile rows (pair rows in a cluster), walked column by column.
-  int64_t rows = llvm::divideCeil(spec.tilesM(), cluster());
+  // Grouped order: kGroupM tile rows (pair rows in a cluster along M), walked column by
+  // column (pair columns in a cluster along N).
+  int64_t clusterRows = Sm90Spec::clusterRows(spec.getConfig());
+  int64_t clusterColumns = Sm90Spec::clusterColumns(spec.getConfig());
+  int64_t rows = llvm::divideCeil(spec.tilesM(), clusterRows);
+  int64_t columns = llvm::divideCeil(spec.tilesN(), clusterColumns);
   // Every group has kGroupM rows but the last, which has tilesM % kGroupM: both constants, so
   // each division is by a constant (a variable divisor of a few bits becomes a div.u16, which
   // ptxas makes a subroutine call).
-  Value perGroup = e.i32(kGroupM * spec.tilesN());
+  Value perGroup = e.i32(kGroupM * columns);
   Value group = e.div(w.tile, perGroup);
   Value firstRow = e.mul(group, e.i32(kGroupM));
   Value local = e.rem(w.tile, perGroup);
@@ -269,11 +273,18 @@ void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
     colOfGroup = arith::SelectOp::create(e.b, e.loc, full, colOfGroup,
                                          e.div(local, e.i32(lastRows)));
   }
+  // Block `rank` of a cluster takes tile `rank` of its pair, which may lie past D's last tile
+  // row (or column).
   w.tileRow = e.add(firstRow, rowInGroup);
-  if (cluster() > 1)
-    w.tileRow = e.add(e.mul(w.tileRow, e.i32(cluster())), rank);
   w.tileCol = colOfGroup;
-  w.inside = e.ult(w.tileRow, e.i32(spec.tilesM()));
+  if (clusterRows > 1)
+    w.tileRow = e.add(e.mul(w.tileRow, e.i32(clusterRows)), rank);
+  if (clusterColumns > 1) {
+    w.tileCol = e.add(e.mul(w.tileCol, e.i32(clusterColumns)), rank);
+    w.inside = e.ult(w.tileCol, e.i32(spec.tilesN()));
+  } else {
+    w.inside = e.ult(w.tileRow, e.i32(spec.tilesM()));
+  }
 }
 
 void TileScheduler::emitGroupedTilePosition(Emitter &e, WorkUnit &w) const {

@@ -60,8 +60,8 @@ public:
   /// The walk of `f`'s constants for walker `walker`.
   StreamKWalk emitFixedStreamKWalk(Emitter &e, const StreamKWalk::Fixed &f, Value walker) const;
 
-  /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has rows of D (false
-  /// only for the second tile of a cluster's pair below D).
+  /// A work unit's tile and k-steps [kBegin, kEnd); `inside`: the tile has elements of D
+  /// (false only for the second tile of a cluster's pair below D, or right of it).
   /// Split-K and stream-K units: `split` of `splits` (i32, 1 where the unit is whole) and the
   /// counter slot of their reduction (the tile, or the first walker's block).
   /// Batched: `batch` is D's batch element (i32; null when unbatched), `tile` the tile within it.

@@ -56,8 +56,11 @@
 // warpgroup arrives on the empty barrier of both blocks. The barriers are initialized before a
 // cluster barrier, and a last cluster barrier keeps each block alive until its peer no longer
 // writes into it. A pair's second tile may lie below D (odd tile rows): it loads zeros and skips
-// its epilog. Split-K in clusters: a pair unit is a pair of tiles and a split, both blocks
-// taking the same k-steps of their own tile, each tile with its own counter and records.
+// its epilog. With multicast = a the pair is tile columns 2j and 2j + 1 of one tile row, which
+// share A's tile the same way (short M, wide N, where A's rows are what every block rereads);
+// its second tile may lie right of D. Split-K in clusters: a pair unit is a pair of tiles and a
+// split, both blocks taking the same k-steps of their own tile, each tile with its own counter
+// and records.
 //
 // Workspace: counters[tiles * C] (u32, 256-byte padded) | partials[tiles][S][C][R / 4][128] of
 // float4 (stream-K: counters[132 * C] | partials[132][2][C][R / 4][128]), R = tile_n / 2
@@ -425,8 +428,8 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
   // The unit loop's yield first: the epilog goes before it.
   b.setInsertionPoint(scf::YieldOp::create(b, loc, nextIt));
 
-  // A cluster's tile below D (its pair's second) has nothing to store (nor, in stream-K, to
-  // reduce: the other walker of a shared unit skips it too).
+  // A cluster's tile below or right of D (its pair's second) has nothing to store (nor, in
+  // stream-K, to reduce: the other walker of a shared unit skips it too).
   std::optional<OpBuilder::InsertionGuard> insideGuard;
   if (cluster() > 1) {
     insideGuard.emplace(b);

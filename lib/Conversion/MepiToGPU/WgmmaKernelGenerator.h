@@ -119,12 +119,12 @@ public:
       auto box = [&](bool mnMajor, int64_t rows) {
         return b.getDenseI64ArrayAttr({line, mnMajor ? config.getTileK() : rows});
       };
-      leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(),
-                                            box(p.mnMajorA, config.getTileM()),
+      // In a cluster each block loads half of the shared tile's rows.
+      int64_t rowsA = config.getTileM() / Sm90Spec::clusterColumns(config);
+      int64_t rowsB = config.getTileN() / Sm90Spec::clusterRows(config);
+      leading.push_back(TensorMapOp::create(b, loc, ptr, op.getA(), box(p.mnMajorA, rowsA),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
-      // In a cluster each block loads half of B's tile rows.
-      leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(),
-                                            box(p.mnMajorB, config.getTileN() / cluster()),
+      leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(), box(p.mnMajorB, rowsB),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
     // D's stores: boxes of one 128-byte line by a slice's 64 rows; each mirror's the same.

@@ -128,18 +128,23 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
       copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
            e.add(row, e.i32(block * kBlockRows)), load.k, batch, multicast);
   };
-  copyTile(load.stageBase, c.mapA, load.rowA, config.getTileM(), c.mnMajorA, load.batchA,
-           Value());
-  // In a cluster, block r loads rows [r * tileN / 2, (r + 1) * tileN / 2) of B's tile (whole
-  // lines, or whole 64-row blocks) into both blocks.
-  int64_t rowsB = config.getTileN() / cluster();
-  Value multicast, bBase = e.offset(load.stageBase, e.i32(layout.aBytes)), rowB = load.rowB;
-  if (cluster() > 1) {
-    multicast = arith::ConstantIntOp::create(b, loc, (1 << cluster()) - 1, 16);
-    bBase = e.offset(bBase, e.mul(c.rank, e.i32(layout.bBytes / cluster())));
-    rowB = e.add(rowB, e.mul(c.rank, e.i32(rowsB)));
-  }
-  copyTile(bBase, c.mapB, rowB, rowsB, c.mnMajorB, load.batchB, multicast);
+  // The operand the cluster shares (`sharers` blocks, 1 for the other): block r loads rows
+  // [r * rows / sharers, (r + 1) * rows / sharers) of its tile (whole lines, or whole 64-row
+  // blocks) into every block of the cluster.
+  auto copyOperand = [&](Value base, int64_t bytes, Value map, Value row, int64_t rows,
+                         bool mnMajor, ArrayRef<Value> batch, int64_t sharers) {
+    Value multicast;
+    if (sharers > 1) {
+      multicast = arith::ConstantIntOp::create(b, loc, (1 << sharers) - 1, 16);
+      base = e.offset(base, e.mul(c.rank, e.i32(bytes / sharers)));
+      row = e.add(row, e.mul(c.rank, e.i32(rows / sharers)));
+    }
+    copyTile(base, map, row, rows / sharers, mnMajor, batch, multicast);
+  };
+  copyOperand(load.stageBase, layout.aBytes, c.mapA, load.rowA, config.getTileM(), c.mnMajorA,
+              load.batchA, Sm90Spec::clusterColumns(config));
+  copyOperand(e.offset(load.stageBase, e.i32(layout.aBytes)), layout.bBytes, c.mapB, load.rowB,
+              config.getTileN(), c.mnMajorB, load.batchB, Sm90Spec::clusterRows(config));
 }
 
 void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
