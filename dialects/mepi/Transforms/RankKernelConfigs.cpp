@@ -212,16 +212,11 @@ void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90P
   auto add = [&](KernelConfigAttr config) { addCandidate(ranked, op, p, target, config); };
   // Clusters of 2 (B multicast between vertically adjacent tiles) of each TMA configuration
   // so far, split or not, with at least two tile rows (not swapped: its tile rows are short).
-  // And along N (A multicast between horizontally adjacent tiles), with at least two tile
-  // columns: for short M and wide N, where every block rereads the same rows of A.
-  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
-    if (config.getMainloop().getCluster() != 1)
-      continue;
-    if (p.m > config.getTileM())
+  // Clusters along N (multicast = a) are not candidates: on 23 short-M and few-tile long-K
+  // problems the fastest of them took 1.004-1.18x the fastest other form (bench/NOTES.md).
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
+    if (config.getMainloop().getCluster() == 1 && p.m > config.getTileM())
       add(config.withCluster(2));
-    if (p.n > config.getTileN())
-      add(config.withCluster(2, Multicast::A));
-  }
   // D through TMA stores, for each configuration so far that may use them (fewer stages where
   // the two buffers per consumer would not fit beside them).
   for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked)) {
