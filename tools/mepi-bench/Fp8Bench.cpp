@@ -1,5 +1,6 @@
 // mepi-bench --fp8 (see Fp8Bench.h).
 #include "Fp8Bench.h"
+#include "Fp8LtMatmul.h"
 
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,13 @@ namespace {
 /// cost of mepi's emulation.
 enum class Mode { Tensor, TensorFast, Row, Block, Mx };
 constexpr Mode kModes[] = {Mode::Tensor, Mode::TensorFast, Mode::Row, Mode::Block, Mode::Mx};
+/// cuBLASLt's scaling for a mode (MXFP8 against its tensor-wise FP8).
+Fp8LtScaling ltScaling(Mode m) {
+  return m == Mode::TensorFast ? Fp8LtScaling::TensorFast
+         : m == Mode::Row      ? Fp8LtScaling::Row
+         : m == Mode::Block    ? Fp8LtScaling::Block
+                               : Fp8LtScaling::Tensor;
+}
 const char *modeName(Mode m) {
   return m == Mode::Tensor ? "tensor" : m == Mode::TensorFast ? "tensor-fast"
          : m == Mode::Row  ? "row"
@@ -36,46 +44,6 @@ struct BlockScaleLayout {
       : blocksK((s.k + 127) / 128), blocksN((s.n + 127) / 128), pitchB((blocksK + 3) / 4 * 4) {}
   size_t aCount(const Shape &s) const { return size_t(s.m * blocksK); }
   size_t bCount() const { return size_t(blocksN * pitchB); }
-};
-
-/// cublasLtMatmul in FP8: D (bf16, column-major M x N) = sA sB op(A) op(B), A as K x M
-/// column-major (op T), B as K x N (op N): row-major A [M, K] and B [N, K], the layout both
-/// libraries need (FP8 is read K-major).
-class Fp8LtMatmul : public LtMatmul {
-public:
-  Fp8LtMatmul(cublasLtHandle_t lt, int64_t m, int64_t n, int64_t k, Mode mode, CUdeviceptr sA,
-              CUdeviceptr sB)
-      : LtMatmul(lt) {
-    cublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
-    cublasOperation_t opA = CUBLAS_OP_T, opB = CUBLAS_OP_N;
-    set(CUBLASLT_MATMUL_DESC_TRANSA, opA, "TRANSA");
-    set(CUBLASLT_MATMUL_DESC_TRANSB, opB, "TRANSB");
-    int8_t fast = mode == Mode::TensorFast;
-    set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast, "FAST_ACCUM");
-    void *a = reinterpret_cast<void *>(sA), *b = reinterpret_cast<void *>(sB);
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a, "A_SCALE_POINTER");
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b, "B_SCALE_POINTER");
-    if (mode == Mode::Row) {
-      cublasLtMatmulMatrixScale_t vector = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
-      set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, vector, "A_SCALE_MODE");
-      set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, vector, "B_SCALE_MODE");
-    }
-    if (mode == Mode::Block) {
-      cublasLtMatmulMatrixScale_t rows = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-      cublasLtMatmulMatrixScale_t blocks = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
-      set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, rows, "A_SCALE_MODE");
-      set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, blocks, "B_SCALE_MODE");
-    }
-    cublas(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, m, k), "layout A");
-    cublas(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, n, k), "layout B");
-    cublas(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, m), "layout D");
-    chooseAlgorithm();
-  }
-
-private:
-  template <typename T> void set(cublasLtMatmulDescAttributes_t what, const T &v, const char *n) {
-    cublas(cublasLtMatmulDescSetAttribute(desc, what, &v, sizeof v), n);
-  }
 };
 
 struct Fp8Result {
@@ -128,7 +96,7 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
                     std::nullopt, mepi::Qualifiers{false, !options.rowMajorB}, mepiOptions);
     mm.plan();
     r.config = mm.kernelConfiguration();
-    Fp8LtMatmul ref(lt, s.m, s.n, s.k, mx ? Mode::Tensor : mode, sA, sB);
+    Fp8LtMatmul ref(lt, s.m, s.n, s.k, ltScaling(mode), sA, sB);
     auto mepiLaunch = [&](int) { mm.execute(stream); };
     auto ltLaunch = [&](int) { ref.launch(a, b, d, stream); };
     mepiLaunch(0), ltLaunch(0); // warm-up: module loads, first launches

@@ -42,8 +42,9 @@
 // --fp8 measures FP8 matmuls against cuBLASLt's with the same scaling mode (Fp8Bench.h); with
 // --shape, those problems (M, N, K multiples of 16) instead of its set.
 // --grouped measures grouped matmuls (mixture-of-experts shapes, GroupedBench.h) against a
-// per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs; --grouped-k their
-// weight gradients (groups along K, GroupedKBench.cpp) against the same two anchors.
+// per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs (with --fp8, in e4m3
+// against cuBLASLt's FP8); --grouped-k their weight gradients (groups along K,
+// GroupedKBench.cpp) against the same two anchors.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
@@ -628,10 +629,14 @@ int main(int argc, char **argv) {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (o.groupedK && o.fp8) {
+    std::printf("--grouped-k takes 16-bit operands only; --fp8 goes with --grouped\n");
+    return 1;
+  }
   if (o.grouped || o.groupedK)
     return (o.grouped ? runGroupedBench : runGroupedKBench)(
         dev.lt, dev.stream,
-        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date});
+        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date, o.fp8});
   if (o.fp8)
     return runFp8Bench(dev.lt, dev.stream,
                        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
