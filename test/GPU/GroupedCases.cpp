@@ -325,7 +325,8 @@ std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool trans
 /// bf16. DeepGEMM's contiguous layout (torch's offs, ragged groups with an empty one) or its
 /// masked one (x [S, R, K] with masked_m, one count past R).
 std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGroupScalar,
-                              bool masked, double &err, std::string &config) {
+                              bool masked, const std::string &forced, double &err,
+                              std::string &config) {
   const int64_t groups = 5, t = 1000, n = 264, k = 528, per = t / groups;
   DeviceArena arena(*dev.d);
   HostTensor x = randomTensor(ElementType::F8E4M3FN, {t, k}, rng);
@@ -349,6 +350,7 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
   groupBounds.bounds.dtype = mepi::DType::Int32;
   groupBounds.form = masked ? mepi::GroupForm::Masked : mepi::GroupForm::Ends;
   mepi::Options options;
+  options.kernelConfig = forced;
   options.resultType = mepi::DType::BFloat16;
   options.fastAccumulation = perGroupScalar;
   options.quantizationScales.a = arena.toDevice(sA);
@@ -433,7 +435,17 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
                (perGroupScalar ? "[S] fast" : "[S, N]") + " GELU_BIAS",
            [&, perGroupScalar = perGroupScalar, masked = masked](double &err,
                                                                 std::string &config) {
-             return runGroupedFp8Case(dev, rng, perGroupScalar, masked, err, config);
+             return runGroupedFp8Case(dev, rng, perGroupScalar, masked, "", err, config);
+           });
+  // The promoted 128 x 192 tile that large grouped FP8 problems take, forced here (N = 264: a
+  // second tile column of 72), with group ends and the masked layout.
+  const std::string wideFp8 = "#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = "
+                              "<stages = 4, promote = 1>, epilogue = <store = tma>>";
+  for (bool masked : {false, true})
+    report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ") +
+               (masked ? "masked" : "ends") + " sA=[T] sB=[S, N] GELU_BIAS forced " + wideFp8,
+           [&, masked](double &err, std::string &config) {
+             return runGroupedFp8Case(dev, rng, false, masked, wideFp8, err, config);
            });
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
     return runGraphCase(dev, rng, err, config);

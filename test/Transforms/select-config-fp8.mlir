@@ -64,3 +64,38 @@ func.func @rows_off_sectors(%a: memref<8192x8208xf8E4M3FN> {mepi.alignment = 16 
   }
   return
 }
+
+// Grouped (sizes on the device): 128 x 192 where groups average more than 64 rows and the
+// tiles of the mean group size give every multiprocessor one (Qwen3-30B's experts: 128 groups
+// of ~505 rows, 4 x 8 tiles each); decode-like groups (8 rows on average) keep 128 x 128.
+// CHECK-LABEL: func.func @grouped_prefill
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma>>
+func.func @grouped_prefill(%x: memref<64608x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
+                           %w: memref<128x1536x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
+                           %offs: memref<128xi32>,
+                           %d: memref<64608x1536xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%x, %w : memref<64608x2048xf8E4M3FN>, memref<128x1536x2048xf8E4M3FN>)
+      groups(%offs ends : memref<128xi32>) outs(%d : memref<64608x1536xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @grouped_decode
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 128], mainloop = <stages = 6, promote = 1>, epilogue = <store = tma>>
+func.func @grouped_decode(%x: memref<1024x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
+                          %w: memref<128x1536x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
+                          %offs: memref<128xi32>,
+                          %d: memref<1024x1536xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%x, %w : memref<1024x2048xf8E4M3FN>, memref<128x1536x2048xf8E4M3FN>)
+      groups(%offs ends : memref<128xi32>) outs(%d : memref<1024x1536xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
