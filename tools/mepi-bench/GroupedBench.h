@@ -10,7 +10,7 @@
 // the active experts' weights stream from memory: it is reported against a device-to-device
 // copy's bandwidth measured in the same run. With --fp8, x and w are e4m3 with tensor-wise
 // scales (x's a scalar, w's one per expert) and D bf16, against cuBLASLt's FP8 matmuls with the
-// same scaling and promoted sums, on the prefill shapes without a bias.
+// same scaling and promoted sums, without a bias.
 #ifndef MEPI_TOOLS_GROUPEDBENCH_H
 #define MEPI_TOOLS_GROUPEDBENCH_H
 
@@ -25,7 +25,7 @@ struct GroupedRunOptions {
   std::vector<std::string> filters;
   std::string forcedConfig, jsonPath, command;
   const char *device = "", *date = "";
-  bool fp8 = false; ///< --grouped --fp8: e4m3 x and w, tensor-wise scales (prefill, DEFAULT)
+  bool fp8 = false; ///< --grouped --fp8: e4m3 x and w, tensor-wise scales (DEFAULT only)
 };
 
 /// Runs the grouped set; returns the process's exit status.
