@@ -437,16 +437,19 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
                                                                 std::string &config) {
              return runGroupedFp8Case(dev, rng, perGroupScalar, masked, "", err, config);
            });
-  // The promoted 128 x 192 tile that large grouped FP8 problems take, forced here (N = 264: a
-  // second tile column of 72), with group ends and the masked layout.
-  const std::string wideFp8 = "#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = "
-                              "<stages = 4, promote = 1>, epilogue = <store = tma>>";
-  for (bool masked : {false, true})
-    report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ") +
-               (masked ? "masked" : "ends") + " sA=[T] sB=[S, N] GELU_BIAS forced " + wideFp8,
-           [&, masked](double &err, std::string &config) {
-             return runGroupedFp8Case(dev, rng, false, masked, wideFp8, err, config);
-           });
+  // The promoted tiles that large and decode-like grouped FP8 problems take, forced here:
+  // 128 x 192 (N = 264: a second tile column of 72) and 64 x 128 with TMA stores, with group
+  // ends and the masked layout.
+  for (const char *forced : {"#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = "
+                             "<stages = 4, promote = 1>, epilogue = <store = tma>>",
+                             "#mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = "
+                             "<stages = 8, promote = 1>, epilogue = <store = tma>>"})
+    for (bool masked : {false, true})
+      report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ") +
+                 (masked ? "masked" : "ends") + " sA=[T] sB=[S, N] GELU_BIAS forced " + forced,
+             [&, masked, forced](double &err, std::string &config) {
+               return runGroupedFp8Case(dev, rng, false, masked, forced, err, config);
+             });
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
     return runGraphCase(dev, rng, err, config);
   });

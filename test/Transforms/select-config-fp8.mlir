@@ -67,7 +67,8 @@ func.func @rows_off_sectors(%a: memref<8192x8208xf8E4M3FN> {mepi.alignment = 16 
 
 // Grouped (sizes on the device): 128 x 192 where groups average more than 64 rows and the
 // tiles of the mean group size give every multiprocessor one (Qwen3-30B's experts: 128 groups
-// of ~505 rows, 4 x 8 tiles each); decode-like groups (8 rows on average) keep 128 x 128.
+// of ~505 rows, 4 x 8 tiles each); decode-like groups (8 rows on average) 64 x 128 with TMA
+// stores.
 // CHECK-LABEL: func.func @grouped_prefill
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma>>
 func.func @grouped_prefill(%x: memref<64608x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
@@ -85,7 +86,7 @@ func.func @grouped_prefill(%x: memref<64608x2048xf8E4M3FN> {mepi.alignment = 16 
 }
 
 // CHECK-LABEL: func.func @grouped_decode
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 128], mainloop = <stages = 6, promote = 1>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>, epilogue = <store = tma>>
 func.func @grouped_decode(%x: memref<1024x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
                           %w: memref<128x1536x2048xf8E4M3FN> {mepi.alignment = 16 : i64},
                           %offs: memref<128xi32>,

@@ -116,13 +116,16 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
 /// than one wave (15984 x 12128 x 10544: 1.14 of cuBLASLt in clusters against 0.81 alone;
 /// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Where stream-K's pieces pay for a partial
 /// last wave (streamKWaves), a shape is ranked by those waves and its stream-K form comes
-/// before its whole units. Grouped problems (tiles unknown on the host) take 128 x 192 first
-/// where groups average more than 64 rows and the tiles of the mean group size give every
-/// multiprocessor one, else 128 x 128: on the H100 (mepi-bench --grouped --fp8, 2026-11-27,
-/// against the dense FP8 matmul of the same FLOPs) 128 x 192 s4 ran the prefill set at
-/// 0.744-0.755 against 0.638-0.648 (mixtral-up 0.948-0.963 against 0.747-0.755, qwen3-up
-/// 0.802-0.806 against 0.695-0.698; DeepSeek-V3 up, bound by its weights' bytes, 0.41 either
-/// way). Decode-like groups were not measured.
+/// before its whole units. Grouped problems (tiles unknown on the host) take 64 x 128 first
+/// where groups average at most 64 rows (a 128-row tile would be mostly outside its group),
+/// else 128 x 192 where the tiles of the mean group size give every multiprocessor one, else
+/// 128 x 128. On the H100 (mepi-bench --grouped --fp8, 2026-11-27, two rounds): 128 x 192 s4
+/// ran the prefill set at 0.744-0.755 of the dense FP8 matmul of the same FLOPs against
+/// 0.638-0.648 on 128 x 128 (mixtral-up 0.948-0.963 against 0.747-0.755, qwen3-up 0.802-0.806
+/// against 0.695-0.698; DeepSeek-V3 up, bound by its weights' bytes, 0.41 either way); on the
+/// decode shapes 64 x 128 with TMA stores (1-2 % faster than staged there) streamed the active experts' weights at 0.995-1.000
+/// of the copy bandwidth (dsv3-decode, 32 tokens), 1.015-1.016 and 0.927-0.930 (0-8 rows an
+/// expert) against 0.742, 1.000 and 0.900 on 128 x 128.
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
@@ -144,6 +147,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     s.config = chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
     if (!p.grouped())
       s.streamKWaves = streamKWaves(p, target, s.config);
+    else if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured below
+      s.config = s.config.withStore(DStore::Tma);
   }
   auto cost = [&](const Shape &s) {
     double waves = s.streamKWaves.value_or(
@@ -152,11 +157,13 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
   };
   if (!p.grouped())
     llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
-  int64_t meanRows = p.grouped() ? std::max<int64_t>(1, p.m / p.groups) : 0;
-  if (p.grouped() && meanRows > 64 &&
-      p.groups * llvm::divideCeil(meanRows, 128) * llvm::divideCeil(p.n, 192) >=
-          target.multiprocessors)
-    std::swap(shapes[0], shapes[1]); // 128 x 192 before 128 x 128
+  if (p.grouped()) { // shapes: 128 x 128, 128 x 192, 64 x 128, ...
+    int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
+    bool wide = p.groups * llvm::divideCeil(meanRows, 128) * llvm::divideCeil(p.n, 192) >=
+                target.multiprocessors;
+    int64_t first = meanRows <= 64 ? 2 : wide ? 1 : 0;
+    std::rotate(shapes.begin(), shapes.begin() + first, shapes.begin() + first + 1);
+  }
   bool aligned = sectorAlignedRows(op);
   for (const Shape &s : shapes) {
     KernelConfigAttr config = s.config;
