@@ -123,9 +123,9 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
 /// ran the prefill set at 0.744-0.755 of the dense FP8 matmul of the same FLOPs against
 /// 0.638-0.648 on 128 x 128 (mixtral-up 0.948-0.963 against 0.747-0.755, qwen3-up 0.802-0.806
 /// against 0.695-0.698; DeepSeek-V3 up, bound by its weights' bytes, 0.41 either way); on the
-/// decode shapes 64 x 128 with TMA stores (1-2 % faster than staged there) streamed the active experts' weights at 0.995-1.000
-/// of the copy bandwidth (dsv3-decode, 32 tokens), 1.015-1.016 and 0.927-0.930 (0-8 rows an
-/// expert) against 0.742, 1.000 and 0.900 on 128 x 128.
+/// decode shapes 64 x 128 with TMA stores (1-2 % faster than staged there) streamed the active
+/// experts' weights at 0.995-1.000 of the copy bandwidth (dsv3-decode, 32 tokens), 1.015-1.016
+/// and 0.927-0.930 (0-8 rows an expert) against 0.742, 1.000 and 0.900 on 128 x 128.
 SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   SmallVector<KernelConfigAttr> ranked;
