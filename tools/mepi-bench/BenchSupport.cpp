@@ -251,7 +251,8 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
 }
 
 /// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " c2a" for one
-/// along N, " tma" / " reg" for D's stores) from "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
+/// along N, " tma" / " reg" for D's stores) from
+/// "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
 std::string bench::shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
   char strategy[16] = {0};
