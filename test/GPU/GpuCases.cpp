@@ -15,6 +15,12 @@ gputest::Case withCIntoF32(gputest::Case c) {
   c.outType = ElementType::F32;
   return c;
 }
+
+/// `c` run on the forced kernel configuration `config` (Options::kernelConfig).
+gputest::Case forced(gputest::Case c, const std::string &config) {
+  c.config = config;
+  return c;
+}
 } // namespace
 
 std::vector<gputest::Case> gputest::allCases(bool quick) {
@@ -447,10 +453,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                          std::to_string(tileN) +
                          ", 64], mainloop = <stages = " + std::to_string(stages) +
                          (pingpong ? ", pingpong = true" : "") + ", cluster = 2>>";
-    auto clustered = [&](Case c) {
-      c.config = config;
-      cases.push_back(c);
-    };
+    auto clustered = [&](Case c) { cases.push_back(forced(c, config)); };
     clustered({ElementType::BF16, {300, 200}, {500, 200}, {300, 500}, false, true, "GELU_BIAS"});
     clustered({ElementType::F16, {384, 264}, {520, 264}, {384, 520}, false, true, "RELU_BIAS",
                true, 0.5f, 2.0f, false, ElementType::F32});
@@ -475,10 +478,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                            "[128, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>, "
                            "scheduler = <stream_k>"}) {
     std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
-    auto alongN = [&](Case c) {
-      c.config = config;
-      cases.push_back(c);
-    };
+    auto alongN = [&](Case c) { cases.push_back(forced(c, config)); };
     alongN({ElementType::BF16, {300, 200}, {520, 200}, {300, 520}, false, true, "GELU_BIAS"});
     alongN({ElementType::F16, {64, 1000}, {3880, 1000}, {64, 3880}, false, true, "BIAS"});
     alongN({ElementType::F16, {100, 264}, {520, 264}, {100, 520}, false, true, "RELU_BIAS", true,
@@ -511,10 +511,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
         "epilogue = <store = registers>",
         "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>"}) {
     std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
-    auto stored = [&](Case c) {
-      c.config = config;
-      cases.push_back(c);
-    };
+    auto stored = [&](Case c) { cases.push_back(forced(c, config)); };
     stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
     stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
             0.5f, 2.0f, false, ElementType::F32});
@@ -568,10 +565,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
         (std::string(store) == "staged" ? std::string()
                                         : std::string(", epilogue = <store = ") + store + ">") +
         ">";
-    auto streamed = [&](Case c) {
-      c.config = config;
-      cases.push_back(c);
-    };
+    auto streamed = [&](Case c) { cases.push_back(forced(c, config)); };
     streamed({ElementType::BF16, {2100, 1500}, {2000, 1500}, {2100, 2000}, false, true, "BIAS"});
     streamed({ElementType::BF16, {1900, 3000}, {2104, 3000}, {1900, 2104}, false, true,
               "GELU_BIAS"});
