@@ -518,13 +518,15 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
     stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
   }
-  // Widths that fit a partial wave (the heuristic's waveFittedWidth): B K-major (an MN-major B
-  // loads 64-row blocks), residue columns, C with f32 D.
+  // Widths that fit a partial wave (the heuristic's waveFittedWidth) and 128 x 192 among
+  // autotune's candidates (alone and in clusters of 2): B K-major (an MN-major B loads 64-row
+  // blocks), residue columns, C with f32 D, a batch whose tiles leave rows and columns of D.
   for (const char *form :
        {"[128, 160, 64], mainloop = <stages = 5>, epilogue = <store = registers>",
         "[128, 160, 64], mainloop = <stages = 5>",
         "[128, 224, 64], mainloop = <stages = 4>, epilogue = <store = registers>",
-        "[128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>"}) {
+        "[128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
+        "[128, 192, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>"}) {
     auto fitted = [&](Case c) {
       c.config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
       cases.push_back(c);
@@ -533,6 +535,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     fitted({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
             0.5f, 2.0f, false, ElementType::F32});
     fitted({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    if (std::string(form).find("192") != std::string::npos)
+      fitted({ElementType::F16, {3, 300, 264}, {3, 520, 264}, {3, 300, 520}, false, true,
+              "GELU_BIAS"});
   }
   // Split-K with a fitted width (fitSplitWidth): 192 and 160 columns, residue columns.
   cases.push_back(split(ElementType::F16, {520, 1480, 3000}, "DEFAULT",
@@ -558,6 +563,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
            {"[128, 256, 64]", "stages = 4", "staged"},
            {"[128, 128, 64]", "stages = 6", "staged"},
            {"[64, 256, 64]", "stages = 5", "tma"},
+           {"[128, 192, 64]", "stages = 4", "tma"},
            {"[128, 128, 64]", "stages = 6", "registers"}}) {
     std::string config =
         std::string("#mepi.kernel_config<wgmma, tile = ") + tile + ", mainloop = <" + mainloop +

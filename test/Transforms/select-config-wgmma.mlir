@@ -162,6 +162,24 @@ func.func @partial_wave_mn_major_b(%a: memref<1024x2048xbf16> {mepi.alignment = 
 
 // -----
 
+// The partial wave above K = 16384 too (1024 x 2368 x 25216: 152 tiles of 128 x 128): 120
+// tiles of 160 columns in one wave, not stream-K over the 128 x 128 ones.
+// CHECK-LABEL: func.func @partial_wave_long_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, epilogue = <store = registers>>
+func.func @partial_wave_long_k(%a: memref<1024x25216xbf16> {mepi.alignment = 16 : i64},
+                               %b: memref<2368x25216xbf16> {mepi.alignment = 16 : i64},
+                               %d: memref<1024x2368xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1024x25216xbf16>, memref<2368x25216xbf16>) outs(%d : memref<1024x2368xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // Split-K's width fitted to the wave: 48 tiles of 128 x 128 split in 2 fill 96 of 132 SMs;
 // 32 of 128 x 192 split in 4 fill 128 (1472 of their 1536 columns inside D).
 // CHECK-LABEL: func.func @split_width
