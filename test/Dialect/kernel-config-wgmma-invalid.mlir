@@ -75,8 +75,13 @@ func.func private @store_simt() attributes {c = #mepi.kernel_config<simt, tile =
 
 // -----
 
-// expected-error @+1 {{expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got 128}}
-func.func private @swapped_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 64, 64], mainloop = <stages = 4>, swapped = true>}
+// expected-error @+1 {{expected tile_m a multiple of 8 from 16 to 256 for a swapped wgmma kernel, got 100}}
+func.func private @swapped_tile() attributes {c = #mepi.kernel_config<wgmma, tile = [100, 64, 64], mainloop = <stages = 4>, swapped = true>}
+
+// -----
+
+// expected-error @+1 {{expected tile_m a multiple of 8 from 16 to 256 for a swapped wgmma kernel, got 264}}
+func.func private @swapped_tile_tall() attributes {c = #mepi.kernel_config<wgmma, tile = [264, 64, 64], mainloop = <stages = 4>, swapped = true>}
 
 // -----
 

@@ -605,6 +605,17 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
       swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], mainloop = <stages = 16>"));
   cases.push_back(withCIntoF32(swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
                                        "[16, 128, 64], mainloop = <stages = 12>")));
+  // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
+  // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
+  // 256 rows (128 accumulators a thread), C with f32 D.
+  cases.push_back(swapped(ElementType::BF16, {2000, 256, 1000}, "GELU_BIAS",
+                          "[176, 128, 64], mainloop = <stages = 5>"));
+  cases.push_back(swapped(ElementType::F16, {1000, 300, 520}, "RELU_BIAS",
+                          "[96, 64, 64], mainloop = <stages = 8>"));
+  cases.push_back(swapped(ElementType::F16, {300, 1000, 1030}, "GELU",
+                          "[144, 128, 64], mainloop = <stages = 6>"));
+  cases.push_back(withCIntoF32(swapped(ElementType::BF16, {777, 520, 264}, "BIAS",
+                                       "[256, 128, 64], mainloop = <stages = 4>")));
   // Mirrors (D stored again to each, bytes equal to D's): each store form (tma, registers,
   // staged), clusters, split-K's and stream-K's last arrivals, the swapped form, the SIMT
   // kernel and the heuristic's own choice; odd shapes, C with f32 D.

@@ -103,9 +103,12 @@ static std::optional<std::string> whyInvalidScheduler(TileSchedule kind, int64_t
 /// also applied to the copies that with...() make).
 /// The swapped wgmma kernel's rules.
 static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
-  // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side, 64 columns each consumer's m64 side.
-  if (f.tileM != 16 && f.tileM != 32 && f.tileM != 64)
-    return Why() << "expected tile_m 16, 32 or 64 for a swapped wgmma kernel, got " << f.tileM;
+  // Dᵀ = B Aᵀ: tile_m rows of D are each wgmma's n side (a multiple of 8 up to 256; A's tile
+  // then spans whole 8-row swizzle atoms), 64 columns each consumer's m64 side.
+  if (f.tileM < 16 || f.tileM > 256 || f.tileM % 8 != 0)
+    return Why() << "expected tile_m a multiple of 8 from 16 to 256 for a swapped wgmma kernel, "
+                    "got "
+                 << f.tileM;
   if (f.tileN != 64 && f.tileN != 128)
     return Why() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
                     "consumer per 64 columns), got "
