@@ -299,11 +299,17 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
   // and the narrow 128 x 64 and 64 x 64 (15 tiles of 128 x 128 leave multiprocessors idle),
   // each with 2 splits (16 k-steps: no more), 2 ping-pong tiles, 256 x 128, each one (split or
   // not) in a cluster of 2, TMA-store variants of the staged ones, and the cooperative
-  // unclustered ones with fewer stages; then 128 x 192 (autotune's only) with its 2 splits, each
-  // in a cluster of 2 and the unclustered unsplit one with fewer stages (5 more).
+  // unclustered ones with fewer stages; then autotune's only: 128 x 192 with its 2 splits, each
+  // in a cluster of 2 and the unclustered unsplit one with fewer stages (5), and the swapped
+  // form's fitted heights for one and two consumers, each also with fewer stages (4).
   EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], "
                                 "mainloop = <stages = 8>>");
-  EXPECT_EQ(candidates.size(), 64u);
+  EXPECT_EQ(candidates.size(), 68u);
+  EXPECT_EQ(std::count_if(candidates.begin(), candidates.end(),
+                          [](const std::string &c) {
+                            return c.find("swapped = true") != std::string::npos;
+                          }),
+            4);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;

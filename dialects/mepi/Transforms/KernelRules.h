@@ -29,6 +29,8 @@ EpilogCost epilogCost(MatmulOp op);
 bool canSwap(MatmulOp op, bool tmaLoads);
 /// The swapped form for `m` rows of D and `tileN` columns per tile.
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN);
+/// The swapped form of tiles `tileM` rows (a multiple of 8 up to 256) by `tileN` columns.
+KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
 /// Whether D can go through TMA stores with `tileN`-column tiles.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);
 /// `config` as stream-K where that runs and (`heuristic`) its rule takes it, else `config`.

@@ -226,15 +226,54 @@ void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Prob
     add(chooseWgmmaConfig(op, target, 256, 128));
 }
 
+/// The share of the multiprocessors' time in waves of tileM x tileN tiles that falls inside D:
+/// tiles over the waves they take (a partial wave costs a whole one), times D's area over the
+/// tiles' (WgmmaHeuristic::waveShare without splits).
+double tileWaveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM,
+                     int64_t tileN) {
+  int64_t rows = llvm::divideCeil(p.m, tileM), cols = llvm::divideCeil(p.n, tileN);
+  int64_t tiles = p.batch * rows * cols;
+  int64_t waves = llvm::divideCeil(tiles, target.multiprocessors);
+  return double(tiles) / double(waves * target.multiprocessors) * double(p.m) * double(p.n) /
+         (double(rows * tileM) * double(cols * tileN));
+}
+
+/// The swapped form (Dᵀ = B Aᵀ) with its height fitted to the wave, for M over 64: for one and
+/// two consumers (64 and 128 columns) the height, a multiple of 16 up to 256, whose tiles'
+/// waves fall most inside D (the taller on ties). cuBLASLt fits its tiles' height so (ncu,
+/// bench/NOTES.md: 176 x 128 on 11520 x 256 x 37312, 96 x 64 on 4800 x 128 x 8064), and for a
+/// row-major D that is the swapped orientation. Forced (H100, 2026-11-27, of cuBLASLt): those two
+/// 0.993 and 0.954 against the heuristic's 0.894 and 0.834, 2240 x 512 x 1280 144 x 64 0.88
+/// against 0.82; but 4096^3 256 x 128 0.87 against 0.98 and 4416 x 512 x 1472 GELU_BIAS
+/// 144 x 128 0.71 against 0.84 (its epilog stores D element by element), so no rule takes it.
+void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
+                      const TargetInfo &target) {
+  constexpr int64_t kMaxHeight = 256, kHeightStep = 16;
+  bool tmaLoads = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+  if (p.batch != 1 || p.m <= 64 || !canSwap(op, tmaLoads))
+    return;
+  for (int64_t tileN : {64, 128}) {
+    int64_t best = 0;
+    double bestShare = 0;
+    for (int64_t tileM = kMaxHeight; tileM >= kHeightStep; tileM -= kHeightStep)
+      if (double share = tileWaveShare(p, target, tileM, tileN); share > bestShare) {
+        best = tileM;
+        bestShare = share;
+      }
+    addCandidate(ranked, op, p, target, swappedTile(op, best, tileN));
+  }
+}
+
 /// Forms for autotune() that the cost model was not fitted on, after its choice (so that it
-/// does not choose them): 128 x 192. Forced on every problem of both seeded sweeps (H100,
-/// 2026-11-27), it ran 3 % or more faster than the heuristic's choice on 27 of the 248
-/// aligned ones (832 x 1472 x 4032 in a batch of 8 1.18x, 1664 x 2816 x 192 in 38 1.16x,
-/// 192 x 46656 x 1408 1.11x, 4992 x 6272 x 1728 1.08x), and no rule takes it there yet
-/// (bench/NOTES.md).
+/// does not choose them): the swapped form's fitted heights (addFittedHeights) and 128 x 192.
+/// Forced on every problem of both seeded sweeps (H100, 2026-11-27), 128 x 192 ran 3 % or more
+/// faster than the heuristic's choice on 27 of the 248 aligned ones (832 x 1472 x 4032 in a
+/// batch of 8 1.18x, 1664 x 2816 x 192 in 38 1.16x, 192 x 46656 x 1408 1.11x, 4992 x 6272 x
+/// 1728 1.08x) and lost up to 0.77x on others; no rule takes it there yet (bench/NOTES.md).
 void addUnfittedForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
   addTile(ranked, op, p, target, 128, 192);
+  addFittedHeights(ranked, op, p, target);
 }
 
 /// Each variant of the forms from ranked[first] on: clusters of 2, TMA stores, a shallower

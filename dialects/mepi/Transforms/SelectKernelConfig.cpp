@@ -120,9 +120,13 @@ bool canSwap(MatmulOp op, bool tmaLoads) {
 }
 
 /// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`
-/// columns (one consumer per 64), as many stages as fit in ~200 KiB, at most 16.
+/// columns (one consumer per 64).
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
-  int64_t tileM = m <= 16 ? 16 : m <= 32 ? 32 : 64;
+  return swappedTile(op, m <= 16 ? 16 : m <= 32 ? 32 : 64, tileN);
+}
+
+/// The swapped form of tileM x tileN tiles with as many stages as fit in ~200 KiB, at most 16.
+KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN) {
   int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * sm90::kSwizzleBytes));
   // Built whole: a 16- or 32-row tile exists only in the swapped form.
   MLIRContext *ctx = op.getContext();
