@@ -698,3 +698,20 @@ TEST(Planner, CandidatesAfterTheChoiceAreInTheCostModelsOrder) {
     }
   }
 }
+
+// autotune()'s candidates hold the swapped form with its height fitted to the wave (cuBLASLt's
+// tiles there): 11520 x 256 in 176-row tiles of two consumers is 66 x 2 = 132 tiles, one whole
+// wave; 4800 x 128 in 80-row tiles of one consumer 60 x 2 = 120. The heuristic does not choose it.
+TEST(Planner, SwappedHeightsFittedToTheWaveAmongCandidates) {
+  for (auto [m, n, k, fitted] : std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
+           {11520, 256, 37312, "tile = [176, 128, 64], mainloop = <stages = 5>, swapped = true>"},
+           {4800, 128, 8064, "tile = [80, 64, 64], mainloop = <stages = 11>, swapped = true>"}}) {
+    MatmulProblem p = problem(ElementType::BF16, m, n, k, "DEFAULT", false, true);
+    p.addressAlignment = 16;
+    llvm::Expected<std::vector<std::string>> ranked = rankedKernelConfigs(p, "sm_90a");
+    ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
+    std::string config = std::string("#mepi.kernel_config<wgmma, ") + fitted;
+    EXPECT_NE(std::find(ranked->begin(), ranked->end(), config), ranked->end()) << config;
+    EXPECT_EQ(ranked->front().find("swapped"), std::string::npos) << ranked->front();
+  }
+}

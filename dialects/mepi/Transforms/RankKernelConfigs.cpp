@@ -239,8 +239,10 @@ double tileWaveShare(const Sm90Problem &p, const TargetInfo &target, int64_t til
 }
 
 /// The swapped form (Dᵀ = B Aᵀ) with its height fitted to the wave, for M over 64: for one and
-/// two consumers (64 and 128 columns) the height, a multiple of 16 up to 256, whose tiles'
-/// waves fall most inside D (the taller on ties). cuBLASLt fits its tiles' height so (ncu,
+/// two consumers (64 and 128 columns) the height, a multiple of 16 from 64 to 256, whose tiles'
+/// waves fall most inside D (the taller on ties). Lower heights filled the waves of problems of
+/// a few hundred rows but ran 1.5-2.4x the fastest candidate's time there (16 x 64 on 320 x 128
+/// x 11072 and 384 x 128 x 22976, H100, `autotune-narrow-n.log`). cuBLASLt fits its tiles' height so (ncu,
 /// bench/NOTES.md: 176 x 128 on 11520 x 256 x 37312, 96 x 64 on 4800 x 128 x 8064), and for a
 /// row-major D that is the swapped orientation. Forced (H100, 2026-11-27, of cuBLASLt): those two
 /// 0.993 and 0.954 against the heuristic's 0.894 and 0.834, 2240 x 512 x 1280 144 x 64 0.88
@@ -248,14 +250,14 @@ double tileWaveShare(const Sm90Problem &p, const TargetInfo &target, int64_t til
 /// 144 x 128 0.71 against 0.84 (its epilog stores D element by element), so no rule takes it.
 void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
-  constexpr int64_t kMaxHeight = 256, kHeightStep = 16;
+  constexpr int64_t kMinHeight = 64, kMaxHeight = 256, kHeightStep = 16;
   bool tmaLoads = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
   if (p.batch != 1 || p.m <= 64 || !canSwap(op, tmaLoads))
     return;
   for (int64_t tileN : {64, 128}) {
     int64_t best = 0;
     double bestShare = 0;
-    for (int64_t tileM = kMaxHeight; tileM >= kHeightStep; tileM -= kHeightStep)
+    for (int64_t tileM = kMaxHeight; tileM >= kMinHeight; tileM -= kHeightStep)
       if (double share = tileWaveShare(p, target, tileM, tileN); share > bestShare) {
         best = tileM;
         bestShare = share;
