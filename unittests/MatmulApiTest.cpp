@@ -301,15 +301,16 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
   // not) in a cluster of 2, TMA-store variants of the staged ones, and the cooperative
   // unclustered ones with fewer stages; then autotune's only: 128 x 192 with its 2 splits, each
   // in a cluster of 2 and the unclustered unsplit one with fewer stages (5), and the swapped
-  // form's fitted heights for one and two consumers, each also with fewer stages (4).
+  // form's fitted heights for one and two consumers, each also with fewer stages, and those
+  // four through TMA stores (8).
   EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], "
                                 "mainloop = <stages = 8>>");
-  EXPECT_EQ(candidates.size(), 68u);
+  EXPECT_EQ(candidates.size(), 72u);
   EXPECT_EQ(std::count_if(candidates.begin(), candidates.end(),
                           [](const std::string &c) {
                             return c.find("swapped = true") != std::string::npos;
                           }),
-            4);
+            8);
   for (const std::string &config : candidates) {
     mepi::Options options;
     options.kernelConfig = config;
@@ -349,8 +350,9 @@ TEST(MatmulApi, CandidateConfigurationsSwappedStaySwapped) {
                         std::nullopt, tb, options);
     EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({29})}); }), "") << config;
   }
-  // 32 x 64 and 32 x 128, each with three quarters of its stages.
-  EXPECT_EQ(swapped, 4);
+  // 32 x 64 and 32 x 128, each with three quarters of its stages, and each of those four
+  // through TMA stores.
+  EXPECT_EQ(swapped, 8);
 }
 
 // The log sink hears the plan, the compile and, planning the same problem again, nothing

@@ -110,3 +110,20 @@ func.func @mn_major_a_multicast(%a: memref<128x200xbf16>, %b: memref<512x128xbf1
   }
   return
 }
+
+// -----
+
+// The swapped form's TMA stores write 16 rows of D at a time (stmatrix.trans of two 8-row
+// groups) and a 128-byte line per consumer: tile_m a multiple of 16, a 16-bit D.
+func.func @swapped_tma_store_height(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
+                                   %b: memref<1024x128xbf16> {mepi.alignment = 16 : i64},
+                                   %d: memref<200x1024xbf16> {mepi.alignment = 16 : i64}) {
+  // expected-error @+1 {{store = tma in the swapped form needs a 16-bit D and tile_m a multiple of 16, got 'memref<200x1024xbf16>' and tile_m 72}}
+  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1024x128xbf16>) outs(%d : memref<200x1024xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [72, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>, swapped = true>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

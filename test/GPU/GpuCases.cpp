@@ -616,6 +616,18 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                           "[144, 128, 64], mainloop = <stages = 6>"));
   cases.push_back(withCIntoF32(swapped(ElementType::BF16, {777, 520, 264}, "BIAS",
                                        "[256, 128, 64], mainloop = <stages = 4>")));
+  // The swapped form through TMA stores (stmatrix.trans, boxes of gcd(tile_m, 64) rows): a last
+  // chunk of 48 rows (176) and of 16 (144) that must not reach the next tile row, residue rows,
+  // columns (296) and K, short M on 16-row tiles.
+  const std::string tmaStores = ", epilogue = <store = tma>";
+  cases.push_back(swapped(ElementType::BF16, {2000, 256, 1000}, "GELU_BIAS",
+                          "[176, 128, 64], mainloop = <stages = 4>" + tmaStores));
+  cases.push_back(swapped(ElementType::F16, {1000, 296, 520}, "RELU_BIAS",
+                          "[96, 64, 64], mainloop = <stages = 8>" + tmaStores));
+  cases.push_back(swapped(ElementType::BF16, {300, 1000, 1030}, "GELU",
+                          "[144, 128, 64], mainloop = <stages = 5>" + tmaStores));
+  cases.push_back(swapped(ElementType::F16, {40, 1000, 512}, "BIAS",
+                          "[16, 64, 64], mainloop = <stages = 12>" + tmaStores));
   // Mirrors (D stored again to each, bytes equal to D's): each store form (tma, registers,
   // staged), clusters, split-K's and stream-K's last arrivals, the swapped form, the SIMT
   // kernel and the heuristic's own choice; odd shapes, C with f32 D.

@@ -6,6 +6,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -116,6 +117,10 @@ int64_t Sm90Spec::operandSumValues() const {
   return values;
 }
 
+int64_t Sm90Spec::dStoreBoxRows() const {
+  return config.getSwapped() ? std::gcd(config.getTileM(), kSliceRows) : kSliceRows;
+}
+
 int64_t Sm90Spec::stagingBytes(DStore store) {
   switch (store) {
   case DStore::Staged:
@@ -142,10 +147,11 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   l.splitLo = llvm::alignTo(l.scales + stages * l.scaleStageBytes, 1024);
   l.ones = llvm::alignTo(l.splitLo + (p.splitsTf32 ? stages * l.stageBytes : 0), 1024);
   l.staging = l.ones + (sumsOnTensorCores() ? kOnesTileBytes : 0);
-  // The swapped form stores straight from the registers: no staging block.
-  l.scratch =
-      l.staging +
-      (config.getSwapped() ? 0 : consumers() * stagingBytes(config.getEpilogue().getStore()));
+  // The swapped form stores straight from the registers unless through TMA stores.
+  DStore store = config.getEpilogue().getStore();
+  l.scratch = l.staging + (config.getSwapped() && store != DStore::Tma
+                               ? 0
+                               : consumers() * stagingBytes(store));
   l.scratchBytes = p.epilogScratchBytes;
   l.barriers = l.scratch + consumers() * l.scratchBytes;
   // Two 8-byte mbarriers per stage (3xTF32: a third, the stage split), one split-K flag per

@@ -230,6 +230,10 @@ public:
   /// One consumer's staging block for D: padded f32 rows (staged), none (registers), two TMA
   /// store buffers (tma).
   static int64_t stagingBytes(DStore store);
+  /// Rows of D's TMA store box: a slice's 64, or in the swapped form the largest that divides
+  /// both its height and 64 (its 64-row buffers hold up to 64 of the tile's rows, and a box
+  /// must not reach into the next tile row, which another block writes).
+  int64_t dStoreBoxRows() const;
   Sm90SharedLayout sharedLayout() const;
   bool fitsSharedMemory() const { return sharedLayout().total <= target.sharedBytesPerBlock; }
 

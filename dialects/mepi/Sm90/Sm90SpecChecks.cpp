@@ -38,6 +38,13 @@ std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr co
        << config.getTileN();
     return message;
   }
+  // Swapped: each consumer's 64 columns are one 128-byte line, written 16 rows at a time
+  // (stmatrix.trans of two 8-row groups).
+  if (config.getSwapped() && (p.dLineColumns != kSliceRows || config.getTileM() % 16 != 0)) {
+    os << "store = tma in the swapped form needs a 16-bit D and tile_m a multiple of 16, got "
+       << p.dType << " and tile_m " << config.getTileM();
+    return message;
+  }
   return std::nullopt;
 }
 

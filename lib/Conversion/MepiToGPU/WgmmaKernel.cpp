@@ -465,7 +465,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   else if (unit.group)
     batchViews = emitGroupViews(e.b, e.loc, op, operands, unit.group);
   const IRMapping &views = unit.batch || unit.group ? batchViews : operands;
-  if (config.getSwapped())
+  if (config.getSwapped() && config.getEpilogue().getStore() != DStore::Tma)
     return emitTransposedEpilog(e, op, views, c.m, c.n, config.getTileM(), config.getTileN(),
                                 acc, unit.tileRow, unit.tileCol, c.tid);
   WgmmaEpilogFrame frame;
@@ -485,6 +485,9 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.tid = c.tid;
   frame.firstRow = unit.groupRow;
   frame.rowEnd = unit.rowEnd;
+  if (config.getSwapped())
+    return emitTransposedTmaStores(e, op, views, frame, acc, unit.tileRow, unit.tileCol,
+                                   c.spec.dStoreBoxRows());
   emitWgmmaEpilog(e, op, views, frame, acc, unit.tileRow, unit.tileCol, slice);
 }
 } // namespace mlir::mepi::wgmma

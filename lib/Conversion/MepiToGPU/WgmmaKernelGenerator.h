@@ -127,11 +127,13 @@ public:
       leading.push_back(TensorMapOp::create(b, loc, ptr, op.getB(), box(p.mnMajorB, rowsB),
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
-    // D's stores: boxes of one 128-byte line by a slice's 64 rows; each mirror's the same.
+    // D's stores: boxes of one 128-byte line by a slice's 64 rows (Sm90Spec::dStoreBoxRows);
+    // each mirror's the same.
     if (config.getEpilogue().getStore() == DStore::Tma)
       for (Value target : storedOperands(op))
         leading.push_back(TensorMapOp::create(
-            b, loc, ptr, target, b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), kBlockRows}),
+            b, loc, ptr, target,
+            b.getDenseI64ArrayAttr({tmaStoreLineColumns(op), spec(op).dStoreBoxRows()}),
             b.getI64IntegerAttr(kSwizzleBytes)));
     if (spec(op).needsWorkspace()) {
       int64_t bytes = 0;

@@ -26,6 +26,15 @@ void emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands, in
                           int64_t n, int64_t tileM, int64_t tileN, Value acc, Value tileRow,
                           Value tileCol, Value tid);
 
+/// The swapped form with store = tma: the consumer's 64 columns of the tile's rows through the
+/// epilog into its two TMA store buffers, up to 64 rows at a time (stmatrix.trans turns the
+/// fragments of Dᵀ into rows of D), each chunk stored in boxes of `boxRows` rows
+/// (Sm90Spec::dStoreBoxRows), so that no box reaches the next tile row. Epilogs that write D
+/// only, a 16-bit D, tile_m a multiple of 16.
+void emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands,
+                             const WgmmaEpilogFrame &f, Value acc, Value tileRow, Value tileCol,
+                             int64_t boxRows);
+
 /// Before a consumer warpgroup leaves: its issuing thread (of thread index `tid` in the
 /// block) waits until its TMA stores of D are complete.
 void emitTmaStoresDrained(Emitter &e, Value tid);
