@@ -628,6 +628,15 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                           "[144, 128, 64], mainloop = <stages = 5>" + tmaStores));
   cases.push_back(swapped(ElementType::F16, {40, 1000, 512}, "BIAS",
                           "[16, 64, 64], mainloop = <stages = 12>" + tmaStores));
+  // The heuristic's own fitted height (WgmmaHeuristic::fittedHeight, no forced configuration):
+  // 128 x 128 on 8000 x 256 x 1024, 112 x 128 on 7000 x 248 x 1040 (residue rows and columns).
+  for (auto [t, mnk, epilog] : std::vector<std::tuple<ElementType, std::array<int64_t, 3>,
+                                                      const char *>>{
+           {ElementType::BF16, {8000, 256, 1024}, "GELU_BIAS"},
+           {ElementType::F16, {7000, 248, 1040}, "BIAS"}}) {
+    auto [m, n, k] = mnk;
+    cases.push_back(Case{t, {m, k}, {n, k}, {m, n}, false, true, epilog});
+  }
   // Mirrors (D stored again to each, bytes equal to D's): each store form (tma, registers,
   // staged), clusters, split-K's and stream-K's last arrivals, the swapped form, the SIMT
   // kernel and the heuristic's own choice; odd shapes, C with f32 D.

@@ -127,14 +127,15 @@ func.func @partial_wave(%a: memref<1024x2048xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// 4416 x 512: 140 tiles of 128 x 128; 160 columns would take two waves (140 tiles), so 105 tiles
-// of 192 (TMA stores: whole lines) rather than 70 of 256.
+// 4416 x 576: 175 tiles of 128 x 128; 160 columns would take two waves (140 tiles), so 105
+// tiles of 192 (TMA stores: whole lines) rather than 105 of 224 or 256, more of which lies
+// outside D. (With N <= 512 the swapped form's fitted height comes first: @fitted_height.)
 // CHECK-LABEL: func.func @partial_wave_192
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 func.func @partial_wave_192(%a: memref<4416x1472xbf16> {mepi.alignment = 16 : i64},
-                            %b: memref<512x1472xbf16> {mepi.alignment = 16 : i64},
-                            %d: memref<4416x512xbf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<4416x1472xbf16>, memref<512x1472xbf16>) outs(%d : memref<4416x512xbf16>)
+                            %b: memref<576x1472xbf16> {mepi.alignment = 16 : i64},
+                            %d: memref<4416x576xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4416x1472xbf16>, memref<576x1472xbf16>) outs(%d : memref<4416x576xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
@@ -170,6 +171,44 @@ func.func @partial_wave_long_k(%a: memref<1024x25216xbf16> {mepi.alignment = 16 
                                %b: memref<2368x25216xbf16> {mepi.alignment = 16 : i64},
                                %d: memref<1024x2368xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<1024x25216xbf16>, memref<2368x25216xbf16>) outs(%d : memref<1024x2368xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// A narrow D (N <= 512) of few tiles: the swapped form with a fitted height, two consumers, TMA
+// stores: 11520 x 256 in 176 x 128 tiles is 66 x 2 = 132 tiles (one wave), against 90 of
+// 128 x 256.
+// CHECK-LABEL: func.func @fitted_height
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [176, 128, 64], mainloop = <stages = 5>, epilogue = <store = tma>, swapped = true>
+func.func @fitted_height(%a: memref<11520x37312xbf16> {mepi.alignment = 16 : i64},
+                         %b: memref<256x37312xbf16> {mepi.alignment = 16 : i64},
+                         %d: memref<11520x256xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<11520x37312xbf16>, memref<256x37312xbf16>) outs(%d : memref<11520x256xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// The same class where the best two-consumer height fills less than 0.85 of its waves
+// (8576 x 320: 42 x 3 = 126 tiles of 208 x 128, 384 columns for 320: 0.78): the rules'
+// 256 x 128.
+// CHECK-LABEL: func.func @fitted_height_poor_fill
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @fitted_height_poor_fill(%a: memref<8576x53568xbf16> {mepi.alignment = 16 : i64},
+                                   %b: memref<320x53568xbf16> {mepi.alignment = 16 : i64},
+                                   %d: memref<8576x320xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8576x53568xbf16>, memref<320x53568xbf16>) outs(%d : memref<8576x320xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16

@@ -230,6 +230,7 @@ struct WgmmaHeuristic {
   int64_t stagesFor(int64_t tileM, int64_t tileN) const;
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
+  KernelConfigAttr fittedHeight() const;
   bool implementable(int64_t tileM, int64_t tileN) const;
   int64_t waveFittedWidth() const;
   double waveShare(int64_t tileM, int64_t tileN, int64_t splits) const;
@@ -302,6 +303,41 @@ bool WgmmaHeuristic::partialWaveOfWideTiles() const {
   return !forced() && !pingpong && tma && p.batch == 1 && p.m > 128 && p.n > 256 &&
          p.k >= 1024 && tiles128 > target.multiprocessors &&
          2 * tiles128 <= 3 * target.multiprocessors;
+}
+
+/// Few tiles of a narrow D (N <= 512: at most four 128-column tile columns, too few to fit the
+/// width to the wave): the swapped form (Dᵀ = B Aᵀ) of two consumers (128 columns) through TMA
+/// stores, with the height (64 to 256 rows, in steps of 16) whose waves fall most inside D,
+/// where they fill it to 0.85 or more. cuBLASLt fits its tiles' height so (ncu: 176 x 128 on
+/// 11520 x 256 x 37312). Forced on the sweeps' 15 problems of this class (H100, 2026-11-27, of
+/// cuBLASLt, against the rules' choice; bench/NOTES.md): with two consumers 11520 x 256 x
+/// 37312 1.003 against 0.909, 3904 x 384 x 1792 0.95 against 0.91, 23680 x 128 x 27904 1.07
+/// against 1.04, 4416 x 512 x 1472 GELU_BIAS 0.87 against 0.84, 7552 x 128 x 54528 1.09 against
+/// 1.08, 15872 x 128 x 20992 1.04 either way; one consumer (64 columns) lost on three of nine
+/// (4992 x 448 x 8000 GELU_BIAS 0.60 against 0.91, 8576 x 320 x 53568 1.05 against 1.65), so
+/// only two.
+KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
+  constexpr double kMinShare = 0.85;
+  constexpr int64_t kMaxColumns = 512, kColumns = 128, kMinK = 1024;
+  constexpr int64_t kMinHeight = 64, kMaxHeight = 256, kHeightStep = 16;
+  if (forced() || pingpong || !tma || p.batch != 1 || p.m <= 128 || p.n > kMaxColumns ||
+      p.k < kMinK || !canSwap(op, tma) || !canUseTmaStores(op, tma, kColumns) ||
+      tileCount(128, 128) >= 2 * target.multiprocessors)
+    return {};
+  int64_t best = 0;
+  double bestShare = 0;
+  for (int64_t height = kMaxHeight; height >= kMinHeight; height -= kHeightStep)
+    if (double share = waveShare(height, kColumns, 1); share > bestShare) {
+      best = height;
+      bestShare = share;
+    }
+  if (bestShare < kMinShare)
+    return {};
+  KernelConfigAttr config = swappedTile(op, best, kColumns).withStore(DStore::Tma);
+  while (config && config.getMainloop().getStages() > 2 &&
+         !Sm90Spec(p, config, target).fitsSharedMemory())
+    config = config.withStages(config.getMainloop().getStages() - 1);
+  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
 }
 
 /// The partial wave's tile width: of the 128-row tiles 160, 192, 224 or 256 columns wide (the
@@ -503,6 +539,8 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   // (bench/NOTES.md).
   if (!pingpong && !forced() && p.m <= 32 && canSwap(op, tma))
     return swappedConfig(op, p.m, 64);
+  if (KernelConfigAttr fitted = fittedHeight())
+    return fitted;
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
   // stages. autotune() chose it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt
   // with 128 x 256 s4, 0.84-1.01 with it), and it still beats 128 x 256 in clusters for the
