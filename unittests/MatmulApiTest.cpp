@@ -350,9 +350,9 @@ TEST(MatmulApi, CandidateConfigurationsSwappedStaySwapped) {
                         std::nullopt, tb, options);
     EXPECT_EQ(errorOf([&] { forced.plan(mepi::Epilog::Bias, {tensor({29})}); }), "") << config;
   }
-  // 32 x 64 and 32 x 128, each with three quarters of its stages, and each of those four
-  // through TMA stores.
-  EXPECT_EQ(swapped, 8);
+  // 32 x 64 and 32 x 128, each with three quarters of its stages, each of those four through
+  // TMA stores (after the cost model's choice), and those with fewer stages again (3 new).
+  EXPECT_EQ(swapped, 11);
 }
 
 // The log sink hears the plan, the compile and, planning the same problem again, nothing

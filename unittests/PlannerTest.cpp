@@ -721,3 +721,21 @@ TEST(Planner, SwappedHeightsFittedToTheWaveAmongCandidates) {
                                             "splits = 3>, epilogue = <store = tma>>");
   }
 }
+
+// The swapped form's TMA-store variants come after the cost model's choice (it was not fitted
+// on them): on 64-row GELU_BIAS problems of the sweep it had taken them, and they ran 10 %
+// slower (64 x 18240 x 768 0.952 -> 0.848 of cuBLASLt, H100). The choices stay the earlier ones.
+TEST(Planner, SwappedTmaStoresAreNotTheModelsChoice) {
+  for (auto [m, n, k, expected] : std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
+           {64, 18240, 768, "tile = [64, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>>"},
+           {64, 19072, 128, "tile = [64, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>>"},
+           {64, 16576, 832,
+            "tile = [64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>>"}}) {
+    MatmulProblem p = problem(ElementType::F16, m, n, k, "GELU_BIAS", false, true);
+    p.addressAlignment = 16;
+    llvm::Expected<std::vector<std::string>> ranked = rankedKernelConfigs(p, "sm_90a");
+    ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
+    EXPECT_EQ(ranked->front(), std::string("#mepi.kernel_config<wgmma, ") + expected)
+        << m << "x" << n << "x" << k;
+  }
+}

@@ -179,6 +179,20 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
   }
   return ranked;
 }
+/// `config` with D through TMA stores (fewer stages where the two buffers per consumer would not
+/// fit beside them), or null where its epilog or D cannot take them.
+KernelConfigAttr withTmaStores(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
+                               KernelConfigAttr config) {
+  if (config.getEpilogue().getStore() == DStore::Tma ||
+      !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
+    return {};
+  KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
+  while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
+         !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
+    tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
+  return tmaStores;
+}
+
 /// A tileM x tileN tile as the heuristic would build it, and its split-K forms where K is long
 /// enough (at least 8 k-steps a split) and the units stay within two per multiprocessor.
 void addTile(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
@@ -267,7 +281,8 @@ void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const 
 }
 
 /// Forms for autotune() that the cost model was not fitted on, after its choice (so that it
-/// does not choose them): the swapped form's fitted heights (addFittedHeights) and 128 x 192.
+/// does not choose them): the swapped form's fitted heights (addFittedHeights), its TMA-store
+/// variants and 128 x 192.
 /// Forced on every problem of both seeded sweeps (H100, 2026-11-27), 128 x 192 ran 3 % or more
 /// faster than the heuristic's choice on 27 of the 248 aligned ones (832 x 1472 x 4032 in a
 /// batch of 8 1.18x, 1664 x 2816 x 192 in 38 1.16x, 192 x 46656 x 1408 1.11x, 4992 x 6272 x
@@ -276,6 +291,12 @@ void addUnfittedForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const 
                       const TargetInfo &target) {
   addTile(ranked, op, p, target, 128, 192);
   addFittedHeights(ranked, op, p, target);
+  // The swapped form through TMA stores (2026-11-27): where the model could choose them (they
+  // were among the forms before its choice), it took them for two 64-row problems of the
+  // sweep that then ran 10 % slower (64 x 18240 x 768 GELU_BIAS 0.952 -> 0.848 of cuBLASLt).
+  for (KernelConfigAttr config : SmallVector<KernelConfigAttr>(ranked))
+    if (config.getSwapped())
+      addCandidate(ranked, op, p, target, withTmaStores(op, p, target, config));
 }
 
 /// Each variant of the forms from ranked[first] on: clusters of 2, TMA stores, a shallower
@@ -295,16 +316,10 @@ void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90P
       add(config.withCluster(2));
   // D through TMA stores, for each configuration so far that may use them (fewer stages where
   // the two buffers per consumer would not fit beside them).
-  for (KernelConfigAttr config : sofar()) {
-    if (config.getEpilogue().getStore() == DStore::Tma ||
-        !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
-      continue;
-    KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
-    while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
-           !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
-      tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
-    add(tmaStores);
-  }
+  // The swapped form's come with the forms the cost model was not fitted on (addUnfittedForms).
+  for (KernelConfigAttr config : sofar())
+    if (!config.getSwapped())
+      add(withTmaStores(op, p, target, config));
   // Fewer stages leave more of the shared memory / L1 to the cache: on the fp16 65536 x 16384
   // x 8192 problem 3 stages of 128 x 256 measured 0.84 of cuBLASLt against 0.68 with 4
   // (bench/NOTES.md). The heuristic keeps the deepest pipeline; autotune() tries both.
