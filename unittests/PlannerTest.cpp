@@ -1,5 +1,6 @@
 // Planning through cubin without a GPU: a matrix of problems compiled for sm_90a, and the errors
 // a bad problem gets.
+#include "PlannerProblems.h"
 #include "Runtime/Planner.h"
 #include "mepi/IR/MepiDialect.h"
 #include "mepi/Sm90/Sm90CostModel.h"
@@ -16,25 +17,6 @@
 using namespace mepi::runtime;
 
 namespace {
-OperandLayout layout(ElementType type, std::vector<int64_t> shape) {
-  OperandLayout l{type, shape, rowMajorStrides(shape)};
-  return l;
-}
-
-MatmulProblem problem(ElementType type, int64_t m, int64_t n, int64_t k, std::string epilog,
-                      bool transA = false, bool transB = false) {
-  MatmulProblem p;
-  p.a = layout(type, transA ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k});
-  p.b = layout(type, transB ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n});
-  p.d = layout(type, {m, n});
-  p.transposeA = transA;
-  p.transposeB = transB;
-  p.epilog = epilog;
-  if (epilog.find("BIAS") != std::string::npos && epilog.find("BGRAD") == std::string::npos)
-    p.builtinInputs.push_back({"bias", layout(type, {m})});
-  return p;
-}
-
 std::string errorOf(const MatmulProblem &p) {
   llvm::Expected<std::string> planned = planModule(p);
   if (planned)
@@ -666,76 +648,4 @@ TEST(Planner, SizesPastThirtyTwoBits) {
                 .find("wgmma kernels take M, N and K of at most 2^31 - 1 (32-bit TMA "
                       "coordinates and indices), got 2147483712 x 64 x 64"),
             std::string::npos);
-}
-
-// The candidates after the heuristic's choice come fastest first by the cost model (autotune()
-// times the first 16 by default), and the heuristic's choice stays first.
-TEST(Planner, CandidatesAfterTheChoiceAreInTheCostModelsOrder) {
-  mlir::MLIRContext context;
-  context.loadDialect<mlir::mepi::MepiDialect>();
-  mlir::mepi::TargetInfo target = mlir::mepi::TargetInfo::forChip("sm_90a", 0);
-  for (auto [m, n, k] : {std::array<int64_t, 3>{1000, 2304, 1032}, {4096, 4096, 4096},
-                         {256, 768, 832}, {64, 8192, 8192}}) {
-    MatmulProblem p = problem(ElementType::BF16, m, n, k, "DEFAULT", false, true);
-    p.addressAlignment = 16;
-    llvm::Expected<std::vector<std::string>> ranked = rankedKernelConfigs(p, "sm_90a");
-    ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
-    ASSERT_GT(ranked->size(), 16u) << m << "x" << n << "x" << k;
-    llvm::Expected<CompiledKernel> chosen = describeLaunch(p, "sm_90a");
-    ASSERT_TRUE(bool(chosen)) << llvm::toString(chosen.takeError());
-    EXPECT_EQ(ranked->front(), chosen->config);
-    mlir::mepi::Sm90Problem sp;
-    sp.m = m, sp.n = n, sp.k = k;
-    double previous = 0;
-    for (size_t i = 1; i < ranked->size(); ++i) {
-      auto config = llvm::dyn_cast_or_null<mlir::mepi::KernelConfigAttr>(
-          mlir::parseAttribute((*ranked)[i], &context));
-      ASSERT_TRUE(bool(config)) << (*ranked)[i];
-      double predicted = mlir::mepi::predictMicroseconds(sp, config, target, false);
-      EXPECT_GE(predicted, previous) << m << "x" << n << "x" << k << " candidate " << i << " "
-                                     << (*ranked)[i];
-      previous = predicted;
-    }
-  }
-}
-
-// autotune()'s candidates hold the swapped form with its height fitted to the wave (cuBLASLt's
-// tiles there): 11520 x 256 in 176-row tiles of two consumers is 66 x 2 = 132 tiles, one whole
-// wave, which the heuristic takes through TMA stores (WgmmaHeuristic::fittedHeight); 4800 x 128
-// in 80-row tiles of one consumer 60 x 2 = 120, which it does not take (one consumer).
-TEST(Planner, SwappedHeightsFittedToTheWaveAmongCandidates) {
-  for (auto [m, n, k, fitted] : std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
-           {11520, 256, 37312, "tile = [176, 128, 64], mainloop = <stages = 5>, swapped = true>"},
-           {4800, 128, 8064, "tile = [80, 64, 64], mainloop = <stages = 11>, swapped = true>"}}) {
-    MatmulProblem p = problem(ElementType::BF16, m, n, k, "DEFAULT", false, true);
-    p.addressAlignment = 16;
-    llvm::Expected<std::vector<std::string>> ranked = rankedKernelConfigs(p, "sm_90a");
-    ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
-    std::string config = std::string("#mepi.kernel_config<wgmma, ") + fitted;
-    EXPECT_NE(std::find(ranked->begin(), ranked->end(), config), ranked->end()) << config;
-    EXPECT_EQ(ranked->front(), m == 11520 ? "#mepi.kernel_config<wgmma, tile = [176, 128, 64], "
-                                            "mainloop = <stages = 5>, epilogue = <store = tma>, "
-                                            "swapped = true>"
-                                          : "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
-                                            "mainloop = <stages = 6>, scheduler = <split_k, "
-                                            "splits = 3>, epilogue = <store = tma>>");
-  }
-}
-
-// The swapped form's TMA-store variants come after the cost model's choice (it was not fitted
-// on them): on 64-row GELU_BIAS problems of the sweep it had taken them, and they ran 10 %
-// slower (64 x 18240 x 768 0.952 -> 0.848 of cuBLASLt, H100). The choices stay the earlier ones.
-TEST(Planner, SwappedTmaStoresAreNotTheModelsChoice) {
-  for (auto [m, n, k, expected] : std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
-           {64, 18240, 768, "tile = [64, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>>"},
-           {64, 19072, 128, "tile = [64, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>>"},
-           {64, 16576, 832,
-            "tile = [64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>>"}}) {
-    MatmulProblem p = problem(ElementType::F16, m, n, k, "GELU_BIAS", false, true);
-    p.addressAlignment = 16;
-    llvm::Expected<std::vector<std::string>> ranked = rankedKernelConfigs(p, "sm_90a");
-    ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
-    EXPECT_EQ(ranked->front(), std::string("#mepi.kernel_config<wgmma, ") + expected)
-        << m << "x" << n << "x" << k;
-  }
 }
