@@ -31,6 +31,11 @@ bool canSwap(MatmulOp op, bool tmaLoads);
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN);
 /// The swapped form of tiles `tileM` rows (a multiple of 8 up to 256) by `tileN` columns.
 KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
+/// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways
+/// along K that falls inside D: work units over the waves they take (a partial wave costs a
+/// whole one), times D's area over the tiles' area.
+double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
+                 int64_t splits = 1);
 /// Whether D can go through TMA stores with `tileN`-column tiles.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);
 /// `config` as stream-K where that runs and (`heuristic`) its rule takes it, else `config`.

@@ -240,18 +240,6 @@ void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Prob
     add(chooseWgmmaConfig(op, target, 256, 128));
 }
 
-/// The share of the multiprocessors' time in waves of tileM x tileN tiles that falls inside D:
-/// tiles over the waves they take (a partial wave costs a whole one), times D's area over the
-/// tiles' (WgmmaHeuristic::waveShare without splits).
-double tileWaveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM,
-                     int64_t tileN) {
-  int64_t rows = llvm::divideCeil(p.m, tileM), cols = llvm::divideCeil(p.n, tileN);
-  int64_t tiles = p.batch * rows * cols;
-  int64_t waves = llvm::divideCeil(tiles, target.multiprocessors);
-  return double(tiles) / double(waves * target.multiprocessors) * double(p.m) * double(p.n) /
-         (double(rows * tileM) * double(cols * tileN));
-}
-
 /// The swapped form (Dᵀ = B Aᵀ) with its height fitted to the wave, for M over 64: for one and
 /// two consumers (64 and 128 columns) the height, a multiple of 16 from 64 to 256, whose tiles'
 /// waves fall most inside D (the taller on ties). Lower heights filled the waves of problems of
@@ -272,7 +260,7 @@ void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const 
     int64_t best = 0;
     double bestShare = 0;
     for (int64_t tileM = kMaxHeight; tileM >= kMinHeight; tileM -= kHeightStep)
-      if (double share = tileWaveShare(p, target, tileM, tileN); share > bestShare) {
+      if (double share = waveShare(p, target, tileM, tileN); share > bestShare) {
         best = tileM;
         bestShare = share;
       }

@@ -138,6 +138,15 @@ KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN) {
                                /*swapped=*/true);
 }
 
+double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
+                 int64_t splits) {
+  int64_t rows = llvm::divideCeil(p.m, tileM), cols = llvm::divideCeil(p.n, tileN);
+  int64_t units = p.batch * rows * cols * splits;
+  int64_t waves = llvm::divideCeil(units, target.multiprocessors);
+  return double(units) / double(waves * target.multiprocessors) * double(p.m) * double(p.n) /
+         (double(rows * tileM) * double(cols * tileN));
+}
+
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
 /// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
@@ -370,16 +379,8 @@ bool WgmmaHeuristic::implementable(int64_t tileM, int64_t tileN) const {
   return shape && Sm90Spec(p, shape, target).canImplement();
 }
 
-/// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways
-/// along K that falls inside D: work units over the waves they take (a partial wave costs a
-/// whole one), times D's area over the tiles' area.
 double WgmmaHeuristic::waveShare(int64_t tileM, int64_t tileN, int64_t splits) const {
-  int64_t units = tileCount(tileM, tileN) * splits;
-  int64_t waves = llvm::divideCeil(units, target.multiprocessors);
-  double covered = double(llvm::divideCeil(p.m, tileM) * tileM) *
-                   double(llvm::divideCeil(p.n, tileN) * tileN);
-  return double(units) / double(waves * target.multiprocessors) * double(p.m) * double(p.n) /
-         covered;
+  return mlir::mepi::rules::waveShare(p, target, tileM, tileN, splits);
 }
 
 /// Split-K's tile width fitted to the wave, as the partial wave's (waveFittedWidth): of the
