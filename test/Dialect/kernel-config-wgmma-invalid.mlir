@@ -85,8 +85,8 @@ func.func private @swapped_tile_tall() attributes {c = #mepi.kernel_config<wgmma
 
 // -----
 
-// expected-error @+1 {{expected no splits, pingpong, cluster or store other than tma for a swapped wgmma kernel}}
-func.func private @swapped_splits() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16>, scheduler = <split_k, splits = 2>, swapped = true>}
+// expected-error @+1 {{expected no pingpong, cluster or store other than tma for a swapped wgmma kernel}}
+func.func private @swapped_cluster() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16, cluster = 2>, swapped = true>}
 
 // -----
 

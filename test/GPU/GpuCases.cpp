@@ -628,6 +628,16 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                           "[144, 128, 64], mainloop = <stages = 5>" + tmaStores));
   cases.push_back(swapped(ElementType::F16, {40, 1000, 512}, "BIAS",
                           "[16, 64, 64], mainloop = <stages = 12>" + tmaStores));
+  // The swapped form split along K (cuBLASLt's 80 x 128 in 11 splits on few tiles of long K):
+  // k ranges of unequal k-steps (K = 5000: 79 k-steps in 11), residue rows and columns, element
+  // stores of a D whose rows are not 16-byte (190 columns), C with f32 D.
+  const std::string splits = ", scheduler = <split_k, splits = ";
+  cases.push_back(swapped(ElementType::BF16, {320, 384, 5000}, "GELU_BIAS",
+                          "[80, 128, 64], mainloop = <stages = 7>" + splits + "11>" + tmaStores));
+  cases.push_back(swapped(ElementType::F16, {250, 190, 7000}, "RELU_BIAS",
+                          "[32, 64, 64], mainloop = <stages = 16>" + splits + "5>"));
+  cases.push_back(withCIntoF32(swapped(ElementType::BF16, {300, 200, 3000}, "BIAS",
+                                       "[48, 128, 64], mainloop = <stages = 8>" + splits + "7>")));
   // The heuristic's own fitted height (WgmmaHeuristic::fittedHeight, no forced configuration):
   // 128 x 128 on 8000 x 256 x 1024, 112 x 128 on 7000 x 248 x 1040 (residue rows and columns).
   for (auto [t, mnk, epilog] : std::vector<std::tuple<ElementType, std::array<int64_t, 3>,

@@ -117,9 +117,10 @@ static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
     return Why() << "expected tile_k 64 for wgmma, got " << f.tileK;
   if (f.stages < 2 || f.stages > 16)
     return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << f.stages;
-  if (f.splits != 1 || f.pingpong || f.cluster != 1 || f.store == DStore::Registers)
-    return Why() << "expected no splits, pingpong, cluster or store other than tma for a "
-                    "swapped wgmma kernel";
+  // Split-K sums each consumer's fragments in fragment order, whichever way they map to D.
+  if (f.pingpong || f.cluster != 1 || f.store == DStore::Registers)
+    return Why() << "expected no pingpong, cluster or store other than tma for a swapped wgmma "
+                    "kernel";
   return std::nullopt;
 }
 
