@@ -38,6 +38,8 @@ double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, 
                  int64_t splits = 1);
 /// Whether D can go through TMA stores with `tileN`-column tiles.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);
+/// How D leaves a tileM x tileN tile by default (TMA stores, registers or staged).
+DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bool tmaLoads);
 /// `config` as stream-K where that runs and (`heuristic`) its rule takes it, else `config`.
 KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
                              KernelConfigAttr config, bool heuristic = false);

@@ -1,0 +1,263 @@
+// The heuristic's shared rules (KernelRules.h): what an operand or epilog allows (TMA, the
+// swapped form, TMA stores), the SIMT tile, stream-K's rule, the wave arithmetic and the grouped
+// forms. The wgmma heuristic itself: SelectKernelConfig.cpp.
+#include "KernelRules.h"
+#include "mepi/Library/ApproximateOps.h"
+#include "mepi/Sm90/EpilogScratch.h"
+#include "mepi/Sm90/Sm90Spec.h"
+
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace mlir::mepi::rules {
+/// SIMT heuristic: 256 threads per block, threadIdx.x along N so that loads of B and stores of D
+/// are coalesced; narrow outputs give their unused columns to rows instead of idling threads.
+KernelConfigAttr chooseSimtConfig(MatmulOp op, int64_t forcedM, int64_t forcedN) {
+  constexpr int64_t kThreads = 256, kDefaultTileN = 16;
+  int64_t n = op.getD().getType().getShape().back();
+  int64_t tileN = kDefaultTileN;
+  if (!ShapedType::isDynamic(n) && n < kDefaultTileN)
+    tileN =
+        static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
+  if (forcedN > 0)
+    tileN = forcedN;
+  int64_t tileM = forcedM > 0 ? forcedM : std::max<int64_t>(1, kThreads / tileN);
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Simt, tileM, tileN, 1);
+}
+
+/// A static memref of 8-bit, 16-bit or 32-bit floats with contiguous rows and static strides:
+/// K-major (A, or B given as [N, K] with transpose_b) or MN-major (A given as [K, M] with
+/// transpose_a, or B [K, N]), with or without batch dimensions.
+bool isRowContiguousOperand(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  if (type.getRank() < 2 || !type.hasStaticShape() || (bits != 8 && bits != 16 && bits != 32) ||
+      !isa<FloatType>(type.getElementType()))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) && offset == 0 &&
+         strides.back() == 1 && llvm::none_of(strides, ShapedType::isDynamic);
+}
+
+/// Whether a TMA descriptor can describe the operand (mepi.tensor_map's rules): rows, and the
+/// batch elements of its batch dimensions that do not broadcast, start every 16 bytes, at a
+/// 16-byte aligned address.
+bool isTmaOperand(Value value) {
+  return getPromisedAlignment(value) >= 16 &&
+         !whyNotTmaAddressable(cast<MemRefType>(value.getType()));
+}
+
+/// Whether the wgmma family can run `op` (see the pass description). Batched problems need
+/// TMA loads and an epilog without operand sums or reductions; f32 A and B (at TF32 precision,
+/// or at f32's split into TF32 parts, then unbatched) and 8-bit ones (an fp8 pair, which the
+/// verifier checks) need them K-major and read through TMA, without operand sums
+/// (Sm90Spec::whyNot).
+bool isWgmmaEligible(MatmulOp op) {
+  Type aElt = op.getA().getType().getElementType();
+  bool f32 = aElt.isF32();
+  if (f32 && op.getCompute() != ComputeType::TF32 && op.getD().getType().getRank() != 2)
+    return false;
+  bool fp8 = aElt.getIntOrFloatBitWidth() == 8;
+  if (!fp8 &&
+      (aElt != op.getB().getType().getElementType() || !(aElt.isBF16() || aElt.isF16() || f32)))
+    return false;
+  if ((f32 || fp8) && (op.getTransposeA() || !op.getTransposeB() || !isTmaOperand(op.getA()) ||
+                        !isTmaOperand(op.getB()) || op.getASums() || op.getBSums()))
+    return false;
+  MemRefType dType = op.getD().getType();
+  if (dType.getRank() < 2 || !dType.hasStaticShape() || !isRowContiguousOperand(op.getA()) ||
+      !isRowContiguousOperand(op.getB()))
+    return false;
+  if (dType.getRank() == 2)
+    return true;
+  return isTmaOperand(op.getA()) && isTmaOperand(op.getB()) && !op.getASums() && !op.getBSums() &&
+         op.getReductions().empty();
+}
+
+/// What the epilog spends per element (EpilogCost): a call, a division or a transcendental math
+/// op makes it Approximate where each is one approximate instruction (ApproximateOps.h), else
+/// Expanded.
+EpilogCost epilogCost(MatmulOp op) {
+  EpilogCost cost = EpilogCost::Arithmetic;
+  op.getEpilog().walk([&](Operation *inner) {
+    StringRef name = inner->getName().getStringRef();
+    bool special = isa<CallOpInterface>(inner) || name == "arith.divf" || name == "arith.remf" ||
+                   (name.starts_with("math.") && name != "math.fma" && name != "math.absf" &&
+                    name != "math.copysign");
+    if (!special)
+      return WalkResult::advance();
+    if (approximateInstruction(inner)) {
+      cost = EpilogCost::Approximate;
+      return WalkResult::advance();
+    }
+    cost = EpilogCost::Expanded;
+    return WalkResult::interrupt();
+  });
+  return cost;
+}
+
+/// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
+/// element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
+bool canSwap(MatmulOp op, bool tmaLoads) {
+  return tmaLoads && op.getD().getType().getRank() == 2 &&
+         op.getA().getType().getElementTypeBitWidth() == 16 && !op.getTransposeA() &&
+         op.getTransposeB() && !op.getASums() && !op.getBSums() && op.getReductions().empty();
+}
+
+/// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`
+/// columns (one consumer per 64).
+KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
+  return swappedTile(op, m <= 16 ? 16 : m <= 32 ? 32 : 64, tileN);
+}
+
+/// The swapped form of tileM x tileN tiles with as many stages as fit in ~200 KiB, at most 16.
+KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN) {
+  int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * sm90::kSwizzleBytes));
+  // Built whole: a 16- or 32-row tile exists only in the swapped form.
+  MLIRContext *ctx = op.getContext();
+  return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64,
+                               MainloopConfigAttr::get(ctx, stages, /*tma=*/true,
+                                                       /*pingpong=*/false, /*cluster=*/1,
+                                                       /*promote=*/0, Multicast::B),
+                               SchedulerConfigAttr::get(ctx), EpilogueConfigAttr::get(ctx),
+                               /*swapped=*/true);
+}
+
+double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
+                 int64_t splits) {
+  int64_t rows = llvm::divideCeil(p.m, tileM), cols = llvm::divideCeil(p.n, tileN);
+  int64_t units = p.batch * rows * cols * splits;
+  int64_t waves = llvm::divideCeil(units, target.multiprocessors);
+  return double(units) / double(waves * target.multiprocessors) * double(p.m) * double(p.n) /
+         (double(rows * tileM) * double(cols * tileN));
+}
+
+/// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
+/// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
+bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
+  if (!tmaLoads || !canStoreDThroughTma(op))
+    return false;
+  return tileN % tmaStoreLineColumns(op) == 0;
+}
+
+/// How the epilog writes D by default. Through TMA stores where it may in the kernels with
+/// 128-row slices pairs (the stores leave the consumer's path; on the H200 against the
+/// previous choice, interleaved: 128 x 256 in clusters +4 to +11 %, ping-pong +2 to +6 %,
+/// bench/NOTES.md); the 64-row kernels of short M keep what they measured best so far. Else
+/// from the registers in the cooperative 128-row kernels when the epilog writes D only, which
+/// gained 1-12 % there; the ping-pong and 256-row kernels lost 2-6 % by it (their epilog
+/// overlaps a main loop, which the scattered 4-byte stores slow down), and so did the 64-row
+/// ones of short M (decode16 GELU_BIAS 0.83 -> 0.77). Elsewhere through shared memory.
+DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bool tmaLoads) {
+  if (tileM >= 128 && canUseTmaStores(op, tmaLoads, tileN))
+    return DStore::Tma;
+  return !pingpong && tileM == 128 && canStoreDFromRegisters(op) ? DStore::Registers
+                                                                 : DStore::Staged;
+}
+
+/// The stream-K form of a cooperative configuration whose last wave of work units leaves
+/// walkers (the multiprocessors, or their clusters) idle, for autotune(); with `heuristic`,
+/// only where the heuristic takes it. Of U = W * G + R units on G walkers, whole units take
+/// W + 1 waves, stream-K about W + 1.5 R / G (its ranges ran up to ~1.5x slower than whole
+/// units on the H200: each starts at its own k-step, and the shared units' records). Measured
+/// on the H200 (bench/NOTES.md): 2100 x 2000 x 4096 (72 pair units on 66 clusters) 397 -> 482
+/// TFLOP/s, 4096 x 4224 x 8192 (272) 693 -> 757; 16384 x 8192 x 8192 (2048, a predicted 3 %)
+/// 700-744 -> 710-733, within the spread; 4095 x 4097 x 4099 (272 too, but with D staged at
+/// 345 TFLOP/s the tail is not its time) 349 -> 346; 4096 x 14336 x 4096 (a last wave of 38 of
+/// 66) 808 -> 796, 4096 x 4096 x 14336 (58 of 66) 831 -> 818. So the heuristic takes it where
+/// the last wave is at most half full, the prediction gains 5 % or more and D goes through TMA
+/// stores.
+KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
+                             KernelConfigAttr config, bool heuristic) {
+  KernelConfigAttr streamK = config.withStreamk(true);
+  // Not for operand sums, reductions or batched problems (Sm90Spec::whyNot).
+  if (!streamK || !Sm90Spec(p, streamK, target).canImplement())
+    return config;
+  Sm90Spec spec(p, streamK, target);
+  int64_t units = spec.workUnits();
+  int64_t walkers = target.multiprocessors / config.getMainloop().getCluster();
+  int64_t waves = units / walkers, tail = units % walkers;
+  // Ranges need k-steps to share (kMinStreamKSteps or more a range), and the kernel's walk
+  // divides exactly below kMaxStreamKSteps in all.
+  int64_t kSteps = spec.kSteps();
+  if (units <= walkers || tail == 0 || kSteps < sm90::kMinStreamKSteps ||
+      units * kSteps >= sm90::kMaxStreamKSteps)
+    return config;
+  // R <= G / 2 and (1 - 1.5 R / G) / (W + 1) >= 0.05, in integers. Not for 8-bit A and B:
+  // on the H200 (e4m3, fast accumulation) each problem the rule gave stream-K ran at 0.57-0.91
+  // of cuBLASLt (2048 x 5120 x 5120 0.77, 4096 x 4112 x 4128 0.81, the sweep's 6016 x 736 x
+  // 4544 0.60 and 1168 x 1920 x 2848 0.57) against 0.98-1.00 for the whole-unit kernels of the
+  // large shapes (bench/NOTES.md).
+  if (heuristic && p.elementBytes == 1)
+    return config;
+  if (heuristic && (config.getEpilogue().getStore() != DStore::Tma || 2 * tail > walkers ||
+                    10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
+    return config;
+  return streamK;
+}
+
+/// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K
+/// or stream-K), no clusters. TMA stores stay: the slices inside their group take them.
+KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
+  if (!config || config.getStrategy() != KernelStrategy::Wgmma)
+    return config;
+  return config.withSplits(1).withStreamk(false).withCluster(1);
+}
+
+/// A grouped problem's configuration, from the groups' mean rows T / S (their sizes are known
+/// on the device only): 64-row tiles where groups average 64 rows or fewer (decode-like
+/// calls: a 128-row tile would be mostly outside its group), else 128; 256 columns where the
+/// tiles of the mean group sizes still give each multiprocessor one, else 128 (64 for a D of
+/// at most 64 columns).
+///
+/// An Expanded epilog over a main loop of K <= 4096 takes ping-pong 128 x 128 with TMA stores,
+/// as dense problems do (each consumer's epilog runs under the other's main loop). On the H200
+/// (mepi-bench --grouped, 2026-11-23, against the dense GEMM of the same FLOPs), GELU_BIAS
+/// (then Expanded) cooperative 128 x 256 -> ping-pong: mixtral-up (K = 4096) 0.81 -> 0.99,
+/// qwen3-up (2048) 0.66 -> 0.74; qwen3-down (768) 0.48 either way; mixtral-down (14336)
+/// 0.92 -> 0.49, and DEFAULT within 1 % at K = 4096. Since the seven-instruction GELU and the
+/// column inputs loaded a line ahead, cooperative 128 x 256 wins (H100, 2026-11-26, TFLOP/s
+/// against ping-pong): mixtral-up 677 / 646, qwen3-up 585 / 563, qwen3-down 462 / 393
+/// (bench/NOTES.md).
+KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
+  Sm90Problem p = Sm90Problem::of(op);
+  int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
+  int64_t tileM = meanRows <= 64 ? 64 : 128;
+  auto tileRows = [&](int64_t rows) { return p.groups * llvm::divideCeil(meanRows, rows); };
+  int64_t tileN = p.n <= 64 ? 64 : 128;
+  if (tileM == 128 && p.k <= 4096 && epilogCost(op) == EpilogCost::Expanded &&
+      canUseTmaStores(op, true, 128))
+    if (KernelConfigAttr config = chooseWgmmaConfig(op, target, 128, 128)) {
+      config = config.withPingpong(true).withStages(4).withStore(DStore::Tma);
+      if (config && Sm90Spec(p, config, target).canImplement())
+        return asGrouped(op, config);
+    }
+  if (tileM == 128 && p.n >= 256 &&
+      tileRows(tileM) * llvm::divideCeil(p.n, 256) >= target.multiprocessors)
+    tileN = 256;
+  return asGrouped(op, chooseWgmmaConfig(op, target, tileM, tileN));
+}
+
+/// Grouped along K (weight gradients: each group's own D over its slice of K): S batch
+/// elements of M x N, each of K / S elements of K on average. 128 x 256 where those tiles
+/// still give every multiprocessor one, else 128 x 128 (64 columns for a D of at most 64).
+/// Cooperative with TMA stores: on the H200 (mepi-bench --grouped-k, 2026-11-26) 128 x 256 s4
+/// beat 128 x 128 s6, 256 x 128 s4, ping-pong 128 x 128 and 64 x 256, and register stores
+/// (0.30 against 0.48 of dense on the many-group shapes) on all five shapes (bench/NOTES.md).
+KernelConfigAttr chooseKGroupedConfig(MatmulOp op, const TargetInfo &target) {
+  Sm90Problem p = Sm90Problem::of(op);
+  int64_t tileN = p.n <= 64 ? 64 : 128;
+  int64_t wideTiles = p.batch * llvm::divideCeil(p.m, 128) * llvm::divideCeil(p.n, 256);
+  if (p.n >= 256 && wideTiles >= target.multiprocessors)
+    tileN = 256;
+  return asGrouped(op, chooseWgmmaConfig(op, target, 128, tileN));
+}
+
+} // namespace mlir::mepi::rules
