@@ -51,7 +51,8 @@ TEST(Planner, CandidatesAfterTheChoiceAreInTheCostModelsOrder) {
 // autotune()'s candidates hold the swapped form with its height fitted to the wave (cuBLASLt's
 // tiles there): 11520 x 256 in 176-row tiles of two consumers is 66 x 2 = 132 tiles, one whole
 // wave, which the heuristic takes through TMA stores (WgmmaHeuristic::fittedHeight); 4800 x 128
-// in 80-row tiles of one consumer 60 x 2 = 120, which it does not take (one consumer).
+// in 80-row tiles of one consumer 60 x 2 = 120, which it does not take (one consumer): it takes
+// 100 tiles of 48 rows and two consumers there (WgmmaHeuristic::lowSplitHeight).
 TEST(Planner, SwappedHeightsFittedToTheWaveAmongCandidates) {
   for (auto [m, n, k, fitted] : std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
            {11520, 256, 37312, "tile = [176, 128, 64], mainloop = <stages = 5>, swapped = true>"},
@@ -65,9 +66,9 @@ TEST(Planner, SwappedHeightsFittedToTheWaveAmongCandidates) {
     EXPECT_EQ(ranked->front(), m == 11520 ? "#mepi.kernel_config<wgmma, tile = [176, 128, 64], "
                                             "mainloop = <stages = 5>, epilogue = <store = tma>, "
                                             "swapped = true>"
-                                          : "#mepi.kernel_config<wgmma, tile = [128, 128, 64], "
-                                            "mainloop = <stages = 6>, scheduler = <split_k, "
-                                            "splits = 3>, epilogue = <store = tma>>");
+                                          : "#mepi.kernel_config<wgmma, tile = [48, 128, 64], "
+                                            "mainloop = <stages = 8>, epilogue = <store = tma>, "
+                                            "swapped = true>");
   }
 }
 

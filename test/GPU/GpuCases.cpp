@@ -639,11 +639,15 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   cases.push_back(withCIntoF32(swapped(ElementType::BF16, {300, 200, 3000}, "BIAS",
                                        "[48, 128, 64], mainloop = <stages = 8>" + splits + "7>")));
   // The heuristic's own fitted height (WgmmaHeuristic::fittedHeight, no forced configuration):
-  // 128 x 128 on 8000 x 256 x 1024, 112 x 128 on 7000 x 248 x 1040 (residue rows and columns).
+  // 128 x 128 on 8000 x 256 x 1024, 112 x 128 on 7000 x 248 x 1040 (residue rows and columns);
+  // its low heights (lowSplitHeight): 48 x 128 in 7 splits on 770 x 128 x 12008, unsplit on
+  // 2500 x 248 x 4104 (residue rows, columns and K).
   for (auto [t, mnk, epilog] : std::vector<std::tuple<ElementType, std::array<int64_t, 3>,
                                                       const char *>>{
            {ElementType::BF16, {8000, 256, 1024}, "GELU_BIAS"},
-           {ElementType::F16, {7000, 248, 1040}, "BIAS"}}) {
+           {ElementType::F16, {7000, 248, 1040}, "BIAS"},
+           {ElementType::BF16, {770, 128, 12008}, "GELU_BIAS"},
+           {ElementType::F16, {2500, 248, 4104}, "RELU_BIAS"}}) {
     auto [m, n, k] = mnk;
     cases.push_back(Case{t, {m, k}, {n, k}, {m, n}, false, true, epilog});
   }

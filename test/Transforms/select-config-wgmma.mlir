@@ -200,6 +200,60 @@ func.func @fitted_height(%a: memref<11520x37312xbf16> {mepi.alignment = 16 : i64
 
 // -----
 
+// Where no height of 64 rows or more fills the wave: 48-row swapped tiles of two consumers,
+// split along K into as many ranges as one wave holds (WgmmaHeuristic::lowSplitHeight):
+// 768 x 128 is 16 tiles, in 8 splits of 32 k-steps 128 units; 4800 x 128 is 100 tiles unsplit.
+// CHECK-LABEL: func.func @low_split_height
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [48, 128, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 8>, epilogue = <store = tma>, swapped = true>
+func.func @low_split_height(%a: memref<768x16128xbf16> {mepi.alignment = 16 : i64},
+                           %b: memref<128x16128xbf16> {mepi.alignment = 16 : i64},
+                           %d: memref<768x128xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<768x16128xbf16>, memref<128x16128xbf16>) outs(%d : memref<768x128xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @low_height_whole_units
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [48, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>, swapped = true>
+func.func @low_height_whole_units(%a: memref<4800x8064xbf16> {mepi.alignment = 16 : i64},
+                                 %b: memref<128x8064xbf16> {mepi.alignment = 16 : i64},
+                                 %d: memref<4800x128xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4800x8064xbf16>, memref<128x8064xbf16>) outs(%d : memref<4800x128xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// N = 192: a quarter of the 128-column tiles' columns would lie outside D (48-row tiles ran
+// 1.2-1.3x slower there): the unswapped split-K tiles stay.
+// CHECK-LABEL: func.func @low_height_not_for_192_columns
+// CHECK-NOT: swapped = true
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>, epilogue = <store = tma>>
+func.func @low_height_not_for_192_columns(%a: memref<1024x8768xbf16> {mepi.alignment = 16 : i64},
+                                         %b: memref<192x8768xbf16> {mepi.alignment = 16 : i64},
+                                         %d: memref<1024x192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1024x8768xbf16>, memref<192x8768xbf16>) outs(%d : memref<1024x192xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // The same class where the best two-consumer height fills less than 0.85 of its waves
 // (8576 x 320: 42 x 3 = 126 tiles of 208 x 128, 384 columns for 320: 0.78): the rules'
 // 256 x 128.

@@ -139,6 +139,16 @@ double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, 
          (double(rows * tileM) * double(cols * tileN));
 }
 
+int64_t waveSplits(const Sm90Problem &p, const TargetInfo &target, int64_t tiles) {
+  // Each range long enough that the pipeline's fill stays a small part of a unit.
+  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
+  if (2 * tiles > target.multiprocessors)
+    return 1;
+  int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
+  return std::max<int64_t>(
+      1, std::min({target.multiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
+}
+
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
 /// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {

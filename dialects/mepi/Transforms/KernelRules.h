@@ -36,6 +36,10 @@ KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
 /// whole one), times D's area over the tiles' area.
 double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
                  int64_t splits = 1);
+/// Split-K's splits for `tiles` tiles: as many k ranges as one wave holds (units up to the
+/// multiprocessors), each of at least 8 k-steps, at most 16; 1 where the tiles alone fill half
+/// of the machine.
+int64_t waveSplits(const Sm90Problem &p, const TargetInfo &target, int64_t tiles);
 /// Whether D can go through TMA stores with `tileN`-column tiles.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);
 /// How D leaves a tileM x tileN tile by default (TMA stores, registers or staged).

@@ -242,21 +242,32 @@ void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Prob
 
 /// The swapped form (Dᵀ = B Aᵀ) with its height fitted to the wave, for M over 64: for one and
 /// two consumers (64 and 128 columns) the height, a multiple of 16 from 64 to 256, whose tiles'
-/// waves fall most inside D (the taller on ties). Lower heights filled the waves of problems of
-/// a few hundred rows but ran 1.5-2.4x the fastest candidate's time there (16 x 64 on 320 x 128
-/// x 11072 and 384 x 128 x 22976, H100, `autotune-narrow-n.log`). cuBLASLt fits its tiles' height so (ncu,
-/// bench/NOTES.md: 176 x 128 on 11520 x 256 x 37312, 96 x 64 on 4800 x 128 x 8064), and for a
-/// row-major D that is the swapped orientation. Forced (H100, 2026-11-27, of cuBLASLt): those two
-/// 0.993 and 0.954 against the heuristic's 0.894 and 0.834, 2240 x 512 x 1280 144 x 64 0.88
-/// against 0.82; but 4096^3 256 x 128 0.87 against 0.98 and 4416 x 512 x 1472 GELU_BIAS
-/// 144 x 128 0.71 against 0.84 (its epilog stores D element by element), so no rule takes it.
+/// waves fall most inside D (the taller on ties), and the low heights 32, 48 and 80 split
+/// along K into as many ranges as one wave holds (waveSplits). cuBLASLt fits its tiles' height
+/// so (ncu, bench/NOTES.md: 176 x 128 on 11520 x 256 x 37312, 96 x 64 on 4800 x 128 x 8064, 80
+/// x 128 in 11 splits on 320 x 384 x 55168), and for a row-major D that is the swapped
+/// orientation. The heuristic takes the two-consumer ones where they fill the wave
+/// (WgmmaHeuristic::fittedHeight); forced on few-tile long-K problems (H100, 2026-11-27,
+/// bench/results/swapped-split-forced.log) the low split heights were the fastest of all
+/// candidates on 4800 x 128 x 8064, 768 x 128 x 16128, 128 x 1152 x 8704 (80 x 64 in 3) and
+/// 64 x 5120 x 7488 (32 x 128), 2-13 % faster than the rules' choice.
 void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
   constexpr int64_t kMinHeight = 64, kMaxHeight = 256, kHeightStep = 16;
   bool tmaLoads = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
-  if (p.batch != 1 || p.m <= 64 || !canSwap(op, tmaLoads))
+  if (p.batch != 1 || !canSwap(op, tmaLoads))
     return;
   for (int64_t tileN : {64, 128}) {
+    for (int64_t tileM : {32, 48, 80}) {
+      if (tileM > p.m)
+        continue;
+      int64_t tiles = llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+      KernelConfigAttr low = swappedTile(op, tileM, tileN);
+      int64_t splits = waveSplits(p, target, tiles);
+      addCandidate(ranked, op, p, target, splits > 1 && low ? low.withSplits(splits) : low);
+    }
+    if (p.m <= 64)
+      continue;
     int64_t best = 0;
     double bestShare = 0;
     for (int64_t tileM = kMaxHeight; tileM >= kMinHeight; tileM -= kHeightStep)

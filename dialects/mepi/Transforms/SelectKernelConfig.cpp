@@ -21,6 +21,9 @@ using namespace mlir::mepi;
 using namespace mlir::mepi::rules;
 
 namespace mlir::mepi::rules {
+/// The swapped form's fitted tiles (WgmmaHeuristic::fittedHeight): two consumers of 64 columns.
+constexpr int64_t kSwappedColumns = 128;
+
 /// Short M (one 64-row consumer): below kShortMWideKSteps k-steps a tile is mostly its loads
 /// and stores, so the narrower 64 x 128 tile (WgmmaHeuristic::wideTile); at most
 /// kShortMTmaStoreKSteps, the epilog's stores weigh as much as the main loop, so TMA stores
@@ -50,6 +53,8 @@ struct WgmmaHeuristic {
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
   KernelConfigAttr fittedHeight() const;
+  KernelConfigAttr lowSplitHeight() const;
+  KernelConfigAttr swappedTmaTile(int64_t height, int64_t splits) const;
   bool implementable(int64_t tileM, int64_t tileN) const;
   int64_t waveFittedWidth() const;
   double waveShare(int64_t tileM, int64_t tileN, int64_t splits) const;
@@ -137,22 +142,56 @@ bool WgmmaHeuristic::partialWaveOfWideTiles() const {
 /// only two.
 KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
   constexpr double kMinShare = 0.85;
-  constexpr int64_t kMaxColumns = 512, kColumns = 128, kMinK = 1024;
+  constexpr int64_t kMaxColumns = 512, kMinK = 1024;
   constexpr int64_t kMinHeight = 64, kMaxHeight = 256, kHeightStep = 16;
   if (forced() || pingpong || !tma || p.batch != 1 || p.m <= 128 || p.n > kMaxColumns ||
-      p.k < kMinK || !canSwap(op, tma) || !canUseTmaStores(op, tma, kColumns) ||
+      p.k < kMinK || !canSwap(op, tma) || !canUseTmaStores(op, tma, kSwappedColumns) ||
       tileCount(128, 128) >= 2 * target.multiprocessors)
     return {};
   int64_t best = 0;
   double bestShare = 0;
   for (int64_t height = kMaxHeight; height >= kMinHeight; height -= kHeightStep)
-    if (double share = waveShare(height, kColumns, 1); share > bestShare) {
+    if (double share = waveShare(height, kSwappedColumns, 1); share > bestShare) {
       best = height;
       bestShare = share;
     }
-  if (bestShare < kMinShare)
+  if (bestShare >= kMinShare)
+    return swappedTmaTile(best, 1);
+  return lowSplitHeight();
+}
+
+/// Where no height of 64 rows or more fills the wave (fittedHeight), a D whose 128-column tiles
+/// lie inside it (N a multiple of 128, about) takes 48-row swapped tiles split along K into as
+/// many k ranges as one wave holds (splitsFor), where their waves fall 0.75 or more inside D
+/// and each unit keeps 24 k-steps or more (the pipeline's fill and the records are a unit's
+/// fixed cost): more units than taller tiles give, and no split (or few) where D has rows
+/// enough.
+/// Forced on the sweeps' 18 few-tile long-K problems under 0.90 (H100, 2026-11-27, mepi's
+/// times, bench/results/swapped-split-forced.log) against the rules' choice: 4800 x 128 x 8064
+/// 35.6 us (100 units) against 40.8 (128 x 128 in 3 splits), 768 x 128 x 16128 19.6 (8
+/// splits) against 22.4, 2624 x 256 x 6016 24.1 against 25.0, 320 x 384 x 55168 50.7 (6)
+/// against 52.2, 384 x 128 x 22976 (22 k-steps a unit) 20.1 either way; heights 32, 64 and 80 were slower on each
+/// (one consumer of 80 rows tied on 2624 x 256), and with N = 192 (a quarter of the tiles'
+/// columns outside D) 48-row tiles lost 1.2-1.3x (1024 x 192 x 8768, 256 x 192 x 18048).
+KernelConfigAttr WgmmaHeuristic::lowSplitHeight() const {
+  constexpr int64_t kHeight = 48, kMinUnitKSteps = 24;
+  constexpr double kMinShare = 0.75, kMinColumnShare = 0.9;
+  int64_t columns = llvm::divideCeil(p.n, kSwappedColumns) * kSwappedColumns;
+  if (double(p.n) < kMinColumnShare * double(columns))
     return {};
-  KernelConfigAttr config = swappedTile(op, best, kColumns).withStore(DStore::Tma);
+  int64_t splits = splitsFor(tileCount(kHeight, kSwappedColumns), /*smallTiles=*/false);
+  if (waveShare(kHeight, kSwappedColumns, splits) < kMinShare ||
+      llvm::divideCeil(p.k, line) < kMinUnitKSteps * splits)
+    return {};
+  return swappedTmaTile(kHeight, splits);
+}
+
+/// The swapped form of `height` rows by two consumers' 128 columns in `splits` k ranges,
+/// through TMA stores, with as many stages as fit; null where the spec cannot build it.
+KernelConfigAttr WgmmaHeuristic::swappedTmaTile(int64_t height, int64_t splits) const {
+  KernelConfigAttr config = swappedTile(op, height, kSwappedColumns).withStore(DStore::Tma);
+  if (config && splits > 1)
+    config = config.withSplits(splits);
   while (config && config.getMainloop().getStages() > 2 &&
          !Sm90Spec(p, config, target).fitsSharedMemory())
     config = config.withStages(config.getMainloop().getStages() - 1);
@@ -325,15 +364,11 @@ bool WgmmaHeuristic::smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, b
 }
 
 /// When even the chosen tile leaves half of the multiprocessors idle, K is split (split-K) so
-/// that about one work unit per multiprocessor runs, each over at least kMinStepsPerSplit
-/// k-steps so that the pipeline's fill stays a small part of a unit.
+/// that about one work unit per multiprocessor runs (waveSplits).
 int64_t WgmmaHeuristic::splitsFor(int64_t tiles, bool smallTiles) const {
-  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
-  if (forced() || smallTiles || 2 * tiles > target.multiprocessors)
+  if (forced() || smallTiles)
     return 1;
-  int64_t kSteps = llvm::divideCeil(p.k, line);
-  return std::max<int64_t>(
-      1, std::min({target.multiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
+  return waveSplits(p, target, tiles);
 }
 
 KernelConfigAttr WgmmaHeuristic::choose() const {
