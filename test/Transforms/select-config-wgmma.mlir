@@ -73,9 +73,10 @@ func.func @short_k_stored(%a: memref<1536x320xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// K = 512 (8 k-steps) is short only for a costly epilog: a cheap one keeps 256 x 128.
+// K = 512 (8 k-steps) is short only for a costly epilog: a cheap one keeps the cooperative
+// tiles, here 128 x 192 (264 tiles: two whole waves, where 256 x 128's 192 take 1.45 of two).
 // CHECK-LABEL: func.func @cheap_k512_stored
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 func.func @cheap_k512_stored(%a: memref<1536x512xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<4096x512xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<1536x4096xbf16> {mepi.alignment = 16 : i64}) {
@@ -194,6 +195,42 @@ func.func @fitted_height(%a: memref<11520x37312xbf16> {mepi.alignment = 16 : i64
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 256 x 128 or 128 x 192, whichever's waves fall more inside D (ties to 128 x 192;
+// WgmmaHeuristic::narrowerThan256x128): 43 elements of 896 x 512 are 688 tiles of 256 x 128
+// (six waves, the last 0.21 full) against 903 of 128 x 192 (seven, 0.84); 40 elements are 640
+// against 840 (five waves, the last 0.85 full, against seven, 0.36): 256 x 128.
+// CHECK-LABEL: func.func @narrower_than_256x128
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @narrower_than_256x128(%a: memref<43x896x576xf16> {mepi.alignment = 16 : i64},
+                                 %b: memref<43x512x576xf16> {mepi.alignment = 16 : i64},
+                                 %d: memref<43x896x512xf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<43x896x576xf16>, memref<43x512x576xf16>) outs(%d : memref<43x896x512xf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to f16
+    mepi.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @not_narrower_than_256x128
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @not_narrower_than_256x128(%a: memref<40x896x576xf16> {mepi.alignment = 16 : i64},
+                                     %b: memref<40x512x576xf16> {mepi.alignment = 16 : i64},
+                                     %d: memref<40x896x512xf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<40x896x576xf16>, memref<40x512x576xf16>) outs(%d : memref<40x896x512xf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to f16
+    mepi.yield %r : f16
   }
   return
 }
