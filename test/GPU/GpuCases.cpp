@@ -128,8 +128,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     cases.push_back({t, {16, 1024, 1024}, {16, 1024, 1024}, {16, 1024, 1024}, false, false,
                      "DEFAULT"});
     // The heuristic's 128 x 192 where its waves beat 256 x 128's (narrowerThan256x128): 43
-    // elements of 8 x 3 tiles, residue rows, columns and K.
-    cases.push_back({t, {43, 900, 600}, {43, 520, 600}, {43, 900, 520}, false, true, "GELU_BIAS"});
+    // elements of 8 x 3 tiles, residue rows, columns and K (a cheap epilog: GELU's 10 k-steps
+    // would take the short-K ping-pong).
+    cases.push_back({t, {43, 900, 600}, {43, 520, 600}, {43, 900, 520}, false, true, "BIAS"});
     Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
                   0.5f, -1.25f};
     cases.push_back(batchedC);
