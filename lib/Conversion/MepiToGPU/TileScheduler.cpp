@@ -5,6 +5,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::mepi;
 
@@ -78,31 +81,77 @@ Value TileScheduler::emitWalkerOf(Emitter &e, const StreamKWalk &s, Value p) {
                   e.add(s.extra, emitDivRem(e, e.sub(p, inLonger), shorter).first));
 }
 
-/// The walk's kernel-wide values for `grid` walkers, as emitStreamKWalk computes them, or where
-/// the last wave's units are cut into `pieces` ranges each (Sm90Spec::streamKPieces), those.
+namespace {
+/// The walk's kernel-wide counts: each of `grid` walkers' whole units, the first unit cut into
+/// ranges, the walkers with a range and their k-steps (share, one more for the first `extra`).
+template <typename N> struct WalkCounts {
+  N wholeUnits, firstShared, walkers, share, extra;
+};
+
+/// The rule of the counts, once for both arithmetics (`A`): every walker's whole units, then
+/// the last wave's k-steps cut into ranges of at least kMinStreamKSteps, as many as the k-steps
+/// allow but no fewer than the units (where a unit has fewer k-steps, one each), at least one,
+/// at most the walkers: fewer walkers share them where they are few.
+template <typename A, typename N>
+WalkCounts<N> walkCounts(const A &a, N unitCount, N kSteps, N grid) {
+  WalkCounts<N> w;
+  w.wholeUnits = a.divRem(unitCount, grid).first;
+  w.firstShared = a.mul(w.wholeUnits, grid);
+  N tailUnits = a.sub(unitCount, w.firstShared);
+  N steps = a.mul(tailUnits, kSteps);
+  N fit = a.atLeast(a.divConstant(steps, sm90::kMinStreamKSteps), tailUnits);
+  w.walkers = a.min(grid, a.atLeastOne(fit));
+  std::tie(w.share, w.extra) = a.divRem(steps, w.walkers);
+  return w;
+}
+
+/// walkCounts on constants, where the kernel is generated.
+struct ConstantArith {
+  std::pair<int64_t, int64_t> divRem(int64_t x, int64_t y) const { return {x / y, x % y}; }
+  int64_t mul(int64_t x, int64_t y) const { return x * y; }
+  int64_t sub(int64_t x, int64_t y) const { return x - y; }
+  int64_t divConstant(int64_t x, int64_t y) const { return x / y; }
+  int64_t atLeast(int64_t x, int64_t y) const { return std::max(x, y); }
+  int64_t atLeastOne(int64_t x) const { return std::max<int64_t>(x, 1); }
+  int64_t min(int64_t x, int64_t y) const { return std::min(x, y); }
+};
+
+/// walkCounts in the kernel (unsigned i32; a runtime divisor through emitDivRem).
+struct KernelArith {
+  Emitter &e;
+  std::pair<Value, Value> divRem(Value x, Value y) const { return emitDivRem(e, x, y); }
+  Value mul(Value x, Value y) const { return e.mul(x, y); }
+  Value sub(Value x, Value y) const { return e.sub(x, y); }
+  Value divConstant(Value x, int64_t y) const { return e.div(x, e.i32(y)); }
+  Value atLeast(Value x, Value y) const { return e.select(e.ult(x, y), y, x); }
+  Value atLeastOne(Value x) const { return e.select(e.eq(x, e.i32(0)), e.i32(1), x); }
+  Value min(Value x, Value y) const { return e.min(x, y); }
+};
+} // namespace
+
+/// The walk's kernel-wide values for `grid` walkers (walkCounts), or where the last wave's
+/// units are cut into `pieces` ranges each (Sm90Spec::streamKPieces), those.
 static TileScheduler::StreamKWalk::Fixed fixedWalk(int64_t unitCount, int64_t kSteps, int64_t grid,
                                                    int64_t pieces) {
+  WalkCounts<int64_t> w = walkCounts(ConstantArith{}, unitCount, kSteps, grid);
   TileScheduler::StreamKWalk::Fixed f;
   f.grid = grid;
   f.kSteps = kSteps;
-  f.wholeUnits = unitCount / grid;
-  int64_t tailUnits = unitCount - f.wholeUnits * grid, steps = tailUnits * kSteps;
+  f.wholeUnits = w.wholeUnits;
   if (pieces) {
     f.pieces = pieces;
-    f.walkers = tailUnits * pieces;
+    f.walkers = (unitCount - w.firstShared) * pieces;
     return f;
   }
-  int64_t fit = std::max(steps / sm90::kMinStreamKSteps, tailUnits);
-  f.walkers = std::min(grid, std::max<int64_t>(fit, 1));
-  f.share = steps / f.walkers;
-  f.extra = steps % f.walkers;
+  f.walkers = w.walkers;
+  f.share = w.share;
+  f.extra = w.extra;
   return f;
 }
 
 auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   StreamKWalk s;
   int64_t unitCount = spec.workUnits();
-  Value kSteps = e.i32(spec.kSteps());
   s.walker = emitWalker(e);
   if (std::optional<int64_t> grid = spec.fixedStreamKWalkers())
     return emitFixedStreamKWalk(
@@ -110,18 +159,13 @@ auto TileScheduler::emitStreamKWalk(Emitter &e) const -> StreamKWalk {
   // The grid may hold more walkers than units (Sm90Spec::walkers): then no walker has whole
   // units and all the k-steps are shared.
   s.grid = e.min(emitWalkers(e), e.i32(spec.streamKMaxBlocks() / cluster()));
-  // Every walker's whole units, then the last wave's k-steps cut into ranges of at least
-  // kMinStreamKSteps: fewer walkers share them where they are few.
-  s.wholeUnits = emitDivRem(e, e.i32(unitCount), s.grid).first;
-  s.firstShared = e.mul(s.wholeUnits, s.grid);
-  Value steps = e.mul(e.sub(e.i32(unitCount), s.firstShared), kSteps);
-  // As many ranges as the k-steps allow at kMinStreamKSteps each, but no fewer than the units
-  // (where a unit has fewer k-steps, one each), and at least one.
-  Value tailUnits = e.sub(e.i32(unitCount), s.firstShared);
-  Value fit = e.div(steps, e.i32(sm90::kMinStreamKSteps));
-  fit = e.select(e.ult(fit, tailUnits), tailUnits, fit);
-  s.walkers = e.min(s.grid, e.select(e.eq(fit, e.i32(0)), e.i32(1), fit));
-  std::tie(s.share, s.extra) = emitDivRem(e, steps, s.walkers);
+  WalkCounts<Value> w =
+      walkCounts(KernelArith{e}, e.i32(unitCount), e.i32(spec.kSteps()), s.grid);
+  s.wholeUnits = w.wholeUnits;
+  s.firstShared = w.firstShared;
+  s.walkers = w.walkers;
+  s.share = w.share;
+  s.extra = w.extra;
   emitWalkerRange(e, s);
   return s;
 }
