@@ -26,6 +26,18 @@ const GroupedShape bench::kGroupedShapes[] = {
 
 const size_t bench::kGroupedShapeCount = std::size(kGroupedShapes);
 
+bool bench::decodeShaped(const GroupedShape &s) { return s.maxRows || s.tokens < 16 * s.groups; }
+
+void bench::GroupedSummary::add(bool isDecode, double vsDense, double copyFraction) {
+  if (!isDecode) {
+    logPrefill += std::log(vsDense);
+    ++prefill;
+    return;
+  }
+  lowestDecodeCopy = decode ? std::min(lowestDecodeCopy, copyFraction) : copyFraction;
+  ++decode;
+}
+
 std::vector<int64_t> bench::drawSizes(const GroupedShape &s, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<int64_t> sizes(s.groups, 0);
@@ -190,8 +202,7 @@ int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
               "T", "N", "K", "mepi TF/s", "loop", "dense", "/dense", "/loop", "w %copy",
               "mepi kernel");
   std::string rows;
-  double logDense = 0;
-  int counted = 0;
+  GroupedSummary summary;
   for (const GroupedShape &s : kGroupedShapes)
     for (bool bias : {false, true}) {
       const char *epilog = bias ? "GELU_BIAS" : "DEFAULT";
@@ -208,10 +219,8 @@ int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
       // The active experts' weights, read once: the floor of a decode-shaped call.
       double weightBytes = (options.fp8 ? 1.0 : 2.0) * r.active * s.n * s.k;
       double weightGBs = r.mepiMs > 0 ? weightBytes / (r.mepiMs * 1e-3) / 1e9 : 0;
-      if (r.error.empty()) {
-        logDense += std::log(vsDense);
-        ++counted;
-      }
+      if (r.error.empty())
+        summary.add(decodeShaped(s), vsDense, weightGBs / copyGBs);
       std::printf("%-18s %-9s %4ld %6ld %6ld %6ld %9.1f %9.1f %9.1f %8.3f %8.3f %8.3f  %s%s%s\n",
                   s.name, epilog, s.groups, t, s.n, s.k, tflops(r.mepiMs), tflops(r.loopMs),
                   tflops(r.denseMs), vsDense, vsLoop, weightGBs / copyGBs,
@@ -245,21 +254,26 @@ int bench::runGroupedBench(cublasLtHandle_t lt, CUstream stream,
                    "x K; ratio_vs_dense = dense_ms / mepi_ms; weight_fraction_of_copy: the "
                    "active groups' weight bytes per mepi time over a device copy's (read + "
                    "write) bandwidth",
-                   copyGBs, logDense, counted, rows);
+                   copyGBs, summary, rows);
   return 0;
 }
 
 void bench::finishGroupedRun(const GroupedRunOptions &options, const char *layout,
-                             const char *meaning, double copyGBs, double logDense, int counted,
+                             const char *meaning, double copyGBs, const GroupedSummary &summary,
                              const std::string &rows) {
-  double geomean = counted ? std::exp(logDense / counted) : 0;
-  std::printf("geometric mean of dense cuBLASLt time / mepi time over %d problems: %.3f\n",
-              counted, geomean);
+  double geomean = summary.prefill ? std::exp(summary.logPrefill / summary.prefill) : 0;
+  std::printf("geometric mean of dense cuBLASLt time / mepi time over %d prefill-shaped "
+              "problems: %.3f\n",
+              summary.prefill, geomean);
+  if (summary.decode)
+    std::printf("decode-shaped problems (%d): lowest weight read rate %.3f of the device copy's\n",
+                summary.decode, summary.lowestDecodeCopy);
   if (options.jsonPath.empty())
     return;
   std::ofstream json(options.jsonPath);
   writeJsonHeader(json, options.device, options.date, options.command, layout, meaning);
-  json << "  \"copy_gbs\": " << copyGBs << ",\n  \"geomean_ratio_vs_dense\": " << geomean
-       << ",\n  \"results\": [\n"
+  json << "  \"copy_gbs\": " << copyGBs << ",\n  \"prefill_geomean_ratio_vs_dense\": "
+       << geomean << ",\n  \"decode_lowest_weight_fraction_of_copy\": "
+       << summary.lowestDecodeCopy << ",\n  \"results\": [\n"
        << rows << "\n  ]\n}\n";
 }

@@ -45,11 +45,24 @@ extern const size_t kGroupedShapeCount;
 std::vector<int64_t> drawSizes(const GroupedShape &s, uint64_t seed);
 /// The bandwidth of a device-to-device copy of 1 GiB (bytes read plus bytes written per second).
 double copyBandwidthGBs(CUstream stream);
-/// Prints the geometric mean of the dense ratios (`logDense` summed over `counted` problems)
-/// and writes the JSON (`layout`, `meaning`, the device copy bandwidth, the result `rows`) where
-/// options.jsonPath asks for it.
+/// Whether `s` is decode-shaped: fewer than 16 rows an expert on average, so that the weights'
+/// bytes, not the FLOPs, set its time (its figure is the weights' read rate, not a ratio to a
+/// dense matmul of the same FLOPs).
+bool decodeShaped(const GroupedShape &s);
+/// What a grouped run's summary line and JSON report: the geometric mean of the dense ratios
+/// over the prefill-shaped problems, and the lowest weight read rate (a fraction of the device
+/// copy's) over the decode-shaped ones.
+struct GroupedSummary {
+  double logPrefill = 0, lowestDecodeCopy = 0;
+  int prefill = 0, decode = 0;
+  /// Counts a measured problem: `vsDense` (dense time / mepi time) or, decode-shaped,
+  /// `copyFraction`.
+  void add(bool decode, double vsDense, double copyFraction);
+};
+/// Prints the summary and writes the JSON (`layout`, `meaning`, the device copy bandwidth, the
+/// result `rows`) where options.jsonPath asks for it.
 void finishGroupedRun(const GroupedRunOptions &options, const char *layout, const char *meaning,
-                      double copyGBs, double logDense, int counted, const std::string &rows);
+                      double copyGBs, const GroupedSummary &summary, const std::string &rows);
 } // namespace bench
 
 #endif // MEPI_TOOLS_GROUPEDBENCH_H

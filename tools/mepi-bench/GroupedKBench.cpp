@@ -90,11 +90,10 @@ int bench::runGroupedKBench(cublasLtHandle_t lt, CUstream stream,
   std::printf("%-14s %4s %6s %6s %6s %9s %9s %9s %8s %8s %8s  %s\n", "shape", "G", "T", "M", "N",
               "mepi TF/s", "loop", "dense", "/dense", "/loop", "D %copy", "mepi kernel");
   std::string rows;
-  double logDense = 0;
-  int counted = 0;
+  GroupedSummary summary;
   for (size_t i = 0; i < kGroupedShapeCount; ++i) {
     const GroupedShape &s = kGroupedShapes[i];
-    if (s.maxRows || s.tokens < 16 * s.groups || !selectedLabel(options.filters, s.name))
+    if (decodeShaped(s) || !selectedLabel(options.filters, s.name))
       continue;
     std::vector<int64_t> sizes = drawSizes(s, 2026);
     int64_t t = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
@@ -105,10 +104,8 @@ int bench::runGroupedKBench(cublasLtHandle_t lt, CUstream stream,
     double vsLoop = r.mepiMs > 0 ? r.loopMs / r.mepiMs : 0;
     // D is written once: G M N 16-bit values (the memory floor where G is large).
     double dGBs = r.mepiMs > 0 ? 2.0 * s.groups * s.n * s.k / (r.mepiMs * 1e-3) / 1e9 : 0;
-    if (r.error.empty()) {
-      logDense += std::log(vsDense);
-      ++counted;
-    }
+    if (r.error.empty())
+      summary.add(/*decode=*/false, vsDense, dGBs / copyGBs);
     std::printf("%-14s %4ld %6ld %6ld %6ld %9.1f %9.1f %9.1f %8.3f %8.3f %8.3f  %s%s%s\n",
                 s.name, s.groups, t, s.n, s.k, tflops(r.mepiMs), tflops(r.loopMs),
                 tflops(r.denseMs), vsDense, vsLoop, dGBs / copyGBs, shortConfig(r.config).c_str(),
@@ -132,6 +129,6 @@ int bench::runGroupedKBench(cublasLtHandle_t lt, CUstream stream,
                    "mepi: one grouped matmul along K; loop: one cublasLtMatmul per non-empty "
                    "group; dense: one cublasLtMatmul of M x N x T; ratio_vs_dense = dense_ms / "
                    "mepi_ms; d_fraction_of_copy: D's bytes per mepi time over a device copy's",
-                   copyGBs, logDense, counted, rows);
+                   copyGBs, summary, rows);
   return 0;
 }
