@@ -180,8 +180,11 @@ KernelConfigAttr WgmmaHeuristic::lowSplitHeight() const {
   int64_t columns = llvm::divideCeil(p.n, kSwappedColumns) * kSwappedColumns;
   if (double(p.n) < kMinColumnShare * double(columns))
     return {};
-  int64_t splits = splitsFor(tileCount(kHeight, kSwappedColumns), /*smallTiles=*/false);
-  if (waveShare(kHeight, kSwappedColumns, splits) < kMinShare ||
+  int64_t tiles = tileCount(kHeight, kSwappedColumns);
+  int64_t splits = splitsFor(tiles, /*smallTiles=*/false);
+  // One wave, as measured: more 48-row tiles than multiprocessors were not.
+  if (tiles * splits > target.multiprocessors ||
+      waveShare(kHeight, kSwappedColumns, splits) < kMinShare ||
       llvm::divideCeil(p.k, line) < kMinUnitKSteps * splits)
     return {};
   return swappedTmaTile(kHeight, splits);
