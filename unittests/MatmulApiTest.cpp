@@ -301,8 +301,9 @@ TEST(MatmulApi, CandidateConfigurationsAllPlan) {
   // not) in a cluster of 2, TMA-store variants of the staged ones, and the cooperative
   // unclustered ones with fewer stages; then autotune's only: 128 x 192 with its 2 splits, each
   // in a cluster of 2 and the unclustered unsplit one with fewer stages (5), and the swapped
-  // form's fitted heights for one and two consumers and its low heights (32, 48, 80; unsplit:
-  // 16 k-steps), each also with fewer stages, and those through TMA stores (22).
+  // form's fitted heights for one and two consumers and its low heights (32, 48, 80; in 2
+  // splits but 32 x 64's 90 tiles), the unsplit ones also with fewer stages, and all of those
+  // through TMA stores (22).
   EXPECT_EQ(candidates.front(), "#mepi.kernel_config<wgmma, tile = [64, 32, 64], "
                                 "mainloop = <stages = 8>>");
   EXPECT_EQ(candidates.size(), 86u);

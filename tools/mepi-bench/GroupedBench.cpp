@@ -272,8 +272,10 @@ void bench::finishGroupedRun(const GroupedRunOptions &options, const char *layou
     return;
   std::ofstream json(options.jsonPath);
   writeJsonHeader(json, options.device, options.date, options.command, layout, meaning);
+  // No decode-shaped problems (--grouped-k, or filtered out): null, not a rate of 0.
   json << "  \"copy_gbs\": " << copyGBs << ",\n  \"prefill_geomean_ratio_vs_dense\": "
        << geomean << ",\n  \"decode_lowest_weight_fraction_of_copy\": "
-       << summary.lowestDecodeCopy << ",\n  \"results\": [\n"
+       << (summary.decode ? std::to_string(summary.lowestDecodeCopy) : std::string("null"))
+       << ",\n  \"results\": [\n"
        << rows << "\n  ]\n}\n";
 }

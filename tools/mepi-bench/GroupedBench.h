@@ -57,7 +57,7 @@ struct GroupedSummary {
   int prefill = 0, decode = 0;
   /// Counts a measured problem: `vsDense` (dense time / mepi time) or, decode-shaped,
   /// `copyFraction`.
-  void add(bool decode, double vsDense, double copyFraction);
+  void add(bool isDecode, double vsDense, double copyFraction);
 };
 /// Prints the summary and writes the JSON (`layout`, `meaning`, the device copy bandwidth, the
 /// result `rows`) where options.jsonPath asks for it.

@@ -220,9 +220,10 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       units are cut into equal consecutive ranges (of 16 k-steps or more), one per walker. The
       promoted accumulator doubles the accumulator registers: one 64-row slice of at most 192
       columns per consumer (tile_m 64 or 128, not ping-pong or swapped), without operand sums.
-    - `swapped = true` (wgmma) computes Dᵀ = B Aᵀ for short M: tile_m (16, 32 or 64) rows of D
-      are each wgmma's n side and each consumer owns 64 columns; 2 to 16 stages, the default
-      scheduler and epilogue, no ping-pong or cluster.
+    - `swapped = true` (wgmma) computes Dᵀ = B Aᵀ: tile_m rows of D (a multiple of 8 from 16
+      to 256) are each wgmma's n side and each consumer owns 64 columns (tile_n 64 or 128); 2
+      to 16 stages, data-parallel or split-K units, D stored element by element or through TMA
+      (`store = tma`), no ping-pong, stream-K or cluster.
 
     Examples: `#mepi.kernel_config<simt, tile = [16, 16, 1]>`,
     `#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>`,

@@ -142,7 +142,7 @@ double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, 
 int64_t waveSplits(const Sm90Problem &p, const TargetInfo &target, int64_t tiles) {
   // Each range long enough that the pipeline's fill stays a small part of a unit.
   constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
-  if (2 * tiles > target.multiprocessors)
+  if (tiles == 0 || 2 * tiles > target.multiprocessors)
     return 1;
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
   return std::max<int64_t>(

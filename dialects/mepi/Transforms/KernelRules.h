@@ -37,8 +37,8 @@ KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
 double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
                  int64_t splits = 1);
 /// Split-K's splits for `tiles` tiles: as many k ranges as one wave holds (units up to the
-/// multiprocessors), each of at least 8 k-steps, at most 16; 1 where the tiles alone fill half
-/// of the machine.
+/// multiprocessors), each of at least 8 k-steps, at most 16; 1 where the tiles alone fill more
+/// than half of the machine (or there are none).
 int64_t waveSplits(const Sm90Problem &p, const TargetInfo &target, int64_t tiles);
 /// Whether D can go through TMA stores with `tileN`-column tiles.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);

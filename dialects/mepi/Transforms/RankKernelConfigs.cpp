@@ -240,17 +240,17 @@ void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Prob
     add(chooseWgmmaConfig(op, target, 256, 128));
 }
 
-/// The swapped form (Dᵀ = B Aᵀ) with its height fitted to the wave, for M over 64: for one and
-/// two consumers (64 and 128 columns) the height, a multiple of 16 from 64 to 256, whose tiles'
-/// waves fall most inside D (the taller on ties), and the low heights 32, 48 and 80 split
-/// along K into as many ranges as one wave holds (waveSplits). cuBLASLt fits its tiles' height
-/// so (ncu, bench/NOTES.md: 176 x 128 on 11520 x 256 x 37312, 96 x 64 on 4800 x 128 x 8064, 80
-/// x 128 in 11 splits on 320 x 384 x 55168), and for a row-major D that is the swapped
-/// orientation. The heuristic takes the two-consumer ones where they fill the wave
-/// (WgmmaHeuristic::fittedHeight); forced on few-tile long-K problems (H100, 2026-11-27,
-/// bench/results/swapped-split-forced.log) the low split heights were the fastest of all
-/// candidates on 4800 x 128 x 8064, 768 x 128 x 16128, 128 x 1152 x 8704 (80 x 64 in 3) and
-/// 64 x 5120 x 7488 (32 x 128), 2-13 % faster than the rules' choice.
+/// The swapped form (Dᵀ = B Aᵀ) with its height fitted to the wave: for one and two consumers
+/// (64 and 128 columns) and M over 64 the height, a multiple of 16 from 64 to 256, whose tiles'
+/// waves fall most inside D (the taller on ties), and the low heights 32, 48 and 80 (those of
+/// at most M rows) split along K into as many ranges as one wave holds (waveSplits). cuBLASLt
+/// fits its tiles' height so (ncu, bench/NOTES.md: 176 x 128 on 11520 x 256 x 37312, 96 x 64 on
+/// 4800 x 128 x 8064, 80 x 128 in 11 splits on 320 x 384 x 55168), and for a row-major D that
+/// is the swapped orientation. The heuristic takes the two-consumer ones where they fill the
+/// wave (WgmmaHeuristic::fittedHeight, lowSplitHeight); forced on few-tile long-K problems
+/// (H100, 2026-11-27, bench/results/swapped-split-forced.log) the low split heights were the
+/// fastest of all candidates on 4800 x 128 x 8064, 768 x 128 x 16128, 128 x 1152 x 8704 (80 x 64
+/// in 3) and 64 x 5120 x 7488 (32 x 128), 2-13 % faster than the rules' choice.
 void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
   constexpr int64_t kMinHeight = 64, kMaxHeight = 256, kHeightStep = 16;
@@ -285,7 +285,8 @@ void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const 
 /// Forced on every problem of both seeded sweeps (H100, 2026-11-27), 128 x 192 ran 3 % or more
 /// faster than the heuristic's choice on 27 of the 248 aligned ones (832 x 1472 x 4032 in a
 /// batch of 8 1.18x, 1664 x 2816 x 192 in 38 1.16x, 192 x 46656 x 1408 1.11x, 4992 x 6272 x
-/// 1728 1.08x) and lost up to 0.77x on others; no rule takes it there yet (bench/NOTES.md).
+/// 1728 1.08x) and lost up to 0.77x on others; the heuristic takes it only in place of 256 x 128
+/// (WgmmaHeuristic::narrowerThan256x128), the cost model never (bench/NOTES.md).
 void addUnfittedForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
   addTile(ranked, op, p, target, 128, 192);

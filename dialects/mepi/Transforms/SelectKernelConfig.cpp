@@ -140,7 +140,7 @@ bool WgmmaHeuristic::partialWaveOfWideTiles() const {
 /// against 1.04, 4416 x 512 x 1472 GELU_BIAS 0.87 against 0.84, 7552 x 128 x 54528 1.09 against
 /// 1.08, 15872 x 128 x 20992 1.04 either way; one consumer (64 columns) lost on three of nine
 /// (4992 x 448 x 8000 GELU_BIAS 0.60 against 0.91, 8576 x 320 x 53568 1.05 against 1.65), so
-/// only two.
+/// only two. Where no such height fills the wave: lowSplitHeight.
 KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
   constexpr double kMinShare = 0.85;
   constexpr int64_t kMaxColumns = 512, kMinK = 1024;
@@ -171,9 +171,10 @@ KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
 /// times, bench/results/swapped-split-forced.log) against the rules' choice: 4800 x 128 x 8064
 /// 35.6 us (100 units) against 40.8 (128 x 128 in 3 splits), 768 x 128 x 16128 19.6 (8
 /// splits) against 22.4, 2624 x 256 x 6016 24.1 against 25.0, 320 x 384 x 55168 50.7 (6)
-/// against 52.2, 384 x 128 x 22976 (22 k-steps a unit) 20.1 either way; heights 32, 64 and 80 were slower on each
-/// (one consumer of 80 rows tied on 2624 x 256), and with N = 192 (a quarter of the tiles'
-/// columns outside D) 48-row tiles lost 1.2-1.3x (1024 x 192 x 8768, 256 x 192 x 18048).
+/// against 52.2, 384 x 128 x 22976 (22 k-steps a unit) 20.1 either way; heights 32, 64 and 80
+/// were slower on each (one consumer of 80 rows tied on 2624 x 256), and with N = 192 (a quarter
+/// of the tiles' columns outside D) 48-row tiles lost 1.2-1.3x (1024 x 192 x 8768, 256 x 192 x
+/// 18048).
 KernelConfigAttr WgmmaHeuristic::lowSplitHeight() const {
   constexpr int64_t kHeight = 48, kMinUnitKSteps = 24;
   constexpr double kMinShare = 0.75, kMinColumnShare = 0.9;
@@ -182,10 +183,11 @@ KernelConfigAttr WgmmaHeuristic::lowSplitHeight() const {
     return {};
   int64_t tiles = tileCount(kHeight, kSwappedColumns);
   int64_t splits = splitsFor(tiles, /*smallTiles=*/false);
+  int64_t kSteps = llvm::divideCeil(p.k, line);
   // One wave, as measured: more 48-row tiles than multiprocessors were not.
   if (tiles * splits > target.multiprocessors ||
       waveShare(kHeight, kSwappedColumns, splits) < kMinShare ||
-      llvm::divideCeil(p.k, line) < kMinUnitKSteps * splits)
+      kSteps < kMinUnitKSteps * splits)
     return {};
   return swappedTmaTile(kHeight, splits);
 }
@@ -308,7 +310,9 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 ///   0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608 x 2048 x 768 lost, 550 against 619
 ///   TFLOP/s on 128 x 256).
 /// - 256 x 128 where 256-row tiles add a quarter or more of rows outside D to what 128-row tiles
-///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00).
+///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00). Otherwise
+///   128 x 192 where its waves fall at least as much inside D as 256 x 128's
+///   (narrowerThan256x128).
 /// - Without TMA stores (D's rows not 16-byte aligned, or aux outputs) no ping-pong 128 x 128
 ///   with staged D: the wide tile in clusters of 2 below (both seeds: 1.23 and 1.20 times the
 ///   fastest against 1.07 and 1.07, in geomean over 24 and 16 problems). Null where no rule
