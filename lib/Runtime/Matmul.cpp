@@ -257,11 +257,11 @@ StagedPlan stagedPlan(const MatmulProblem &problem, const std::string &arch, con
   }
   if (!plan.a && arch == "sm_90a" && needsTmaStaging(problem.a, a)) {
     plan.planned.a = stagedLayout(problem.a);
-    plan.a = StagedOperand::padded(problem.a, plan.planned.a);
+    plan.a = check(StagedOperand::padded(problem.a, plan.planned.a, arch), "plan");
   }
   if (!plan.b && arch == "sm_90a" && needsTmaStaging(problem.b, b)) {
     plan.planned.b = stagedLayout(problem.b);
-    plan.b = StagedOperand::padded(problem.b, plan.planned.b);
+    plan.b = check(StagedOperand::padded(problem.b, plan.planned.b, arch), "plan");
   }
   // Copies are cuMemAlloc'd: aligned.
   plan.planned.addressAlignment = commonAlignment(plan.a ? nullptr : a, plan.b ? nullptr : b);

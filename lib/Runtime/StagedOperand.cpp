@@ -33,10 +33,23 @@ std::vector<int64_t> splitParameters(const SplitPlan &plan, CUdeviceptr source,
 }
 } // namespace
 
-StagedOperand StagedOperand::padded(const OperandLayout &source, const OperandLayout &staged) {
+auto StagedOperand::padded(const OperandLayout &source, const OperandLayout &staged,
+                           llvm::StringRef arch) -> llvm::Expected<StagedOperand> {
+  RealignCopy realign{elementTypeBytes(source.type), source.shape[0], source.shape[1],
+                      source.strides[0], staged.strides[0]};
+  // The kernel counts chunks in 32 bits.
+  if (realign.chunks() >= (int64_t(1) << 31))
+    return llvm::createStringError("an operand of " + std::to_string(realign.chunks()) +
+                                   " 16-byte chunks is too large to stage (at most 2^31)");
+  llvm::Expected<std::shared_ptr<const std::vector<char>>> cubin =
+      realignKernelCubin(realign.elementBytes, arch);
+  if (!cubin)
+    return cubin.takeError();
   StagedOperand operand;
   operand.source = source;
   operand.staged = staged;
+  operand.realign = realign;
+  operand.cubin = std::move(*cubin);
   return operand;
 }
 
@@ -58,6 +71,7 @@ StagedOperand StagedOperand::copyForAnotherStream() const {
   operand.source = source;
   operand.staged = staged;
   operand.plan = plan;
+  operand.realign = realign;
   operand.cubin = cubin;
   return operand;
 }
@@ -68,6 +82,7 @@ StagedOperand &StagedOperand::operator=(StagedOperand &&other) noexcept {
   std::swap(source, other.source);
   std::swap(staged, other.staged);
   std::swap(plan, other.plan);
+  std::swap(realign, other.realign);
   std::swap(cubin, other.cubin);
   std::swap(module, other.module);
   std::swap(function, other.function);
@@ -98,12 +113,13 @@ llvm::Error StagedOperand::prepare(const CudaDriver &driver, llvm::StringRef nam
     if (llvm::Error e = checkCuda(driver.cuMemAlloc(&copy, bytesOf(staged)),
                                   ("cuMemAlloc(staged " + name + ")").str()))
       return e;
-  if (plan && !module) {
+  if (cubin && !module) {
     if (llvm::Error e = checkCuda(driver.cuModuleLoadData(&module, cubin->data()),
-                                  ("cuModuleLoadData(split " + name + ")").str()))
+                                  ("cuModuleLoadData(staged " + name + ")").str()))
       return e;
-    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(&function, module, plan->kernelName()),
-                                  ("cuModuleGetFunction(split " + name + ")").str()))
+    const char *kernel = plan ? plan->kernelName() : realignKernelName;
+    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(&function, module, kernel),
+                                  ("cuModuleGetFunction(staged " + name + ")").str()))
       return e;
   }
   return llvm::Error::success();
@@ -111,25 +127,17 @@ llvm::Error StagedOperand::prepare(const CudaDriver &driver, llvm::StringRef nam
 
 CUresult StagedOperand::refresh(const CudaDriver &driver, CUdeviceptr from, CUdeviceptr scales,
                                 CUstream stream) const {
-  if (plan) {
-    std::vector<int64_t> words = splitParameters(*plan, from, copy, scales);
-    std::vector<void *> params(words.size());
-    for (size_t i = 0; i < words.size(); ++i)
-      params[i] = &words[i];
-    std::array<unsigned, 3> grid = plan->grid();
-    const std::array<unsigned, 3> &block = SplitPlan::block;
-    return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
-                                 block[2], 0, stream, params.data(), nullptr);
-  }
-  unsigned bytes = elementTypeBytes(source.type);
-  CUDA_MEMCPY2D copy2d{};
-  copy2d.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy2d.srcDevice = from;
-  copy2d.srcPitch = source.strides[0] * bytes;
-  copy2d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy2d.dstDevice = copy;
-  copy2d.dstPitch = staged.strides[0] * bytes;
-  copy2d.WidthInBytes = source.shape[1] * bytes;
-  copy2d.Height = source.shape[0];
-  return driver.cuMemcpy2DAsync(&copy2d, stream);
+  if (realign && realign->chunks() == 0)
+    return CUDA_SUCCESS;
+  std::vector<int64_t> words = plan ? splitParameters(*plan, from, copy, scales)
+                                    : realign->parameters(from, copy);
+  std::vector<void *> params(words.size());
+  for (size_t i = 0; i < words.size(); ++i)
+    params[i] = &words[i];
+  std::array<unsigned, 3> grid =
+      plan ? plan->grid() : std::array<unsigned, 3>{realign->grid(), 1, 1};
+  std::array<unsigned, 3> block =
+      plan ? SplitPlan::block : std::array<unsigned, 3>{RealignCopy::block, 1, 1};
+  return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
+                               block[2], 0, stream, params.data(), nullptr);
 }

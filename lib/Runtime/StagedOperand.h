@@ -1,11 +1,12 @@
 // An operand the kernel reads from a copy that every launch refreshes first, on the launch
-// stream: rows padded to 16 bytes for TMA (a 2-D copy, needsTmaStaging), split into TF32
+// stream: rows padded to 16 bytes for TMA (RealignRows.h, needsTmaStaging), split into TF32
 // parts for strict f32 on the tensor cores, or an 8-bit operand copied K-major (pre-pass
 // kernels, SplitOperand.h).
 #ifndef MEPI_RUNTIME_STAGEDOPERAND_H
 #define MEPI_RUNTIME_STAGEDOPERAND_H
 
 #include "Runtime/CudaDriver.h"
+#include "Runtime/RealignRows.h"
 #include "Runtime/SplitOperand.h"
 
 #include <memory>
@@ -16,8 +17,10 @@ namespace mepi::runtime {
 
 class StagedOperand {
 public:
-  /// A copy of `source` with the layout `staged` (same shape, padded rows).
-  static StagedOperand padded(const OperandLayout &source, const OperandLayout &staged);
+  /// A copy of `source` with the layout `staged` (same shape, padded rows), written by the
+  /// realigning pre-pass (compiled for `arch` here).
+  static llvm::Expected<StagedOperand> padded(const OperandLayout &source,
+                                              const OperandLayout &staged, llvm::StringRef arch);
   /// The parts (or K-major copy) of `plan`, written by its pre-pass (compiled for `arch` here).
   static llvm::Expected<StagedOperand> split(const SplitPlan &plan, llvm::StringRef arch);
 
@@ -44,7 +47,8 @@ private:
   void release();
   OperandLayout source, staged;
   std::optional<SplitPlan> plan;                   ///< split: the pre-pass
-  std::shared_ptr<const std::vector<char>> cubin; ///< split: the pre-pass's cubin
+  std::optional<RealignCopy> realign;              ///< padded: the pre-pass
+  std::shared_ptr<const std::vector<char>> cubin; ///< the pre-pass's cubin
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   CUdeviceptr copy = 0;

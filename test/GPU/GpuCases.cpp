@@ -312,6 +312,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     cases.push_back(oddLoads);
     cases.push_back({t, {300, 203}, {500, 203}, {300, 500}, false, true, "GELU_BIAS"});
     cases.push_back({t, {17, 1031}, {4000, 1031}, {17, 4000}, false, true, "RELU_BIAS"});
+    cases.push_back({t, {7, 1837}, {4121, 1837}, {7, 4121}, false, true, "GELU_BIAS"});
     if (!quick)
       cases.push_back({t, {4095, 4099}, {4097, 4099}, {4095, 4097}, false, true, "GELU_BIAS"});
     Case loads{t, {127, 264}, {129, 264}, {127, 129}, false, true, "BIAS"};
