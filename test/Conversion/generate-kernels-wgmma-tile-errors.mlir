@@ -63,14 +63,15 @@ func.func @registers_aux(%a: memref<200x128xbf16>, %b: memref<128x128xbf16>,
 
 // -----
 
-// A TMA store addresses rows of a multiple of 16 bytes: 1001 bf16 are 2002.
-func.func @tma_store_rows(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
+// The swapped form's TMA stores address rows of a multiple of 16 bytes: 1002 bf16 are 2004.
+// (Unswapped, the consumer's threads store such lines.)
+func.func @tma_store_rows(%a: memref<16x128xbf16> {mepi.alignment = 16 : i64},
                           %b: memref<1002x128xbf16> {mepi.alignment = 16 : i64},
-                          %d: memref<200x1002xbf16> {mepi.alignment = 16 : i64}) {
-  // expected-error @+1 {{store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a 16-byte aligned address, got 'memref<200x1002xbf16>'}}
-  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1002x128xbf16>)
-      outs(%d : memref<200x1002xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>} epilog {
+                          %d: memref<16x1002xbf16> {mepi.alignment = 16 : i64}) {
+  // expected-error @+1 {{store = tma in the swapped form needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a 16-byte aligned address, got 'memref<16x1002xbf16>'}}
+  mepi.matmul ins(%a, %b : memref<16x128xbf16>, memref<1002x128xbf16>)
+      outs(%d : memref<16x1002xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>, swapped = true>} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

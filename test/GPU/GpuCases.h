@@ -33,6 +33,9 @@ struct Case {
 /// Every matrix case (fewer and smaller with `quick`).
 std::vector<Case> allCases(bool quick);
 
+/// The f32 cases on the tensor cores (TF32, and strict f32's split), part of allCases.
+void addF32Cases(std::vector<Case> &cases);
+
 } // namespace gputest
 
 #endif // MEPI_TEST_GPU_GPUCASES_H

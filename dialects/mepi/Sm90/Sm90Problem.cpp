@@ -33,6 +33,13 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.reductions = !op.getReductions().empty();
   p.dFromRegisters = canStoreDFromRegisters(op);
   p.dThroughTma = canStoreDThroughTma(op);
+  MemRefType dType = op.getD().getType();
+  Type dElement = dType.getElementType();
+  p.dThroughLines = p.dThroughTma ||
+                    ((dElement.isBF16() || dElement.isF16() || dElement.isF32()) &&
+                     op.getAux().empty() && op.getReductions().empty() &&
+                     op.getMirrors().empty() && dType.getRank() == 2 &&
+                     dType.getLayout().isIdentity() && dType.hasStaticShape());
   p.dLineColumns = tmaStoreLineColumns(op);
   llvm::raw_string_ostream(p.dType) << "'" << op.getD().getType() << "'";
   p.epilogScratchBytes = sm90::ScratchLayout(op).bytes;

@@ -92,6 +92,9 @@ struct Sm90Problem {
   bool reductions = false;                 // declared row/column/scalar reductions
   bool dFromRegisters = false; // the epilog writes D only, into a row-major D (store forms)
   bool dThroughTma = false;    // ... and TMA can address D's rows
+  /// The epilog writes D only, into a static row-major D of rank 2 (any pitch): store = tma's
+  /// line buffers, stored by TMA where dThroughTma, else by the consumer's threads.
+  bool dThroughLines = false;
   int64_t dLineColumns = 0;    // elements of D in one 128-byte line
   std::string dType;           // D's type as diagnostics print it
   int64_t epilogScratchBytes = 0; // per consumer warpgroup (EpilogScratch.h)

@@ -14,12 +14,15 @@ using namespace mlir::mepi;
 using namespace mlir::mepi::sm90;
 
 namespace {
-/// The store form's needs: an epilog that writes D only, and for TMA stores a D whose rows
-/// TMA addresses, in tiles of whole 128-byte lines.
+/// The store form's needs: an epilog that writes D only, and for TMA stores lines of D (whole
+/// 128-byte lines of the tile) that TMA stores or, in a rank-2 D whose rows it cannot address,
+/// the consumer's threads.
 std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr config) {
   std::string message;
   llvm::raw_string_ostream os(message);
-  if (config.getEpilogue().getStore() != DStore::Staged && !p.dFromRegisters) {
+  DStore store = config.getEpilogue().getStore();
+  bool lines = store == DStore::Tma && p.dThroughLines;
+  if (store != DStore::Staged && !p.dFromRegisters && !lines) {
     os << "store = " << stringifyDStore(config.getEpilogue().getStore())
        << " needs an epilog that writes D only (no aux output, no reduction) into a static "
           "row-major D; use store = staged";
@@ -27,9 +30,10 @@ std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr co
   }
   if (config.getEpilogue().getStore() != DStore::Tma)
     return std::nullopt;
-  if (!p.dThroughTma) {
-    os << "store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a "
-          "16-byte aligned address, got "
+  // Swapped, the lines are D's columns: stmatrix.trans and TMA stores only.
+  if (!p.dThroughTma && config.getSwapped()) {
+    os << "store = tma in the swapped form needs a bf16, f16 or f32 D with rows of a multiple "
+          "of 16 bytes at a 16-byte aligned address, got "
        << p.dType;
     return message;
   }

@@ -82,7 +82,7 @@ void WgmmaKernelGenerator::fillContext(Emitter &e, Context &c, MatmulOp op,
     c.mapA = leading[maps++];
     c.mapB = leading[maps++];
   }
-  if (config.getEpilogue().getStore() == DStore::Tma) {
+  if (config.getEpilogue().getStore() == DStore::Tma && c.spec.problem().dThroughTma) {
     c.mapD = leading[maps++];
     for (size_t i = 0; i < op.getMirrors().size(); ++i)
       c.mirrorMaps.push_back(leading[maps++]);

@@ -128,8 +128,9 @@ public:
                                             b.getI64IntegerAttr(kSwizzleBytes)));
     }
     // D's stores: boxes of one 128-byte line by a slice's 64 rows (Sm90Spec::dStoreBoxRows);
-    // each mirror's the same.
-    if (config.getEpilogue().getStore() == DStore::Tma)
+    // each mirror's the same. None where TMA cannot address D's rows (the consumer's threads
+    // store the lines).
+    if (config.getEpilogue().getStore() == DStore::Tma && spec(op).problem().dThroughTma)
       for (Value target : storedOperands(op))
         leading.push_back(TensorMapOp::create(
             b, loc, ptr, target,

@@ -302,13 +302,6 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
             });
 }
 
-/// The byte offset of byte `byte` of row `row` in a TMA store buffer, in the 128-byte swizzle
-/// the D tensor map declares: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so
-/// the 8 rows of a stored 8 x 16-byte matrix fill the 32 banks once.
-Value swizzledOffset(Emitter &e, Value row, Value byte) {
-  Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
-  return e.add(e.mul(row, e.i32(kLineBytes)), e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
-}
 
 /// Writes the thread's values of groups [first, first + groupsPerLine) (one line) into
 /// `buffer`. 16-bit D: stmatrix.x4, four 8 x 8 matrices of 16-bit elements per warp, which are
@@ -360,27 +353,43 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
       cPairs, columns);
 }
 
-/// A line of a slice that crosses its group's end (grouped): a TMA box clips at D's end only,
-/// and the rows past the group's end are the next group's, so the consumer's 128 threads copy
-/// the line's buffer to D themselves, 16 bytes each per step (8 threads a row: whole 128-byte
-/// lines of D), the rows below the group's end only. The buffer was written and the consumer's
+/// The bytes of D one thread stores at a time in copyLineBounded: 16 where TMA addresses D's
+/// rows, else the largest power of two (at least an element) that divides D's row pitch and
+/// its promised alignment, so that a unit is wholly inside or outside D.
+int64_t lineUnitBytes(MatmulOp op, const WgmmaEpilogFrame &f) {
+  constexpr int64_t kMaxUnitBytes = 16;
+  if (f.dMap)
+    return kMaxUnitBytes;
+  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  int64_t unit = kMaxUnitBytes;
+  while (unit > dBytes &&
+         ((f.n * dBytes) % unit != 0 || getPromisedAlignment(op.getD()) % unit != 0))
+    unit /= 2;
+  return unit;
+}
+
+/// A line that TMA cannot store: the consumer's 128 threads copy the line's buffer to D
+/// themselves, a unit each per step (lineUnitBytes: a warp writes consecutive units of a row),
+/// rows and columns inside D only. Where D's rows are not 16-byte multiples (no TMA store), or
+/// for a slice that crosses its group's end (grouped: a TMA box clips at D's end only, and the
+/// rows past the group's end are the next group's). The buffer was written and the consumer's
 /// barrier passed, as for the TMA store; the next write of this buffer comes after the next
-/// line's barrier, which every thread reaches after its reads here. D's rows are 16-byte
-/// multiples (TMA stores need them), so a 16-byte unit is wholly inside or outside D.
+/// line's barrier, which every thread reaches after its reads here.
 void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const SlicePlace &p,
                      ArrayRef<Value> bases, Value buffer, Value col) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  constexpr int64_t kUnitBytes = 16, kUnitsPerRow = kLineBytes / kUnitBytes;
+  int64_t unitBytes = lineUnitBytes(op, f), unitsPerRow = kLineBytes / unitBytes;
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
   Value thread = e.rem(f.tid, e.i32(kWarpgroup));
-  auto unitType = VectorType::get({kUnitBytes / 4}, b.getI32Type());
-  for (int64_t first = 0; first < sm90::kSliceRows * kUnitsPerRow; first += kWarpgroup) {
+  Type unitType = unitBytes >= 8 ? Type(VectorType::get({unitBytes / 4}, b.getI32Type()))
+                                 : Type(b.getIntegerType(8 * unitBytes));
+  for (int64_t first = 0; first < sm90::kSliceRows * unitsPerRow; first += kWarpgroup) {
     Value unit = e.add(thread, e.i32(first));
-    Value row = e.div(unit, e.i32(kUnitsPerRow));
-    Value byte = e.mul(e.rem(unit, e.i32(kUnitsPerRow)), e.i32(kUnitBytes));
+    Value row = e.div(unit, e.i32(unitsPerRow));
+    Value byte = e.mul(e.rem(unit, e.i32(unitsPerRow)), e.i32(unitBytes));
     Value value = LLVM::LoadOp::create(b, loc, unitType,
-                                       e.offset(buffer, swizzledOffset(e, row, byte)), kUnitBytes);
+                                       e.offset(buffer, swizzledOffset(e, row, byte)), unitBytes);
     Value dRow = e.add(p.rowBase, row), dCol = e.add(col, e.div(byte, e.i32(dBytes)));
     OpBuilder::InsertionGuard guard(b);
     auto ifOp = scf::IfOp::create(
@@ -390,7 +399,7 @@ void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const S
     Value linear = e.add(e.mul(e.zext64(dRow), e.i64(f.n)), e.zext64(dCol));
     for (Value base : bases)
       LLVM::StoreOp::create(b, loc, value,
-                            e.globalOffset(base, e.mul(linear, e.i64(dBytes))), kUnitBytes);
+                            e.globalOffset(base, e.mul(linear, e.i64(dBytes))), unitBytes);
   }
 }
 
@@ -417,7 +426,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     body();
   };
   SmallVector<Value> bases;
-  if (crosses)
+  if (crosses || !f.dMap)
     bases = llvm::map_to_vector(storedOperands(op), [&](Value stored) {
       return emitGlobalBase(e, operands.lookup(stored));
     });
@@ -465,6 +474,10 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
             NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     };
+    if (!f.dMap) { // D's rows are not TMA's: the threads store every line
+      copyLineBounded(e, op, f, p, bases, buffer, col);
+      continue;
+    }
     if (!crosses) {
       leader(tmaStore);
       continue;
@@ -478,38 +491,16 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   }
 }
 
-/// The swapped form's registers r and r + 1 (D rows `row` and `row` + 1 of column `col`) through
-/// the epilog, as one 32-bit word of two 16-bit D elements. Elements outside D are zero (their
-/// epilog inputs may lie outside the operands; TMA clips them from the store).
-Value transposedPair(Emitter &e, MatmulOp op, const IRMapping &operands,
-                     const WgmmaEpilogFrame &f, Value acc, int64_t r, Value row, Value col) {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  Type element = storageElementType(op.getD().getType().getElementType());
-  Value pair = LLVM::UndefOp::create(b, loc, VectorType::get({2}, element));
-  for (int64_t c = 0; c < 2; ++c) {
-    Value elementRow = e.add(row, e.i32(c));
-    auto ifOp = scf::IfOp::create(
-        b, loc, TypeRange{element},
-        e.andI(e.ult(elementRow, e.i32(f.m)), e.ult(col, e.i32(f.n))), /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    ElementIndex index;
-    index.row = e.toIndex(elementRow);
-    index.col = e.toIndex(col);
-    SmallVector<Value> results = emitEpilogValues(
-        b, loc, op, operands, LLVM::ExtractValueOp::create(b, loc, acc, r + c), index);
-    scf::YieldOp::create(b, loc, emitToStorage(b, loc, results[0]));
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc,
-                         Value(arith::ConstantOp::create(b, loc, b.getZeroAttr(element))));
-    b.setInsertionPointAfter(ifOp);
-    pair = LLVM::InsertElementOp::create(b, loc, pair, ifOp.getResult(0), e.i32(c));
-  }
-  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
-}
 } // namespace
 
+
+/// The byte offset of byte `byte` of row `row` in a TMA store buffer, in the 128-byte swizzle
+/// the D tensor map declares: the 16-byte unit u of a buffer row r sits at unit u ^ (r % 8), so
+/// the 8 rows of a stored 8 x 16-byte matrix fill the 32 banks once.
+Value mlir::mepi::swizzledOffset(Emitter &e, Value row, Value byte) {
+  Value unit = e.xorI(e.shr(byte, e.i32(4)), e.andI(row, e.i32(7)));
+  return e.add(e.mul(row, e.i32(kLineBytes)), e.add(e.mul(unit, e.i32(16)), e.andI(byte, e.i32(15))));
+}
 
 void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                     const WgmmaEpilogFrame &f, Value acc, Value rowBase,
@@ -526,86 +517,6 @@ void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &op
   emitTmaStores(e, op, operands, f, place, acc, crosses);
 }
 
-void mlir::mepi::emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
-                                      int64_t m, int64_t n, int64_t tileM, int64_t tileN,
-                                      Value acc, Value tileRow, Value tileCol, Value tid) {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  Value consumer = e.sub(e.div(tid, e.i32(kWarpgroup)), e.i32(1));
-  Value thread = e.rem(tid, e.i32(kWarpgroup));
-  Value lane = e.rem(tid, e.i32(32));
-  // Fragment layout of the 64 x tile_m block of Dᵀ (DESIGN §5): register r of lane l in warp w
-  // is its row 16w + l/4 + 8((r/2)%2) (a column of D) and column 8(r/4) + 2(l%4) + r%2 (a row).
-  Value fragmentCol = e.add(e.mul(e.div(thread, e.i32(32)), e.i32(16)), e.div(lane, e.i32(4)));
-  Value fragmentRow = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
-  Value rowBase = e.mul(tileRow, e.i32(tileM));
-  Value colBase = e.add(e.mul(tileCol, e.i32(tileN)), e.mul(consumer, e.i32(64)));
-  SmallVector<unsigned> masks; // the bitmask aux outputs
-  for (unsigned i = 0; i < op.getAux().size(); ++i)
-    if (op.getAuxKind(i) == BroadcastKind::Bitmask)
-      masks.push_back(i);
-  Value noBit = arith::ConstantIntOp::create(b, loc, 0, 1);
-  // bits[k][r]: mask k's bit of register r's element (0 outside D).
-  SmallVector<SmallVector<Value>> bits(masks.size());
-  for (int64_t r = 0; r < tileM / 2; ++r) {
-    Value row = e.add(rowBase, e.add(fragmentRow, e.i32(8 * (r / 4) + r % 2)));
-    Value col = e.add(colBase, e.add(fragmentCol, e.i32(8 * ((r / 2) % 2))));
-    OpBuilder::InsertionGuard guard(b);
-    auto ifOp = scf::IfOp::create(b, loc, SmallVector<Type>(masks.size(), b.getI1Type()),
-                                  e.andI(e.ult(row, e.i32(m)), e.ult(col, e.i32(n))),
-                                  /*withElseRegion=*/true);
-    // Without results the builder added the terminators; the yields below are the blocks'.
-    for (Block *block : {ifOp.thenBlock(), ifOp.elseBlock()})
-      if (!block->empty())
-        block->back().erase();
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    ElementIndex index;
-    index.row = e.toIndex(row);
-    index.col = e.toIndex(col);
-    SmallVector<Value> values = emitEpilogAndStore(
-        b, loc, op, operands, LLVM::ExtractValueOp::create(b, loc, acc, r), index);
-    SmallVector<Value> mine;
-    for (unsigned i : masks)
-      mine.push_back(values[1 + i]);
-    scf::YieldOp::create(b, loc, mine);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, loc, SmallVector<Value>(masks.size(), noBit));
-    for (size_t k = 0; k < masks.size(); ++k)
-      bits[k].push_back(ifOp.getResult(k));
-  }
-  // Bitmask bytes (cuBLASLt's layout: byte (row / 8, col) holds rows 8j..8j+7 of a column):
-  // the byte of rows 8j.. of a column is spread over a quad, lane q holding rows 8j + 2q and
-  // 8j + 2q + 1 (registers r and r + 1 of r = 4j + 2h, h the column's half); the quad ORs its
-  // bits together and its first lane stores the byte.
-  Value quadLane = e.rem(lane, e.i32(4));
-  for (auto [k, aux] : llvm::enumerate(masks)) {
-    for (int64_t r = 0; r < tileM / 2; r += 2) {
-      Value word = e.i32(0);
-      for (int64_t bit = 0; bit < 2; ++bit) {
-        Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits[k][r + bit]);
-        Value shift = e.add(e.mul(quadLane, e.i32(2)), e.i32(bit));
-        word = e.orI(word, arith::ShLIOp::create(b, loc, flag, shift));
-      }
-      for (int64_t mask : {1, 2})
-        word = e.orI(word, NVVM::ShflOp::create(b, loc, b.getI32Type(), e.i32(-1), word,
-                                                e.i32(mask), e.i32(0x1f), NVVM::ShflKind::bfly,
-                                                UnitAttr()));
-      Value firstRow = e.add(rowBase, e.i32(8 * (r / 4)));
-      Value col = e.add(colBase, e.add(fragmentCol, e.i32(8 * ((r / 2) % 2))));
-      OpBuilder::InsertionGuard guard(b);
-      auto store = scf::IfOp::create(
-          b, loc,
-          e.andI(e.eq(quadLane, e.i32(0)),
-                 e.andI(e.ult(firstRow, e.i32(m)), e.ult(col, e.i32(n)))),
-          /*withElseRegion=*/false);
-      b.setInsertionPointToStart(store.thenBlock());
-      Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), word);
-      memref::StoreOp::create(b, loc, byte, operands.lookup(op.getAux()[aux]),
-                              ValueRange{e.toIndex(e.div(firstRow, e.i32(8))), e.toIndex(col)});
-    }
-  }
-}
-
 void mlir::mepi::emitTmaStoresDrained(Emitter &e, Value tid) {
   OpBuilder &b = e.b;
   OpBuilder::InsertionGuard guard(b);
@@ -613,83 +524,4 @@ void mlir::mepi::emitTmaStoresDrained(Emitter &e, Value tid) {
                                 /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifOp.thenBlock());
   NVVM::CpAsyncBulkWaitGroupOp::create(b, e.loc, b.getI32IntegerAttr(0), UnitAttr());
-}
-
-void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands,
-                                         const WgmmaEpilogFrame &f, Value acc, Value tileRow,
-                                         Value tileCol, int64_t boxRows) {
-  OpBuilder &b = e.b;
-  Location loc = e.loc;
-  constexpr int64_t kGroupRows = 8, kChunkRows = sm90::kSliceRows;
-  Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
-  Value thread = e.rem(f.tid, e.i32(kWarpgroup));
-  Value lane = e.rem(f.tid, e.i32(32)), warp = e.div(thread, e.i32(32));
-  Value rowBase = e.mul(tileRow, e.i32(f.tileM));
-  Value colBase = e.add(e.mul(tileCol, e.i32(f.tileN)), e.mul(consumer, e.i32(kChunkRows)));
-  // The fragment of the 64 x tile_m block of Dᵀ (emitTransposedEpilog): register 4g + 2h + c
-  // of lane l in warp w is D row 8g + 2(l % 4) + c of column 16w + 8h + l / 4. Registers
-  // 4g + 2h and + 1 are the lane's pair of 8 x 8 matrix (g, h) of Dᵀ; stmatrix.trans stores
-  // its transpose, rows of D, and lane l gives the address of D row 8g + l % 8 of matrix
-  // l / 8 = 2 (g - g0) + h: 16 bytes at column 16w + 8h of the buffer's 128-byte line.
-  Value fragmentCol = e.add(e.mul(warp, e.i32(16)), e.div(lane, e.i32(4)));
-  Value fragmentRow = e.mul(e.rem(lane, e.i32(4)), e.i32(2));
-  Value matrix = e.div(lane, e.i32(8));
-  Value unitByte = e.mul(e.add(e.mul(warp, e.i32(2)), e.rem(matrix, e.i32(2))), e.i32(16));
-  Value matrixRow = e.add(e.mul(e.div(matrix, e.i32(2)), e.i32(kGroupRows)), e.rem(lane, e.i32(8)));
-  Value buffers =
-      e.add(e.i32(f.staging), e.mul(consumer, e.i32(Sm90Spec::stagingBytes(DStore::Tma))));
-  Value isLeader = e.eq(thread, e.i32(0));
-  auto leader = [&](llvm::function_ref<void()> body) {
-    OpBuilder::InsertionGuard guard(b);
-    auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    body();
-  };
-  auto waitBuffersRead = [&] {
-    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
-  };
-  // Chunks of up to 64 rows alternate between the consumer's two buffers, as emitTmaStores'
-  // lines do: with an odd number the first chunk's buffer held the previous tile's last.
-  int64_t chunks = llvm::divideCeil(f.tileM, kChunkRows);
-  if (chunks % 2 != 0) {
-    leader(waitBuffersRead);
-    emitConsumerBarrier(e, consumer);
-  }
-  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-    int64_t rows = std::min(kChunkRows, f.tileM - chunk * kChunkRows);
-    int64_t firstGroup = chunk * kChunkRows / kGroupRows;
-    Value buffer = e.offset(f.base, e.add(buffers, e.i32((chunk % 2) * kBufferBytes)));
-    for (int64_t g = firstGroup; g < firstGroup + rows / kGroupRows; g += 2) {
-      SmallVector<Value> words;
-      for (int64_t i = 0; i < 4; ++i) {
-        int64_t group = g + i / 2, h = i % 2;
-        Value row = e.add(rowBase, e.add(fragmentRow, e.i32(kGroupRows * group)));
-        Value col = e.add(colBase, e.add(fragmentCol, e.i32(8 * h)));
-        words.push_back(transposedPair(e, op, operands, f, acc, 4 * group + 2 * h, row, col));
-      }
-      Value bufferRow = e.add(e.i32(kGroupRows * (g - firstGroup)), matrixRow);
-      NVVM::StMatrixOp::create(b, loc, e.offset(buffer, swizzledOffset(e, bufferRow, unitByte)),
-                               words, NVVM::MMALayout::col,
-                               NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-                               NVVM::LdStMatrixEltType::B16);
-    }
-    // The generic-proxy writes become visible to the TMA unit (the async proxy).
-    e.fenceAsyncShared();
-    leader(waitBuffersRead);
-    emitConsumerBarrier(e, consumer);
-    leader([&] {
-      SmallVector<Value> maps = {f.dMap};
-      llvm::append_range(maps, f.mirrorMaps);
-      for (int64_t box = 0; box < rows / boxRows; ++box) {
-        SmallVector<Value> coordinates = {
-            colBase, e.add(rowBase, e.i32(chunk * kChunkRows + box * boxRows))};
-        Value source = e.offset(buffer, e.i32(box * boxRows * kLineBytes));
-        for (Value map : maps)
-          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              b, loc, map, source, coordinates, /*l2CacheHint=*/Value(),
-              NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-      }
-      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-    });
-  }
 }

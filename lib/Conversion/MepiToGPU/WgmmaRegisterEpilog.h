@@ -2,7 +2,8 @@
 //   - store = registers: each thread stores its pairs of elements straight to D;
 //   - store = tma: the consumer writes its values into a swizzled shared buffer a 128-byte
 //     line of the slice's rows at a time, and one thread hands each line to a TMA store
-//     (two buffers per consumer warpgroup, alternating).
+//     (two buffers per consumer warpgroup, alternating); where TMA cannot address D's rows,
+//     the consumer's threads store the line themselves.
 // Both walk the registers 8 columns at a time in the wgmma fragment layout (DESIGN §5).
 #ifndef MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
 #define MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
@@ -38,6 +39,10 @@ void emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands,
 /// Before a consumer warpgroup leaves: its issuing thread (of thread index `tid` in the
 /// block) waits until its TMA stores of D are complete.
 void emitTmaStoresDrained(Emitter &e, Value tid);
+
+/// The byte offset of byte `byte` (i32) of row `row` (i32) in a TMA store buffer, in the
+/// 128-byte swizzle the D tensor map declares.
+Value swizzledOffset(Emitter &e, Value row, Value byte);
 
 } // namespace mlir::mepi
 
