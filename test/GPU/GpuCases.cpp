@@ -233,6 +233,18 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                      "cluster = 2>, epilogue = <store = tma>>";
       cases.push_back(lines);
     }
+    // ... in the other forms: 256-row tiles, ping-pong, split-K's last arrival, stream-K.
+    for (const char *form : {"tile = [256, 128, 64], mainloop = <stages = 4>",
+                             "tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true>",
+                             "tile = [128, 128, 64], mainloop = <stages = 6>, scheduler = "
+                             "<split_k, splits = 3>",
+                             "tile = [128, 256, 64], mainloop = <stages = 4>, scheduler = "
+                             "<stream_k>"}) {
+      Case lines{t, {700, 1000}, {1001, 1000}, {700, 1001}, false, true, "GELU_BIAS"};
+      lines.config = std::string("#mepi.kernel_config<wgmma, ") + form +
+                     ", epilogue = <store = tma>>";
+      cases.push_back(lines);
+    }
     if (!quick)
       cases.push_back({t, {4095, 4099}, {4097, 4099}, {4095, 4097}, false, true, "GELU_BIAS"});
     Case loads{t, {127, 264}, {129, 264}, {127, 129}, false, true, "BIAS"};

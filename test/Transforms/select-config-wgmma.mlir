@@ -21,9 +21,10 @@
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config | FileCheck %s --check-prefix=NOCHIP
 
 // D without 16-byte alignment takes no TMA stores: 128 x 256 in clusters of 2 (not ping-pong
-// 128 x 128 with staged stores, 1.20-1.23 times the fastest candidate on the sweeps).
+// 128 x 128 with staged stores, 1.20-1.23 times the fastest candidate on the sweeps), its lines
+// stored by the consumer's threads (store = tma without a D tensor map).
 // CHECK-LABEL: func.func @big
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 // NOCHIP-LABEL: func.func @big
 // NOCHIP: config = #mepi.kernel_config<simt
 func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
@@ -431,7 +432,7 @@ func.func @big_long_k_costly(%a: memref<8192x8192xbf16> {mepi.alignment = 16 : i
 // -----
 
 // CHECK-LABEL: func.func @big_long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @big_long_k(%a: memref<4096x8192xbf16> {mepi.alignment = 16 : i64},
                       %b: memref<4096x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<4096x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<4096x8192xbf16>, memref<4096x8192xbf16>) outs(%d : memref<4096x4096xbf16>)
@@ -621,9 +622,10 @@ func.func @n_major_b(%a: memref<256x256xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// 65536 x 16384 x 8192 (a D of 2^30 elements) with a staged D: 128 x 128 with 4 stages.
+// 65536 x 16384 x 8192 (a D of 2^30 elements) that TMA cannot address: 128 x 128 with 4
+// stages, its lines stored by the consumer's threads.
 // CHECK-LABEL: func.func @huge
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
 func.func @huge(%a: memref<65536x8192xf16> {mepi.alignment = 16 : i64},
                 %b: memref<16384x8192xf16> {mepi.alignment = 16 : i64}, %d: memref<65536x16384xf16>) {
   mepi.matmul ins(%a, %b : memref<65536x8192xf16>, memref<16384x8192xf16>) outs(%d : memref<65536x16384xf16>)

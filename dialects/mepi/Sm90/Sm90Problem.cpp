@@ -8,6 +8,17 @@
 using namespace mlir;
 using namespace mlir::mepi;
 
+bool Sm90Problem::storesDThroughLines(MatmulOp op) {
+  if (canStoreDThroughTma(op))
+    return true;
+  // The consumer's threads store the lines of a D-only epilog into a rank-2 row-major D.
+  MemRefType dType = op.getD().getType();
+  Type dElement = dType.getElementType();
+  return (dElement.isBF16() || dElement.isF16() || dElement.isF32()) && op.getAux().empty() &&
+         op.getReductions().empty() && op.getMirrors().empty() && dType.getRank() == 2 &&
+         dType.getLayout().isIdentity() && dType.hasStaticShape();
+}
+
 Sm90Problem Sm90Problem::of(MatmulOp op) {
   Sm90Problem p;
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
@@ -33,13 +44,7 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.reductions = !op.getReductions().empty();
   p.dFromRegisters = canStoreDFromRegisters(op);
   p.dThroughTma = canStoreDThroughTma(op);
-  MemRefType dType = op.getD().getType();
-  Type dElement = dType.getElementType();
-  p.dThroughLines = p.dThroughTma ||
-                    ((dElement.isBF16() || dElement.isF16() || dElement.isF32()) &&
-                     op.getAux().empty() && op.getReductions().empty() &&
-                     op.getMirrors().empty() && dType.getRank() == 2 &&
-                     dType.getLayout().isIdentity() && dType.hasStaticShape());
+  p.dThroughLines = storesDThroughLines(op);
   p.dLineColumns = tmaStoreLineColumns(op);
   llvm::raw_string_ostream(p.dType) << "'" << op.getD().getType() << "'";
   p.epilogScratchBytes = sm90::ScratchLayout(op).bytes;

@@ -101,6 +101,8 @@ struct Sm90Problem {
 
   /// The problem of a mepi.matmul with static shapes.
   static Sm90Problem of(MatmulOp op);
+  /// Whether `op` may write D through store = tma's line buffers (dThroughLines).
+  static bool storesDThroughLines(MatmulOp op);
   bool operandSums() const { return aSums || bSums; }
   bool grouped() const { return groups > 0; }
   /// The MMA atom of A and B (elementBytes is one the table has: Sm90Problem::of checks it).

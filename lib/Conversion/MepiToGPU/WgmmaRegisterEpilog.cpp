@@ -361,9 +361,10 @@ int64_t lineUnitBytes(MatmulOp op, const WgmmaEpilogFrame &f) {
   if (f.dMap)
     return kMaxUnitBytes;
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  // No promise: an element's own alignment.
+  int64_t alignment = std::max(getPromisedAlignment(op.getD()), dBytes);
   int64_t unit = kMaxUnitBytes;
-  while (unit > dBytes &&
-         ((f.n * dBytes) % unit != 0 || getPromisedAlignment(op.getD()) % unit != 0))
+  while (unit > dBytes && ((f.n * dBytes) % unit != 0 || alignment % unit != 0))
     unit /= 2;
   return unit;
 }
