@@ -216,8 +216,11 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   // large shapes (bench/NOTES.md).
   if (heuristic && p.elementBytes == 1)
     return config;
-  if (heuristic && (config.getEpilogue().getStore() != DStore::Tma || 2 * tail > walkers ||
-                    10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
+  // TMA's own stores: the rule was measured with them, not with a D whose lines the consumer's
+  // threads store (42578 x 331 x 15656 ran 5.7 % slower with stream-K so, bench/NOTES.md).
+  if (heuristic &&
+      (config.getEpilogue().getStore() != DStore::Tma || !p.dThroughTma ||
+       2 * tail > walkers || 10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
     return config;
   return streamK;
 }
