@@ -791,7 +791,7 @@ func.func @few_tiles_long_k(%a: memref<576x7488xf16> {mepi.alignment = 16 : i64}
 
 // D rows of 2266 bytes (1133 bf16), which TMA cannot address: the heuristic's tile stores its
 // lines through the consumer's threads (store = tma; 216 -> 377 TFLOP/s on an H100 against the
-// staged form), whole units: stream-K's rule asks for TMA's own stores.
+// staged form).
 // CHECK-LABEL: func.func @odd_columns(
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @odd_columns(%a: memref<8704x824xbf16> {mepi.alignment = 16 : i64},
@@ -808,9 +808,11 @@ func.func @odd_columns(%a: memref<8704x824xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// CHECK-LABEL: func.func @odd_columns_no_stream_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
-func.func @odd_columns_no_stream_k(%a: memref<42578x15656xbf16> {mepi.alignment = 16 : i64},
+// Stream-K's rule holds for line stores too: over the 15 sweep problems it takes, whole units
+// ran 0.9 % slower in geomean (42578 x 331 x 15656 7 % faster, 4783 x 914 x 51339 25 % slower).
+// CHECK-LABEL: func.func @odd_columns_stream_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>
+func.func @odd_columns_stream_k(%a: memref<42578x15656xbf16> {mepi.alignment = 16 : i64},
                                    %b: memref<331x15656xbf16> {mepi.alignment = 16 : i64},
                                    %d: memref<42578x331xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<42578x15656xbf16>, memref<331x15656xbf16>) outs(%d : memref<42578x331xbf16>)

@@ -192,7 +192,8 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
 /// 345 TFLOP/s the tail is not its time) 349 -> 346; 4096 x 14336 x 4096 (a last wave of 38 of
 /// 66) 808 -> 796, 4096 x 4096 x 14336 (58 of 66) 831 -> 818. So the heuristic takes it where
 /// the last wave is at most half full, the prediction gains 5 % or more and D goes through TMA
-/// stores.
+/// stores, or the same line buffers stored by the consumer's threads (D rows TMA cannot
+/// address: on 15 sweep problems whole units ran 0.9 % slower in geomean, bench/NOTES.md).
 KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
                              KernelConfigAttr config, bool heuristic) {
   KernelConfigAttr streamK = config.withStreamk(true);
@@ -216,11 +217,8 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   // large shapes (bench/NOTES.md).
   if (heuristic && p.elementBytes == 1)
     return config;
-  // TMA's own stores: the rule was measured with them, not with a D whose lines the consumer's
-  // threads store (42578 x 331 x 15656 ran 5.7 % slower with stream-K so, bench/NOTES.md).
-  if (heuristic &&
-      (config.getEpilogue().getStore() != DStore::Tma || !p.dThroughTma ||
-       2 * tail > walkers || 10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
+  if (heuristic && (config.getEpilogue().getStore() != DStore::Tma || 2 * tail > walkers ||
+                    10 * (2 * walkers - 3 * tail) < walkers * (waves + 1)))
     return config;
   return streamK;
 }
