@@ -166,11 +166,12 @@ bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
 /// overlaps a main loop, which the scattered 4-byte stores slow down), and so did the 64-row
 /// ones of short M (decode16 GELU_BIAS 0.83 -> 0.77). Elsewhere through shared memory.
 ///
-/// Where TMA cannot address D's rows, the cooperative 128-row kernels still take store = tma:
-/// its line buffers, stored by the consumer's threads (H100, bench/NOTES.md, against the
-/// registers or staged form of the same tile: 52408 x 4166 x 112 GELU_BIAS 57 -> 146 TFLOP/s,
-/// 8704 x 1133 x 824 216 -> 377, 10862 x 927 x 213 61 -> 106, 4095 x 4097 x 4099 420 -> 480,
-/// 2056 x 2665 x 2472 GELU_BIAS 301 -> 386).
+/// Where TMA cannot address D's rows, the cooperative 128- and 256-row kernels still take
+/// store = tma: its line buffers, stored by the consumer's threads (H100, bench/NOTES.md,
+/// against the registers or staged form of the same tile: 52408 x 4166 x 112 GELU_BIAS 57 ->
+/// 146 TFLOP/s, 8704 x 1133 x 824 216 -> 377 (256 x 128: 198 -> 321), 10862 x 927 x 213 61 ->
+/// 106, 4095 x 4097 x 4099 420 -> 480, 2056 x 2665 x 2472 GELU_BIAS 301 -> 386). Ping-pong was
+/// not measured.
 DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bool tmaLoads) {
   if (tileM >= 128 && canUseTmaStores(op, tmaLoads, tileN))
     return DStore::Tma;

@@ -302,7 +302,6 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
             });
 }
 
-
 /// Writes the thread's values of groups [first, first + groupsPerLine) (one line) into
 /// `buffer`. 16-bit D: stmatrix.x4, four 8 x 8 matrices of 16-bit elements per warp, which are
 /// exactly the fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8
