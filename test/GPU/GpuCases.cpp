@@ -226,7 +226,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     // 4-byte units; D in f32: 4 bytes); bias per column, beta * C, a partial last tile.
     for (int64_t n : {1001, 1002, 1003}) {
       Case lines{t, {300, 520}, {n, 520}, {300, n}, false, true, n == 1001 ? "GELU_BIAS" : "BIAS",
-                 n == 1002, 1.0f, n == 1002 ? -0.5f : 0.0f};
+                 n != 1003, 1.0f, n != 1003 ? -0.5f : 0.0f};
       if (n == 1003)
         lines.outType = ElementType::F32;
       lines.config = "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, "

@@ -30,6 +30,12 @@ std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr co
   }
   if (config.getEpilogue().getStore() != DStore::Tma)
     return std::nullopt;
+  if (!p.dThroughTma && !p.dThroughLines) {
+    os << "store = tma needs a bf16, f16 or f32 D with rows of a multiple of 16 bytes at a "
+          "16-byte aligned address, or a rank-2 row-major one without mirrors, got "
+       << p.dType;
+    return message;
+  }
   // Swapped, the lines are D's columns: stmatrix.trans and TMA stores only.
   if (!p.dThroughTma && config.getSwapped()) {
     os << "store = tma in the swapped form needs a bf16, f16 or f32 D with rows of a multiple "

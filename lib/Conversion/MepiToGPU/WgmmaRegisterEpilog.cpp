@@ -184,9 +184,24 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
       SmallVector<Value> preloaded(op.getEpilogInputs().size());
       for (auto [i, rowPair] : llvm::enumerate(p.rowInputs))
         preloaded[i] = rowPair[h];
+      // The pair's second element of an odd row length: tested on its own (col < n below
+      // covers col + 1 only where n is even).
+      bool guardSecond = bounds && f.n % 2 != 0;
       auto compute = [&] {
         Value out = LLVM::UndefOp::create(b, loc, pairType);
         for (int64_t c = 0; c < 2; ++c) {
+          std::optional<OpBuilder::InsertionGuard> second;
+          scf::IfOp ifSecond;
+          if (c == 1 && guardSecond) {
+            second.emplace(b);
+            ifSecond = scf::IfOp::create(b, loc, TypeRange{pairType.getElementType()},
+                                         e.ult(e.add(col, e.i32(1)), e.i32(f.n)),
+                                         /*withElseRegion=*/true);
+            b.setInsertionPointToStart(ifSecond.elseBlock());
+            scf::YieldOp::create(b, loc, Value(arith::ConstantOp::create(
+                                             b, loc, b.getZeroAttr(pairType.getElementType()))));
+            b.setInsertionPointToStart(ifSecond.thenBlock());
+          }
           ElementIndex index;
           index.row = e.toIndex(p.rows[h]);
           index.col = e.toIndex(e.add(col, e.i32(c)));
@@ -198,8 +213,13 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
               preloaded[i] = values[2 * j + c];
           SmallVector<Value> results = emitEpilogValues(
               b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded, cValue);
-          out = LLVM::InsertElementOp::create(b, loc, out, emitToStorage(b, loc, results[0]),
-                                              e.i32(c));
+          Value stored = emitToStorage(b, loc, results[0]);
+          if (ifSecond) {
+            scf::YieldOp::create(b, loc, stored);
+            second.reset();
+            stored = ifSecond.getResult(0);
+          }
+          out = LLVM::InsertElementOp::create(b, loc, out, stored, e.i32(c));
         }
         return out;
       };
@@ -207,7 +227,7 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
         pairs.push_back(compute());
         continue;
       }
-      // D's row length is even and col is even: col < n covers col + 1.
+      // col is even: col < n covers col + 1 where D's row length is even (else guardSecond).
       Value inside = e.andI(e.ult(p.rows[h], f.emitRowLimit(e)), e.ult(col, e.i32(f.n)));
       auto ifOp =
           scf::IfOp::create(b, loc, TypeRange{pairType}, inside, /*withElseRegion=*/true);
