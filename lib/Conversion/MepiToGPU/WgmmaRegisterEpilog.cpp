@@ -184,44 +184,44 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
       SmallVector<Value> preloaded(op.getEpilogInputs().size());
       for (auto [i, rowPair] : llvm::enumerate(p.rowInputs))
         preloaded[i] = rowPair[h];
-      // The pair's second element of an odd row length: tested on its own (col < n below
+      // Element c of the pair through the epilog, in D's storage type.
+      auto element = [&](int64_t c) {
+        ElementIndex index;
+        index.row = e.toIndex(p.rows[h]);
+        index.col = e.toIndex(e.add(col, e.i32(c)));
+        Value cValue;
+        if (!cPairs.empty())
+          cValue = LLVM::ExtractElementOp::create(b, loc, cPairs[2 * j + h], e.i32(c));
+        for (auto [i, values] : llvm::enumerate(columns))
+          if (!values.empty())
+            preloaded[i] = values[2 * j + c];
+        SmallVector<Value> results = emitEpilogValues(
+            b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded, cValue);
+        return emitToStorage(b, loc, results[0]);
+      };
+      // With an odd row length the pair's second element is tested on its own (col < n below
       // covers col + 1 only where n is even).
       bool guardSecond = bounds && f.n % 2 != 0;
       auto compute = [&] {
         Value out = LLVM::UndefOp::create(b, loc, pairType);
-        for (int64_t c = 0; c < 2; ++c) {
-          std::optional<OpBuilder::InsertionGuard> second;
-          scf::IfOp ifSecond;
-          if (c == 1 && guardSecond) {
-            second.emplace(b);
-            ifSecond = scf::IfOp::create(b, loc, TypeRange{pairType.getElementType()},
-                                         e.ult(e.add(col, e.i32(1)), e.i32(f.n)),
-                                         /*withElseRegion=*/true);
-            b.setInsertionPointToStart(ifSecond.elseBlock());
-            scf::YieldOp::create(b, loc, Value(arith::ConstantOp::create(
-                                             b, loc, b.getZeroAttr(pairType.getElementType()))));
-            b.setInsertionPointToStart(ifSecond.thenBlock());
-          }
-          ElementIndex index;
-          index.row = e.toIndex(p.rows[h]);
-          index.col = e.toIndex(e.add(col, e.i32(c)));
-          Value cValue;
-          if (!cPairs.empty())
-            cValue = LLVM::ExtractElementOp::create(b, loc, cPairs[2 * j + h], e.i32(c));
-          for (auto [i, values] : llvm::enumerate(columns))
-            if (!values.empty())
-              preloaded[i] = values[2 * j + c];
-          SmallVector<Value> results = emitEpilogValues(
-              b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded, cValue);
-          Value stored = emitToStorage(b, loc, results[0]);
-          if (ifSecond) {
-            scf::YieldOp::create(b, loc, stored);
-            second.reset();
-            stored = ifSecond.getResult(0);
-          }
-          out = LLVM::InsertElementOp::create(b, loc, out, stored, e.i32(c));
+        out = LLVM::InsertElementOp::create(b, loc, out, element(0), e.i32(0));
+        Value second;
+        if (guardSecond) {
+          Type storage = pairType.getElementType();
+          auto ifOp = scf::IfOp::create(b, loc, TypeRange{storage},
+                                        e.ult(e.add(col, e.i32(1)), e.i32(f.n)),
+                                        /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(b, loc, element(1));
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(b, loc,
+                               Value(arith::ConstantOp::create(b, loc, b.getZeroAttr(storage))));
+          second = ifOp.getResult(0);
+        } else {
+          second = element(1);
         }
-        return out;
+        return Value(LLVM::InsertElementOp::create(b, loc, out, second, e.i32(1)));
       };
       if (!bounds) {
         pairs.push_back(compute());
