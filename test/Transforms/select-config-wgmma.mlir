@@ -13,6 +13,8 @@
 // stores whose last wave is at most half full takes stream-K where that should gain 5 %
 // (4096 x 4224: 272 pair units on 66 clusters, a last wave of 8); 4096 x 4096 x 14336 (a last
 // wave of 58) and 65536 x 16384 (248 waves) keep whole units.
+// Where 128 x 192 tiles (in clusters alike) are predicted to spend 10 % more of the SMs' time
+// inside D than 128 x 256 (N just past a multiple of 256), they replace them.
 // Batched problems take the same forms but stream-K; f32 with K-major A and B takes tile_k 32,
 // strict f32 (split into TF32 parts in shared memory) 64-row tiles of one consumer, unbatched.
 // Other layouts and other chips keep simt. Where 128 x 128 tiles would not give every SM two, the
@@ -810,12 +812,68 @@ func.func @odd_columns(%a: memref<8704x824xbf16> {mepi.alignment = 16 : i64},
 
 // Stream-K's rule holds for line stores too: over the 15 sweep problems it takes, whole units
 // ran 0.9 % slower in geomean (42578 x 331 x 15656 7 % faster, 4783 x 914 x 51339 25 % slower).
+// 128 x 192 would put 0.07 more of its columns inside D here, under the 10 % the width needs.
 // CHECK-LABEL: func.func @odd_columns_stream_k
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>
-func.func @odd_columns_stream_k(%a: memref<42578x15656xbf16> {mepi.alignment = 16 : i64},
-                                   %b: memref<331x15656xbf16> {mepi.alignment = 16 : i64},
-                                   %d: memref<42578x331xbf16> {mepi.alignment = 16 : i64}) {
+func.func @odd_columns_stream_k(%a: memref<4783x51344xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<914x51344xbf16> {mepi.alignment = 16 : i64},
+    %d: memref<4783x914xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4783x51344xbf16>, memref<914x51344xbf16>) outs(%d : memref<4783x914xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// N just past a multiple of 256: 128 x 256 tiles compute a quarter of their columns outside D
+// (576 of 768), 128 x 192 none, in the same three waves: 128 x 192 in clusters of 2 (H100: 490
+// -> 761 TFLOP/s).
+// CHECK-LABEL: func.func @column_fitted
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
+func.func @column_fitted(%a: memref<16384x8192xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<576x8192xbf16> {mepi.alignment = 16 : i64},
+    %d: memref<16384x576xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<16384x8192xbf16>, memref<576x8192xbf16>) outs(%d : memref<16384x576xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// The same with a short last wave (stream-K for either width) and D's rows through the
+// consumer's threads (331 columns): 331 of 384 columns inside D against 331 of 512 (356 -> 491).
+// CHECK-LABEL: func.func @column_fitted_stream_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>
+func.func @column_fitted_stream_k(%a: memref<42578x15656xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<331x15656xbf16> {mepi.alignment = 16 : i64},
+    %d: memref<42578x331xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<42578x15656xbf16>, memref<331x15656xbf16>) outs(%d : memref<42578x331xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// Predicted 7 % more inside D with 128 x 192 (all 960 columns against 960 of 1024, in 5 waves of
+// pair units against 4, both nearly full): under 10 %, 128 x 256 stays (forced, 192 ran 1.00x).
+// CHECK-LABEL: func.func @column_fit_small_gain
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
+func.func @column_fit_small_gain(%a: memref<15552x24064xbf16> {mepi.alignment = 16 : i64},
+    %b: memref<960x24064xbf16> {mepi.alignment = 16 : i64},
+    %d: memref<15552x960xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<15552x24064xbf16>, memref<960x24064xbf16>) outs(%d : memref<15552x960xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16

@@ -224,6 +224,24 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   return streamK;
 }
 
+/// The share of the walkers' time that a (not swapped) configuration's work units spend inside
+/// D: waveShare's count over its own units (a cluster's pair units on the clusters), where a
+/// partial last wave of R units on G walkers costs a whole wave, or under stream-K 1.5 R / G of
+/// one (withStreamK's prediction).
+double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config) {
+  Sm90Spec spec(p, config, target);
+  int64_t units = spec.workUnits();
+  int64_t walkers = target.multiprocessors / config.getMainloop().getCluster();
+  int64_t waves = units / walkers, tail = units % walkers;
+  double time = tail == 0                             ? double(waves)
+                : config.getScheduler().isStreamK() ? waves + 1.5 * double(tail) / walkers
+                                                      : double(waves + 1);
+  double covered = double(p.batch) * double(spec.tilesM() * config.getTileM()) *
+                   double(spec.tilesN() * config.getTileN());
+  return double(units) / (time * walkers) * double(p.batch) * double(p.m) * double(p.n) /
+         covered;
+}
+
 /// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K
 /// or stream-K), no clusters. TMA stores stay: the slices inside their group take them.
 KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {

@@ -47,6 +47,9 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
 /// `config` as stream-K where that runs and (`heuristic`) its rule takes it, else `config`.
 KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
                              KernelConfigAttr config, bool heuristic = false);
+/// The share of the walkers' time a (not swapped) configuration spends inside D, as waveShare
+/// counts it, with stream-K's tail as withStreamK predicts it.
+double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);

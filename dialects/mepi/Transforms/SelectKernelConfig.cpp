@@ -59,6 +59,9 @@ struct WgmmaHeuristic {
   int64_t waveFittedWidth() const;
   double waveShare(int64_t tileM, int64_t tileN, int64_t splits) const;
   void fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &splits) const;
+  KernelConfigAttr completed(int64_t tileM, int64_t tileN, int64_t splits, bool smallTiles,
+                             bool huge, bool partialWave) const;
+  KernelConfigAttr columnFitted(KernelConfigAttr config) const;
   KernelConfigAttr manyTileForm(bool huge) const;
   KernelConfigAttr narrowerThan256x128() const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
@@ -269,6 +272,33 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
   }
 }
 
+/// Instead of 128 x 256 whole-unit tiles, 128 x 192 (clusters, stream-K and the store form
+/// chosen alike, the store form unchanged) where its work units are predicted to spend 10 % more
+/// of the walkers' time inside D (predictedShare: waves and columns outside D). A D just past a
+/// multiple of 256 columns computes up to half a tile column outside it. Forced on the H100
+/// (2026-11-28, bench/results/column-fit.log, mepi's TFLOP/s, 128 x 256 against 128 x 192, both
+/// in clusters of 2): predicted 1.10 or more, 14 of 15 gained: 16384 x 576 x 8192 490 -> 761,
+/// 16384 x 320 x 8192 345 -> 544, 42578 x 331 x 15656 356 -> 491, 2056 x 2665 x 2472 GELU_BIAS
+/// 350 -> 410, 39192 x 257 x 31568 252 -> 298, 2900 x 1919 x 961 +11 %, 8192 x 1344 x 8192
+/// +2.5 %; 5713 x 3120 x 12545 GELU_BIAS (1.11) lost 5.5 %. Below 1.10 the eight measured moved
+/// 0.90-1.04 (13553 x 2562 x 1487 GELU_BIAS at 1.06: 469 -> 424): per FLOP a 192-column tile
+/// ran ~5 % slower than a 256-column one. 128 x 160 (no TMA stores for 16-bit D: 64-column
+/// lines) ran slower per FLOP still: 0.65-0.94 of 128 x 256 on five of six problems, only 16384
+/// x 320 x 8192 (two exact tile columns) gained, 1.78x.
+KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
+  constexpr double kRequiredGain = 1.10;
+  constexpr int64_t kWidth = 192;
+  if (pingpong || !tma || config.getTileM() != 128 || config.getTileN() != 256 ||
+      config.getScheduler().getSplits() != 1 || !implementable(128, kWidth))
+    return config;
+  KernelConfigAttr narrower = completed(128, kWidth, /*splits=*/1, /*smallTiles=*/false,
+                                        /*huge=*/false, /*partialWave=*/false);
+  if (!narrower || narrower.getEpilogue().getStore() != config.getEpilogue().getStore() ||
+      predictedShare(p, target, narrower) < kRequiredGain * predictedShare(p, target, config))
+    return config;
+  return narrower;
+}
+
 /// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
 /// through TMA stores, unforced (not with operand sums, which ping-pong cannot compute). Ping-pong
 /// runs one consumer's epilog under the other's main loop: 128 x 128 with 4 stages was +1-7 %
@@ -432,13 +462,26 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   bool smallTiles = smallTile(tileM, tileN, tiles, huge);
   int64_t splits = splitsFor(tiles, smallTiles);
   fitSplitWidth(tileM, tileN, splits);
+  KernelConfigAttr config = completed(tileM, tileN, splits, smallTiles, huge, partialWave);
+  if (!config || forced() || huge || partialWave)
+    return config;
+  return columnFitted(config);
+}
+
+/// The configuration of tileM x tileN tiles in `splits` k ranges: its stages (at most 4 for a
+/// huge D), clusters (not for a partial wave's width), the store form and, unforced, stream-K
+/// where its rule takes it.
+KernelConfigAttr WgmmaHeuristic::completed(int64_t tileM, int64_t tileN, int64_t splits,
+                                           bool smallTiles, bool huge, bool partialWave) const {
   int64_t stages = stagesFor(tileM, tileN);
   if (huge && !forced())
     stages = std::min<int64_t>(stages, 4);
-  // 128 x 256 tiles pair up in clusters of 2 (B multicast) when D has two tile rows or more:
-  // on the H200 the K = 4096 shapes gained 1-8 % against the same tile without (bench/NOTES.md).
+  // 128 x 256 tiles (and columnFitted's 128 x 192) pair up in clusters of 2 (B multicast) when
+  // D has two tile rows or more: on the H200 the K = 4096 shapes gained 1-8 % against the same
+  // tile without. 128 x 192 on the H100: 8576 x 320 x 53568 (stream-K) 433 -> 529 TFLOP/s,
+  // 16384 x 320 x 8192 487 -> 544; six others 0.96-1.01 (bench/NOTES.md).
   int64_t cluster =
-      !forced() && !pingpong && !partialWave && tileM == 128 && tileN == 256 && splits == 1 &&
+      !forced() && !pingpong && !partialWave && tileM == 128 && tileN >= 192 && splits == 1 &&
               tma && p.m > tileM
           ? 2
           : 1;
