@@ -283,8 +283,8 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 /// +2.5 %; 5713 x 3120 x 12545 GELU_BIAS (1.11) lost 5.5 %. Below 1.10 the eight measured moved
 /// 0.90-1.04 (13553 x 2562 x 1487 GELU_BIAS at 1.06: 469 -> 424): per FLOP a 192-column tile
 /// ran ~5 % slower than a 256-column one. 128 x 160 (no TMA stores for 16-bit D: 64-column
-/// lines) ran slower per FLOP still: 0.65-0.94 of 128 x 256 on five of six problems, only 16384
-/// x 320 x 8192 (two exact tile columns) gained, 1.78x.
+/// lines) ran slower per FLOP still: 0.59-0.94 of the wider tile on seven of nine problems;
+/// 16384 x 576 x 8192 1.05x, and 16384 x 320 x 8192 (two exact tile columns) 1.78x.
 KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
   constexpr double kRequiredGain = 1.10;
   constexpr int64_t kWidth = 192;
