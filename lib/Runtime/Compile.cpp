@@ -14,6 +14,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Regex.h"
 
+#include <map>
+#include <mutex>
 #include <tuple>
 
 using namespace mlir;
@@ -241,4 +243,20 @@ auto ::mepi::runtime::compileKernelModule(llvm::StringRef mlir, llvm::StringRef 
     return withKind(linked.takeError(), ErrorKind::CompileFailed);
   compiled.cubin = std::move(linked->cubin);
   return compiled;
+}
+
+auto ::mepi::runtime::cachedKernelCubin(llvm::StringRef mlir, llvm::StringRef arch)
+    -> llvm::Expected<std::shared_ptr<const std::vector<char>>> {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const std::vector<char>>> compiled;
+  std::string key = arch.str() + "\n" + mlir.str();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = compiled.find(key); it != compiled.end())
+    return it->second;
+  llvm::Expected<CompiledModule> module = compileKernelModule(mlir, arch);
+  if (!module)
+    return module.takeError();
+  auto cubin = std::make_shared<const std::vector<char>>(std::move(module->cubin));
+  compiled[key] = cubin;
+  return cubin;
 }

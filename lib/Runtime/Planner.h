@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,10 @@ struct CompiledModule {
 /// Lowers the MLIR text `mlir` (gpu.module kernels of upstream dialects: a pre-pass such as
 /// the strict-f32 split) to PTX through the mepi pipeline and links it for `arch`.
 llvm::Expected<CompiledModule> compileKernelModule(llvm::StringRef mlir, llvm::StringRef arch);
+/// compileKernelModule's cubin, compiled once per process for each (arch, text): the runtime's
+/// pre-pass kernels (the strict-f32 split, the row realignment) are shared by every plan.
+llvm::Expected<std::shared_ptr<const std::vector<char>>>
+cachedKernelCubin(llvm::StringRef mlir, llvm::StringRef arch);
 
 } // namespace mepi::runtime
 

@@ -4,8 +4,6 @@
 #include "Runtime/Planner.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <sstream>
 
 using namespace mepi::runtime;
@@ -110,17 +108,5 @@ std::string mepi::runtime::realignKernelIR(unsigned elementBytes) {
 
 auto mepi::runtime::realignKernelCubin(unsigned elementBytes, llvm::StringRef arch)
     -> llvm::Expected<std::shared_ptr<const std::vector<char>>> {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const std::vector<char>>> compiled;
-  std::string key = arch.str() + "/" + std::to_string(elementBytes);
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = compiled.find(key); it != compiled.end())
-    return it->second;
-  llvm::Expected<CompiledModule> module =
-      compileKernelModule(realignKernelIR(elementBytes), arch);
-  if (!module)
-    return module.takeError();
-  auto cubin = std::make_shared<const std::vector<char>>(std::move(module->cubin));
-  compiled[key] = cubin;
-  return cubin;
+  return cachedKernelCubin(realignKernelIR(elementBytes), arch);
 }

@@ -6,8 +6,6 @@
 #include "mepi/Library/EpilogLibrary.h"
 #include "mepi/Sm90/Sm90Spec.h"
 
-#include <map>
-#include <mutex>
 #include <sstream>
 
 using namespace mepi::runtime;
@@ -330,17 +328,5 @@ std::string mepi::runtime::splitKernelIR(const SplitPlan &plan) {
 
 auto mepi::runtime::splitKernelCubin(const SplitPlan &plan, llvm::StringRef arch)
     -> llvm::Expected<std::shared_ptr<const std::vector<char>>> {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const std::vector<char>>> compiled;
-  std::string ir = splitKernelIR(plan);
-  std::string key = arch.str() + "\n" + ir;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = compiled.find(key); it != compiled.end())
-    return it->second;
-  llvm::Expected<CompiledModule> module = compileKernelModule(ir, arch);
-  if (!module)
-    return module.takeError();
-  auto cubin = std::make_shared<const std::vector<char>>(std::move(module->cubin));
-  compiled[key] = cubin;
-  return cubin;
+  return cachedKernelCubin(splitKernelIR(plan), arch);
 }

@@ -163,37 +163,6 @@ static void printGroups(OpAsmPrinter &printer, MatmulOp, Value groups, Type grou
 #define GET_OP_CLASSES
 #include "mepi/IR/MepiOps.cpp.inc"
 
-int64_t mlir::mepi::getPromisedAlignment(Value value) {
-  auto arg = dyn_cast<BlockArgument>(value);
-  if (!arg)
-    return 0;
-  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  if (!fn || arg.getOwner() != &fn.getFunctionBody().front())
-    return 0;
-  auto attr = fn.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), kAlignmentAttr);
-  return attr ? attr.getInt() : 0;
-}
-
-bool mlir::mepi::canStoreDFromRegisters(MatmulOp op) {
-  MemRefType dType = op.getD().getType();
-  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  return op.getAux().empty() && op.getReductions().empty() && dType.getRank() >= 2 &&
-         dType.getLayout().isIdentity() && dType.hasStaticShape() &&
-         dType.getShape().back() % 2 == 0 && getPromisedAlignment(op.getD()) >= 2 * dBytes;
-}
-
-bool mlir::mepi::canStoreDThroughTma(MatmulOp op) {
-  MemRefType dType = op.getD().getType();
-  Type element = dType.getElementType();
-  int64_t dBytes = dType.getElementTypeBitWidth() / 8;
-  return canStoreDFromRegisters(op) && (element.isBF16() || element.isF16() || element.isF32()) &&
-         (dType.getShape().back() * dBytes) % 16 == 0 && getPromisedAlignment(op.getD()) >= 16;
-}
-
-int64_t mlir::mepi::tmaStoreLineColumns(MatmulOp op) {
-  return 128 / (op.getD().getType().getElementTypeBitWidth() / 8);
-}
-
 //===----------------------------------------------------------------------===//
 // Memory effects
 //===----------------------------------------------------------------------===//

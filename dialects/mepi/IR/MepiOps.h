@@ -27,9 +27,12 @@ inline constexpr llvm::StringLiteral kAlignmentAttr = "mepi.alignment";
 /// a function), 0 when unknown.
 int64_t getPromisedAlignment(Value value);
 
-/// Whether `op`'s epilog writes D only (no aux output, no reduction) into a static row-major D
-/// whose element pairs are aligned: the wgmma kernels may store D from the registers
-/// (`store = registers`).
+/// Whether `op`'s epilog writes D only (no aux output, no reduction) into a static row-major D.
+bool writesOnlyStaticD(MatmulOp op);
+/// Whether the wgmma epilog's 128-byte store lines hold D elements of `type`: bf16, f16, f32.
+bool isStoreLineElement(Type type);
+/// Whether, besides (writesOnlyStaticD), D's element pairs are aligned: the wgmma kernels may
+/// store D from the registers (`store = registers`).
 bool canStoreDFromRegisters(MatmulOp op);
 /// Whether, besides, D is bf16, f16 or f32 with rows of a multiple of 16 bytes at a 16-byte
 /// aligned address, which a TMA descriptor can address (`store = tma`).

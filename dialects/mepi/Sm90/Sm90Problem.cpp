@@ -13,10 +13,8 @@ bool Sm90Problem::storesDThroughLines(MatmulOp op) {
     return true;
   // The consumer's threads store the lines of a D-only epilog into a rank-2 row-major D.
   MemRefType dType = op.getD().getType();
-  Type dElement = dType.getElementType();
-  return (dElement.isBF16() || dElement.isF16() || dElement.isF32()) && op.getAux().empty() &&
-         op.getReductions().empty() && op.getMirrors().empty() && dType.getRank() == 2 &&
-         dType.getLayout().isIdentity() && dType.hasStaticShape();
+  return writesOnlyStaticD(op) && isStoreLineElement(dType.getElementType()) &&
+         op.getMirrors().empty() && dType.getRank() == 2;
 }
 
 Sm90Problem Sm90Problem::of(MatmulOp op) {
