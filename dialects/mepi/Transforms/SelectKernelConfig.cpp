@@ -288,8 +288,10 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
   constexpr double kRequiredGain = 1.10;
   constexpr int64_t kWidth = 192;
-  if (pingpong || !tma || config.getTileM() != 128 || config.getTileN() != 256 ||
-      config.getScheduler().getSplits() != 1 || !implementable(128, kWidth))
+  // Measured on 16-bit operands only (TF32's 128 x 256 tiles keep their width).
+  if (pingpong || !tma || p.elementBytes != 2 || config.getTileM() != 128 ||
+      config.getTileN() != 256 || config.getScheduler().getSplits() != 1 ||
+      !implementable(128, kWidth))
     return config;
   KernelConfigAttr narrower = completed(128, kWidth, /*splits=*/1, /*smallTiles=*/false,
                                         /*huge=*/false, /*partialWave=*/false);
