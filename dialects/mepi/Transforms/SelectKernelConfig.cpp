@@ -119,13 +119,14 @@ std::pair<int64_t, int64_t> WgmmaHeuristic::wideTile() const {
 /// Just past one wave of 128 x 128 tiles (up to 1.5 waves), one partial wave of 128 x 256 tiles
 /// instead of stream-K over the 128 x 128 ones: its wider tiles reuse each loaded byte more and
 /// need no reduction. On the autotune data of both seeded sweeps (bench/NOTES.md, "The rules
-/// against autotune"), of the 17 unbatched problems in that band with M > 128, the 7 with N > 256 and
-/// 1024 <= K <= 16384 ran 128 x 256 at 1.00-1.03 of the fastest candidate where the rules' choice
-/// (mostly stream-K) ran 1.08-1.36. Above K = 16384 stream-K over 128 x 128 beat 128 x 256
-/// (512 x 4352 x 29120: 1.02 against 1.25 of the fastest) but not the fitted width: forced on
-/// the H100 (2026-11-27, of cuBLASLt), 512 x 4352 x 29120 and 1024 x 2368 x 25216 GELU_BIAS ran
-/// 0.901 and 0.901 on 128 x 160 against 0.856 and 0.817 under stream-K (cuBLASLt itself runs
-/// 128 x 160 tiles there, one partial wave; bench/NOTES.md). Not in clusters (1.00-1.05 there).
+/// against autotune"), of the 17 unbatched problems in that band with M > 128, the 7 with
+/// N > 256 and 1024 <= K <= 16384 ran 128 x 256 at 1.00-1.03 of the fastest candidate where the
+/// rules' choice (mostly stream-K) ran 1.08-1.36. Above K = 16384 stream-K over 128 x 128 beat
+/// 128 x 256 (512 x 4352 x 29120: 1.02 against 1.25 of the fastest) but not the fitted width:
+/// forced on the H100 (2026-11-27, of cuBLASLt), 512 x 4352 x 29120 and 1024 x 2368 x 25216
+/// GELU_BIAS ran 0.901 and 0.901 on 128 x 160 against 0.856 and 0.817 under stream-K (cuBLASLt
+/// itself runs 128 x 160 tiles there, one partial wave; bench/NOTES.md). Not in clusters
+/// (1.00-1.05 there).
 bool WgmmaHeuristic::partialWaveOfWideTiles() const {
   int64_t tiles128 = tileCount(128, 128);
   return !forced() && !pingpong && tma && p.batch == 1 && p.m > 128 && p.n > 256 &&
