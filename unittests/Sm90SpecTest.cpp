@@ -207,6 +207,15 @@ TEST_F(Sm90SpecTest, WhyNotNamesTheRule) {
   EXPECT_EQ(*Sm90Spec(problem(256, 256, 128), wgmma(128, 128, 4).withSplits(3), target)
                  .whyNot(),
             "expected at most 2 splits (one k-step of 64 each), got 3");
+  // b_sums: each consumer sums whole 64-row blocks of its half of the tile's columns (or
+  // consumer 0 all of them when a half is narrower): 128 and 256 columns, not 192.
+  Sm90Problem bSums = problem(1000, 1000, 4096);
+  bSums.bSums = true;
+  for (int64_t tileN : {64, 128, 256})
+    EXPECT_TRUE(Sm90Spec(bSums, wgmma(128, tileN, 4), target).canImplement()) << tileN;
+  EXPECT_EQ(*Sm90Spec(bSums, wgmma(128, 192, 4), target).whyNot(),
+            "b_sums give each of the 2 consumers an equal share of B's stage tile in 64-row "
+            "blocks: expected tile_n / 2 a multiple of 64, got tile_n 192");
 }
 
 TEST_F(Sm90SpecTest, PromotedAccumulatorsFitOneSliceAndTakeNoSums) {

@@ -169,6 +169,15 @@ std::optional<std::string> whyNotAccumulation(const Sm90Spec &spec) {
        << config.getTileN();
     return message;
   }
+  // Each consumer sums whole 64-row blocks of its share of the tile's columns (bSumRows): 192
+  // columns would split into 96-row shares.
+  if (p.bSums && Sm90Spec::bSumRows(config) % kBlockRows != 0) {
+    int64_t consumers = Sm90Spec::consumers(config);
+    os << "b_sums give each of the " << consumers
+       << " consumers an equal share of B's stage tile in 64-row blocks: expected tile_n / "
+       << consumers << " a multiple of 64, got tile_n " << config.getTileN();
+    return message;
+  }
   if (config.getScheduler().getSplits() > spec.kSteps()) {
     os << "expected at most " << spec.kSteps() << " splits (one k-step of " << config.getTileK()
        << " each), got " << config.getScheduler().getSplits();

@@ -203,7 +203,8 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
     return config;
   Sm90Spec spec(p, streamK, target);
   int64_t units = spec.workUnits();
-  int64_t walkers = target.multiprocessors / config.getMainloop().getCluster();
+  int64_t walkers =
+      std::max<int64_t>(1, target.multiprocessors / config.getMainloop().getCluster());
   int64_t waves = units / walkers, tail = units % walkers;
   // Ranges need k-steps to share (kMinStreamKSteps or more a range), and the kernel's walk
   // divides exactly below kMaxStreamKSteps in all.
@@ -231,7 +232,10 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
 double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config) {
   Sm90Spec spec(p, config, target);
   int64_t units = spec.workUnits();
-  int64_t walkers = target.multiprocessors / config.getMainloop().getCluster();
+  int64_t walkers =
+      std::max<int64_t>(1, target.multiprocessors / config.getMainloop().getCluster());
+  if (units == 0)
+    return 0;
   int64_t waves = units / walkers, tail = units % walkers;
   double time = tail == 0                             ? double(waves)
                 : config.getScheduler().isStreamK() ? waves + 1.5 * double(tail) / walkers

@@ -286,7 +286,8 @@ void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const 
 /// faster than the heuristic's choice on 27 of the 248 aligned ones (832 x 1472 x 4032 in a
 /// batch of 8 1.18x, 1664 x 2816 x 192 in 38 1.16x, 192 x 46656 x 1408 1.11x, 4992 x 6272 x
 /// 1728 1.08x) and lost up to 0.77x on others; the heuristic takes it only in place of 256 x 128
-/// (WgmmaHeuristic::narrowerThan256x128), the cost model never (bench/NOTES.md).
+/// (WgmmaHeuristic::narrowerThan256x128) or, in clusters, of 128 x 256 where N is just past a
+/// multiple of 256 (columnFitted), the cost model never (bench/NOTES.md).
 void addUnfittedForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
   addTile(ranked, op, p, target, 128, 192);

@@ -276,27 +276,30 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 /// Instead of 128 x 256 whole-unit tiles, 128 x 192 (clusters, stream-K and the store form
 /// chosen alike, the store form unchanged) where its work units are predicted to spend 10 % more
 /// of the walkers' time inside D (predictedShare: waves and columns outside D). A D just past a
-/// multiple of 256 columns computes up to half a tile column outside it. Forced on the H100
-/// (2026-11-28, bench/results/column-fit.log, mepi's TFLOP/s, 128 x 256 against 128 x 192, both
-/// in clusters of 2): predicted 1.10 or more, 14 of 15 gained: 16384 x 576 x 8192 490 -> 761,
-/// 16384 x 320 x 8192 345 -> 544, 42578 x 331 x 15656 356 -> 491, 2056 x 2665 x 2472 GELU_BIAS
-/// 350 -> 410, 39192 x 257 x 31568 252 -> 298, 2900 x 1919 x 961 +11 %, 8192 x 1344 x 8192
-/// +2.5 %; 5713 x 3120 x 12545 GELU_BIAS (1.11) lost 5.5 %. Below 1.10 the eight measured moved
-/// 0.90-1.04 (13553 x 2562 x 1487 GELU_BIAS at 1.06: 469 -> 424): per FLOP a 192-column tile
-/// ran ~5 % slower than a 256-column one. 128 x 160 (no TMA stores for 16-bit D: 64-column
-/// lines) ran slower per FLOP still: 0.59-0.94 of the wider tile on seven of nine problems;
-/// 16384 x 576 x 8192 1.05x, and 16384 x 320 x 8192 (two exact tile columns) 1.78x.
+/// multiple of 256 columns computes almost a whole tile column outside it (N = 576: a quarter of
+/// all it computes). Forced on the H100 (2026-11-28, bench/results/column-fit.log, mepi's
+/// TFLOP/s, 128 x 256 against 128 x 192, both in clusters of 2): predicted 1.10 or more, 13 of 14
+/// gained: 16384 x 576 x 8192 490 -> 761, 16384 x 320 x 8192 345 -> 544, 42578 x 331 x 15656
+/// 356 -> 491, 2056 x 2665 x 2472 GELU_BIAS 350 -> 410, 39192 x 257 x 31568 252 -> 298, 2900 x
+/// 1919 x 961 +11 %, 8192 x 1344 x 8192 +2.5 %; 5713 x 3120 x 12545 GELU_BIAS (1.11) lost 5.5 %.
+/// Below 1.10 the nine measured moved 0.90-1.04 (13553 x 2562 x 1487 GELU_BIAS at 1.06: 469 ->
+/// 424): per FLOP a 192-column tile ran ~5 % slower than a 256-column one. 128 x 160 (no TMA
+/// stores for 16-bit D: 64-column lines) ran slower per FLOP still: 0.58-0.94 of the wider tile
+/// on seven of nine problems; 16384 x 320 x 8192 (two exact tile columns) 1.78x. Measured on
+/// unbatched 16-bit problems only (TF32 and batched problems keep 128 x 256).
 KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
   constexpr double kRequiredGain = 1.10;
   constexpr int64_t kWidth = 192;
-  // Measured on 16-bit operands only (TF32's 128 x 256 tiles keep their width).
-  if (pingpong || !tma || p.elementBytes != 2 || config.getTileM() != 128 ||
+  if (pingpong || !tma || p.elementBytes != 2 || p.batch != 1 || config.getTileM() != 128 ||
       config.getTileN() != 256 || config.getScheduler().getSplits() != 1 ||
       !implementable(128, kWidth))
     return config;
   KernelConfigAttr narrower = completed(128, kWidth, /*splits=*/1, /*smallTiles=*/false,
                                         /*huge=*/false, /*partialWave=*/false);
-  if (!narrower || narrower.getEpilogue().getStore() != config.getEpilogue().getStore() ||
+  // In clusters of 2 a B given as [K, N] loads 128-column blocks (Sm90Spec::whyNot), and b_sums
+  // split 192 columns unevenly: those keep 128 x 256.
+  if (!narrower || !Sm90Spec(p, narrower, target).canImplement() ||
+      narrower.getEpilogue().getStore() != config.getEpilogue().getStore() ||
       predictedShare(p, target, narrower) < kRequiredGain * predictedShare(p, target, config))
     return config;
   return narrower;
@@ -541,8 +544,8 @@ KernelConfigAttr WgmmaHeuristic::splitTf32Config(int64_t tileN) const {
 
 /// The wgmma heuristic (WgmmaHeuristic's rules): a wide tile where it fills the machine, the
 /// swapped form for up to 32 rows, ping-pong or 256-row tiles for many tiles with K <= 4096,
-/// smaller tiles or split-K for few tiles, clusters of 2 for 128 x 256, stream-K for a short
-/// last wave.
+/// smaller tiles or split-K for few tiles, clusters of 2 for 128 x 256 (and the column-fitted
+/// 128 x 192), stream-K for a short last wave.
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong) {
   return WgmmaHeuristic(op, target, forcedM, forcedN, pingpong).choose();
