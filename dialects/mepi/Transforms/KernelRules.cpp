@@ -182,6 +182,24 @@ DStore defaultStore(MatmulOp op, int64_t tileM, int64_t tileN, bool pingpong, bo
                                                                  : DStore::Staged;
 }
 
+namespace {
+/// A stream-K range's cost over a whole unit's (withStreamK): a last wave of R units on G
+/// walkers takes about 1.5 R / G of a wave.
+constexpr double kStreamKTailCost = 1.5;
+
+/// A configuration's work units on its walkers (the multiprocessors, or their clusters): whole
+/// waves and the units of the last, partial one.
+struct Waves {
+  int64_t units, walkers, waves, tail;
+  static Waves of(const Sm90Spec &spec, const TargetInfo &target) {
+    int64_t units = spec.workUnits();
+    int64_t walkers = std::max<int64_t>(
+        1, target.multiprocessors / spec.getConfig().getMainloop().getCluster());
+    return {units, walkers, units / walkers, units % walkers};
+  }
+};
+} // namespace
+
 /// The stream-K form of a cooperative configuration whose last wave of work units leaves
 /// walkers (the multiprocessors, or their clusters) idle, for autotune(); with `heuristic`,
 /// only where the heuristic takes it. Of U = W * G + R units on G walkers, whole units take
@@ -202,10 +220,7 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
   if (!streamK || !Sm90Spec(p, streamK, target).canImplement())
     return config;
   Sm90Spec spec(p, streamK, target);
-  int64_t units = spec.workUnits();
-  int64_t walkers =
-      std::max<int64_t>(1, target.multiprocessors / config.getMainloop().getCluster());
-  int64_t waves = units / walkers, tail = units % walkers;
+  auto [units, walkers, waves, tail] = Waves::of(spec, target);
   // Ranges need k-steps to share (kMinStreamKSteps or more a range), and the kernel's walk
   // divides exactly below kMaxStreamKSteps in all.
   int64_t kSteps = spec.kSteps();
@@ -231,19 +246,16 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
 /// one (withStreamK's prediction).
 double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config) {
   Sm90Spec spec(p, config, target);
-  int64_t units = spec.workUnits();
-  int64_t walkers =
-      std::max<int64_t>(1, target.multiprocessors / config.getMainloop().getCluster());
+  auto [units, walkers, waves, tail] = Waves::of(spec, target);
   if (units == 0)
     return 0;
-  int64_t waves = units / walkers, tail = units % walkers;
-  double time = tail == 0                             ? double(waves)
-                : config.getScheduler().isStreamK() ? waves + 1.5 * double(tail) / walkers
-                                                      : double(waves + 1);
-  double covered = double(p.batch) * double(spec.tilesM() * config.getTileM()) *
+  double time = tail == 0 ? double(waves)
+                : config.getScheduler().isStreamK()
+                    ? waves + kStreamKTailCost * double(tail) / double(walkers)
+                    : double(waves + 1);
+  double covered = double(spec.tilesM() * config.getTileM()) *
                    double(spec.tilesN() * config.getTileN());
-  return double(units) / (time * walkers) * double(p.batch) * double(p.m) * double(p.n) /
-         covered;
+  return double(units) / (time * double(walkers)) * double(p.m) * double(p.n) / covered;
 }
 
 /// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K

@@ -291,8 +291,7 @@ KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
   constexpr double kRequiredGain = 1.10;
   constexpr int64_t kWidth = 192;
   if (pingpong || !tma || p.elementBytes != 2 || p.batch != 1 || config.getTileM() != 128 ||
-      config.getTileN() != 256 || config.getScheduler().getSplits() != 1 ||
-      !implementable(128, kWidth))
+      config.getTileN() != 256 || config.getScheduler().getSplits() != 1)
     return config;
   KernelConfigAttr narrower = completed(128, kWidth, /*splits=*/1, /*smallTiles=*/false,
                                         /*huge=*/false, /*partialWave=*/false);
