@@ -204,12 +204,13 @@ TEST(DistPlan, AllReduceCopiesFinishedRowsToEveryPeer) {
 }
 
 TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
-  // 16384 x 4096 x 14336 over 2 ranks: final GEMMs of 6144 and 2048 rows. Unasked, both are
-  // copied after their GEMMs. With one mirrored piece, the last stores its rows into the
-  // peer's D itself (after the peer's ready), then raises the flag the peer waits for; the
-  // first is copied after its GEMM.
+  // 16384 x 4096 x 14336 over 2 ranks, one short piece: final GEMMs of 6144 and 2048 rows.
+  // Unasked, both are copied after their GEMMs. With one mirrored piece, the last stores its
+  // rows into the peer's D itself (after the peer's ready), then raises the flag the peer
+  // waits for; the first is copied after its GEMM.
   Request q = request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {16384, 14336},
                       {14336, 4096});
+  q.tailPieces = 1;
   auto p = makePlan(q);
   ASSERT_TRUE(bool(p)) << message(p.takeError());
   EXPECT_EQ(p->mirroredPieces, 0);
@@ -289,20 +290,40 @@ TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
 }
 
 TEST(DistPlan, AllReduceEndsOnAShortPiece) {
-  // 16384 x 4096 x 14336 over 2 ranks (K split): chunks of 8192 rows. The last piece's GEMM
-  // (K 7168) must hide the first piece's copy: 8192 / (1 + 7168 / 2200) rows, 2048 in tiles.
+  // 16384 x 4096 x 14336 over 2 ranks (K split): chunks of 8192 rows. Two short pieces: the
+  // last one wave of 128 x 256 tiles (8 MiB: 1024 rows), the one before it as many such
+  // waves as the last GEMM hides the copies of with margin (int(0.65 * 7168 / 2200) = 2).
+  auto finalRows = [](const DistPlan &p) {
+    std::vector<int64_t> rows;
+    for (const Gemm &g : p.gemms)
+      if (g.final)
+        rows.push_back(g.d.rows);
+    return rows;
+  };
   auto p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(),
                             {16384, 14336}, {14336, 4096}));
   ASSERT_TRUE(bool(p)) << message(p.takeError());
+  EXPECT_EQ(p->tailRows, (std::vector<int64_t>{2048, 1024}));
+  EXPECT_EQ(p->pieces, 3);
+  EXPECT_EQ(finalRows(*p), (std::vector<int64_t>{5120, 2048, 1024}));
+  EXPECT_EQ(p->gemms.back().d.row + p->gemms.back().d.rows, 8192);
+  // One short piece asked: it must hide the first piece's copy: 8192 / (1 + 7168 / 2200)
+  // rows, 2048 in tiles.
+  Request one = request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {16384, 14336},
+                        {14336, 4096});
+  one.tailPieces = 1;
+  p = makePlan(one);
+  ASSERT_TRUE(bool(p));
   EXPECT_EQ(p->tailRows, (std::vector<int64_t>{2048}));
   EXPECT_EQ(p->pieces, 2);
-  std::vector<int64_t> finalRows;
-  for (const Gemm &g : p->gemms)
-    if (g.final)
-      finalRows.push_back(g.d.rows);
-  EXPECT_EQ(finalRows, (std::vector<int64_t>{6144, 2048}));
-  EXPECT_EQ(p->gemms.back().d.row + p->gemms.back().d.rows, 8192);
-  // K 14336, N 8192: 4096 / 7.5 rows -> 768; 2048-row chunks: at least 8 MiB -> 512.
+  EXPECT_EQ(finalRows(*p), (std::vector<int64_t>{6144, 2048}));
+  one.tailPieces = 0;
+  p = makePlan(one);
+  ASSERT_TRUE(bool(p));
+  EXPECT_TRUE(p->tailRows.empty());
+  // Where the first piece would be shorter than the middle one (4096-row chunks: 4096 - 512
+  // - 2048), one short piece stays: K 14336, N 8192: 4096 / 7.5 rows -> 768; 2048-row
+  // chunks: at least 8 MiB -> 512.
   p = makePlan(request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {8192, 28672},
                        {28672, 8192}));
   ASSERT_TRUE(bool(p));
@@ -317,8 +338,8 @@ TEST(DistPlan, AllReduceEndsOnAShortPiece) {
   ASSERT_TRUE(bool(p));
   EXPECT_TRUE(p->tailRows.empty());
   EXPECT_EQ(p->pieces, 2);
-  Request q = request(2, 0, Slab::Y, Slab::X, Distribution::replicated(), {16384, 14336},
-                      {14336, 4096});
+  Request q = one;
+  q.tailPieces = -1;
   q.pieces = 2;
   p = makePlan(q);
   ASSERT_TRUE(bool(p));
@@ -339,6 +360,12 @@ TEST(DistPlan, AllReduceEndsOnAShortPiece) {
   p = makePlan(q);
   ASSERT_TRUE(bool(p));
   EXPECT_EQ(p->tailRows, (std::vector<int64_t>{768}));
+  // Two short pieces asked on 4 ranks (not chosen there: not measured): int(0.65 * 2.17) =
+  // 1 wave of 512 rows before the last.
+  q.tailPieces = 2;
+  p = makePlan(q);
+  ASSERT_TRUE(bool(p));
+  EXPECT_EQ(p->tailRows, (std::vector<int64_t>{512, 512}));
 }
 
 TEST(DistPlan, AllReduceRingsOverBandsInTurn) {

@@ -106,6 +106,10 @@ struct Options {
   /// copying them after the GEMM (-1: chosen by the planner, none today; bench/NOTES.md
   /// says why).
   int mirroredPieces = -1;
+  /// All-reduce: how many short pieces end each rank's chunk of finished rows, each GEMM's
+  /// rows hiding the copies of the piece before it, so that only the last short copy follows
+  /// the GEMMs (-1: chosen by the planner; 0: none, equal pieces; 1 or 2).
+  int tailPieces = -1;
 };
 
 /// D = epilog(alpha * op(A) * op(B)) over the group, each rank passing its local parts of A

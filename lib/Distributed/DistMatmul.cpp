@@ -227,6 +227,7 @@ dist::Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c,
   q.bands = options.bands;
   q.remoteStores = options.remoteStores;
   q.mirroredPieces = options.mirroredPieces;
+  q.tailPieces = options.tailPieces;
   q.dElementBytes = static_cast<int64_t>(dtypeBytes(s.dType));
   for (const Word &w : all) {
     int64_t shapes[4];

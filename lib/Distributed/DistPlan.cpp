@@ -186,8 +186,8 @@ void Builder::allGatherA() {
   int r = p.rank, P = p.ranks;
   int64_t aPitch = p.aLocal[1], gPitch = p.gatherShape[1];
   std::vector<bool> asked(P, false);
-  p.steps.push_back(step(Step::Kind::Ready));
   p.steps.push_back(step(Step::Kind::Fork));
+  p.steps.push_back(step(Step::Kind::Ready));
   for (int i = 1; i < P; ++i) {
     int q = (r + i) % P;
     auto pieces = rowPieces(p.chunks[r], p.pieces, p.tailRows);
@@ -231,8 +231,8 @@ void Builder::allGatherA() {
 void Builder::gatherWhole(bool gatherA) {
   int r = p.rank, P = p.ranks;
   std::vector<bool> asked(P, false);
-  p.steps.push_back(step(Step::Kind::Ready));
   p.steps.push_back(step(Step::Kind::Fork));
+  p.steps.push_back(step(Step::Kind::Ready));
   Range mine = p.chunks[r];
   View from = gatherA ? aRows(Buffer::A, mine, p.k, p.aLocal[1], mine.offset)
                       : bCols(Buffer::B, mine, p.k, p.bLocal[1], mine.offset);
@@ -292,8 +292,8 @@ void Builder::ncclReduction(bool allReduce) {
 void Builder::ring(bool rows, bool allReduce) {
   int r = p.rank, P = p.ranks;
   std::vector<bool> asked(P, false);
-  p.steps.push_back(step(Step::Kind::Ready));
   p.steps.push_back(step(Step::Kind::Fork));
+  p.steps.push_back(step(Step::Kind::Ready));
   for (band = 0; band < (int)bands.size(); ++band)
     ringSteps(rows, allReduce, bands[band], asked);
   if (allReduce)
@@ -497,7 +497,7 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
     for (const Range &c : band)
       wholeChunks &= c.size % 128 == 0;
   if (allReduce && q.pieces <= 0 && (wholeChunks || !q.alignedFinalRows)) {
-    p.tailRows = allReduceTail(shortest, p.n, builder.kLocal, q.ranks);
+    p.tailRows = allReduceTail(shortest, p.n, builder.kLocal, q.ranks, q.tailPieces);
     if (!p.tailRows.empty())
       p.pieces = static_cast<int>(p.tailRows.size()) + 1;
   }

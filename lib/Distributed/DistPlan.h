@@ -69,6 +69,8 @@ struct Request {
   /// All-reduce: the last this-many pieces of each chunk's finished rows are stored by their
   /// GEMMs into every peer's D too (Gemm::mirrors) rather than copied after (-1: chosen).
   int mirroredPieces = -1;
+  /// All-reduce: how many short pieces end each chunk (allReduceTail; -1: chosen).
+  int tailPieces = -1;
   /// Bytes of D's element type: a mirror must start 16-byte aligned, as D's stores assume
   /// (0: unknown, no mirrors).
   int64_t dElementBytes = 0;
@@ -128,7 +130,10 @@ std::string mirrorsStr(const Gemm &gemm);
 /// A step of the schedule, on the compute stream (the caller's) or mepi's copy stream.
 struct Step {
   enum class Kind {
-    Ready,       ///< compute: tell every peer that this execute may write into our buffers
+    /// copy: tell every peer that this execute may write into our buffers (after Fork: after
+    /// all that the compute stream held before this execute, which read them last time; on
+    /// the copy stream, so that the first GEMM does not wait behind the peers' writes)
+    Ready,
     Fork,        ///< copy stream waits for the compute stream's work so far
     WaitReady,   ///< copy: wait until `peer` said Ready for this execute
     Push,        ///< copy: copy `from` into `peer`'s `to`, then raise its flag `flag` (if >= 0)
@@ -196,7 +201,8 @@ std::vector<Range> rowPieces(Range range, int pieces, llvm::ArrayRef<int64_t> ta
 
 /// All-reduce's short last piece for chunks of `rows` rows of D [M, n], K = k on each of
 /// `ranks` ranks: the rows of the last piece, or none (DistPieces.cpp says why).
-std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks);
+std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks,
+                                   int tailPieces = -1);
 
 /// A request that cannot be planned as given (the API's InvalidArgument).
 llvm::Error planError(const llvm::Twine &message);

@@ -64,7 +64,7 @@ std::string DistPlan::stepStr(size_t index) const {
   auto view = [&](const View &v) { os << v.str(); };
   const Step &s = steps[index];
   switch (s.kind) {
-  case Step::Kind::Ready: os << "compute: ready (peers may write our buffers)"; break;
+  case Step::Kind::Ready: os << "copy: ready (peers may write our buffers)"; break;
   case Step::Kind::Fork: os << "copy: fork (after compute)"; break;
   case Step::Kind::WaitReady:
     os << (s.lane ? "copy 2" : "copy") << ": wait ready of rank " << s.peer;

@@ -118,7 +118,7 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
   switch (step.kind) {
   case Step::Kind::Ready:
     for (int q = 0; q < plan.ranks; ++q)
-      raise(stream, q, plan.rank, epoch);
+      raise(copy, q, plan.rank, epoch);
     break;
   case Step::Kind::Fork:
     checked(d, d.cuEventRecord(fork, stream), "cuEventRecord");
@@ -158,7 +158,8 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
 
 CUstream dist::Matmul::State::streamOf(const Step &step, CUstream stream) const {
   switch (step.kind) {
-  case Step::Kind::Fork: return copy;
+  case Step::Kind::Fork:
+  case Step::Kind::Ready: return copy;
   case Step::Kind::WaitReady:
   case Step::Kind::Push: return step.lane ? copy2 : copy;
   default: return stream;

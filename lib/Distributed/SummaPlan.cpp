@@ -238,8 +238,8 @@ static void summaSteps(DistPlan &p, const Request &q, bool gatherA, bool gatherB
   auto flagA = [&](int src, int piece) { return P + src * (p.pieces + 1) + piece; };
   const Distribution &dd = q.distributions[2];
   Operand a = operandOf(p, q, 0), b = operandOf(p, q, 1);
-  p.steps.push_back(stepOf(Step::Kind::Ready));
   p.steps.push_back(stepOf(Step::Kind::Fork)); // the copy stream starts before our own copies
+  p.steps.push_back(stepOf(Step::Kind::Ready));
   if (gatherB)
     copyTo(p, b, dd, r, {0, p.dLocal[1]}, -1);
   if (gatherA)

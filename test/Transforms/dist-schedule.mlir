@@ -5,8 +5,8 @@
 // All-gather of A (X split by rows, W [F, H] by rows, Y by columns): our own rows first, from
 // A as given, while they travel to rank 0; then rank 0's from the gather buffer.
 // CHECK-LABEL: mepi.dist.schedule attributes {algorithm = "AllGatherA", pieces = 1 : i64, rank = 1 : i64, ranks = 2 : i64
-// CHECK: mepi.dist.step "ready" on "compute"
 // CHECK: mepi.dist.step "fork" on "copy"
+// CHECK: mepi.dist.step "ready" on "copy"
 // CHECK: mepi.dist.step "wait_ready" on "copy" {peer = 0 : i64}
 // CHECK: mepi.dist.step "push" on "copy" {flag = 3 : i64, from = "A[0:500, 0:300]", peer = 0 : i64, to = "Gather[500:1000, 0:300]"}
 // CHECK: mepi.dist.step "gemm" on "compute" {a = "A[0:500, 0:300]", b = "B[0:350, 0:300]", d = "D[500:1000, 0:350]", epilog, gemm = 0 : i64}
@@ -65,8 +65,8 @@ mepi.dist.matmul {shape = array<i64: 128, 8192, 8192>, ranks = 2, element_type =
 // every rank's gather buffer: its own on the compute stream, a peer's by the copy engine, the
 // last copy to a peer raising its flag; B's columns are D's, used as given.
 // CHECK-LABEL: algorithm = "Summa", pieces = 1
-// CHECK: "ready" on "compute"
 // CHECK: "fork" on "copy"
+// CHECK: "ready" on "copy"
 // CHECK: "copy_local" on "compute" {from = "A[0:300, 0:64]", peer = 1 : i64, to = "Gather[0:300, 64:128]"}
 // CHECK: "copy_local" on "compute" {from = "A[0:300, 64:122]", peer = 1 : i64, to = "Gather[0:300, 192:250]"}
 // CHECK: "wait_ready" on "copy" {peer = 0 : i64}
