@@ -31,6 +31,10 @@ struct Matmul::State : detail::Member {
   std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
   CUstream copy = nullptr, copy2 = nullptr; // copy streams: Step::lane 0 and 1
   CUevent fork = nullptr, join = nullptr;
+  /// Options::arrivalEvents: the stream that awaits the arrival flags, and per flag the event
+  /// it records once the flag is up, which the compute stream waits for instead.
+  CUstream waiter = nullptr;
+  std::vector<CUevent> arrivalEvents;
   /// Flags hold the epoch of the execute that raised them. 32 bits suffice: the stream wait
   /// compares cyclically ((int32_t)(*flag - epoch) >= 0, cuda.h), so the count may wrap while
   /// the flags follow it; it restarts at 0 with the zeroed flags of each plan() (every rank

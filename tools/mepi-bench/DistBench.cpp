@@ -209,6 +209,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     options.mirroredPieces = std::atoi(mirrored);
   if (const char *tail = std::getenv("MEPI_DIST_TAIL_PIECES"))
     options.tailPieces = std::atoi(tail);
+  if (const char *events = std::getenv("MEPI_DIST_EVENT_WAITS"))
+    options.arrivalEvents = std::atoi(events) != 0;
   mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
                         std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
   mm.plan();
