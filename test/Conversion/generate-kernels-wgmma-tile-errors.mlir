@@ -128,34 +128,3 @@ func.func @swapped_tma_store_height(%a: memref<200x128xbf16> {mepi.alignment = 1
   }
   return
 }
-
-// -----
-
-// prefetch_source reads C's rows with bulk prefetches: C must be there, row-major, its rows
-// starting on 16 bytes.
-func.func @prefetch_no_c(%a: memref<200x128xbf16>, %b: memref<256x128xbf16>, %d: memref<200x256xbf16>) {
-  // expected-error @+1 {{prefetch_source needs a C of rank 2, row-major, rows of a multiple of 16 bytes at a 16-byte aligned address, for an unbatched, ungrouped D; got no C}}
-  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<256x128xbf16>)
-      outs(%d : memref<200x256xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <prefetch_source = true>>} epilog {
-  ^bb0(%acc: f32, %row: index, %col: index):
-    %r = arith.truncf %acc : f32 to bf16
-    mepi.yield %r : bf16
-  }
-  return
-}
-
-// -----
-
-func.func @prefetch_unaligned_c(%a: memref<200x128xbf16>, %b: memref<256x128xbf16>, %alpha: f32,
-                                %c: memref<200x256xbf16>, %beta: f32, %d: memref<200x256xbf16>) {
-  // expected-error @+1 {{prefetch_source needs a C of rank 2, row-major, rows of a multiple of 16 bytes at a 16-byte aligned address, for an unbatched, ungrouped D; got 'memref<200x256xbf16>'}}
-  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<256x128xbf16>) alpha(%alpha)
-      c(%c : memref<200x256xbf16>) beta(%beta) outs(%d : memref<200x256xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <prefetch_source = true>>} epilog {
-  ^bb0(%acc: f32, %row: index, %col: index):
-    %r = arith.truncf %acc : f32 to bf16
-    mepi.yield %r : bf16
-  }
-  return
-}

@@ -44,12 +44,6 @@
 
 // -----
 
-// C prefetched into L2 by the producer; the default (no prefetch) is not printed.
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma, prefetch_source = true>>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma, prefetch_source = true>>} : () -> ()
-// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>}
-"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma, prefetch_source = false>>} : () -> ()
-
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>} : () -> ()
 

@@ -53,7 +53,7 @@ func.func private @pingpong_splits() attributes {c = #mepi.kernel_config<wgmma, 
 
 // -----
 
-// expected-error @+1 {{expected no pingpong, cluster, store or prefetch_source setting for simt}}
+// expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
 func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], mainloop = <pingpong = true>>}
 
 // -----
@@ -70,23 +70,7 @@ func.func private @tma_store_without_tma() attributes {c = #mepi.kernel_config<w
 
 // -----
 
-// The thread that issues the TMA loads prefetches C.
-// expected-error @+1 {{expected prefetch_source only with TMA loads}}
-func.func private @prefetch_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, tma = false>, epilogue = <prefetch_source = true>>}
-
-// -----
-
-// expected-error @+1 {{expected no prefetch_source for a swapped wgmma kernel}}
-func.func private @prefetch_swapped() attributes {c = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 4>, epilogue = <store = tma, prefetch_source = true>, swapped = true>}
-
-// -----
-
-// expected-error @+1 {{expected no pingpong, cluster, store or prefetch_source setting for simt}}
-func.func private @prefetch_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], epilogue = <prefetch_source = true>>}
-
-// -----
-
-// expected-error @+1 {{expected no pingpong, cluster, store or prefetch_source setting for simt}}
+// expected-error @+1 {{expected no pingpong, cluster or store setting for simt}}
 func.func private @store_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], epilogue = <store = registers>>}
 
 // -----

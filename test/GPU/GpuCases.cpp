@@ -154,7 +154,6 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     }
   }
   addF32Cases(cases);
-  addSourcePrefetchCases(cases);
   // The promoted accumulator policy (forced): the whole of K = 16384 in one unit, its sums
   // added in f32 every 4 k-steps, and bf16 under split-K with a block that K does not fill.
   {

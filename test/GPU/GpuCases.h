@@ -36,9 +36,6 @@ std::vector<Case> allCases(bool quick);
 /// The f32 cases on the tensor cores (TF32, and strict f32's split), part of allCases.
 void addF32Cases(std::vector<Case> &cases);
 
-/// The cases of C prefetched into L2 (prefetch_source), part of allCases.
-void addSourcePrefetchCases(std::vector<Case> &cases);
-
 } // namespace gputest
 
 #endif // MEPI_TEST_GPU_GPUCASES_H

@@ -47,7 +47,6 @@ struct ConfigFields {
   int64_t splits;
   // The epilogue.
   DStore store;
-  bool prefetchSource;
   bool swapped;
 
   explicit ConfigFields(KernelConfigAttr c)
@@ -57,7 +56,7 @@ struct ConfigFields {
         promote(c.getMainloop().getPromote()), multicast(c.getMainloop().getMulticast()),
         schedule(c.getScheduler().getKind()),
         splits(c.getScheduler().getSplits()), store(c.getEpilogue().getStore()),
-        prefetchSource(c.getEpilogue().getPrefetchSource()), swapped(c.getSwapped()) {}
+        swapped(c.getSwapped()) {}
   ConfigFields(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK,
                MainloopConfigAttr mainloop, SchedulerConfigAttr scheduler,
                EpilogueConfigAttr epilogue, bool swapped)
@@ -65,8 +64,7 @@ struct ConfigFields {
         tma(mainloop.getTma()), pingpong(mainloop.getPingpong()), cluster(mainloop.getCluster()),
         promote(mainloop.getPromote()), multicast(mainloop.getMulticast()),
         schedule(scheduler.getKind()),
-        splits(scheduler.getSplits()), store(epilogue.getStore()),
-        prefetchSource(epilogue.getPrefetchSource()), swapped(swapped) {}
+        splits(scheduler.getSplits()), store(epilogue.getStore()), swapped(swapped) {}
   bool streamk() const { return schedule == TileSchedule::StreamK; }
   /// The attribute, or null where the combination is invalid (the verifier's rules).
   KernelConfigAttr get(MLIRContext *context) const;
@@ -123,16 +121,13 @@ static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
   if (f.pingpong || f.cluster != 1 || f.store == DStore::Registers)
     return Why() << "expected no pingpong, cluster or store other than tma for a swapped wgmma "
                     "kernel";
-  // A swapped tile's rows are D's columns: C's rows do not follow the tile.
-  if (f.prefetchSource)
-    return Why() << "expected no prefetch_source for a swapped wgmma kernel";
   return std::nullopt;
 }
 
 /// The (unswapped) wgmma kernels' rules.
 static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
   auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, multicast,
-        schedule, splits, store, prefetchSource, swapped] = f;
+        schedule, splits, store, swapped] = f;
   // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
   // 128-byte swizzle atom of 16-bit elements along K per stage.
   if (tileM != 64 && tileM != 128 && tileM != 192 && tileM != 256)
@@ -168,15 +163,12 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
     return Why() << "expected a cluster of 2 only with TMA loads";
   if (store == DStore::Tma && !tma)
     return Why() << "expected store = tma only with TMA loads";
-  // The thread that issues the TMA loads issues the prefetches.
-  if (prefetchSource && !tma)
-    return Why() << "expected prefetch_source only with TMA loads";
   return std::nullopt;
 }
 
 static std::optional<std::string> whyInvalid(const ConfigFields &f) {
   auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, multicast,
-        schedule, splits, store, prefetchSource, swapped] = f;
+        schedule, splits, store, swapped] = f;
   if (auto why = whyInvalidMainloop(stages, cluster, promote, multicast))
     return why;
   if (auto why = whyInvalidScheduler(schedule, splits))
@@ -212,8 +204,8 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
     return Why() << "expected swapped only for wgmma";
   if (strategy == KernelStrategy::Wgmma)
     return whyInvalidWgmma(f);
-  if (pingpong || cluster != 1 || store != DStore::Staged || prefetchSource)
-    return Why() << "expected no pingpong, cluster, store or prefetch_source setting for simt";
+  if (pingpong || cluster != 1 || store != DStore::Staged)
+    return Why() << "expected no pingpong, cluster or store setting for simt";
   return std::nullopt;
 }
 
@@ -251,8 +243,8 @@ KernelConfigAttr ConfigFields::get(MLIRContext *context) const {
   return KernelConfigAttr::get(
       context, strategy, tileM, tileN, tileK,
       MainloopConfigAttr::get(context, stages, tma, pingpong, cluster, promote, multicast),
-      SchedulerConfigAttr::get(context, schedule, splits),
-      EpilogueConfigAttr::get(context, store, prefetchSource), swapped);
+      SchedulerConfigAttr::get(context, schedule, splits), EpilogueConfigAttr::get(context, store),
+      swapped);
 }
 
 namespace {
@@ -291,10 +283,7 @@ KernelConfigAttr KernelConfigAttr::withScheduler(SchedulerConfigAttr scheduler) 
 KernelConfigAttr KernelConfigAttr::withEpilogue(EpilogueConfigAttr epilogue) const {
   if (!epilogue)
     return {};
-  return copyWith(*this, [&](ConfigFields &f) {
-    f.store = epilogue.getStore();
-    f.prefetchSource = epilogue.getPrefetchSource();
-  });
+  return copyWith(*this, [&](ConfigFields &f) { f.store = epilogue.getStore(); });
 }
 KernelConfigAttr KernelConfigAttr::withStages(int64_t stages) const {
   return copyWith(*this, [&](ConfigFields &f) { f.stages = stages; });
@@ -332,9 +321,6 @@ KernelConfigAttr KernelConfigAttr::withStreamk(bool streamk) const {
 }
 KernelConfigAttr KernelConfigAttr::withStore(DStore store) const {
   return copyWith(*this, [&](ConfigFields &f) { f.store = store; });
-}
-KernelConfigAttr KernelConfigAttr::withPrefetchSource(bool prefetch) const {
-  return copyWith(*this, [&](ConfigFields &f) { f.prefetchSource = prefetch; });
 }
 KernelConfigAttr KernelConfigAttr::withSwapped(bool swapped) const {
   return copyWith(*this, [&](ConfigFields &f) { f.swapped = swapped; });

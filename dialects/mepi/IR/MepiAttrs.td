@@ -178,19 +178,13 @@ def Mepi_EpilogueConfigAttr : AttrDef<Mepi_Dialect, "EpilogueConfig"> {
     registers, and `tma` writes each 64 x 128-byte piece of the tile into a swizzled shared
     buffer (two per consumer warpgroup, alternating) that one thread hands to a TMA store.
 
-    `prefetch_source = true` has the producer's issuing thread prefetch the tile's rows of C
-    (the epilog's source) into L2 during the unit's last k-steps, so that the epilog's loads of
-    C hit L2 instead of waiting for DRAM. It needs TMA loads and a rank-2 row-major C whose rows
-    start on 16 bytes (the problem's check).
-
-    Examples: `#mepi.epilogue<store = tma>`, `#mepi.epilogue<store = tma, prefetch_source = true>`.
+    Example: `#mepi.epilogue<store = tma>`.
   }];
   let parameters = (ins DefaultValuedParameter<"::mlir::mepi::DStore",
-                                               "::mlir::mepi::DStore::Staged">:$store,
-                        DefaultValuedParameter<"bool", "false">:$prefetch_source);
-  let assemblyFormat = "`<` struct(params) `>`";
+                                               "::mlir::mepi::DStore::Staged">:$store);
+  let assemblyFormat = "`<` struct($store) `>`";
   let builders = [
-    AttrBuilder<(ins), [{ return $_get($_ctxt, DStore::Staged, false); }]>
+    AttrBuilder<(ins), [{ return $_get($_ctxt, DStore::Staged); }]>
   ];
 }
 
@@ -279,7 +273,6 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     KernelConfigAttr withSplits(int64_t splits) const;
     KernelConfigAttr withStreamk(bool streamk) const;
     KernelConfigAttr withStore(::mlir::mepi::DStore store) const;
-    KernelConfigAttr withPrefetchSource(bool prefetch) const;
     KernelConfigAttr withSwapped(bool swapped) const;
     /// The whole-tile cooperative form: the data-parallel scheduler, no ping-pong.
     KernelConfigAttr withDataParallel() const;

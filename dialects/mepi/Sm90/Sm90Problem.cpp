@@ -17,20 +17,6 @@ bool Sm90Problem::storesDThroughLines(MatmulOp op) {
          op.getMirrors().empty() && dType.getRank() == 2;
 }
 
-bool Sm90Problem::prefetchesSource(MatmulOp op) {
-  Value c = op.getC();
-  if (!c || op.getNumGroups() > 0 || op.getD().getType().getRank() != 2)
-    return false;
-  auto type = cast<MemRefType>(c.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  // cp.async.bulk.prefetch takes 16-byte aligned addresses (and sizes of 16-byte multiples).
-  return type.getRank() == 2 && succeeded(type.getStridesAndOffset(strides, offset)) &&
-         offset == 0 && strides[1] == 1 && !ShapedType::isDynamic(strides[0]) &&
-         (strides[0] * bytes) % 16 == 0 && getPromisedAlignment(c) >= 16;
-}
-
 Sm90Problem Sm90Problem::of(MatmulOp op) {
   Sm90Problem p;
   ArrayRef<int64_t> dShape = op.getD().getType().getShape();
@@ -60,8 +46,5 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.dLineColumns = tmaStoreLineColumns(op);
   llvm::raw_string_ostream(p.dType) << "'" << op.getD().getType() << "'";
   p.epilogScratchBytes = sm90::ScratchLayout(op).bytes;
-  p.sourcePrefetchable = prefetchesSource(op);
-  if (Value c = op.getC())
-    llvm::raw_string_ostream(p.cType) << "'" << c.getType() << "'";
   return p;
 }

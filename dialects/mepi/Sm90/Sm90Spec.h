@@ -98,17 +98,11 @@ struct Sm90Problem {
   int64_t dLineColumns = 0;    // elements of D in one 128-byte line
   std::string dType;           // D's type as diagnostics print it
   int64_t epilogScratchBytes = 0; // per consumer warpgroup (EpilogScratch.h)
-  /// C is a rank-2 row-major matrix of a rank-2 D, neither batched nor grouped, whose rows
-  /// start on 16 bytes: bulk prefetches can take its rows into L2 (prefetch_source).
-  bool sourcePrefetchable = false;
-  std::string cType; // C's type as diagnostics print it, or empty
 
   /// The problem of a mepi.matmul with static shapes.
   static Sm90Problem of(MatmulOp op);
   /// Whether `op` may write D through store = tma's line buffers (dThroughLines).
   static bool storesDThroughLines(MatmulOp op);
-  /// Whether `op`'s C is one that prefetch_source can prefetch (sourcePrefetchable).
-  static bool prefetchesSource(MatmulOp op);
   bool operandSums() const { return aSums || bSums; }
   bool grouped() const { return groups > 0; }
   /// The MMA atom of A and B (elementBytes is one the table has: Sm90Problem::of checks it).

@@ -186,18 +186,6 @@ std::optional<std::string> whyNotAccumulation(const Sm90Spec &spec) {
   return std::nullopt;
 }
 
-/// prefetch_source's needs: a C that bulk prefetches can read row by row.
-std::optional<std::string> whyNotSourcePrefetch(const Sm90Problem &p, KernelConfigAttr config) {
-  if (!config.getEpilogue().getPrefetchSource() || p.sourcePrefetchable)
-    return std::nullopt;
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  os << "prefetch_source needs a C of rank 2, row-major, rows of a multiple of 16 bytes at a "
-        "16-byte aligned address, for an unbatched, ungrouped D; got "
-     << (p.cType.empty() ? std::string("no C") : p.cType);
-  return message;
-}
-
 /// What the kernel forms (swapped, ping-pong, stream-K, batched, grouped, 256-row tiles,
 /// promoted accumulators) take of the problem, checked in that order.
 std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
@@ -287,8 +275,6 @@ std::optional<std::string> Sm90Spec::whyNot() const {
     return message;
   }
   if (std::optional<std::string> why = whyNotStore(p, config))
-    return why;
-  if (std::optional<std::string> why = whyNotSourcePrefetch(p, config))
     return why;
   return whyNotForm(*this);
 }

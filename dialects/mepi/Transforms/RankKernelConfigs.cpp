@@ -359,9 +359,10 @@ void orderByModel(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
 
 } // namespace
 
-/// The wgmma candidates in order, before the epilogue's source policy.
-static SmallVector<KernelConfigAttr> rankWgmmaConfigs(MatmulOp op, const Sm90Problem &p,
-                                                      const TargetInfo &target) {
+SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const TargetInfo &target) {
+  if (!target.hasWgmma() || !isWgmmaEligible(op))
+    return {chooseSimtConfig(op, 0, 0)};
+  Sm90Problem p = Sm90Problem::of(op);
   if (p.promotesSums)
     return rankPromotedConfigs(op, target);
   SmallVector<KernelConfigAttr> ranked = {p.grouped()  ? chooseGroupedConfig(op, target)
@@ -379,18 +380,5 @@ static SmallVector<KernelConfigAttr> rankWgmmaConfigs(MatmulOp op, const Sm90Pro
   addVariants(ranked, op, p, target, fitted);
   if (modelled)
     orderByModel(ranked, p, target, special);
-  return ranked;
-}
-
-SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const TargetInfo &target) {
-  if (!target.hasWgmma() || !isWgmmaEligible(op))
-    return {chooseSimtConfig(op, 0, 0)};
-  Sm90Problem p = Sm90Problem::of(op);
-  SmallVector<KernelConfigAttr> ranked = rankWgmmaConfigs(op, p, target);
-  // Every candidate that loads through TMA takes C's tiles into L2 ahead of its epilog
-  // (bench/NOTES.md, The epilog's cost: C).
-  for (KernelConfigAttr &config : ranked)
-    if (config && p.sourcePrefetchable && config.getMainloop().getTma() && !config.getSwapped())
-      config = config.withPrefetchSource(true);
   return ranked;
 }

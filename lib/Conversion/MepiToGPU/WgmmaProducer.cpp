@@ -1,6 +1,5 @@
 // The wgmma kernels' producer warpgroup: TMA (or ordinary) loads of each work unit's operand
 // tiles into the stage ring (see WgmmaKernel.cpp's header for the layout).
-#include "SourcePrefetch.h"
 #include "WgmmaKernelGenerator.h"
 
 using namespace mlir;
@@ -26,9 +25,6 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
   Location loc = e.loc;
   const Sm90SharedLayout &layout = c.layout;
   OpBuilder::InsertionGuard guard(b);
-  std::optional<SourcePrefetch> prefetch;
-  if (config.getEpilogue().getPrefetchSource())
-    prefetch.emplace(e, op, operands, c.m, c.n, config.getTileM(), config.getTileN());
   auto [units, unit] = emitLoadedUnits(e, c);
   StageLoad load;
   load.rowA = unit.firstRow(e, config.getTileM());
@@ -75,15 +71,10 @@ void WgmmaKernelGenerator::emitProducer(Emitter &e, const Context &c, MatmulOp o
       auto first = scf::IfOp::create(b, loc, e.eq(c.tid, e.i32(0)), /*withElseRegion=*/false);
       b.setInsertionPointToStart(first.thenBlock());
       emitTmaLoads(e, c, load);
-      if (prefetch)
-        prefetch->emit(e, kLoop.getInductionVar(), unit.kBegin, unit.kEnd, load.rowA, load.rowB);
-    } else if (config.getMainloop().getTma()) {
+    } else if (config.getMainloop().getTma())
       emitTmaLoads(e, c, load);
-      if (prefetch)
-        prefetch->emit(e, kLoop.getInductionVar(), unit.kBegin, unit.kEnd, load.rowA, load.rowB);
-    } else {
+    else
       emitOrdinaryLoads(e, c, load, operands.lookup(op.getA()), operands.lookup(op.getB()));
-    }
     scf::YieldOp::create(b, loc, e.add(it, e.i32(1)));
   }
   scf::YieldOp::create(b, loc, kLoop.getResult(0));
