@@ -227,7 +227,7 @@ run_dist() {
   export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
   local mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
              -x NVSHMEM_DISABLE_NVLS -x MEPI_REVISION -x PATH) v
-  for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES MEPI_DIST_BANDS MEPI_DIST_MIRRORS MEPI_DIST_TAIL_PIECES MEPI_DIST_EVENT_WAITS \
+  for v in MEPI_DIST_SCHEDULE MEPI_DIST_PIECES MEPI_DIST_BANDS MEPI_DIST_MIRRORS MEPI_DIST_TAIL_PIECES \
            MEPI_DIST_TRACE NCCL_DEBUG; do [ -n "${!v:-}" ] && mpi+=(-x "$v"); done
   { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m; } \
     > "$out/dist.log" 2>&1

@@ -110,9 +110,6 @@ struct Options {
   /// rows hiding the copies of the piece before it, so that only the last short copy follows
   /// the GEMMs (-1: chosen by the planner; 0: none, equal pieces; 1 or 2).
   int tailPieces = -1;
-  /// The compute stream waits for the peers' arrival flags through events that a stream of
-  /// its own records once each flag is up, instead of awaiting the flags itself.
-  bool arrivalEvents = false;
 };
 
 /// D = epilog(alpha * op(A) * op(B)) over the group, each rank passing its local parts of A

@@ -100,8 +100,7 @@ detail::Agreement detail::constructorWord(const Tensor &a, const Tensor &b, cons
       .fact("options.bands", options.bands)
       .fact("options.remoteStores", options.remoteStores)
       .fact("options.mirroredPieces", options.mirroredPieces)
-      .fact("options.tailPieces", options.tailPieces)
-      .fact("options.arrivalEvents", options.arrivalEvents);
+      .fact("options.tailPieces", options.tailPieces);
   int64_t shapes[4] = {};
   for (int i = 0; i < 2; ++i) {
     shapes[i] = a.shape.size() == 2 ? a.shape[i] : 0;

@@ -316,16 +316,14 @@ static void allocateLocal(dist::Matmul::State &s) {
                          s.gradient.mine.size);
   for (CUevent *e : {&s.fork, &s.join})
     check(checkCuda(d.cuEventCreate(e, CU_EVENT_DISABLE_TIMING), "cuEventCreate"), "plan");
-  if (s.options.arrivalEvents) {
-    check(checkCuda(d.cuStreamCreate(&s.waiter, CU_STREAM_NON_BLOCKING), "cuStreamCreate"),
-          "plan");
-    s.arrivalEvents.assign(p.flags, nullptr);
-    for (const Step &step : p.steps)
-      if (step.kind == Step::Kind::WaitArrived && !s.arrivalEvents[step.flag])
-        check(checkCuda(d.cuEventCreate(&s.arrivalEvents[step.flag], CU_EVENT_DISABLE_TIMING),
-                        "cuEventCreate"),
-              "plan");
-  }
+  check(checkCuda(d.cuStreamCreate(&s.waiter, CU_STREAM_NON_BLOCKING), "cuStreamCreate"),
+        "plan");
+  s.arrivalEvents.assign(p.flags, nullptr);
+  for (const Step &step : p.steps)
+    if (step.kind == Step::Kind::WaitArrived && !s.arrivalEvents[step.flag])
+      check(checkCuda(d.cuEventCreate(&s.arrivalEvents[step.flag], CU_EVENT_DISABLE_TIMING),
+                      "cuEventCreate"),
+            "plan");
   s.gemmEvents.assign(p.gemms.size(), nullptr);
   for (const Step &step : p.steps)
     if (step.kind == Step::Kind::Push && step.gemm >= 0 && !s.gemmEvents[step.gemm])

@@ -31,8 +31,10 @@ struct Matmul::State : detail::Member {
   std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
   CUstream copy = nullptr, copy2 = nullptr; // copy streams: Step::lane 0 and 1
   CUevent fork = nullptr, join = nullptr;
-  /// Options::arrivalEvents: the stream that awaits the arrival flags, and per flag the event
-  /// it records once the flag is up, which the compute stream waits for instead.
+  /// The stream that awaits the peers' arrival flags, and per flag the event it records once
+  /// the flag is up, which the compute stream waits for: a stream wait on a flag that is
+  /// already up held the next GEMM back 7-15 us, an event wait 2-4 us (2x H200,
+  /// bench/NOTES.md, Distributed).
   CUstream waiter = nullptr;
   std::vector<CUevent> arrivalEvents;
   /// Flags hold the epoch of the execute that raised them. 32 bits suffice: the stream wait

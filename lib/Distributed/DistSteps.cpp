@@ -130,14 +130,10 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
   case Step::Kind::Push: push(step, epoch); break;
   case Step::Kind::LocalCopy: copyBlock(step, stream); break;
   case Step::Kind::Signal: raise(stream, step.peer, step.flag, epoch); break;
-  case Step::Kind::WaitArrived:
-    if (CUevent arrived = arrivalEvents.empty() ? nullptr : arrivalEvents[step.flag]) {
-      await(waiter, step.flag, epoch);
-      checked(d, d.cuEventRecord(arrived, waiter), "cuEventRecord");
-      checked(d, d.cuStreamWaitEvent(stream, arrived, 0), "cuStreamWaitEvent");
-    } else {
-      await(stream, step.flag, epoch);
-    }
+  case Step::Kind::WaitArrived: // through the waiter stream (DistMatmulState.h)
+    await(waiter, step.flag, epoch);
+    checked(d, d.cuEventRecord(arrivalEvents[step.flag], waiter), "cuEventRecord");
+    checked(d, d.cuStreamWaitEvent(stream, arrivalEvents[step.flag], 0), "cuStreamWaitEvent");
     break;
   case Step::Kind::Gemm: {
     gemms[step.gemm].execute(stream);

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -209,8 +208,6 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     options.mirroredPieces = std::atoi(mirrored);
   if (const char *tail = std::getenv("MEPI_DIST_TAIL_PIECES"))
     options.tailPieces = std::atoi(tail);
-  if (const char *events = std::getenv("MEPI_DIST_EVENT_WAITS"))
-    options.arrivalEvents = std::atoi(events) != 0;
   mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
                         std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
   mm.plan();
@@ -229,55 +226,39 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     driver->cuMemFree(p);
   return row;
 }
-/// `config` without prefetch_source (the configuration printed by kernelConfiguration()).
-static std::string withoutSourcePrefetch(std::string config) {
-  for (const char *text : {", prefetch_source = true", ", epilogue = <prefetch_source = true>"})
-    if (size_t at = config.find(text); at != std::string::npos)
-      return config.erase(at, std::strlen(text));
-  return config;
-}
-
 /// --c-source: the GEMMs that finish a reduction (D = A B + C, C the received partial sums)
-/// timed without C, with an aligned C (its element pairs loaded a line ahead) prefetched into
-/// L2 as the heuristic chooses (prefetch_source) and the same kernel without the prefetch, and
-/// with C two bytes off alignment (one 16-bit load per element), interleaved in one process:
-/// the shapes of the final GEMMs of GEMM+AR 16384x4096x14336 and GEMM+RS 8192x8192x28672 on 2
-/// ranks, and a square one.
+/// timed without C, with an aligned C (its element pairs loaded a line ahead) and with C two
+/// bytes off alignment (one 16-bit load per element), interleaved in one process: the shapes
+/// of the final GEMMs of GEMM+AR 16384x4096x14336 and GEMM+RS 8192x8192x28672 on 2 ranks.
 void measureCSource(int rank, int device, CUstream stream, int iterations) {
   struct Shape {
     int64_t m, n, k;
   };
   if (rank == 0)
-    std::printf("%-18s %9s %9s %9s %9s %8s %8s %8s  %s\n", "M x N x K", "no-C", "C-pairs",
-                "no-fetch", "C-elems", "pairs/0", "nofet/0", "elems/0", "C-pairs config");
+    std::printf("%-18s %9s %9s %9s %8s %8s\n", "M x N x K", "no-C", "C-pairs", "C-elems",
+                "pairs/0", "elems/0");
   for (Shape s : {Shape{6144, 4096, 7168}, Shape{2048, 4096, 7168}, Shape{2048, 8192, 14336},
-                  Shape{4096, 8192, 14336}, Shape{4096, 4096, 4096}}) {
+                  Shape{4096, 8192, 14336}}) {
     CUdeviceptr a = randomBuffer(s.m * s.k, true, 31), b = randomBuffer(s.n * s.k, true, 32);
     CUdeviceptr c = randomBuffer(s.m * s.n + 1, true, 33), d = 0;
     cu(driver->cuMemAlloc(&d, s.m * s.n * 2), "cuMemAlloc");
     mepi::Tensor ta = onDevice(a, device, {s.m, s.k}), tb = onDevice(b, device, {s.n, s.k});
-    mepi::Tensor tc = onDevice(c, device, {s.m, s.n});
     mepi::Matmul plain(ta, tb, std::nullopt, 1.0f, std::nullopt, {false, true});
-    mepi::Matmul pairs(ta, tb, tc, 1.0f, 1.0f, {false, true});
+    mepi::Matmul pairs(ta, tb, onDevice(c, device, {s.m, s.n}), 1.0f, 1.0f, {false, true});
     mepi::Matmul elems(ta, tb, onDevice(c + 2, device, {s.m, s.n}), 1.0f, 1.0f, {false, true});
     for (mepi::Matmul *mm : {&plain, &pairs, &elems})
       mm->plan();
-    mepi::Options unfetched;
-    unfetched.kernelConfig = withoutSourcePrefetch(pairs.kernelConfiguration());
-    mepi::Matmul noFetch(ta, tb, tc, 1.0f, 1.0f, {false, true}, unfetched);
-    noFetch.plan();
-    std::vector<std::function<void(int)>> launches = {
-        [&](int) { plain.execute(stream); }, [&](int) { pairs.execute(stream); },
-        [&](int) { noFetch.execute(stream); }, [&](int) { elems.execute(stream); }};
+    std::vector<std::function<void(int)>> launches = {[&](int) { plain.execute(stream); },
+                                                      [&](int) { pairs.execute(stream); },
+                                                      [&](int) { elems.execute(stream); }};
     for (auto &launch : launches)
       launch(0);
     std::vector<double> ms = interleavedMedianMs(stream, iterations, launches, [] {});
     if (rank == 0)
-      std::printf("%-18s %9.3f %9.3f %9.3f %9.3f %8.3f %8.3f %8.3f  %s\n",
+      std::printf("%-18s %9.3f %9.3f %9.3f %8.3f %8.3f\n",
                   llvm::formatv("{0}x{1}x{2}", s.m, s.n, s.k).str().c_str(), ms[0], ms[1],
-                  ms[2], ms[3], ms[1] / ms[0], ms[2] / ms[0], ms[3] / ms[0],
-                  pairs.kernelConfiguration().c_str());
-    for (mepi::Matmul *mm : {&plain, &pairs, &noFetch, &elems})
+                  ms[2], ms[1] / ms[0], ms[2] / ms[0]);
+    for (mepi::Matmul *mm : {&plain, &pairs, &elems})
       mm->free();
     for (CUdeviceptr p : {a, b, c, d})
       driver->cuMemFree(p);
