@@ -1,5 +1,6 @@
 // The distributed matmul's plans without GPUs: distributions' local shapes, the algorithm
 // inferred from them, the errors for shapes that do not tile, and the schedules' structure.
+#include "Distributed/DistArguments.h"
 #include "Distributed/DistPlan.h"
 
 #include "gtest/gtest.h"
@@ -560,4 +561,28 @@ TEST(DistPlan, AuxOutputsNeedFinalGemmsOnWholeBytesOfTheMask) {
   EXPECT_EQ(message(p.takeError()),
             "AllReduce with an epilog that reads or writes aux matrices cuts D's rows at "
             "multiples of 128: M = 300 leaves rank 2 none (at least 385 rows on 4 ranks)");
+}
+
+TEST(DistArguments, TailPiecesOutOfRangeAreRefused) {
+  // checkLocal reads no memory: null data with valid shapes and strides.
+  mepi::Tensor a{nullptr, 0, mepi::DType::BFloat16, {64, 32}, {32, 1}};
+  mepi::Tensor b{nullptr, 0, mepi::DType::BFloat16, {32, 16}, {16, 1}};
+  std::vector<Distribution> ds = {Distribution::slabY(), Distribution::slabX(),
+                                  Distribution::replicated()};
+  for (int tail : {-1, 0, 1, 2}) {
+    mepi::dist::Options options;
+    options.tailPieces = tail;
+    EXPECT_NO_THROW(mepi::dist::detail::checkLocal(a, b, std::nullopt, ds, std::nullopt, options));
+  }
+  mepi::dist::Options options;
+  options.tailPieces = 3;
+  try {
+    mepi::dist::detail::checkLocal(a, b, std::nullopt, ds, std::nullopt, options);
+    ADD_FAILURE() << "tailPieces 3 accepted";
+  } catch (const mepi::Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "options.tailPieces: expected -1 (chosen), 0, 1 or 2, got 3"),
+              std::string::npos)
+        << e.what();
+  }
 }

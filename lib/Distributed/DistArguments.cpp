@@ -61,6 +61,9 @@ void detail::checkLocal(const Tensor &a, const Tensor &b, const std::optional<Te
     throw Error("mepi::dist: FP8 scales and result_amax are not supported yet in distributed "
                 "matmuls",
                 Status::NotSupported);
+  if (options.tailPieces < -1 || options.tailPieces > 2)
+    fail(llvm::formatv("options.tailPieces: expected -1 (chosen), 0, 1 or 2, got {0}",
+                       options.tailPieces));
 }
 
 

@@ -38,13 +38,13 @@ std::vector<Range> plan::rowPieces(Range range, int pieces, llvm::ArrayRef<int64
 /// copy after another: a row's GEMM lasts K / kRowCopyK / (ranks - 1) times its copies.
 /// - One short piece: the last needs rows / (1 + that) rows; at least kTailElements (8 MiB of
 ///   bf16, about one wave of 128 x 256 tiles), in whole 256-row tiles.
-/// - Two (`tailPieces` 2; -1 takes them on 2 ranks, the only count measured): the last exactly kTailElements (one wave, its
-///   copy all that follows the GEMMs), the one before it a whole number of those whose copy the
-///   last GEMM hides with kCopyMargin to spare (NVLink beside the GEMMs moved ~295 GB/s, not
-///   345), the first piece the rest and at least as long: on 16384 x 4096 x 14336 over 2 ranks
-///   [5120, 2048, 1024] rows, whole waves each (5, 2, 1 of 128 x 256 tiles; [3840, 3328, 1024]
-///   measured 0.86: a partial wave; [4096, 3072, 1024] no gain: its middle copy as long as the
-///   last GEMM).
+/// - Two (`tailPieces` 2; -1 takes them on 2 ranks, the only count measured): the last exactly
+///   kTailElements (one wave, its copy all that follows the GEMMs), the one before it a whole
+///   number of those whose copy the last GEMM hides with kCopyMargin to spare (NVLink beside
+///   the GEMMs moved ~295 GB/s, not 345), the first piece the rest and at least as long: on
+///   16384 x 4096 x 14336 over 2 ranks [5120, 2048, 1024] rows, whole waves each (5, 2, 1 of
+///   128 x 256 tiles; [3840, 3328, 1024] measured 0.86: a partial wave; [4096, 3072, 1024] no
+///   gain: its middle copy as long as the last GEMM).
 /// Empty where it cannot help: short chunks, or copies as slow as the GEMMs (4 ranks: equal
 /// pieces measured 0.665 / 0.803 against the tail's 0.558 / 0.783 on 16384 / 8192 rows).
 std::vector<int64_t> plan::allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks,

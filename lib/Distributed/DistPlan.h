@@ -199,8 +199,9 @@ struct DistPlan {
 /// the range is short).
 std::vector<Range> rowPieces(Range range, int pieces, llvm::ArrayRef<int64_t> tail);
 
-/// All-reduce's short last piece for chunks of `rows` rows of D [M, n], K = k on each of
-/// `ranks` ranks: the rows of the last piece, or none (DistPieces.cpp says why).
+/// All-reduce's short last pieces for chunks of `rows` rows of D [M, n], K = k on each of
+/// `ranks` ranks, `tailPieces` of them asked (Options::tailPieces): the rows of each, in order,
+/// or none (DistPieces.cpp says why).
 std::vector<int64_t> allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks,
                                    int tailPieces = -1);
 

@@ -58,7 +58,8 @@ const char *kindName(plan::Step::Kind kind) {
 /// The step as an op in the schedule's body.
 void addStep(OpBuilder &b, Location loc, const plan::DistPlan &p, const plan::Step &s) {
   using K = plan::Step::Kind;
-  bool copy = s.kind == K::Fork || s.kind == K::Ready || s.kind == K::WaitReady || s.kind == K::Push;
+  bool copy =
+      s.kind == K::Fork || s.kind == K::Ready || s.kind == K::WaitReady || s.kind == K::Push;
   auto step = DistStepOp::create(b, loc, b.getStringAttr(kindName(s.kind)),
                                    b.getStringAttr(!copy ? "compute" : s.lane ? "copy2" : "copy"), IntegerAttr(),
                                    IntegerAttr(), IntegerAttr(), StringAttr(), StringAttr(),
