@@ -146,14 +146,12 @@ template <typename F> void forShared(dist::Matmul::State &s, F f) {
 static void releaseLocal(dist::Matmul::State &s) {
   const runtime::CudaDriver &d = s.driver();
   s.gemms.clear();
-  for (CUevent &e : s.gemmEvents)
-    if (e)
-      d.cuEventDestroy(e);
-  s.gemmEvents.clear();
-  for (CUevent &e : s.arrivalEvents)
-    if (e)
-      d.cuEventDestroy(e);
-  s.arrivalEvents.clear();
+  for (std::vector<CUevent> *events : {&s.gemmEvents, &s.arrivalEvents}) {
+    for (CUevent e : *events)
+      if (e)
+        d.cuEventDestroy(e);
+    events->clear();
+  }
   for (CUevent *e : {&s.fork, &s.join})
     if (*e)
       d.cuEventDestroy(*e), *e = nullptr;
@@ -318,18 +316,19 @@ static void allocateLocal(dist::Matmul::State &s) {
     check(checkCuda(d.cuEventCreate(e, CU_EVENT_DISABLE_TIMING), "cuEventCreate"), "plan");
   check(checkCuda(d.cuStreamCreate(&s.waiter, CU_STREAM_NON_BLOCKING), "cuStreamCreate"),
         "plan");
+  // One event per flag awaited (the waiter's) and per GEMM whose output a push copies.
+  auto create = [&](CUevent &e) {
+    if (!e)
+      check(checkCuda(d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate"), "plan");
+  };
   s.arrivalEvents.assign(p.flags, nullptr);
-  for (const Step &step : p.steps)
-    if (step.kind == Step::Kind::WaitArrived && !s.arrivalEvents[step.flag])
-      check(checkCuda(d.cuEventCreate(&s.arrivalEvents[step.flag], CU_EVENT_DISABLE_TIMING),
-                      "cuEventCreate"),
-            "plan");
   s.gemmEvents.assign(p.gemms.size(), nullptr);
-  for (const Step &step : p.steps)
-    if (step.kind == Step::Kind::Push && step.gemm >= 0 && !s.gemmEvents[step.gemm])
-      check(checkCuda(d.cuEventCreate(&s.gemmEvents[step.gemm], CU_EVENT_DISABLE_TIMING),
-                      "cuEventCreate"),
-            "plan");
+  for (const Step &step : p.steps) {
+    if (step.kind == Step::Kind::WaitArrived)
+      create(s.arrivalEvents[step.flag]);
+    if (step.kind == Step::Kind::Push && step.gemm >= 0)
+      create(s.gemmEvents[step.gemm]);
+  }
 }
 
 /// Collective: the buffers peers copy into (each allocation agrees on its own).
