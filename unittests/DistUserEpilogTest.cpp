@@ -56,8 +56,8 @@ TEST(DistUserEpilog, TheWrapperOffsetsTheIndicesAndPlans) {
   EXPECT_EQ(wrapped.function, "__mepi_dist_shifted");
   EXPECT_NE(wrapped.mlir.find("%row0 = arith.constant 600 : index"), std::string::npos)
       << wrapped.mlir;
-  EXPECT_NE(wrapped.mlir.find("func.call @shifted(%acc, %in0, %in1, %r, %c) : (f32, bf16, f32, "
-                              "index, index) -> bf16"),
+  EXPECT_NE(wrapped.mlir.find("%v:1 = func.call @shifted(%acc, %in0, %in1, %r, %c) : (f32, "
+                              "bf16, f32, index, index) -> (bf16)"),
             std::string::npos)
       << wrapped.mlir;
   std::vector<UserEpilogInput> inputs = epilog().inputsForBlock(block);
@@ -90,7 +90,7 @@ TEST(DistUserEpilog, MatrixInputsKeepTheirRowPitchAndModulesTakeTheWrapper) {
   expectPlansFor400Rows(wrapped, inputs);
 }
 
-TEST(DistUserEpilog, ChecksNameTheInputAndRefuseOutputs) {
+TEST(DistUserEpilog, ChecksNameTheInputAndRefuseColumnReductions) {
   DistUserEpilog user = epilog();
   EXPECT_NO_THROW(user.check(1000, 256));
   try {
@@ -102,10 +102,50 @@ TEST(DistUserEpilog, ChecksNameTheInputAndRefuseOutputs) {
         << e.what();
   }
   user.epilog.outputs.push_back({"aux", UserEpilogOutput::Kind::Matrix});
-  EXPECT_THROW(user.check(1000, 256), Error);
-  // Ranks compare fingerprints: the text and the inputs' kinds and dtypes count.
+  EXPECT_NO_THROW(user.check(1000, 256));
+  user.epilog.outputs.push_back({"colsum", UserEpilogOutput::Kind::ColReduction});
+  try {
+    user.check(1000, 256);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("user epilog output 'colsum': column and scalar "
+                                         "reductions are not supported yet"),
+              std::string::npos)
+        << e.what();
+  }
+  // Ranks compare fingerprints: the text, the inputs' kinds and dtypes and the outputs count.
   DistUserEpilog other = epilog();
   EXPECT_EQ(other.fingerprint(), epilog().fingerprint());
   other.inputs[1].kind = InputKind::Row;
   EXPECT_NE(other.fingerprint(), epilog().fingerprint());
+  DistUserEpilog withOutput = epilog();
+  withOutput.epilog.outputs.push_back({"aux", UserEpilogOutput::Kind::Matrix});
+  EXPECT_NE(withOutput.fingerprint(), epilog().fingerprint());
+}
+
+TEST(DistUserEpilog, TheWrapperReturnsTheOutputsAndPlans) {
+  const char *text = R"(
+func.func @outs(%acc: f32, %row: index, %col: index) -> (bf16, f32, i1, f32) {
+  %d = arith.truncf %acc : f32 to bf16
+  %z = arith.constant 0.0 : f32
+  %m = arith.cmpf oge, %acc, %z : f32
+  return %d, %acc, %m, %acc : bf16, f32, i1, f32
+}
+)";
+  using Kind = UserEpilogOutput::Kind;
+  UserEpilog e{text, "outs"};
+  e.outputs = {{"pre", Kind::Matrix, DType::Float32},
+               {"mask", Kind::Bitmask},
+               {"rowsum", Kind::RowReduction, DType::Float32}};
+  DistUserEpilog user{e, {}};
+  EXPECT_TRUE(user.writesBitmask());
+  UserEpilog wrapped = user.forBlock({plan::Buffer::D, 0, 512, 0, 400, 256, 256}, DType::BFloat16);
+  EXPECT_NE(wrapped.mlir.find("%v:4 = func.call @outs(%acc, %r, %c) : (f32, index, index) -> "
+                              "(bf16, f32, i1, f32)"),
+            std::string::npos)
+      << wrapped.mlir;
+  EXPECT_NE(wrapped.mlir.find("func.return %v#0, %v#1, %v#2, %v#3 : bf16, f32, i1, f32"),
+            std::string::npos)
+      << wrapped.mlir;
+  expectPlansFor400Rows(wrapped, {});
 }

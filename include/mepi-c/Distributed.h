@@ -84,6 +84,15 @@ MepiLogicalResult mepiDistMatmulPlanUserEpilog(MepiDistMatmul matmul, MepiString
                                                const MepiDeviceCode *code, int numCode,
                                                const void *userData, MepiError *error);
 
+/** mepiDistMatmulPlanUserEpilog with outputs besides D (as mepiMatmulPlanUserEpilogWithOutputs:
+ *  matrices, bitmasks and row reductions, this rank's; column and scalar reductions are
+ *  refused), read back with mepiDistMatmulGetAuxOutput. Collective. */
+MepiLogicalResult mepiDistMatmulPlanUserEpilogWithOutputs(
+    MepiDistMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
+    const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
+    const MepiUserEpilogOutput *outputs, int numOutputs, const void *userData,
+    MepiError *error);
+
 /** Runs on `stream`; `*result` (if not NULL) is this rank's part of D, owned by `matmul`. */
 MepiLogicalResult mepiDistMatmulExecute(MepiDistMatmul matmul, MepiStream stream,
                                         MepiTensor *result, MepiError *error);

@@ -143,8 +143,10 @@ public:
   /// Plans with a user epilog (mepi/Matmul.h), applied where a built-in one would be. It sees
   /// this rank's D as a single GPU's D: its row and column arguments index this rank's part,
   /// and its inputs are this rank's (row inputs [rows of this rank's D], column inputs
-  /// [columns], matrix inputs [rows, columns], scalars). Outputs besides D are not supported
-  /// yet. Every rank must give the same text, function and input kinds and dtypes.
+  /// [columns], matrix inputs [rows, columns], scalars). Its outputs besides D (matrices,
+  /// bitmasks, row reductions) are this rank's, as a single GPU's for its D; column and scalar
+  /// reductions are not supported yet. Every rank must give the same text, function, input
+  /// kinds and dtypes, and outputs.
   void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
   /// Runs the whole product on `stream` (exchanges on a stream of mepi's own, joined back):
   /// returns this rank's part of D, owned by this object and rewritten by later executes.
@@ -152,9 +154,9 @@ public:
   /// The aux outputs of the planned epilog (RELU_AUX, RELU_AUX_BIAS: "relu_aux"; GELU_AUX,
   /// GELU_AUX_BIAS: "gelu_aux") for this rank's part of D, in the layout of a single GPU's
   /// Matmul::auxOutputs() for a D of that shape, and the bias gradient ("drelu_bgrad",
-  /// "dgelu_bgrad", "bgrada": [rows of this rank's D]; "bgradb": [its columns], in D's type);
-  /// written by each execute and owned by this object. Aux matrices not with a replicated D
-  /// (all-reduce) yet.
+  /// "dgelu_bgrad", "bgrada": [rows of this rank's D]; "bgradb": [its columns], in D's type),
+  /// or a user epilog's outputs; written by each execute and owned by this object. With a
+  /// replicated D (all-reduce) every rank's are of all of D.
   const std::map<std::string, Tensor> &auxOutputs() const;
   /// Replaces A and B (same dtypes, shapes and strides) and the epilog inputs.
   void resetOperands(const Tensor &a, const Tensor &b, const EpilogInputs &inputs = {});

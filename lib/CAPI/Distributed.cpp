@@ -140,11 +140,21 @@ MepiLogicalResult mepiDistMatmulPlanUserEpilog(MepiDistMatmul matmul, MepiString
                                                const MepiInputKind *kinds, int numInputs,
                                                const MepiDeviceCode *code, int numCode,
                                                const void *userData, MepiError *error) {
+  return mepiDistMatmulPlanUserEpilogWithOutputs(matmul, mlir, function, inputs, kinds,
+                                                 numInputs, code, numCode, nullptr, 0, userData,
+                                                 error);
+}
+
+MepiLogicalResult mepiDistMatmulPlanUserEpilogWithOutputs(
+    MepiDistMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
+    const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,
+    const MepiUserEpilogOutput *outputs, int numOutputs, const void *userData,
+    MepiError *error) {
   return guardedDist(matmul, error, [&](CDistMatmul &m) {
     std::pair<mepi::UserEpilog, std::vector<mepi::UserEpilogInput>> user;
     try { // refused in plan()'s first exchange (see mepiDistMatmulCreate)
-      user = userEpilogOf(mlir, function, inputs, kinds, numInputs, code, numCode, nullptr, 0,
-                          userData);
+      user = userEpilogOf(mlir, function, inputs, kinds, numInputs, code, numCode, outputs,
+                          numOutputs, userData);
     } catch (...) {
       mepi::dist::detail::refuseCollectively(std::current_exception(),
                                               "mepi::dist::Matmul::plan");

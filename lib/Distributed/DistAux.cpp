@@ -8,63 +8,158 @@
 using namespace mepi;
 using namespace mepi::dist::detail;
 
-void DistAux::reset(const runtime::CudaDriver &driver, int64_t r, int64_t c, int finals) {
-  release(driver);
+static size_t elementBytes(DType t) {
+  return runtime::elementTypeBytes(api::elementType(t));
+}
+
+void DistAux::reset(int64_t r, int64_t c, int finals, bool replicatedD) {
   rows = r;
   cols = c;
   finalGemms = finals;
+  replicated = replicatedD;
+  declared.clear();
+  shared.clear(); // released collectively before (State::release)
 }
 
-/// The layout of a single GPU's output for a D of rows x cols: the ReLU mask is bytes of 8
-/// rows, ceil(rows / 8) rounded up to 16 a column; other outputs (the GELU input) hold rows
-/// rounded up to 8 a column.
-void DistAux::allocate(const runtime::CudaDriver &driver, const std::string &key, DType dtype,
-                       int device) {
-  if (finalGemms <= 1)
-    return; // the one final GEMM's outputs are returned as they are
-  bool mask = dtype == DType::UInt8;
-  int64_t height = mask ? llvm::alignTo(llvm::divideCeil(rows, 8), 16) : llvm::alignTo(rows, 8);
-  size_t bytes = height * cols * runtime::elementTypeBytes(api::elementType(dtype));
-  CUdeviceptr &memory = owned[key];
-  api::check(runtime::checkCuda(driver.cuMemAlloc(&memory, bytes), "cuMemAlloc(aux output)"),
-             "mepi::dist::Matmul::plan");
-  if (mask)
-    api::check(runtime::checkCuda(driver.cuMemsetD8(memory, 0, bytes), "cuMemsetD8(aux output)"),
-               "mepi::dist::Matmul::plan");
+void DistAux::declare(const std::string &key, DType dtype, AuxLayout layout) {
+  declared.push_back({key, dtype, layout});
+}
+
+int64_t DistAux::height(AuxLayout layout) const {
+  switch (layout) {
+  case AuxLayout::Mask: return llvm::alignTo(llvm::divideCeil(rows, 8), 16);
+  case AuxLayout::ColumnMajor: return llvm::alignTo(rows, 8);
+  case AuxLayout::RowMajor:
+  case AuxLayout::Rows: return rows;
+  }
+  return rows;
+}
+
+size_t DistAux::bytes(const Declared &d) const {
+  int64_t width = d.layout == AuxLayout::Rows ? 1 : cols;
+  return height(d.layout) * width * elementBytes(d.dtype);
+}
+
+/// The layout of a single GPU's output (mepi/Matmul.h).
+Tensor DistAux::wholeAt(const Declared &d, CUdeviceptr memory, int device) const {
   Tensor t;
   t.data = reinterpret_cast<void *>(memory);
   t.device = device;
-  t.dtype = dtype;
-  t.shape = {height, cols};
-  t.strides = {1, height};
-  assembled[key] = t;
+  t.dtype = d.dtype;
+  int64_t h = height(d.layout);
+  switch (d.layout) {
+  case AuxLayout::Mask:
+  case AuxLayout::ColumnMajor:
+    t.shape = {h, cols};
+    t.strides = {1, h};
+    break;
+  case AuxLayout::RowMajor:
+    t.shape = {rows, cols};
+    t.strides = {cols, 1};
+    break;
+  case AuxLayout::Rows:
+    t.shape = {rows};
+    t.strides = {1};
+    break;
+  }
+  return t;
+}
+
+void DistAux::allocateLocal(const runtime::CudaDriver &driver, int device) {
+  if (finalGemms <= 1 || replicated)
+    return; // one final GEMM's outputs are returned as they are; replicated ones are shared
+  for (const Declared &d : declared) {
+    CUdeviceptr &memory = owned[d.key];
+    size_t size = std::max<size_t>(bytes(d), 1);
+    api::check(runtime::checkCuda(driver.cuMemAlloc(&memory, size), "cuMemAlloc(aux output)"),
+               "mepi::dist::Matmul::plan");
+    if (d.layout == AuxLayout::Mask)
+      api::check(runtime::checkCuda(driver.cuMemsetD8(memory, 0, size),
+                                    "cuMemsetD8(aux output)"),
+                 "mepi::dist::Matmul::plan");
+    assembled[d.key] = wholeAt(d, memory, device);
+  }
+}
+
+void DistAux::allocateShared(const Group &group) {
+  if (!replicated)
+    return;
+  for (const Declared &d : declared) {
+    SymmetricBuffer &buffer = shared[d.key] = SymmetricBuffer::allocate(group, bytes(d));
+    assembled[d.key] = wholeAt(d, buffer.local(), group.device);
+  }
+}
+
+std::vector<SymmetricBuffer *> DistAux::sharedBuffers() {
+  std::vector<SymmetricBuffer *> out;
+  for (auto &[key, buffer] : shared)
+    out.push_back(&buffer);
+  return out;
+}
+
+const Tensor &DistAux::pieceOf(const mepi::Matmul &gemm, const Declared &d) const {
+  auto it = gemm.auxOutputs().find(d.key);
+  if (it == gemm.auxOutputs().end() || it->second.dtype != d.dtype)
+    api::fail("mepi::dist: internal: a final GEMM without the aux output '" + d.key + "'");
+  return it->second;
+}
+
+void DistAux::place(const runtime::CudaDriver &driver, const Declared &d, const Tensor &piece,
+                    int64_t row, int64_t count, CUdeviceptr base, CUstream stream) const {
+  size_t element = elementBytes(d.dtype);
+  CUDA_MEMCPY2D c{};
+  c.srcMemoryType = c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.srcDevice = reinterpret_cast<CUdeviceptr>(piece.data);
+  int64_t h = height(d.layout);
+  switch (d.layout) {
+  case AuxLayout::Mask:
+  case AuxLayout::ColumnMajor: { // column j of the piece lands at row `row` of column j
+    bool mask = d.layout == AuxLayout::Mask;
+    c.srcPitch = piece.strides[1] * element;
+    c.dstDevice = base + (mask ? row / 8 : row) * element;
+    c.dstPitch = h * element;
+    c.WidthInBytes = (mask ? llvm::divideCeil(count, 8) : count) * element;
+    c.Height = cols;
+    break;
+  }
+  case AuxLayout::RowMajor: // rows of the piece are rows `row`... of the whole
+    c.srcPitch = piece.strides.empty() ? cols * element : piece.strides[0] * element;
+    c.dstDevice = base + row * cols * element;
+    c.dstPitch = cols * element;
+    c.WidthInBytes = cols * element;
+    c.Height = count;
+    break;
+  case AuxLayout::Rows:
+    c.srcPitch = c.dstPitch = c.WidthInBytes = count * element;
+    c.dstDevice = base + row * element;
+    c.Height = 1;
+    break;
+  }
+  if (c.WidthInBytes > 0 && c.Height > 0)
+    api::check(runtime::checkCuda(driver.cuMemcpy2DAsync(&c, stream), "cuMemcpy2DAsync(aux)"),
+               "mepi::dist::Matmul::execute");
 }
 
 void DistAux::gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
                      int64_t count, CUstream stream) {
-  for (const auto &[key, piece] : gemm.auxOutputs()) {
-    if (finalGemms == 1) {
-      assembled[key] = piece;
+  for (const Declared &d : declared) {
+    const Tensor &piece = pieceOf(gemm, d);
+    if (finalGemms == 1 && !replicated) {
+      assembled[d.key] = piece;
       continue;
     }
-    auto it = assembled.find(key);
-    if (it == assembled.end() || it->second.dtype != piece.dtype)
-      api::fail("mepi::dist: internal: no assembled aux output '" + key + "'");
-    Tensor &all = it->second;
-    bool mask = piece.dtype == DType::UInt8;
-    size_t element = runtime::elementTypeBytes(api::elementType(piece.dtype));
-    // Column j of the piece lands at row `row` (byte row / 8) of column j of the whole.
-    CUDA_MEMCPY2D c{};
-    c.srcMemoryType = c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.srcDevice = reinterpret_cast<CUdeviceptr>(piece.data);
-    c.srcPitch = piece.strides[1] * element;
-    c.dstDevice = reinterpret_cast<CUdeviceptr>(all.data) + (mask ? row / 8 : row) * element;
-    c.dstPitch = all.strides[1] * element;
-    c.WidthInBytes = (mask ? llvm::divideCeil(count, 8) : count) * element;
-    c.Height = cols;
-    api::check(runtime::checkCuda(driver.cuMemcpy2DAsync(&c, stream), "cuMemcpy2DAsync(aux)"),
-               "mepi::dist::Matmul::execute");
+    auto it = assembled.find(d.key);
+    if (it == assembled.end())
+      api::fail("mepi::dist: internal: no assembled aux output '" + d.key + "'");
+    place(driver, d, piece, row, count, reinterpret_cast<CUdeviceptr>(it->second.data),
+          stream);
   }
+}
+
+void DistAux::pushTo(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
+                     int64_t count, int peer, CUstream stream) const {
+  for (const Declared &d : declared)
+    place(driver, d, pieceOf(gemm, d), row, count, shared.at(d.key).on(peer), stream);
 }
 
 void DistAux::allocateVector(const runtime::CudaDriver &driver, const std::string &key,
@@ -72,7 +167,7 @@ void DistAux::allocateVector(const runtime::CudaDriver &driver, const std::strin
                              int64_t mineSize) {
   vectorKey = key;
   vectorSize = length;
-  vectorElement = runtime::elementTypeBytes(api::elementType(dtype));
+  vectorElement = elementBytes(dtype);
   CUdeviceptr &memory = owned[key];
   api::check(runtime::checkCuda(driver.cuMemAlloc(&memory, std::max<int64_t>(length, 1) *
                                                                vectorElement),

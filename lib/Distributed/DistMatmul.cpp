@@ -138,6 +138,8 @@ namespace {
 template <typename F> void forShared(dist::Matmul::State &s, F f) {
   for (SymmetricBuffer *b : {&s.gather, &s.gatherB, &s.recv, &s.flags, &s.dShared})
     f(*b);
+  for (SymmetricBuffer *b : s.aux.sharedBuffers())
+    f(*b);
 }
 } // namespace
 
@@ -303,11 +305,14 @@ static void allocateLocal(dist::Matmul::State &s) {
   int finals = 0;
   for (const plan::Gemm &gemm : p.gemms)
     finals += gemm.final;
-  s.aux.reset(d, p.dLocal[0], p.dLocal[1], finals);
+  s.aux.reset(p.dLocal[0], p.dLocal[1], finals, p.algorithm == Algorithm::AllReduce);
   if (s.epilog == Epilog::ReluAux || s.epilog == Epilog::ReluAuxBias)
-    s.aux.allocate(d, "relu_aux", DType::UInt8, s.group->device);
+    s.aux.declare("relu_aux", DType::UInt8, AuxLayout::Mask);
   else if (writesAux(s.epilog))
-    s.aux.allocate(d, "gelu_aux", s.dType, s.group->device);
+    s.aux.declare("gelu_aux", s.dType, AuxLayout::ColumnMajor);
+  if (s.user)
+    s.user->declareOutputs(s.aux);
+  s.aux.allocateLocal(d, s.group->device);
   if (s.gradient.sum != plan::GradientSum::None)
     s.aux.allocateVector(d, plan::gradientKey(s.epilog), s.dType,
                          s.group->device, s.gradient.length, s.gradient.mine.offset,
@@ -347,6 +352,7 @@ static void allocateShared(dist::Matmul::State &s) {
   s.flags = SymmetricBuffer::allocate(g, p.flags * sizeof(uint32_t));
   if (p.dSymmetric)
     s.dShared = SymmetricBuffer::allocate(g, p.dLocal[0] * p.dLocal[1] * dBytes);
+  s.aux.allocateShared(g);
 }
 
 /// The local GEMMs, over views of the buffers.
@@ -398,13 +404,6 @@ void dist::Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   s.group->checkLive("plan");
   Agreement say = epilogWord(static_cast<int64_t>(epilog), inputs.bias.has_value(), 0);
   say.attempt([&] {
-    // All-reduce's peers copy finished rows of D to each other; their aux outputs would have
-    // to travel too.
-    if (writesAux(epilog) && s.plan.algorithm == Algorithm::AllReduce)
-      throw Error(std::string("mepi::dist: epilog ") + api::epilogName(epilog) +
-                      ": aux outputs with a replicated D (GEMM + all-reduce) are not supported "
-                      "yet",
-                  Status::NotSupported);
     checkInputs(inputs, s.plan, epilog, s.dType, "plan");
     // Refused before the old plan is released (the same algorithm is planned again).
     llvm::Expected<plan::GradientPlan> sums =
@@ -432,15 +431,21 @@ void dist::Matmul::State::planAgreed(Agreement &say, Epilog builtin,
                                      std::optional<DistUserEpilog> userEpilog) {
   const Group &g = *group;
   g.agree(say, "mepi::dist::Matmul::plan");
-  release();
-  request.identityEpilog = builtin == Epilog::Default && !builtinInputs.bias && !userEpilog;
-  request.alignedFinalRows = writesAux(builtin) || readsAux(builtin);
-  plan = makePlan();
+  // The schedule for this epilog, refused (alike on every rank: the plans are) before the
+  // last plan is released.
+  plan::Request next = request;
+  next.identityEpilog = builtin == Epilog::Default && !builtinInputs.bias && !userEpilog;
+  next.alignedFinalRows = writesAux(builtin) || readsAux(builtin) ||
+                          (userEpilog && userEpilog->writesBitmask());
+  plan::DistPlan nextPlan = makePlan(next);
   llvm::Expected<plan::GradientPlan> sums =
-      plan::planGradient(plan, request, plan::gradientSumOf(builtin));
-  if (!sums) // alike on every rank: the plans are
+      plan::planGradient(nextPlan, next, plan::gradientSumOf(builtin));
+  if (!sums)
     throw Error("mepi::dist::Matmul: " + llvm::toString(sums.takeError()),
                 Status::NotSupported);
+  release();
+  request = next;
+  plan = std::move(nextPlan);
   gradient = std::move(*sums);
   epilog = builtin;
   inputs = builtinInputs;

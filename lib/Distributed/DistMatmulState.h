@@ -67,8 +67,10 @@ struct Matmul::State : detail::Member {
   /// After the schedule: the ranks' bias-gradient vectors added, where they are partial.
   void reduceGradient(CUstream stream) const;
   DType typeOf(plan::Buffer buffer) const;
-  plan::DistPlan makePlan() const {
-    llvm::Expected<plan::DistPlan> planned = plan::makePlan(request);
+  plan::DistPlan makePlan() const { return makePlan(request); }
+  /// The plan of `q`, or mepi's error (alike on every rank: the plans are).
+  static plan::DistPlan makePlan(const plan::Request &q) {
+    llvm::Expected<plan::DistPlan> planned = plan::makePlan(q);
     if (planned)
       return std::move(*planned);
     Status status = Status::InvalidValue;
@@ -96,6 +98,9 @@ struct Matmul::State : detail::Member {
   void await(CUstream st, int index, uint32_t epoch) const;
   /// A Push step: the copy into the peer's buffer, then its flag.
   void push(const plan::Step &step, uint32_t epoch) const;
+  /// After a final GEMM's Push or Signal under all-reduce: its aux outputs' block into the
+  /// peer's, on `st` before the flag (which then says both arrived).
+  void pushAux(const plan::Step &step, CUstream st) const;
   /// The copy of a Push or LocalCopy step (`from` ours, `to` in `step.peer`'s buffer) on `st`.
   void copyBlock(const plan::Step &step, CUstream st) const;
   void run(const plan::Step &step, CUstream stream, uint32_t epoch);

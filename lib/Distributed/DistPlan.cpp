@@ -164,10 +164,13 @@ struct Builder {
     w.peer = peer;
     p.steps.push_back(w);
   }
-  void signal(int peer, int flag) {
+  /// Raises `peer`'s `flag` after the compute stream's work so far: after GEMM `afterGemm`
+  /// (if >= 0) stored its rows there, with their aux outputs (DistAux.h).
+  void signal(int peer, int flag, int afterGemm = -1) {
     Step s = step(Step::Kind::Signal);
     s.peer = peer;
     s.flag = flag;
+    s.gemm = afterGemm;
     p.steps.push_back(s);
   }
   void finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool> &asked);
@@ -388,9 +391,9 @@ void Builder::finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool
     there.rank = (r + i) % P;
     g.mirrors.push_back(there);
   }
-  addGemm(g);
+  int id = addGemm(g);
   for (int i = 1; i < P; ++i)
-    signal((r + i) % P, flag);
+    signal((r + i) % P, flag, id);
 }
 } // namespace
 

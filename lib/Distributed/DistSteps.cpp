@@ -93,8 +93,16 @@ void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
   if (step.gemm >= 0)
     checked(d, d.cuStreamWaitEvent(lane, gemmEvents[step.gemm], 0), "cuStreamWaitEvent");
   copyBlock(step, lane);
+  pushAux(step, lane);
   if (step.flag >= 0) // a copy of several raises the flag after its last
     raise(lane, step.peer, step.flag, epoch);
+}
+
+void dist::Matmul::State::pushAux(const Step &step, CUstream st) const {
+  if (step.gemm < 0 || !plan.gemms[step.gemm].final || !aux.replicates())
+    return;
+  const plan::Gemm &g = plan.gemms[step.gemm];
+  aux.pushTo(driver(), gemms[step.gemm], g.dRows.offset, g.dRows.size, step.peer, st);
 }
 
 void dist::Matmul::State::copyBlock(const Step &step, CUstream st) const {
@@ -129,7 +137,10 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
   case Step::Kind::ComputeWaitReady: await(stream, step.peer, epoch); break;
   case Step::Kind::Push: push(step, epoch); break;
   case Step::Kind::LocalCopy: copyBlock(step, stream); break;
-  case Step::Kind::Signal: raise(stream, step.peer, step.flag, epoch); break;
+  case Step::Kind::Signal:
+    pushAux(step, stream);
+    raise(stream, step.peer, step.flag, epoch);
+    break;
   case Step::Kind::WaitArrived: // through the waiter stream (DistMatmulState.h)
     await(waiter, step.flag, epoch);
     checked(d, d.cuEventRecord(arrivalEvents[step.flag], waiter), "cuEventRecord");
@@ -140,7 +151,7 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
     if (CUevent e = gemmEvents[step.gemm])
       checked(d, d.cuEventRecord(e, stream), "cuEventRecord");
     const plan::Gemm &g = plan.gemms[step.gemm];
-    if (g.final && writesAux(epilog))
+    if (g.final)
       aux.gather(d, gemms[step.gemm], g.dRows.offset, g.dRows.size, stream);
     if (gradient.computes[step.gemm])
       aux.gatherVector(d, gemms[step.gemm], gradient.at[step.gemm].offset, stream);

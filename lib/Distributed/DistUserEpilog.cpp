@@ -3,6 +3,7 @@
 
 #include "Runtime/ApiSupport.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
@@ -27,10 +28,13 @@ const char *kindName(InputKind kind) {
 } // namespace
 
 void DistUserEpilog::check(int64_t rows, int64_t cols) const {
-  if (!epilog.outputs.empty())
-    throw Error("mepi::dist::Matmul::plan: user epilog outputs (aux matrices, bitmasks, "
-                "reductions) are not supported yet in distributed matmuls",
-                Status::NotSupported);
+  for (const UserEpilogOutput &out : epilog.outputs)
+    if (out.kind == UserEpilogOutput::Kind::ColReduction ||
+        out.kind == UserEpilogOutput::Kind::ScalarReduction)
+      throw Error("mepi::dist::Matmul::plan: user epilog output '" + out.key +
+                      "': column and scalar reductions are not supported yet in distributed "
+                      "matmuls (matrices, bitmasks and row reductions are)",
+                  Status::NotSupported);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor &t = inputs[i].tensor;
     std::vector<int64_t> want;
@@ -55,11 +59,42 @@ int64_t DistUserEpilog::fingerprint() const {
     all += std::string(kindName(in.kind)) + ':' + typeName(in.tensor.dtype) + ';';
   for (const DeviceCode &code : epilog.deviceCode)
     all += code.name + ':' + std::to_string(code.bytes.size()) + ';';
+  for (const UserEpilogOutput &out : epilog.outputs) // each is a buffer every rank allocates
+    all += llvm::formatv("{0}:{1}:{2}:{3};", out.key, int(out.kind), typeName(out.dtype),
+                         int(out.combiner))
+               .str();
   return static_cast<int64_t>(std::hash<std::string>()(all));
 }
 
+bool DistUserEpilog::writesBitmask() const {
+  return llvm::any_of(epilog.outputs, [](const UserEpilogOutput &o) {
+    return o.kind == UserEpilogOutput::Kind::Bitmask;
+  });
+}
+
+void DistUserEpilog::declareOutputs(DistAux &aux) const {
+  for (const UserEpilogOutput &out : epilog.outputs) {
+    switch (out.kind) {
+    case UserEpilogOutput::Kind::Matrix: aux.declare(out.key, out.dtype, AuxLayout::RowMajor); break;
+    case UserEpilogOutput::Kind::Bitmask: aux.declare(out.key, DType::UInt8, AuxLayout::Mask); break;
+    case UserEpilogOutput::Kind::RowReduction: aux.declare(out.key, out.dtype, AuxLayout::Rows); break;
+    default: break; // refused by check()
+    }
+  }
+}
+
+/// The MLIR type the function returns for `out` (mepi/Matmul.h, UserEpilogOutput).
+static std::string resultType(const UserEpilogOutput &out) {
+  switch (out.kind) {
+  case UserEpilogOutput::Kind::Matrix: return typeName(out.dtype);
+  case UserEpilogOutput::Kind::Bitmask: return "i1";
+  default: return "f32";
+  }
+}
+
 UserEpilog DistUserEpilog::forBlock(const plan::View &d, DType dType) const {
-  // (f32 acc, one element per input..., [i64 user data,] index row, index col) -> D's type.
+  // (f32 acc, one element per input..., [i64 user data,] index row, index col)
+  //   -> (D's type, one value per output...).
   std::string params = "%acc: f32", args = "%acc", types = "f32";
   for (size_t i = 0; i < inputs.size(); ++i) {
     const char *t = typeName(inputs[i].tensor.dtype);
@@ -72,20 +107,26 @@ UserEpilog DistUserEpilog::forBlock(const plan::View &d, DType dType) const {
     args += ", %user";
     types += ", i64";
   }
+  std::string results = typeName(dType), values = "%v#0";
+  for (size_t i = 0; i < epilog.outputs.size(); ++i) {
+    results += ", " + resultType(epilog.outputs[i]);
+    values += llvm::formatv(", %v#{0}", i + 1).str();
+  }
   UserEpilog out = epilog;
   out.function = "__mepi_dist_" + epilog.function;
   std::string wrapper = llvm::formatv(R"(
-func.func @{0}({1}, %row: index, %col: index) -> {2} {
+func.func @{0}({1}, %row: index, %col: index) -> ({2}) {
   %row0 = arith.constant {3} : index
   %col0 = arith.constant {4} : index
   %r = arith.addi %row, %row0 : index
   %c = arith.addi %col, %col0 : index
-  %v = func.call @{5}({6}, %r, %c) : ({7}, index, index) -> {2}
-  func.return %v : {2}
+  %v:{8} = func.call @{5}({6}, %r, %c) : ({7}, index, index) -> ({2})
+  func.return {9} : {2}
 }
 )",
-                                      out.function, params, typeName(dType), d.row, d.col,
-                                      epilog.function, args, types)
+                                      out.function, params, results, d.row, d.col,
+                                      epilog.function, args, types,
+                                      epilog.outputs.size() + 1, values)
                             .str();
   // Beside the user's function: inside its module where the text is one.
   size_t first = out.mlir.find_first_not_of(" \t\r\n");

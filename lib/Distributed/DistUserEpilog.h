@@ -8,6 +8,7 @@
 #ifndef MEPI_DISTRIBUTED_DISTUSEREPILOG_H
 #define MEPI_DISTRIBUTED_DISTUSEREPILOG_H
 
+#include "Distributed/DistAux.h"
 #include "Distributed/DistPlan.h"
 
 #include "mepi/Matmul.h"
@@ -21,12 +22,17 @@ struct DistUserEpilog {
   UserEpilog epilog;
   std::vector<UserEpilogInput> inputs;
 
-  /// Throws what distributed matmuls cannot run (outputs besides D), and inputs that are not
+  /// Throws what distributed matmuls cannot run (column and scalar reductions), and inputs
+  /// that are not
   /// this rank's: row and matrix inputs must cover the `rows` of its D, matrix and column
   /// inputs its `cols`, scalars be rank 0.
   void check(int64_t rows, int64_t cols) const;
+  /// Whether an output is a bitmask (whose blocks of rows start at multiples of 8).
+  bool writesBitmask() const;
+  /// Its outputs, to be assembled from the final GEMMs' (each its block of rows).
+  void declareOutputs(DistAux &aux) const;
   /// What every rank must give alike: a hash of the text, the function and the inputs'
-  /// kinds and dtypes.
+  /// kinds and dtypes, and the outputs.
   int64_t fingerprint() const;
   /// The epilog of a GEMM writing `d` (a block of this rank's D, of dtype `dType`): the
   /// wrapper, which offsets the indices by the block's place.

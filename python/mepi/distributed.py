@@ -228,8 +228,7 @@ class Matmul:
         return self._handle
 
     def plan(self, epilog=MatmulEpilog.DEFAULT, epilog_inputs=None):
-        """Plans the local GEMMs with `epilog` (any MatmulEpilog; aux matrices not with a
-        replicated D); "bias" holds this rank's rows of D when D is split by rows, all of them
+        """Plans the local GEMMs with `epilog` (any MatmulEpilog); "bias" holds this rank's rows of D when D is split by rows, all of them
         otherwise; "relu_aux" / "gelu_aux" (DRELU, DGELU and their _BGRAD forms) this rank's,
         as the forward epilog returned it. Bias gradients ("drelu_bgrad", "dgelu_bgrad",
         "bgrada": this rank's rows of D; "bgradb": its columns) are those of the global

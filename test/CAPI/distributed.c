@@ -54,6 +54,12 @@ int main(void) {
   mepiErrorDestroy(error);
   // CHECK: null handle: status 1: null MepiDistMatmul handle
   report("null handle", mepiDistMatmulPlan(mm, MEPI_EPILOG_DEFAULT, NULL, &error), error);
+  MepiStringRef noText = {"", 0};
+  // CHECK: null outputs plan: status 1: null MepiDistMatmul handle
+  report("null outputs plan",
+         mepiDistMatmulPlanUserEpilogWithOutputs(mm, noText, noText, NULL, NULL, 0, NULL, 0,
+                                                 NULL, 0, NULL, &error),
+         error);
   // CHECK: null execute: status 1: null MepiDistMatmul handle
   report("null execute", mepiDistMatmulExecute(mm, NULL, NULL, &error), error);
   // CHECK: null aux outputs: 0

@@ -7,6 +7,7 @@
 // rank and differences between ranks before anything is launched, and finalize() with a plan
 // alive. Prints "N passed, M failed" (rank 0, all ranks).
 #include "DistBackwardCases.h"
+#include "DistUserOutputCases.h"
 
 #include "mepi/DistributedMPI.h"
 
@@ -292,13 +293,12 @@ void planErrors(Expect &expect, int rank, int device, CUdeviceptr p) {
                    : "rank 1 refused");
   expect("epilogs differ", [&] { mm.plan(rank == 0 ? mepi::Epilog::Relu : mepi::Epilog::Gelu); },
          "the epilog = GELU, rank 0 gives RELU");
-  expect("aux outputs with all-reduce", [&] {
+  expect("aux outputs with all-reduce over too few rows", [&] {
     mepi::dist::Matmul ar(tensor(p, device, {32, 32}), tensor(p, device, {32, 32}), std::nullopt,
                           {Slab::Y, Slab::Y, Distribution::replicated()}, 1.0f, std::nullopt,
                           {false, true});
     ar.plan(mepi::Epilog::ReluAux);
-  }, rank == 0 ? "aux outputs with a replicated D (GEMM + all-reduce) are not supported yet"
-               : "rank 0 refused");
+  }, "cuts D's rows at multiples of 128: M = 32 leaves rank 1 none");
   expect("a user epilog on one rank", [&] {
     if (rank == 0)
       mm.plan(mepi::UserEpilog{kUserEpilog, "tp_epilog"},
@@ -426,6 +426,13 @@ std::vector<Case> distCases(int ranks) {
   cases.push_back({"allgather-b-gelu-aux-bias", Slab::X, Slab::X, Slab::X, false, true, 999, 640, 256, E::GeluAuxBias});
   cases.push_back({"reduce-scatter-rows-relu-aux", Slab::Y, Slab::Y, Slab::X, false, true, 2003, 512, 640, E::ReluAux, 2});
   cases.push_back({"reduce-scatter-cols-gelu-aux", Slab::Y, Slab::Y, Slab::Y, false, true, 700, 520, 512, E::GeluAuxBias, 2});
+  // All-reduce: each rank's final GEMMs write its chunk's aux rows, copied to every peer's
+  // beside D's (by the copy engine; by the compute stream after a mirrored GEMM).
+  cases.push_back({"all-reduce-relu-aux-bias", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::ReluAuxBias, 2});
+  cases.push_back({"all-reduce-gelu-aux-tt", Slab::X, Slab::Y, rep, true, true, 1030, 256, 320, E::GeluAux, 3});
+  cases.push_back({"all-reduce-gelu-aux-bias-remote", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::GeluAuxBias, 2, 1.0f, true});
+  cases.push_back({"all-reduce-relu-aux-mirrored", Slab::Y, Slab::Y, rep, false, true, 1000, 384, 512, E::ReluAux, 2, 1.0f, false, false, 1});
+  cases.push_back({"all-reduce-relu-aux-one-piece", Slab::Y, Slab::Y, rep, false, true, 1001, 256, 384, E::ReluAux, 1});
   cases.push_back({"summa-Px1-relu-aux-pieces", bc(P, 1, 128, 96), bc(P, 1, 64, 96), bc(P, 1, 128, 64), false, true, 2600, 256, 384, E::ReluAuxBias, 3});
   return cases;
 }
@@ -464,6 +471,7 @@ int main(int argc, char **argv) {
     all ? ++passed : ++failed;
   }
   runBackwardCases(rank, ranks, device, stream, passed, failed);
+  runUserOutputCases(rank, ranks, device, stream, passed, failed);
   // The error cases and the finalize case are written for 2 ranks (their shapes and the
   // refusing rank assume two); on other counts only the cases above run.
   if (ranks != 2)
