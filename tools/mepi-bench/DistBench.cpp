@@ -41,6 +41,55 @@ mepi::Tensor onDevice(CUdeviceptr p, int device, std::vector<int64_t> shape) {
   return t;
 }
 
+/// The inputs a built-in epilog reads for a D of [rows, cols] on this rank: a bias of one value
+/// per row, or DRELU's / DGELU's aux matrix in the forward epilog's layout (column-major, rows
+/// padded; its values do not change the time). Owns their memory.
+struct EpilogOperands {
+  mepi::EpilogInputs inputs;
+  std::vector<CUdeviceptr> owned;
+  EpilogOperands(mepi::Epilog e, int64_t rows, int64_t cols, int device, uint64_t seed);
+  EpilogOperands(const EpilogOperands &) = delete;
+  ~EpilogOperands() { freeAll(owned); }
+  static void freeAll(const std::vector<CUdeviceptr> &buffers) {
+    for (CUdeviceptr p : buffers)
+      if (p)
+        driver->cuMemFree(p);
+  }
+};
+
+/// Device buffers freed when a measurement ends, also by a refused plan (an epilog that a
+/// distribution does not support).
+struct Buffers {
+  std::vector<CUdeviceptr> all;
+  ~Buffers() { EpilogOperands::freeAll(all); }
+};
+
+EpilogOperands::EpilogOperands(mepi::Epilog e, int64_t rows, int64_t cols, int device,
+                               uint64_t seed) {
+  using E = mepi::Epilog;
+  auto aux = [&](CUdeviceptr p, mepi::DType type, int64_t height) {
+    owned.push_back(p);
+    mepi::Tensor t = deviceTensor(p, type, {height, cols});
+    t.device = device;
+    t.strides = {1, height};
+    return t;
+  };
+  if (e == E::Bias || e == E::ReluBias || e == E::ReluAuxBias || e == E::GeluBias ||
+      e == E::GeluAuxBias) {
+    owned.push_back(randomBuffer(rows, true, seed));
+    inputs.bias = onDevice(owned.back(), device, {rows});
+  } else if (e == E::DRelu || e == E::DReluBGrad) {
+    int64_t height = ((rows + 7) / 8 + 15) / 16 * 16;
+    CUdeviceptr p = 0;
+    cu(driver->cuMemAlloc(&p, height * cols), "cuMemAlloc(relu_aux)");
+    cu(driver->cuMemsetD8(p, 0x5a, height * cols), "cuMemsetD8(relu_aux)");
+    inputs.reluAux = aux(p, mepi::DType::UInt8, height);
+  } else if (e == E::DGelu || e == E::DGeluBGrad) {
+    int64_t height = (rows + 7) / 8 * 8;
+    inputs.geluAux = aux(randomBuffer(height * cols, true, seed), mepi::DType::BFloat16, height);
+  }
+}
+
 struct Row {
   std::string shape, op;
   double ltLocal, unfused, mepiLocal, mepi;
@@ -136,7 +185,7 @@ std::vector<mepi::dist::Distribution> distributionsFor(const std::string &op, in
 /// reordering of K that the gathered blocks would need).
 Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int device,
             cublasLtHandle_t lt, ncclComm_t comm, const GridComms &grid, CUstream stream,
-            int iterations) {
+            int iterations, mepi::Epilog epilog) {
   bool summa = op == "summa" || op == "summa-2d";
   bool gather = op == "ag+gemm" || summa;
   int64_t tr = s.t / ranks;
@@ -151,6 +200,7 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   CUdeviceptr d = 0, out = 0;
   cu(driver->cuMemAlloc(&d, m * n * 2), "cuMemAlloc");
   cu(driver->cuMemAlloc(&out, m * n * 2), "cuMemAlloc");
+  Buffers buffers{{a, b, d, out}};
   LtMatmulSpec spec{m, n, k, true, false, nMajorB};
   LtMatmul ltmm(lt, spec);
   auto cs = reinterpret_cast<cudaStream_t>(stream);
@@ -186,7 +236,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   std::vector<int64_t> bShape = nMajorB ? std::vector<int64_t>{k, n} : std::vector<int64_t>{n, k};
   mepi::Matmul local(onDevice(a, device, {m, k}), onDevice(b, device, bShape), std::nullopt,
                      1.0f, std::nullopt, mepi::Qualifiers{false, !nMajorB});
-  local.plan();
+  EpilogOperands localInputs(epilog, m, n, device, 31 + rank);
+  local.plan(epilog, localInputs.inputs);
   std::vector<mepi::dist::Distribution> dists = distributionsFor(op, ranks);
   // The distributed A: X's rows of this rank (gather), its blocks of K (SUMMA), or the local
   // GEMM's A.
@@ -210,7 +261,10 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
     options.tailPieces = std::atoi(tail);
   mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
                         std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
-  mm.plan();
+  std::vector<int64_t> dPart =
+      dists[2].shape(rank, ranks, {s.t, op == "ag+gemm" || summa ? s.f : s.h});
+  EpilogOperands distInputs(epilog, dPart[0], dPart[1], device, 37 + rank);
+  mm.plan(epilog, distInputs.inputs);
   row.algorithm = mepi::dist::algorithmName(mm.algorithm());
   // Interleaved, so that clock and thermal drift spread over all four alike.
   std::vector<std::function<void(int)>> launches = {
@@ -222,8 +276,6 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   row.mepiLocal = slowest(ms[2]);
   row.mepi = slowest(ms[3]);
   mm.free();
-  for (CUdeviceptr p : {a, b, d, out})
-    driver->cuMemFree(p);
   return row;
 }
 /// --c-source: the GEMMs that finish a reduction (D = A B + C, C the received partial sums)
@@ -335,7 +387,8 @@ void measureCopies(int rank, int ranks, int device, CUstream stream, int iterati
 /// With `weak`, T grows with the ranks (T x ranks / 2: the 2-GPU shapes' tokens per GPU).
 std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, int ranks,
                             int device, cublasLtHandle_t lt, ncclComm_t comm,
-                            const GridComms &grid, CUstream stream, int iterations, bool weak) {
+                            const GridComms &grid, CUstream stream, int iterations, bool weak,
+                            mepi::Epilog epilog) {
   std::vector<DistShape> shapes = {{8192, 8192, 28672, "8192x8192x28672"},
                                    {16384, 4096, 14336, "16384x4096x14336"},
                                    {4096, 8192, 28672, "4096x8192x28672"},
@@ -365,7 +418,16 @@ std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, i
                       s.name.c_str(), op, (long long)s.t, (long long)kSummaMBlock);
         continue;
       }
-      Row r = measure(s, op, rank, ranks, device, lt, comm, grid, stream, iterations);
+      Row r;
+      try {
+        r = measure(s, op, rank, ranks, device, lt, comm, grid, stream, iterations, epilog);
+      } catch (const mepi::Error &e) { // refused alike on every rank (mepi/Distributed.h)
+        if (e.status() != mepi::Status::NotSupported)
+          throw;
+        if (rank == 0)
+          std::printf("%-22s %-8s skipped: %s\n", s.name.c_str(), op, e.what());
+        continue;
+      }
       if (rank == 0)
         std::printf("%-22s %-8s %-18s %9.3f %9.3f %6.3f %9.3f %9.3f %6.3f %6.3f\n",
                     r.shape.c_str(), r.op.c_str(), r.algorithm.c_str(), r.ltLocal, r.unfused,
@@ -378,7 +440,7 @@ std::vector<Row> measureAll(const std::vector<std::string> &filters, int rank, i
 
 /// The rows as the set's JSON (writeJsonHeader's fields, the ranks, one object a row).
 void writeDistJson(const std::string &path, const char *device, const std::string &command,
-                   int ranks, const std::vector<Row> &rows) {
+                   int ranks, const std::string &epilog, const std::vector<Row> &rows) {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -395,8 +457,11 @@ void writeDistJson(const std::string &path, const char *device, const std::strin
                   "one-value NCCL all-reduce that aligns the ranks' streams (not timed); "
                   "eff = local GEMM / "
                   "whole (unfused: cuBLASLt local GEMM / NCCL+cuBLASLt; mepi: mepi local "
-                  "GEMM / mepi distributed); vs_unfused = unfused / mepi");
-  json << "  \"ranks\": " << ranks << ",\n  \"results\": [\n";
+                  "GEMM / mepi distributed); vs_unfused = unfused / mepi; \"epilog\": what "
+                  "mepi's local GEMM and distributed matmul both plan (cuBLASLt and the "
+                  "unfused sequence stay DEFAULT)");
+  json << "  \"ranks\": " << ranks << ",\n  \"epilog\": \"" << epilog
+       << "\",\n  \"results\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row &r = rows[i];
     json << llvm::formatv(
@@ -421,6 +486,7 @@ int bench::runDistBench(int argc, char **argv) {
   bool quick = false, copies = false, cSource = false, weak = false;
   std::string jsonPath, command = "mpirun -np " + std::to_string(ranks) + " " + argv[0];
   std::vector<std::string> filters;
+  std::string epilogName = "DEFAULT";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     command += " " + arg;
@@ -434,8 +500,18 @@ int bench::runDistBench(int argc, char **argv) {
       weak = true;
     else if (arg == "--json" && i + 1 < argc)
       jsonPath = argv[++i], command += std::string(" ") + argv[i];
+    else if (arg == "--epilog" && i + 1 < argc)
+      epilogName = argv[++i], command += std::string(" ") + argv[i];
     else if (arg == "--filter" && i + 1 < argc)
       filters.push_back(argv[++i]), command += std::string(" ") + argv[i];
+  }
+  std::optional<mepi::Epilog> epilog = epilogNamed(epilogName);
+  if (!epilog) {
+    std::printf("mepi-bench --dist: --epilog %s: expected a built-in epilog's name (BIAS, "
+                "GELU_AUX_BIAS, DRELU_BGRAD, ...)\n",
+                epilogName.c_str());
+    MPI_Finalize();
+    return 1;
   }
   auto loaded = mepi::runtime::cudaDriver();
   if (!loaded) {
@@ -482,12 +558,13 @@ int bench::runDistBench(int argc, char **argv) {
       nccl(ncclCommSplit(comm, rank % grid.grid.cols, rank, &grid.col, nullptr), "ncclCommSplit");
     }
     std::vector<Row> rows =
-        measureAll(filters, rank, ranks, device, lt, comm, grid, stream, quick ? 5 : 20, weak);
+        measureAll(filters, rank, ranks, device, lt, comm, grid, stream, quick ? 5 : 20, weak,
+                   *epilog);
     for (ncclComm_t c : {grid.row, grid.col})
       if (c)
         ncclCommDestroy(c);
     if (rank == 0 && !jsonPath.empty())
-      writeDistJson(jsonPath, name, command, ranks, rows);
+      writeDistJson(jsonPath, name, command, ranks, epilogName, rows);
     ncclCommDestroy(comm);
     mepi::dist::finalize();
   } catch (const std::exception &e) {

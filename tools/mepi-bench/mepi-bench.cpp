@@ -6,7 +6,7 @@
 // mepi writes D row-major, cuBLASLt column-major (the only order its bias epilogs take). The
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
-//   mpirun -np 2 mepi-bench --dist [--quick] [--filter SUBSTRING] [--json FILE]
+//   mpirun -np 2 mepi-bench --dist [--quick] [--epilog NAME] [--filter SUBSTRING] [--json FILE]
 //   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
@@ -122,18 +122,7 @@ cublasLtEpilogue_t cublasEpilog(const std::string &name) {
 }
 
 mepi::Epilog mepiEpilog(const std::string &name) {
-  if (name == "BIAS") return mepi::Epilog::Bias;
-  if (name == "RELU_AUX_BIAS") return mepi::Epilog::ReluAuxBias;
-  if (name == "GELU_AUX_BIAS") return mepi::Epilog::GeluAuxBias;
-  if (name == "DRELU_BGRAD") return mepi::Epilog::DReluBGrad;
-  if (name == "DGELU_BGRAD") return mepi::Epilog::DGeluBGrad;
-  if (name == "BGRADA") return mepi::Epilog::BGradA;
-  if (name == "BGRADB") return mepi::Epilog::BGradB;
-  if (name == "RELU_BIAS") return mepi::Epilog::ReluBias;
-  if (name == "GELU_BIAS") return mepi::Epilog::GeluBias;
-  if (name == "RELU") return mepi::Epilog::Relu;
-  if (name == "GELU") return mepi::Epilog::Gelu;
-  return mepi::Epilog::Default;
+  return epilogNamed(name).value_or(mepi::Epilog::Default);
 }
 
 /// What a problem's epilog reads and writes beside A, B and D, and the layouts both libraries
