@@ -464,3 +464,36 @@ TEST(MatmulApi, MirrorsAreCheckedBeforeAnyLaunch) {
             }),
             "options.mirrors: expected 0 or more, got -1");
 }
+
+// The aux outputs into the caller's memory (setAuxOutput), and their column stride
+// (options.auxLeadingDimension): checked at construction, plan and the call, naming the key.
+TEST(MatmulApi, AuxOutputsGoWhereTheCallerSays) {
+  mepi::Options options;
+  options.auxLeadingDimension = 256;
+  EXPECT_EQ(errorOf([&] {
+              mepi::Matmul mm(tensor({3, 64, 32}), tensor({3, 32, 48}), std::nullopt, 1.0f,
+                              std::nullopt, {}, options);
+            }),
+            "options.auxLeadingDimension: expected 0, or more for a 2-D D, got 256 (batch "
+            "dimensions [3])");
+  mepi::Matmul mm(tensor({100, 32}), tensor({32, 48}), std::nullopt, 1.0f, std::nullopt, {},
+                  options);
+  mepi::Tensor mask = tensor({16, 48}, mepi::DType::UInt8);
+  mask.strides = {1, 32}; // 256 rows of bits a column
+  EXPECT_EQ(errorOf([&] { mm.setAuxOutput("relu_aux", mask); }),
+            "setAuxOutput() called before plan()");
+  mm.plan(mepi::Epilog::ReluAux);
+  EXPECT_EQ(errorOf([&] { mm.setAuxOutput("gelu_aux", mask); }),
+            "setAuxOutput: the planned epilog has no aux output 'gelu_aux' (it has 'relu_aux')");
+  mepi::Tensor narrow = mask;
+  narrow.strides = {1, 16};
+  EXPECT_EQ(errorOf([&] { mm.setAuxOutput("relu_aux", narrow); }),
+            "setAuxOutput: operand aux output relu_aux: expected strides [1, 32], got [1, 16]");
+  EXPECT_EQ(errorOf([&] { mm.setAuxOutput("relu_aux", mask); }), "");
+  options.auxLeadingDimension = 100;
+  mepi::Matmul odd(tensor({100, 32}), tensor({32, 48}), std::nullopt, 1.0f, std::nullopt, {},
+                   options);
+  EXPECT_NE(errorOf([&] { odd.plan(mepi::Epilog::GeluAux); })
+                .find("options.auxLeadingDimension: expected a multiple of 8 of at least 104"),
+            std::string::npos);
+}

@@ -464,6 +464,27 @@ TEST(Planner, AuxOutputsHaveNvmathLayouts) {
   EXPECT_EQ((*gelu)[0].layout.type, ElementType::F16);
   EXPECT_EQ((*gelu)[0].layout.shape, (std::vector<int64_t>{104, 30}));
   EXPECT_EQ((*gelu)[0].layout.strides, colMajor(104));
+  // A larger column stride (options.auxLeadingDimension, in rows): bits of the mask, elements
+  // of the GELU input; at least the smallest, in whole granules.
+  MatmulProblem strided = problem(ElementType::BF16, 100, 30, 64, "RELU_AUX_BIAS");
+  strided.auxLeadingDimension = 256;
+  llvm::Expected<std::vector<NamedLayout>> wide = epilogOutputLayouts(strided);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  EXPECT_EQ((*wide)[0].layout.shape, (std::vector<int64_t>{16, 30}));
+  EXPECT_EQ((*wide)[0].layout.strides, colMajor(32));
+  strided.auxLeadingDimension = 200;
+  EXPECT_EQ(llvm::toString(epilogOutputLayouts(strided).takeError()),
+            "options.auxLeadingDimension: expected a multiple of 128 of at least 128 (M = 100 "
+            "rounded up) for the aux output 'relu_aux', got 200");
+  strided = problem(ElementType::F16, 100, 30, 64, "GELU_AUX");
+  strided.auxLeadingDimension = 112;
+  wide = epilogOutputLayouts(strided);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  EXPECT_EQ((*wide)[0].layout.strides, colMajor(112));
+  strided.auxLeadingDimension = 96;
+  EXPECT_EQ(llvm::toString(epilogOutputLayouts(strided).takeError()),
+            "options.auxLeadingDimension: expected a multiple of 8 of at least 104 (M = 100 "
+            "rounded up) for the aux output 'gelu_aux', got 96");
   // DGELU_BGRAD: the bias gradient in D's type, one per row; result_amax one f32 after it.
   MatmulProblem backward = problem(ElementType::BF16, 100, 30, 64, "DGELU_BGRAD");
   backward.resultAmax = true;

@@ -193,6 +193,12 @@ struct Options {
   /// (Matmul::setMirrors), in the same stores: typically copies of D on other GPUs, mapped
   /// over NVLink, so that a collective's copy of D is done by the GEMM itself. 2-D D only.
   int mirrors = 0;
+  /// The column stride of the aux matrices the epilog writes, in rows of D (cuBLASLt's
+  /// EPILOGUE_AUX_LD): "gelu_aux" then holds that many elements a column (at least M rounded
+  /// up to 8, a multiple of 8), the ReLU mask ("relu_aux", a user epilog's bitmask) that many
+  /// bits (at least M rounded up to 128, a multiple of 128). 0: the smallest. 2-D D only. With
+  /// setAuxOutput() the kernel writes its aux rows into a block of a taller aux matrix.
+  int64_t auxLeadingDimension = 0;
 };
 
 /// What Matmul::autotune() reports as it goes: each candidate compiled, then each one timed.
@@ -242,6 +248,10 @@ public:
   /// one can reach (peer access or IPC mapped by the caller), who keeps them alive while the
   /// object may execute. Required before execute() when Options::mirrors > 0.
   void setMirrors(const std::vector<Tensor> &mirrors);
+  /// Has execute() write the aux output `key` (see auxOutputs()) into the caller's `output`
+  /// (of the layout auxOutputs() gives it: dtype, shape and strides), until the next plan();
+  /// auxOutputs() then returns it. The caller keeps it alive while the object may execute.
+  void setAuxOutput(const std::string &key, const Tensor &output);
   /// The aux outputs of the planned epilog by key (see Epilog), written by each execute() and
   /// owned by this object like D. Empty for epilogs without aux outputs.
   const std::map<std::string, Tensor> &auxOutputs() const;

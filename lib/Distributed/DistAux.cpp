@@ -140,20 +140,54 @@ void DistAux::place(const runtime::CudaDriver &driver, const Declared &d, const 
                "mepi::dist::Matmul::execute");
 }
 
-void DistAux::gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
-                     int64_t count, CUstream stream) {
-  for (const Declared &d : declared) {
-    const Tensor &piece = pieceOf(gemm, d);
-    if (finalGemms == 1 && !replicated) {
-      assembled[d.key] = piece;
-      continue;
-    }
-    auto it = assembled.find(d.key);
-    if (it == assembled.end())
-      api::fail("mepi::dist: internal: no assembled aux output '" + d.key + "'");
-    place(driver, d, piece, row, count, reinterpret_cast<CUdeviceptr>(it->second.data),
-          stream);
+int64_t DistAux::leadingDimension() const {
+  if (!assembles())
+    return 0;
+  for (const Declared &d : declared)
+    if (d.layout == AuxLayout::Mask || d.layout == AuxLayout::ColumnMajor)
+      return height(d.layout) * (d.layout == AuxLayout::Mask ? 8 : 1);
+  return 0;
+}
+
+Tensor DistAux::block(const Declared &d, int64_t row, int64_t count) const {
+  Tensor t = assembled.at(d.key);
+  size_t element = elementBytes(d.dtype);
+  auto at = [&](int64_t elements) {
+    t.data = static_cast<char *>(t.data) + elements * element;
+  };
+  switch (d.layout) {
+  case AuxLayout::Mask:
+    at(row / 8);
+    t.shape[0] = llvm::alignTo(llvm::divideCeil(count, 8), 16);
+    break;
+  case AuxLayout::ColumnMajor:
+    at(row);
+    t.shape[0] = llvm::alignTo(count, 8);
+    break;
+  case AuxLayout::RowMajor:
+    at(row * cols);
+    t.shape[0] = count;
+    break;
+  case AuxLayout::Rows:
+    at(row);
+    t.shape[0] = count;
+    break;
   }
+  return t;
+}
+
+void DistAux::writeInPlace(mepi::Matmul &gemm, int64_t row, int64_t count) const {
+  if (!assembles())
+    return;
+  for (const Declared &d : declared)
+    gemm.setAuxOutput(d.key, block(d, row, count));
+}
+
+void DistAux::gather(const mepi::Matmul &gemm) {
+  if (assembles())
+    return; // the GEMMs wrote in place
+  for (const Declared &d : declared)
+    assembled[d.key] = pieceOf(gemm, d);
 }
 
 void DistAux::pushTo(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,

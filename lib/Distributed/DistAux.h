@@ -1,10 +1,12 @@
 // The aux outputs of a distributed matmul (the ReLU mask, the GELU input, a user epilog's
 // matrices, bitmasks and row reductions): each final local GEMM writes those of its block of
-// rows of this rank's D; they are assembled into one output per key in the layout a single
-// GPU's Matmul returns (mepi/Matmul.h). Under all-reduce, where D is replicated, each rank's
-// final GEMMs write only some of D's rows: the assembled outputs are then symmetric buffers,
-// and each block goes to every peer's too (pushTo), beside D's rows. Bias gradients: the
-// GEMMs' vectors assembled into one (BiasGradients.h says which).
+// rows of this rank's D straight into one output per key, in the layout a single GPU's Matmul
+// returns (mepi/Matmul.h): Matmul::setAuxOutput with a block of it, the column-major ones with
+// Options::auxLeadingDimension (copying the blocks into place cost GELU_AUX_BIAS's all-gather
+// 0.08-0.16 of its efficiency on 2x H200, bench/NOTES.md). Under all-reduce, where D is
+// replicated, each rank's final GEMMs write only some of D's rows: the outputs are then
+// symmetric buffers, and each block goes to every peer's too (pushTo), beside D's rows. Bias
+// gradients: the GEMMs' vectors assembled into one (BiasGradients.h says which).
 #ifndef MEPI_DISTRIBUTED_DISTAUX_H
 #define MEPI_DISTRIBUTED_DISTAUX_H
 
@@ -42,11 +44,15 @@ public:
   void allocateLocal(const runtime::CudaDriver &driver, int device);
   /// Collective: the replicated outputs as symmetric buffers (zeroed), in declaration order.
   void allocateShared(const Group &group);
-  /// After a final GEMM that wrote rows [row, row + count) of D (row a multiple of 8 where a
-  /// mask is written, unless it is the only one): copies its aux outputs into place on
-  /// `stream`. With one final GEMM, not replicated, its outputs are returned as they are.
-  void gather(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
-              int64_t count, CUstream stream);
+  /// Options::auxLeadingDimension of the final GEMMs: the assembled column-major output's
+  /// column stride in rows (0 where none is assembled).
+  int64_t leadingDimension() const;
+  /// A planned final GEMM that writes rows [row, row + count) of D (row a multiple of 128
+  /// where a column-major output is assembled, unless it is the only one) writes its aux
+  /// outputs into their blocks of the assembled ones.
+  void writeInPlace(mepi::Matmul &gemm, int64_t row, int64_t count) const;
+  /// After the only final GEMM (not replicated): its outputs are returned as they are.
+  void gather(const mepi::Matmul &gemm);
   /// The same block into `peer`'s outputs (replicated only), on `stream`.
   void pushTo(const runtime::CudaDriver &driver, const mepi::Matmul &gemm, int64_t row,
               int64_t count, int peer, CUstream stream) const;
@@ -82,6 +88,9 @@ private:
   int64_t height(AuxLayout layout) const;
   size_t bytes(const Declared &d) const;
   Tensor wholeAt(const Declared &d, CUdeviceptr memory, int device) const;
+  /// Rows [row, row + count) of the assembled output `d`, as a GEMM of those rows writes them.
+  Tensor block(const Declared &d, int64_t row, int64_t count) const;
+  bool assembles() const { return replicated || finalGemms > 1; }
   /// Copies the block of `piece` into the output `d` starting at `base`.
   void place(const runtime::CudaDriver &driver, const Declared &d, const Tensor &piece,
              int64_t row, int64_t count, CUdeviceptr base, CUstream stream) const;

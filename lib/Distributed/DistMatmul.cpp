@@ -359,6 +359,7 @@ static void allocateShared(dist::Matmul::State &s) {
 static void planGemms(dist::Matmul::State &s) {
   mepi::Options local = s.options.local;
   local.resultType = s.dType;
+  local.auxLeadingDimension = s.aux.leadingDimension();
   for (size_t i = 0; i < s.plan.gemms.size(); ++i) {
     const plan::Gemm &gemm = s.plan.gemms[i];
     dist::Matmul::State::Operands o = s.operands(gemm);
@@ -369,6 +370,8 @@ static void planGemms(dist::Matmul::State &s) {
     else
       mm.plan(s.gemmEpilog(i), s.gemmInputs(gemm));
     mm.setResult(s.tensor(gemm.d, s.dType));
+    if (gemm.final)
+      s.aux.writeInPlace(mm, gemm.dRows.offset, gemm.dRows.size);
     if (!gemm.mirrors.empty()) {
       std::vector<Tensor> mirrors;
       for (const plan::View &v : gemm.mirrors)

@@ -152,7 +152,7 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
       checked(d, d.cuEventRecord(e, stream), "cuEventRecord");
     const plan::Gemm &g = plan.gemms[step.gemm];
     if (g.final)
-      aux.gather(d, gemms[step.gemm], g.dRows.offset, g.dRows.size, stream);
+      aux.gather(gemms[step.gemm]);
     if (gradient.computes[step.gemm])
       aux.gatherVector(d, gemms[step.gemm], gradient.at[step.gemm].offset, stream);
     break;

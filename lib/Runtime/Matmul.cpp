@@ -41,6 +41,11 @@ Matmul::Matmul(const Tensor &a, const Tensor &b, std::optional<Tensor> c, float 
                        "{1}",
                        dims(dShape), options.mirrors));
   s.problem.mirrors = options.mirrors;
+  if (options.auxLeadingDimension < 0 || (options.auxLeadingDimension > 0 && !dShape.empty()))
+    fail(llvm::formatv("options.auxLeadingDimension: expected 0, or more for a 2-D D, got {0} "
+                       "(batch dimensions {1})",
+                       options.auxLeadingDimension, dims(dShape)));
+  s.problem.auxLeadingDimension = options.auxLeadingDimension;
   int64_t m = qualifiers.transposeA ? a.shape.back() : a.shape[a.shape.size() - 2];
   int64_t n = qualifiers.transposeB ? b.shape[b.shape.size() - 2] : b.shape.back();
   dShape.push_back(m);
@@ -309,6 +314,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   for (const NamedLayout &output : outputLayouts)
     spanBytes(output.layout, "aux output " + output.key);
   s.freeOutputs();
+  s.givenOutputs.clear(); // the new outputs may be laid out otherwise
   s.outputLayouts = std::move(outputLayouts);
   s.problem = problem;
   s.planned = std::move(planned);
@@ -439,6 +445,32 @@ void Matmul::setMirrors(const std::vector<Tensor> &mirrors) {
   s.mirrors = std::move(pointers);
   for (auto &[stream, res] : s.streams)
     res.prepared.reset(); // their launches stored to the old mirrors
+}
+
+void Matmul::setAuxOutput(const std::string &key, const Tensor &output) {
+  if (!state)
+    fail("setAuxOutput() after free()");
+  State &s = *state;
+  if (!s.kernel)
+    fail("setAuxOutput() called before plan()");
+  auto it = llvm::find_if(s.outputLayouts,
+                          [&](const NamedLayout &o) { return o.key == key; });
+  if (it == s.outputLayouts.end()) {
+    std::string keys;
+    for (const NamedLayout &o : s.outputLayouts)
+      keys += (keys.empty() ? "'" : ", '") + o.key + "'";
+    fail("setAuxOutput: the planned epilog has no aux output '" + key + "' (it has " +
+         (keys.empty() ? std::string("none") : keys) + ")");
+  }
+  std::string name = "aux output " + key;
+  expectSameLayout(output, it->layout, name.c_str(), "setAuxOutput");
+  if (output.device != s.a.device)
+    fail(llvm::formatv("setAuxOutput: {0}: expected memory on device {1}, got device {2}", name,
+                       s.a.device, output.device));
+  s.givenOutputs[key] = reinterpret_cast<CUdeviceptr>(output.data);
+  s.freeOutputs(); // the next execute takes the caller's memory
+  for (auto &[stream, res] : s.streams)
+    res.prepared.reset(); // their launches wrote the old outputs
 }
 
 const std::map<std::string, Tensor> &Matmul::auxOutputs() const {

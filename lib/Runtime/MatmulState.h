@@ -92,6 +92,8 @@ struct mepi::Matmul::State {
   std::vector<CUdeviceptr> mirrors; // setMirrors: where D is also stored
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
+  std::vector<CUdeviceptr> ownedOutputs;  // those of `outputs` this object allocated
+  std::map<std::string, CUdeviceptr> givenOutputs; // setAuxOutput: the caller's, by key
   std::map<std::string, Tensor> aux;      // as auxOutputs() returns them
   // The problem the kernel was compiled for: `problem` with staged operands' layouts.
   MatmulProblem planned;
@@ -134,8 +136,9 @@ struct mepi::Matmul::State {
     freeDevice(d);
   }
   void freeOutputs() {
-    for (CUdeviceptr &ptr : outputs)
+    for (CUdeviceptr &ptr : ownedOutputs)
       freeDevice(ptr);
+    ownedOutputs.clear();
     outputs.clear();
     aux.clear();
   }
@@ -149,18 +152,24 @@ struct mepi::Matmul::State {
     freeOutputs();
     freeStaged();
   }
-  /// Allocates the epilog's outputs besides D (outputLayouts) and describes them in `aux`: all
-  /// or, where an allocation fails, none (what it had allocated is freed before the error), so
-  /// that a later execute() starts again from nothing.
+  /// Allocates the epilog's outputs besides D (outputLayouts) but those the caller gave
+  /// (setAuxOutput), and describes them in `aux`: all or, where an allocation fails, none
+  /// (what it had allocated is freed before the error), so that a later execute() starts again
+  /// from nothing.
   void allocateOutputs(const CudaDriver &driver, CUstream stream) {
-    std::vector<CUdeviceptr> fresh;
+    std::vector<CUdeviceptr> fresh, all;
     try {
       for (const NamedLayout &output : outputLayouts) {
+        if (auto given = givenOutputs.find(output.key); given != givenOutputs.end()) {
+          all.push_back(given->second);
+          continue;
+        }
         size_t bytes = spanBytes(output.layout, "aux output " + output.key);
         CUdeviceptr ptr = 0;
         check(checkCuda(driver.cuMemAlloc(&ptr, bytes), "cuMemAlloc(" + output.key + ")"),
               "execute");
         fresh.push_back(ptr);
+        all.push_back(ptr);
         // A bitmask's padding bytes are never written: give them a defined value once.
         if (output.layout.type == ElementType::U8)
           check(checkCuda(driver.cuMemsetD8Async(ptr, 0, bytes, stream),
@@ -173,7 +182,8 @@ struct mepi::Matmul::State {
       throw;
     }
     freeOutputs();
-    outputs = std::move(fresh);
+    ownedOutputs = std::move(fresh);
+    outputs = std::move(all);
     for (auto [output, ptr] : llvm::zip(outputLayouts, outputs))
       aux[output.key] = auxTensor(output.layout, ptr);
   }

@@ -1,6 +1,8 @@
 // Planning a MatmulProblem into a mepi module (its compilation: Compile.cpp).
 #include "Runtime/PlannerDetail.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "Target/Pipeline.h"
 #include "Target/Registration.h"
 #include "mepi/IR/MepiOps.h"
@@ -276,6 +278,26 @@ OperandLayout auxLayout(llvm::StringRef key, const MatmulProblem &p) {
   return columnMajor(p.d.type, out, llvm::alignTo(out.m, 8));
 }
 
+/// An aux matrix the epilog writes: auxLayout, with the column stride of
+/// Options::auxLeadingDimension where given (in rows: bits of the mask, elements of the GELU
+/// input), checked against the smallest and the granule (a mask column is whole 16 bytes).
+llvm::Expected<OperandLayout> auxOutputLayout(llvm::StringRef key, const MatmulProblem &p) {
+  OperandLayout layout = auxLayout(key, p);
+  int64_t ld = p.auxLeadingDimension;
+  if (ld == 0)
+    return layout;
+  bool mask = key == "relu_aux";
+  int64_t granule = mask ? 128 : 8, rowsPerElement = mask ? 8 : 1;
+  int64_t smallest = layout.shape[0] * rowsPerElement;
+  if (ld < smallest || ld % granule != 0)
+    return llvm::createStringError(llvm::formatv(
+        "options.auxLeadingDimension: expected a multiple of {0} of at least {1} (M = {2} "
+        "rounded up) for the aux output '{3}', got {4}",
+        granule, smallest, OutputShape(p).m, key, ld));
+  layout.strides = {1, ld / rowsPerElement};
+  return layout;
+}
+
 /// Whether an aux matrix given as an epilog input has the forward epilog's layout `want`, or
 /// (unbatched) that layout with a larger column stride: a block of rows of a larger aux matrix
 /// (cuBLASLt's EPILOGUE_AUX_LD), as a distributed matmul's GEMMs read theirs. The kernel reads
@@ -317,7 +339,7 @@ llvm::Expected<OperandLayout> userOutputLayout(const EpilogOutput &output,
   if (output.key.empty())
     return llvm::createStringError("user epilog output: expected a key, got an empty one");
   if (output.kind == OutputKind::Bitmask)
-    return auxLayout("relu_aux", p);
+    return auxOutputLayout("relu_aux", p);
   if (output.type != ElementType::F16 && output.type != ElementType::BF16 &&
       output.type != ElementType::F32)
     return llvm::createStringError(
@@ -645,8 +667,12 @@ auto ::mepi::runtime::epilogOutputLayouts(const MatmulProblem &problem)
       return llvm::createStringError("unknown epilog '" + problem.epilog +
                                      "': expected one of " + builtinEpilogNames());
     EpilogSignature signature = getBuiltinEpilogSignature(*epilog);
-    for (const EpilogOperand &aux : signature.aux)
-      outputs.push_back({aux.key.str(), auxLayout(aux.key, problem)});
+    for (const EpilogOperand &aux : signature.aux) {
+      llvm::Expected<OperandLayout> layout = auxOutputLayout(aux.key, problem);
+      if (!layout)
+        return layout.takeError();
+      outputs.push_back({aux.key.str(), *layout});
+    }
     for (const EpilogOperand &reduction : signature.reductions)
       outputs.push_back({reduction.key.str(), reductionLayout(reduction, problem)});
   }

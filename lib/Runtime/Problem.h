@@ -120,6 +120,9 @@ struct MatmulProblem {
   /// D is also stored to this many matrices of D's layout (mepi.matmul's mirrors: another GPU's
   /// copy of D), the planned function's last arguments; 2-D D without groups.
   int64_t mirrors = 0;
+  /// The aux matrices' column stride in rows of D (Options::auxLeadingDimension; 0: the
+  /// smallest).
+  int64_t auxLeadingDimension = 0;
 };
 
 /// Row-major strides of `shape`.
