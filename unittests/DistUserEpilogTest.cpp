@@ -90,7 +90,7 @@ TEST(DistUserEpilog, MatrixInputsKeepTheirRowPitchAndModulesTakeTheWrapper) {
   expectPlansFor400Rows(wrapped, inputs);
 }
 
-TEST(DistUserEpilog, ChecksNameTheInputAndRefuseColumnReductions) {
+TEST(DistUserEpilog, ChecksNameTheInputAndDeclareTheOutputs) {
   DistUserEpilog user = epilog();
   EXPECT_NO_THROW(user.check(1000, 256));
   try {
@@ -104,15 +104,17 @@ TEST(DistUserEpilog, ChecksNameTheInputAndRefuseColumnReductions) {
   user.epilog.outputs.push_back({"aux", UserEpilogOutput::Kind::Matrix});
   EXPECT_NO_THROW(user.check(1000, 256));
   user.epilog.outputs.push_back({"colsum", UserEpilogOutput::Kind::ColReduction});
-  try {
-    user.check(1000, 256);
-    FAIL() << "no error";
-  } catch (const Error &e) {
-    EXPECT_NE(std::string(e.what()).find("user epilog output 'colsum': column and scalar "
-                                         "reductions are not supported yet"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_NO_THROW(user.check(1000, 256));
+  // Column and scalar reductions are combined from the GEMMs' partials, the others assembled.
+  DistAux aux;
+  aux.reset(1000, 256, 2, false);
+  DistReductions reductions;
+  reductions.reset(256, 2, false);
+  user.declareOutputs(aux, reductions);
+  EXPECT_FALSE(reductions.empty());
+  UserEpilog widened = reductions.widened(user.epilog);
+  EXPECT_EQ(widened.outputs[0].dtype, user.epilog.outputs[0].dtype); // the matrix as given
+  EXPECT_EQ(widened.outputs[1].dtype, DType::Float32);                // partials in f32
   // Ranks compare fingerprints: the text, the inputs' kinds and dtypes and the outputs count.
   DistUserEpilog other = epilog();
   EXPECT_EQ(other.fingerprint(), epilog().fingerprint());

@@ -84,9 +84,8 @@ MepiLogicalResult mepiDistMatmulPlanUserEpilog(MepiDistMatmul matmul, MepiString
                                                const MepiDeviceCode *code, int numCode,
                                                const void *userData, MepiError *error);
 
-/** mepiDistMatmulPlanUserEpilog with outputs besides D (as mepiMatmulPlanUserEpilogWithOutputs:
- *  matrices, bitmasks and row reductions, this rank's; column and scalar reductions are
- *  refused), read back with mepiDistMatmulGetAuxOutput. Collective. */
+/** mepiDistMatmulPlanUserEpilog with outputs besides D (as mepiMatmulPlanUserEpilogWithOutputs),
+ *  this rank's, read back with mepiDistMatmulGetAuxOutput. Collective. */
 MepiLogicalResult mepiDistMatmulPlanUserEpilogWithOutputs(
     MepiDistMatmul matmul, MepiStringRef mlir, MepiStringRef function, const MepiTensor *inputs,
     const MepiInputKind *kinds, int numInputs, const MepiDeviceCode *code, int numCode,

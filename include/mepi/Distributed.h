@@ -143,10 +143,10 @@ public:
   /// Plans with a user epilog (mepi/Matmul.h), applied where a built-in one would be. It sees
   /// this rank's D as a single GPU's D: its row and column arguments index this rank's part,
   /// and its inputs are this rank's (row inputs [rows of this rank's D], column inputs
-  /// [columns], matrix inputs [rows, columns], scalars). Its outputs besides D (matrices,
-  /// bitmasks, row reductions) are this rank's, as a single GPU's for its D; column and scalar
-  /// reductions are not supported yet. Every rank must give the same text, function, input
-  /// kinds and dtypes, and outputs.
+  /// [columns], matrix inputs [rows, columns], scalars). Its outputs besides D are this rank's,
+  /// as a single GPU's for its D (column and scalar reductions combine the local GEMMs'
+  /// partials in f32, and under all-reduce the ranks'). Every rank must give the same text,
+  /// function, input kinds and dtypes, and outputs.
   void plan(const UserEpilog &epilog, const std::vector<UserEpilogInput> &inputs = {});
   /// Runs the whole product on `stream` (exchanges on a stream of mepi's own, joined back):
   /// returns this rank's part of D, owned by this object and rewritten by later executes.

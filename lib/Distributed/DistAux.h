@@ -74,6 +74,8 @@ public:
   CUdeviceptr vectorData() const { return vector; }
   int64_t vectorLength() const { return vectorSize; }
   const std::map<std::string, Tensor> &outputs() const { return assembled; }
+  /// The outputs returned, for others made elsewhere (DistReductions.h) to join.
+  std::map<std::string, Tensor> &published() { return assembled; }
   /// Frees what only this rank holds (errors ignored: release paths run in destructors); the
   /// symmetric buffers are released collectively through sharedBuffers().
   void release(const runtime::CudaDriver &driver);

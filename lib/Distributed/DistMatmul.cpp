@@ -164,6 +164,7 @@ static void releaseLocal(dist::Matmul::State &s) {
     if (*p)
       d.cuMemFree(*p), *p = 0;
   s.aux.release(d);
+  s.reductions.release(d);
   s.planned = false;
 }
 
@@ -305,14 +306,22 @@ static void allocateLocal(dist::Matmul::State &s) {
   int finals = 0;
   for (const plan::Gemm &gemm : p.gemms)
     finals += gemm.final;
-  s.aux.reset(p.dLocal[0], p.dLocal[1], finals, p.algorithm == Algorithm::AllReduce);
+  bool replicated = p.algorithm == Algorithm::AllReduce;
+  s.aux.reset(p.dLocal[0], p.dLocal[1], finals, replicated);
+  s.reductions.reset(p.dLocal[1], finals, replicated);
   if (s.epilog == Epilog::ReluAux || s.epilog == Epilog::ReluAuxBias)
     s.aux.declare("relu_aux", DType::UInt8, AuxLayout::Mask);
   else if (writesAux(s.epilog))
     s.aux.declare("gelu_aux", s.dType, AuxLayout::ColumnMajor);
   if (s.user)
-    s.user->declareOutputs(s.aux);
+    s.user->declareOutputs(s.aux, s.reductions);
   s.aux.allocateLocal(d, s.group->device);
+  if (!s.reductions.empty()) {
+    const std::string &arch = s.options.local.arch;
+    s.reductions.allocate(d, s.group->device,
+                          arch.empty() ? api::deviceArch(s.group->device) : arch);
+    s.reductions.publish(s.aux.published());
+  }
   if (s.gradient.sum != plan::GradientSum::None)
     s.aux.allocateVector(d, plan::gradientKey(s.epilog), s.dType,
                          s.group->device, s.gradient.length, s.gradient.mine.offset,
@@ -360,18 +369,22 @@ static void planGemms(dist::Matmul::State &s) {
   mepi::Options local = s.options.local;
   local.resultType = s.dType;
   local.auxLeadingDimension = s.aux.leadingDimension();
+  int finals = 0;
   for (size_t i = 0; i < s.plan.gemms.size(); ++i) {
     const plan::Gemm &gemm = s.plan.gemms[i];
     dist::Matmul::State::Operands o = s.operands(gemm);
     local.mirrors = static_cast<int>(gemm.mirrors.size());
     mepi::Matmul mm(o.a, o.b, o.c, s.alpha, o.beta, s.qualifiers, local);
     if (gemm.final && s.user)
-      mm.plan(s.user->forBlock(gemm.d, s.dType), s.user->inputsForBlock(gemm.d));
+      mm.plan(s.reductions.widened(s.user->forBlock(gemm.d, s.dType)),
+              s.user->inputsForBlock(gemm.d));
     else
       mm.plan(s.gemmEpilog(i), s.gemmInputs(gemm));
     mm.setResult(s.tensor(gemm.d, s.dType));
-    if (gemm.final)
+    if (gemm.final) {
       s.aux.writeInPlace(mm, gemm.dRows.offset, gemm.dRows.size);
+      s.reductions.writeInPlace(mm, finals++);
+    }
     if (!gemm.mirrors.empty()) {
       std::vector<Tensor> mirrors;
       for (const plan::View &v : gemm.mirrors)
@@ -484,6 +497,7 @@ Tensor dist::Matmul::execute(CUstream stream) {
     for (const Step &step : s.plan.steps)
       s.run(step, stream, epoch);
   s.reduceGradient(stream);
+  s.reductions.combine(*s.group, stream);
   Tensor out;
   out.data = reinterpret_cast<void *>(s.local(Buffer::D));
   out.device = s.group->device;

@@ -49,6 +49,7 @@ struct Matmul::State : detail::Member {
   EpilogInputs inputs;
   std::optional<detail::DistUserEpilog> user; // planned with a user epilog instead of `epilog`
   detail::DistAux aux;                 // the aux outputs, from the final GEMMs'
+  detail::DistReductions reductions;   // a user epilog's column and scalar reductions
   plan::GradientPlan gradient;         // which GEMMs compute the bias gradient, if any
 
   struct Operands {

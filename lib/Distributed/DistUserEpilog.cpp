@@ -28,13 +28,6 @@ const char *kindName(InputKind kind) {
 } // namespace
 
 void DistUserEpilog::check(int64_t rows, int64_t cols) const {
-  for (const UserEpilogOutput &out : epilog.outputs)
-    if (out.kind == UserEpilogOutput::Kind::ColReduction ||
-        out.kind == UserEpilogOutput::Kind::ScalarReduction)
-      throw Error("mepi::dist::Matmul::plan: user epilog output '" + out.key +
-                      "': column and scalar reductions are not supported yet in distributed "
-                      "matmuls (matrices, bitmasks and row reductions are)",
-                  Status::NotSupported);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor &t = inputs[i].tensor;
     std::vector<int64_t> want;
@@ -72,13 +65,15 @@ bool DistUserEpilog::writesBitmask() const {
   });
 }
 
-void DistUserEpilog::declareOutputs(DistAux &aux) const {
+void DistUserEpilog::declareOutputs(DistAux &aux, DistReductions &reductions) const {
   for (const UserEpilogOutput &out : epilog.outputs) {
+    if (reductions.declare(out))
+      continue;
     switch (out.kind) {
     case UserEpilogOutput::Kind::Matrix: aux.declare(out.key, out.dtype, AuxLayout::RowMajor); break;
     case UserEpilogOutput::Kind::Bitmask: aux.declare(out.key, DType::UInt8, AuxLayout::Mask); break;
     case UserEpilogOutput::Kind::RowReduction: aux.declare(out.key, out.dtype, AuxLayout::Rows); break;
-    default: break; // refused by check()
+    default: break; // column and scalar reductions: declared above
     }
   }
 }

@@ -10,6 +10,7 @@
 
 #include "Distributed/DistAux.h"
 #include "Distributed/DistPlan.h"
+#include "Distributed/DistReductions.h"
 
 #include "mepi/Matmul.h"
 
@@ -22,15 +23,14 @@ struct DistUserEpilog {
   UserEpilog epilog;
   std::vector<UserEpilogInput> inputs;
 
-  /// Throws what distributed matmuls cannot run (column and scalar reductions), and inputs
-  /// that are not
-  /// this rank's: row and matrix inputs must cover the `rows` of its D, matrix and column
-  /// inputs its `cols`, scalars be rank 0.
+  /// Throws inputs that are not this rank's: row and matrix inputs must cover the `rows` of
+  /// its D, matrix and column inputs its `cols`, scalars be rank 0.
   void check(int64_t rows, int64_t cols) const;
   /// Whether an output is a bitmask (whose blocks of rows start at multiples of 8).
   bool writesBitmask() const;
-  /// Its outputs, to be assembled from the final GEMMs' (each its block of rows).
-  void declareOutputs(DistAux &aux) const;
+  /// Its outputs: those assembled from the final GEMMs' blocks of rows, and the column and
+  /// scalar reductions combined from their partials.
+  void declareOutputs(DistAux &aux, DistReductions &reductions) const;
   /// What every rank must give alike: a hash of the text, the function and the inputs'
   /// kinds and dtypes, and the outputs.
   int64_t fingerprint() const;

@@ -1,8 +1,10 @@
 // A user epilog's outputs in distributed matmuls on several GPUs against an fp64 reference,
 // under every algorithm: each final GEMM writes those of its block of rows, assembled into
-// this rank's (under all-reduce also from the peers' GEMMs). The epilog's outputs index this
-// rank's D as a single GPU's would: a matrix (f32, with a term of the row and column), the
-// sign bitmask, a row maximum (f32) and a row sum (bf16). Part of mepi-dist-tests.
+// this rank's (under all-reduce also from the peers' GEMMs); column and scalar reductions
+// combined from the GEMMs' partials (under all-reduce also the ranks'). The epilog's outputs
+// index this rank's D as a single GPU's would: a matrix (f32, with a term of the row and
+// column), the sign bitmask, a row maximum (f32), a row sum (bf16), a column sum (f32) and
+// max |s| (bf16). Part of mepi-dist-tests.
 #include "DistUserOutputCases.h"
 
 #include <cinttypes>
@@ -26,9 +28,11 @@ struct OutputCase {
 };
 
 /// s = acc + bias; D = s; "pre" = s / 2 + (row % 7 - col % 5) / 4; "sign" = s >= 0;
-/// "rowmax" = max of s over the row; "rowsum" its sum.
+/// "rowmax" = max of s over the row; "rowsum" its sum; "colsum" the column's sum; "amax" the
+/// largest |s|.
 const char *kOutputsEpilog = R"(
-func.func @outs(%acc: f32, %bias: bf16, %row: index, %col: index) -> (bf16, f32, i1, f32, f32) {
+func.func @outs(%acc: f32, %bias: bf16, %row: index, %col: index)
+    -> (bf16, f32, i1, f32, f32, f32, f32) {
   %b = arith.extf %bias : bf16 to f32
   %s = arith.addf %acc, %b : f32
   %d = arith.truncf %s : f32 to bf16
@@ -48,7 +52,8 @@ func.func @outs(%acc: f32, %bias: bf16, %row: index, %col: index) -> (bf16, f32,
   %pre = arith.addf %sh, %o : f32
   %z = arith.constant 0.0 : f32
   %sign = arith.cmpf oge, %s, %z : f32
-  return %d, %pre, %sign, %s, %s : bf16, f32, i1, f32, f32
+  %abs = math.absf %s : f32
+  return %d, %pre, %sign, %s, %s, %s, %abs : bf16, f32, i1, f32, f32, f32, f32
 }
 )";
 
@@ -58,7 +63,10 @@ mepi::UserEpilog outputsEpilog() {
                {"sign", Kind::Bitmask},
                {"rowmax", Kind::RowReduction, mepi::DType::Float32,
                 mepi::UserEpilogOutput::Combiner::Max},
-               {"rowsum", Kind::RowReduction, mepi::DType::BFloat16}};
+               {"rowsum", Kind::RowReduction, mepi::DType::BFloat16},
+               {"colsum", Kind::ColReduction, mepi::DType::Float32},
+               {"amax", Kind::ScalarReduction, mepi::DType::BFloat16,
+                mepi::UserEpilogOutput::Combiner::Max}};
   return e;
 }
 
@@ -79,7 +87,7 @@ double tolerance(double x, int64_t k) {
 std::string checkOutputs(const mepi::dist::Matmul &mm, const std::vector<double> &s,
                          int64_t rows, int64_t cols, int64_t k) {
   const auto &outs = mm.auxOutputs();
-  for (const char *key : {"pre", "sign", "rowmax", "rowsum"})
+  for (const char *key : {"pre", "sign", "rowmax", "rowsum", "colsum", "amax"})
     if (!outs.count(key))
       return std::string("no output ") + key;
   const mepi::Tensor &pre = outs.at("pre"), &sign = outs.at("sign");
@@ -87,12 +95,17 @@ std::string checkOutputs(const mepi::dist::Matmul &mm, const std::vector<double>
   if (pre.shape != std::vector<int64_t>{rows, cols} || sign.shape.size() != 2 ||
       sign.shape[1] != cols || sign.strides != std::vector<int64_t>{1, height} ||
       height < (rows + 7) / 8 || outs.at("rowmax").shape != std::vector<int64_t>{rows} ||
-      outs.at("rowsum").shape != std::vector<int64_t>{rows})
+      outs.at("rowsum").shape != std::vector<int64_t>{rows} ||
+      outs.at("colsum").shape != std::vector<int64_t>{cols} || !outs.at("amax").shape.empty())
     return "outputs of unexpected shapes";
   auto preHost = download<float>(pre, rows * cols);
   auto signHost = download<uint8_t>(sign, height * cols);
   auto maxHost = download<float>(outs.at("rowmax"), rows);
   auto sumHost = download<uint16_t>(outs.at("rowsum"), rows);
+  auto colHost = download<float>(outs.at("colsum"), cols);
+  auto amaxHost = download<uint16_t>(outs.at("amax"), 1);
+  std::vector<double> colSum(cols, 0.0), colAllowed(cols, 0.0);
+  double amax = 0;
   int64_t bad = 0;
   for (int64_t i = 0; i < rows; ++i) {
     double most = -INFINITY, sum = 0, allowed = 0;
@@ -104,10 +117,16 @@ std::string checkOutputs(const mepi::dist::Matmul &mm, const std::vector<double>
       most = std::max(most, x);
       sum += x;
       allowed += tolerance(x, k) / 8; // independent errors: far below their sum
+      colSum[j] += x;
+      colAllowed[j] += tolerance(x, k) / 8;
+      amax = std::max(amax, std::fabs(x));
     }
     bad += !(std::fabs(maxHost[i] - most) <= tolerance(most, k));
     bad += !(std::fabs(fromBF16(sumHost[i]) - sum) <= std::ldexp(std::fabs(sum), -7) + allowed);
   }
+  for (int64_t j = 0; j < cols; ++j)
+    bad += !(std::fabs(colHost[j] - colSum[j]) <= 1e-5 * std::fabs(colSum[j]) + colAllowed[j]);
+  bad += !(std::fabs(fromBF16(amaxHost[0]) - amax) <= std::ldexp(amax, -8) + tolerance(amax, k));
   return bad ? std::to_string(bad) + " output values differ" : "";
 }
 
