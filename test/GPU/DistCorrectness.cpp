@@ -35,24 +35,14 @@ struct Case {
   int mirrored = -1;   // all-reduce: pieces stored into the peers' D by their GEMMs
 };
 
-/// A user epilog that reads a row input and both indices, which index this rank's D: an
-/// offset by a GEMM's block of rows or columns shows as a step of 0.25 or more.
-const char *kUserEpilog = R"(
+/// A user epilog that reads a row input and both indices, which index this rank's D
+/// (kIndexTermMlir).
+const std::string kUserEpilog = kIndexTermMlir + R"(
 func.func @tp_epilog(%acc: f32, %bias: bf16, %row: index, %col: index) -> bf16 {
   %b = arith.extf %bias : bf16 to f32
   %s = arith.addf %acc, %b : f32
   %t = math.tanh %s : f32
-  %c7 = arith.constant 7 : index
-  %c5 = arith.constant 5 : index
-  %rm = arith.remui %row, %c7 : index
-  %cm = arith.remui %col, %c5 : index
-  %ri = arith.index_cast %rm : index to i32
-  %ci = arith.index_cast %cm : index to i32
-  %rf = arith.sitofp %ri : i32 to f32
-  %cf = arith.sitofp %ci : i32 to f32
-  %d = arith.subf %rf, %cf : f32
-  %q = arith.constant 0.25 : f32
-  %o = arith.mulf %d, %q : f32
+  %o = func.call @index_term(%row, %col) : (index, index) -> f32
   %y = arith.addf %t, %o : f32
   %r = arith.truncf %y : f32 to bf16
   return %r : bf16
@@ -60,7 +50,7 @@ func.func @tp_epilog(%acc: f32, %bias: bf16, %row: index, %col: index) -> bf16 {
 )";
 
 double userEpilogReference(double x, double bias, int64_t row, int64_t col) {
-  return std::tanh(x + bias) + 0.25 * double(row % 7 - col % 5);
+  return std::tanh(x + bias) + indexTerm(row, col);
 }
 
 bool hasBias(mepi::Epilog e) {

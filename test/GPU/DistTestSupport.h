@@ -8,11 +8,33 @@
 #include "mepi/Distributed.h"
 
 #include <random>
+#include <string>
 
 namespace disttest {
 using gputest::cu;
 using gputest::toBF16;
 using mepi::dist::Distribution;
+
+/// The term the tests' user epilogs add to show their indices: (row % 7 - col % 5) / 4, an
+/// MLIR function they call. An index offset by a GEMM's block of rows or columns shows as a
+/// step of 0.25 or more.
+inline const std::string kIndexTermMlir = R"(
+func.func @index_term(%row: index, %col: index) -> f32 {
+  %c7 = arith.constant 7 : index
+  %c5 = arith.constant 5 : index
+  %rm = arith.remui %row, %c7 : index
+  %cm = arith.remui %col, %c5 : index
+  %ri = arith.index_cast %rm : index to i32
+  %ci = arith.index_cast %cm : index to i32
+  %rf = arith.sitofp %ri : i32 to f32
+  %cf = arith.sitofp %ci : i32 to f32
+  %d = arith.subf %rf, %cf : f32
+  %q = arith.constant 0.25 : f32
+  %o = arith.mulf %d, %q : f32
+  return %o : f32
+}
+)";
+inline double indexTerm(int64_t row, int64_t col) { return 0.25 * double(row % 7 - col % 5); }
 
 /// The driver the tests run on (set by main()).
 inline const mepi::runtime::CudaDriver *driver = nullptr;

@@ -30,24 +30,14 @@ struct OutputCase {
 /// s = acc + bias; D = s; "pre" = s / 2 + (row % 7 - col % 5) / 4; "sign" = s >= 0;
 /// "rowmax" = max of s over the row; "rowsum" its sum; "colsum" the column's sum; "amax" the
 /// largest |s|.
-const char *kOutputsEpilog = R"(
+const std::string kOutputsEpilog = kIndexTermMlir + R"(
 func.func @outs(%acc: f32, %bias: bf16, %row: index, %col: index)
     -> (bf16, f32, i1, f32, f32, f32, f32) {
   %b = arith.extf %bias : bf16 to f32
   %s = arith.addf %acc, %b : f32
   %d = arith.truncf %s : f32 to bf16
-  %c7 = arith.constant 7 : index
-  %c5 = arith.constant 5 : index
-  %rm = arith.remui %row, %c7 : index
-  %cm = arith.remui %col, %c5 : index
-  %ri = arith.index_cast %rm : index to i32
-  %ci = arith.index_cast %cm : index to i32
-  %rf = arith.sitofp %ri : i32 to f32
-  %cf = arith.sitofp %ci : i32 to f32
-  %t = arith.subf %rf, %cf : f32
-  %q = arith.constant 0.25 : f32
   %h = arith.constant 0.5 : f32
-  %o = arith.mulf %t, %q : f32
+  %o = func.call @index_term(%row, %col) : (index, index) -> f32
   %sh = arith.mulf %s, %h : f32
   %pre = arith.addf %sh, %o : f32
   %z = arith.constant 0.0 : f32
@@ -110,7 +100,7 @@ std::string checkOutputs(const mepi::dist::Matmul &mm, const std::vector<double>
   for (int64_t i = 0; i < rows; ++i) {
     double most = -INFINITY, sum = 0, allowed = 0;
     for (int64_t j = 0; j < cols; ++j) {
-      double x = s[i * cols + j], want = x / 2 + 0.25 * double(i % 7 - j % 5);
+      double x = s[i * cols + j], want = x / 2 + indexTerm(i, j);
       bad += !(std::fabs(preHost[i * cols + j] - want) <= tolerance(x, k) / 2);
       bool bit = (signHost[j * height + i / 8] >> (i % 8)) & 1;
       bad += std::fabs(x) > tolerance(x, k) && bit != (x >= 0);
