@@ -1,8 +1,6 @@
 // Planning a MatmulProblem into a mepi module (its compilation: Compile.cpp).
 #include "Runtime/PlannerDetail.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 #include "Target/Pipeline.h"
 #include "Target/Registration.h"
 #include "mepi/IR/MepiOps.h"
@@ -17,6 +15,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -283,12 +282,10 @@ OperandLayout auxLayout(llvm::StringRef key, const MatmulProblem &p) {
 /// input), checked against the smallest and the granule (a mask column is whole 16 bytes).
 llvm::Expected<OperandLayout> auxOutputLayout(llvm::StringRef key, const MatmulProblem &p) {
   OperandLayout layout = auxLayout(key, p);
-  int64_t ld = p.auxLeadingDimension;
+  int64_t ld = p.auxLeadingDimension, rowsPerElement = key == "relu_aux" ? 8 : 1;
   if (ld == 0)
     return layout;
-  bool mask = key == "relu_aux";
-  int64_t granule = mask ? 128 : 8, rowsPerElement = mask ? 8 : 1;
-  int64_t smallest = layout.shape[0] * rowsPerElement;
+  int64_t granule = rowsPerElement == 8 ? 128 : 8, smallest = layout.shape[0] * rowsPerElement;
   if (ld < smallest || ld % granule != 0)
     return llvm::createStringError(llvm::formatv(
         "options.auxLeadingDimension: expected a multiple of {0} of at least {1} (M = {2} "
