@@ -476,6 +476,40 @@ void writeDistJson(const std::string &path, const char *device, const std::strin
   json << "  ]\n}\n";
 }
 
+/// mepi-bench --dist's arguments, and the command line the JSON records.
+struct DistArgs {
+  bool quick = false, copies = false, cSource = false, weak = false;
+  std::string jsonPath, command, epilogName = "DEFAULT";
+  std::vector<std::string> filters;
+  DistArgs(int argc, char **argv, int ranks)
+      : command("mpirun -np " + std::to_string(ranks) + " " + argv[0]) {
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i];
+      command += " " + arg;
+      bool *flag = arg == "--quick"      ? &quick
+                   : arg == "--copy"     ? &copies
+                   : arg == "--c-source" ? &cSource
+                   : arg == "--weak"     ? &weak
+                                         : nullptr;
+      if (flag) {
+        *flag = true;
+        continue;
+      }
+      if (i + 1 >= argc)
+        continue;
+      if (arg == "--json")
+        jsonPath = argv[++i];
+      else if (arg == "--epilog")
+        epilogName = argv[++i];
+      else if (arg == "--filter")
+        filters.push_back(argv[++i]);
+      else
+        continue;
+      command += std::string(" ") + argv[i];
+    }
+  }
+};
+
 } // namespace
 
 int bench::runDistBench(int argc, char **argv) {
@@ -483,33 +517,12 @@ int bench::runDistBench(int argc, char **argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  bool quick = false, copies = false, cSource = false, weak = false;
-  std::string jsonPath, command = "mpirun -np " + std::to_string(ranks) + " " + argv[0];
-  std::vector<std::string> filters;
-  std::string epilogName = "DEFAULT";
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    command += " " + arg;
-    if (arg == "--quick")
-      quick = true;
-    else if (arg == "--copy")
-      copies = true;
-    else if (arg == "--c-source")
-      cSource = true;
-    else if (arg == "--weak")
-      weak = true;
-    else if (arg == "--json" && i + 1 < argc)
-      jsonPath = argv[++i], command += std::string(" ") + argv[i];
-    else if (arg == "--epilog" && i + 1 < argc)
-      epilogName = argv[++i], command += std::string(" ") + argv[i];
-    else if (arg == "--filter" && i + 1 < argc)
-      filters.push_back(argv[++i]), command += std::string(" ") + argv[i];
-  }
-  std::optional<mepi::Epilog> epilog = epilogNamed(epilogName);
+  DistArgs args(argc, argv, ranks);
+  std::optional<mepi::Epilog> epilog = epilogNamed(args.epilogName);
   if (!epilog) {
     std::printf("mepi-bench --dist: --epilog %s: expected a built-in epilog's name (BIAS, "
                 "GELU_AUX_BIAS, DRELU_BGRAD, ...)\n",
-                epilogName.c_str());
+                args.epilogName.c_str());
     MPI_Finalize();
     return 1;
   }
@@ -542,11 +555,11 @@ int bench::runDistBench(int argc, char **argv) {
     cu(driver->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     cublasLtHandle_t lt;
     cublas(cublasLtCreate(&lt), "cublasLtCreate");
-    if (copies || cSource) {
-      if (copies)
-        measureCopies(rank, ranks, device, stream, quick ? 5 : 20);
+    if (args.copies || args.cSource) {
+      if (args.copies)
+        measureCopies(rank, ranks, device, stream, args.quick ? 5 : 20);
       else
-        measureCSource(rank, device, stream, quick ? 5 : 20);
+        measureCSource(rank, device, stream, args.quick ? 5 : 20);
       ncclCommDestroy(comm);
       mepi::dist::finalize();
       MPI_Finalize();
@@ -558,13 +571,13 @@ int bench::runDistBench(int argc, char **argv) {
       nccl(ncclCommSplit(comm, rank % grid.grid.cols, rank, &grid.col, nullptr), "ncclCommSplit");
     }
     std::vector<Row> rows =
-        measureAll(filters, rank, ranks, device, lt, comm, grid, stream, quick ? 5 : 20, weak,
-                   *epilog);
+        measureAll(args.filters, rank, ranks, device, lt, comm, grid, stream,
+                   args.quick ? 5 : 20, args.weak, *epilog);
     for (ncclComm_t c : {grid.row, grid.col})
       if (c)
         ncclCommDestroy(c);
-    if (rank == 0 && !jsonPath.empty())
-      writeDistJson(jsonPath, name, command, ranks, epilogName, rows);
+    if (rank == 0 && !args.jsonPath.empty())
+      writeDistJson(args.jsonPath, name, args.command, ranks, args.epilogName, rows);
     ncclCommDestroy(comm);
     mepi::dist::finalize();
   } catch (const std::exception &e) {
