@@ -251,6 +251,8 @@ TEST(DistPlan, AllReduceMirrorsItsLastPieceIntoThePeers) {
   }
   EXPECT_LT(wait, gemm);
   EXPECT_EQ(signal, gemm + 1);
+  // The signal names the GEMM it follows: its aux outputs go to the peer before the flag.
+  EXPECT_EQ(p->steps[signal].gemm, p->steps[gemm].gemm);
   Request peerRequest = q;
   peerRequest.rank = 1;
   auto peer = makePlan(peerRequest);
