@@ -130,16 +130,10 @@ bool runCase(const Case &c, int rank, int ranks, int device, CUstream stream) {
   std::vector<int64_t> dShape = c.d.shape(rank, ranks, {c.m, c.n});
   auto dRow = [&](int64_t i) { return globalIndex(c.d, 0, rank, ranks, {c.m, c.n}, i); };
   auto dCol = [&](int64_t j) { return globalIndex(c.d, 1, rank, ranks, {c.m, c.n}, j); };
-  std::vector<uint16_t> biasLocal(dShape[0]);
-  for (int64_t i = 0; i < dShape[0]; ++i)
-    biasLocal[i] = biasAll[dRow(i)];
-  CUdeviceptr dbias = upload(biasLocal);
+  CUdeviceptr dbias = uploadRowValues(biasAll, dShape[0], dRow);
   bool ok = true;
   try {
-    mepi::dist::Options options;
-    options.pieces = c.pieces;
-    options.remoteStores = c.remote;
-    options.mirroredPieces = c.mirrored;
+    mepi::dist::Options options = caseOptions(c.pieces, c.remote, c.mirrored);
     mepi::dist::Matmul mm(tensor(da, device, aShape), tensor(db, device, bShape), std::nullopt,
                           {c.a, c.b, c.d}, c.alpha, std::nullopt, {c.ta, c.tb}, options);
     mepi::EpilogInputs inputs;

@@ -89,6 +89,25 @@ template <typename T> CUdeviceptr upload(const std::vector<T> &host) {
   return p;
 }
 
+/// This rank's values of a global vector indexed by D's rows (a bias follows its rows), on the
+/// device: value `globalRow(i)` for each of this rank's `rows`.
+template <typename F>
+CUdeviceptr uploadRowValues(const std::vector<uint16_t> &global, int64_t rows, F globalRow) {
+  std::vector<uint16_t> mine(rows);
+  for (int64_t i = 0; i < rows; ++i)
+    mine[i] = global[globalRow(i)];
+  return upload(mine);
+}
+
+/// The distributed options a case asks for: pieces, remote stores, mirrored pieces.
+inline mepi::dist::Options caseOptions(int pieces, bool remoteStores, int mirroredPieces) {
+  mepi::dist::Options options;
+  options.pieces = pieces;
+  options.remoteStores = remoteStores;
+  options.mirroredPieces = mirroredPieces;
+  return options;
+}
+
 inline mepi::Tensor tensor(CUdeviceptr p, int device, std::vector<int64_t> shape) {
   mepi::Tensor t;
   t.data = reinterpret_cast<void *>(p);

@@ -131,16 +131,10 @@ bool runOutputCase(const OutputCase &c, int rank, int ranks, int device, CUstrea
   auto dRow = [&](int64_t i) { return globalIndex(c.d, 0, rank, ranks, {c.m, c.n}, i); };
   auto dCol = [&](int64_t j) { return globalIndex(c.d, 1, rank, ranks, {c.m, c.n}, j); };
   int64_t rows = dShape[0], cols = dShape[1];
-  std::vector<uint16_t> biasLocal(rows);
-  for (int64_t i = 0; i < rows; ++i)
-    biasLocal[i] = biasAll[dRow(i)];
-  CUdeviceptr dbias = upload(biasLocal);
+  CUdeviceptr dbias = uploadRowValues(biasAll, rows, dRow);
   bool ok = true;
   try {
-    mepi::dist::Options options;
-    options.pieces = c.pieces;
-    options.remoteStores = c.remote;
-    options.mirroredPieces = c.mirrored;
+    mepi::dist::Options options = caseOptions(c.pieces, c.remote, c.mirrored);
     mepi::dist::Matmul mm(tensor(da, device, aShape), tensor(db, device, bShape), std::nullopt,
                           {c.a, c.b, c.d}, 1.0f, std::nullopt, {c.ta, c.tb}, options);
     mm.plan(outputsEpilog(), {{tensor(dbias, device, {rows}), mepi::InputKind::Row}});
