@@ -66,7 +66,7 @@ Tensor DistAux::wholeAt(const Declared &d, CUdeviceptr memory, int device) const
 }
 
 void DistAux::allocateLocal(const runtime::CudaDriver &driver, int device) {
-  if (finalGemms <= 1 || replicated)
+  if (!assembles() || replicated)
     return; // one final GEMM's outputs are returned as they are; replicated ones are shared
   for (const Declared &d : declared) {
     CUdeviceptr &memory = owned[d.key];

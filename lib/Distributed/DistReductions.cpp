@@ -78,17 +78,22 @@ void DistReductions::allocate(const runtime::CudaDriver &driver, int device,
   }
 }
 
+Tensor DistReductions::vector(const Output &o, CUdeviceptr at, DType dtype) const {
+  Tensor t;
+  t.data = reinterpret_cast<void *>(at);
+  t.device = o.device;
+  t.dtype = dtype;
+  if (!o.scalar) { // a scalar reduction is a rank-0 tensor
+    t.shape = {cols};
+    t.strides = {1};
+  }
+  return t;
+}
+
 void DistReductions::writeInPlace(mepi::Matmul &gemm, int index) const {
   for (const Output &o : outputs) {
-    Tensor t;
-    t.data = reinterpret_cast<void *>(o.partials + index * width(o) * sizeof(float));
-    t.device = o.device;
-    t.dtype = DType::Float32;
-    if (!o.scalar) {
-      t.shape = {cols};
-      t.strides = {1};
-    }
-    gemm.setAuxOutput(o.key, t);
+    gemm.setAuxOutput(o.key, vector(o, o.partials + index * width(o) * sizeof(float),
+                                    DType::Float32));
   }
 }
 
@@ -126,15 +131,7 @@ void DistReductions::combine(const Group &group, CUstream stream) const {
 
 void DistReductions::publish(std::map<std::string, Tensor> &into) const {
   for (const Output &o : outputs) {
-    Tensor t;
-    t.data = reinterpret_cast<void *>(o.result);
-    t.device = o.device;
-    t.dtype = o.dtype;
-    if (!o.scalar) {
-      t.shape = {cols};
-      t.strides = {1};
-    }
-    into[o.key] = t;
+    into[o.key] = vector(o, o.result, o.dtype);
   }
 }
 

@@ -53,6 +53,8 @@ private:
     int device = 0;
   };
   int64_t width(const Output &o) const { return o.scalar ? 1 : cols; }
+  /// The output's values at `at` ([cols], or rank 0 for a scalar) as a tensor of `dtype`.
+  Tensor vector(const Output &o, CUdeviceptr at, DType dtype) const;
   CUfunction load(const runtime::CudaDriver &driver, runtime::CombineRows kind,
                   const std::string &arch);
   void launch(const runtime::CudaDriver &driver, CUfunction f, CUdeviceptr rows, int64_t g,

@@ -463,7 +463,7 @@ void Matmul::setAuxOutput(const std::string &key, const Tensor &output) {
          (keys.empty() ? std::string("none") : keys) + ")");
   }
   std::string name = "aux output " + key;
-  expectSameLayout(output, it->layout, name.c_str(), "setAuxOutput");
+  expectSameLayout(output, it->layout, name, "setAuxOutput");
   if (output.device != s.a.device)
     fail(llvm::formatv("setAuxOutput: {0}: expected memory on device {1}, got device {2}", name,
                        s.a.device, output.device));

@@ -41,6 +41,13 @@ mepi::Tensor onDevice(CUdeviceptr p, int device, std::vector<int64_t> shape) {
   return t;
 }
 
+/// Frees device buffers (0s skipped).
+void freeAll(const std::vector<CUdeviceptr> &buffers) {
+  for (CUdeviceptr p : buffers)
+    if (p)
+      driver->cuMemFree(p);
+}
+
 /// The inputs a built-in epilog reads for a D of [rows, cols] on this rank: a bias of one value
 /// per row, or DRELU's / DGELU's aux matrix in the forward epilog's layout (column-major, rows
 /// padded; its values do not change the time). Owns their memory.
@@ -50,18 +57,13 @@ struct EpilogOperands {
   EpilogOperands(mepi::Epilog e, int64_t rows, int64_t cols, int device, uint64_t seed);
   EpilogOperands(const EpilogOperands &) = delete;
   ~EpilogOperands() { freeAll(owned); }
-  static void freeAll(const std::vector<CUdeviceptr> &buffers) {
-    for (CUdeviceptr p : buffers)
-      if (p)
-        driver->cuMemFree(p);
-  }
 };
 
 /// Device buffers freed when a measurement ends, also by a refused plan (an epilog that a
 /// distribution does not support).
 struct Buffers {
   std::vector<CUdeviceptr> all;
-  ~Buffers() { EpilogOperands::freeAll(all); }
+  ~Buffers() { freeAll(all); }
 };
 
 EpilogOperands::EpilogOperands(mepi::Epilog e, int64_t rows, int64_t cols, int device,
