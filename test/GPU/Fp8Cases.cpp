@@ -343,6 +343,15 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "DEFAULT", 2,
        "#mepi.kernel_config<wgmma, tile = [128, 128, 128], "
        "mainloop = <stages = 4, cluster = 2, promote = 1>>"},
+      // The heuristic's K splits (tiles that leave half of the SMs idle): the splits' sums meet
+      // before the epilog, so an e4m3 D's scale, saturation and amax see whole sums; row-wise
+      // scales on a decode shape, block scales with K not a multiple of 128.
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 100, 1000, 8000, S::Tensor, S::Tensor, true, true,
+       false, "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 16, 1500, 6000, S::Vector, S::Vector, false, true, false,
+       "RELU"},
+      {T::F8E5M2, T::F8E4M3FN, T::BF16, 40, 700, 6000, S::Block, S::Block, false, true, false,
+       "BIAS"},
       // Operands given MN-major (A as [K, M], B as [K, N]): copied K-major by a pre-pass, then
       // the wgmma kernel; every type pair, tensor, row-wise and block scales, odd shapes.
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Tensor, S::Tensor, false, false,

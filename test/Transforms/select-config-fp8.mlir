@@ -34,9 +34,10 @@ func.func @few_tiles(%a: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
   return
 }
 
-// 16 rows: 64 tiles of 64 x 128 (a 128-row tile's second consumer would have no rows).
+// 16 rows: 64 tiles of 64 x 128 (a 128-row tile's second consumer would have no rows), K
+// split in 2 (the tiles leave half of the SMs idle).
 // CHECK-LABEL: func.func @decode
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>, scheduler = <split_k, splits = 2>>
 func.func @decode(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                   %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                   %d: memref<16x8192xbf16> {mepi.alignment = 16 : i64}) {

@@ -145,6 +145,11 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
   };
   for (Shape &s : shapes) {
     s.config = chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
+    // Tiles that leave half of the multiprocessors idle split K as 16-bit ones do (waveSplits):
+    // a promoted kernel's mainloop is as long as its K, so idle SMs cost as much as there
+    // (bench/NOTES.md, FP8: split K).
+    if (int64_t splits = p.grouped() ? 1 : waveSplits(p, target, tilesOf(s)); s.config && splits > 1)
+      s.config = s.config.withSplits(splits);
     if (!p.grouped())
       s.streamKWaves = streamKWaves(p, target, s.config);
     else if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured below
