@@ -148,7 +148,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     // Tiles that leave half of the multiprocessors idle split K as 16-bit ones do (waveSplits):
     // a promoted kernel's mainloop is as long as its K, so idle SMs cost as much as there
     // (bench/NOTES.md, FP8: split K).
-    if (int64_t splits = p.grouped() ? 1 : waveSplits(p, target, tilesOf(s)); s.config && splits > 1)
+    int64_t splits = p.grouped() ? 1 : waveSplits(p, target, tilesOf(s));
+    if (s.config && splits > 1)
       s.config = s.config.withSplits(splits);
     if (!p.grouped())
       s.streamKWaves = streamKWaves(p, target, s.config);
