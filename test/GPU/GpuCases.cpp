@@ -624,5 +624,14 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                                "[16, 128, 64], mainloop = <stages = 12>");
   swappedMirror.mirrors = 1;
   cases.push_back(swappedMirror);
+  swappedMirror.mirrors = 3;
+  cases.push_back(swappedMirror);
+  // A distributed all-reduce's mirrored last pieces on 4 ranks (C = the partial sums, three
+  // peers): 32 and 109 rows, the heuristic's tiles.
+  for (auto [m, withC, mirrors] : {std::tuple{32, true, 3}, {32, false, 3}, {32, true, 1},
+                                    {109, true, 3}})
+    mirrored(Case{ElementType::BF16, {m, 128}, {384, 128}, {m, 384}, false, true, "BIAS", withC,
+                  1.0f, 1.0f},
+             "", mirrors);
   return cases;
 }
