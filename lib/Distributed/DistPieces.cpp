@@ -3,6 +3,7 @@
 #include "Distributed/DistPlan.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,10 @@ std::vector<Range> plan::rowPieces(Range range, int pieces, llvm::ArrayRef<int64
   return out;
 }
 
+/// Copying a row of bf16 D to a peer lasts as long as multiplying it over K = kRowCopyK: 2 N
+/// bytes at ~345 GB/s against 2 N K FLOP at ~750 TFLOP/s (2x H200, bench/NOTES.md).
+constexpr double kRowCopyK = 2200;
+
 /// AllReduce's last copies (a chunk's finished rows to every peer) follow the last GEMM: a
 /// chunk ends in short pieces, each long enough that its GEMM hides the copies of the piece
 /// before it. Copying a row of D to a peer takes 2 N bytes at ~345 GB/s, multiplying it 2 N K
@@ -49,7 +54,7 @@ std::vector<Range> plan::rowPieces(Range range, int pieces, llvm::ArrayRef<int64
 /// pieces measured 0.665 / 0.803 against the tail's 0.558 / 0.783 on 16384 / 8192 rows).
 std::vector<int64_t> plan::allReduceTail(int64_t rows, int64_t n, int64_t k, int ranks,
                                          int tailPieces) {
-  constexpr double kRowCopyK = 2200, kCopyMargin = 0.65;
+  constexpr double kCopyMargin = 0.65;
   constexpr int64_t kTailElements = 4 << 20, kTileRows = 256;
   double hidden = static_cast<double>(k) / kRowCopyK / std::max(ranks - 1, 1);
   auto tiles = [&](double r) {
@@ -67,4 +72,55 @@ std::vector<int64_t> plan::allReduceTail(int64_t rows, int64_t n, int64_t k, int
   if (rows - last < last)
     return {};
   return {last};
+}
+
+std::vector<Range> plan::slabsOf(int64_t extent, int ranks) {
+  std::vector<Range> out;
+  for (int r = 0; r < ranks; ++r)
+    out.push_back(slabRange(extent, ranks, r));
+  return out;
+}
+
+std::vector<Range> plan::alignedSlabs(int64_t extent, int ranks) {
+  std::vector<int64_t> starts;
+  for (int r = 0; r < ranks; ++r)
+    starts.push_back(std::min<int64_t>(
+        extent, static_cast<int64_t>(llvm::alignTo(slabRange(extent, ranks, r).offset, 128))));
+  starts.push_back(extent);
+  std::vector<Range> out;
+  for (int r = 0; r < ranks; ++r)
+    out.push_back({starts[r], starts[r + 1] - starts[r]});
+  return out;
+}
+
+/// A band's all-gather (its finished rows copied to every peer, between the next band's ring
+/// copies on the one copy stream) runs under the next band's GEMMs, so that only the last
+/// band's is exposed. But the copy engine carries both, and a rank sends 2 (P - 1) / P of D's
+/// rows: bands lose where the copies take over half of the GEMMs' time, or where a band's
+/// chunks fall under 4 kMemoryBoundRows rows (one piece, whose copy waits for its whole GEMM).
+/// Two bands from 4 ranks on where
+/// neither holds (4 H200s, bench/NOTES.md: 8192 x 8192 x 28672 0.79 -> 0.82-0.84, weak 8192 x
+/// 8192 0.80 -> 0.83; copies as long as the GEMMs, 16384 x 4096 x 14336, 0.67 -> 0.59;
+/// 512-row chunks, 4096 x 8192, 0.75 -> 0.60); one on 2 ranks (0.94-0.97 with one). Asked
+/// bands keep kMemoryBoundRows rows a chunk.
+std::vector<std::vector<Range>> plan::allReduceBands(const DistPlan &p, const Request &q,
+                                                     int64_t k) {
+  double rowBytes = static_cast<double>(std::max<int64_t>(q.dElementBytes, 2));
+  double copyShare = 2.0 * (q.ranks - 1) / q.ranks * kRowCopyK * rowBytes / 2 /
+                     static_cast<double>(std::max<int64_t>(k, 1));
+  bool twoBands = q.ranks >= 4 && copyShare <= 0.5 && p.m / (2 * q.ranks) >= 4 * kMemoryBoundRows;
+  int count = q.bands > 0 ? q.bands : twoBands ? 2 : 1;
+  while (count > 1 && p.m / (count * q.ranks) < kMemoryBoundRows)
+    --count;
+  if (count == 1)
+    return {p.chunks};
+  std::vector<std::vector<Range>> out;
+  for (const Range &band : alignedSlabs(p.m, count)) {
+    std::vector<Range> chunks = q.alignedFinalRows ? alignedSlabs(band.size, q.ranks)
+                                                   : slabsOf(band.size, q.ranks);
+    for (Range &c : chunks)
+      c.offset += band.offset;
+    out.push_back(chunks);
+  }
+  return out;
 }

@@ -7,6 +7,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 
 using namespace mepi::dist;
@@ -174,6 +175,19 @@ struct Builder {
     p.steps.push_back(s);
   }
   void finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool> &asked);
+  /// All-reduce over bands: a band's finished rows' copies to the peers, each pushed after
+  /// one of the next band's ring copies (one copy stream, FIFO): they fill the ring's idle
+  /// copy time instead of sharing NVLink with its partial sums.
+  struct Gather {
+    int peer, flag, gemm;
+    View rows;
+  };
+  std::deque<Gather> gathers;
+  void pushGathers(std::vector<bool> &asked, size_t count) {
+    for (; count > 0 && !gathers.empty(); --count, gathers.pop_front())
+      push(gathers.front().peer, gathers.front().rows, gathers.front().rows,
+           gathers.front().flag, gathers.front().gemm, asked);
+  }
 
   void allGatherA();
   void gatherWhole(bool gatherA);
@@ -345,6 +359,7 @@ void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chu
         g.d.rank = next;
         addGemm(g);
         signal(next, arrivalFlag(t, j));
+        pushGathers(asked, 1);
         continue;
       }
       if (t + 1 < P) {
@@ -354,8 +369,11 @@ void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chu
         View to = g.d;
         to.buffer = Buffer::Recv;
         push(next, g.d, to, arrivalFlag(t, j), id, asked);
+        pushGathers(asked, 1);
         continue;
       }
+      if (j == 0)
+        pushGathers(asked, gathers.size()); // the previous band's last
       g.final = true;
       int64_t dRow = allReduce || !rows ? pieces[j].offset : pieces[j].offset - chunk.offset;
       g.d = View{Buffer::D, 0, dRow, allReduce && !rows ? chunk.offset : 0, pieces[j].size,
@@ -372,9 +390,8 @@ void Builder::ringSteps(bool rows, bool allReduce, const std::vector<Range> &chu
 }
 
 /// All-reduce: final GEMM `g`, and its rows into every peer's D, raising the peer's `flag`:
-/// `mirrored`, stored there by the GEMM itself; else copied after it by the copy engine (with
-/// bands on the second copy stream, since the next band's ring waits for its partial sums,
-/// which must not queue behind these copies).
+/// `mirrored`, stored there by the GEMM itself; else copied after it by the copy engine, at
+/// once in the last band, between the next band's ring copies in the others (gathers).
 void Builder::finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool> &asked) {
   int r = p.rank, P = p.ranks;
   // A mirror is the peer's block at the same offset: it needs that offset 16-byte aligned.
@@ -382,7 +399,9 @@ void Builder::finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool
   if (!mirrored) {
     int id = addGemm(g);
     for (int i = 1; i < P; ++i)
-      push((r + i) % P, g.d, g.d, flag, id, asked, bands.size() > 1 ? 1 : 0);
+      gathers.push_back(Gather{(r + i) % P, flag, id, g.d});
+    if (band + 1 == static_cast<int>(bands.size()))
+      pushGathers(asked, gathers.size());
     return;
   }
   for (int i = 1; i < P; ++i) {
@@ -396,55 +415,6 @@ void Builder::finalRowsToPeers(Gemm g, int flag, bool mirrored, std::vector<bool
     signal((r + i) % P, flag, id);
 }
 } // namespace
-
-/// GEMMs of fewer rows than this read all of B for little work (memory-bound): below it, an
-/// exchanged chunk is not multiplied on its own (one GEMM over all rows instead).
-constexpr int64_t kMemoryBoundRows = 256;
-
-/// `extent` split into slabs over `ranks` (slabRange's).
-static std::vector<Range> slabsOf(int64_t extent, int ranks) {
-  std::vector<Range> out;
-  for (int r = 0; r < ranks; ++r)
-    out.push_back(slabRange(extent, ranks, r));
-  return out;
-}
-
-/// All-reduce's chunks of D's rows (which D's replication leaves to the planner) where the
-/// epilog's GEMMs must start at multiples of 128 rows: slabs with their starts rounded up.
-static std::vector<Range> alignedSlabs(int64_t extent, int ranks) {
-  std::vector<int64_t> starts;
-  for (int r = 0; r < ranks; ++r)
-    starts.push_back(std::min<int64_t>(
-        extent, static_cast<int64_t>(llvm::alignTo(slabRange(extent, ranks, r).offset, 128))));
-  starts.push_back(extent);
-  std::vector<Range> out;
-  for (int r = 0; r < ranks; ++r)
-    out.push_back({starts[r], starts[r + 1] - starts[r]});
-  return out;
-}
-
-/// All-reduce's row bands, each cut into the ranks' chunks as p.chunks cuts all of M: each
-/// band's all-gather (its finished rows copied to every peer) runs under the next band's
-/// GEMMs, so that only the last band's is exposed; where the chunks keep kMemoryBoundRows
-/// rows. One band unless asked: on 4 H200s two bands measured 0.80 / 0.59 / 0.59 against one
-/// band's 0.76 / 0.66 / 0.77 (8192 / 16384 / 4096 rows; three bands 0.46-0.56), also with the
-/// all-gather copies on a second copy stream; why is open (bench/NOTES.md, Four GPUs).
-static std::vector<std::vector<Range>> allReduceBands(const DistPlan &p, const Request &q) {
-  int count = q.bands > 0 ? q.bands : 1;
-  while (count > 1 && p.m / (count * q.ranks) < kMemoryBoundRows)
-    --count;
-  if (count == 1)
-    return {p.chunks};
-  std::vector<std::vector<Range>> out;
-  for (const Range &band : alignedSlabs(p.m, count)) {
-    std::vector<Range> chunks = q.alignedFinalRows ? alignedSlabs(band.size, q.ranks)
-                                                   : slabsOf(band.size, q.ranks);
-    for (Range &c : chunks)
-      c.offset += band.offset;
-    out.push_back(chunks);
-  }
-  return out;
-}
 
 /// The schedule of p.algorithm: pieces, slots and steps.
 static void schedule(DistPlan &p, const Request &q, Builder &builder) {
@@ -479,7 +449,8 @@ static void schedule(DistPlan &p, const Request &q, Builder &builder) {
     p.dSymmetric = false;
     return builder.ncclReduction(allReduce);
   }
-  builder.bands = allReduce ? allReduceBands(p, q) : std::vector<std::vector<Range>>{p.chunks};
+  builder.bands = allReduce ? allReduceBands(p, q, builder.kLocal)
+                            : std::vector<std::vector<Range>>{p.chunks};
   p.bands = static_cast<int>(builder.bands.size());
   maxChunk = 0;
   int64_t shortest = std::numeric_limits<int64_t>::max();

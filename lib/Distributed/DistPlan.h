@@ -199,6 +199,22 @@ struct DistPlan {
 /// the range is short).
 std::vector<Range> rowPieces(Range range, int pieces, llvm::ArrayRef<int64_t> tail);
 
+/// GEMMs of fewer rows than this read all of B for little work (memory-bound): below it, an
+/// exchanged chunk is not multiplied on its own (one GEMM over all rows instead).
+constexpr int64_t kMemoryBoundRows = 256;
+
+/// `extent` split into slabs over `ranks` (slabRange's).
+std::vector<Range> slabsOf(int64_t extent, int ranks);
+
+/// All-reduce's chunks of D's rows (which D's replication leaves to the planner) where the
+/// epilog's GEMMs must start at multiples of 128 rows: slabs with their starts rounded up.
+std::vector<Range> alignedSlabs(int64_t extent, int ranks);
+
+/// All-reduce's row bands for `request` with K = `k` on each rank, each cut into the ranks'
+/// chunks as p.chunks cuts all of M (DistPieces.cpp says how many).
+std::vector<std::vector<Range>> allReduceBands(const DistPlan &p, const Request &request,
+                                               int64_t k);
+
 /// All-reduce's short last pieces for chunks of `rows` rows of D [M, n], K = k on each of
 /// `ranks` ranks, `tailPieces` of them asked (Options::tailPieces): the rows of each, in order,
 /// or none (DistPieces.cpp says why).
