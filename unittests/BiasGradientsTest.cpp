@@ -115,9 +115,11 @@ TEST(BiasGradients, TakenBlocksTileWhatEachRankNeeds) {
           // Partial sums are added over all of the vector; complete ones cover this rank's.
           EXPECT_TRUE(tiles(blocks, partial ? Range{0, g->length} : g->mine));
           // Final GEMMs alone compute D's row sums.
-          for (size_t i = 0; i < p->gemms.size(); ++i)
-            if (sum == GradientSum::RowsOfD)
+          for (size_t i = 0; i < p->gemms.size(); ++i) {
+            if (sum == GradientSum::RowsOfD) {
               EXPECT_EQ(g->computes[i], p->gemms[i].final);
+            }
+          }
         }
         if (!ownRows.empty()) {
           std::sort(ownRows.begin(), ownRows.end(),

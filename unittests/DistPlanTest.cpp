@@ -420,11 +420,9 @@ TEST(DistPlan, AllReduceRingsOverBandsInTurn) {
   // the second band's ring copies (2 pieces x 3 peers each), the second band's after its
   // final GEMMs.
   std::vector<int> pushedFlags; // Push steps' flags in order: ring (< 3 of a band) or finished
-  for (const Step &s : p->steps) {
-    EXPECT_EQ(s.lane, 0);
+  for (const Step &s : p->steps)
     if (s.kind == Step::Kind::Push)
       pushedFlags.push_back((s.flag - 4) / p->pieces);
-  }
   auto finished = [](int slot) { return slot % 8 >= 3; };
   auto bandOf = [](int slot) { return slot / 8; };
   std::vector<int> secondBand;

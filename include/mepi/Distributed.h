@@ -95,8 +95,9 @@ struct Options {
   /// planner). More pieces overlap more of the exchange, at smaller GEMMs.
   int pieces = 0;
   /// All-reduce: how many bands of D's rows the ring runs over in turn, each band's copies of
-  /// finished rows to the peers under the next band's GEMMs (0: chosen by the planner, one
-  /// today: bench/NOTES.md says why).
+  /// finished rows to the peers under the next band's GEMMs (0: chosen by the planner: two
+  /// from 4 ranks on where the copies take at most half of the GEMMs' time, else one;
+  /// bench/NOTES.md says why).
   int bands = 0;
   /// Reduce-scatter and all-reduce: the GEMMs of partial sums store them straight into the
   /// next rank's buffer over NVLink, instead of a copy engine copying them after each GEMM.

@@ -157,7 +157,7 @@ static void releaseLocal(dist::Matmul::State &s) {
   for (CUevent *e : {&s.fork, &s.join})
     if (*e)
       d.cuEventDestroy(*e), *e = nullptr;
-  for (CUstream *st : {&s.copy, &s.copy2, &s.waiter})
+  for (CUstream *st : {&s.copy, &s.waiter})
     if (*st)
       d.cuStreamDestroy(*st), *st = nullptr;
   for (CUdeviceptr *p : {&s.partial, &s.d})
@@ -301,8 +301,7 @@ static void allocateLocal(dist::Matmul::State &s) {
   if (!p.dSymmetric)
     check(checkCuda(d.cuMemAlloc(&s.d, p.dLocal[0] * p.dLocal[1] * dBytes), "cuMemAlloc(d)"),
           "plan");
-  for (CUstream *st : {&s.copy, &s.copy2})
-    check(checkCuda(d.cuStreamCreate(st, CU_STREAM_NON_BLOCKING), "cuStreamCreate"), "plan");
+  check(checkCuda(d.cuStreamCreate(&s.copy, CU_STREAM_NON_BLOCKING), "cuStreamCreate"), "plan");
   int finals = 0;
   for (const plan::Gemm &gemm : p.gemms)
     finals += gemm.final;

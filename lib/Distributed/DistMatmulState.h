@@ -29,7 +29,7 @@ struct Matmul::State : detail::Member {
   CUdeviceptr partial = 0, d = 0;
   std::vector<mepi::Matmul> gemms;
   std::vector<CUevent> gemmEvents; // recorded after GEMMs whose output a push copies
-  CUstream copy = nullptr, copy2 = nullptr; // copy streams: Step::lane 0 and 1
+  CUstream copy = nullptr; // the copy stream (Push, WaitReady)
   CUevent fork = nullptr, join = nullptr;
   /// The stream that awaits the peers' arrival flags, and per flag the event it records once
   /// the flag is up, which the compute stream waits for: a stream wait on a flag that is

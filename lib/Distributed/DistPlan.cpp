@@ -126,18 +126,15 @@ struct Builder {
     p.steps.push_back(s);
     return s.gemm;
   }
-  /// A copy into `peer`'s buffer on copy stream `lane`, after that stream waited (once) for
-  /// the peer's ready; `asked` says for which (lane, peer) it did: lane * ranks + peer.
-  void push(int peer, View from, View to, int flag, int afterGemm, std::vector<bool> &asked,
-            int lane = 0) {
-    if (asked.size() < size_t(2 * p.ranks))
-      asked.resize(2 * p.ranks, false);
-    if (!asked[lane * p.ranks + peer]) {
+  /// A copy into `peer`'s buffer on the copy stream, after that stream waited (once) for the
+  /// peer's ready; `asked` says for which peers it did.
+  void push(int peer, View from, View to, int flag, int afterGemm, std::vector<bool> &asked) {
+    asked.resize(p.ranks, false);
+    if (!asked[peer]) {
       Step w = step(Step::Kind::WaitReady);
       w.peer = peer;
-      w.lane = lane;
       p.steps.push_back(w);
-      asked[lane * p.ranks + peer] = true;
+      asked[peer] = true;
     }
     Step s = step(Step::Kind::Push);
     s.peer = peer;
@@ -145,7 +142,6 @@ struct Builder {
     s.to = to;
     s.flag = flag;
     s.gemm = afterGemm;
-    s.lane = lane;
     p.steps.push_back(s);
   }
   void waitArrived(int flag) {

@@ -153,9 +153,6 @@ struct Step {
   int peer = -1;
   int flag = -1;
   int gemm = -1;  ///< Gemm: which; Push, Signal: the GEMM whose output it follows (-1: none)
-  /// WaitReady, Push: which copy stream (0: mepi's copy stream; 1: a second one, for copies
-  /// no GEMM of this execute waits for, so that they never delay those that one does).
-  int lane = 0;
   View from, to;
 };
 

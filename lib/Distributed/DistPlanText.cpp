@@ -67,10 +67,10 @@ std::string DistPlan::stepStr(size_t index) const {
   case Step::Kind::Ready: os << "copy: ready (peers may write our buffers)"; break;
   case Step::Kind::Fork: os << "copy: fork (after compute)"; break;
   case Step::Kind::WaitReady:
-    os << (s.lane ? "copy 2" : "copy") << ": wait ready of rank " << s.peer;
+    os << "copy: wait ready of rank " << s.peer;
     break;
   case Step::Kind::Push:
-    os << (s.lane ? "copy 2: " : "copy: ");
+    os << "copy: ";
     if (s.gemm >= 0)
       os << "after gemm " << s.gemm << ", ";
     os << "push ";

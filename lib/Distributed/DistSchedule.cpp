@@ -61,7 +61,7 @@ void addStep(OpBuilder &b, Location loc, const plan::DistPlan &p, const plan::St
   bool copy =
       s.kind == K::Fork || s.kind == K::Ready || s.kind == K::WaitReady || s.kind == K::Push;
   auto step = DistStepOp::create(b, loc, b.getStringAttr(kindName(s.kind)),
-                                   b.getStringAttr(!copy ? "compute" : s.lane ? "copy2" : "copy"), IntegerAttr(),
+                                   b.getStringAttr(copy ? "copy" : "compute"), IntegerAttr(),
                                    IntegerAttr(), IntegerAttr(), StringAttr(), StringAttr(),
                                    StringAttr(), StringAttr(), StringAttr(), StringAttr(),
                                    StringAttr(), UnitAttr());

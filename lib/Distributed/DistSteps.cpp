@@ -89,13 +89,12 @@ void dist::Matmul::State::await(CUstream st, int index, uint32_t epoch) const {
 
 void dist::Matmul::State::push(const Step &step, uint32_t epoch) const {
   const runtime::CudaDriver &d = driver();
-  CUstream lane = step.lane ? copy2 : copy;
   if (step.gemm >= 0)
-    checked(d, d.cuStreamWaitEvent(lane, gemmEvents[step.gemm], 0), "cuStreamWaitEvent");
-  copyBlock(step, lane);
-  pushAux(step, lane);
+    checked(d, d.cuStreamWaitEvent(copy, gemmEvents[step.gemm], 0), "cuStreamWaitEvent");
+  copyBlock(step, copy);
+  pushAux(step, copy);
   if (step.flag >= 0) // a copy of several raises the flag after its last
-    raise(lane, step.peer, step.flag, epoch);
+    raise(copy, step.peer, step.flag, epoch);
 }
 
 void dist::Matmul::State::pushAux(const Step &step, CUstream st) const {
@@ -130,10 +129,9 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
     break;
   case Step::Kind::Fork:
     checked(d, d.cuEventRecord(fork, stream), "cuEventRecord");
-    for (CUstream lane : {copy, copy2})
-      checked(d, d.cuStreamWaitEvent(lane, fork, 0), "cuStreamWaitEvent");
+    checked(d, d.cuStreamWaitEvent(copy, fork, 0), "cuStreamWaitEvent");
     break;
-  case Step::Kind::WaitReady: await(step.lane ? copy2 : copy, step.peer, epoch); break;
+  case Step::Kind::WaitReady: await(copy, step.peer, epoch); break;
   case Step::Kind::ComputeWaitReady: await(stream, step.peer, epoch); break;
   case Step::Kind::Push: push(step, epoch); break;
   case Step::Kind::LocalCopy: copyBlock(step, stream); break;
@@ -157,11 +155,9 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
       aux.gatherVector(d, gemms[step.gemm], gradient.at[step.gemm].offset, stream);
     break;
   }
-  case Step::Kind::Join: // the event is taken when waited for: one event serves both
-    for (CUstream lane : {copy, copy2}) {
-      checked(d, d.cuEventRecord(join, lane), "cuEventRecord");
-      checked(d, d.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent");
-    }
+  case Step::Kind::Join:
+    checked(d, d.cuEventRecord(join, copy), "cuEventRecord");
+    checked(d, d.cuStreamWaitEvent(stream, join, 0), "cuStreamWaitEvent");
     break;
   case Step::Kind::NcclReduce:
   case Step::Kind::NcclAllReduce:
@@ -174,9 +170,9 @@ void dist::Matmul::State::run(const Step &step, CUstream stream, uint32_t epoch)
 CUstream dist::Matmul::State::streamOf(const Step &step, CUstream stream) const {
   switch (step.kind) {
   case Step::Kind::Fork:
-  case Step::Kind::Ready: return copy;
+  case Step::Kind::Ready:
   case Step::Kind::WaitReady:
-  case Step::Kind::Push: return step.lane ? copy2 : copy;
+  case Step::Kind::Push: return copy;
   default: return stream;
   }
 }
