@@ -38,9 +38,8 @@ constexpr double kRowCopyK = 2200;
 
 /// AllReduce's last copies (a chunk's finished rows to every peer) follow the last GEMM: a
 /// chunk ends in short pieces, each long enough that its GEMM hides the copies of the piece
-/// before it. Copying a row of D to a peer takes 2 N bytes at ~345 GB/s, multiplying it 2 N K
-/// FLOP at ~750 TFLOP/s (2x H200, bench/NOTES.md), and each row goes to `ranks` - 1 peers, one
-/// copy after another: a row's GEMM lasts K / kRowCopyK / (ranks - 1) times its copies.
+/// before it. Each row goes to `ranks` - 1 peers, one copy after another: a row's GEMM lasts
+/// K / kRowCopyK / (ranks - 1) times its copies.
 /// - One short piece: the last needs rows / (1 + that) rows; at least kTailElements (8 MiB of
 ///   bf16, about one wave of 128 x 256 tiles), in whole 256-row tiles.
 /// - Two (`tailPieces` 2; -1 takes them on 2 ranks, the only count measured): the last exactly
@@ -98,17 +97,17 @@ std::vector<Range> plan::alignedSlabs(int64_t extent, int ranks) {
 /// band's is exposed. But the copy engine carries both, and a rank sends 2 (P - 1) / P of D's
 /// rows: bands lose where the copies take over half of the GEMMs' time, or where a band's
 /// chunks fall under 4 kMemoryBoundRows rows (one piece, whose copy waits for its whole GEMM).
-/// Two bands from 4 ranks on where
-/// neither holds (4 H200s, bench/NOTES.md: 8192 x 8192 x 28672 0.79 -> 0.82-0.84, weak 8192 x
-/// 8192 0.80 -> 0.83; copies as long as the GEMMs, 16384 x 4096 x 14336, 0.67 -> 0.59;
-/// 512-row chunks, 4096 x 8192, 0.75 -> 0.60); one on 2 ranks (0.94-0.97 with one). Asked
-/// bands keep kMemoryBoundRows rows a chunk.
+/// Two bands from 4 ranks on where neither holds (4 H200s, bench/NOTES.md: 8192 x 8192 x 28672
+/// 0.79 -> 0.82-0.84, weak 8192 x 8192 0.80 -> 0.83; copies as long as the GEMMs, 16384 x 4096
+/// x 14336, 0.67 -> 0.59; 512-row chunks, 4096 x 8192, 0.75 -> 0.60); one on 2 ranks (0.94-0.97
+/// with one). Asked bands keep kMemoryBoundRows rows a chunk.
 std::vector<std::vector<Range>> plan::allReduceBands(const DistPlan &p, const Request &q,
                                                      int64_t k) {
   double rowBytes = static_cast<double>(std::max<int64_t>(q.dElementBytes, 2));
   double copyShare = 2.0 * (q.ranks - 1) / q.ranks * kRowCopyK * rowBytes / 2 /
                      static_cast<double>(std::max<int64_t>(k, 1));
-  bool twoBands = q.ranks >= 4 && copyShare <= 0.5 && p.m / (2 * q.ranks) >= 4 * kMemoryBoundRows;
+  bool longChunks = p.m / (2 * q.ranks) >= 4 * kMemoryBoundRows;
+  bool twoBands = q.ranks >= 4 && copyShare <= 0.5 && longChunks;
   int count = q.bands > 0 ? q.bands : twoBands ? 2 : 1;
   while (count > 1 && p.m / (count * q.ranks) < kMemoryBoundRows)
     --count;

@@ -51,9 +51,9 @@ def Mepi_DistStepOp : Mepi_Op<"dist.step", [HasParent<"DistScheduleOp">]> {
   let summary = "a step of a distributed schedule";
   let description = [{
     `kind` is one of ready, fork, wait_ready, push, copy_local, wait, gemm, join, signal,
-    nccl_reduce, nccl_all_reduce, nccl_all_gather; `stream` "compute" or "copy". Buffers' blocks are written `Buffer[rows, cols]` (`Buffer+base[...]`
-    in a slot buffer): A, B, C, D as given,
-    Gather, GatherB and Recv mapped by every rank, Partial this rank's; `rank r D[...]` is
+    nccl_reduce, nccl_all_reduce, nccl_all_gather; `stream` "compute" or "copy". Buffers'
+    blocks are written `Buffer[rows, cols]` (`Buffer+base[...]` in a slot buffer): A, B, C, D
+    as given, Gather, GatherB and Recv mapped by every rank, Partial this rank's; `rank r D[...]` is
     rank r's. A gemm's `mirrors` are the peers' blocks it stores its D block to as well.
   }];
   let arguments = (ins StrAttr:$kind, StrAttr:$stream, OptionalAttr<I64Attr>:$peer,
