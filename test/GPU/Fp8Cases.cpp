@@ -352,6 +352,9 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "RELU"},
       {T::F8E5M2, T::F8E4M3FN, T::BF16, 40, 700, 6000, S::Block, S::Block, false, true, false,
        "BIAS"},
+      // Fast accumulation on a decode shape: 64 x 128 tiles, K split.
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 16, 1000, 4096, S::Tensor, S::Tensor, false, false,
+       true, "GELU_BIAS"},
       // Operands given MN-major (A as [K, M], B as [K, N]): copied K-major by a pre-pass, then
       // the wgmma kernel; every type pair, tensor, row-wise and block scales, odd shapes.
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Tensor, S::Tensor, false, false,

@@ -101,3 +101,19 @@ func.func @grouped_decode(%x: memref<1024x2048xf8E4M3FN> {mepi.alignment = 16 : 
   }
   return
 }
+
+// Fast accumulation (no promotion) at 16 rows: 64 x 128 tiles, K split in 2, as promoted ones
+// take them (the 16-bit rules' 64 x 64 measured slower).
+// CHECK-LABEL: func.func @decode_fast
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
+func.func @decode_fast(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+                       %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+                       %d: memref<16x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<16x8192xf8E4M3FN>, memref<8192x8192xf8E4M3FN>)
+      outs(%d : memref<16x8192xbf16>) attributes {transpose_b, fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
