@@ -104,19 +104,29 @@ const Tensor &DistAux::pieceOf(const mepi::Matmul &gemm, const Declared &d) cons
   return it->second;
 }
 
+int64_t DistAux::rowOffset(AuxLayout layout, int64_t row) const {
+  switch (layout) {
+  case AuxLayout::Mask: return row / 8; // blocks start at multiples of 128 rows: whole bytes
+  case AuxLayout::ColumnMajor:
+  case AuxLayout::Rows: return row;
+  case AuxLayout::RowMajor: return row * cols;
+  }
+  return 0;
+}
+
 void DistAux::place(const runtime::CudaDriver &driver, const Declared &d, const Tensor &piece,
                     int64_t row, int64_t count, CUdeviceptr base, CUstream stream) const {
   size_t element = elementBytes(d.dtype);
   CUDA_MEMCPY2D c{};
   c.srcMemoryType = c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
   c.srcDevice = reinterpret_cast<CUdeviceptr>(piece.data);
+  c.dstDevice = base + rowOffset(d.layout, row) * element;
   int64_t h = height(d.layout);
   switch (d.layout) {
   case AuxLayout::Mask:
   case AuxLayout::ColumnMajor: { // column j of the piece lands at row `row` of column j
     bool mask = d.layout == AuxLayout::Mask;
     c.srcPitch = piece.strides[1] * element;
-    c.dstDevice = base + (mask ? row / 8 : row) * element;
     c.dstPitch = h * element;
     c.WidthInBytes = (mask ? llvm::divideCeil(count, 8) : count) * element;
     c.Height = cols;
@@ -124,14 +134,12 @@ void DistAux::place(const runtime::CudaDriver &driver, const Declared &d, const 
   }
   case AuxLayout::RowMajor: // rows of the piece are rows `row`... of the whole
     c.srcPitch = piece.strides.empty() ? cols * element : piece.strides[0] * element;
-    c.dstDevice = base + row * cols * element;
     c.dstPitch = cols * element;
     c.WidthInBytes = cols * element;
     c.Height = count;
     break;
   case AuxLayout::Rows:
     c.srcPitch = c.dstPitch = c.WidthInBytes = count * element;
-    c.dstDevice = base + row * element;
     c.Height = 1;
     break;
   }
@@ -151,28 +159,10 @@ int64_t DistAux::leadingDimension() const {
 
 Tensor DistAux::block(const Declared &d, int64_t row, int64_t count) const {
   Tensor t = assembled.at(d.key);
-  size_t element = elementBytes(d.dtype);
-  auto at = [&](int64_t elements) {
-    t.data = static_cast<char *>(t.data) + elements * element;
-  };
-  switch (d.layout) {
-  case AuxLayout::Mask:
-    at(row / 8);
-    t.shape[0] = llvm::alignTo(llvm::divideCeil(count, 8), 16);
-    break;
-  case AuxLayout::ColumnMajor:
-    at(row);
-    t.shape[0] = llvm::alignTo(count, 8);
-    break;
-  case AuxLayout::RowMajor:
-    at(row * cols);
-    t.shape[0] = count;
-    break;
-  case AuxLayout::Rows:
-    at(row);
-    t.shape[0] = count;
-    break;
-  }
+  t.data = static_cast<char *>(t.data) + rowOffset(d.layout, row) * elementBytes(d.dtype);
+  t.shape[0] = d.layout == AuxLayout::Mask          ? llvm::alignTo(llvm::divideCeil(count, 8), 16)
+               : d.layout == AuxLayout::ColumnMajor ? llvm::alignTo(count, 8)
+                                                    : count;
   return t;
 }
 

@@ -88,6 +88,8 @@ private:
   };
   /// The output's height (its leading extent: rows, mask bytes or padded rows) and its bytes.
   int64_t height(AuxLayout layout) const;
+  /// Where the block of D's rows from `row` starts in an output of `layout`, in elements.
+  int64_t rowOffset(AuxLayout layout, int64_t row) const;
   size_t bytes(const Declared &d) const;
   Tensor wholeAt(const Declared &d, CUdeviceptr memory, int device) const;
   /// Rows [row, row + count) of the assembled output `d`, as a GEMM of those rows writes them.
