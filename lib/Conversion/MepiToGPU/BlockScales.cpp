@@ -141,19 +141,24 @@ SmallVector<Value> BlockScaleFactors::emitCarriedInit(Emitter &e, Value k) const
   return carriedOf(factorsOf(e, emitLoads(e, k)));
 }
 
-auto BlockScaleFactors::emitAfterIssue(Emitter &e, ValueRange carried, Value next,
-                                       Value stage) const -> Block {
+auto BlockScaleFactors::emitBlockTop(Emitter &e, ValueRange carried, Value next) const
+    -> Block {
   Block block;
-  if (!stages) {
-    size_t half = twoBlocks ? carried.size() / 2 : carried.size();
-    Factors f;
-    f.first.assign(carried.begin(), carried.begin() + half);
-    f.second.assign(carried.begin() + half, carried.end());
-    f.split = split;
-    block.factors = f;
-    block.loaded = emitLoads(e, next);
+  if (stages)
     return block;
-  }
+  size_t half = twoBlocks ? carried.size() / 2 : carried.size();
+  Factors f;
+  f.first.assign(carried.begin(), carried.begin() + half);
+  f.second.assign(carried.begin() + half, carried.end());
+  f.split = split;
+  block.factors = f;
+  block.loaded = emitLoads(e, next);
+  return block;
+}
+
+void BlockScaleFactors::emitAfterIssue(Emitter &e, Block &block, Value stage) const {
+  if (!stages)
+    return;
   Value base = e.offset(stages, e.mul(stage, e.i32(stageBytes)));
   auto load = [&](Value byte) {
     return LLVM::LoadOp::create(e.b, e.loc, e.b.getF32Type(), e.offset(base, byte),
@@ -167,7 +172,6 @@ auto BlockScaleFactors::emitAfterIssue(Emitter &e, ValueRange carried, Value nex
   for (Value row : rowBytes)
     loaded.push_back(load(row));
   block.factors = factorsOf(e, loaded);
-  return block;
 }
 
 SmallVector<Value> BlockScaleFactors::emitCarriedNext(Emitter &e, const Block &block) const {

@@ -79,11 +79,12 @@ public:
   };
   /// The values the block loop carries from its start, whose first block is `k` (i32).
   SmallVector<Value> emitCarriedInit(Emitter &e, Value k) const;
-  /// Once the block's wgmmas are issued (its stage `stage`, i32, is full; `carried`: what the
-  /// loop carried): staged, its factors read from the stage; else its factors (loaded a block
-  /// ahead) and the loads of block `next`'s (i32) scales, whose address arithmetic then
-  /// overlaps the wgmmas.
-  Block emitAfterIssue(Emitter &e, ValueRange carried, Value next, Value stage) const;
+  /// At the top of a block, from what the loop carried: its factors (loaded a block ahead),
+  /// and the loads of block `next`'s (i32) scales. Staged: nothing yet.
+  Block emitBlockTop(Emitter &e, ValueRange carried, Value next) const;
+  /// Once the block's wgmmas are issued (its stage `stage`, i32, is full): staged, its factors
+  /// read from the stage.
+  void emitAfterIssue(Emitter &e, Block &block, Value stage) const;
   /// What the loop carries to the next block.
   SmallVector<Value> emitCarriedNext(Emitter &e, const Block &block) const;
 

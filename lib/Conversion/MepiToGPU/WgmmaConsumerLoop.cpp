@@ -172,19 +172,19 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   b.setInsertionPointToStart(blocks.getBody());
   Value blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
+  // Block scales (a block is one k-step): loaded a block ahead, or read from the full stage
+  // while its wgmmas run.
+  BlockScaleFactors::Block scales;
+  if (u.blockScales)
+    scales = u.blockScales->emitBlockTop(e, blocks.getRegionIterArgs().drop_front(1 + slices),
+                                         e.min(blockEnd, lastStep));
   // The block's first k-step writes its accumulators without reading them.
   SmallVector<Value> unread(slices, LLVM::UndefOp::create(b, loc, accType));
   SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
                                        unread, /*fresh=*/true);
-  // Block scales (a block is one k-step): the next block's loaded, or this block's read from
-  // the full stage, once its wgmmas are issued. Both consumers wait for the same stage and
-  // promote at the same time, so what lies between a promotion and the next issue leaves the
-  // tensor cores idle; the loads' address arithmetic there cost ~20 % (bench/NOTES.md).
-  BlockScaleFactors::Block scales;
   if (u.blockScales)
-    scales = u.blockScales->emitAfterIssue(
-        e, blocks.getRegionIterArgs().drop_front(1 + slices), e.min(blockEnd, lastStep),
-        c.pipeline->emitSlot(e, blocks.getRegionIterArg(0)).stage);
+    u.blockScales->emitAfterIssue(e, scales,
+                                  c.pipeline->emitSlot(e, blocks.getRegionIterArg(0)).stage);
   std::optional<BlockScaleFactors::Factors> &factors = scales.factors;
   SmallVector<Value> block = first;
   if (config.getMainloop().getPromote() > 1)
