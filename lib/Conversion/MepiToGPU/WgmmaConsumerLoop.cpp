@@ -153,13 +153,6 @@ scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const 
   return kLoop;
 }
 
-/// Where the promoted sum of accumulator register `i` is kept. An fma promotion (block scales)
-/// reads three registers; ptxas gives the sums registers at an even distance from the wgmma's,
-/// so the part, its sum and often the factor share a register bank and the dispatch stalls
-/// (ncu, bench/NOTES.md). Keeping each sum in its pair neighbour's slot puts the two in
-/// different banks; the slots are undone once after the loop.
-static int64_t promotedSlot(bool fma, int64_t i) { return fma ? i ^ 1 : i; }
-
 /// The promoted accumulator policy (`promote` = P): blocks of P k-steps, the first of each
 /// from zero (scale-d = 0), each block's sums waited for and added into a second set with
 /// rounded f32 additions. Returns the stage counter and the promoted sums (no wgmma in flight).
@@ -206,29 +199,19 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     Value sums = blocks.getRegionIterArg(1 + s);
     Value fresh = emitAccumulatorFence(e, block[1 + s], count);
     for (int64_t i = 0; i < count; ++i) {
-      int64_t slot = promotedSlot(factors.has_value(), i);
-      Value total = LLVM::ExtractValueOp::create(b, loc, sums, slot);
+      Value total = LLVM::ExtractValueOp::create(b, loc, sums, i);
       Value part = LLVM::ExtractValueOp::create(b, loc, fresh, i);
       Value sum = !factors ? LLVM::FAddOp::create(b, loc, total, part).getResult()
                            : LLVM::FMAOp::create(b, loc, part, factors->of(e, s, i), total)
                                  .getResult();
-      sums = LLVM::InsertValueOp::create(b, loc, sums, sum, slot);
+      sums = LLVM::InsertValueOp::create(b, loc, sums, sum, i);
     }
     yielded.push_back(sums);
   }
   if (u.blockScales)
     llvm::append_range(yielded, u.blockScales->emitCarriedNext(e, scales));
   scf::YieldOp::create(b, loc, yielded);
-  b.setInsertionPointAfter(blocks);
-  SmallVector<Value> results = {blocks.getResult(0)};
-  for (int64_t s = 0; s < slices; ++s) {
-    Value slotted = blocks.getResult(1 + s), sums = slotted;
-    for (int64_t i = 0; u.blockScales && i < count; ++i)
-      sums = LLVM::InsertValueOp::create(
-          b, loc, sums, LLVM::ExtractValueOp::create(b, loc, slotted, promotedSlot(true, i)), i);
-    results.push_back(sums);
-  }
-  return results;
+  return SmallVector<Value>(blocks.getResults().take_front(1 + slices));
 }
 
 /// The main loop over `u.unit`'s k-steps; `summing[i]`: it issues sums plan i's wgmmas.
