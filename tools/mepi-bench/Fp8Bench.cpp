@@ -1,6 +1,7 @@
 // mepi-bench --fp8 (see Fp8Bench.h).
 #include "Fp8Bench.h"
 #include "Fp8LtMatmul.h"
+#include "Sweep.h"
 
 #include <cmath>
 #include <cstdio>
@@ -140,6 +141,17 @@ std::vector<Shape> fp8Shapes() {
     shapes[shapes.size() - names.size() + i].name = names[i].c_str();
   return shapes;
 }
+/// The seeded sweep's first 40 unbatched shapes (Sweep.h: M from 1, N and K from 64 up to
+/// 65536, log-uniform, shapes nobody tuned on), each dimension rounded up to a multiple of 16
+/// as FP8 rows need; 40 keeps a run of four modes under ~3 minutes.
+std::vector<Shape> fp8SweepShapes(uint64_t seed) {
+  static std::vector<std::string> names;
+  std::vector<Shape> shapes;
+  auto up16 = [](int64_t v) { return (v + 15) / 16 * 16; };
+  for (const SweepProblem &p : sweepProblems(seed, 40, 0, names))
+    shapes.push_back({up16(p.shape.m), up16(p.shape.n), up16(p.shape.k), p.shape.name});
+  return shapes;
+}
 } // namespace
 
 int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions &options) {
@@ -150,7 +162,10 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
   std::string rows;
   double logRatio[std::size(kModes)] = {};
   int counted[std::size(kModes)] = {};
-  for (const Shape &s : options.shapes.empty() ? fp8Shapes() : options.shapes)
+  std::vector<Shape> shapes = !options.shapes.empty() ? options.shapes
+                              : options.sweepSeed   ? fp8SweepShapes(*options.sweepSeed)
+                                                    : fp8Shapes();
+  for (const Shape &s : shapes)
     for (Mode mode : kModes) {
       std::string label = std::string(s.name) + " " + modeName(mode);
       if (!selectedLabel(options.filters, label) || (options.quick && mode != Mode::Tensor))

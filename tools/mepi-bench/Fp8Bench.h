@@ -9,6 +9,8 @@
 
 #include "BenchSupport.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,8 @@ struct Fp8RunOptions {
   bool rowMajorB = false;
   /// --shape: these problems instead of the set (M, N, K multiples of 16).
   std::vector<Shape> shapes;
+  /// --sweep S: the seeded sweep's unbatched shapes (Sweep.h) instead of the set.
+  std::optional<uint64_t> sweepSeed;
 };
 
 /// Runs the FP8 set; returns the process's exit status.

@@ -629,7 +629,7 @@ int main(int argc, char **argv) {
   if (o.fp8)
     return runFp8Bench(dev.lt, dev.stream,
                        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
-                        rowMajorB, o.givenShapes});
+                        rowMajorB, o.givenShapes, o.sweepSeed});
   if (o.user)
     return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters, forcedConfig,
                         o.ltoirPath, argv[0], dev.name, date, o.command, o.jsonPath);
