@@ -98,6 +98,33 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
   return waves;
 }
 
+/// K splits for `tiles` promoted tiles and their time in k-steps of one unit, whole waves
+/// counted: the splits s (at most 16, each at least 8 k-steps) minimizing ceil(tiles s /
+/// multiprocessors) (k-steps / s + kSplitCost), taken where that is at least 5 % below the
+/// unsplit waves. A promoted kernel's unit runs its k-steps one promotion at a time, so a
+/// partial last wave costs as long as a whole one; a split writes and later sums an f32 record
+/// of its tile, about kSplitCost k-steps. Where the tiles leave half of the multiprocessors idle
+/// this is waveSplits' choice (16 x 8192 x 8192 on 64 x 128 in 2, 256 x 1296 x 4496 on 128 x 64
+/// in 3: measured best, bench/NOTES.md, FP8); with fewer splits it also fills the partial wave
+/// of a few waves of long-K tiles (seeded FP8 sweeps, H200: 896 x 1024 x 62784 ran one wave of
+/// 128 x 64 at 0.60 of cuBLASLt, 11520 x 256 x 37312 three at 0.50).
+std::pair<int64_t, double> promotedSplits(const Sm90Problem &p, const TargetInfo &target,
+                                          int64_t tiles) {
+  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
+  constexpr double kSplitCost = 6, kRequiredGain = 1.05;
+  int64_t sms = std::max<int64_t>(target.multiprocessors, 1);
+  double kSteps = double(llvm::divideCeil(p.k, p.atom().lineElements()));
+  auto time = [&](int64_t splits) {
+    double waves = double(llvm::divideCeil(tiles * splits, sms));
+    return waves * (kSteps / double(splits) + (splits > 1 ? kSplitCost : 0));
+  };
+  std::pair<int64_t, double> best{1, time(1)};
+  for (int64_t s = 2; s <= kMaxSplits && kSteps >= double(s * kMinStepsPerSplit); ++s)
+    if (time(s) < best.second && kRequiredGain * time(s) <= time(1))
+      best = {s, time(s)};
+  return best;
+}
+
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
 /// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
 /// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
@@ -114,9 +141,10 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
 /// first, 128 x 192 and 128 x 64 alone first (measured faster, or B's tile too small to share),
 /// but in clusters first where rows of A or B start off L2's sectors and the tiles take more
 /// than one wave (15984 x 12128 x 10544: 1.14 of cuBLASLt in clusters against 0.81 alone;
-/// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Where stream-K's pieces pay for a partial
-/// last wave (streamKWaves), a shape is ranked by those waves and its stream-K form comes
-/// before its whole units. Grouped problems (tiles unknown on the host) take 64 x 128 first
+/// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Each shape's K is split as promotedSplits
+/// says and ranked by its time, or, where stream-K's pieces pay for a partial last wave
+/// (streamKWaves) and beat the splits, by those waves, its stream-K form before its whole
+/// units. Grouped problems (tiles unknown on the host) take 64 x 128 first
 /// where groups average at most 64 rows (a 128-row tile would be mostly outside its group),
 /// else 128 x 192 where the tiles of the mean group size give every multiprocessor one, else
 /// 128 x 128. On the H100 (mepi-bench --grouped --fp8, 2026-11-27, two rounds): 128 x 192 s4
@@ -135,6 +163,7 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     double speed; // per tile, relative to 128 x 128
     KernelConfigAttr config = {};
     std::optional<double> streamKWaves = std::nullopt;
+    double steps = 0; // a unit's k-steps times the waves (promotedSplits), or stream-K's
   };
   SmallVector<Shape> shapes = {
       {128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
@@ -143,24 +172,23 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
   auto tilesOf = [&](const Shape &s) -> int64_t {
     return p.batch * llvm::divideCeil(p.m, s.m) * llvm::divideCeil(p.n, s.n);
   };
+  double kSteps = double(llvm::divideCeil(p.k, p.atom().lineElements()));
   for (Shape &s : shapes) {
     s.config = chooseWgmmaConfig(op, target, s.m, s.n).withPromote(sm90::kFp8PromoteKSteps);
-    // Tiles that leave half of the multiprocessors idle split K as 16-bit ones do (waveSplits):
-    // a promoted kernel's mainloop is as long as its K, so idle SMs cost as much as there
-    // (bench/NOTES.md, FP8: split K).
-    int64_t splits = p.grouped() ? 1 : waveSplits(p, target, tilesOf(s));
-    if (s.config && splits > 1)
-      s.config = s.config.withSplits(splits);
-    if (!p.grouped())
-      s.streamKWaves = streamKWaves(p, target, s.config);
-    else if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured below
-      s.config = s.config.withStore(DStore::Tma);
+    if (p.grouped()) {
+      if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured below
+        s.config = s.config.withStore(DStore::Tma);
+      continue;
+    }
+    s.streamKWaves = streamKWaves(p, target, s.config);
+    auto [splits, steps] = promotedSplits(p, target, tilesOf(s));
+    s.steps = steps;
+    if (s.streamKWaves && *s.streamKWaves * kSteps < steps)
+      s.steps = *s.streamKWaves * kSteps;
+    else if (s.config && splits > 1)
+      s.config = s.config.withSplits(splits), s.streamKWaves = std::nullopt;
   }
-  auto cost = [&](const Shape &s) {
-    double waves = s.streamKWaves.value_or(
-        llvm::divideCeil(tilesOf(s), std::max<int64_t>(target.multiprocessors, 1)));
-    return waves * double(s.m * s.n) / s.speed;
-  };
+  auto cost = [&](const Shape &s) { return s.steps * double(s.m * s.n) / s.speed; };
   if (!p.grouped())
     llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
   if (p.grouped()) { // shapes: 128 x 128, 128 x 192, 64 x 128, ...
