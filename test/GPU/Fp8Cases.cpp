@@ -352,6 +352,17 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "RELU"},
       {T::F8E5M2, T::F8E4M3FN, T::BF16, 40, 700, 6000, S::Block, S::Block, false, true, false,
        "BIAS"},
+      // The heuristic's 128 x 192 tiles split to fill one wave (promotedSplits: 33 tiles in
+      // 4): tensor-wise with an e4m3 D, its scale and amax; block scales (a split boundary
+      // between two blocks of K); and block scales forced into 3 splits of 128 x 192.
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 300, 2000, 8000, S::Tensor, S::Tensor, true, true,
+       false, "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 300, 2000, 8000, S::Block, S::Block, false, true, false,
+       "BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 1000, 520, 4000, S::Block, S::Block, false, false, false,
+       "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>, "
+       "scheduler = <split_k, splits = 3>>"},
       // Fast accumulation on a decode shape: 64 x 128 tiles, K split.
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 16, 1000, 4096, S::Tensor, S::Tensor, false, false,
        true, "GELU_BIAS"},
