@@ -98,39 +98,26 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
   return waves;
 }
 
-/// K splits for `tiles` promoted tiles and their time in k-steps of one unit, whole waves
-/// counted: the splits s (at most 16, each at least 8 k-steps, all units in one wave)
-/// minimizing ceil(tiles s / multiprocessors) (k-steps / s + kSplitCost), taken where that is
-/// at least 5 % below the unsplit waves. A promoted kernel's unit runs its k-steps one
-/// promotion at a time, so idle multiprocessors in a partial wave cost as much as busy ones;
-/// a split writes and later sums an f32 record of its tile (kSplitCost k-steps, a few
-/// microseconds). Splits that spill into further waves lost: the units of a wave no longer
-/// share their operands' slices in L2 (64 x 4416 x 26816 on 64 x 128 in 7 splits, 245 units,
-/// 0.76 of cuBLASLt against 0.99 in 3; 512 x 4352 x 29120 on 128 x 192 in 4, 0.80 against 0.86
-/// whole). The constants are fitted on 14 measured problems (H200, tensor-wise, exp83,
-/// bench/NOTES.md, FP8): where the tiles leave half of the SMs idle this is waveSplits' choice
-/// (16 x 8192 x 8192 on 64 x 128 in 2, 256 x 1296 x 4496 on 128 x 64 in 3, measured best), and
-/// it takes 128 x 192 split over 128 x 64 whole on long-K problems of under a wave (896 x 1024
-/// x 62784 0.59 -> 0.79, 96 x 5472 x 12672 0.70 -> 0.97, 2624 x 576 x 15808 0.87 -> 1.01)
-/// but not where short splits (1008 x 528 x 4096 in 3: 0.86 -> 0.71) or 128 x 192 (128 x 8192
-/// x 8192: 0.98 -> 0.94) lost.
+/// K splits for `tiles` promoted tiles (waveSplits: where they leave half of the SMs idle, as
+/// many as one wave holds) and their time in k-steps of one unit, whole waves counted: a
+/// promoted kernel's unit runs its k-steps one promotion at a time, so idle multiprocessors in
+/// a partial wave cost as much as busy ones, and a split writes and later sums an f32 record
+/// of its tile (kSplitCost k-steps, a few microseconds). Ranking tiles by this time (not by
+/// waves of whole tiles) puts 128 x 192 split over 128 x 64 whole on long-K problems of under a
+/// wave (H200, tensor-wise, exp83, bench/NOTES.md, FP8: 896 x 1024 x 62784 0.59 -> 0.79 of
+/// cuBLASLt, 96 x 5472 x 12672 0.70 -> 0.97, 2624 x 576 x 15808 0.87 -> 1.01, 7808 x 192 x 18448
+/// 0.74 -> 0.90) but not where short splits lost (1008 x 528 x 4096 on 128 x 128 in 3: 0.86 ->
+/// 0.71; 128 x 8192 x 8192 on 128 x 192 in 3: 0.98 -> 0.94), which kSplitCost was fitted to.
+/// Splits over more than one wave lost (64 x 4416 x 26816 in 7: 0.99 -> 0.76; 512 x 4352 x
+/// 29120 in 4: 0.86 -> 0.80): the units of a wave no longer share their operands in L2.
 std::pair<int64_t, double> promotedSplits(const Sm90Problem &p, const TargetInfo &target,
                                           int64_t tiles) {
-  constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 16;
-  constexpr double kSplitCost = 12, kRequiredGain = 1.05;
-  int64_t sms = std::max<int64_t>(target.multiprocessors, 1);
+  constexpr double kSplitCost = 12;
+  int64_t splits = waveSplits(p, target, tiles);
   double kSteps = double(llvm::divideCeil(p.k, p.atom().lineElements()));
-  auto time = [&](int64_t splits) {
-    double waves = double(llvm::divideCeil(tiles * splits, sms));
-    return waves * (kSteps / double(splits) + (splits > 1 ? kSplitCost : 0));
-  };
-  std::pair<int64_t, double> best{1, time(1)};
-  for (int64_t s = 2; s <= kMaxSplits && tiles * s <= sms &&
-                      kSteps >= double(s * kMinStepsPerSplit);
-       ++s)
-    if (time(s) < best.second && kRequiredGain * time(s) <= time(1))
-      best = {s, time(s)};
-  return best;
+  double waves =
+      double(llvm::divideCeil(tiles * splits, std::max<int64_t>(target.multiprocessors, 1)));
+  return {splits, waves * (kSteps / double(splits) + (splits > 1 ? kSplitCost : 0))};
 }
 
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
