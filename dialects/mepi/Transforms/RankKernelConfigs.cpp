@@ -99,17 +99,13 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
 }
 
 /// K splits for `tiles` promoted tiles (waveSplits: where they leave half of the SMs idle, as
-/// many as one wave holds) and their time in k-steps of one unit, whole waves counted: a
-/// promoted kernel's unit runs its k-steps one promotion at a time, so idle multiprocessors in
-/// a partial wave cost as much as busy ones, and a split writes and later sums an f32 record
-/// of its tile (kSplitCost k-steps, a few microseconds). Ranking tiles by this time (not by
-/// waves of whole tiles) puts 128 x 192 split over 128 x 64 whole on long-K problems of under a
-/// wave (H200, tensor-wise, exp83, bench/NOTES.md, FP8: 896 x 1024 x 62784 0.59 -> 0.79 of
-/// cuBLASLt, 96 x 5472 x 12672 0.70 -> 0.97, 2624 x 576 x 15808 0.87 -> 1.01, 7808 x 192 x 18448
-/// 0.74 -> 0.90) but not where short splits lost (1008 x 528 x 4096 on 128 x 128 in 3: 0.86 ->
-/// 0.71; 128 x 8192 x 8192 on 128 x 192 in 3: 0.98 -> 0.94), which kSplitCost was fitted to.
-/// Splits over more than one wave lost (64 x 4416 x 26816 in 7: 0.99 -> 0.76; 512 x 4352 x
-/// 29120 in 4: 0.86 -> 0.80): the units of a wave no longer share their operands in L2.
+/// many as one wave holds) and their time in k-steps of one unit, whole waves counted. Why: a
+/// promoted kernel's unit runs its k-steps one promotion at a time, so idle multiprocessors in a
+/// partial wave cost as much as busy ones, and a split writes and later sums an f32 record of
+/// its tile (kSplitCost k-steps, a few microseconds, fitted so that splits of ~11 k-steps lose).
+/// Ranking by this time rather than by waves of whole tiles puts 128 x 192 split over 128 x 64
+/// whole on long-K problems under a wave. Splits stay within one wave: over more, the units of
+/// a wave no longer share their operands in L2 (bench/NOTES.md, FP8: the ranking).
 std::pair<int64_t, double> promotedSplits(const Sm90Problem &p, const TargetInfo &target,
                                           int64_t tiles) {
   constexpr double kSplitCost = 12;
@@ -122,7 +118,8 @@ std::pair<int64_t, double> promotedSplits(const Sm90Problem &p, const TargetInfo
 
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
 /// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
-/// are ranked by waves x tile area / the shape's speed per tile, fitted on the H200 (e4m3,
+/// are ranked by a unit's time (promotedSplits) x tile area / the shape's speed per tile,
+/// fitted on the H200 (e4m3,
 /// bf16 D, tensor-wise scales, promoted kernels loaded as whole programs; bench/NOTES.md):
 /// 128 x 192 1.25 x 128 x 128 (1.19 at 8192^3, 1.37 at 848 x 11984 x 6112), 128 x 64 0.85,
 /// 64 x 128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one
