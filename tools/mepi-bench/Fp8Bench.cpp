@@ -141,6 +141,7 @@ std::vector<Shape> fp8Shapes() {
     shapes[shapes.size() - names.size() + i].name = names[i].c_str();
   return shapes;
 }
+
 /// The seeded sweep's first 40 unbatched shapes (Sweep.h: M from 1, N and K from 64 up to
 /// 65536, log-uniform, shapes nobody tuned on), each dimension rounded up to a multiple of 16
 /// as FP8 rows need; 40 keeps a run of four modes under ~3 minutes.

@@ -119,8 +119,8 @@ std::pair<int64_t, double> promotedSplits(const Sm90Problem &p, const TargetInfo
 /// 8-bit A and B without fast_accumulation: promoted accumulators every kFp8PromoteKSteps
 /// k-steps, whose second set leaves room for one 64 x 192 slice per consumer. The tile shapes
 /// are ranked by a unit's time (promotedSplits) x tile area / the shape's speed per tile,
-/// fitted on the H200 (e4m3,
-/// bf16 D, tensor-wise scales, promoted kernels loaded as whole programs; bench/NOTES.md):
+/// fitted on the H200 (e4m3, bf16 D, tensor-wise scales, promoted kernels loaded as whole
+/// programs; bench/NOTES.md):
 /// 128 x 192 1.25 x 128 x 128 (1.19 at 8192^3, 1.37 at 848 x 11984 x 6112), 128 x 64 0.85,
 /// 64 x 128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one
 /// consumer leaves the tensor cores idle while it adds a block's sums into the second set; two
@@ -136,8 +136,8 @@ std::pair<int64_t, double> promotedSplits(const Sm90Problem &p, const TargetInfo
 /// one wave, 544 x 3776 x 2064: 0.73 against 0.77). Each shape's K is split as promotedSplits
 /// says and ranked by its time, or, where stream-K's pieces pay for a partial last wave
 /// (streamKWaves) and beat the splits, by those waves, its stream-K form before its whole
-/// units. Grouped problems (tiles unknown on the host) take 64 x 128 first
-/// where groups average at most 64 rows (a 128-row tile would be mostly outside its group),
+/// units. Grouped problems (tiles unknown on the host) take 64 x 128 first where groups
+/// average at most 64 rows (a 128-row tile would be mostly outside its group),
 /// else 128 x 192 where the tiles of the mean group size give every multiprocessor one, else
 /// 128 x 128. On the H100 (mepi-bench --grouped --fp8, 2026-11-27, two rounds): 128 x 192 s4
 /// ran the prefill set at 0.744-0.755 of the dense FP8 matmul of the same FLOPs against
