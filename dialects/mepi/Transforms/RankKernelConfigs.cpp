@@ -185,7 +185,8 @@ SmallVector<KernelConfigAttr> rankPromotedConfigs(MatmulOp op, const TargetInfo 
     llvm::stable_sort(shapes, [&](const Shape &x, const Shape &y) { return cost(x) < cost(y); });
   if (p.grouped()) { // shapes: 128 x 128, 128 x 192, 64 x 128, ...
     int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
-    bool wide = p.groups * llvm::divideCeil(meanRows, 128) * llvm::divideCeil(p.n, 192) >=
+    bool wide = p.groups * int64_t(llvm::divideCeil(meanRows, 128)) *
+                    int64_t(llvm::divideCeil(p.n, 192)) >=
                 target.multiprocessors;
     int64_t first = meanRows <= 64 ? 2 : wide ? 1 : 0;
     std::rotate(shapes.begin(), shapes.begin() + first, shapes.begin() + first + 1);
