@@ -1,7 +1,6 @@
 // The wgmma consumer's main loop over one work unit: the k-steps (each a stage's wgmmas, one
 // group kept in flight), the promoted accumulator policy, and the register fences around them.
 #include "WgmmaKernelGenerator.h"
-#include "IssueTurns.h"
 #include "WgmmaFragment.h"
 
 using namespace mlir;
@@ -104,8 +103,6 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
     low = mainloop.emitDescriptors(
         e, lowAddress, mainloop.emitStageTiles(e, lowAddress, u.consumer), u.consumer);
   }
-  if (u.turns)
-    u.turns->emitWait(e, k);
   mainloop.emitWgmmas(e, descriptors, low ? &*low : nullptr, accs, fresh, [&](int64_t kk) {
     // Operand sums: the tensor cores add up this k16 step of the rows this consumer sums in
     // this unit, between the main wgmmas.
@@ -121,8 +118,6 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
     }
   });
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  if (u.turns)
-    u.turns->emitPass(e, k);
   // Operand sums by the threads: from the stage the wgmmas read, before it is released.
   for (auto [i, p] : llvm::enumerate(sumsPlans))
     if (summing[i] && !p.tile.onTensorCores)

@@ -66,7 +66,6 @@
 // float4 (stream-K: counters[132 * C] | partials[132][2][C][R / 4][128]), R = tile_n / 2
 // accumulator registers per thread, so that a warp's partial stores and loads are 512
 // contiguous bytes.
-#include "IssueTurns.h"
 #include "WgmmaKernelGenerator.h"
 
 using namespace mlir;
@@ -332,12 +331,6 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                         firstCol, config.getTileM(), config.getTileN(), localThread, stages,
                         layout.scaleStageBytes);
     u.blockScales = &*blockScales;
-  }
-  // Consumers that add every k-step's sums take turns at issuing (IssueTurns.h).
-  std::optional<IssueTurns> turns;
-  if (config.getMainloop().getPromote() == 1 && consumers() == 2 && !pingpong) {
-    turns.emplace(consumer, unit.kBegin, unit.kEnd);
-    u.turns = &*turns;
   }
   SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
   emitUnitEpilog(e, c, op, operands, u, loopResults);

@@ -38,17 +38,12 @@ constexpr StringLiteral kSharedMemoryName = "mepi_shared_memory";
 constexpr int64_t kMainloopTurnBarrier = 3;
 // Grouped along K: the consumers meet at kKGroupMaskBarrier after masking a stage.
 constexpr int64_t kKGroupMaskBarrier = kMainloopTurnBarrier + 2;
-// Promoted cooperative consumers take turns at issuing on the ping-pong consumers' barriers
-// (IssueTurns.h): a ping-pong kernel never promotes.
-constexpr int64_t kIssueTurnBarrier = kMainloopTurnBarrier;
 
 /// Makes the accumulator registers (`count` of them) wait for the wgmmas that write them
 /// (WgmmaConsumerLoop.cpp).
 Value emitAccumulatorFence(Emitter &e, Value acc, int64_t count);
 /// emitAccumulatorFence for f32 values (the operand sums' fragments).
 SmallVector<Value> emitValueFence(Emitter &e, ArrayRef<Value> values);
-
-class IssueTurns;
 
 class WgmmaKernelGenerator : public KernelGenerator {
 public:
@@ -230,8 +225,6 @@ private:
     const BlockScaleFactors *blockScales = nullptr;
     /// Ping-pong: the k-steps of the other consumer's next unit (i32).
     Value otherSteps;
-    /// Promoted cooperative consumers: their turns at issuing (IssueTurns.h).
-    const IssueTurns *turns = nullptr;
   };
   void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
   void emitPingpongTurn(Emitter &e, Value hasPrevious, Value consumer) const;
