@@ -102,8 +102,8 @@ func.func @grouped_decode(%x: memref<1024x2048xf8E4M3FN> {mepi.alignment = 16 : 
   return
 }
 
-// Fast accumulation (no promotion) at 16 rows: 64 x 128 tiles, K split in 2, as promoted ones
-// take them (the 16-bit rules' 64 x 64 measured slower).
+// Fast accumulation (no promotion) at 16 rows: 64 x 128 tiles, K split in 2, ranked by the
+// FP8 tile model as promoted ones are (64 x 64 measured slower here).
 // CHECK-LABEL: func.func @decode_fast
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
 func.func @decode_fast(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
@@ -144,6 +144,69 @@ func.func @short_k_whole(%a: memref<1008x4096xf8E4M3FN> {mepi.alignment = 16 : i
                          %d: memref<1008x528xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<1008x4096xf8E4M3FN>, memref<528x4096xf8E4M3FN>)
       outs(%d : memref<1008x528xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// Fast accumulation ranked by the FP8 tile model: 47 x 3 = 141 tiles of 128 x 256 take two
+// waves, the first nearly alone; 47 x 4 = 188 of 128 x 192 fill them better (the 16-bit rules
+// took 128 x 256 in clusters).
+// CHECK-LABEL: func.func @fast_narrow_n
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @fast_narrow_n(%a: memref<6016x4544xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %b: memref<736x4544xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %d: memref<6016x736xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<6016x4544xf8E4M3FN>, memref<736x4544xf8E4M3FN>)
+      outs(%d : memref<6016x736xbf16>) attributes {transpose_b, fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// 15 rows of 128 x 256 tiles: in clusters of 2 they would take 16 x 17 = 272 blocks, three
+// waves; alone 255 blocks, two.
+// CHECK-LABEL: func.func @fast_odd_rows
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 128], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @fast_odd_rows(%a: memref<1920x7168xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %b: memref<4224x7168xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %d: memref<1920x4224xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<1920x7168xf8E4M3FN>, memref<4224x7168xf8E4M3FN>)
+      outs(%d : memref<1920x4224xbf16>) attributes {transpose_b, fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// Many waves of 128 x 256 (rows paired without a wave more): in clusters of 2.
+// CHECK-LABEL: func.func @fast_large
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 128], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
+func.func @fast_large(%a: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %d: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8192x8192xf8E4M3FN>, memref<8192x8192xf8E4M3FN>)
+      outs(%d : memref<8192x8192xbf16>) attributes {transpose_b, fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// K of three k-steps: the 16-bit rules' ping-pong stays first.
+// CHECK-LABEL: func.func @fast_short_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 128], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @fast_short_k(%a: memref<4800x384xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %b: memref<1792x384xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %d: memref<4800x1792xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4800x384xf8E4M3FN>, memref<1792x384xf8E4M3FN>)
+      outs(%d : memref<4800x1792xbf16>) attributes {transpose_b, fast_accumulation} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %t = arith.truncf %acc : f32 to bf16
     mepi.yield %t : bf16
