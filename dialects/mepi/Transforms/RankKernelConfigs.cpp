@@ -137,9 +137,12 @@ struct Fp8Shape {
 ///   against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
 /// - Fast accumulation: each shape forced on four large problems, the speed over the share of
 ///   the last wave filled (2026-11-28, fp8-fast-tiles.log): 128 x 256 1.14, 256 x 128 1.13,
-///   128 x 192 1.12, 64 x 128 0.81 (in clusters; alone 0.70), 128 x 64 0.65, 64 x 64 0.59. 8-bit
-///   tiles read more shared memory per FLOP than 16-bit ones, so the narrow and the 64-row
-///   tiles lose more than the 16-bit rules assume.
+///   128 x 192 1.12, 64 x 128 0.81 (in clusters; alone 0.70), 128 x 64 0.65, 64 x 64 0.59 (0.45
+///   here: at 16 x 8192 x 8192 it ran 0.72 of cuBLASLt against 0.89 on 64 x 128 split in 2).
+///   8-bit tiles read more shared memory per FLOP than 16-bit ones, so the narrow and the
+///   64-row tiles lose more than the 16-bit rules assume. 64 x 128 only for at most 64 rows:
+///   on more, alone within a wave, it ran slower than 128 x 64 or 64 x 64 (6352 x 112 x 464 0.93
+///   of cuBLASLt against 1.11 on 128 x 64, 256 x 192 x 15040 0.65 against 0.92 on 64 x 64).
 /// Problems of at most 64 rows take 64-row tiles only (a 128-row tile's second consumer would
 /// multiply nothing: 16 x 8192 x 8192 0.76 on 128 x 64 against 0.97 on 64 x 128).
 SmallVector<Fp8Shape> fp8Shapes(const Sm90Problem &p) {
@@ -151,6 +154,8 @@ SmallVector<Fp8Shape> fp8Shapes(const Sm90Problem &p) {
               {64, 128, 0.81}, {128, 64, 0.65}, {64, 64, 0.45}};
   if (!p.grouped() && p.m <= 64)
     llvm::erase_if(shapes, [](const Fp8Shape &s) { return s.m > 64; });
+  else if (!p.promotesSums)
+    llvm::erase_if(shapes, [](const Fp8Shape &s) { return s.m == 64 && s.n == 128; });
   return shapes;
 }
 
