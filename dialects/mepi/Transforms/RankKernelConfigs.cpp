@@ -140,9 +140,7 @@ struct Fp8Shape {
 ///   128 x 192 1.12, 64 x 128 0.81 (in clusters; alone 0.70), 128 x 64 0.65, 64 x 64 0.59 (0.45
 ///   here: at 16 x 8192 x 8192 it ran 0.72 of cuBLASLt against 0.89 on 64 x 128 split in 2).
 ///   8-bit tiles read more shared memory per FLOP than 16-bit ones, so the narrow and the
-///   64-row tiles lose more than the 16-bit rules assume. 64 x 128 only for at most 64 rows:
-///   on more, alone within a wave, it ran slower than 128 x 64 or 64 x 64 (6352 x 112 x 464 0.93
-///   of cuBLASLt against 1.11 on 128 x 64, 256 x 192 x 15040 0.65 against 0.92 on 64 x 64).
+///   64-row tiles lose more than the 16-bit rules assume.
 /// Problems of at most 64 rows take 64-row tiles only (a 128-row tile's second consumer would
 /// multiply nothing: 16 x 8192 x 8192 0.76 on 128 x 64 against 0.97 on 64 x 128).
 SmallVector<Fp8Shape> fp8Shapes(const Sm90Problem &p) {
@@ -154,9 +152,20 @@ SmallVector<Fp8Shape> fp8Shapes(const Sm90Problem &p) {
               {64, 128, 0.81}, {128, 64, 0.65}, {64, 64, 0.45}};
   if (!p.grouped() && p.m <= 64)
     llvm::erase_if(shapes, [](const Fp8Shape &s) { return s.m > 64; });
-  else if (!p.promotesSums)
-    llvm::erase_if(shapes, [](const Fp8Shape &s) { return s.m == 64 && s.n == 128; });
   return shapes;
+}
+
+/// Fast accumulation on more than 64 rows takes 64 x 128 only for units of 32 k-steps or more
+/// (unsplit): on shorter ones it ran slower than 128 x 64 or 64 x 64 (H200, 2026-11-28: 6352 x
+/// 112 x 464 0.93 of cuBLASLt against 1.11 on 128 x 64, 256 x 192 x 15040 split in 14 0.65
+/// against 0.92 on 64 x 64 in 8, 256 x 1296 x 4496 in 3 0.82 against 0.89), on longer ones
+/// faster (128 x 8192 x 8192: 1.015 against 0.96 on 128 x 128 split in 2).
+bool fastNarrowTileFits(const Sm90Problem &p, const Fp8Shape &s, int64_t splits,
+                        int64_t kSteps) {
+  constexpr int64_t kMinUnitKSteps = 32;
+  bool narrow = s.m == 64 && s.n == 128;
+  return p.promotesSums || p.grouped() || !narrow || p.m <= 64 ||
+         (splits == 1 && kSteps >= kMinUnitKSteps);
 }
 
 /// Whether FP8 tile `s` goes in clusters of 2 (B multicast) before alone. Promoted 128 x 128
@@ -238,6 +247,8 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
     }
     s.streamKWaves = streamKWaves(p, target, s.config);
     auto [splits, steps] = fp8Splits(p, target, tilesOf(s));
+    if (!fastNarrowTileFits(p, s, splits, int64_t(kSteps)))
+      s.config = {};
     s.steps = steps;
     if (s.streamKWaves && *s.streamKWaves * kSteps < steps)
       s.steps = *s.streamKWaves * kSteps;
