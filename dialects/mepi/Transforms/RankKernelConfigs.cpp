@@ -107,7 +107,7 @@ std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &targe
 /// Splits stay within one wave: over more, the units of a wave no longer share their operands
 /// in L2 (bench/NOTES.md, FP8: the ranking).
 std::pair<int64_t, double> fp8Splits(const Sm90Problem &p, const TargetInfo &target,
-                                          int64_t tiles) {
+                                     int64_t tiles) {
   constexpr double kSplitCost = 12;
   int64_t splits = waveSplits(p, target, tiles);
   double kSteps = double(llvm::divideCeil(p.k, p.atom().lineElements()));
@@ -175,12 +175,11 @@ bool fastNarrowTileFits(const Sm90Problem &p, const Fp8Shape &s, int64_t splits,
 /// 1-2 % faster (28096 x 9232 x 1424: 0.92 of cuBLASLt against 0.81), in one wave slower (944 x
 /// 3888 x 1920: 0.93 against 1.00; 6352 x 112 x 464 on 64 x 128: 0.79 against 0.94 on 128 x
 /// 64); 128 x 192 ran slower in clusters (3968^2 x 6144: 1278 against 1486 TFLOP/s). Any shape
-/// goes in clusters first where rows of A or B start off L2's
-/// sectors and the tiles take more than one wave (15984 x 12128 x 10544: 1.14 of cuBLASLt in
-/// clusters against 0.81 alone; one wave, 544 x 3776 x 2064: 0.73 against 0.77). Otherwise not
-/// where pairing the tile rows adds a wave: with an odd count of tile rows the clusters hold
-/// an empty tile per column (fast 1920 x 4224 x 7168 on 128 x 256: 272 blocks, three waves,
-/// 0.70 of cuBLASLt).
+/// goes in clusters first where rows of A or B start off L2's sectors and the tiles take more
+/// than one wave (15984 x 12128 x 10544: 1.14 of cuBLASLt in clusters against 0.81 alone; one
+/// wave, 544 x 3776 x 2064: 0.73 against 0.77). Otherwise not where pairing the tile rows adds
+/// a wave: with an odd count of tile rows the clusters hold an empty tile per column (fast
+/// 1920 x 4224 x 7168 on 128 x 256: 272 blocks, three waves, 0.70 of cuBLASLt).
 bool fp8ClusterFirst(const Sm90Problem &p, const TargetInfo &target, const Fp8Shape &s,
                      int64_t tiles, bool alignedRows) {
   int64_t sms = std::max<int64_t>(target.multiprocessors, 1);
