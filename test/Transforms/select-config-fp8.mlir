@@ -213,3 +213,34 @@ func.func @fast_short_k(%a: memref<4800x384xf8E4M3FN> {mepi.alignment = 16 : i64
   }
   return
 }
+
+// 128 rows, 64 k-steps: 64 x 128 whole (one wave of 128 tiles), not 128 x 128 split in 2.
+// CHECK-LABEL: func.func @fast_m128
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8>>
+func.func @fast_m128(%a: memref<128x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %d: memref<128x8192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<128x8192xf8E4M3FN>, memref<8192x8192xf8E4M3FN>)
+      outs(%d : memref<128x8192xbf16>) attributes {transpose_b, fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// Over 64 rows with K split into short units: no 64 x 128 (it lost there to 64 x 64).
+// CHECK-LABEL: func.func @fast_short_units
+// CHECK-NOT: tile = [64, 128, 128]
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 128], mainloop = <stages = 8>, scheduler = <split_k, splits = {{[0-9]+}}>>
+func.func @fast_short_units(%a: memref<256x15040xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %b: memref<192x15040xf8E4M3FN> {mepi.alignment = 16 : i64},
+    %d: memref<256x192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<256x15040xf8E4M3FN>, memref<192x15040xf8E4M3FN>)
+      outs(%d : memref<256x192xbf16>) attributes {transpose_b, fast_accumulation} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
