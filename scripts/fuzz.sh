@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds mepi's libFuzzer target with clang (build-fuzz/: everything instrumented with
-# -fsanitize=fuzzer-no-link,address) and runs it for SECONDS (default 60) over a scratch copy
+# Builds mepi's libFuzzer target in the clang ASan build (build-asan/, configured by
+# configure-sanitized.sh: everything instrumented for coverage, ASan and UBSan) and runs it for SECONDS (default 60) over a scratch copy
 # of test/Fuzz/corpus; any crash or timeout fails. The seed is $MEPI_FUZZ_SEED (default 1), so
 # that the test command's minute repeats itself; pass -seed=0 for a fresh one.
 #   scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]
@@ -8,14 +8,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 shift || true
-fuzz="${MEPI_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-flags="-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
-if [ ! -f "$fuzz/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$fuzz" -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ \
-    -DMEPI_FUZZ=ON "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" > /dev/null
-fi
+fuzz="${MEPI_ASAN_BUILD_DIR:-$root/build-asan}"
+bash "$root/scripts/configure-sanitized.sh" asan "$fuzz"
 ninja -C "$fuzz" -j "${MEPI_JOBS:-$(nproc)}" mepi-fuzz-epilog > /dev/null
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -3,7 +3,8 @@
 # the lit suite (check-mepi), the GoogleTest suites (runtime internals, the public API, the
 # runtime's error paths under a fake driver), the Python package's tests that need no GPU, and
 # the GPU suite's problems compiled only; the runtime's tests and the lit suite again under
-# ASan and UBSan, the runtime's tests under TSan; a minute of the libFuzzer target.
+# ASan and UBSan and a minute of the libFuzzer target (one clang build), the runtime's tests
+# under TSan.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MEPI_BUILD_DIR:-$root/build}"
@@ -52,17 +53,12 @@ run_suite python 's/^\(.* \)\{0,1\}\([0-9][0-9]*\) passed.*/\2/p' \
 run_suite compile-only 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' \
   's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$build/bin/mepi-gpu-tests" --compile-only
 
-# sanitized NAME DIR FLAGS: the runtime's unit and fault tests built with FLAGS in DIR (a build
-# of what they link, about 5-6 minutes on 2 cores without ccache) and run; the caller sets the
+# sanitized NAME DIR: the runtime's unit and fault tests built in DIR, configured by
+# configure-sanitized.sh NAME (a build of what they link), and run; the caller sets the
 # sanitizer's options.
 sanitized() {
-  local name=$1 dir=$2 flags=$3
-  if [ ! -f "$dir/build.ninja" ]; then
-    cmake -G Ninja -S "$root" -B "$dir" -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" \
-      "-DCMAKE_SHARED_LINKER_FLAGS=$flags" > /dev/null
-  fi
+  local name=$1 dir=$2
+  bash "$root/scripts/configure-sanitized.sh" "$name" "$dir"
   ninja -C "$dir" -j "${MEPI_JOBS:-$(nproc)}" mepi-unittests mepi-fault-tests > /dev/null
   run_suite "unittests-$name" 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
     's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$dir/bin/mepi-unittests"
@@ -70,11 +66,11 @@ sanitized() {
     's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$dir/bin/mepi-fault-tests"
 }
 
-# Under AddressSanitizer and UndefinedBehaviorSanitizer, leaks included.
+# Under AddressSanitizer and UndefinedBehaviorSanitizer, leaks included (a clang build that
+# the libFuzzer target shares).
 asan="${MEPI_ASAN_BUILD_DIR:-$root/build-asan}"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  sanitized asan "$asan" \
-  "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+export MEPI_ASAN_BUILD_DIR="$asan"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sanitized asan "$asan"
 # The lit suite again with mepi-opt and the C API's programs of that build (their libraries are
 # the ones just built: a minute more): the user's MLIR through the parser and the passes, and
 # every C entry point, under both sanitizers.
@@ -84,15 +80,13 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite lit-asan 's/^ *Passed *: *\([0-9]*\).*/\1/p' \
   's/^ *\(Failed\|Unresolved\|Timed Out\|Unexpectedly Passed\) *: *\([0-9]*\).*/\2/p' \
   /usr/lib/llvm-22/bin/lit "$asan/test"
-# Under ThreadSanitizer (the kernel cache and planner compiling distinct keys from several
-# threads, the log sink, the disk cache's publication); any report fails the run.
-TSAN_OPTIONS=halt_on_error=1 sanitized tsan "${MEPI_TSAN_BUILD_DIR:-$root/build-tsan}" \
-  "-fsanitize=thread -fno-omit-frame-pointer"
-
-# The libFuzzer target over user epilog text and kernel configurations for a minute (a clang
-# build of its own, build-fuzz/; its hour runs by hand: scripts/fuzz.sh 3600).
+# The libFuzzer target over user epilog text and kernel configurations for a minute, in the
+# same build (its hour runs by hand: scripts/fuzz.sh 3600).
 run_suite fuzz 's/^fuzz: \([0-9]*\) passed.*/\1/p' 's/^fuzz: [0-9]* passed, \([0-9]*\) failed$/\1/p' \
   bash "$root/scripts/fuzz.sh" 60
+# Under ThreadSanitizer (the kernel cache and planner compiling distinct keys from several
+# threads, the log sink, the disk cache's publication); any report fails the run.
+TSAN_OPTIONS=halt_on_error=1 sanitized tsan "${MEPI_TSAN_BUILD_DIR:-$root/build-tsan}"
 
 # The install tree and a consumer of it: examples/ built against find_package(mepi).
 rm -rf "$build/install" "$build/examples"
