@@ -80,16 +80,41 @@ TEST(Fp8Api, UserEpilogsReadTheirOwnScales) {
             "its scales as epilog inputs");
 }
 
-TEST(Fp8Api, AuxMatricesInAnFp8DAreRefused) {
+// GELU_AUX's aux beside an 8-bit D: bf16 by default, or 8-bit with its scale (one value, [] or
+// [1]) and its amax, as nvmath's epilog preferences ask; backward epilogs' aux inputs and
+// gradients with an 8-bit D are refused, and so are the preferences with a user epilog.
+TEST(Fp8Api, GeluAuxBesideAnFp8D) {
   mepi::Options options;
   options.resultType = DType::Float8E4M3FN;
-  mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
-                  kTransposeB, options);
-  std::string e = errorOf([&] { mm.plan(mepi::Epilog::GeluAux); });
-  EXPECT_NE(e.find("epilog GELU_AUX with an 8-bit D: its aux matrices and gradients in D's type "
-                   "are not supported yet"),
+  mepi::Matmul plain(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
+                     kTransposeB, options);
+  EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::GeluAux); }), "");
+  EXPECT_NE(errorOf([&] { plain.plan(mepi::Epilog::DGeluBGrad); })
+                .find("epilog DGELU_BGRAD with an 8-bit D: its aux matrix inputs, grouped aux "
+                      "outputs and gradients are not supported yet"),
+            std::string::npos);
+
+  options.auxType = DType::Float8E4M3FN;
+  options.auxAmax = true;
+  mepi::Matmul quantized(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
+                         kTransposeB, options);
+  mepi::EpilogInputs inputs;
+  EXPECT_NE(errorOf([&] { quantized.plan(mepi::Epilog::GeluAux, inputs); })
+                .find("an 8-bit gelu_aux needs the epilog input 'aux_quantization_scale'"),
+            std::string::npos);
+  inputs.auxQuantizationScale = tensor({1}, DType::Float32);
+  EXPECT_EQ(errorOf([&] { quantized.plan(mepi::Epilog::GeluAux, inputs); }), "");
+  inputs.auxQuantizationScale = tensor({}, DType::Float32);
+  EXPECT_EQ(errorOf([&] { quantized.plan(mepi::Epilog::GeluAux, inputs); }), "");
+  mepi::UserEpilog user{"func.func @e(%acc: f32, %r: index, %c: index) -> f8E4M3FN {\n"
+                        "  %t = arith.truncf %acc : f32 to f8E4M3FN\n"
+                        "  return %t : f8E4M3FN\n}",
+                        "e"};
+  EXPECT_NE(errorOf([&] { quantized.plan(user); })
+                .find("options.auxType and options.auxAmax are for the built-in GELU_AUX "
+                      "epilogs"),
             std::string::npos)
-      << e;
+      << errorOf([&] { quantized.plan(user); });
 }
 
 // Promoted sums by default (every k-step), the tensor cores' own with fast accumulation; both

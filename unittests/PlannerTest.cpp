@@ -513,6 +513,81 @@ TEST(Planner, AuxOutputsHaveNvmathLayouts) {
   }
 }
 
+// An 8-bit matmul's gelu_aux: bf16 by default with an 8-bit D; with an 8-bit auxType, M padded
+// to 16 rows, the value times its scale, and max |aux| as gelu_aux_amax after result_amax.
+TEST(Planner, Fp8GeluAuxHasItsOwnTypeScaleAndAmax) {
+  MatmulProblem p = problem(ElementType::F8E4M3FN, 100, 32, 128, "GELU_AUX", false, true);
+  llvm::Expected<std::vector<NamedLayout>> plain = epilogOutputLayouts(p);
+  ASSERT_TRUE(bool(plain)) << llvm::toString(plain.takeError());
+  EXPECT_EQ((*plain)[0].layout.type, ElementType::BF16);
+  EXPECT_EQ((*plain)[0].layout.shape, (std::vector<int64_t>{104, 32}));
+
+  p.auxType = ElementType::F8E4M3FN;
+  p.auxAmax = p.resultAmax = true;
+  p.builtinInputs = {{"aux_quantization_scale", layout(ElementType::F32, {})}};
+  llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(p);
+  ASSERT_TRUE(bool(outputs)) << llvm::toString(outputs.takeError());
+  ASSERT_EQ(outputs->size(), 3u);
+  EXPECT_EQ((*outputs)[0].key, "gelu_aux");
+  EXPECT_EQ((*outputs)[0].layout.type, ElementType::F8E4M3FN);
+  EXPECT_EQ((*outputs)[0].layout.shape, (std::vector<int64_t>{112, 32}));
+  EXPECT_EQ((*outputs)[0].layout.strides, colMajor(112));
+  EXPECT_EQ((*outputs)[1].key, "result_amax");
+  EXPECT_EQ((*outputs)[2].key, "gelu_aux_amax");
+  EXPECT_EQ((*outputs)[2].layout.type, ElementType::F32);
+  EXPECT_TRUE((*outputs)[2].layout.shape.empty());
+  p.auxLeadingDimension = 120;
+  EXPECT_EQ(llvm::toString(epilogOutputLayouts(p).takeError()),
+            "options.auxLeadingDimension: expected a multiple of 16 of at least 112 (M = 100 "
+            "rounded up) for the aux output 'gelu_aux', got 120");
+  p.auxLeadingDimension = 128;
+  p.addressAlignment = 16; // TMA may read A and B: the wgmma kernel
+  llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_NE(kernel->config.find("<wgmma"), std::string::npos) << kernel->config;
+  // The aux: z * scale rounded to e4m3 into a column-major block of 128 rows; two amaxes.
+  const std::string &ir = kernel->plannedIR;
+  EXPECT_NE(ir.find("memref<112x32xf8E4M3FN, strided<[1, 128]>>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.truncf %"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("to f8E4M3FN"), std::string::npos) << ir;
+  size_t first = ir.find("math.absf"), second = ir.find("math.absf", first + 1);
+  EXPECT_NE(second, std::string::npos) << ir;
+}
+
+TEST(Planner, AuxPreferencesAreCheckedAgainstTheEpilogAndTheTypes) {
+  MatmulProblem p = problem(ElementType::F8E4M3FN, 64, 32, 128, "GELU_AUX", false, true);
+  p.auxType = ElementType::F8E5M2;
+  EXPECT_EQ(errorOf(p), "options.auxType f8e5m2: an 8-bit gelu_aux needs the epilog input "
+                        "'aux_quantization_scale' (f32, one value)");
+  p.builtinInputs = {{"aux_quantization_scale", layout(ElementType::F32, {2})}};
+  EXPECT_EQ(errorOf(p), "epilog input 'aux_quantization_scale': expected f32 of shape [] or "
+                        "[1], got f32 of rank 1");
+  p.auxType = ElementType::F16;
+  p.builtinInputs = {{"aux_quantization_scale", layout(ElementType::F32, {})}};
+  EXPECT_EQ(errorOf(p), "epilog input 'aux_quantization_scale': expected only with an 8-bit "
+                        "options.auxType, got gelu_aux of type f16");
+  p.builtinInputs.clear();
+  p.auxAmax = true;
+  EXPECT_EQ(errorOf(p), "options.auxAmax: expected an 8-bit options.auxType (the amax of a "
+                        "quantized gelu_aux), got gelu_aux of type f16");
+  p.auxAmax = false;
+  EXPECT_EQ(errorOf(p), ""); // an f16 aux beside an 8-bit D
+  p.epilog = "RELU_AUX";
+  EXPECT_EQ(errorOf(p), "options.auxType, options.auxAmax and the epilog input "
+                        "'aux_quantization_scale' are for the gelu_aux that GELU_AUX and "
+                        "GELU_AUX_BIAS write; epilog RELU_AUX writes none");
+  MatmulProblem bf16 = problem(ElementType::BF16, 64, 32, 128, "GELU_AUX");
+  bf16.auxType = ElementType::F8E4M3FN;
+  EXPECT_EQ(errorOf(bf16), "options.auxType: expected D's type bf16 (other aux types need 8-bit "
+                           "A and B), got f8e4m3fn");
+  MatmulProblem backward = problem(ElementType::F8E4M3FN, 64, 32, 128, "DGELU", false, true);
+  backward.builtinInputs = {{"gelu_aux", {ElementType::BF16, {64, 32}, colMajor(64)}}};
+  EXPECT_NE(errorOf(backward).find("epilog DGELU with an 8-bit D: its aux matrix inputs, "
+                                   "grouped aux outputs and gradients are not supported yet"),
+            std::string::npos)
+      << errorOf(backward);
+}
+
 TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {
   MatmulProblem p = problem(ElementType::BF16, 100, 30, 64, "DRELU_BGRAD");
   p.builtinInputs = {{"relu_aux", {ElementType::U8, {13, 30}, colMajor(13)}}};

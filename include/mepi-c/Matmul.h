@@ -102,6 +102,7 @@ typedef struct {
   const MepiTensor *bias;
   const MepiTensor *reluAux;
   const MepiTensor *geluAux;
+  const MepiTensor *auxQuantizationScale; /* "aux_quantization_scale": an 8-bit gelu_aux's */
 } MepiEpilogInputs;
 
 /** Options (see mepi::Options); zero-initialized means the defaults. */
@@ -119,6 +120,9 @@ typedef struct {
   const MepiTensor *bScale;
   const MepiTensor *dScale;
   bool blockScaling; /* MXFP8: aScale and bScale are uint8 e8m0 scales (mepi::Options) */
+  bool hasAuxType;   /* gelu_aux's type is auxType (see mepi::Options::auxType) */
+  MepiDType auxType;
+  bool auxAmax;      /* also max |gelu_aux| before its scale: aux output "gelu_aux_amax" */
 } MepiMatmulOptions;
 
 typedef struct {
@@ -174,7 +178,7 @@ MepiLogicalResult mepiMatmulExecute(MepiMatmul matmul, MepiStream stream, MepiTe
                                     MepiError *error);
 
 /** The aux outputs the planned epilog writes (relu_aux, gelu_aux, drelu_bgrad, dgelu_bgrad,
- *  result_amax), owned by `matmul`, allocated by the first execute: 0 before it (and before
+ *  result_amax, gelu_aux_amax), owned by `matmul`, allocated by the first execute: 0 before it (and before
  *  plan, and for a null handle). */
 int mepiMatmulGetNumAuxOutputs(MepiMatmul matmul);
 

@@ -57,14 +57,16 @@ struct Tensor {
 ///   - "relu_aux" (RELU_AUX, RELU_AUX_BIAS): cuBLASLt's ReLU mask, bit row % 8 of byte
 ///     (row / 8, col) is 1 where the ReLU's input was >= 0; u8 [batch..., ceil(M/8) rounded up
 ///     to 16, N], column-major (strides [..., 1, rows]);
-///   - "gelu_aux" (GELU_AUX, GELU_AUX_BIAS): the GELU's input in D's type, [batch..., M rounded
-///     up to 8, N], column-major;
+///   - "gelu_aux" (GELU_AUX, GELU_AUX_BIAS): the GELU's input in D's type (bf16 for an 8-bit
+///     D; Options::auxType chooses another), [batch..., M rounded up to 8 (16 for an 8-bit aux),
+///     N], column-major; an 8-bit one holds the input times "aux_quantization_scale";
 ///   - "drelu_bgrad", "dgelu_bgrad" (DRELU_BGRAD, DGELU_BGRAD): the bias gradient, the sum of
 ///     each row of D, in D's type, [M] (or [batch..., M, 1]);
 ///   - "bgrada" (BGRADA): the sum of each row of op(A) over K, in D's type, [M] (or
 ///     [batch..., M, 1]); "bgradb" (BGRADB): the sum of each column of op(B) over K, [N] (or
 ///     [batch..., N, 1]). D = op(A) op(B) as with DEFAULT.
-///   - "result_amax" (Options::resultAmax): max |D| as one f32, before D is rounded.
+///   - "result_amax" (Options::resultAmax): max |D| as one f32, before D is rounded;
+///   - "gelu_aux_amax" (Options::auxAmax): max |GELU input| as one f32, before its scale.
 enum class Epilog {
   Default, Relu, ReluAux, Bias, ReluBias, ReluAuxBias, DRelu, DReluBGrad,
   Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu, BGradA, BGradB
@@ -74,6 +76,9 @@ struct EpilogInputs {
   std::optional<Tensor> bias;
   std::optional<Tensor> reluAux;
   std::optional<Tensor> geluAux;
+  /// "aux_quantization_scale": an 8-bit gelu_aux's scale (Options::auxType), f32, one value
+  /// on the device, read at every execution: gelu_aux = GELU input * scale, saturated.
+  std::optional<Tensor> auxQuantizationScale;
 };
 
 /// How a user epilog input is indexed by the output element (row, col): one value per row of D
@@ -174,6 +179,14 @@ struct Options {
   std::string kernelConfig;
   /// Also compute max |D| over all of D (an aux output "result_amax", one f32).
   bool resultAmax = false;
+  /// The element type of the "gelu_aux" that GELU_AUX and GELU_AUX_BIAS write (nvmath-python's
+  /// MatmulEpilogPreferences.aux_type, cuBLASLt's EPILOGUE_AUX_DATA_TYPE); unset: D's type,
+  /// bf16 for an 8-bit D. Another type than D's needs 8-bit A and B; an 8-bit one (e4m3,
+  /// e5m2) needs EpilogInputs::auxQuantizationScale.
+  std::optional<DType> auxType;
+  /// Also compute max |GELU input| before its scale (an aux output "gelu_aux_amax", one f32;
+  /// nvmath's aux_amax, cuBLASLt's EPILOGUE_AUX_AMAX_POINTER). With an 8-bit auxType only.
+  bool auxAmax = false;
   /// 8-bit A and B: keep the tensor cores' own sums over all of K (about 14 significant bits;
   /// cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM, nvmath's fast_accumulation) instead of adding
   /// them into f32 every 128 elements of K. Faster, less accurate. No effect on other types.

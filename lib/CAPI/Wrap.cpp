@@ -9,6 +9,8 @@ mepi::EpilogInputs mepi::capi::inputsOf(const MepiEpilogInputs *inputs) {
     result.bias = tensorOf(inputs->bias, "bias");
     result.reluAux = tensorOf(inputs->reluAux, "relu_aux");
     result.geluAux = tensorOf(inputs->geluAux, "gelu_aux");
+    result.auxQuantizationScale =
+        tensorOf(inputs->auxQuantizationScale, "aux_quantization_scale");
   }
   return result;
 }
@@ -53,6 +55,9 @@ mepi::Options mepi::capi::optionsOf(const MepiMatmulOptions *options) {
     cppOptions.quantizationScales.b = tensorOf(options->bScale, "quantization scale b");
     cppOptions.quantizationScales.d = tensorOf(options->dScale, "quantization scale d");
     cppOptions.blockScaling = options->blockScaling;
+    if (options->hasAuxType)
+      cppOptions.auxType = dtypeOf(options->auxType);
+    cppOptions.auxAmax = options->auxAmax;
   }
   return cppOptions;
 }

@@ -94,7 +94,16 @@ namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales) {
     named.push_back({"b_scale", &*scales.b});
   if (scales.d)
     named.push_back({"d_scale", &*scales.d});
+  if (inputs.auxQuantizationScale)
+    named.push_back({"aux_quantization_scale", &*inputs.auxQuantizationScale});
   return named;
+}
+
+Tensor builtinInputTensor(const char *key, const Tensor &t) {
+  Tensor given = t;
+  if (std::string(key) == "aux_quantization_scale" && given.shape == std::vector<int64_t>{1})
+    given.shape.clear(), given.strides.clear();
+  return given;
 }
 
 namespace {
@@ -122,7 +131,7 @@ ScaleShapes scaleShapes(char key, const MatmulProblem &p) {
                           m, blocksK, kScaleBlockElements)
                 .str()};
   if (key == 'b' && plain)
-    return {{{n}, {llvm::divideCeil(n, kScaleBlockElements), blocksK}},
+    return {{{n}, {int64_t(llvm::divideCeil(n, kScaleBlockElements)), blocksK}},
             llvm::formatv(" or [{0}] (N: one per column of D) or [{1}, {2}] (ceil(N / {3}), "
                           "ceil(K / {3}): one per block of {3} x {3} elements of op(B))",
                           n, llvm::divideCeil(n, kScaleBlockElements), blocksK,

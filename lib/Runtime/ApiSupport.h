@@ -59,6 +59,10 @@ std::pair<Tensor, Tensor> validatedMxScales(const QuantizationScales &scales,
 std::vector<std::pair<const char *, const Tensor *>>
 namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales = {});
 
+/// Built-in epilog input `key` as the planner takes it: a one-value scale of shape [1] as a
+/// rank-0 tensor (the quantization scales' rule).
+Tensor builtinInputTensor(const char *key, const Tensor &t);
+
 /// The layout of `t`, after checks that need no device: rank, strides, pointer.
 OperandLayout validated(const Tensor &t, const std::string &name, size_t minRank);
 

@@ -115,10 +115,14 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   problem.userInputs.clear();
   problem.builtinInputs.clear();
   problem.resultAmax = state->options.resultAmax;
+  if (state->options.auxType)
+    problem.auxType = elementType(*state->options.auxType);
+  problem.auxAmax = state->options.auxAmax;
   std::vector<Tensor> tensors;
   for (auto [key, tensor] : namedInputs(inputs, state->options.quantizationScales)) {
-    problem.builtinInputs.push_back({key, validated(*tensor, key, 0)});
-    tensors.push_back(*tensor);
+    Tensor given = builtinInputTensor(key, *tensor);
+    problem.builtinInputs.push_back({key, validated(given, key, 0)});
+    tensors.push_back(given);
   }
   planProblem(problem, std::move(tensors), {}, {});
 }
@@ -181,6 +185,9 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
   problem.userInputs.clear();
   problem.builtinInputs.clear();
   problem.resultAmax = state->options.resultAmax;
+  if (state->options.auxType)
+    problem.auxType = elementType(*state->options.auxType);
+  problem.auxAmax = state->options.auxAmax; // the planner refuses both with a user epilog
   std::vector<Tensor> tensors;
   int64_t m = problem.d.shape[problem.d.shape.size() - 2], n = problem.d.shape.back();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -504,8 +511,9 @@ void Matmul::resetOperands(const Tensor &a, const Tensor &b, std::optional<Tenso
                               [&](auto &n) { return planned.key == n.first; });
     if (given == named.end())
       fail("resetOperands: epilog input '" + planned.key + "' missing for the planned epilog");
-    expectSameLayout(*given->second, planned.layout, planned.key);
-    builtinInputs.push_back(*given->second);
+    Tensor tensor = builtinInputTensor(given->first, *given->second);
+    expectSameLayout(tensor, planned.layout, planned.key);
+    builtinInputs.push_back(tensor);
   }
   if (named.size() != s.problem.builtinInputs.size())
     for (auto [key, tensor] : named)

@@ -1,5 +1,6 @@
 // Planning a MatmulProblem into a mepi module (its compilation: Compile.cpp).
 #include "Runtime/PlannerDetail.h"
+#include "Runtime/AuxLayouts.h"
 
 #include "Target/Pipeline.h"
 #include "Target/Registration.h"
@@ -29,6 +30,10 @@ using ::mepi::runtime::MatmulProblem;
 using ::mepi::runtime::NamedLayout;
 using ::mepi::runtime::EpilogInput;
 using ::mepi::runtime::OperandLayout;
+using ::mepi::runtime::OutputShape;
+using ::mepi::runtime::auxInputFits;
+using ::mepi::runtime::auxLayout;
+using ::mepi::runtime::auxOutputLayout;
 using namespace ::mepi::runtime::detail;
 
 namespace {
@@ -244,70 +249,6 @@ std::string layoutText(const OperandLayout &layout) {
          dimsText(layout.shape) + " strides " + dimsText(layout.strides);
 }
 
-/// D's batch dimensions, M and N.
-struct OutputShape {
-  std::vector<int64_t> batch;
-  int64_t m, n;
-  explicit OutputShape(const MatmulProblem &p)
-      : batch(p.d.shape.begin(), p.d.shape.end() - 2), m(p.d.shape[p.d.shape.size() - 2]),
-        n(p.d.shape.back()) {}
-};
-
-/// A column-major [batch..., rows, N] matrix of `type`, batches row-major around it: the
-/// layout of cuBLASLt's epilog aux matrices, which nvmath-python returns.
-OperandLayout columnMajor(ElementType type, const OutputShape &out, int64_t rows) {
-  OperandLayout layout{type, out.batch, {}};
-  layout.shape.push_back(rows);
-  layout.shape.push_back(out.n);
-  layout.strides = ::mepi::runtime::rowMajorStrides(out.batch);
-  for (int64_t &stride : layout.strides)
-    stride *= rows * out.n;
-  layout.strides.push_back(1);
-  layout.strides.push_back(rows);
-  return layout;
-}
-
-/// The layout of an aux matrix (as written by the forward epilog and read by the backward one):
-/// "relu_aux" is 1 bit per element, M padded to 128 bits per column (u8 [batch...,
-/// ceil(M/8) rounded up to 16, N]); "gelu_aux" has D's type with M padded to 8.
-OperandLayout auxLayout(llvm::StringRef key, const MatmulProblem &p) {
-  OutputShape out(p);
-  if (key == "relu_aux")
-    return columnMajor(ElementType::U8, out, llvm::alignTo(llvm::divideCeil(out.m, 8), 16));
-  return columnMajor(p.d.type, out, llvm::alignTo(out.m, 8));
-}
-
-/// An aux matrix the epilog writes: auxLayout, with the column stride of
-/// Options::auxLeadingDimension where given (in rows: bits of the mask, elements of the GELU
-/// input), checked against the smallest and the granule (a mask column is whole 16 bytes).
-llvm::Expected<OperandLayout> auxOutputLayout(llvm::StringRef key, const MatmulProblem &p) {
-  OperandLayout layout = auxLayout(key, p);
-  int64_t ld = p.auxLeadingDimension, rowsPerElement = key == "relu_aux" ? 8 : 1;
-  if (ld == 0)
-    return layout;
-  int64_t granule = rowsPerElement == 8 ? 128 : 8, smallest = layout.shape[0] * rowsPerElement;
-  if (ld < smallest || ld % granule != 0)
-    return llvm::createStringError(llvm::formatv(
-        "options.auxLeadingDimension: expected a multiple of {0} of at least {1} (M = {2} "
-        "rounded up) for the aux output '{3}', got {4}",
-        granule, smallest, OutputShape(p).m, key, ld));
-  layout.strides = {1, ld / rowsPerElement};
-  return layout;
-}
-
-/// Whether an aux matrix given as an epilog input has the forward epilog's layout `want`, or
-/// (unbatched) that layout with a larger column stride: a block of rows of a larger aux matrix
-/// (cuBLASLt's EPILOGUE_AUX_LD), as a distributed matmul's GEMMs read theirs. The kernel reads
-/// it through the strides given.
-bool auxInputFits(const OperandLayout &given, const OperandLayout &want) {
-  if (given.type != want.type || given.shape != want.shape)
-    return false;
-  if (given.strides == want.strides)
-    return true;
-  return want.strides.size() == 2 && given.strides.size() == 2 && given.strides[0] == 1 &&
-         given.strides[1] >= want.strides[1];
-}
-
 /// The layout of a reduction's result: a bias gradient has D's type and [batch...,] M values;
 /// the amax is one f32.
 OperandLayout reductionLayout(const EpilogOperand &reduction, const MatmulProblem &p) {
@@ -431,6 +372,10 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
     if (problem.resultAmax)
       return llvm::createStringError("result_amax is not available with a user epilog: "
                                      "declare the reduction in the epilog instead");
+    if (problem.auxType || problem.auxAmax)
+      return llvm::createStringError("options.auxType and options.auxAmax are for the built-in "
+                                     "GELU_AUX epilogs: a user epilog declares its outputs' "
+                                     "types and reductions");
     return std::vector<NamedLayout>();
   }
   if (!epilog)
@@ -450,13 +395,21 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
       }
   signature = withScaleInputs(getBuiltinEpilogSignature(*epilog, problem.groups.has_value()),
                               given, kinds);
-  // Outputs and inputs in D's type would be 8-bit without a scale of their own.
+  auto geluAux = [](const EpilogOperand &o) { return o.key == "gelu_aux"; };
+  if (llvm::Error e = ::mepi::runtime::checkAuxPreferences(
+          problem, llvm::any_of(signature.aux, geluAux)))
+    return std::move(e);
+  // Gradients in D's type would be 8-bit without a scale of their own. The forward aux
+  // matrices have their own type (geluAuxType); the backward ones' inputs and grouped aux
+  // outputs are not supported with an 8-bit D yet.
   auto matrix = [](const EpilogOperand &o) { return o.kind == BroadcastKind::Matrix; };
   if (::mepi::runtime::elementTypeBytes(problem.d.type) == 1 &&
-      (llvm::any_of(signature.aux, matrix) || llvm::any_of(signature.inputs, matrix) ||
-       !signature.reductions.empty() || !signature.operandSums.empty()))
+      ((problem.groups && llvm::any_of(signature.aux, matrix)) ||
+       llvm::any_of(signature.inputs, matrix) || !signature.reductions.empty() ||
+       !signature.operandSums.empty()))
     return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: its aux "
-                                   "matrices and gradients in D's type are not supported yet");
+                                   "matrix inputs, grouped aux outputs and gradients are not "
+                                   "supported yet");
   return orderedBuiltinInputs(problem, signature);
 }
 
@@ -533,6 +486,8 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
   SmallVector<EpilogOperand> declared(signature.reductions);
   if (problem.resultAmax)
     declared.push_back(kResultAmax);
+  if (problem.auxAmax)
+    declared.push_back(kGeluAuxAmax);
   for (const EpilogOperand &out : declared)
     reduction(out.kind, out.combiner);
   if (problem.userEpilog)
@@ -633,7 +588,7 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
                    [&](const EpilogOperand &in) {
                      return ::mepi::runtime::isBlockScale(problem, in.key.str());
                    });
-    buildBuiltinEpilog(b, op, *epilog, seen, problem.resultAmax);
+    buildBuiltinEpilog(b, op, *epilog, seen, problem.resultAmax, problem.auxAmax);
   }
 
   if (failed(verify(*planned.module)))
@@ -675,6 +630,8 @@ auto ::mepi::runtime::epilogOutputLayouts(const MatmulProblem &problem)
   }
   if (problem.resultAmax)
     outputs.push_back({kResultAmax.key.str(), reductionLayout(kResultAmax, problem)});
+  if (problem.auxAmax)
+    outputs.push_back({kGeluAuxAmax.key.str(), reductionLayout(kGeluAuxAmax, problem)});
   // After every reduction: the op's a_sums / b_sums follow its reductions.
   if (std::optional<BuiltinEpilog> epilog = parseBuiltinEpilog(problem.epilog);
       epilog && !problem.userEpilog)

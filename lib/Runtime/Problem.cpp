@@ -47,6 +47,12 @@ unsigned mepi::runtime::elementTypeBytes(ElementType type) {
   return 0;
 }
 
+auto mepi::runtime::geluAuxType(const MatmulProblem &problem) -> ElementType {
+  if (problem.auxType)
+    return *problem.auxType;
+  return elementTypeBytes(problem.d.type) == 1 ? ElementType::BF16 : problem.d.type;
+}
+
 auto mepi::runtime::rowMajorStrides(const std::vector<int64_t> &shape)
     -> std::vector<int64_t> {
   std::vector<int64_t> strides(shape.size(), 1);

@@ -98,9 +98,16 @@ struct MatmulProblem {
   std::string epilog = "DEFAULT"; ///< nvmath-python's name: DEFAULT, BIAS, RELU_BIAS, ...
   /// The built-in epilog's inputs by key, in any order ("bias": [batch...,] M, one value per row
   /// of D; "relu_aux", "gelu_aux": what the forward epilog wrote, see epilogOutputLayouts), then
-  /// the FP8 scales, f32 ("a_scale": [] or [M]; "b_scale": [] or [N]; "d_scale": []).
+  /// the FP8 scales, f32 ("a_scale": [] or [M]; "b_scale": [] or [N]; "d_scale": [];
+  /// "aux_quantization_scale": [], the scale of an 8-bit "gelu_aux").
   std::vector<NamedLayout> builtinInputs;
   bool resultAmax = false; ///< also compute max |D| (f32, before D is rounded)
+  /// The element type of the "gelu_aux" the forward GELU epilogs write (nvmath's
+  /// MatmulEpilogPreferences.aux_type); unset: geluAuxType's default.
+  std::optional<ElementType> auxType;
+  /// Also compute max |gelu_aux| ("gelu_aux_amax", f32, before the aux's scale); 8-bit auxType
+  /// only (nvmath's aux_amax).
+  bool auxAmax = false;
   std::optional<UserEpilogSource> userEpilog; ///< replaces `epilog` when set
   std::vector<EpilogInput> userInputs;        ///< the inputs the user epilog reads
   /// Bytes to which the addresses of a and b are both aligned, at most 16 (0: unknown). TMA
@@ -124,6 +131,10 @@ struct MatmulProblem {
   /// smallest).
   int64_t auxLeadingDimension = 0;
 };
+
+/// The element type of "gelu_aux" (written by GELU_AUX*, read by DGELU*): auxType where given,
+/// else D's type, bf16 for an 8-bit D (an FP8 aux needs a scale of its own: auxType says so).
+ElementType geluAuxType(const MatmulProblem &problem);
 
 /// Row-major strides of `shape`.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);

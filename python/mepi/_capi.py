@@ -5,7 +5,7 @@ import ctypes.util
 import os
 import pathlib
 
-API_VERSION = 5  # MEPI_C_API_VERSION this package speaks
+API_VERSION = 6  # MEPI_C_API_VERSION this package speaks
 
 
 class StringRef(ctypes.Structure):
@@ -44,6 +44,7 @@ class EpilogInputs(ctypes.Structure):
         ("bias", ctypes.POINTER(Tensor)),
         ("reluAux", ctypes.POINTER(Tensor)),
         ("geluAux", ctypes.POINTER(Tensor)),
+        ("auxQuantizationScale", ctypes.POINTER(Tensor)),
     ]
 
 
@@ -60,6 +61,9 @@ class MatmulOptions(ctypes.Structure):
         ("bScale", ctypes.POINTER(Tensor)),
         ("dScale", ctypes.POINTER(Tensor)),
         ("blockScaling", ctypes.c_bool),
+        ("hasAuxType", ctypes.c_bool),
+        ("auxType", ctypes.c_int),
+        ("auxAmax", ctypes.c_bool),
     ]
 
 

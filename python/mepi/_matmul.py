@@ -80,7 +80,11 @@ class MatmulOptions:
     the device's). FP8: `fast_accumulation` (the tensor cores' sums kept over all of K) and
     `block_scaling` (MXFP8: quantization_scales a and b are uint8 e8m0 scales per 32
     elements of K in cuBLASLt's interleaved layout, as nvmath's to_block_scale writes them;
-    emulated on Hopper by exactly scaled bf16 copies)."""
+    emulated on Hopper by exactly scaled bf16 copies). nvmath's MatmulEpilogPreferences, given
+    here (or as matmul()'s `preferences={"epilog": {...}}`): `aux_type` (the type of GELU_AUX's
+    'gelu_aux', a name as result_type's or a torch dtype; an 8-bit one needs the epilog input
+    'aux_quantization_scale') and `aux_amax` (max |gelu_aux| before its scale, the aux output
+    'gelu_aux_amax')."""
     result_type: Optional[str] = None
     allow_tf32: bool = False
     result_amax: bool = False
@@ -89,6 +93,8 @@ class MatmulOptions:
     logger: Optional[logging.Logger] = None
     fast_accumulation: bool = False
     block_scaling: bool = False
+    aux_type: Optional[object] = None
+    aux_amax: bool = False
 
     def c_options(self, scales=None):
         """The C API's options; `scales`: the quantization scales' Operands by 'a', 'b', 'd'
@@ -101,6 +107,13 @@ class MatmulOptions:
             self.result_type is not None, _RESULT_TYPES.get(self.result_type, 0),
             _capi.StringRef.of(self.arch or ""), self.fast_accumulation)
         options.blockScaling = self.block_scaling
+        if self.aux_type is not None:
+            name = str(self.aux_type).split(".")[-1]  # torch.float8_e4m3fn or its name
+            if name not in _RESULT_TYPES:
+                raise ValueError(f"options.aux_type: expected one of {sorted(_RESULT_TYPES)}, "
+                                 f"got {self.aux_type!r}")
+            options.hasAuxType, options.auxType = True, _RESULT_TYPES[name]
+        options.auxAmax = self.aux_amax
         options._keep = []
         for key, field in (("a", "aScale"), ("b", "bScale"), ("d", "dScale")):
             if scales and key in scales:
@@ -180,7 +193,8 @@ def _on_device(obj, name, index=False):
                         f"torch, and neither is installed") from None
 
 
-_INPUT_FIELDS = {"bias": "bias", "relu_aux": "reluAux", "gelu_aux": "geluAux"}
+_INPUT_FIELDS = {"bias": "bias", "relu_aux": "reluAux", "gelu_aux": "geluAux",
+                 "aux_quantization_scale": "auxQuantizationScale"}
 
 
 class TracedEpilogCall:
@@ -249,6 +263,8 @@ class Matmul:
             if key not in _INPUT_FIELDS:
                 raise ValueError(f"epilog_inputs: unknown key {key!r}; expected one of "
                                  f"{sorted(_INPUT_FIELDS)}")
+            if key == "aux_quantization_scale" and isinstance(tensor, (int, float)):
+                tensor = _device_scalar(float(tensor), self._a)  # as nvmath takes a number
             operand = _on_device(tensor, key)
             self._inputs[key] = operand
             setattr(inputs, _INPUT_FIELDS[key], ctypes.pointer(operand.c_tensor()))
@@ -395,9 +411,12 @@ class Matmul:
 
 
 def matmul(a, b, c=None, *, alpha=1.0, beta=None, epilog=MatmulEpilog.DEFAULT,
-           epilog_inputs=None, options=None, stream=None, quantization_scales=None):
+           epilog_inputs=None, options=None, stream=None, quantization_scales=None,
+           preferences=None):
     """The function form: plan and execute once. The result owns its memory (a copy in the
-    operands' package), as nvmath's function form returns a fresh tensor."""
+    operands' package), as nvmath's function form returns a fresh tensor. Of nvmath's
+    `preferences`, the epilog's ({"epilog": {"aux_type": ..., "aux_amax": ...}}) are taken."""
+    options = _with_epilog_preferences(options, preferences)
     with Matmul(a, b, c, alpha=alpha, beta=beta, options=options, stream=stream,
                 quantization_scales=quantization_scales) as mm:
         mm.plan(epilog, epilog_inputs)
@@ -406,6 +425,30 @@ def matmul(a, b, c=None, *, alpha=1.0, beta=None, epilog=MatmulEpilog.DEFAULT,
             d, aux = result
             return _copy(d), {k: _copy(v) for k, v in aux.items()}
         return _copy(result)
+
+
+def _with_epilog_preferences(options, preferences):
+    """`options` with nvmath's epilog preferences (a dict or an object with `epilog`, itself
+    a dict or an object with aux_type and aux_amax) set in it."""
+    if preferences is None:
+        return options
+    epilog = preferences.get("epilog") if isinstance(preferences, dict) else getattr(
+        preferences, "epilog", None)
+    extra = set(preferences) - {"epilog"} if isinstance(preferences, dict) else set()
+    if extra:
+        raise ValueError(f"preferences: only 'epilog' is taken, got {sorted(extra)}")
+    if epilog is None:
+        return options
+    fields = dict(epilog) if isinstance(epilog, dict) else {
+        "aux_type": getattr(epilog, "aux_type", None),
+        "aux_amax": getattr(epilog, "aux_amax", False)}
+    unknown = set(fields) - {"aux_type", "aux_amax"}
+    if unknown:
+        raise ValueError(f"preferences['epilog']: expected aux_type and aux_amax, got "
+                         f"{sorted(unknown)}")
+    if isinstance(options, dict):
+        options = MatmulOptions(**options)
+    return dataclasses.replace(options or MatmulOptions(), **fields)
 
 
 def _copy(x):

@@ -25,7 +25,7 @@ def sm90(**kwargs):
 
 
 def test_import_and_epilogs():
-    assert mepi.API_VERSION == 5
+    assert mepi.API_VERSION == 6
     for name in ["DEFAULT", "RELU", "RELU_AUX", "BIAS", "RELU_BIAS", "RELU_AUX_BIAS", "DRELU",
                  "DRELU_BGRAD", "GELU", "GELU_AUX", "GELU_BIAS", "GELU_AUX_BIAS", "DGELU",
                  "DGELU_BGRAD", "BGRADA", "BGRADB"]:  # nvmath-python's MatmulEpilog
@@ -186,6 +186,24 @@ def test_quantization_scales_are_checked():
     with pytest.raises(mepi.MepiError, match="expected 8-bit A and B \\(fp8\\), got f16 x f16"):
         mepi.Matmul(a, b, options=sm90(), quantization_scales={"a": FakeDeviceArray((), "<f4")})
     assert mepi.MatmulOptions(fast_accumulation=True).c_options().fastAccumulation
+    # nvmath's epilog preferences: the aux type by name or dtype string, its amax.
+    options = mepi.MatmulOptions(aux_type="torch.float8_e5m2", aux_amax=True).c_options()
+    assert options.hasAuxType and options.auxType == mepi._matmul._RESULT_TYPES["float8_e5m2"]
+    assert options.auxAmax
+    with pytest.raises(ValueError, match="options.aux_type: expected one of"):
+        mepi.MatmulOptions(aux_type="int8").c_options()
+    merged = mepi._matmul._with_epilog_preferences(
+        {"result_type": "bfloat16"}, {"epilog": {"aux_type": "float8_e4m3fn", "aux_amax": True}})
+    assert (merged.result_type, merged.aux_type, merged.aux_amax) == (
+        "bfloat16", "float8_e4m3fn", True)
+    with pytest.raises(ValueError, match="preferences: only 'epilog' is taken"):
+        mepi._matmul._with_epilog_preferences(None, {"limit": 8})
+    with pytest.raises(ValueError, match="expected aux_type and aux_amax"):
+        mepi._matmul._with_epilog_preferences(None, {"epilog": {"aux_ld": 8}})
+    # The C++ API's check, through the C API: another aux type needs 8-bit operands.
+    with pytest.raises(mepi.MepiError, match="options.auxType: expected D's type f16"):
+        with mepi.Matmul(a, b, options=sm90(aux_type="float8_e4m3fn")) as mm:
+            mm.plan(mepi.MatmulEpilog.GELU_AUX)
     # MX block scaling (MXFP8): the option reaches the C API, which checks the operands.
     assert mepi.MatmulOptions(block_scaling=True).c_options().blockScaling
     with pytest.raises(mepi.MepiError, match="block scaling \\(MXFP8\\): expected 8-bit A and B, "

@@ -209,6 +209,27 @@ def test_fp8_output_saturates_and_fast_accumulation():
     assert float(d.double().abs().max()) == 448.0
 
 
+def test_fp8_gelu_aux_in_fp8_with_its_scale_and_amax():
+    # nvmath's FP8 GELU_AUX: the aux type and its amax as epilog preferences, its scale as the
+    # epilog input "aux_quantization_scale" (a number goes to the device); odd M and N.
+    m, n, k = 200, 136, 520
+    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e4m3fn).t()
+    preferences = {"epilog": {"aux_type": "float8_e4m3fn", "aux_amax": True}}
+    d, aux = mepi.matmul(a, b, epilog=mepi.MatmulEpilog.GELU_AUX,
+                         epilog_inputs={"aux_quantization_scale": 0.1},
+                         quantization_scales={"a": 1.0, "b": 1.0, "d": 1.0},
+                         options={"result_type": "float8_e4m3fn"}, preferences=preferences)
+    assert set(aux) == {"gelu_aux", "gelu_aux_amax"}
+    z = a.double() @ b.double()
+    gelu_aux = aux["gelu_aux"]
+    assert gelu_aux.dtype == torch.float8_e4m3fn and gelu_aux.shape[0] >= m
+    assert relative_error(gelu_aux[:m].double(), z * 0.1) < 5e-2  # e4m3's rounding
+    assert relative_error(d.double(), torch.nn.functional.gelu(z, approximate="tanh")) < 5e-2
+    amax = float(aux["gelu_aux_amax"])
+    assert abs(amax - float(z.abs().max())) <= 1e-3 * amax
+
+
 def gelu_derivative(z):
     c, a = 0.7978845608028654, 0.044715
     t = torch.tanh(c * (z + a * z ** 3))

@@ -32,7 +32,7 @@ static void report(const char *what, MepiError error) {
 }
 
 int main(void) {
-  // CHECK: api version 5
+  // CHECK: api version 6
   printf("api version %u\n", mepiGetApiVersion());
 
   int64_t aShape[] = {8, 16}, bShape[] = {12, 8}, goodB[] = {16, 4}, biasShape[] = {4};
@@ -155,6 +155,30 @@ int main(void) {
   else
     report("tf32", error);
   mepiMatmulDestroy(fast);
+  // Options of API version 6: GELU_AUX's aux in e4m3 with its scale and amax beside 8-bit
+  // operands; the scale is required.
+  int64_t f8A[] = {64, 128}, f8B[] = {32, 128}, one[] = {1};
+  MepiTensor a8 = {fakePointer(), 0, MEPI_DTYPE_F8E4M3FN, 2, f8A, NULL};
+  MepiTensor b8 = {fakePointer(), 0, MEPI_DTYPE_F8E4M3FN, 2, f8B, NULL};
+  MepiMatmulOptions fp8Aux = {false, {NULL, 0}, false, true, MEPI_DTYPE_F8E4M3FN, {"sm_90a", 6}};
+  fp8Aux.hasAuxType = true;
+  fp8Aux.auxType = MEPI_DTYPE_F8E4M3FN;
+  fp8Aux.auxAmax = true;
+  MepiMatmul quantized = mepiMatmulCreateWithOptions(&a8, &b8, NULL, 1.0f, NULL, false, true,
+                                                     &fp8Aux, &error);
+  // CHECK: fp8 aux without its scale: plan: {{.*}}an 8-bit gelu_aux needs the epilog input 'aux_quantization_scale'
+  if (mepiLogicalResultIsFailure(
+          mepiMatmulPlanWithInputs(quantized, MEPI_EPILOG_GELU_AUX, NULL, &error)))
+    report("fp8 aux without its scale", error);
+  MepiTensor auxScale = {fakePointer(), 0, MEPI_DTYPE_F32, 1, one, NULL};
+  MepiEpilogInputs scaled = {NULL, NULL, NULL, &auxScale};
+  // CHECK: fp8 aux: ok
+  if (mepiLogicalResultIsSuccess(
+          mepiMatmulPlanWithInputs(quantized, MEPI_EPILOG_GELU_AUX, &scaled, &error)))
+    printf("fp8 aux: ok\n");
+  else
+    report("fp8 aux", error);
+  mepiMatmulDestroy(quantized);
   // CHECK: config before plan: kernelConfiguration() called before plan()
   MepiMatmul unplanned = mepiMatmulCreate(&a32, &b32, NULL, 1.0f, NULL, false, true, &error);
   if (mepiLogicalResultIsFailure(mepiMatmulGetKernelConfiguration(unplanned, &config, &error)))

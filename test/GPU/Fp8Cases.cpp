@@ -202,6 +202,97 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
     return why;
   return c.amax ? checkAmax(dev, c, mm, gotBytes, sD, amaxRef, accumulation) : "";
 }
+/// GELU_AUX beside 8-bit operands: the aux ("gelu_aux", the GELU's input z) in its own type
+/// (nvmath's aux_type; unset: bf16 beside an 8-bit D), an 8-bit one holding z times its scale
+/// ("aux_quantization_scale"), rounded and saturated, with max |z| before the scale
+/// ("gelu_aux_amax", nvmath's aux_amax). Tensor-wise scales of A and B; D's scale with an 8-bit D.
+struct Fp8AuxCase {
+  ElementType a, b, d;
+  int64_t m, n, k;
+  std::optional<ElementType> aux; // unset: the default type
+  std::string epilog = "GELU_AUX";
+};
+
+std::string describe(const Fp8AuxCase &c) {
+  char line[256];
+  std::snprintf(line, sizeof line, "fp8 aux %s x %s -> %s %lldx%lldx%lld %s aux=%s%s",
+                typeName(c.a), typeName(c.b), typeName(c.d), (long long)c.m, (long long)c.n,
+                (long long)c.k, c.epilog.c_str(), c.aux ? typeName(*c.aux) : "default",
+                c.aux && isFp8(*c.aux) ? " scale amax" : "");
+  return line;
+}
+
+std::string runFp8AuxCase(const Device &dev, std::mt19937 &rng, const Fp8AuxCase &c, double &err,
+                          std::string &config) {
+  DeviceArena arena(*dev.d);
+  HostTensor a = randomTensor(c.a, {c.m, c.k}, rng), b = randomTensor(c.b, {c.n, c.k}, rng);
+  HostTensor sA = scaleTensor(1, false, 0.5, 2, rng), sB = scaleTensor(1, false, 0.5, 2, rng);
+  std::optional<HostTensor> sD, sAux, bias;
+  mepi::Options options;
+  options.resultType = apiDType(c.d);
+  options.quantizationScales.a = arena.toDevice(sA);
+  options.quantizationScales.b = arena.toDevice(sB);
+  if (isFp8(c.d)) {
+    sD = scaleTensor(1, false, 0.5, 2, rng);
+    options.quantizationScales.d = arena.toDevice(*sD);
+  }
+  mepi::EpilogInputs inputs;
+  bool quantizedAux = c.aux && isFp8(*c.aux);
+  if (c.aux)
+    options.auxType = apiDType(*c.aux);
+  if (quantizedAux) {
+    sAux = scaleTensor(1, false, 0.25, 2, rng);
+    inputs.auxQuantizationScale = arena.toDevice(*sAux);
+    options.auxAmax = true;
+  }
+  if (c.epilog.find("BIAS") != std::string::npos) {
+    bias = randomTensor(ElementType::BF16, {c.m}, rng);
+    inputs.bias = arena.toDevice(*bias);
+  }
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
+                  mepi::Qualifiers{false, true}, options);
+  mm.plan(apiEpilog(c.epilog), inputs);
+  config = mm.kernelConfiguration();
+  std::vector<uint8_t> dBytes = fetch(dev, executeTwice(dev, mm));
+  mepi::Tensor auxTensor = mm.auxOutputs().at("gelu_aux");
+  std::vector<uint8_t> auxBytes = fetch(dev, auxTensor);
+  ElementType auxType = c.aux ? *c.aux : isFp8(c.d) ? ElementType::BF16 : c.d;
+  int64_t ld = auxTensor.strides.back();
+
+  // An 8-bit value compares with the reference rounded and saturated as the kernel must.
+  auto rounded = [](double x, ElementType t) {
+    return isFp8(t) ? fromFp8(toFp8(x, t == ElementType::F8E4M3FN), t == ElementType::F8E4M3FN)
+                    : x;
+  };
+  std::vector<double> wantD, gotD, wantAux, gotAux;
+  double amaxRef = 0;
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      double z = 0;
+      for (int64_t kk = 0; kk < c.k; ++kk)
+        z += element(a, i, kk) * element(b, j, kk);
+      z = z * sA.values[0] * sB.values[0] + (bias ? bias->values[i] : 0.0);
+      amaxRef = std::max(amaxRef, std::fabs(z));
+      wantD.push_back(rounded(geluRef(z) * (sD ? sD->values[0] : 1.0), c.d));
+      gotD.push_back(readDevice(dBytes, c.d, i * c.n + j));
+      wantAux.push_back(rounded(z * (sAux ? sAux->values[0] : 1.0), auxType));
+      gotAux.push_back(readDevice(auxBytes, auxType, j * ld + i));
+    }
+  if (std::string why = compare("D", packFloats(gotD), ElementType::F32, wantD, 1e-2, err);
+      !why.empty())
+    return why;
+  if (std::string why = compare("gelu_aux", packFloats(gotAux), ElementType::F32, wantAux, 1e-2,
+                                err);
+      !why.empty())
+    return why;
+  if (!quantizedAux)
+    return mm.auxOutputs().count("gelu_aux_amax") ? "gelu_aux_amax without auxAmax" : "";
+  double amax = readDevice(fetch(dev, mm.auxOutputs().at("gelu_aux_amax")), ElementType::F32, 0);
+  if (!(std::fabs(amax - amaxRef) <= 5e-4 * amaxRef))
+    return "gelu_aux_amax " + std::to_string(amax) + ", expected " + std::to_string(amaxRef);
+  return "";
+}
+
 /// MXFP8 (Options::blockScaling, emulated): e8m0 scales per 32 elements of K in cuBLASLt's
 /// interleaved layout, written here from its documentation (nvmath's to_block_scale): tiles
 /// of 128 rows x 4 blocks, 512 bytes each, row-tile-major; in a tile, row r and block c at
@@ -388,6 +479,21 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
           [&](double &err, std::string &config) { return runFp8Case(dev, rng, c, err, config); },
           passed, failed);
   }
+  // GELU_AUX's aux in its own type: 8-bit with its scale and amax (odd shapes, element stores;
+  // aligned ones, vector stores of the columns; a decode shape split along K), or bf16 beside
+  // an 8-bit D.
+  const Fp8AuxCase auxCases[] = {
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 999, 1001, 1040, T::F8E4M3FN, "GELU_AUX_BIAS"},
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 512, 1024, 2048, T::F8E5M2},
+      {T::F8E5M2, T::F8E4M3FN, T::F8E4M3FN, 300, 520, 528, std::nullopt},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 16, 1504, 6000, T::F8E4M3FN, "GELU_AUX_BIAS"},
+  };
+  for (const Fp8AuxCase &c : auxCases)
+    if (std::string line = describe(c); selected(line))
+      reportCase(
+          line,
+          [&](double &err, std::string &config) { return runFp8AuxCase(dev, rng, c, err, config); },
+          passed, failed);
   // MXFP8 (emulated): every type pair, K not a multiple of 32, A column-major, 16- and 32-bit D.
   const MxCase mxCases[] = {
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 300, 200, 1000},

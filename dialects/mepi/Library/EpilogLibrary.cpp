@@ -135,9 +135,63 @@ EpilogSignature mlir::mepi::withScaleInputs(EpilogSignature signature, ArrayRef<
   return signature;
 }
 
-void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog,
-                                    const EpilogSignature &signature, bool resultAmax) {
+namespace {
+/// The region being built: the builder and its block arguments by key.
+struct EpilogRegion {
+  OpBuilder &b;
+  Location loc;
+  Block *body;
+  const EpilogSignature &signature;
+
+  /// The block argument of input `key`, or null where the signature has none.
+  Value input(StringRef key) const {
+    for (auto [i, operand] : llvm::enumerate(signature.inputs))
+      if (operand.key == key)
+        return body->getArgument(1 + i);
+    return {};
+  }
+  Value toF32(Value v) const {
+    return v.getType().isF32() ? v : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  }
+};
+
+/// The epilog's function of x (its bias added): the activation or its gradient, appending to
+/// `aux` the value it writes where the signature has an aux output (the ReLU's mask bit, the
+/// GELU's input as `geluAux` stores it). `zero` is an f32 0.
+Value emitActivation(const EpilogRegion &r, BuiltinEpilog epilog, Value x, Value zero,
+                     function_ref<Value(Value)> geluAux, SmallVectorImpl<Value> &aux) {
   using E = BuiltinEpilog;
+  OpBuilder &b = r.b;
+  Location loc = r.loc;
+  bool writesAux = !r.signature.aux.empty();
+  switch (epilog) {
+  case E::Relu: case E::ReluBias: case E::ReluAux: case E::ReluAuxBias:
+    // The mask bit: x >= 0, as cuBLASLt sets it (mepi-cublaslt-interop compares them bit for
+    // bit on integer inputs, where x is often exactly 0): the gradient passes at 0.
+    if (writesAux)
+      aux.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, zero));
+    return arith::MaximumFOp::create(b, loc, x, zero);
+  case E::Gelu: case E::GeluBias: case E::GeluAux: case E::GeluAuxBias:
+    if (writesAux) // the GELU's input, for DGELU
+      aux.push_back(geluAux(x));
+    return emitGelu(b, loc, x);
+  case E::DRelu: case E::DReluBGrad:
+    return arith::SelectOp::create(b, loc, r.input("relu_aux"), x, zero);
+  case E::DGelu: case E::DGeluBGrad:
+    return arith::MulFOp::create(b, loc, x,
+                                 emitGeluDerivative(b, loc, r.toF32(r.input("gelu_aux"))));
+  case E::Sigmoid: return emitSigmoid(b, loc, x);
+  case E::Tanh: return math::TanhOp::create(b, loc, x);
+  case E::Silu: return arith::MulFOp::create(b, loc, x, emitSigmoid(b, loc, x));
+  case E::Default: case E::Bias: case E::BGradA: case E::BGradB: return x;
+  }
+  return x;
+}
+} // namespace
+
+void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog,
+                                    const EpilogSignature &signature, bool resultAmax,
+                                    bool auxAmax) {
   OpBuilder::InsertionGuard guard(builder);
   OpBuilder &b = builder;
   Location loc = op.getLoc();
@@ -149,55 +203,35 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
     argTypes.push_back(b.getIndexType());
   Block *body =
       b.createBlock(&op.getEpilog(), {}, argTypes, SmallVector<Location>(argTypes.size(), loc));
-
-  auto input = [&](StringRef key) -> Value {
-    for (auto [i, operand] : llvm::enumerate(signature.inputs))
-      if (operand.key == key)
-        return body->getArgument(1 + i);
-    return {};
-  };
-  auto toF32 = [&](Value v) -> Value {
-    return v.getType().isF32() ? v : arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-  };
+  EpilogRegion r{b, loc, body, signature};
   Value zero = f32Const(b, loc, 0.0);
   Type dElt = op.getD().getType().getElementType();
   SmallVector<Value> aux, reductions;
+  Value auxAbs; // |gelu_aux| before its scale, for gelu_aux_amax
+  // The GELU's input z as its aux matrix holds it: times its scale where it has one (FP8).
+  auto geluAux = [&](Value z) -> Value {
+    Type auxElt = cast<MemRefType>(op.getAux().front().getType()).getElementType();
+    if (auxAmax)
+      auxAbs = math::AbsFOp::create(b, loc, z);
+    if (Value scale = r.input("aux_quantization_scale"))
+      z = arith::MulFOp::create(b, loc, z, scale);
+    return z.getType() == auxElt ? z : arith::TruncFOp::create(b, loc, auxElt, z).getResult();
+  };
 
   Value x = body->getArgument(0);
   for (StringRef key : {"a_scale", "b_scale"})
-    if (Value scale = input(key))
+    if (Value scale = r.input(key))
       x = arith::MulFOp::create(b, loc, x, scale);
-  if (Value bias = input("bias"))
-    x = arith::AddFOp::create(b, loc, x, toF32(bias));
-  switch (epilog) {
-  case E::Relu: case E::ReluBias: case E::ReluAux: case E::ReluAuxBias:
-    // The mask bit: x >= 0, as cuBLASLt sets it (mepi-cublaslt-interop compares them bit for
-    // bit on integer inputs, where x is often exactly 0): the gradient passes at 0.
-    if (!signature.aux.empty())
-      aux.push_back(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, zero));
-    x = arith::MaximumFOp::create(b, loc, x, zero);
-    break;
-  case E::Gelu: case E::GeluBias: case E::GeluAux: case E::GeluAuxBias:
-    if (!signature.aux.empty()) // the GELU's input, in the type of D, for DGELU
-      aux.push_back(x.getType() == dElt ? x : arith::TruncFOp::create(b, loc, dElt, x));
-    x = emitGelu(b, loc, x);
-    break;
-  case E::DRelu: case E::DReluBGrad:
-    x = arith::SelectOp::create(b, loc, input("relu_aux"), x, zero);
-    break;
-  case E::DGelu: case E::DGeluBGrad:
-    x = arith::MulFOp::create(b, loc, x, emitGeluDerivative(b, loc, toF32(input("gelu_aux"))));
-    break;
-  case E::Sigmoid: x = emitSigmoid(b, loc, x); break;
-  case E::Tanh: x = math::TanhOp::create(b, loc, x); break;
-  case E::Silu: x = arith::MulFOp::create(b, loc, x, emitSigmoid(b, loc, x)); break;
-  case E::Default: case E::Bias: case E::BGradA: case E::BGradB: break;
-  }
+  if (Value bias = r.input("bias"))
+    x = arith::AddFOp::create(b, loc, x, r.toF32(bias));
+  x = emitActivation(r, epilog, x, zero, geluAux, aux);
   if (!signature.reductions.empty()) // the bias gradient: the sum of D's row
     reductions.push_back(x);
   if (resultAmax)
     reductions.push_back(math::AbsFOp::create(b, loc, x));
-  if (Value scale = input("d_scale"))
+  if (auxAbs)
+    reductions.push_back(auxAbs);
+  if (Value scale = r.input("d_scale"))
     x = arith::MulFOp::create(b, loc, x, scale);
 
   SmallVector<Value> yielded = {dElt != x.getType()

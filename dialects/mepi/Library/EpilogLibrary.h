@@ -51,24 +51,31 @@ EpilogSignature getBuiltinEpilogSignature(BuiltinEpilog epilog, bool grouped = f
 /// in f32 before D is rounded to its type.
 inline constexpr EpilogOperand kResultAmax = {"result_amax", BroadcastKind::Scalar,
                                               Combiner::Max};
+/// The reduction that `auxAmax` adds after result_amax: max |gelu_aux| over all of D, taken in
+/// f32 before the aux's scale (nvmath's aux_amax).
+inline constexpr EpilogOperand kGeluAuxAmax = {"gelu_aux_amax", BroadcastKind::Scalar,
+                                               Combiner::Max};
 
 /// Fills the empty epilog region of `op`: creates its block arguments (acc, the op's epilog
 /// inputs, row, col) and the body of `epilog`, ending in mepi.yield. The op has exactly the
 /// inputs, aux outputs and reductions of the epilog's signature in order, then the amax
-/// reduction when `resultAmax`.
+/// reductions when `resultAmax` and `auxAmax`.
 /// The FP8 quantization scales as epilog inputs, after the epilog's own (in this order, each
 /// where given): "a_scale" (scalar, or row: one per row of D), "b_scale" (scalar, col: one per
-/// column; grouped, with a leading dimension of S: per group) and "d_scale" (scalar).
-inline constexpr llvm::StringLiteral kScaleKeys[] = {"a_scale", "b_scale", "d_scale"};
+/// column; grouped, with a leading dimension of S: per group), "d_scale" (scalar) and
+/// "aux_quantization_scale" (scalar: an 8-bit gelu_aux's, nvmath's epilog input).
+inline constexpr llvm::StringLiteral kScaleKeys[] = {"a_scale", "b_scale", "d_scale",
+                                                     "aux_quantization_scale"};
 /// `signature` with the given scales appended, each of its kind (kinds[i] for kScaleKeys[i]).
 EpilogSignature withScaleInputs(EpilogSignature signature, ArrayRef<bool> given,
                                 ArrayRef<BroadcastKind> kinds);
 
 /// Builds `epilog`'s region into `op`, which takes `signature`'s inputs (the epilog's, then any
 /// scales): x = acc * a_scale * b_scale, the epilog, max |x| as result_amax (before D's scale),
-/// then D = x * d_scale in D's type.
+/// then D = x * d_scale in D's type. A GELU's aux z (its input) is written in the type of the
+/// op's aux matrix: max |z| as gelu_aux_amax when `auxAmax`, then z * aux_quantization_scale.
 void buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog,
-                        const EpilogSignature &signature, bool resultAmax);
+                        const EpilogSignature &signature, bool resultAmax, bool auxAmax = false);
 
 } // namespace mlir::mepi
 

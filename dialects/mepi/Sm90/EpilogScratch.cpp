@@ -28,7 +28,7 @@ bool sm90::isColumnMajorAux(MatmulOp op, unsigned i) {
       ShapedType::isDynamic(strides[1]))
     return false;
   int64_t bytes = type.getElementTypeBitWidth() / 8;
-  return (bytes == 2 || bytes == 4) && (strides[1] * bytes) % 16 == 0 &&
+  return (bytes == 1 || bytes == 2 || bytes == 4) && (strides[1] * bytes) % 16 == 0 &&
          (type.getShape()[0] * bytes) % 16 == 0 && getPromisedAlignment(op.getAux()[i]) >= 16;
 }
 

@@ -64,7 +64,7 @@ public:
     Value at = e.add(
         e.i32(x.scratch.transposed[aux]),
         e.add(e.mul(column, e.i32(transposePitch(x.op, aux))), e.mul(step.localRow, e.i32(bytes))));
-    x.store(value, e.offset(x.area, at), bytes);
+    x.store(emitToStorage(e.b, e.loc, value), e.offset(x.area, at), bytes);
   }
 
   bool readsOtherThreads() const override { return transposed; }
