@@ -16,6 +16,7 @@
 #include "llvm/Support/Signals.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -390,12 +391,10 @@ std::string describe(const Case &c) {
 
 } // namespace
 
-/// Plans (JIT-compiles for sm_90a) every case through the C++ API without a GPU: the pointers
-/// are never touched before execute().
-int compileOnly(bool quick, std::vector<Case> cases = {}) {
-  if (cases.empty())
-    cases = allCases(quick);
-  int passed = 0, failed = 0;
+/// Plans (JIT-compiles for sm_90a) one case through the C++ API without a GPU: the pointers
+/// are never touched before execute(). Returns why it failed ("" when it planned) and sets its
+/// configuration.
+std::string compileCase(const Case &c, std::string &config) {
   auto fake = [](const std::vector<int64_t> &shape, ElementType type,
                  std::vector<int64_t> strides = {}) {
     mepi::Tensor t;
@@ -405,40 +404,57 @@ int compileOnly(bool quick, std::vector<Case> cases = {}) {
     t.strides = std::move(strides);
     return t;
   };
-  for (const Case &c : cases) {
-    std::string why;
-    try {
-      int64_t m = c.dShape[c.dShape.size() - 2], n = c.dShape.back();
-      std::vector<int64_t> aStrides;
-      if (c.columnMajorA)
-        aStrides = {1, c.aShape[0]};
-      std::optional<mepi::Tensor> cT, bias;
-      std::optional<float> beta;
-      if (c.withC) {
-        cT = fake({m, n}, c.outType.value_or(c.type));
-        beta = c.beta;
-      }
-      if (c.epilog.find("BIAS") != std::string::npos)
-        bias = fake({m}, c.biasType.value_or(c.type));
-      mepi::Options options;
-      options.arch = "sm_90a";
-      if (c.outType)
-        options.resultType = apiDType(*c.outType);
-      options.allowTF32 = c.tf32;
-      options.kernelConfig = c.config;
-      options.mirrors = c.mirrors;
-      mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
-                      beta, {c.transA, c.transB}, options);
-      mm.plan(apiEpilog(c.epilog), {bias});
-      lastKernelConfig = mm.kernelConfiguration();
-    } catch (const mepi::Error &e) {
-      why = e.what();
+  try {
+    int64_t m = c.dShape[c.dShape.size() - 2], n = c.dShape.back();
+    std::vector<int64_t> aStrides;
+    if (c.columnMajorA)
+      aStrides = {1, c.aShape[0]};
+    std::optional<mepi::Tensor> cT, bias;
+    std::optional<float> beta;
+    if (c.withC) {
+      cT = fake({m, n}, c.outType.value_or(c.type));
+      beta = c.beta;
     }
-    bool ok = why.empty();
+    if (c.epilog.find("BIAS") != std::string::npos)
+      bias = fake({m}, c.biasType.value_or(c.type));
+    mepi::Options options;
+    options.arch = "sm_90a";
+    if (c.outType)
+      options.resultType = apiDType(*c.outType);
+    options.allowTF32 = c.tf32;
+    options.kernelConfig = c.config;
+    options.mirrors = c.mirrors;
+    mepi::Matmul mm(fake(c.aShape, c.type, aStrides), fake(c.bShape, c.type), cT, c.alpha,
+                    beta, {c.transA, c.transB}, options);
+    mm.plan(apiEpilog(c.epilog), {bias});
+    config = mm.kernelConfiguration();
+  } catch (const mepi::Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// Plans every case without a GPU, on every core (planning from several threads is safe: the
+/// kernel caches are), and prints the results in the cases' order.
+int compileOnly(bool quick, std::vector<Case> cases = {}) {
+  if (cases.empty())
+    cases = allCases(quick);
+  std::vector<std::string> why(cases.size()), configs(cases.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
+    workers.emplace_back([&] {
+      for (size_t i; (i = next++) < cases.size();)
+        why[i] = compileCase(cases[i], configs[i]);
+    });
+  for (std::thread &worker : workers)
+    worker.join();
+  int passed = 0, failed = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    bool ok = why[i].empty();
     (ok ? passed : failed)++;
-    std::printf("%s compile %s %s%s%s\n", ok ? "PASS" : "FAIL", describe(c).c_str(),
-                lastKernelConfig.c_str(),
-                ok ? "" : "  ", why.c_str());
+    std::printf("%s compile %s %s%s%s\n", ok ? "PASS" : "FAIL", describe(cases[i]).c_str(),
+                configs[i].c_str(), ok ? "" : "  ", why[i].c_str());
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
