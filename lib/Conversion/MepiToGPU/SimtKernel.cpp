@@ -7,6 +7,7 @@
 #include "KernelGenerator.h"
 #include "OperandSums.h"
 #include "Reductions.h"
+#include "SimtBlockCombination.h"
 #include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -159,8 +160,8 @@ public:
       }
     }
     if (!sharedTypes.empty())
-      emitBlockCombination(b, loc, op, operands, leading.empty() ? Value() : leading.back(),
-                           element, ifOp.getResults());
+      emitSimtBlockCombination(b, loc, op, operands, leading.empty() ? Value() : leading.back(),
+                               element, ifOp.getResults(), tileGrid(op));
     // Operand sums: the threads of D's first column sum op(A)'s rows, those of its first row
     // op(B)'s columns (a loop over K each; this family is the reference, not the fast path).
     Value zeroIndex = index(0);
@@ -224,169 +225,6 @@ private:
     grid.tileM = config.getTileM();
     grid.tileN = config.getTileN();
     return grid;
-  }
-
-  /// After every thread of the block has its element's bitmask bits and reduction values
-  /// (`shared`, in that order): packs each bitmask column's 8 rows into a byte, combines each
-  /// reduction over the block and completes it across blocks (Reductions.h).
-  /// `workspace` is the kernel's workspace argument: taken before workgroup attributions are
-  /// added, which reallocate the block's argument list that `leading` views.
-  void emitBlockCombination(OpBuilder &b, Location loc, MatmulOp op, const IRMapping &operands,
-                            Value workspaceArg, const ElementIndex &element,
-                            ValueRange shared) const {
-    Emitter e{b, loc};
-    auto func = b.getBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>();
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-    int64_t tileM = config.getTileM(), tileN = config.getTileN();
-    auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-    auto eqIndex = [&](Value x, int64_t v) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, index(v));
-    };
-    auto ltIndex = [&](Value x, int64_t v) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, index(v));
-    };
-    auto i32 = [&](Value x) {
-      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x).getResult();
-    };
-    auto thenIf = [&](Value condition) {
-      auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-    };
-    TileGrid grid = tileGrid(op);
-    Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
-    Value rowIn = ltIndex(element.row, grid.m), colIn = ltIndex(element.col, grid.n);
-
-    // Workgroup buffers 16-byte aligned: LLVM vectorizes the loops that read them.
-    auto addBuffer = [&](ArrayRef<int64_t> shape, Type element) -> Value {
-      Value buffer = func.addWorkgroupAttribution(
-          MemRefType::get(shape, element, MemRefLayoutAttrInterface{}, workgroup), loc);
-      func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                       LLVM::LLVMDialect::getAlignAttrName(),
-                                       b.getI64IntegerAttr(16));
-      return buffer;
-    };
-    SmallVector<Value> buffers;
-    for (Value value : shared) {
-      bool bit = value.getType().isInteger(1);
-      Type element = bit ? Type(b.getI8Type()) : Type(b.getF32Type());
-      Value buffer = addBuffer({tileM, tileN}, element);
-      Value stored = bit ? arith::ExtUIOp::create(b, loc, b.getI8Type(), value).getResult()
-                         : value;
-      memref::StoreOp::create(b, loc, stored, buffer, ValueRange{ty, tx});
-      buffers.push_back(buffer);
-    }
-    gpu::BarrierOp::create(b, loc);
-
-    // Bitmasks: the thread of every 8th row packs its column's 8 rows (tile_m % 8 == 0, and
-    // rows past M contributed zeros).
-    unsigned next = 0;
-    Value eight = index(8);
-    for (auto [i, aux] : llvm::enumerate(op.getAux())) {
-      if (op.getAuxKind(i) != BroadcastKind::Bitmask)
-        continue;
-      Value buffer = buffers[next++];
-      OpBuilder::InsertionGuard guard(b);
-      thenIf(e.andI(e.andI(rowIn, colIn), eqIndex(arith::RemUIOp::create(b, loc, ty, eight), 0)));
-      Value byte = arith::ConstantIntOp::create(b, loc, 0, 8);
-      for (int64_t j = 0; j < 8; ++j) {
-        Value flag = memref::LoadOp::create(
-            b, loc, buffer, ValueRange{arith::AddIOp::create(b, loc, ty, index(j)), tx});
-        Value shifted = arith::ShLIOp::create(b, loc, flag,
-                                              arith::ConstantIntOp::create(b, loc, j, 8));
-        byte = arith::OrIOp::create(b, loc, byte, shifted);
-      }
-      SmallVector<Value> indices(element.batch);
-      indices.append({arith::DivUIOp::create(b, loc, element.row, eight), element.col});
-      memref::StoreOp::create(b, loc, byte, operands.lookup(aux), indices);
-    }
-    if (op.getReductions().empty())
-      return;
-
-    // Reductions: one owner thread per row / column / block combines the block's values.
-    int64_t end = 0;
-    SmallVector<ReductionLayout> layouts = planReductions(op, grid, 0, end);
-    Value workspace = LLVM::AddrSpaceCastOp::create(b, loc, e.globalPtr(), workspaceArg);
-    Value bx = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-    Value by = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
-    Value bz = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-    struct Part {
-      Value owner, group, contributor, local;
-      SmallVector<Value> resultIndices;
-    };
-    SmallVector<Part> parts;
-    for (auto [j, layout] : llvm::enumerate(layouts)) {
-      Value buffer = buffers[next + j];
-      Part part;
-      int64_t rows = tileM, cols = tileN;
-      Value firstRow = index(0), firstCol = index(0);
-      if (layout.kind == BroadcastKind::Scalar) {
-        part.owner = e.andI(eqIndex(tx, 0), eqIndex(ty, 0));
-        part.group = e.i32(0);
-        part.contributor =
-            e.add(e.mul(e.add(e.mul(bz, e.i32(grid.tilesM())), by), e.i32(grid.tilesN())), bx);
-        part.local = e.i32(0);
-      } else {
-        // A row reduction: the thread of column 0 owns its row, the tile columns contribute;
-        // a column reduction is its mirror image.
-        bool row = layout.kind == BroadcastKind::Row;
-        Value own = row ? ty : tx, across = row ? tx : ty;
-        part.owner = e.andI(eqIndex(across, 0), row ? rowIn : colIn);
-        part.group = e.add(e.mul(bz, e.i32(row ? grid.tilesM() : grid.tilesN())), row ? by : bx);
-        part.contributor = row ? bx : by;
-        part.local = i32(own);
-        part.resultIndices = element.batch;
-        part.resultIndices.push_back(row ? element.row : element.col);
-        (row ? rows : cols) = 1;
-        (row ? firstRow : firstCol) = own;
-      }
-      OpBuilder::InsertionGuard guard(b);
-      thenIf(part.owner);
-      // Row-major over the owner's rows and columns of the block: a fixed order.
-      Value total = emitReductionIdentity(e, layout.combiner);
-      auto rowLoop = scf::ForOp::create(b, loc, index(0), index(rows), index(1), total);
-      b.setInsertionPointToStart(rowLoop.getBody());
-      auto colLoop = scf::ForOp::create(b, loc, index(0), index(cols), index(1),
-                                        rowLoop.getRegionIterArg(0));
-      b.setInsertionPointToStart(colLoop.getBody());
-      Value r = arith::AddIOp::create(b, loc, firstRow, rowLoop.getInductionVar());
-      Value c = arith::AddIOp::create(b, loc, firstCol, colLoop.getInductionVar());
-      Value v = memref::LoadOp::create(b, loc, buffer, ValueRange{r, c});
-      scf::YieldOp::create(b, loc,
-                           emitCombine(e, layout.combiner, colLoop.getRegionIterArg(0), v));
-      b.setInsertionPointAfter(colLoop);
-      scf::YieldOp::create(b, loc, colLoop.getResult(0));
-      b.setInsertionPointAfter(rowLoop);
-      LLVM::StoreOp::create(b, loc, rowLoop.getResult(0),
-                            emitPartialAddress(e, workspace, layout, part.group,
-                                               part.contributor, part.local),
-                            /*alignment=*/4);
-      parts.push_back(std::move(part));
-    }
-    // Release the partials, then one thread counts the block in for every reduction.
-    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-    gpu::BarrierOp::create(b, loc);
-    Value lastFlags = addBuffer({static_cast<int64_t>(layouts.size())}, b.getI32Type());
-    {
-      OpBuilder::InsertionGuard guard(b);
-      thenIf(e.andI(eqIndex(tx, 0), eqIndex(ty, 0)));
-      for (auto [j, layout] : llvm::enumerate(layouts)) {
-        Value last = emitArrival(e, workspace, layout, parts[j].group);
-        memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), last),
-                                lastFlags, ValueRange{index(j)});
-      }
-    }
-    gpu::BarrierOp::create(b, loc);
-    for (auto [j, layout] : llvm::enumerate(layouts)) {
-      OpBuilder::InsertionGuard guard(b);
-      Value flag = memref::LoadOp::create(b, loc, lastFlags, ValueRange{index(j)});
-      thenIf(e.andI(e.ne(flag, e.i32(0)), parts[j].owner));
-      // Acquire: the other blocks' partials, released before their count.
-      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-      Value result =
-          emitCombinedPartials(e, workspace, layout, parts[j].group, parts[j].local);
-      emitStoreReduction(e, op, operands, j, result, parts[j].resultIndices);
-    }
   }
 };
 } // namespace
