@@ -552,6 +552,19 @@ TEST(Planner, Fp8GeluAuxHasItsOwnTypeScaleAndAmax) {
   EXPECT_NE(ir.find("to f8E4M3FN"), std::string::npos) << ir;
   size_t first = ir.find("math.absf"), second = ir.find("math.absf", first + 1);
   EXPECT_NE(second, std::string::npos) << ir;
+  // Rows of D not 16-byte multiples: the aux's elements stored one by one (FP8 runs on the
+  // wgmma kernels only).
+  MatmulProblem odd = problem(ElementType::F8E4M3FN, 99, 30, 160, "GELU_AUX_BIAS", false, true);
+  odd.builtinInputs = {{"bias", layout(ElementType::BF16, {99})},
+                       {"aux_quantization_scale", layout(ElementType::F32, {})}};
+  odd.auxType = ElementType::F8E5M2;
+  odd.auxAmax = true;
+  odd.addressAlignment = 16;
+  llvm::Expected<CompiledKernel> oddKernel = compileProblem(odd, "sm_90a");
+  ASSERT_TRUE(bool(oddKernel)) << llvm::toString(oddKernel.takeError());
+  EXPECT_NE(oddKernel->config.find("<wgmma"), std::string::npos) << oddKernel->config;
+  EXPECT_NE(oddKernel->plannedIR.find("memref<112x30xf8E5M2"), std::string::npos)
+      << oddKernel->plannedIR;
 }
 
 TEST(Planner, AuxPreferencesAreCheckedAgainstTheEpilogAndTheTypes) {
