@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ ccache lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev libgtest-dev
           mlir-22-tools zlib1g-dev libzstd-dev xz-utils python3 python3-pytest python3-numpy
-          clang-22 libclang-rt-22-dev  # clang and libFuzzer: scripts/fuzz.sh
+          clang-22 libclang-rt-22-dev  # clang, its ASan and libFuzzer: build-asan, scripts/fuzz.sh
           libopenmpi-dev openmpi-bin)  # mpirun: the distributed tests and mepi-bench --dist
 missing=()
 for p in "${packages[@]}"; do
