@@ -2,6 +2,7 @@
 #ifndef MEPI_UNITTESTS_PLANNERPROBLEMS_H
 #define MEPI_UNITTESTS_PLANNERPROBLEMS_H
 
+#include "Runtime/Planner.h"
 #include "Runtime/Problem.h"
 
 #include <string>
@@ -28,6 +29,17 @@ inline MatmulProblem problem(ElementType type, int64_t m, int64_t n, int64_t k,
   if (epilog.find("BIAS") != std::string::npos && epilog.find("BGRAD") == std::string::npos)
     p.builtinInputs.push_back({"bias", layout(type, {m})});
   return p;
+}
+
+/// Strides of a column-major [rows, N] matrix: cuBLASLt's aux layout.
+inline std::vector<int64_t> colMajor(int64_t rows) { return {1, rows}; }
+
+/// Why planning `p` fails, or "" when it plans.
+inline std::string errorOf(const MatmulProblem &p) {
+  llvm::Expected<std::string> planned = planModule(p);
+  if (planned)
+    return "";
+  return llvm::toString(planned.takeError());
 }
 
 } // namespace mepi::runtime
