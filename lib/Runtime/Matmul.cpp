@@ -104,6 +104,13 @@ runtime::OutputKind outputKind(UserEpilogOutput::Kind kind) {
   }
   return runtime::OutputKind::Matrix;
 }
+/// The options that the epilog reads into `problem`: result_amax and the aux's type and amax.
+void withEpilogOptions(MatmulProblem &problem, const Options &options) {
+  problem.resultAmax = options.resultAmax;
+  if (options.auxType)
+    problem.auxType = elementType(*options.auxType);
+  problem.auxAmax = options.auxAmax;
+}
 } // namespace
 
 void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
@@ -114,10 +121,7 @@ void Matmul::plan(Epilog epilog, const EpilogInputs &inputs) {
   problem.userEpilog.reset();
   problem.userInputs.clear();
   problem.builtinInputs.clear();
-  problem.resultAmax = state->options.resultAmax;
-  if (state->options.auxType)
-    problem.auxType = elementType(*state->options.auxType);
-  problem.auxAmax = state->options.auxAmax;
+  withEpilogOptions(problem, state->options);
   std::vector<Tensor> tensors;
   for (auto [key, tensor] : namedInputs(inputs, state->options.quantizationScales)) {
     Tensor given = builtinInputTensor(key, *tensor);
@@ -184,10 +188,7 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
                                                             : runtime::Combiner::Max});
   problem.userInputs.clear();
   problem.builtinInputs.clear();
-  problem.resultAmax = state->options.resultAmax;
-  if (state->options.auxType)
-    problem.auxType = elementType(*state->options.auxType);
-  problem.auxAmax = state->options.auxAmax; // the planner refuses both with a user epilog
+  withEpilogOptions(problem, state->options); // the planner refuses aux ones here
   std::vector<Tensor> tensors;
   int64_t m = problem.d.shape[problem.d.shape.size() - 2], n = problem.d.shape.back();
   for (size_t i = 0; i < inputs.size(); ++i) {
