@@ -21,7 +21,9 @@ mepi::Options scaled(std::optional<mepi::Tensor> a, std::optional<mepi::Tensor> 
                      std::optional<mepi::Tensor> d = {}) {
   mepi::Options options;
   options.resultType = DType::BFloat16;
-  options.quantizationScales = {std::move(a), std::move(b), std::move(d)};
+  options.quantizationScales.a = std::move(a);
+  options.quantizationScales.b = std::move(b);
+  options.quantizationScales.d = std::move(d);
   return options;
 }
 
@@ -61,12 +63,32 @@ TEST(Fp8Api, ScaleShapesAndTypesAreNamed) {
                                       "(operand a's), got device 1");
 }
 
-TEST(Fp8Api, ScalesOfAOrBWithCAreRefused) {
-  std::string e = errorOf([] {
-    mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), tensor({64, 32}, DType::BFloat16),
-                    1.0f, 1.0f, kTransposeB, scaled(tensor({}, DType::Float32)));
-  });
-  EXPECT_EQ(e, "quantization scales: scales of A or B with an operand c are not supported yet");
+// C beside the product's scales: D = sD * epilog(alpha sA sB A B + beta sC C), C in bf16 beside
+// an e4m3 D; C's scale is one value and needs C.
+TEST(Fp8Api, CWithTheProductsScalesAndItsOwn) {
+  mepi::Options options = scaled(tensor({}, DType::Float32), tensor({32}, DType::Float32),
+                                 tensor({}, DType::Float32));
+  options.resultType = DType::Float8E4M3FN;
+  options.quantizationScales.c = tensor({1}, DType::Float32);
+  mepi::Matmul mm(tensor({64, 128}), tensor({32, 128}), tensor({64, 32}, DType::BFloat16), 0.5f,
+                  2.0f, kTransposeB, options);
+  mepi::EpilogInputs inputs;
+  inputs.bias = tensor({64}, DType::BFloat16);
+  EXPECT_EQ(errorOf([&] { mm.plan(mepi::Epilog::GeluBias, inputs); }), "");
+  EXPECT_EQ(errorOf([&] { mm.plan(mepi::Epilog::Default); }), "");
+
+  options.quantizationScales.c = tensor({2}, DType::Float32);
+  EXPECT_EQ(errorOf([&] {
+              mepi::Matmul m(tensor({64, 128}), tensor({32, 128}),
+                             tensor({64, 32}, DType::BFloat16), 1.0f, 1.0f, kTransposeB, options);
+            }),
+            "quantization scale c: expected shape [] or [1], got [2]");
+  options.quantizationScales.c = tensor({}, DType::Float32);
+  EXPECT_EQ(errorOf([&] {
+              mepi::Matmul m(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f,
+                             std::nullopt, kTransposeB, options);
+            }),
+            "quantization scale c: given without an operand c (it scales C)");
 }
 
 TEST(Fp8Api, UserEpilogsReadTheirOwnScales) {

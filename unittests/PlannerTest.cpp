@@ -31,6 +31,38 @@ TEST(Planner, PlansBiasAsPerRowInput) {
   EXPECT_NE(ir->find("arith.maximumf"), std::string::npos) << *ir;
 }
 
+// FP8 with C and the product's scales applied in the epilog: the op takes no C of its own (its
+// acc is alpha A B), the epilog reads C and beta as its first inputs and adds beta * sC * C
+// after sA and sB; with block scales alone (the main loop's) C stays the op's.
+TEST(Planner, Fp8CAfterTheProductsScales) {
+  MatmulProblem p = problem(ElementType::F8E4M3FN, 64, 32, 128, "DEFAULT", false, true);
+  p.d = layout(ElementType::BF16, {64, 32});
+  p.c = layout(ElementType::BF16, {64, 32});
+  p.builtinInputs = {{"a_scale", layout(ElementType::F32, {})},
+                     {"b_scale", layout(ElementType::F32, {32})},
+                     {"c_scale", layout(ElementType::F32, {})}};
+  llvm::Expected<std::string> ir = planModule(p);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_EQ(ir->find("beta("), std::string::npos) << *ir;
+  EXPECT_NE(ir->find("inputs(%arg3 as matrix : memref<64x32xbf16>, %arg4 as scalar : f32, "
+                     "%arg5 as scalar : memref<f32>, %arg6 as col : memref<32xf32>, %arg7 as "
+                     "scalar : memref<f32>)"),
+            std::string::npos)
+      << *ir;
+  // The region's arguments: acc, c, beta, sA, sB, sC, row, col.
+  for (const char *line : {"%0 = arith.mulf %arg9, %arg12", "%1 = arith.mulf %0, %arg13",
+                           "%2 = arith.extf %arg10 : bf16 to f32", "%3 = arith.mulf %arg11, %2",
+                           "%4 = arith.mulf %3, %arg14", "%5 = arith.addf %1, %4"})
+    EXPECT_NE(ir->find(line), std::string::npos) << line << "\n" << *ir;
+
+  p.builtinInputs = {{"a_scale", layout(ElementType::F32, {64, 1})},
+                     {"b_scale", layout(ElementType::F32, {1, 1})}};
+  ir = planModule(p);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("block_scales("), std::string::npos) << *ir;
+  EXPECT_EQ(ir->find("as matrix"), std::string::npos) << *ir;
+}
+
 /// A grouped problem (2-D x 3-D): T rows of A in S groups, B [S, K, N], group ends i32 [S].
 MatmulProblem groupedProblem(int64_t t, int64_t n, int64_t k, int64_t s, std::string epilog) {
   MatmulProblem p;

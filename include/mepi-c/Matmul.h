@@ -123,6 +123,7 @@ typedef struct {
   bool hasAuxType;   /* gelu_aux's type is auxType (see mepi::Options::auxType) */
   MepiDType auxType;
   bool auxAmax;      /* also max |gelu_aux| before its scale: aux output "gelu_aux_amax" */
+  const MepiTensor *cScale; /* FP8: C's scale, one value (D = ... + beta * sC * C) */
 } MepiMatmulOptions;
 
 typedef struct {

@@ -11,13 +11,14 @@ extern "C" {
 #endif
 
 /** Version of this C API; bumped on every incompatible change. */
-#define MEPI_C_API_VERSION 6 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
+#define MEPI_C_API_VERSION 7 /* 2: MepiMatmulOptions gained allowTF32, resultType, arch;
                                MepiStatus. 3: grouped matmuls, segment GEMM, i32/i64 dtypes,
                                the log callback. 4: fp8 dtypes; MepiMatmulOptions gained
                                fastAccumulation and the quantization scales. 5:
                                MepiMatmulOptions gained blockScaling. 6: MepiMatmulOptions
                                gained hasAuxType, auxType and auxAmax, MepiEpilogInputs
-                               auxQuantizationScale */
+                               auxQuantizationScale. 7: MepiMatmulOptions gained
+                               cScale */
 
 /** The version of the C API the library implements (compare with MEPI_C_API_VERSION). */
 unsigned mepiGetApiVersion(void);

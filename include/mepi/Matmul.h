@@ -150,19 +150,20 @@ struct Qualifiers {
 
 /// FP8 quantization scales (cuBLASLt's and nvmath-python's): f32 device tensors, read by the
 /// kernel at every execution (no host copy), with 8-bit A and B only. With them
-///   D = sD * epilog(alpha * sA * sB * op(A) op(B), inputs...)
+///   D = sD * epilog(alpha * sA * sB * op(A) op(B) + beta * sC * C, inputs...)
 /// where `a` is one value ([] or [1]: tensor-wise) or one per row of D ([M]: row-wise), `b`
-/// one value or one per column of D ([N]; grouped: [S], one per group, or [S, N]), `d` one
-/// value. Block scaling (DeepSeek-V3's, cuBLASLt's VEC128_32F / BLK128x128_32F; 2-D problems):
-/// `a` [M, ceil(K / 128)], one per row of op(A) and 128 elements of K, with `b` [ceil(N / 128),
-/// ceil(K / 128)], one per 128 x 128 block of op(B) (any strides: torch's M-major `a` too);
-///   D = sD * epilog(alpha * sum_j a[row, j] b[col / 128, j] (op(A) op(B) over block j of K)),
+/// one value or one per column of D ([N]; grouped: [S], one per group, or [S, N]), `c` one
+/// value (C's dequantization scale, with an operand c only), `d` one value. Block scaling
+/// (DeepSeek-V3's, cuBLASLt's VEC128_32F / BLK128x128_32F; 2-D problems): `a` [M, ceil(K /
+/// 128)], one per row of op(A) and 128 elements of K, with `b` [ceil(N / 128), ceil(K / 128)],
+/// one per 128 x 128 block of op(B) (any strides: torch's M-major `a` too);
+///   D = sD * epilog(alpha * sum_j a[row, j] b[col / 128, j] (op(A) op(B) over block j of K)
+///                   + beta * sC * C),
 /// each block's sums scaled as the kernel promotes them into f32 (not with fastAccumulation).
 /// "result_amax" is taken before sD, and an 8-bit D is rounded to nearest and saturated to its
-/// largest finite value. Not with an operand c yet, nor with a user epilog (which reads its
-/// scales as epilog inputs).
+/// largest finite value. Not with a user epilog (which reads its scales as epilog inputs).
 struct QuantizationScales {
-  std::optional<Tensor> a, b, d;
+  std::optional<Tensor> a, b, c, d;
 };
 
 struct Options {

@@ -58,6 +58,7 @@ mepi::Options mepi::capi::optionsOf(const MepiMatmulOptions *options) {
     if (options->hasAuxType)
       cppOptions.auxType = dtypeOf(options->auxType);
     cppOptions.auxAmax = options->auxAmax;
+    cppOptions.quantizationScales.c = tensorOf(options->cScale, "quantization scale c");
   }
   return cppOptions;
 }

@@ -56,8 +56,8 @@ void detail::checkLocal(const Tensor &a, const Tensor &b, const std::optional<Te
     throw Error(std::string("mepi::dist: operand a: ") + dtypeName(a.dtype) +
                     " is not supported yet in distributed matmuls (bf16, f16, f32)",
                 Status::NotSupported);
-  if (options.local.quantizationScales.a || options.local.quantizationScales.b ||
-      options.local.quantizationScales.d || options.local.resultAmax)
+  const QuantizationScales &scales = options.local.quantizationScales;
+  if (scales.a || scales.b || scales.c || scales.d || options.local.resultAmax)
     throw Error("mepi::dist: FP8 scales and result_amax are not supported yet in distributed "
                 "matmuls",
                 Status::NotSupported);

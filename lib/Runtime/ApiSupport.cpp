@@ -92,6 +92,8 @@ namedInputs(const EpilogInputs &inputs, const QuantizationScales &scales) {
     named.push_back({"a_scale", &*scales.a});
   if (scales.b)
     named.push_back({"b_scale", &*scales.b});
+  if (scales.c)
+    named.push_back({"c_scale", &*scales.c});
   if (scales.d)
     named.push_back({"d_scale", &*scales.d});
   if (inputs.auxQuantizationScale)
@@ -153,16 +155,17 @@ ScaleShapes scaleShapes(char key, const MatmulProblem &p) {
 
 QuantizationScales validatedScales(const QuantizationScales &scales, const MatmulProblem &p,
                                    int device) {
-  if (!scales.a && !scales.b && !scales.d)
+  if (!scales.a && !scales.b && !scales.c && !scales.d)
     return scales;
   if (elementTypeBytes(p.a.type) != 1)
     fail(llvm::formatv("quantization scales: expected 8-bit A and B (fp8), got {0} x {1}",
                        elementTypeName(p.a.type), elementTypeName(p.b.type)));
-  if (p.c && (scales.a || scales.b))
-    fail("quantization scales: scales of A or B with an operand c are not supported yet");
+  if (scales.c && !p.c)
+    fail("quantization scale c: given without an operand c (it scales C)");
   QuantizationScales normalized;
   for (auto [given, out, key] : {std::tuple{&scales.a, &normalized.a, 'a'},
                                  std::tuple{&scales.b, &normalized.b, 'b'},
+                                 std::tuple{&scales.c, &normalized.c, 'c'},
                                  std::tuple{&scales.d, &normalized.d, 'd'}}) {
     if (!*given)
       continue;

@@ -175,7 +175,7 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
   if (!state)
     fail("plan() after free()");
   const QuantizationScales &scales = state->options.quantizationScales;
-  if (scales.a || scales.b || scales.d)
+  if (scales.a || scales.b || scales.c || scales.d)
     fail("plan: quantization scales are applied by the built-in epilogs; a user epilog reads "
          "its scales as epilog inputs");
   MatmulProblem problem = state->problem;

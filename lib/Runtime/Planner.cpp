@@ -360,8 +360,22 @@ BroadcastKind scaleKind(llvm::StringRef key, const OperandLayout &layout, bool g
   return key == "a_scale" ? BroadcastKind::Row : BroadcastKind::Col;
 }
 
+/// Whether the built-in epilog reads C (kEpilogC): where A's or B's scales are epilog inputs
+/// (tensor-wise, row-wise; block scales are the main loop's) or C has a scale, beta * sC * C
+/// must be added after them, which the kernel's accumulator path (alpha * A B + beta * C before
+/// the epilog) cannot do.
+bool epilogReadsC(const MatmulProblem &problem) {
+  if (!problem.c || problem.userEpilog)
+    return false;
+  return llvm::any_of(problem.builtinInputs, [&](const NamedLayout &in) {
+    return in.key == "c_scale" || ((in.key == "a_scale" || in.key == "b_scale") &&
+                                   !::mepi::runtime::isBlockScale(problem, in.key));
+  });
+}
+
 /// The built-in epilog's inputs in its signature's order (none for a user epilog), after the
-/// checks that the epilog and its inputs go together.
+/// checks that the epilog and its inputs go together; `signature` then starts with C and beta
+/// where the epilog reads C (their arguments are the function's c and beta).
 llvm::Expected<std::vector<NamedLayout>>
 builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilog,
                 EpilogSignature &signature) {
@@ -410,7 +424,10 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
     return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: its aux "
                                    "matrix inputs, grouped aux outputs and gradients are not "
                                    "supported yet");
-  return orderedBuiltinInputs(problem, signature);
+  llvm::Expected<std::vector<NamedLayout>> ordered = orderedBuiltinInputs(problem, signature);
+  if (ordered && epilogReadsC(problem))
+    signature = withEpilogC(std::move(signature));
+  return ordered;
 }
 
 /// The planned function's argument types, in the kernel ABI's order: a, b, alpha, (c, beta),
@@ -455,7 +472,7 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
   unsigned next = 0;
   auto arg = [&] { return entry->getArgument(next++); };
   o.a = arg(), o.b = arg(), o.alpha = arg();
-  if (problem.c)
+  if (problem.c && !epilogReadsC(problem)) // else the epilog's first two inputs
     o.c = arg(), o.beta = arg();
   auto input = [&](BroadcastKind kind) {
     o.inputs.push_back(arg());

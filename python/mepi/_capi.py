@@ -5,7 +5,7 @@ import ctypes.util
 import os
 import pathlib
 
-API_VERSION = 6  # MEPI_C_API_VERSION this package speaks
+API_VERSION = 7  # MEPI_C_API_VERSION this package speaks
 
 
 class StringRef(ctypes.Structure):
@@ -64,6 +64,7 @@ class MatmulOptions(ctypes.Structure):
         ("hasAuxType", ctypes.c_bool),
         ("auxType", ctypes.c_int),
         ("auxAmax", ctypes.c_bool),
+        ("cScale", ctypes.POINTER(Tensor)),
     ]
 
 

@@ -97,7 +97,7 @@ class MatmulOptions:
     aux_amax: bool = False
 
     def c_options(self, scales=None):
-        """The C API's options; `scales`: the quantization scales' Operands by 'a', 'b', 'd'
+        """The C API's options; `scales`: the quantization scales' Operands by 'a', 'b', 'c', 'd'
         (their C tensors live as long as the returned struct's `_keep`)."""
         if self.result_type is not None and self.result_type not in _RESULT_TYPES:
             raise ValueError(f"options.result_type: expected one of "
@@ -115,7 +115,7 @@ class MatmulOptions:
             options.hasAuxType, options.auxType = True, _RESULT_TYPES[name]
         options.auxAmax = self.aux_amax
         options._keep = []
-        for key, field in (("a", "aScale"), ("b", "bScale"), ("d", "dScale")):
+        for key, field in (("a", "aScale"), ("b", "bScale"), ("c", "cScale"), ("d", "dScale")):
             if scales and key in scales:
                 tensor = scales[key].c_tensor()
                 options._keep.append(tensor)
@@ -124,8 +124,8 @@ class MatmulOptions:
 
 
 def _quantization_scales(scales, like):
-    """nvmath's quantization_scales (a dict or an object with a, b, d; c is not taken yet) as
-    Operands: device f32 tensors, or Python numbers put on the device in `like`'s package."""
+    """nvmath's quantization_scales (a dict or an object with a, b, c, d) as Operands: device f32
+    tensors, or Python numbers put on the device in `like`'s package."""
     if scales is None:
         return {}
     items = scales.items() if isinstance(scales, dict) else (
@@ -134,9 +134,9 @@ def _quantization_scales(scales, like):
     for key, value in items:
         if value is None:
             continue
-        if key not in ("a", "b", "d"):
-            raise ValueError(f"quantization_scales: unknown or unsupported key {key!r}; "
-                             "expected 'a', 'b' or 'd'")
+        if key not in ("a", "b", "c", "d"):
+            raise ValueError(f"quantization_scales: unknown key {key!r}; "
+                             "expected 'a', 'b', 'c' or 'd'")
         if isinstance(value, (int, float)):
             value = _device_scalar(float(value), like)
         result[key] = _on_device(value, f"quantization scale {key}")

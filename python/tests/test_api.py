@@ -25,7 +25,7 @@ def sm90(**kwargs):
 
 
 def test_import_and_epilogs():
-    assert mepi.API_VERSION == 6
+    assert mepi.API_VERSION == 7
     for name in ["DEFAULT", "RELU", "RELU_AUX", "BIAS", "RELU_BIAS", "RELU_AUX_BIAS", "DRELU",
                  "DRELU_BGRAD", "GELU", "GELU_AUX", "GELU_BIAS", "GELU_AUX_BIAS", "DGELU",
                  "DGELU_BGRAD", "BGRADA", "BGRADB"]:  # nvmath-python's MatmulEpilog
@@ -180,11 +180,14 @@ def test_the_runtime_logs_compiles_and_cache_hits(caplog):
 
 def test_quantization_scales_are_checked():
     a, b = FakeDeviceArray((64, 128)), FakeDeviceArray((128, 32))
-    with pytest.raises(ValueError, match="quantization_scales: unknown or unsupported key 'x'"):
+    with pytest.raises(ValueError, match="quantization_scales: unknown key 'x'"):
         mepi.Matmul(a, b, quantization_scales={"x": FakeDeviceArray((), "<f4")})
     # The C++ API's check, through the C API: scales are for 8-bit operands.
     with pytest.raises(mepi.MepiError, match="expected 8-bit A and B \\(fp8\\), got f16 x f16"):
         mepi.Matmul(a, b, options=sm90(), quantization_scales={"a": FakeDeviceArray((), "<f4")})
+    # C's scale ("c", nvmath's) reaches the C API too.
+    with pytest.raises(mepi.MepiError, match="expected 8-bit A and B \\(fp8\\), got f16 x f16"):
+        mepi.Matmul(a, b, options=sm90(), quantization_scales={"c": FakeDeviceArray((), "<f4")})
     assert mepi.MatmulOptions(fast_accumulation=True).c_options().fastAccumulation
     # nvmath's epilog preferences: the aux type by name or dtype string, its amax.
     options = mepi.MatmulOptions(aux_type="torch.float8_e5m2", aux_amax=True).c_options()

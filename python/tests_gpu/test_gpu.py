@@ -145,6 +145,24 @@ def test_fp8_scaled_against_fp64(row_wise):
     assert abs(amax - float(want.abs().max())) <= 1e-3 * amax
 
 
+def test_fp8_with_c_and_its_scale_against_fp64():
+    # nvmath's D = sD * epilog(alpha sA sB A B + beta sC C): C in bf16 beside an e4m3 D, every
+    # scale a device scalar or a number; odd shapes.
+    m, n, k = 201, 136, 520
+    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e4m3fn).t()
+    c = torch.randn(m, n, device=DEVICE).to(torch.bfloat16)
+    sa = torch.rand(m, device=DEVICE) + 0.5
+    scales = {"a": sa, "b": 0.75, "c": 1.25, "d": 2.0}
+    options = mepi.MatmulOptions(result_type="float8_e4m3fn")
+    d = mepi.matmul(a, b, c, alpha=0.5, beta=0.8, epilog=mepi.MatmulEpilog.RELU,
+                    options=options, quantization_scales=scales)
+    z = 0.5 * (a.double() @ b.double()) * sa.double()[:, None] * 0.75 + 0.8 * 1.25 * c.double()
+    want = (torch.relu(z) * 2.0).clamp(-448, 448)
+    assert d.dtype == torch.float8_e4m3fn
+    assert relative_error(d.double(), want) < 5e-2  # e4m3's rounding
+
+
 def test_fp8_block_scaled_against_fp64():
     # DeepSeek-V3's scaling: A's factors per row and 128 elements of K (M-major, as torch hands
     # them to cuBLASLt), B's per 128 x 128 block; partial blocks in M, N and K.

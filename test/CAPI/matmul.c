@@ -32,7 +32,7 @@ static void report(const char *what, MepiError error) {
 }
 
 int main(void) {
-  // CHECK: api version 6
+  // CHECK: api version 7
   printf("api version %u\n", mepiGetApiVersion());
 
   int64_t aShape[] = {8, 16}, bShape[] = {12, 8}, goodB[] = {16, 4}, biasShape[] = {4};
@@ -179,6 +179,28 @@ int main(void) {
   else
     report("fp8 aux", error);
   mepiMatmulDestroy(quantized);
+  // Options of API version 7: C's scale beside the product's (D = sD * epilog(alpha sA sB A B +
+  // beta sC C)); it needs an operand c.
+  int64_t f8C[] = {64, 32};
+  MepiTensor c16 = {fakePointer(), 0, MEPI_DTYPE_BF16, 2, f8C, NULL};
+  MepiTensor scalar = {fakePointer(), 0, MEPI_DTYPE_F32, 0, NULL, NULL};
+  MepiMatmulOptions fp8C = {false, {NULL, 0}, false, true, MEPI_DTYPE_F8E4M3FN, {"sm_90a", 6}};
+  fp8C.aScale = fp8C.bScale = fp8C.cScale = fp8C.dScale = &scalar;
+  float beta8 = 0.5f;
+  MepiMatmul withC = mepiMatmulCreateWithOptions(&a8, &b8, &c16, 1.0f, &beta8, false, true,
+                                                 &fp8C, &error);
+  // CHECK: fp8 with C and its scale: ok
+  if (!mepiMatmulIsNull(withC) &&
+      mepiLogicalResultIsSuccess(mepiMatmulPlan(withC, MEPI_EPILOG_GELU, NULL, &error)))
+    printf("fp8 with C and its scale: ok\n");
+  else
+    report("fp8 with C and its scale", error);
+  mepiMatmulDestroy(withC);
+  // CHECK: fp8 C scale without C: quantization scale c: given without an operand c (it scales C)
+  MepiMatmul noC = mepiMatmulCreateWithOptions(&a8, &b8, NULL, 1.0f, NULL, false, true, &fp8C,
+                                               &error);
+  if (mepiMatmulIsNull(noC))
+    report("fp8 C scale without C", error);
   // CHECK: config before plan: kernelConfiguration() called before plan()
   MepiMatmul unplanned = mepiMatmulCreate(&a32, &b32, NULL, 1.0f, NULL, false, true, &error);
   if (mepiLogicalResultIsFailure(mepiMatmulGetKernelConfiguration(unplanned, &config, &error)))

@@ -23,7 +23,11 @@ struct Fp8Case {
   double dScaleRange = 2; // D's scale is drawn from [dScaleRange / 4, dScaleRange]
   std::string config;     // a forced kernel configuration (empty: the heuristic's)
   bool mnMajorA = false, mnMajorB = false; // given MN-major (copied K-major by a pre-pass)
+  std::optional<ElementType> c;             // an operand c of this type, with beta = 0.75
+  bool scaleC = false;                      // and C's scale
+  float alpha = 1.0f;
 };
+constexpr float kBeta = 0.75f;
 
 const char *typeName(ElementType t) { return elementTypeName(t); }
 
@@ -36,8 +40,10 @@ std::string describe(const Fp8Case &c) {
                 typeName(c.a), typeName(c.b), typeName(c.d), (long long)c.m, (long long)c.n,
                 (long long)c.k, scale(c.scaleA), scale(c.scaleB), c.scaleD ? " sD" : "",
                 c.amax ? " amax" : "", c.fast ? " fast" : "", c.epilog.c_str());
-  return line + std::string(c.mnMajorA ? " mnA" : "") + (c.mnMajorB ? " mnB" : "") +
-         (c.config.empty() ? "" : " " + c.config);
+  std::string operandC = !c.c ? "" : std::string(" C=") + typeName(*c.c) + (c.scaleC ? " sC" : "");
+  std::string alpha = c.alpha == 1.0f ? "" : " alpha=" + std::to_string(c.alpha).substr(0, 4);
+  return line + std::string(c.mnMajorA ? " mnA" : "") + (c.mnMajorB ? " mnB" : "") + operandC +
+         alpha + (c.config.empty() ? "" : " " + c.config);
 }
 
 /// Element (row, kk) of an operand held as [rows, K], in whatever layout it was made.
@@ -119,9 +125,10 @@ std::string checkAmax(const Device &dev, const Fp8Case &c, mepi::Matmul &mm,
   return "";
 }
 
-/// mepi's matmul of A [M, K] by B given as [N, K] with `options`, planned with `epilog` (and
-/// a bias [M] drawn into `bias` where the epilog has one).
+/// mepi's matmul of A [M, K] by B given as [N, K] (and C where given, with kBeta) with
+/// `options`, planned with `epilog` (and a bias [M] drawn into `bias` where the epilog has one).
 mepi::Matmul plannedMatmul(DeviceArena &arena, const HostTensor &a, const HostTensor &b,
+                           const std::optional<HostTensor> &c, float alpha,
                            const mepi::Options &options, const std::string &epilog, int64_t m,
                            std::optional<HostTensor> &bias, std::mt19937 &rng) {
   mepi::EpilogInputs inputs;
@@ -129,8 +136,12 @@ mepi::Matmul plannedMatmul(DeviceArena &arena, const HostTensor &a, const HostTe
     bias = randomTensor(ElementType::BF16, {m}, rng);
     inputs.bias = arena.toDevice(*bias);
   }
-  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), std::nullopt, 1.0f, std::nullopt,
-                  mepi::Qualifiers{false, true}, options);
+  std::optional<mepi::Tensor> cTensor;
+  if (c)
+    cTensor = arena.toDevice(*c);
+  mepi::Matmul mm(arena.toDevice(a), arena.toDevice(b), cTensor, alpha,
+                  c ? std::optional<float>(kBeta) : std::nullopt, mepi::Qualifiers{false, true},
+                  options);
   mm.plan(apiEpilog(epilog), inputs);
   return mm;
 }
@@ -145,8 +156,14 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
   options.resultType = apiDType(c.d);
   options.resultAmax = c.amax;
   options.fastAccumulation = c.fast;
-  std::optional<HostTensor> sA, sB, sD, bias;
+  std::optional<HostTensor> sA, sB, sC, sD, bias, operandC;
   options.kernelConfig = c.config;
+  if (c.c)
+    operandC = randomTensor(*c.c, {c.m, c.n}, rng);
+  if (c.scaleC) {
+    sC = scaleTensor(1, false, 0.5, 2, rng);
+    options.quantizationScales.c = arena.toDevice(*sC);
+  }
   if (c.scaleA != Scale::None)
     sA = c.scaleA == Scale::Block ? blockScaleTensor(c, true, 0.25, 4, rng)
                                   : scaleTensor(c.m, c.scaleA == Scale::Vector, 0.5, 2, rng);
@@ -161,7 +178,8 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
     options.quantizationScales.b = arena.toDevice(*sB);
   if (sD)
     options.quantizationScales.d = arena.toDevice(*sD);
-  mepi::Matmul mm = plannedMatmul(arena, a, b, options, c.epilog, c.m, bias, rng);
+  mepi::Matmul mm =
+      plannedMatmul(arena, a, b, operandC, c.alpha, options, c.epilog, c.m, bias, rng);
   config = mm.kernelConfiguration();
   mepi::Tensor d = executeTwice(dev, mm);
   std::vector<uint8_t> gotBytes = fetch(dev, d);
@@ -181,6 +199,9 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
         x += part * scaleOf(sA, c.scaleA, i, k0) *
              scaleOf(sB, c.scaleB, c.scaleB == Scale::Block ? j / kScaleBlock : j, k0);
       }
+      x *= c.alpha;
+      if (operandC)
+        x += kBeta * (sC ? sC->values[0] : 1.0) * operandC->values[i * c.n + j];
       if (bias)
         x += bias->values[i];
       x = activation(c.epilog, x);
@@ -347,7 +368,7 @@ std::string runMxCase(const Device &dev, std::mt19937 &rng, const MxCase &c, dou
   options.quantizationScales.a = arena.toDevice(sA.bytes);
   options.quantizationScales.b = arena.toDevice(sB.bytes);
   std::optional<HostTensor> bias;
-  mepi::Matmul mm = plannedMatmul(arena, a, b, options, c.epilog, c.m, bias, rng);
+  mepi::Matmul mm = plannedMatmul(arena, a, b, std::nullopt, 1.0f, options, c.epilog, c.m, bias, rng);
   config = mm.kernelConfiguration();
   std::vector<uint8_t> gotBytes = fetch(dev, executeTwice(dev, mm));
   std::vector<double> want, got;
@@ -470,6 +491,25 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
       // K-major rows of an odd pitch: staged into 16-byte rows by the realigning pre-pass.
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 130, 203, 1001, S::Tensor, S::Tensor, false, false,
        false, "GELU_BIAS", 2},
+      // An operand c: D = sD * epilog(alpha sA sB A B + beta sC C), C read by the epilog after
+      // the product's scales (tensor-wise, row-wise, with C's scale), or by the kernel where
+      // only block scales (the main loop's) scale the product; C in a 16-bit type beside an
+      // 8-bit D, f32 beside an f32 D; odd shapes, a decode shape split along K, fast
+      // accumulation, MN-major A.
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 999, 1001, 1040, S::Tensor, S::Tensor, true, true,
+       false, "GELU_BIAS", 2, "", false, false, T::BF16, true, 0.5f},
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 517, 263, 4000, S::Vector, S::Vector, false, false, false,
+       "RELU_BIAS", 2, "", false, false, T::BF16},
+      {T::F8E5M2, T::F8E4M3FN, T::F16, 300, 520, 1100, S::Block, S::Block, false, false, false,
+       "DEFAULT", 2, "", false, false, T::F16, true},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 1000, 700, 1024, S::Block, S::Block, false, true, false,
+       "BIAS", 2, "", false, false, T::BF16, false, 1.5f},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 16, 1500, 6000, S::Tensor, S::Vector, false, false, false,
+       "GELU", 2, "", false, false, T::BF16, true},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 257, 300, 2000, S::Tensor, S::Tensor, false, true, false,
+       "GELU_BIAS", 2, "", true, false, T::F32, true},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E5M2, 2048, 3000, 2048, S::Vector, S::Tensor, true, false,
+       true, "DEFAULT", 2, "", false, false, T::F16, true},
   };
   for (const Fp8Case &c : cases) {
     std::string line = describe(c);

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace gputest {
@@ -194,17 +196,24 @@ inline mepi::DType apiDType(ElementType type) {
   }
 }
 
-/// The built-in epilog of nvmath's name (the ones the cases use; GELU_BIAS otherwise).
+/// The built-in epilog of nvmath's name; an unknown name is the case's own error.
 inline mepi::Epilog apiEpilog(const std::string &name) {
-  return name == "DEFAULT"     ? mepi::Epilog::Default
-         : name == "BIAS"      ? mepi::Epilog::Bias
-         : name == "RELU"      ? mepi::Epilog::Relu
-         : name == "RELU_BIAS" ? mepi::Epilog::ReluBias
-         : name == "GELU"      ? mepi::Epilog::Gelu
-         : name == "SIGMOID"   ? mepi::Epilog::Sigmoid
-         : name == "TANH"      ? mepi::Epilog::Tanh
-         : name == "SILU"      ? mepi::Epilog::Silu
-                               : mepi::Epilog::GeluBias;
+  using E = mepi::Epilog;
+  static const std::pair<const char *, E> kNames[] = {
+      {"DEFAULT", E::Default},     {"RELU", E::Relu},
+      {"RELU_AUX", E::ReluAux},    {"BIAS", E::Bias},
+      {"RELU_BIAS", E::ReluBias},  {"RELU_AUX_BIAS", E::ReluAuxBias},
+      {"DRELU", E::DRelu},         {"DRELU_BGRAD", E::DReluBGrad},
+      {"GELU", E::Gelu},           {"GELU_AUX", E::GeluAux},
+      {"GELU_BIAS", E::GeluBias},  {"GELU_AUX_BIAS", E::GeluAuxBias},
+      {"DGELU", E::DGelu},         {"DGELU_BGRAD", E::DGeluBGrad},
+      {"SIGMOID", E::Sigmoid},     {"TANH", E::Tanh},
+      {"SILU", E::Silu},           {"BGRADA", E::BGradA},
+      {"BGRADB", E::BGradB}};
+  for (const auto &[known, epilog] : kNames)
+    if (name == known)
+      return epilog;
+  throw std::invalid_argument("test case: unknown epilog '" + name + "'");
 }
 
 /// Device copies of host tensors for one case, freed together when the case ends.

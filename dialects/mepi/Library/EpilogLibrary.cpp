@@ -135,6 +135,11 @@ EpilogSignature mlir::mepi::withScaleInputs(EpilogSignature signature, ArrayRef<
   return signature;
 }
 
+EpilogSignature mlir::mepi::withEpilogC(EpilogSignature signature) {
+  signature.inputs.insert(signature.inputs.begin(), {kEpilogC, kEpilogBeta});
+  return signature;
+}
+
 namespace {
 /// The region being built: the builder and its block arguments by key.
 struct EpilogRegion {
@@ -222,6 +227,12 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
   for (StringRef key : {"a_scale", "b_scale"})
     if (Value scale = r.input(key))
       x = arith::MulFOp::create(b, loc, x, scale);
+  if (Value c = r.input(kEpilogC.key)) { // after the scales of the product only
+    Value term = arith::MulFOp::create(b, loc, r.input(kEpilogBeta.key), r.toF32(c));
+    if (Value scale = r.input("c_scale"))
+      term = arith::MulFOp::create(b, loc, term, scale);
+    x = arith::AddFOp::create(b, loc, x, term);
+  }
   if (Value bias = r.input("bias"))
     x = arith::AddFOp::create(b, loc, x, r.toF32(bias));
   x = emitActivation(r, epilog, x, zero, geluAux, aux);

@@ -62,17 +62,28 @@ inline constexpr EpilogOperand kGeluAuxAmax = {"gelu_aux_amax", BroadcastKind::S
 /// reductions when `resultAmax` and `auxAmax`.
 /// The FP8 quantization scales as epilog inputs, after the epilog's own (in this order, each
 /// where given): "a_scale" (scalar, or row: one per row of D), "b_scale" (scalar, col: one per
-/// column; grouped, with a leading dimension of S: per group), "d_scale" (scalar) and
-/// "aux_quantization_scale" (scalar: an 8-bit gelu_aux's, nvmath's epilog input).
-inline constexpr llvm::StringLiteral kScaleKeys[] = {"a_scale", "b_scale", "d_scale",
+/// column; grouped, with a leading dimension of S: per group), "c_scale" (scalar: C's, read
+/// with kEpilogC), "d_scale" (scalar) and "aux_quantization_scale" (scalar: an 8-bit
+/// gelu_aux's, nvmath's epilog input).
+inline constexpr llvm::StringLiteral kScaleKeys[] = {"a_scale", "b_scale", "c_scale", "d_scale",
                                                      "aux_quantization_scale"};
 /// `signature` with the given scales appended, each of its kind (kinds[i] for kScaleKeys[i]).
 EpilogSignature withScaleInputs(EpilogSignature signature, ArrayRef<bool> given,
                                 ArrayRef<BroadcastKind> kinds);
 
-/// Builds `epilog`'s region into `op`, which takes `signature`'s inputs (the epilog's, then any
-/// scales): x = acc * a_scale * b_scale, the epilog, max |x| as result_amax (before D's scale),
-/// then D = x * d_scale in D's type. A GELU's aux z (its input) is written in the type of the
+/// C read by the epilog, not added by the kernel before it: the op's acc is then alpha * A B
+/// alone, and the epilog adds beta * c_scale * C after A's and B's scales, as
+/// D = sD * epilog(alpha * sA * sB * A B + beta * sC * C) requires where sA and sB are epilog
+/// inputs. "c" (matrix: C's element, 16 or 32 bits) and "beta" (scalar: an f32 value) are then
+/// the epilog's first two inputs.
+inline constexpr EpilogOperand kEpilogC = {"c", BroadcastKind::Matrix};
+inline constexpr EpilogOperand kEpilogBeta = {"beta", BroadcastKind::Scalar};
+EpilogSignature withEpilogC(EpilogSignature signature);
+
+/// Builds `epilog`'s region into `op`, which takes `signature`'s inputs (C and beta where the
+/// epilog reads C, the epilog's, then any scales): x = acc * a_scale * b_scale (+ beta *
+/// c_scale * c), the epilog, max |x| as result_amax (before D's scale), then D = x * d_scale in
+/// D's type. A GELU's aux z (its input) is written in the type of the
 /// op's aux matrix: max |z| as gelu_aux_amax when `auxAmax`, then z * aux_quantization_scale.
 void buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpilog epilog,
                         const EpilogSignature &signature, bool resultAmax, bool auxAmax = false);
