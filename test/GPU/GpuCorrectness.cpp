@@ -1,8 +1,11 @@
 // GPU correctness suite: every dtype, epilog, transpose, batch broadcast and odd shape, run
 // through the public C++ API (libmepi) on the device and compared with an fp64 host reference. Outputs are poisoned with
 // NaN before each run; random inputs are drawn anew for every case.
-// Usage: mepi-gpu-tests [--quick] [--compile-only] [--sample]
-// (one line per case, then "N passed, M failed"; --sample: only the README's sample problem)
+// Usage: mepi-gpu-tests [--quick] [--compile-only] [--sample] [--filter TEXT]... [--shard I/N]
+// (one line per case, then "N passed, M failed"; --sample: only the README's sample problem;
+// --shard I/N: every N-th selected case from the I-th, counting from 0, so that N device calls
+// run the whole suite, each within one call's time; the API cases after the matrix run in
+// shard 0)
 #include "Autotune.h"
 #include "EpilogCatalog.h"
 #include "Fp8Cases.h"
@@ -515,20 +518,26 @@ int main(int argc, char **argv) {
   bool quick = false, compileOnlyMode = false, sample = false;
   // --filter TEXT (repeatable): only cases whose line or forced configuration has one
   std::vector<std::string> filters;
+  int shard = 0, shards = 1;
   for (int i = 1; i < argc; ++i) {
     quick |= std::string(argv[i]) == "--quick";
     compileOnlyMode |= std::string(argv[i]) == "--compile-only";
     sample |= std::string(argv[i]) == "--sample";
     if (std::string(argv[i]) == "--filter" && i + 1 < argc)
       filters.push_back(argv[++i]);
+    if (std::string(argv[i]) == "--shard" && i + 1 < argc &&
+        (std::sscanf(argv[++i], "%d/%d", &shard, &shards) != 2 || shards < 1 || shard < 0 ||
+         shard >= shards)) {
+      std::printf("--shard: expected I/N with 0 <= I < N, got '%s'\n", argv[i]);
+      return 2;
+    }
   }
+  int64_t selectedCount = 0;
   auto selected = [&](const std::string &line) {
-    if (filters.empty())
-      return true;
+    bool matches = filters.empty();
     for (const std::string &f : filters)
-      if (line.find(f) != std::string::npos)
-        return true;
-    return false;
+      matches |= line.find(f) != std::string::npos;
+    return matches && selectedCount++ % shards == shard;
   };
   setvbuf(stdout, nullptr, _IOLBF, 0);
   llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
@@ -590,7 +599,8 @@ int main(int argc, char **argv) {
   runFp8Cases(dev, rng, selected, passed, failed);
   if (!quick)
     runLargeProblem(dev, selected, passed, failed);
-  if (!filters.empty()) { // a selection (e.g. under compute-sanitizer): the matrix cases only
+  if (!filters.empty() || shard != 0) { // a selection (e.g. under compute-sanitizer): the
+                                        // matrix cases only
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
   }
