@@ -63,7 +63,7 @@ struct SplitPlan {
 /// SGEMM), or where a configuration cannot hold the second set, by split-K (0.77-1.46x).
 inline constexpr int64_t kSplitMaxUnitKSteps = 96;
 /// Promoted accumulators of the split GEMM: k-steps between promotions (4: 1.94x SGEMM in
-/// geomean on four large shapes, 8: 1.78x; bench/results/f32-promote.log).
+/// geomean on four large shapes, 8: 1.78x; bench/NOTES.md, The promoted accumulator policy).
 inline constexpr int64_t kSplitPromoteKSteps = 4;
 
 /// The problem the GEMM runs on operands rewritten by pre-passes, with how to rewrite A and B

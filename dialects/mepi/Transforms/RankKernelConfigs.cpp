@@ -136,7 +136,7 @@ struct Fp8Shape {
 ///   128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680 x 10464 0.947 of cuBLASLt
 ///   against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
 /// - Fast accumulation: each shape forced on four large problems, the speed over the share of
-///   the last wave filled (2026-11-28, fp8-fast-tile-speeds.log): 128 x 256 1.14, 256 x 128 1.13,
+///   the last wave filled (2026-11-28; bench/NOTES.md, FP8): 128 x 256 1.14, 256 x 128 1.13,
 ///   128 x 192 1.12, 64 x 128 0.81 (in clusters; alone 0.70), 128 x 64 0.65, 64 x 64 0.59 (0.45
 ///   here: at 16 x 8192 x 8192 it ran 0.72 of cuBLASLt against 0.89 on 64 x 128 split in 2).
 ///   8-bit tiles read more shared memory per FLOP than 16-bit ones, so the narrow and the
@@ -344,7 +344,7 @@ void addForms(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Prob
 /// 4800 x 128 x 8064, 80 x 128 in 11 splits on 320 x 384 x 55168), and for a row-major D that
 /// is the swapped orientation. The heuristic takes the two-consumer ones where they fill the
 /// wave (WgmmaHeuristic::fittedHeight, lowSplitHeight); forced on few-tile long-K problems
-/// (H100, 2026-11-27, bench/results/swapped-split-forced.log) the low split heights were the
+/// (H100, 2026-11-27; bench/NOTES.md) the low split heights were the
 /// fastest of all candidates on 4800 x 128 x 8064, 768 x 128 x 16128, 128 x 1152 x 8704 (80 x 64
 /// in 3) and 64 x 5120 x 7488 (32 x 128), 2-13 % faster than the rules' choice.
 void addFittedHeights(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,

@@ -172,7 +172,7 @@ KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
 /// fixed cost): more units than taller tiles give, and no split (or few) where D has rows
 /// enough.
 /// Forced on the sweeps' 18 few-tile long-K problems under 0.90 (H100, 2026-11-27, mepi's
-/// times, bench/results/swapped-split-forced.log) against the rules' choice: 4800 x 128 x 8064
+/// times; bench/NOTES.md) against the rules' choice: 4800 x 128 x 8064
 /// 35.6 us (100 units) against 40.8 (128 x 128 in 3 splits), 768 x 128 x 16128 19.6 (8
 /// splits) against 22.4, 2624 x 256 x 6016 24.1 against 25.0, 320 x 384 x 55168 50.7 (6)
 /// against 52.2, 384 x 128 x 22976 (22 k-steps a unit) 20.1 either way; heights 32, 64 and 80
@@ -277,7 +277,7 @@ void WgmmaHeuristic::fitSplitWidth(int64_t tileM, int64_t &tileN, int64_t &split
 /// chosen alike, the store form unchanged) where its work units are predicted to spend 10 % more
 /// of the walkers' time inside D (predictedShare: waves and columns outside D). A D just past a
 /// multiple of 256 columns computes almost a whole tile column outside it (N = 576: a quarter of
-/// all it computes). Forced on the H100 (2026-11-28, bench/results/column-fit.log, mepi's
+/// all it computes). Forced on the H100 (2026-11-28, bench/NOTES.md; mepi's
 /// TFLOP/s, 128 x 256 against 128 x 192, both in clusters of 2): predicted 1.10 or more, 13 of 14
 /// gained: 16384 x 576 x 8192 490 -> 761, 16384 x 320 x 8192 345 -> 544, 42578 x 331 x 15656
 /// 356 -> 491, 2056 x 2665 x 2472 GELU_BIAS 350 -> 410, 39192 x 257 x 31568 252 -> 298, 2900 x
@@ -383,7 +383,7 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
 
 /// Instead of 256 x 128 tiles, 128 x 192 (the same two consumers, three quarters of the area)
 /// where its waves fall at least as much inside D (waveShare, ties included). Forced on every
-/// aligned problem of both seeded sweeps (H100, 2026-11-27, `forced-192-160.log`), of the 30
+/// aligned problem of both seeded sweeps (H100, 2026-11-27; bench/NOTES.md), of the 30
 /// the rules gave 256 x 128 the comparison named the faster of the two on all 21 that differed
 /// by more than 3 %: 38 x 1664 x 2816 x 192 1.16x, 43 x 896 x 512 x 576 1.10x, 8 x 1216 x 384
 /// x 3456 0.73x (160 tiles of 192 in two waves against 120 of 256 in one), 68 x 1664 x 256 x
