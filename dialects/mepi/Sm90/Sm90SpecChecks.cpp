@@ -186,6 +186,36 @@ std::optional<std::string> whyNotAccumulation(const Sm90Spec &spec) {
   return std::nullopt;
 }
 
+/// The tile's shape against what the epilog stages (32 columns at a time) and what MN-major
+/// operands load (64-row blocks, those of a shared tile split among the cluster).
+std::optional<std::string> whyNotTileShape(const Sm90Problem &p, KernelConfigAttr config) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (config.getTileN() % kChunkColumns != 0) {
+    os << "expected tile_n a multiple of 32 for the wgmma epilog (it stages 32 columns at a "
+          "time), got "
+       << config.getTileN();
+    return message;
+  }
+  // An MN-major operand loads 64-row blocks: those of a shared tile split among the cluster.
+  int64_t rowsB = Sm90Spec::clusterRows(config), columnsA = Sm90Spec::clusterColumns(config);
+  if (p.mnMajorB && config.getTileN() % (kBlockRows * rowsB) != 0) {
+    os << "expected tile_n a multiple of " << kBlockRows * rowsB
+       << " for a B given as [K, N] (it loads 64-row blocks"
+       << (rowsB > 1 ? ", half of them per block of the cluster" : "") << "), got "
+       << config.getTileN();
+    return message;
+  }
+  if (p.mnMajorA && config.getTileM() % (kBlockRows * columnsA) != 0) {
+    os << "expected tile_m a multiple of " << kBlockRows * columnsA
+       << " for an A given as [K, M] with multicast = a (it loads 64-row blocks, half of "
+          "them per block of the cluster), got "
+       << config.getTileM();
+    return message;
+  }
+  return std::nullopt;
+}
+
 /// What the kernel forms (swapped, ping-pong, stream-K, batched, grouped, 256-row tiles,
 /// promoted accumulators) take of the problem, checked in that order.
 std::optional<std::string> whyNotForm(const Sm90Spec &spec) {
@@ -240,29 +270,8 @@ std::optional<std::string> Sm90Spec::whyNot() const {
        << config;
     return message;
   }
-  // The epilog stages 32 accumulator columns at a time; an MN-major B tile is 64-row blocks.
-  if (config.getTileN() % kChunkColumns != 0) {
-    os << "expected tile_n a multiple of 32 for the wgmma epilog (it stages 32 columns at a "
-          "time), got "
-       << config.getTileN();
-    return message;
-  }
-  // An MN-major operand loads 64-row blocks: those of a shared tile split among the cluster.
-  int64_t rowsB = clusterRows(config), columnsA = clusterColumns(config);
-  if (p.mnMajorB && config.getTileN() % (kBlockRows * rowsB) != 0) {
-    os << "expected tile_n a multiple of " << kBlockRows * rowsB
-       << " for a B given as [K, N] (it loads 64-row blocks"
-       << (rowsB > 1 ? ", half of them per block of the cluster" : "") << "), got "
-       << config.getTileN();
-    return message;
-  }
-  if (p.mnMajorA && config.getTileM() % (kBlockRows * columnsA) != 0) {
-    os << "expected tile_m a multiple of " << kBlockRows * columnsA
-       << " for an A given as [K, M] with multicast = a (it loads 64-row blocks, half of "
-          "them per block of the cluster), got "
-       << config.getTileM();
-    return message;
-  }
+  if (std::optional<std::string> why = whyNotTileShape(p, config))
+    return why;
   int64_t cluster = config.getMainloop().getCluster();
   if (int64_t bytes = sharedLayout().total; !fitsSharedMemory()) {
     os << "needs " << bytes << " bytes of shared memory for " << config.getMainloop().getStages()

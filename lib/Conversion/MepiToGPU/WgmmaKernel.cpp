@@ -130,14 +130,9 @@ void WgmmaKernelGenerator::emitBlockValues(Emitter &e, Context &c) const {
   c.pipeline.emplace(c.base, c.layout, config.getMainloop().getStages(), cluster());
 }
 
-void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
-                                    ValueRange leading) const {
-  Location loc = op.getLoc();
-  Emitter e{b, loc};
-  Context c(spec(op));
+void WgmmaKernelGenerator::fillPolicies(Emitter &e, Context &c, MatmulOp op,
+                                        const IRMapping &operands) const {
   const Sm90SharedLayout &layout = c.layout;
-  fillContext(e, c, op, leading);
-  emitBlockValues(e, c);
   if (c.spec.problem().grouped()) {
     c.groups.emplace(op, e.offset(c.base, e.i32(layout.groupTable)), config.getTileM());
     c.scheduler->setGroups(*c.groups);
@@ -149,11 +144,13 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
   }
   if (c.spec.problem().splitsTf32)
     c.tf32Split = Tf32Split{layout.stageBytes, layout.splitLo};
+}
 
+void WgmmaKernelGenerator::emitBarrierInit(Emitter &e, const Context &c, Value isThread0) const {
   // Thread 0 initializes the barriers: full[s] completes on the producer's arrive plus the TMA
   // bytes, empty[s] on one arrive per consumer warpgroup.
-  Value isThread0 = e.eq(c.tid, e.i32(0));
-  auto init = scf::IfOp::create(b, loc, isThread0, /*withElseRegion=*/false);
+  OpBuilder &b = e.b;
+  auto init = scf::IfOp::create(b, e.loc, isThread0, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(init.thenBlock());
@@ -167,6 +164,19 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     int64_t readers = (config.getMainloop().getPingpong() ? 1 : consumers()) * cluster();
     c.pipeline->emitInit(e, producerArrivals, readers, Tf32Split::kThreads);
   }
+}
+
+void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
+                                    ValueRange leading) const {
+  Location loc = op.getLoc();
+  Emitter e{b, loc};
+  Context c(spec(op));
+  const Sm90SharedLayout &layout = c.layout;
+  fillContext(e, c, op, leading);
+  emitBlockValues(e, c);
+  fillPolicies(e, c, op, operands);
+  Value isThread0 = e.eq(c.tid, e.i32(0));
+  emitBarrierInit(e, c, isThread0);
   if (c.spec.sumsOnTensorCores())
     emitOnesTile(e, e.offset(c.base, e.i32(layout.ones)), c.tid, c.elementType);
   if (c.groups)

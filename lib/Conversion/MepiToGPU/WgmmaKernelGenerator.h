@@ -227,6 +227,11 @@ private:
     Value otherSteps;
   };
   void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
+  /// The policies the problem asks for: the group walk (grouped rows or K), 3xTF32's split.
+  void fillPolicies(Emitter &e, Context &c, MatmulOp op, const IRMapping &operands) const;
+  /// Thread 0 (`isThread0`) initializes the stage barriers for their producer arrivals and
+  /// readers.
+  void emitBarrierInit(Emitter &e, const Context &c, Value isThread0) const;
   void emitPingpongTurn(Emitter &e, Value hasPrevious, Value consumer) const;
   Value pingpongFirstSteps(Emitter &e, const Context &c) const;
   SmallVector<Value> emitMainLoopVariants(Emitter &e, const Context &c, const UnitLoop &u,
