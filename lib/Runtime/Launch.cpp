@@ -232,11 +232,11 @@ llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
   return llvm::Error::success();
 }
 
-auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
-                            const MatmulProblem &problem, const LaunchArguments &args)
-    -> llvm::Expected<std::unique_ptr<PreparedLaunch>> {
-  std::unique_ptr<PreparedLaunch> prepared(new PreparedLaunch(function));
-  // The planned function's arguments in order (Planner.cpp); the scalars have no layout.
+namespace {
+/// The planned function's arguments in order (Planner.cpp), which the kernel's tensor maps
+/// name by index; the scalars have no layout.
+std::vector<std::pair<CUdeviceptr, const OperandLayout *>>
+plannedArguments(const MatmulProblem &problem, const LaunchArguments &args) {
   std::vector<std::pair<CUdeviceptr, const OperandLayout *>> arguments = {
       {args.a, &problem.a}, {args.b, &problem.b}, {0, nullptr}};
   if (problem.c)
@@ -255,11 +255,21 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
   if (problem.groups) // no tensor maps of the bounds and weight indices
     arguments.insert(arguments.end(), 1 + problem.groups->weightIndices.has_value(),
                      {0, nullptr});
+  for (CUdeviceptr mirror : args.mirrors)
+    arguments.push_back({mirror, &problem.d});
+  return arguments;
+}
+} // namespace
+
+auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
+                            const MatmulProblem &problem, const LaunchArguments &args)
+    -> llvm::Expected<std::unique_ptr<PreparedLaunch>> {
+  std::unique_ptr<PreparedLaunch> prepared(new PreparedLaunch(function));
   if (args.mirrors.size() != static_cast<size_t>(problem.mirrors))
     return llvm::createStringError("the kernel stores " + std::to_string(problem.mirrors) +
                                    " mirrors of d, got " + std::to_string(args.mirrors.size()));
-  for (CUdeviceptr mirror : args.mirrors)
-    arguments.push_back({mirror, &problem.d});
+  std::vector<std::pair<CUdeviceptr, const OperandLayout *>> arguments =
+      plannedArguments(problem, args);
   for (const TensorMapSpec &spec : kernel.tensorMaps) {
     // TMA reads a and b and may write d: operands the runtime checked or allocated (a matrix,
     // or a batch of them; addTensorMap checks the rank).
@@ -276,37 +286,7 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
                                      std::to_string(kernel.workspaceBytes) + " bytes, got none");
     prepared->addWord(static_cast<int64_t>(args.workspace));
   }
-  prepared->addMemref(args.a, problem.a);
-  prepared->addMemref(args.b, problem.b);
-  prepared->addFloat(args.alpha);
-  if (problem.c) {
-    prepared->addMemref(args.c, *problem.c);
-    prepared->addFloat(args.beta);
-  }
-  // The kernel's operands are the op's: block scales come after every other one.
-  auto addBuiltinInputs = [&](bool blockScales) {
-    for (size_t i = 0; i < problem.builtinInputs.size(); ++i)
-      if (isBlockScale(problem, problem.builtinInputs[i].key) == blockScales)
-        prepared->addMemref(i < args.builtinInputs.size() ? args.builtinInputs[i] : 0,
-                            problem.builtinInputs[i].layout);
-  };
-  addBuiltinInputs(false);
-  for (size_t i = 0; i < problem.userInputs.size(); ++i)
-    prepared->addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0,
-                        problem.userInputs[i].layout);
-  if (problem.userEpilog && problem.userEpilog->userData)
-    prepared->addWord(static_cast<int64_t>(args.userData));
-  prepared->addMemref(args.d, problem.d);
-  for (const auto &[ptr, layout] : args.outputs)
-    prepared->addMemref(ptr, layout);
-  if (problem.groups) {
-    prepared->addMemref(args.groupBounds, problem.groups->bounds);
-    if (problem.groups->weightIndices)
-      prepared->addMemref(args.weightIndices, *problem.groups->weightIndices);
-  }
-  addBuiltinInputs(true);
-  for (CUdeviceptr mirror : args.mirrors)
-    prepared->addMemref(mirror, problem.d);
+  prepared->addOperands(problem, args);
   // Addresses only now: the vectors no longer grow.
   for (auto [slot, index] : prepared->slots)
     prepared->params.push_back(
@@ -316,6 +296,40 @@ auto PreparedLaunch::create(CUfunction function, const CompiledKernel &kernel,
   if (llvm::Error e = prepared->computeGrid(kernel, problem))
     return std::move(e);
   return std::move(prepared);
+}
+
+void PreparedLaunch::addOperands(const MatmulProblem &problem, const LaunchArguments &args) {
+  addMemref(args.a, problem.a);
+  addMemref(args.b, problem.b);
+  addFloat(args.alpha);
+  if (problem.c) {
+    addMemref(args.c, *problem.c);
+    addFloat(args.beta);
+  }
+  // The kernel's operands are the op's: block scales come after every other one.
+  auto addBuiltinInputs = [&](bool blockScales) {
+    for (size_t i = 0; i < problem.builtinInputs.size(); ++i)
+      if (isBlockScale(problem, problem.builtinInputs[i].key) == blockScales)
+        addMemref(i < args.builtinInputs.size() ? args.builtinInputs[i] : 0,
+                  problem.builtinInputs[i].layout);
+  };
+  addBuiltinInputs(false);
+  for (size_t i = 0; i < problem.userInputs.size(); ++i)
+    addMemref(i < args.userInputs.size() ? args.userInputs[i] : 0,
+              problem.userInputs[i].layout);
+  if (problem.userEpilog && problem.userEpilog->userData)
+    addWord(static_cast<int64_t>(args.userData));
+  addMemref(args.d, problem.d);
+  for (const auto &[ptr, layout] : args.outputs)
+    addMemref(ptr, layout);
+  if (problem.groups) {
+    addMemref(args.groupBounds, problem.groups->bounds);
+    if (problem.groups->weightIndices)
+      addMemref(args.weightIndices, *problem.groups->weightIndices);
+  }
+  addBuiltinInputs(true);
+  for (CUdeviceptr mirror : args.mirrors)
+    addMemref(mirror, problem.d);
 }
 
 CUresult PreparedLaunch::launch(const CudaDriver &driver, CUstream stream) const {

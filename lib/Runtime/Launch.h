@@ -47,6 +47,10 @@ private:
   void addWord(int64_t value);
   void addMemref(CUdeviceptr ptr, const OperandLayout &layout);
   void addFloat(float value);
+  /// The kernel's operands after the tensor maps and workspace, in the op's order: a, b,
+  /// alpha, (c, beta), the epilog inputs, d, the outputs, the group operands, block scales,
+  /// mirrors.
+  void addOperands(const MatmulProblem &problem, const LaunchArguments &args);
   /// Fails where the tile is empty or the grid exceeds CUDA's limits.
   llvm::Error computeGrid(const CompiledKernel &kernel, const MatmulProblem &problem);
 
