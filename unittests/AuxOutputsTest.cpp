@@ -155,10 +155,16 @@ TEST(Planner, AuxPreferencesAreCheckedAgainstTheEpilogAndTheTypes) {
                            "A and B), got f8e4m3fn");
   MatmulProblem backward = problem(ElementType::F8E4M3FN, 64, 32, 128, "DGELU", false, true);
   backward.builtinInputs = {{"gelu_aux", {ElementType::BF16, {64, 32}, colMajor(64)}}};
-  EXPECT_NE(errorOf(backward).find("epilog DGELU with an 8-bit D: its aux matrix inputs, "
-                                   "grouped aux outputs and gradients are not supported yet"),
-            std::string::npos)
-      << errorOf(backward);
+  EXPECT_EQ(errorOf(backward), ""); // the bf16 aux GELU_AUX writes beside an 8-bit D
+  // The bias gradient beside an 8-bit D: bf16.
+  backward.epilog = "DGELU_BGRAD";
+  llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(backward);
+  ASSERT_TRUE(bool(outputs)) << llvm::toString(outputs.takeError());
+  ASSERT_EQ(outputs->size(), 1u);
+  EXPECT_EQ((*outputs)[0].key, "dgelu_bgrad");
+  EXPECT_EQ((*outputs)[0].layout.type, ElementType::BF16);
+  EXPECT_EQ((*outputs)[0].layout.shape, (std::vector<int64_t>{64}));
+  EXPECT_EQ(errorOf(backward), "");
 }
 
 TEST(Planner, BackwardInputsMustHaveTheForwardLayout) {

@@ -103,18 +103,23 @@ TEST(Fp8Api, UserEpilogsReadTheirOwnScales) {
 }
 
 // GELU_AUX's aux beside an 8-bit D: bf16 by default, or 8-bit with its scale (one value, [] or
-// [1]) and its amax, as nvmath's epilog preferences ask; backward epilogs' aux inputs and
-// gradients with an 8-bit D are refused, and so are the preferences with a user epilog.
+// [1]) and its amax, as nvmath's epilog preferences ask; backward epilogs read that bf16 aux
+// and write their bias gradient in bf16; the operand sums of 8-bit A and B (BGRADA, BGRADB)
+// and the preferences with a user epilog are refused.
 TEST(Fp8Api, GeluAuxBesideAnFp8D) {
   mepi::Options options;
   options.resultType = DType::Float8E4M3FN;
   mepi::Matmul plain(tensor({64, 128}), tensor({32, 128}), std::nullopt, 1.0f, std::nullopt,
                      kTransposeB, options);
   EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::GeluAux); }), "");
-  EXPECT_NE(errorOf([&] { plain.plan(mepi::Epilog::DGeluBGrad); })
-                .find("epilog DGELU_BGRAD with an 8-bit D: its aux matrix inputs, grouped aux "
-                      "outputs and gradients are not supported yet"),
-            std::string::npos);
+  mepi::EpilogInputs backward;
+  mepi::Tensor aux = tensor({64, 32}, DType::BFloat16);
+  aux.strides = {1, 64};
+  backward.geluAux = aux;
+  EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::DGeluBGrad, backward); }), "");
+  EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::BGradA); }),
+            "plan: epilog BGRADA: the bias gradient of 8-bit A and B (their operand sums) is not "
+            "supported yet; DRELU_BGRAD and DGELU_BGRAD sum D's rows instead");
 
   options.auxType = DType::Float8E4M3FN;
   options.auxAmax = true;

@@ -257,7 +257,7 @@ OperandLayout reductionLayout(const EpilogOperand &reduction, const MatmulProble
   OutputShape out(p);
   std::vector<int64_t> shape = out.batch;
   shape.push_back(reduction.kind == BroadcastKind::Row ? out.m : out.n);
-  return {p.d.type, shape, ::mepi::runtime::rowMajorStrides(shape)};
+  return {::mepi::runtime::gradientType(p), shape, ::mepi::runtime::rowMajorStrides(shape)};
 }
 
 BroadcastKind outputKind(OutputKind kind) {
@@ -413,17 +413,18 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
   if (llvm::Error e = ::mepi::runtime::checkAuxPreferences(
           problem, llvm::any_of(signature.aux, geluAux)))
     return std::move(e);
-  // Gradients in D's type would be 8-bit without a scale of their own. The forward aux
-  // matrices have their own type (geluAuxType); the backward ones' inputs and grouped aux
-  // outputs are not supported with an 8-bit D yet.
+  // Beside an 8-bit D the aux matrices have their own type (geluAuxType) and the gradients
+  // bf16 (gradientType); a grouped aux output's padded rows are not for 8-bit columns yet.
   auto matrix = [](const EpilogOperand &o) { return o.kind == BroadcastKind::Matrix; };
-  if (::mepi::runtime::elementTypeBytes(problem.d.type) == 1 &&
-      ((problem.groups && llvm::any_of(signature.aux, matrix)) ||
-       llvm::any_of(signature.inputs, matrix) || !signature.reductions.empty() ||
-       !signature.operandSums.empty()))
-    return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: its aux "
-                                   "matrix inputs, grouped aux outputs and gradients are not "
-                                   "supported yet");
+  if (::mepi::runtime::elementTypeBytes(problem.d.type) == 1 && problem.groups &&
+      llvm::any_of(signature.aux, matrix))
+    return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: grouped aux "
+                                   "outputs are not supported yet");
+  // The wgmma kernels sum 16-bit and f32 operands only (on the tensor cores or by threads).
+  if (::mepi::runtime::elementTypeBytes(problem.a.type) == 1 && !signature.operandSums.empty())
+    return llvm::createStringError("epilog " + problem.epilog + ": the bias gradient of 8-bit A "
+                                   "and B (their operand sums) is not supported yet; "
+                                   "DRELU_BGRAD and DGELU_BGRAD sum D's rows instead");
   llvm::Expected<std::vector<NamedLayout>> ordered = orderedBuiltinInputs(problem, signature);
   if (ordered && epilogReadsC(problem))
     signature = withEpilogC(std::move(signature));

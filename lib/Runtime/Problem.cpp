@@ -53,6 +53,10 @@ auto mepi::runtime::geluAuxType(const MatmulProblem &problem) -> ElementType {
   return elementTypeBytes(problem.d.type) == 1 ? ElementType::BF16 : problem.d.type;
 }
 
+auto mepi::runtime::gradientType(const MatmulProblem &problem) -> ElementType {
+  return elementTypeBytes(problem.d.type) == 1 ? ElementType::BF16 : problem.d.type;
+}
+
 auto mepi::runtime::rowMajorStrides(const std::vector<int64_t> &shape)
     -> std::vector<int64_t> {
   std::vector<int64_t> strides(shape.size(), 1);

@@ -136,6 +136,11 @@ struct MatmulProblem {
 /// else D's type, bf16 for an 8-bit D (an FP8 aux needs a scale of its own: auxType says so).
 ElementType geluAuxType(const MatmulProblem &problem);
 
+/// The element type of the bias gradients (the DRELU_BGRAD / DGELU_BGRAD row sums, BGRADA's and
+/// BGRADB's operand sums): D's type, bf16 for an 8-bit D (cuBLASLt's bias type beside an FP8 D;
+/// an 8-bit gradient would need a scale of its own).
+ElementType gradientType(const MatmulProblem &problem);
+
 /// Row-major strides of `shape`.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 

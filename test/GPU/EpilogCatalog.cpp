@@ -11,12 +11,6 @@
 namespace gputest {
 namespace {
 
-double geluDerivativeRef(double z) {
-  constexpr double c = 0.7978845608028654, a = 0.044715;
-  double t = std::tanh(c * (z + a * z * z * z));
-  return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * a * z * z);
-}
-
 /// The epilog's aux matrices in nvmath-python's layout (column-major, rows padded).
 int64_t maskBytesPerColumn(int64_t m) { return (((m + 7) / 8) + 15) / 16 * 16; }
 int64_t geluRows(int64_t m) { return (m + 7) / 8 * 8; }

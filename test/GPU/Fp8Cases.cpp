@@ -552,4 +552,5 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
           line,
           [&](double &err, std::string &config) { return runMxCase(dev, rng, c, err, config); },
           passed, failed);
+  runFp8BackwardCases(dev, rng, selected, passed, failed);
 }

@@ -15,6 +15,11 @@ namespace gputest {
 void runFp8Cases(const Device &dev, std::mt19937 &rng,
                  const std::function<bool(const std::string &)> &selected, int &passed,
                  int &failed);
+/// The backward epilogs (DRELU, DGELU and their bias gradients) beside 8-bit A and B
+/// (Fp8BackwardCases.cpp); runFp8Cases runs them last.
+void runFp8BackwardCases(const Device &dev, std::mt19937 &rng,
+                         const std::function<bool(const std::string &)> &selected, int &passed,
+                         int &failed);
 } // namespace gputest
 
 #endif // MEPI_TEST_GPU_FP8CASES_H

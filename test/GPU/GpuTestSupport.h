@@ -180,6 +180,13 @@ inline double geluRef(double x) {
   return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 
+/// d gelu(z) / dz of the tanh form, for the DGELU epilogs' reference.
+inline double geluDerivativeRef(double z) {
+  constexpr double c = 0.7978845608028654, a = 0.044715;
+  double t = std::tanh(c * (z + a * z * z * z));
+  return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * a * z * z);
+}
+
 inline void cu(CUresult r, const char *what) {
   if (llvm::Error e = checkCuda(r, what))
     throw mepi::Error(llvm::toString(std::move(e)));
