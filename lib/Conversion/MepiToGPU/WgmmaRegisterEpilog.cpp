@@ -117,20 +117,17 @@ ColumnInputs sliceColumnInputs(const ColumnInputs &columns, int64_t from, int64_
   return sliced;
 }
 
-/// C's element pairs of groups [first, first + count) of the thread, as vectors of 2 in the
-/// order visitStep hands D's (pair 2 j + h: group first + j, row half h), or none where C is
-/// absent or not a row-major matrix of 16- or 32-bit floats whose pairs are aligned (the
-/// planner promises C's alignment when its address has it). The TMA store path loads a line's
-/// pairs while the line before it is written, so that their latency hides behind that line's
-/// barrier; a load per element inside the line would wait there, once per line. Pairs outside
-/// D read row or column 0 (valid memory, never stored).
-SmallVector<Value> loadSourcePairs(Emitter &e, MatmulOp op, const IRMapping &operands,
+/// A row-major matrix's element pairs of groups [first, first + count) of the thread, as
+/// vectors of 2 in the order visitStep hands D's (pair 2 j + h: group first + j, row half h),
+/// or none where `matrix` is not a 2-D row-major memref of 16- or 32-bit floats whose pairs
+/// are aligned (the planner promises an operand's alignment where its address has it). Pairs
+/// outside D read row or column 0 (valid memory, never stored).
+SmallVector<Value> loadMatrixPairs(Emitter &e, Value matrix, const IRMapping &operands,
                                    const WgmmaEpilogFrame &f, const SlicePlace &p,
                                    int64_t first, int64_t count) {
-  Value c = op.getC();
-  if (!c)
+  auto type = dyn_cast<MemRefType>(matrix.getType());
+  if (!type)
     return {};
-  auto type = cast<MemRefType>(c.getType());
   Type element = type.getElementType();
   int64_t bytes = type.getElementTypeBitWidth() / 8;
   SmallVector<int64_t> strides;
@@ -138,11 +135,11 @@ SmallVector<Value> loadSourcePairs(Emitter &e, MatmulOp op, const IRMapping &ope
   if (type.getRank() != 2 || !isa<BFloat16Type, Float16Type, Float32Type>(element) ||
       failed(type.getStridesAndOffset(strides, offset)) || offset != 0 || strides[1] != 1 ||
       ShapedType::isDynamic(strides[0]) || strides[0] % 2 != 0 || f.n % 2 != 0 ||
-      getPromisedAlignment(c) < 2 * bytes)
+      getPromisedAlignment(matrix) < 2 * bytes)
     return {};
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  Value base = emitGlobalBase(e, operands.lookup(c));
+  Value base = emitGlobalBase(e, operands.lookup(matrix));
   auto pairType = VectorType::get({2}, element);
   SmallVector<Value> pairs;
   for (int64_t j = 0; j < count; ++j) {
@@ -160,13 +157,49 @@ SmallVector<Value> loadSourcePairs(Emitter &e, MatmulOp op, const IRMapping &ope
   return pairs;
 }
 
+/// The element pairs the epilog reads per element, loaded ahead by pairs: C's (the kernel adds
+/// beta * C) and each row-major matrix epilog input's (e.g. C read by the epilog beside FP8
+/// scales, a residual), loadMatrixPairs' order, each empty where loaded per element instead.
+/// The TMA store path loads a line's pairs while the line before it is written, so that their
+/// latency hides behind that line's barrier; a load per element inside the line would wait
+/// there, once per line.
+struct SourcePairs {
+  SmallVector<Value> c;
+  SmallVector<SmallVector<Value>> inputs; // one per epilog input
+
+  /// The pairs of `steps` groups from group `from` of them on.
+  SourcePairs slice(int64_t from, int64_t steps) const {
+    auto part = [&](ArrayRef<Value> pairs) {
+      return pairs.empty() ? SmallVector<Value>()
+                           : SmallVector<Value>(pairs.slice(2 * from, 2 * steps));
+    };
+    SourcePairs sliced{part(c), {}};
+    for (const SmallVector<Value> &pairs : inputs)
+      sliced.inputs.push_back(part(pairs));
+    return sliced;
+  }
+};
+
+SourcePairs loadSourcePairs(Emitter &e, MatmulOp op, const IRMapping &operands,
+                            const WgmmaEpilogFrame &f, const SlicePlace &p, int64_t first,
+                            int64_t count) {
+  SourcePairs pairs;
+  if (Value c = op.getC())
+    pairs.c = loadMatrixPairs(e, c, operands, f, p, first, count);
+  for (auto [i, input] : llvm::enumerate(op.getEpilogInputs()))
+    pairs.inputs.push_back(op.getInputKind(i) == BroadcastKind::Matrix
+                               ? loadMatrixPairs(e, input, operands, f, p, first, count)
+                               : SmallVector<Value>());
+  return pairs;
+}
+
 /// One step of the walk: the element pairs of groups [group, group + groupsPerStep) from their
 /// registers (`registers`, 4 per group: columns (c, c + 1) of rows r and r + 8, the wgmma
-/// fragment layout), handed to `visit`. `cPairs`: C's pairs of the step (loadSourcePairs), or
-/// none (C loaded per element); `columns`: the step's loadColumnInputs, or none (loaded here).
+/// fragment layout), handed to `visit`. `sources`: the step's loadSourcePairs, or none (loaded
+/// per element); `columns`: the step's loadColumnInputs, or none (loaded here).
 void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
                const SlicePlace &p, Value group, ArrayRef<Value> registers,
-               int64_t groupsPerStep, StepVisitor visit, ArrayRef<Value> cPairs = {},
+               int64_t groupsPerStep, StepVisitor visit, const SourcePairs &sources = {},
                ColumnInputs columns = {}) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
@@ -189,12 +222,18 @@ void visitStep(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
         ElementIndex index;
         index.row = e.toIndex(p.rows[h]);
         index.col = e.toIndex(e.add(col, e.i32(c)));
-        Value cValue;
-        if (!cPairs.empty())
-          cValue = LLVM::ExtractElementOp::create(b, loc, cPairs[2 * j + h], e.i32(c));
+        auto ofPair = [&](ArrayRef<Value> pairs) {
+          return pairs.empty() ? Value()
+                               : Value(LLVM::ExtractElementOp::create(b, loc, pairs[2 * j + h],
+                                                                      e.i32(c)));
+        };
+        Value cValue = ofPair(sources.c);
         for (auto [i, values] : llvm::enumerate(columns))
           if (!values.empty())
             preloaded[i] = values[2 * j + c];
+        for (auto [i, pairs] : llvm::enumerate(sources.inputs))
+          if (!pairs.empty())
+            preloaded[i] = ofPair(pairs);
         SmallVector<Value> results = emitEpilogValues(
             b, loc, op, operands, registers[4 * j + 2 * h + c], index, preloaded, cValue);
         return emitToStorage(b, loc, results[0]);
@@ -276,19 +315,18 @@ void walkPairs(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEp
 }
 
 /// The same walk unrolled: each step reads its registers by their static indices (no switch,
-/// no loop), and the steps are free to interleave. `cPairs`, `columns`: loadSourcePairs and
+/// no loop), and the steps are free to interleave. `sources`, `columns`: loadSourcePairs and
 /// loadColumnInputs of the run, or none.
 void walkPairsUnrolled(Emitter &e, MatmulOp op, const IRMapping &operands,
                        const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, int64_t first,
                        int64_t count, int64_t groupsPerStep, StepVisitor visit,
-                       ArrayRef<Value> cPairs, const ColumnInputs &columns) {
+                       const SourcePairs &sources, const ColumnInputs &columns) {
   for (int64_t group = first; group < first + count; group += groupsPerStep) {
     SmallVector<Value> registers;
     for (int64_t j = 0; j < 4 * groupsPerStep; ++j)
       registers.push_back(LLVM::ExtractValueOp::create(e.b, e.loc, acc, 4 * group + j));
-    ArrayRef<Value> stepPairs =
-        cPairs.empty() ? cPairs : cPairs.slice(2 * (group - first), 2 * groupsPerStep);
-    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit, stepPairs,
+    visitStep(e, op, operands, f, p, e.i32(group), registers, groupsPerStep, visit,
+              sources.slice(group - first, groupsPerStep),
               sliceColumnInputs(columns, group - first, groupsPerStep));
   }
 }
@@ -326,11 +364,11 @@ void emitDirectStores(Emitter &e, MatmulOp op, const IRMapping &operands,
 /// `buffer`. 16-bit D: stmatrix.x4, four 8 x 8 matrices of 16-bit elements per warp, which are
 /// exactly the fragments of two groups (rows 0-7 and 8-15 of the warp's 16, each group's 8
 /// columns): register i of a lane is its pair of matrix i, and lane l gives the address of row
-/// l % 8 of matrix l / 8. Wider D: one store per element pair. `cPairs`, `columns`: C's pairs
-/// and the column inputs of the line, loaded ahead (loadSourcePairs, loadColumnInputs), or none.
+/// l % 8 of matrix l / 8. Wider D: one store per element pair. `sources`, `columns`: the
+/// line's pairs and column inputs, loaded ahead (loadSourcePairs, loadColumnInputs), or none.
 void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                        const WgmmaEpilogFrame &f, const SlicePlace &p, Value acc, Value buffer,
-                       int64_t first, int64_t groupsPerLine, ArrayRef<Value> cPairs,
+                       int64_t first, int64_t groupsPerLine, const SourcePairs &sources,
                        const ColumnInputs &columns) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
@@ -348,7 +386,7 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                                                 2 * dBytes);
                         }
                       },
-                      cPairs, columns);
+                      sources, columns);
     return;
   }
   Value lane = e.rem(f.tid, e.i32(32));
@@ -369,7 +407,7 @@ void writeTmaStoreLine(Emitter &e, MatmulOp op, const IRMapping &operands,
                                  NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
                                  NVVM::LdStMatrixEltType::B16);
       },
-      cPairs, columns);
+      sources, columns);
 }
 
 /// The bytes of D one thread stores at a time in copyLineBounded: 16 where TMA addresses D's
@@ -460,12 +498,12 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   }
   // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
-  // C's pairs and the column inputs of the next line are loaded before this line's barrier
+  // The next line's source pairs and column inputs are loaded before this line's barrier
   // (loadSourcePairs, loadColumnInputs).
-  SmallVector<Value> nextC = loadSourcePairs(e, op, operands, f, p, 0, groupsPerLine);
+  SourcePairs nextC = loadSourcePairs(e, op, operands, f, p, 0, groupsPerLine);
   ColumnInputs nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(0), groupsPerLine);
   for (int64_t staticLine = 0; staticLine < lines; ++staticLine) {
-    SmallVector<Value> lineC = std::move(nextC);
+    SourcePairs lineC = std::move(nextC);
     ColumnInputs lineInputs = std::move(nextInputs);
     if (staticLine + 1 < lines) {
       int64_t next = (staticLine + 1) * groupsPerLine;
