@@ -227,6 +227,17 @@ TEST(PlannerUserEpilog, InputsAreTypedByTheirElements) {
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_NE(kernel->plannedIR.find("as row : memref<17xf32>"), std::string::npos);
   EXPECT_NE(kernel->plannedIR.find("as matrix : memref<17x33xbf16>"), std::string::npos);
+  // No promise about the matrix input's address: its argument carries none.
+  EXPECT_EQ(kernel->plannedIR.find("%arg4: memref<17x33xbf16> {mepi.alignment"),
+            std::string::npos)
+      << kernel->plannedIR;
+  // A promised address (Matmul: what the tensor's pointer allows) goes on its argument, so that
+  // the wgmma epilog loads its element pairs at once.
+  p.userInputs[1].alignment = 16;
+  llvm::Expected<std::string> ir = planModule(p);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("%arg4: memref<17x33xbf16> {mepi.alignment = 16 : i64}"), std::string::npos)
+      << *ir;
 }
 
 TEST(PlannerUserEpilog, SignatureMustMatchTheProblem) {

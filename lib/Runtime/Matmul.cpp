@@ -211,8 +211,10 @@ void Matmul::planUserEpilog(const UserEpilog &epilog, const std::vector<UserEpil
                            dims(shape)));
       break;
     }
+    const void *data = inputs[i].tensor.data;
     problem.userInputs.push_back(
-        {validated(inputs[i].tensor, inputNames[i], 0), inputKind(inputs[i].kind)});
+        {validated(inputs[i].tensor, inputNames[i], 0), inputKind(inputs[i].kind),
+         inputs[i].kind == InputKind::Matrix ? commonAlignment(data, data) : 0u});
     tensors.push_back(inputs[i].tensor);
   }
   std::vector<mlir::mepi::DeviceObject> objects;

@@ -573,6 +573,11 @@ auto ::mepi::runtime::detail::plan(const MatmulProblem &problem)
   // load at once.
   if (problem.c && problem.cAlignment >= 4)
     fn.setArgAttr(3, kAlignmentAttr, b.getI64IntegerAttr(problem.cAlignment));
+  // A user epilog's matrix inputs (after a, b, alpha, c and beta, the built-in inputs) likewise.
+  size_t firstUserInput = 3 + (problem.c ? 2 : 0) + inputs->size();
+  for (auto [i, input] : llvm::enumerate(problem.userInputs))
+    if (input.alignment >= 4)
+      fn.setArgAttr(firstUserInput + i, kAlignmentAttr, b.getI64IntegerAttr(input.alignment));
   // D and the outputs after it are allocated by the runtime (cuMemAlloc: 256-byte aligned),
   // which allows vector stores; a grouped problem's bounds and weight indices follow them,
   // then the mirrors, which setMirrors requires aligned like D.

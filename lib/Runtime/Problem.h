@@ -41,6 +41,9 @@ enum class InputKind { Row, Col, Scalar, Matrix };
 struct EpilogInput {
   OperandLayout layout;
   InputKind kind = InputKind::Row;
+  /// What a matrix input's address promises (bytes; 0: nothing): the wgmma epilog then loads
+  /// its element pairs at once, as it does C's (cAlignment).
+  unsigned alignment = 0;
 };
 
 /// An output a user epilog writes besides D, stored under `key` (mepi's aux and reduction
