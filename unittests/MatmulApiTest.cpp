@@ -20,6 +20,17 @@ mepi::Tensor tensor(std::vector<int64_t> shape, mepi::DType dtype = mepi::DType:
 }
 } // namespace
 
+// nvmath-python's epilog names, both ways: every Epilog has one and is found by it.
+TEST(MatmulApi, EpilogNamesRoundTrip) {
+  for (int i = 0; i <= static_cast<int>(mepi::Epilog::BGradB); ++i) {
+    auto epilog = static_cast<mepi::Epilog>(i);
+    EXPECT_EQ(mepi::epilogNamed(mepi::epilogName(epilog)), epilog) << mepi::epilogName(epilog);
+  }
+  EXPECT_STREQ(mepi::epilogName(mepi::Epilog::GeluAuxBias), "GELU_AUX_BIAS");
+  EXPECT_EQ(mepi::epilogNamed("gelu_bias"), std::nullopt); // names are upper case
+  EXPECT_EQ(mepi::epilogNamed(""), std::nullopt);
+}
+
 TEST(MatmulApi, MismatchedKNamesBothOperands) {
   std::string e = errorOf([] { mepi::Matmul mm(tensor({8, 16}), tensor({12, 8})); });
   EXPECT_NE(e.find("expected op(a) and op(b) to agree on K, got 16 and 12"), std::string::npos)

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 typedef struct CUstream_st *CUstream;
@@ -71,6 +72,11 @@ enum class Epilog {
   Default, Relu, ReluAux, Bias, ReluBias, ReluAuxBias, DRelu, DReluBGrad,
   Gelu, GeluAux, GeluBias, GeluAuxBias, DGelu, DGeluBGrad, Sigmoid, Tanh, Silu, BGradA, BGradB
 };
+
+/// nvmath-python's name of `epilog` ("DEFAULT", "RELU_AUX_BIAS", ...; "SIGMOID", "TANH",
+/// "SILU"), and the epilog of such a name (none for another name).
+const char *epilogName(Epilog epilog);
+std::optional<Epilog> epilogNamed(std::string_view name);
 
 struct EpilogInputs {
   std::optional<Tensor> bias;

@@ -264,7 +264,7 @@ static void checkInputs(const EpilogInputs &inputs, const plan::DistPlan &p, Epi
                             std::pair{&inputs.geluAux, "gelu_aux"}}) {
     bool wanted = reads && std::string(reads) == key;
     if (given->has_value() != wanted)
-      fail(llvm::formatv("{0}: input {1}: epilog {2} {3}", what, key, api::epilogName(epilog),
+      fail(llvm::formatv("{0}: input {1}: epilog {2} {3}", what, key, epilogName(epilog),
                          wanted ? "reads it: expected this rank's, as the forward epilog "
                                   "returned it"
                                 : "does not read it"));
@@ -401,7 +401,7 @@ static Agreement epilogWord(int64_t epilog, bool bias, int64_t userFingerprint) 
   say.fact("the epilog", epilog,
            [](int64_t v) {
              return v < 0 ? std::string("a user epilog")
-                          : std::string(api::epilogName(Epilog(v)));
+                          : std::string(epilogName(Epilog(v)));
            })
       .fact("input bias given", bias)
       .fact("the user epilog", userFingerprint, [](int64_t v) {
@@ -521,7 +521,7 @@ void dist::Matmul::resetOperands(const Tensor &a, const Tensor &b, const EpilogI
   checkInputs(inputs, s.plan, s.planned ? s.epilog : Epilog::Default, s.dType,
               "resetOperands");
   if (s.planned && (inputs.bias.has_value() != s.inputs.bias.has_value()))
-    fail(std::string("resetOperands: the planned epilog ") + api::epilogName(s.epilog) +
+    fail(std::string("resetOperands: the planned epilog ") + epilogName(s.epilog) +
          (s.inputs.bias ? " reads a bias: give it again" : " reads no bias"));
   s.a = a;
   s.b = b;

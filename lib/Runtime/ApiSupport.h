@@ -40,9 +40,6 @@ ElementType elementType(DType dtype);
 
 DType dtypeOf(ElementType type);
 
-/// nvmath-python's name of a built-in epilog ("RELU_BIAS").
-const char *epilogName(Epilog epilog);
-
 /// The FP8 scales after checking them against the problem (8-bit A and B, f32, on `device`, of
 /// shape [] or [1], or [M] for a and [N] for b), a single value as a rank-0 tensor.
 QuantizationScales validatedScales(const QuantizationScales &scales, const MatmulProblem &p,

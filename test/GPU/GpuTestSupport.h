@@ -205,21 +205,8 @@ inline mepi::DType apiDType(ElementType type) {
 
 /// The built-in epilog of nvmath's name; an unknown name is the case's own error.
 inline mepi::Epilog apiEpilog(const std::string &name) {
-  using E = mepi::Epilog;
-  static const std::pair<const char *, E> kNames[] = {
-      {"DEFAULT", E::Default},     {"RELU", E::Relu},
-      {"RELU_AUX", E::ReluAux},    {"BIAS", E::Bias},
-      {"RELU_BIAS", E::ReluBias},  {"RELU_AUX_BIAS", E::ReluAuxBias},
-      {"DRELU", E::DRelu},         {"DRELU_BGRAD", E::DReluBGrad},
-      {"GELU", E::Gelu},           {"GELU_AUX", E::GeluAux},
-      {"GELU_BIAS", E::GeluBias},  {"GELU_AUX_BIAS", E::GeluAuxBias},
-      {"DGELU", E::DGelu},         {"DGELU_BGRAD", E::DGeluBGrad},
-      {"SIGMOID", E::Sigmoid},     {"TANH", E::Tanh},
-      {"SILU", E::Silu},           {"BGRADA", E::BGradA},
-      {"BGRADB", E::BGradB}};
-  for (const auto &[known, epilog] : kNames)
-    if (name == known)
-      return epilog;
+  if (std::optional<mepi::Epilog> epilog = mepi::epilogNamed(name))
+    return *epilog;
   throw std::invalid_argument("test case: unknown epilog '" + name + "'");
 }
 

@@ -303,22 +303,3 @@ void bench::writeJsonHeader(std::ostream &json, const char *device, const char *
        << jsonEscape(revision ? revision : "unknown") << "\",\n  \"layout\": \""
        << jsonEscape(layout) << "\",\n  \"meaning\": \"" << jsonEscape(meaning) << "\",\n";
 }
-
-std::optional<mepi::Epilog> bench::epilogNamed(const std::string &name) {
-  using E = mepi::Epilog;
-  static const std::pair<const char *, E> names[] = {
-      {"DEFAULT", E::Default},      {"RELU", E::Relu},
-      {"RELU_AUX", E::ReluAux},     {"BIAS", E::Bias},
-      {"RELU_BIAS", E::ReluBias},   {"RELU_AUX_BIAS", E::ReluAuxBias},
-      {"DRELU", E::DRelu},          {"DRELU_BGRAD", E::DReluBGrad},
-      {"GELU", E::Gelu},            {"GELU_AUX", E::GeluAux},
-      {"GELU_BIAS", E::GeluBias},   {"GELU_AUX_BIAS", E::GeluAuxBias},
-      {"DGELU", E::DGelu},          {"DGELU_BGRAD", E::DGeluBGrad},
-      {"SIGMOID", E::Sigmoid},      {"TANH", E::Tanh},
-      {"SILU", E::Silu},            {"BGRADA", E::BGradA},
-      {"BGRADB", E::BGradB}};
-  for (const auto &[n, e] : names)
-    if (name == n)
-      return e;
-  return std::nullopt;
-}

@@ -133,8 +133,6 @@ void writeJsonHeader(std::ostream &json, const char *device, const char *date,
 std::string jsonEscape(const std::string &s);
 /// Whether a problem's label contains one of `filters` (every label without filters).
 bool selectedLabel(const std::vector<std::string> &filters, const std::string &label);
-/// The built-in epilog of nvmath-python's name ("GELU_AUX_BIAS"), if one has it.
-std::optional<mepi::Epilog> epilogNamed(const std::string &name);
 
 } // namespace bench
 

@@ -520,7 +520,7 @@ int bench::runDistBench(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   DistArgs args(argc, argv, ranks);
-  std::optional<mepi::Epilog> epilog = epilogNamed(args.epilogName);
+  std::optional<mepi::Epilog> epilog = mepi::epilogNamed(args.epilogName);
   if (!epilog) {
     std::printf("mepi-bench --dist: --epilog %s: expected a built-in epilog's name (BIAS, "
                 "GELU_AUX_BIAS, DRELU_BGRAD, ...)\n",

@@ -122,7 +122,7 @@ cublasLtEpilogue_t cublasEpilog(const std::string &name) {
 }
 
 mepi::Epilog mepiEpilog(const std::string &name) {
-  return epilogNamed(name).value_or(mepi::Epilog::Default);
+  return mepi::epilogNamed(name).value_or(mepi::Epilog::Default);
 }
 
 /// What a problem's epilog reads and writes beside A, B and D, and the layouts both libraries

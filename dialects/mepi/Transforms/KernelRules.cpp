@@ -304,8 +304,8 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
 /// elements of M x N, each of K / S elements of K on average. 128 x 256 where those tiles
 /// still give every multiprocessor one, else 128 x 128 (64 columns for a D of at most 64).
 /// Cooperative with TMA stores: on the H200 (mepi-bench --grouped-k, 2026-11-26) 128 x 256 s4
-/// beat 128 x 128 s6, 256 x 128 s4, ping-pong 128 x 128 and 64 x 256, and register stores
-/// (0.30 against 0.48 of dense on the many-group shapes) on all five shapes (bench/NOTES.md).
+/// beat 128 x 128 s6, 256 x 128 s4, ping-pong 128 x 128 and 64 x 256, and register stores on
+/// all five shapes (bench/NOTES.md, Grouped GEMM, groups along K).
 KernelConfigAttr chooseKGroupedConfig(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   int64_t tileN = p.n <= 64 ? 64 : 128;
