@@ -180,6 +180,23 @@ std::vector<mepi::dist::Distribution> distributionsFor(const std::string &op, in
           Distribution::blockCyclic(g, kSummaMBlock, kSummaNBlock)};
 }
 
+/// The schedule's knobs for A/B runs, from the environment: MEPI_DIST_PIECES, _BANDS, _REMOTE,
+/// _MIRRORS and _TAIL_PIECES (unset: the plan's own choice).
+mepi::dist::Options distOptionsFromEnvironment() {
+  mepi::dist::Options options;
+  if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
+    options.pieces = std::atoi(pieces);
+  if (const char *bands = std::getenv("MEPI_DIST_BANDS"))
+    options.bands = std::atoi(bands);
+  if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
+    options.remoteStores = std::atoi(remote) != 0;
+  if (const char *mirrored = std::getenv("MEPI_DIST_MIRRORS"))
+    options.mirroredPieces = std::atoi(mirrored);
+  if (const char *tail = std::getenv("MEPI_DIST_TAIL_PIECES"))
+    options.tailPieces = std::atoi(tail);
+  return options;
+}
+
 /// One operation: tensor-parallel column-linear (all-gather of the sequence-split input, then
 /// the GEMM with this rank's columns of W), row-linear (the GEMM with this rank's rows of W,
 /// then reduce-scatter or all-reduce), or SUMMA over block-cyclic operands (A's blocks of K
@@ -250,19 +267,8 @@ Row measure(const DistShape &s, const std::string &op, int rank, int ranks, int 
   mepi::Tensor dbDist = summa ? onDevice(b + (rank / g.cols) * bPart * 2, device,
                                          dists[1].shape(rank, ranks, {s.h, s.f}))
                               : onDevice(b, device, bShape);
-  mepi::dist::Options options;
-  if (const char *pieces = std::getenv("MEPI_DIST_PIECES"))
-    options.pieces = std::atoi(pieces);
-  if (const char *bands = std::getenv("MEPI_DIST_BANDS"))
-    options.bands = std::atoi(bands);
-  if (const char *remote = std::getenv("MEPI_DIST_REMOTE"))
-    options.remoteStores = std::atoi(remote) != 0;
-  if (const char *mirrored = std::getenv("MEPI_DIST_MIRRORS"))
-    options.mirroredPieces = std::atoi(mirrored);
-  if (const char *tail = std::getenv("MEPI_DIST_TAIL_PIECES"))
-    options.tailPieces = std::atoi(tail);
-  mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f,
-                        std::nullopt, mepi::Qualifiers{false, !nMajorB}, options);
+  mepi::dist::Matmul mm(da, dbDist, std::nullopt, dists, 1.0f, std::nullopt,
+                        mepi::Qualifiers{false, !nMajorB}, distOptionsFromEnvironment());
   std::vector<int64_t> dPart =
       dists[2].shape(rank, ranks, {s.t, op == "ag+gemm" || summa ? s.f : s.h});
   EpilogOperands distInputs(epilog, dPart[0], dPart[1], device, 37 + rank);
