@@ -7,16 +7,24 @@
 
 using namespace mepi::runtime;
 
+namespace {
+/// An output's key and layout (type, shape and strides).
+void expectOutput(const NamedLayout &out, const std::string &key, ElementType type,
+                  const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+  EXPECT_EQ(out.key, key);
+  EXPECT_EQ(out.layout.type, type) << key;
+  EXPECT_EQ(out.layout.shape, shape) << key;
+  EXPECT_EQ(out.layout.strides, strides) << key;
+}
+} // namespace
+
 TEST(Planner, AuxOutputsHaveNvmathLayouts) {
   // RELU_AUX: a bit per element, M = 100 -> 13 bytes per column, padded to 16.
   llvm::Expected<std::vector<NamedLayout>> relu =
       epilogOutputLayouts(problem(ElementType::BF16, 100, 30, 64, "RELU_AUX_BIAS"));
   ASSERT_TRUE(bool(relu)) << llvm::toString(relu.takeError());
   ASSERT_EQ(relu->size(), 1u);
-  EXPECT_EQ((*relu)[0].key, "relu_aux");
-  EXPECT_EQ((*relu)[0].layout.type, ElementType::U8);
-  EXPECT_EQ((*relu)[0].layout.shape, (std::vector<int64_t>{16, 30}));
-  EXPECT_EQ((*relu)[0].layout.strides, colMajor(16));
+  expectOutput((*relu)[0], "relu_aux", ElementType::U8, {16, 30}, colMajor(16));
   // GELU_AUX: D's type, M padded to 8.
   llvm::Expected<std::vector<NamedLayout>> gelu =
       epilogOutputLayouts(problem(ElementType::F16, 100, 30, 64, "GELU_AUX"));
@@ -88,10 +96,7 @@ TEST(Planner, Fp8GeluAuxHasItsOwnTypeScaleAndAmax) {
   llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(p);
   ASSERT_TRUE(bool(outputs)) << llvm::toString(outputs.takeError());
   ASSERT_EQ(outputs->size(), 3u);
-  EXPECT_EQ((*outputs)[0].key, "gelu_aux");
-  EXPECT_EQ((*outputs)[0].layout.type, ElementType::F8E4M3FN);
-  EXPECT_EQ((*outputs)[0].layout.shape, (std::vector<int64_t>{112, 32}));
-  EXPECT_EQ((*outputs)[0].layout.strides, colMajor(112));
+  expectOutput((*outputs)[0], "gelu_aux", ElementType::F8E4M3FN, {112, 32}, colMajor(112));
   EXPECT_EQ((*outputs)[1].key, "result_amax");
   EXPECT_EQ((*outputs)[2].key, "gelu_aux_amax");
   EXPECT_EQ((*outputs)[2].layout.type, ElementType::F32);

@@ -15,6 +15,12 @@ namespace gputest {
 void runFp8Cases(const Device &dev, std::mt19937 &rng,
                  const std::function<bool(const std::string &)> &selected, int &passed,
                  int &failed);
+/// The tolerance of a 16- or 8-bit D, compared rounded (roundedAs): each code the
+/// accumulation's error flips costs a code's spacing, twice as wide in e5m2 (2 mantissa bits)
+/// as in e4m3.
+inline double fp8OutputTolerance(ElementType type) {
+  return type == ElementType::F8E5M2 ? 2e-2 : 1e-2;
+}
 /// The backward epilogs (DRELU, DGELU and their bias gradients) beside 8-bit A and B
 /// (Fp8BackwardCases.cpp); runFp8Cases runs them last.
 void runFp8BackwardCases(const Device &dev, std::mt19937 &rng,

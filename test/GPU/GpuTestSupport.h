@@ -82,6 +82,12 @@ inline uint8_t toFp8(double x, bool e4m3) {
 inline bool isFp8(ElementType t) {
   return t == ElementType::F8E4M3FN || t == ElementType::F8E5M2;
 }
+/// `x` as an output of `type` holds it: rounded and saturated for 8-bit floats (a rare tie
+/// flips one code), unchanged for others (their rounding is within the tolerances).
+inline double roundedAs(double x, ElementType type) {
+  bool e4m3 = type == ElementType::F8E4M3FN;
+  return isFp8(type) ? fromFp8(toFp8(x, e4m3), e4m3) : x;
+}
 
 /// A host tensor: the values as the device sees them (already rounded) and their bytes.
 struct HostTensor {
