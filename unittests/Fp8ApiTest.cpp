@@ -104,8 +104,8 @@ TEST(Fp8Api, UserEpilogsReadTheirOwnScales) {
 
 // GELU_AUX's aux beside an 8-bit D: bf16 by default, or 8-bit with its scale (one value, [] or
 // [1]) and its amax, as nvmath's epilog preferences ask; backward epilogs read that bf16 aux
-// and write their bias gradient in bf16; the operand sums of 8-bit A and B (BGRADA, BGRADB)
-// and the preferences with a user epilog are refused.
+// and write their bias gradient in bf16, as BGRADA does; the preferences with a user epilog
+// are refused.
 TEST(Fp8Api, GeluAuxBesideAnFp8D) {
   mepi::Options options;
   options.resultType = DType::Float8E4M3FN;
@@ -117,9 +117,9 @@ TEST(Fp8Api, GeluAuxBesideAnFp8D) {
   aux.strides = {1, 64};
   backward.geluAux = aux;
   EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::DGeluBGrad, backward); }), "");
-  EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::BGradA); }),
-            "plan: epilog BGRADA: the bias gradient of 8-bit A and B (their operand sums) is not "
-            "supported yet; DRELU_BGRAD and DGELU_BGRAD sum D's rows instead");
+  // The operand sums of 8-bit A and B are a pass after the GEMM (OperandSumsPass.h): a bf16
+  // bgrada of M values.
+  EXPECT_EQ(errorOf([&] { plain.plan(mepi::Epilog::BGradA); }), "");
 
   options.auxType = DType::Float8E4M3FN;
   options.auxAmax = true;

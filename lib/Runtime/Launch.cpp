@@ -1,5 +1,6 @@
 // Module load and kernel launch through the driver API.
 #include "Runtime/Launch.h"
+#include "Runtime/OperandSumsPass.h"
 #include "mepi/Sm90/L2Sectors.h"
 #include "mepi/Sm90/PersistentGrid.h"
 
@@ -320,8 +321,11 @@ void PreparedLaunch::addOperands(const MatmulProblem &problem, const LaunchArgum
   if (problem.userEpilog && problem.userEpilog->userData)
     addWord(static_cast<int64_t>(args.userData));
   addMemref(args.d, problem.d);
-  for (const auto &[ptr, layout] : args.outputs)
-    addMemref(ptr, layout);
+  // 8-bit operands' sums are a pass of their own: the kernel does not take their output.
+  std::optional<size_t> apart = sumsOutputApart(problem);
+  for (auto [i, output] : llvm::enumerate(args.outputs))
+    if (i != apart)
+      addMemref(output.first, output.second);
   if (problem.groups) {
     addMemref(args.groupBounds, problem.groups->bounds);
     if (problem.groups->weightIndices)

@@ -308,6 +308,9 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
     if (!ranked.empty())
       planned.kernelConfig = ranked.front();
   }
+  // 8-bit operands' bias gradients: a pass after the GEMM.
+  std::optional<runtime::OperandSumsPlan> sums =
+      check(runtime::planOperandSums(problem, planned), "plan");
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   if ((staged.a || staged.b) && kernel->tensorMaps.empty()) {
@@ -331,6 +334,8 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   s.freeStaged();
   s.stagedA = std::move(staged.a);
   s.stagedB = std::move(staged.b);
+  s.sumsPass.reset();
+  s.sumsPlan = std::move(sums);
   s.maxUnitKSteps = staged.maxUnitKSteps;
   s.builtinInputs = std::move(builtinInputs);
   s.userInputs = std::move(userInputs);
@@ -370,6 +375,8 @@ Tensor Matmul::execute(CUstream stream) {
     s.checkPointers(driver);
   if (!s.loaded)
     s.loaded = check(LoadedKernel::load(*s.kernel), "execute");
+  if (s.sumsPlan && !s.sumsPass)
+    s.sumsPass = check(runtime::OperandSumsPass::load(*s.sumsPlan, driver, s.arch), "execute");
   if (!s.d) {
     s.dBytes = spanBytes(s.problem.d, "result d");
     check(checkCuda(driver.cuMemAlloc(&s.d, s.dBytes), "cuMemAlloc(d)"), "execute");

@@ -6,6 +6,7 @@
 #include "Runtime/ApiSupport.h"
 #include "Runtime/KernelCache.h"
 #include "Runtime/Launch.h"
+#include "Runtime/OperandSumsPass.h"
 #include "Runtime/StagedOperand.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -101,6 +102,10 @@ struct mepi::Matmul::State {
   // place (needsTmaStaging), or strict f32 split into TF32 parts (splitProblem). What the plan
   // says; each stream has its own copies (StreamResources).
   std::optional<StagedOperand> stagedA, stagedB;
+  /// 8-bit operands' bias gradient (BGRADA, BGRADB): a pass after the GEMM, its kernel loaded
+  /// by the first execute.
+  std::optional<runtime::OperandSumsPlan> sumsPlan;
+  std::optional<runtime::OperandSumsPass> sumsPass;
   /// What one stream's executions use alone: the kernel's workspace (split-K and stream-K
   /// counters and partial sums), the staged copies, and the launch prepared with them. Two
   /// streams never share counters or copies, so a Matmul may run on several streams (D and the
@@ -256,7 +261,23 @@ struct mepi::Matmul::State {
                                             *scales ? address((*scales)->data) : 0, stream);
             r != CUDA_SUCCESS)
           return r;
-    return res.prepared->launch(driver, stream);
+    if (CUresult r = res.prepared->launch(driver, stream); r != CUDA_SUCCESS || !sumsPass)
+      return r;
+    return launchSums(driver, res, stream);
+  }
+  /// The operand sums' pass on the operand the GEMM read (its staged copy where there is one).
+  CUresult launchSums(const CudaDriver &driver, const StreamResources &res,
+                      CUstream stream) const {
+    const runtime::OperandSumsPlan &plan = sumsPass->plan();
+    const std::optional<StagedOperand> &staged = plan.ofA ? res.stagedA : res.stagedB;
+    CUdeviceptr x = staged ? staged->buffer()
+                           : reinterpret_cast<CUdeviceptr>(plan.ofA ? a.data : b.data);
+    CUdeviceptr scale =
+        plan.scaleInput ? reinterpret_cast<CUdeviceptr>(builtinInputs[*plan.scaleInput].data) : 0;
+    auto output = llvm::find_if(outputLayouts,
+                                [&](const NamedLayout &o) { return o.key == plan.outputKey; });
+    CUdeviceptr sums = outputs[output - outputLayouts.begin()];
+    return sumsPass->launch(driver, x, scale, sums, stream);
   }
   /// The stream's workspace, zeroed for the planned kernel, and its staged copies.
   void prepareStream(const CudaDriver &driver, StreamResources &res, CUstream stream) {

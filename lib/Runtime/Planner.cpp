@@ -1,6 +1,7 @@
 // Planning a MatmulProblem into a mepi module (its compilation: Compile.cpp).
 #include "Runtime/PlannerDetail.h"
 #include "Runtime/AuxLayouts.h"
+#include "Runtime/OperandSumsPass.h"
 
 #include "Target/Pipeline.h"
 #include "Target/Registration.h"
@@ -420,11 +421,6 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
       llvm::any_of(signature.aux, matrix))
     return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: grouped aux "
                                    "outputs are not supported yet");
-  // The wgmma kernels sum 16-bit and f32 operands only (on the tensor cores or by threads).
-  if (::mepi::runtime::elementTypeBytes(problem.a.type) == 1 && !signature.operandSums.empty())
-    return llvm::createStringError("epilog " + problem.epilog + ": the bias gradient of 8-bit A "
-                                   "and B (their operand sums) is not supported yet; "
-                                   "DRELU_BGRAD and DGELU_BGRAD sum D's rows instead");
   llvm::Expected<std::vector<NamedLayout>> ordered = orderedBuiltinInputs(problem, signature);
   if (ordered && epilogReadsC(problem))
     signature = withEpilogC(std::move(signature));
@@ -518,8 +514,14 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
                                             ? Combiner::Add
                                             : Combiner::Max);
     }
-  for (const EpilogOperand &sums : signature.operandSums)
-    (sums.kind == BroadcastKind::Row ? o.aSums : o.bSums) = arg();
+  // 8-bit operands' sums are a pass of their own after the GEMM (OperandSumsPass.h): their
+  // outputs stay in the kernel ABI, unread.
+  bool apart = ::mepi::runtime::sumsOperandsApart(problem);
+  for (const EpilogOperand &sums : signature.operandSums) {
+    Value output = arg();
+    if (!apart)
+      (sums.kind == BroadcastKind::Row ? o.aSums : o.bSums) = output;
+  }
   if (problem.groups) {
     o.groups = arg();
     o.groupForm = GroupFormAttr::get(ctx, groupForm(problem.groups->form));

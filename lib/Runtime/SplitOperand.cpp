@@ -168,8 +168,8 @@ std::optional<SplitProblem> mepi::runtime::kMajorProblem(const MatmulProblem &pr
   // A is read as [.., M, K] unless transposed; B as [.., N, K] when transposed.
   bool aKLast = !problem.transposeA, bKLast = problem.transposeB;
   bool copyA = !kContiguous(problem.a, aKLast), copyB = !kContiguous(problem.b, bKLast);
-  if (!fp8(problem.a.type) || !fp8(problem.b.type) || hasOperandSums(problem) ||
-      (!copyA && !copyB))
+  // Their operand sums read the copy too (OperandSumsPass.h).
+  if (!fp8(problem.a.type) || !fp8(problem.b.type) || (!copyA && !copyB))
     return std::nullopt;
   SplitProblem copied{problem, std::nullopt, std::nullopt};
   // The copy is read as [.., rows, K]: A untransposed, B transposed.

@@ -127,6 +127,30 @@ std::string checkAmax(const Device &dev, const Fp8Case &c, mepi::Matmul &mm,
   return "";
 }
 
+/// BGRADA's and BGRADB's bias gradient: the sums over K of the dequantized op(A)'s rows or
+/// op(B)'s columns (a pass after the GEMM), in bf16 beside an 8-bit D, else in D's type.
+std::string checkOperandSums(const Device &dev, const Fp8Case &c, mepi::Matmul &mm,
+                             const HostTensor &a, const HostTensor &b,
+                             const std::optional<HostTensor> &sA,
+                             const std::optional<HostTensor> &sB, double &err) {
+  bool ofA = c.epilog == "BGRADA";
+  int64_t rows = ofA ? c.m : c.n;
+  std::vector<double> want(rows, 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t kk = 0; kk < c.k; ++kk)
+      want[r] += ofA ? element(a, r, kk) * scaleOf(sA, c.scaleA, r, kk)
+                     : element(b, r, kk) * scaleOf(sB, c.scaleB,
+                                                   c.scaleB == Scale::Block ? r / kScaleBlock : r,
+                                                   kk);
+  mepi::Tensor sums = mm.auxOutputs().at(ofA ? "bgrada" : "bgradb");
+  ElementType type = isFp8(c.d) ? ElementType::BF16 : c.d;
+  if (sums.dtype != apiDType(type))
+    return "the bias gradient's type is not " + std::string(elementTypeName(type));
+  // The sums in f32, rounded once to a 16-bit type.
+  double tolerance = type == ElementType::F32 ? 1e-5 : 1e-2;
+  return compare("bias gradient", fetch(dev, sums), type, want, tolerance, err);
+}
+
 /// mepi's matmul of A [M, K] by B given as [N, K] (and C where given, with kBeta) with
 /// `options`, planned with `epilog` (and a bias [M] drawn into `bias` where the epilog has one).
 mepi::Matmul plannedMatmul(DeviceArena &arena, const HostTensor &a, const HostTensor &b,
@@ -223,7 +247,11 @@ std::string runFp8Case(const Device &dev, std::mt19937 &rng, const Fp8Case &c, d
   if (std::string why = compare("D", packFloats(got), ElementType::F32, want, tolerance, err);
       !why.empty())
     return why;
-  return c.amax ? checkAmax(dev, c, mm, gotBytes, sD, amaxRef, accumulation) : "";
+  if (c.amax)
+    if (std::string why = checkAmax(dev, c, mm, gotBytes, sD, amaxRef, accumulation);
+        !why.empty())
+      return why;
+  return c.epilog.rfind("BGRAD", 0) == 0 ? checkOperandSums(dev, c, mm, a, b, sA, sB, err) : "";
 }
 /// GELU_AUX beside 8-bit operands: the aux ("gelu_aux", the GELU's input z) in its own type
 /// (nvmath's aux_type; unset: bf16 beside an 8-bit D), an 8-bit one holding z times its scale
@@ -395,6 +423,23 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
   const Fp8Case cases[] = {
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Tensor, S::Tensor},
       {T::F8E4M3FN, T::F8E5M2, T::F32, 517, 263, 4096, S::Vector, S::Vector, false, true},
+      // The bias gradients of A and B (a pass after the GEMM): no scales, one value, row-wise,
+      // blocks of K (partial in M, N and K), A given MN-major (its K-major copy summed), an
+      // e4m3 D beside a bf16 gradient, f32 sums beside an f32 D, a decode shape.
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 301, 263, 528, S::None, S::None, false, false, false,
+       "BGRADA"},
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 257, 384, 1040, S::Tensor, S::Tensor, false, false, false,
+       "BGRADB"},
+      {T::F8E5M2, T::F8E4M3FN, T::F8E4M3FN, 200, 136, 520, S::Vector, S::Vector, true, false,
+       false, "BGRADA"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 999, 1001, 1040, S::Block, S::Block, false, false, false,
+       "BGRADA"},
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 640, 333, 1100, S::Block, S::Block, false, false, false,
+       "BGRADB"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 130, 200, 300, S::Tensor, S::Tensor, false, false, false,
+       "BGRADA", 2, "", true},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 16, 1504, 6000, S::Vector, S::Vector, false, false,
+       false, "BGRADB"},
       {T::F8E5M2, T::F8E4M3FN, T::F8E4M3FN, 300, 520, 528, S::Tensor, S::Tensor, true, true, false,
        "RELU_BIAS"},
       {T::F8E4M3FN, T::F8E4M3FN, T::F8E5M2, 257, 384, 256, S::None, S::Vector, true, false, false,

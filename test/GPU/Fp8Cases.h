@@ -1,7 +1,8 @@
 // GPU tests of FP8 matmuls: every type pair (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3), tensor-wise
 // and row-wise scales, D in bf16, f16, f32, e4m3 and e5m2 (saturated), promoted and fast
-// accumulation, built-in epilogs with a bias, result_amax, odd M and N and K not a multiple of
-// 128 (or of 16: staged rows), against fp64 on the dequantized inputs.
+// accumulation, built-in epilogs with a bias, result_amax, the bias gradients of A and B
+// (BGRADA, BGRADB), odd M and N and K not a multiple of 128 (or of 16: staged rows), against
+// fp64 on the dequantized inputs.
 #ifndef MEPI_TEST_GPU_FP8CASES_H
 #define MEPI_TEST_GPU_FP8CASES_H
 

@@ -1,0 +1,275 @@
+// The bias gradients of 8-bit operands (see OperandSumsPass.h).
+#include "Runtime/OperandSumsPass.h"
+
+#include "Runtime/Planner.h"
+
+#include "mepi/IR/BlockScaling.h"
+#include "mepi/Library/EpilogLibrary.h"
+
+#include <sstream>
+
+using namespace mepi::runtime;
+using Scale = OperandSumsKernel::Scale;
+using mlir::mepi::kScaleBlockElements;
+
+// A lane reads one element of K in 32 of a scale's block, its block's loads at once.
+static constexpr int64_t kLoadsPerBlock = kScaleBlockElements / 32;
+static_assert(kLoadsPerBlock * 32 == kScaleBlockElements);
+
+namespace {
+bool isFp8(ElementType t) { return t == ElementType::F8E4M3FN || t == ElementType::F8E5M2; }
+
+std::string scalesType() { return "memref<?x?xf32, strided<[?, ?], offset: ?>>"; }
+
+/// %factor, the scale of row %r's block %kb (Scale::None has none).
+void writeFactor(std::ostringstream &os, Scale scale) {
+  const char *row = scale == Scale::Tensor     ? "%c0"
+                    : scale == Scale::Block128 ? "%rowBlock"
+                                               : "%r";
+  const char *block = scale == Scale::BlockRow || scale == Scale::Block128 ? "%kb" : "%c0";
+  if (scale == Scale::Block128)
+    os << "          %rowBlock = arith.divui %r, %blockK : index\n";
+  os << "          %factor = memref.load %scales[" << row << ", " << block << "] : "
+     << scalesType() << "\n";
+}
+
+/// %total: this lane's share of row %r, each block's f32 sum times its scale. A lane reads its
+/// bytes of a block at once (32 apart: each load of the warp covers 32 consecutive bytes), so
+/// that they are in flight together; those past K read element 0 and count 0.
+void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
+                 const std::string &xType) {
+  std::string f8 = mlirTypeName(kernel.operand);
+  os << "        %kEnd = arith.addi %k, %blockKLast : index\n"
+     << "        %blocks = arith.divui %kEnd, %blockK : index\n"
+     << "        %total = scf.for %kb = %c0 to %blocks step %c1 iter_args(%acc = %zero) -> (f32) {\n"
+     << "          %kStart = arith.muli %kb, %blockK : index\n"
+     << "          %first = arith.addi %kStart, %lane : index\n";
+  std::string part = "%zero";
+  for (int64_t i = 0; i < kLoadsPerBlock; ++i) {
+    std::string n = std::to_string(i);
+    os << "          %off" << n << " = arith.constant " << 32 * i << " : index\n"
+       << "          %k" << n << " = arith.addi %first, %off" << n << " : index\n"
+       << "          %in" << n << " = arith.cmpi ult, %k" << n << ", %k : index\n"
+       << "          %at" << n << " = arith.select %in" << n << ", %k" << n << ", %c0 : index\n"
+       << "          %v" << n << " = memref.load %x[%r, %at" << n << "] : " << xType << "\n"
+       << "          %f" << n << " = arith.extf %v" << n << " : " << f8 << " to f32\n"
+       << "          %g" << n << " = arith.select %in" << n << ", %f" << n << ", %zero : f32\n"
+       << "          %p" << n << " = arith.addf " << part << ", %g" << n << " : f32\n";
+    part = "%p" + n;
+  }
+  if (kernel.scale == Scale::None) {
+    os << "          %next = arith.addf %acc, " << part << " : f32\n";
+  } else {
+    writeFactor(os, kernel.scale);
+    os << "          %next = math.fma " << part << ", %factor, %acc : f32\n";
+  }
+  os << "          scf.yield %next : f32\n"
+     << "        }\n";
+}
+
+/// The warp's total in lane 0, rounded to the output type and stored at %r.
+void writeWarpStore(std::ostringstream &os, const OperandSumsKernel &kernel) {
+  os << "        %w32 = arith.constant 32 : i32\n";
+  std::string sum = "%total";
+  for (int offset : {16, 8, 4, 2, 1}) {
+    std::string next = "%sum" + std::to_string(offset);
+    os << "        %o" << offset << " = arith.constant " << offset << " : i32\n"
+       << "        %sh" << offset << ", %ok" << offset << " = gpu.shuffle xor " << sum << ", %o"
+       << offset << ", %w32 : f32\n"
+       << "        " << next << " = arith.addf " << sum << ", %sh" << offset << " : f32\n";
+    sum = next;
+  }
+  std::string out = mlirTypeName(kernel.out);
+  std::string outType = "memref<?x" + out + ", strided<[?], offset: ?>>";
+  os << "        %leader = arith.cmpi eq, %lane, %c0 : index\n"
+     << "        scf.if %leader {\n";
+  if (kernel.out == ElementType::F32) {
+    os << "          memref.store " << sum << ", %sums[%r] : " << outType << "\n";
+  } else {
+    os << "          %rounded = arith.truncf " << sum << " : f32 to " << out << "\n"
+       << "          memref.store %rounded, %sums[%r] : " << outType << "\n";
+  }
+  os << "        }\n";
+}
+} // namespace
+
+std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) {
+  std::string xType =
+      "memref<?x?x" + std::string(mlirTypeName(kernel.operand)) + ", strided<[?, 1], offset: ?>>";
+  std::string outType =
+      "memref<?x" + std::string(mlirTypeName(kernel.out)) + ", strided<[?], offset: ?>>";
+  std::ostringstream os;
+  os << "module attributes {gpu.container_module} {\n"
+     << "  gpu.module @mepi_operand_sums {\n"
+     << "    gpu.func @" << operandSumsKernelName << "(%x: " << xType;
+  if (kernel.scale != Scale::None)
+    os << ", %scales: " << scalesType();
+  os << ", %sums: " << outType << ")\n"
+     << "        kernel attributes {known_block_size = array<i32: " << OperandSumsKernel::block
+     << ", 1, 1>} {\n"
+     << "      %c0 = arith.constant 0 : index\n"
+     << "      %c1 = arith.constant 1 : index\n"
+     << "      %c32 = arith.constant 32 : index\n"
+     << "      %blockKLast = arith.constant " << kScaleBlockElements - 1 << " : index\n"
+     << "      %blockK = arith.constant " << kScaleBlockElements << " : index\n"
+     << "      %rowsPerBlock = arith.constant " << OperandSumsKernel::rowsPerBlock << " : index\n"
+     << "      %zero = arith.constant 0.0 : f32\n"
+     << "      %rows = memref.dim %x, %c0 : " << xType << "\n"
+     << "      %k = memref.dim %x, %c1 : " << xType << "\n"
+     << "      %tx = gpu.thread_id x\n"
+     << "      %bx = gpu.block_id x\n"
+     << "      %warp = arith.divui %tx, %c32 : index\n"
+     << "      %lane = arith.remui %tx, %c32 : index\n"
+     << "      %r0 = arith.muli %bx, %rowsPerBlock : index\n"
+     << "      %r = arith.addi %r0, %warp : index\n"
+     << "      %inside = arith.cmpi ult, %r, %rows : index\n"
+     << "      scf.if %inside {\n";
+  writeRowSum(os, kernel, xType);
+  writeWarpStore(os, kernel);
+  os << "      }\n"
+     << "      gpu.return\n"
+     << "    }\n"
+     << "  }\n"
+     << "}\n";
+  return os.str();
+}
+
+unsigned OperandSumsPlan::grid() const {
+  int64_t rows = operand.shape[0];
+  return static_cast<unsigned>(std::max<int64_t>(
+      1, (rows + OperandSumsKernel::rowsPerBlock - 1) / OperandSumsKernel::rowsPerBlock));
+}
+
+std::vector<int64_t> OperandSumsPlan::parameters(CUdeviceptr x, CUdeviceptr scale,
+                                                 CUdeviceptr sums) const {
+  auto word = [](CUdeviceptr p) { return static_cast<int64_t>(p); };
+  std::vector<int64_t> words = {word(x),          word(x),           0,
+                                operand.shape[0], operand.shape[1],  operand.strides[0],
+                                1};
+  if (kernel.scale != Scale::None)
+    words.insert(words.end(), {word(scale), word(scale), 0, scales.shape[0], scales.shape[1],
+                               scales.strides[0], scales.strides[1]});
+  words.insert(words.end(), {word(sums), word(sums), 0, out.shape[0], out.strides[0]});
+  return words;
+}
+
+bool mepi::runtime::sumsOperandsApart(const MatmulProblem &problem) {
+  if (problem.userEpilog || !isFp8(problem.a.type))
+    return false;
+  std::optional<mlir::mepi::BuiltinEpilog> epilog =
+      mlir::mepi::parseBuiltinEpilog(problem.epilog);
+  return epilog && !mlir::mepi::getBuiltinEpilogSignature(*epilog).operandSums.empty();
+}
+
+std::optional<size_t> mepi::runtime::sumsOutputApart(const MatmulProblem &problem) {
+  if (!sumsOperandsApart(problem))
+    return std::nullopt;
+  llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(problem);
+  if (!outputs) {
+    llvm::consumeError(outputs.takeError());
+    return std::nullopt;
+  }
+  for (auto [i, output] : llvm::enumerate(*outputs))
+    if (output.key == "bgrada" || output.key == "bgradb")
+      return i;
+  return std::nullopt;
+}
+
+namespace {
+/// The scale of the summed operand as the kernel indexes it, and its index among the inputs.
+void planScale(const MatmulProblem &problem, OperandSumsPlan &plan) {
+  const char *key = plan.ofA ? "a_scale" : "b_scale";
+  for (auto [i, input] : llvm::enumerate(problem.builtinInputs)) {
+    if (input.key != key)
+      continue;
+    const OperandLayout &layout = input.layout;
+    plan.scaleInput = i;
+    plan.scales = {ElementType::F32, {1, 1}, {1, 1}};
+    if (layout.shape.size() == 2) { // block scales: [M, K blocks] or [N / 128, K blocks]
+      plan.kernel.scale = plan.ofA ? Scale::BlockRow : Scale::Block128;
+      plan.scales = layout;
+    } else if (layout.shape.size() == 1 && layout.shape[0] > 1) { // one per row (column of B)
+      plan.kernel.scale = Scale::Row;
+      plan.scales = {ElementType::F32, {layout.shape[0], 1}, {layout.strides[0], 1}};
+    } else {
+      plan.kernel.scale = Scale::Tensor;
+    }
+  }
+}
+} // namespace
+
+auto mepi::runtime::planOperandSums(const MatmulProblem &problem, const MatmulProblem &planned)
+    -> llvm::Expected<std::optional<OperandSumsPlan>> {
+  if (!sumsOperandsApart(planned))
+    return std::nullopt;
+  if (problem.groups || problem.d.shape.size() != 2)
+    return llvm::createStringError("epilog " + problem.epilog + ": the bias gradient of 8-bit "
+                                   "A and B (their operand sums) is computed for 2-D, "
+                                   "ungrouped problems only");
+  OperandSumsPlan plan;
+  plan.ofA = problem.epilog == "BGRADA";
+  plan.outputKey = plan.ofA ? "bgrada" : "bgradb";
+  plan.kernel.operand = plan.ofA ? planned.a.type : planned.b.type;
+  // What the GEMM reads: A as [M, K] untransposed, B as [N, K] transposed (kMajorProblem
+  // copies 8-bit operands given otherwise).
+  plan.operand = plan.ofA ? planned.a : planned.b;
+  bool kLast = plan.ofA ? !planned.transposeA : planned.transposeB;
+  if (!kLast || plan.operand.shape.size() != 2 || plan.operand.strides[1] != 1)
+    return llvm::createStringError("epilog " + problem.epilog + ": the summed 8-bit operand "
+                                   "is not K-major");
+  llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(problem);
+  if (!outputs)
+    return outputs.takeError();
+  for (const NamedLayout &output : *outputs)
+    if (output.key == plan.outputKey)
+      plan.out = output.layout;
+  plan.kernel.out = plan.out.type;
+  planScale(problem, plan);
+  return plan;
+}
+
+auto OperandSumsPass::load(const OperandSumsPlan &plan, const CudaDriver &driver,
+                           llvm::StringRef arch) -> llvm::Expected<OperandSumsPass> {
+  llvm::Expected<std::shared_ptr<const std::vector<char>>> cubin =
+      cachedKernelCubin(operandSumsKernelIR(plan.kernel), arch);
+  if (!cubin)
+    return cubin.takeError();
+  OperandSumsPass pass;
+  pass.planned = plan;
+  if (llvm::Error e = checkCuda(driver.cuModuleLoadData(&pass.module, (*cubin)->data()),
+                                "cuModuleLoadData(operand sums)"))
+    return std::move(e);
+  if (llvm::Error e = checkCuda(
+          driver.cuModuleGetFunction(&pass.function, pass.module, operandSumsKernelName),
+          "cuModuleGetFunction(operand sums)"))
+    return std::move(e);
+  return pass;
+}
+
+OperandSumsPass::OperandSumsPass(OperandSumsPass &&other) noexcept { *this = std::move(other); }
+
+OperandSumsPass &OperandSumsPass::operator=(OperandSumsPass &&other) noexcept {
+  std::swap(planned, other.planned);
+  std::swap(module, other.module);
+  std::swap(function, other.function);
+  return *this;
+}
+
+OperandSumsPass::~OperandSumsPass() {
+  if (!module)
+    return;
+  if (llvm::Expected<const CudaDriver &> driver = cudaDriver())
+    driver->cuModuleUnload(module);
+  else
+    llvm::consumeError(driver.takeError());
+}
+
+CUresult OperandSumsPass::launch(const CudaDriver &driver, CUdeviceptr x, CUdeviceptr scale,
+                                 CUdeviceptr sums, CUstream stream) const {
+  std::vector<int64_t> words = planned.parameters(x, scale, sums);
+  std::vector<void *> params(words.size());
+  for (size_t i = 0; i < words.size(); ++i)
+    params[i] = &words[i];
+  return driver.cuLaunchKernel(function, planned.grid(), 1, 1, OperandSumsKernel::block, 1, 1,
+                               0, stream, params.data(), nullptr);
+}
