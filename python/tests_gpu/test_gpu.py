@@ -180,6 +180,31 @@ def test_fp8_block_scaled_against_fp64():
     assert relative_error(d, want) < 5e-4
 
 
+@pytest.mark.parametrize("epilog", ["BGRADA", "BGRADB"])
+def test_fp8_bias_gradients_with_block_scales_against_fp64(epilog):
+    # The bias gradient of 8-bit A or B: the sums over K of the dequantized operand (a pass
+    # after the GEMM), bf16 beside an e4m3 D; partial blocks in M, N and K.
+    m, n, k = 300, 333, 1100
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e5m2).t()  # [K, N], K-major
+    sa = (torch.rand(m, kb, device=DEVICE) * 3 + 0.25).t().contiguous().t()
+    sb = torch.rand(nb, kb, device=DEVICE) * 3 + 0.25
+    d, aux = mepi.matmul(a, b, epilog=getattr(mepi.MatmulEpilog, epilog),
+                         quantization_scales={"a": sa, "b": sb, "d": 0.5},
+                         options={"result_type": "float8_e4m3fn"})
+    a_scale = sa.double().repeat_interleave(128, dim=1)[:, :k]
+    b_scale = sb.double().repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k]
+    a_real, b_real = a.double() * a_scale, b.t().double() * b_scale  # [M, K], [N, K]
+    assert relative_error(d.double(), (a_real @ b_real.t()) * 0.5) < 5e-2  # e4m3's rounding
+    key = epilog.lower()
+    assert set(aux) == {key}
+    grad = aux[key]
+    assert grad.dtype == torch.bfloat16
+    want = a_real.sum(dim=1) if epilog == "BGRADA" else b_real.sum(dim=1)
+    assert relative_error(grad.reshape(-1), want) < 1e-2
+
+
 def mx_interleaved(scales):
     """[R, Kb] e8m0 scales (uint8) in cuBLASLt's interleaved layout (nvmath's to_block_scale):
     128 x 4 tiles of 512 bytes, row-tile-major, row r and block c at 16 (r % 32) +
