@@ -113,8 +113,13 @@ TEST(OperandSumsPass, LowersToPtx) {
       std::string cvt = operand == ElementType::F8E4M3FN ? "e4m3x2" : "e5m2x2";
       EXPECT_NE(ptx.find("cvt.rn.f16x2." + cvt), std::string::npos) << ptx;
       EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(shfl\.sync\.bfly)"))) << ptx;
-      EXPECT_EQ(std::regex_search(ptx, std::regex(R"(fma\.rn\.f32)")), scale != Scale::None);
+      EXPECT_EQ(std::regex_search(ptx, std::regex(R"(mul\.(rn\.)?f32)")), scale != Scale::None);
       EXPECT_EQ(ptx.find("cvt.rn.bf16.f32") != std::string::npos, kernel.out == ElementType::BF16);
+      // The loads of four blocks in one iteration (16 a lane), in flight together.
+      std::regex byteLoad(R"(ld\.global(\.nc)?\.[bu]8)");
+      auto loads = std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), byteLoad),
+                                 std::sregex_iterator());
+      EXPECT_EQ(loads, 16) << ptx;
       EXPECT_FALSE(compiled->cubin.empty());
     }
 }

@@ -12,43 +12,43 @@ using namespace mepi::runtime;
 using Scale = OperandSumsKernel::Scale;
 using mlir::mepi::kScaleBlockElements;
 
-// A lane reads one element of K in 32 of a scale's block, its block's loads at once.
+// A lane reads one element of K in 32 of a scale's block, and kBlocksPerStep blocks at once.
 static constexpr int64_t kLoadsPerBlock = kScaleBlockElements / 32;
 static_assert(kLoadsPerBlock * 32 == kScaleBlockElements);
+static constexpr int64_t kBlocksPerStep = 4;
 
 namespace {
 bool isFp8(ElementType t) { return t == ElementType::F8E4M3FN || t == ElementType::F8E5M2; }
 
 std::string scalesType() { return "memref<?x?xf32, strided<[?, ?], offset: ?>>"; }
 
-/// %factor, the scale of row %r's block %kb (Scale::None has none).
-void writeFactor(std::ostringstream &os, Scale scale) {
+/// %factor<b>, the scale of row %r's block %kb<b> (Scale::None has none).
+void writeFactor(std::ostringstream &os, Scale scale, const std::string &b) {
   const char *row = scale == Scale::Tensor     ? "%c0"
                     : scale == Scale::Block128 ? "%rowBlock"
                                                : "%r";
-  const char *block = scale == Scale::BlockRow || scale == Scale::Block128 ? "%kb" : "%c0";
-  if (scale == Scale::Block128)
-    os << "          %rowBlock = arith.divui %r, %blockK : index\n";
-  os << "          %factor = memref.load %scales[" << row << ", " << block << "] : "
+  std::string block = scale == Scale::BlockRow || scale == Scale::Block128 ? "%kbAt" + b : "%c0";
+  os << "          %factor" << b << " = memref.load %scales[" << row << ", " << block << "] : "
      << scalesType() << "\n";
 }
 
-/// %total: this lane's share of row %r, each block's f32 sum times its scale. A lane reads its
-/// bytes of a block at once (32 apart: each load of the warp covers 32 consecutive bytes), so
-/// that they are in flight together; those past K read element 0 and count 0.
-void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
-                 const std::string &xType) {
-  std::string f8 = mlirTypeName(kernel.operand);
-  os << "        %kEnd = arith.addi %k, %blockKLast : index\n"
-     << "        %blocks = arith.divui %kEnd, %blockK : index\n"
-     << "        %total = scf.for %kb = %c0 to %blocks step %c1 iter_args(%acc = %zero) -> (f32) {\n"
-     << "          %kStart = arith.muli %kb, %blockK : index\n"
-     << "          %first = arith.addi %kStart, %lane : index\n";
+/// %blockSum<b>: this lane's f32 sum of block %kb<b> of row %r, times the block's scale; 0 for a
+/// block past K. Its elements lane + 32 i: each load of the warp covers 32 consecutive bytes;
+/// those past K read element 0 and count 0.
+void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel,
+                   const std::string &xType, int64_t block) {
+  std::string f8 = mlirTypeName(kernel.operand), b = std::to_string(block);
+  os << "          %kbOff" << b << " = arith.constant " << block << " : index\n"
+     << "          %kb" << b << " = arith.addi %kbFirst, %kbOff" << b << " : index\n"
+     << "          %kbIn" << b << " = arith.cmpi ult, %kb" << b << ", %blocks : index\n"
+     << "          %kbAt" << b << " = arith.select %kbIn" << b << ", %kb" << b << ", %c0 : index\n"
+     << "          %kStart" << b << " = arith.muli %kb" << b << ", %blockK : index\n"
+     << "          %first" << b << " = arith.addi %kStart" << b << ", %lane : index\n";
   std::string part = "%zero";
   for (int64_t i = 0; i < kLoadsPerBlock; ++i) {
-    std::string n = std::to_string(i);
+    std::string n = b + "_" + std::to_string(i);
     os << "          %off" << n << " = arith.constant " << 32 * i << " : index\n"
-       << "          %k" << n << " = arith.addi %first, %off" << n << " : index\n"
+       << "          %k" << n << " = arith.addi %first" << b << ", %off" << n << " : index\n"
        << "          %in" << n << " = arith.cmpi ult, %k" << n << ", %k : index\n"
        << "          %at" << n << " = arith.select %in" << n << ", %k" << n << ", %c0 : index\n"
        << "          %v" << n << " = memref.load %x[%r, %at" << n << "] : " << xType << "\n"
@@ -58,12 +58,36 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
     part = "%p" + n;
   }
   if (kernel.scale == Scale::None) {
-    os << "          %next = arith.addf %acc, " << part << " : f32\n";
-  } else {
-    writeFactor(os, kernel.scale);
-    os << "          %next = math.fma " << part << ", %factor, %acc : f32\n";
+    os << "          %blockSum" << b << " = arith.addf " << part << ", %zero : f32\n";
+    return;
   }
-  os << "          scf.yield %next : f32\n"
+  writeFactor(os, kernel.scale, b);
+  // A block past K adds nothing, whatever the scale it would have read (an Inf times 0).
+  os << "          %scaled" << b << " = arith.mulf " << part << ", %factor" << b << " : f32\n"
+     << "          %blockSum" << b << " = arith.select %kbIn" << b << ", %scaled" << b
+     << ", %zero : f32\n";
+}
+
+/// %total: this lane's share of row %r. Each iteration takes kBlocksPerStep blocks of K, their
+/// loads in flight together (fewer left the pass at a third of DRAM's bandwidth).
+void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
+                 const std::string &xType) {
+  os << "        %kEnd = arith.addi %k, %blockKLast : index\n"
+     << "        %blocks = arith.divui %kEnd, %blockK : index\n"
+     << "        %step = arith.constant " << kBlocksPerStep << " : index\n";
+  if (kernel.scale == Scale::Block128)
+    os << "        %rowBlock = arith.divui %r, %blockK : index\n";
+  os << "        %total = scf.for %kbFirst = %c0 to %blocks step %step iter_args(%acc = %zero) -> "
+        "(f32) {\n";
+  std::string sum = "%acc";
+  for (int64_t block = 0; block < kBlocksPerStep; ++block) {
+    writeBlockSum(os, kernel, xType, block);
+    std::string next = "%acc" + std::to_string(block);
+    os << "          " << next << " = arith.addf " << sum << ", %blockSum" << block
+       << " : f32\n";
+    sum = next;
+  }
+  os << "          scf.yield " << sum << " : f32\n"
      << "        }\n";
 }
 
