@@ -22,72 +22,91 @@ bool isFp8(ElementType t) { return t == ElementType::F8E4M3FN || t == ElementTyp
 
 std::string scalesType() { return "memref<?x?xf32, strided<[?, ?], offset: ?>>"; }
 
-/// %factor<b>, the scale of row %r's block %kb<b> (Scale::None has none).
-void writeFactor(std::ostringstream &os, Scale scale, const std::string &b) {
+/// %factor<t>, the scale of row %r's block %kb<t> (Scale::None has none).
+void writeFactor(std::ostringstream &os, Scale scale, const std::string &t) {
   const char *row = scale == Scale::Tensor     ? "%c0"
                     : scale == Scale::Block128 ? "%rowBlock"
                                                : "%r";
-  std::string block = scale == Scale::BlockRow || scale == Scale::Block128 ? "%kbAt" + b : "%c0";
-  os << "          %factor" << b << " = memref.load %scales[" << row << ", " << block << "] : "
+  std::string block = scale == Scale::BlockRow || scale == Scale::Block128 ? "%kb" + t : "%c0";
+  os << "          %factor" << t << " = memref.load %scales[" << row << ", " << block << "] : "
      << scalesType() << "\n";
 }
 
-/// %blockSum<b>: this lane's f32 sum of block %kb<b> of row %r, times the block's scale; 0 for a
-/// block past K. Its elements lane + 32 i: each load of the warp covers 32 consecutive bytes;
-/// those past K read element 0 and count 0.
-void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel,
-                   const std::string &xType, int64_t block) {
-  std::string f8 = mlirTypeName(kernel.operand), b = std::to_string(block);
-  os << "          %kbOff" << b << " = arith.constant " << block << " : index\n"
-     << "          %kb" << b << " = arith.addi %kbFirst, %kbOff" << b << " : index\n"
-     << "          %kbIn" << b << " = arith.cmpi ult, %kb" << b << ", %blocks : index\n"
-     << "          %kbAt" << b << " = arith.select %kbIn" << b << ", %kb" << b << ", %c0 : index\n"
-     << "          %kStart" << b << " = arith.muli %kb" << b << ", %blockK : index\n"
-     << "          %first" << b << " = arith.addi %kStart" << b << ", %lane : index\n";
+/// %blockSum<t>: this lane's f32 sum of block %kb<t> of row %r (its elements %first<t> + 32 i:
+/// each load of the warp covers 32 consecutive bytes), times the block's scale. `masked`: the
+/// block may end past K, whose elements read element 0 and count 0.
+void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel, const std::string &t,
+                   bool masked) {
+  std::string f8 = mlirTypeName(kernel.operand);
+  std::string rowType = "memref<?x" + f8 + ", strided<[1], offset: ?>>";
   std::string part = "%zero";
   for (int64_t i = 0; i < kLoadsPerBlock; ++i) {
-    std::string n = b + "_" + std::to_string(i);
+    std::string n = t + "_" + std::to_string(i);
     os << "          %off" << n << " = arith.constant " << 32 * i << " : index\n"
-       << "          %k" << n << " = arith.addi %first" << b << ", %off" << n << " : index\n"
-       << "          %in" << n << " = arith.cmpi ult, %k" << n << ", %k : index\n"
-       << "          %at" << n << " = arith.select %in" << n << ", %k" << n << ", %c0 : index\n"
-       << "          %v" << n << " = memref.load %x[%r, %at" << n << "] : " << xType << "\n"
-       << "          %f" << n << " = arith.extf %v" << n << " : " << f8 << " to f32\n"
-       << "          %g" << n << " = arith.select %in" << n << ", %f" << n << ", %zero : f32\n"
-       << "          %p" << n << " = arith.addf " << part << ", %g" << n << " : f32\n";
+       << "          %k" << n << " = arith.addi %first" << t << ", %off" << n << " : index\n";
+    std::string at = "%k" + n, value = "%f" + n;
+    if (masked) {
+      os << "          %in" << n << " = arith.cmpi ult, %k" << n << ", %k : index\n"
+         << "          %at" << n << " = arith.select %in" << n << ", %k" << n << ", %c0 : index\n";
+      at = "%at" + n;
+    }
+    os << "          %v" << n << " = memref.load %row[" << at << "] : " << rowType << "\n"
+       << "          %f" << n << " = arith.extf %v" << n << " : " << f8 << " to f32\n";
+    if (masked) {
+      os << "          %g" << n << " = arith.select %in" << n << ", %f" << n << ", %zero : f32\n";
+      value = "%g" + n;
+    }
+    os << "          %p" << n << " = arith.addf " << part << ", " << value << " : f32\n";
     part = "%p" + n;
   }
   if (kernel.scale == Scale::None) {
-    os << "          %blockSum" << b << " = arith.addf " << part << ", %zero : f32\n";
+    os << "          %blockSum" << t << " = arith.addf " << part << ", %zero : f32\n";
     return;
   }
-  writeFactor(os, kernel.scale, b);
-  // A block past K adds nothing, whatever the scale it would have read (an Inf times 0).
-  os << "          %scaled" << b << " = arith.mulf " << part << ", %factor" << b << " : f32\n"
-     << "          %blockSum" << b << " = arith.select %kbIn" << b << ", %scaled" << b
-     << ", %zero : f32\n";
+  writeFactor(os, kernel.scale, t);
+  os << "          %blockSum" << t << " = arith.mulf " << part << ", %factor" << t << " : f32\n";
 }
 
-/// %total: this lane's share of row %r. Each iteration takes kBlocksPerStep blocks of K, their
-/// loads in flight together (fewer left the pass at a third of DRAM's bandwidth).
+/// %total: this lane's share of row %r. Whole steps of kBlocksPerStep blocks first, their
+/// loads unmasked and in flight together (lane + a constant from one address: the byte loads
+/// and their conversions are most of the work), then the blocks left one at a time, masked.
 void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
                  const std::string &xType) {
-  os << "        %kEnd = arith.addi %k, %blockKLast : index\n"
+  std::string f8 = mlirTypeName(kernel.operand);
+  os << "        %row = memref.subview %x[%r, 0] [1, %k] [1, 1] : " << xType << " to memref<?x"
+     << f8 << ", strided<[1], offset: ?>>\n"
+     << "        %kEnd = arith.addi %k, %blockKLast : index\n"
      << "        %blocks = arith.divui %kEnd, %blockK : index\n"
-     << "        %step = arith.constant " << kBlocksPerStep << " : index\n";
+     << "        %stepK = arith.constant " << kBlocksPerStep * kScaleBlockElements << " : index\n"
+     << "        %steps = arith.divui %k, %stepK : index\n"
+     << "        %wholeBlocks = arith.muli %steps, %step : index\n";
   if (kernel.scale == Scale::Block128)
     os << "        %rowBlock = arith.divui %r, %blockK : index\n";
-  os << "        %total = scf.for %kbFirst = %c0 to %blocks step %step iter_args(%acc = %zero) -> "
-        "(f32) {\n";
+  os << "        %whole = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero) -> (f32) {\n"
+     << "          %sK = arith.muli %s, %stepK : index\n"
+     << "          %sFirst = arith.addi %sK, %lane : index\n"
+     << "          %sBlock = arith.muli %s, %step : index\n";
   std::string sum = "%acc";
   for (int64_t block = 0; block < kBlocksPerStep; ++block) {
-    writeBlockSum(os, kernel, xType, block);
-    std::string next = "%acc" + std::to_string(block);
-    os << "          " << next << " = arith.addf " << sum << ", %blockSum" << block
-       << " : f32\n";
-    sum = next;
+    std::string t = std::to_string(block);
+    os << "          %bOff" << t << " = arith.constant " << block << " : index\n"
+       << "          %kb" << t << " = arith.addi %sBlock, %bOff" << t << " : index\n"
+       << "          %kOff" << t << " = arith.constant " << block * kScaleBlockElements
+       << " : index\n"
+       << "          %first" << t << " = arith.addi %sFirst, %kOff" << t << " : index\n";
+    writeBlockSum(os, kernel, t, /*masked=*/false);
+    os << "          %acc" << t << " = arith.addf " << sum << ", %blockSum" << t << " : f32\n";
+    sum = "%acc" + t;
   }
   os << "          scf.yield " << sum << " : f32\n"
+     << "        }\n"
+     << "        %total = scf.for %kbT = %wholeBlocks to %blocks step %c1 iter_args(%accT = %whole)"
+        " -> (f32) {\n"
+     << "          %kT = arith.muli %kbT, %blockK : index\n"
+     << "          %firstT = arith.addi %kT, %lane : index\n";
+  writeBlockSum(os, kernel, "T", /*masked=*/true);
+  os << "          %accNext = arith.addf %accT, %blockSumT : f32\n"
+     << "          scf.yield %accNext : f32\n"
      << "        }\n";
 }
 
@@ -138,6 +157,7 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
      << "      %blockK = arith.constant " << kScaleBlockElements << " : index\n"
      << "      %rowsPerBlock = arith.constant " << OperandSumsKernel::rowsPerBlock << " : index\n"
      << "      %zero = arith.constant 0.0 : f32\n"
+     << "      %step = arith.constant " << kBlocksPerStep << " : index\n"
      << "      %rows = memref.dim %x, %c0 : " << xType << "\n"
      << "      %k = memref.dim %x, %c1 : " << xType << "\n"
      << "      %tx = gpu.thread_id x\n"
