@@ -66,7 +66,7 @@ TEST(OperandSumsPass, ScalesAndLayouts) {
   EXPECT_EQ(plan.kernel.operand, ElementType::F8E4M3FN);
   EXPECT_EQ(plan.kernel.out, ElementType::BF16);
   EXPECT_EQ(plan.out.shape, std::vector<int64_t>{300});
-  EXPECT_EQ(plan.grid(), 38u); // 8 rows a block
+  EXPECT_EQ(plan.grid(), 300u); // a block per row
   EXPECT_EQ(plan.parameters(0x1000, 0, 0x9000),
             (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1000, 1, 0x9000, 0x9000, 0,
                                   300, 1}));

@@ -22,6 +22,12 @@ bool isFp8(ElementType t) { return t == ElementType::F8E4M3FN || t == ElementTyp
 
 std::string scalesType() { return "memref<?x?xf32, strided<[?, ?], offset: ?>>"; }
 
+/// The warps' totals in shared memory.
+std::string partialsType() {
+  return "memref<" + std::to_string(OperandSumsKernel::warps) +
+         "xf32, #gpu.address_space<workgroup>>";
+}
+
 /// %factor<t>, the scale of row %r's block %kb<t> (Scale::None has none).
 void writeFactor(std::ostringstream &os, Scale scale, const std::string &t) {
   const char *row = scale == Scale::Tensor     ? "%c0"
@@ -67,9 +73,10 @@ void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel, cons
   os << "          %blockSum" << t << " = arith.mulf " << part << ", %factor" << t << " : f32\n";
 }
 
-/// %total: this lane's share of row %r. Whole steps of kBlocksPerStep blocks first, their
-/// loads unmasked and in flight together (lane + a constant from one address: the byte loads
-/// and their conversions are most of the work), then the blocks left one at a time, masked.
+/// %total: this lane's share of row %r; warp w takes every warps-th step from w. Whole steps of
+/// kBlocksPerStep blocks first, their loads unmasked and in flight together (lane + a constant
+/// from one address: the byte loads and their conversions are most of the work), then the
+/// blocks left one at a time, masked.
 void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
                  const std::string &xType) {
   std::string f8 = mlirTypeName(kernel.operand);
@@ -82,7 +89,8 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
      << "        %wholeBlocks = arith.muli %steps, %step : index\n";
   if (kernel.scale == Scale::Block128)
     os << "        %rowBlock = arith.divui %r, %blockK : index\n";
-  os << "        %whole = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero) -> (f32) {\n"
+  os << "        %whole = scf.for %s = %warp to %steps step %warps iter_args(%acc = %zero) -> "
+        "(f32) {\n"
      << "          %sK = arith.muli %s, %stepK : index\n"
      << "          %sFirst = arith.addi %sK, %lane : index\n"
      << "          %sBlock = arith.muli %s, %step : index\n";
@@ -100,7 +108,8 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
   }
   os << "          scf.yield " << sum << " : f32\n"
      << "        }\n"
-     << "        %total = scf.for %kbT = %wholeBlocks to %blocks step %c1 iter_args(%accT = %whole)"
+     << "        %firstTail = arith.addi %wholeBlocks, %warp : index\n"
+     << "        %total = scf.for %kbT = %firstTail to %blocks step %warps iter_args(%accT = %whole)"
         " -> (f32) {\n"
      << "          %kT = arith.muli %kbT, %blockK : index\n"
      << "          %firstT = arith.addi %kT, %lane : index\n";
@@ -110,29 +119,40 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
      << "        }\n";
 }
 
-/// The warp's total in lane 0, rounded to the output type and stored at %r.
-void writeWarpStore(std::ostringstream &os, const OperandSumsKernel &kernel) {
-  os << "        %w32 = arith.constant 32 : i32\n";
+/// The block's total: each warp's by shuffles, the warps' through shared memory, rounded to
+/// the output type and stored at %r by thread 0.
+void writeRowStore(std::ostringstream &os, const OperandSumsKernel &kernel) {
+  os << "      %w32 = arith.constant 32 : i32\n";
   std::string sum = "%total";
   for (int offset : {16, 8, 4, 2, 1}) {
     std::string next = "%sum" + std::to_string(offset);
-    os << "        %o" << offset << " = arith.constant " << offset << " : i32\n"
-       << "        %sh" << offset << ", %ok" << offset << " = gpu.shuffle xor " << sum << ", %o"
+    os << "      %o" << offset << " = arith.constant " << offset << " : i32\n"
+       << "      %sh" << offset << ", %ok" << offset << " = gpu.shuffle xor " << sum << ", %o"
        << offset << ", %w32 : f32\n"
-       << "        " << next << " = arith.addf " << sum << ", %sh" << offset << " : f32\n";
+       << "      " << next << " = arith.addf " << sum << ", %sh" << offset << " : f32\n";
     sum = next;
   }
   std::string out = mlirTypeName(kernel.out);
   std::string outType = "memref<?x" + out + ", strided<[?], offset: ?>>";
-  os << "        %leader = arith.cmpi eq, %lane, %c0 : index\n"
-     << "        scf.if %leader {\n";
+  os << "      %leader = arith.cmpi eq, %lane, %c0 : index\n"
+     << "      scf.if %leader {\n"
+     << "        memref.store " << sum << ", %partials[%warp] : " << partialsType() << "\n"
+     << "      }\n"
+     << "      gpu.barrier\n"
+     << "      %thread0 = arith.cmpi eq, %tx, %c0 : index\n"
+     << "      scf.if %thread0 {\n"
+     << "        %rowSum = scf.for %w = %c0 to %warps step %c1 iter_args(%t = %zero) -> (f32) {\n"
+     << "          %part = memref.load %partials[%w] : " << partialsType() << "\n"
+     << "          %more = arith.addf %t, %part : f32\n"
+     << "          scf.yield %more : f32\n"
+     << "        }\n";
   if (kernel.out == ElementType::F32) {
-    os << "          memref.store " << sum << ", %sums[%r] : " << outType << "\n";
+    os << "        memref.store %rowSum, %sums[%r] : " << outType << "\n";
   } else {
-    os << "          %rounded = arith.truncf " << sum << " : f32 to " << out << "\n"
-       << "          memref.store %rounded, %sums[%r] : " << outType << "\n";
+    os << "        %rounded = arith.truncf %rowSum : f32 to " << out << "\n"
+       << "        memref.store %rounded, %sums[%r] : " << outType << "\n";
   }
-  os << "        }\n";
+  os << "      }\n";
 }
 } // namespace
 
@@ -148,6 +168,7 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
   if (kernel.scale != Scale::None)
     os << ", %scales: " << scalesType();
   os << ", %sums: " << outType << ")\n"
+     << "        workgroup(%partials : " << partialsType() << ")\n"
      << "        kernel attributes {known_block_size = array<i32: " << OperandSumsKernel::block
      << ", 1, 1>} {\n"
      << "      %c0 = arith.constant 0 : index\n"
@@ -155,7 +176,7 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
      << "      %c32 = arith.constant 32 : index\n"
      << "      %blockKLast = arith.constant " << kScaleBlockElements - 1 << " : index\n"
      << "      %blockK = arith.constant " << kScaleBlockElements << " : index\n"
-     << "      %rowsPerBlock = arith.constant " << OperandSumsKernel::rowsPerBlock << " : index\n"
+     << "      %warps = arith.constant " << OperandSumsKernel::warps << " : index\n"
      << "      %zero = arith.constant 0.0 : f32\n"
      << "      %step = arith.constant " << kBlocksPerStep << " : index\n"
      << "      %rows = memref.dim %x, %c0 : " << xType << "\n"
@@ -164,14 +185,10 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
      << "      %bx = gpu.block_id x\n"
      << "      %warp = arith.divui %tx, %c32 : index\n"
      << "      %lane = arith.remui %tx, %c32 : index\n"
-     << "      %r0 = arith.muli %bx, %rowsPerBlock : index\n"
-     << "      %r = arith.addi %r0, %warp : index\n"
-     << "      %inside = arith.cmpi ult, %r, %rows : index\n"
-     << "      scf.if %inside {\n";
+     << "      %r = arith.addi %bx, %c0 : index\n";
   writeRowSum(os, kernel, xType);
-  writeWarpStore(os, kernel);
-  os << "      }\n"
-     << "      gpu.return\n"
+  writeRowStore(os, kernel);
+  os << "      gpu.return\n"
      << "    }\n"
      << "  }\n"
      << "}\n";
@@ -179,9 +196,7 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
 }
 
 unsigned OperandSumsPlan::grid() const {
-  int64_t rows = operand.shape[0];
-  return static_cast<unsigned>(std::max<int64_t>(
-      1, (rows + OperandSumsKernel::rowsPerBlock - 1) / OperandSumsKernel::rowsPerBlock));
+  return static_cast<unsigned>(std::max<int64_t>(1, operand.shape[0]));
 }
 
 std::vector<int64_t> OperandSumsPlan::parameters(CUdeviceptr x, CUdeviceptr scale,

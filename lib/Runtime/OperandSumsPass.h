@@ -7,9 +7,10 @@
 // wgmma kernels sum 16-bit and f32 operands in their main loop; an 8-bit operand's promoted
 // main loop has no registers left for it, and block scales would need the sums promoted per
 // k-step too. So the GEMM runs without the sums and this pass reads the operand again, K-major
-// (as the GEMM reads it: the staged copy where there is one): one warp per row, its lanes
-// along K, f32 sums of each block of 128 elements times the block's scale, then the warp's
-// total, rounded to the gradient's type. Its cost is one more read of the operand.
+// (as the GEMM reads it: the staged copy where there is one): a block per row, its warps
+// taking turns along K (so that few rows still spread over the GPU), f32 sums of each block
+// of 128 elements times the block's scale, then the row's total, rounded to the gradient's
+// type. Its cost is one more read of the operand.
 #ifndef MEPI_RUNTIME_OPERANDSUMSPASS_H
 #define MEPI_RUNTIME_OPERANDSUMSPASS_H
 
@@ -36,8 +37,8 @@ struct OperandSumsKernel {
   ElementType operand = ElementType::F8E4M3FN;
   Scale scale = Scale::None;
   ElementType out = ElementType::BF16;
-  static constexpr unsigned block = 256;                   ///< threads
-  static constexpr unsigned rowsPerBlock = block / 32;     ///< a warp per row
+  static constexpr unsigned block = 256;      ///< threads: a block per row
+  static constexpr unsigned warps = block / 32; ///< each with a share of the row's K
 };
 
 /// The kernel's module (gpu dialect): (x [R, K] K-major, (scales [.., ..] f32,) out [R]).
