@@ -1,21 +1,11 @@
 # FP8 bias gradients of A or B (BGRADA, BGRADB: a pass after the GEMM that reads the operand
 # again) against the same GEMM without them (DEFAULT); e4m3 A and B, bf16 D, tensor-wise and
 # block scales, CUDA events, median of 30.
-# On the device, beside torch: cd python && MEPI_LIBRARY=... python ../bench/fp8_bgrad_cost.py
+# On the device, beside torch: PYTHONPATH=python MEPI_LIBRARY=... python bench/fp8_bgrad_cost.py
 import sys, torch, mepi
+from cuda_timing import median_ms
 torch.manual_seed(0)
 dev = "cuda"
-def bench(mm, reps=30):
-    for _ in range(5):
-        mm.execute()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); mm.execute(); e.record(); e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
 for (m, n, k) in [(8192, 8192, 8192), (4096, 7168, 16384), (2048, 5120, 5120), (128, 8192, 8192), (4096, 4096, 4096)]:
     a = torch.randn(m, k, device=dev).to(torch.float8_e4m3fn)
     b = torch.randn(n, k, device=dev).to(torch.float8_e4m3fn).t()
@@ -29,7 +19,7 @@ for (m, n, k) in [(8192, 8192, 8192), (4096, 7168, 16384), (2048, 5120, 5120), (
         for epilog in ["DEFAULT", "BGRADA", "BGRADB"]:
             with mepi.Matmul(a, b, options=opts, quantization_scales=scales) as mm:
                 mm.plan(epilog=getattr(mepi.MatmulEpilog, epilog))
-                ms = bench(mm)
+                ms = median_ms(mm)
             base = ms if base is None else base
             extra = "" if epilog == "DEFAULT" else f"  +{(ms - base) * 1e3:6.1f} us ({ms / base:.3f}x)"
             print(f"{m}x{n}x{k:<6} {scaling:6s} {epilog:8s} {ms:8.4f} ms {2 * m * n * k / ms / 1e9:7.1f} TFLOP/s{extra}")

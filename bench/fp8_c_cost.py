@@ -1,20 +1,10 @@
 # FP8 with an operand c: C read by the epilog (beside A's and B's scales) against the kernel's
 # own C path (no A/B scales) and against no C; e4m3 A, B, bf16 C and D, CUDA events, median.
-# On the device, beside torch: cd python && MEPI_LIBRARY=... python ../bench/fp8_c_cost.py
+# On the device, beside torch: PYTHONPATH=python MEPI_LIBRARY=... python bench/fp8_c_cost.py
 import sys, torch, mepi
+from cuda_timing import median_ms
 torch.manual_seed(0)
 dev = "cuda"
-def bench(mm, reps=30):
-    for _ in range(5):
-        mm.execute()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); mm.execute(); e.record(); e.synchronize()
-        times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
 for (m, n, k) in [(8192, 8192, 8192), (4096, 7168, 16384), (2048, 5120, 5120), (128, 8192, 8192), (4096, 4096, 4096)]:
     a = torch.randn(m, k, device=dev).to(torch.float8_e4m3fn)
     b = torch.randn(n, k, device=dev).to(torch.float8_e4m3fn).t()
@@ -28,7 +18,7 @@ for (m, n, k) in [(8192, 8192, 8192), (4096, 7168, 16384), (2048, 5120, 5120), (
         kw = dict(beta=1.0) if cc is not None else {}
         with mepi.Matmul(a, b, cc, options=opts, quantization_scales=scales, **kw) as mm:
             mm.plan()
-            ms = bench(mm)
+            ms = median_ms(mm)
             rows.append((name, ms, 2 * m * n * k / ms / 1e9, mm.kernel_configuration))
     for name, ms, tf, cfg in rows:
         print(f"{m}x{n}x{k:<6} {name:34s} {ms:8.4f} ms {tf:7.1f} TFLOP/s  {cfg}")

@@ -163,39 +163,36 @@ def test_fp8_with_c_and_its_scale_against_fp64():
     assert relative_error(d.double(), want) < 5e-2  # e4m3's rounding
 
 
-def test_fp8_block_scaled_against_fp64():
-    # DeepSeek-V3's scaling: A's factors per row and 128 elements of K (M-major, as torch hands
-    # them to cuBLASLt), B's per 128 x 128 block; partial blocks in M, N and K.
-    m, n, k = 333, 300, 1000
+def block_scaled_operands(m, n, k, b_type=torch.float8_e4m3fn):
+    """Random 8-bit A [M, K] and B [K, N] (K-major) with DeepSeek-V3's scales: A's per row and
+    128 elements of K (M-major, as torch hands them to cuBLASLt), B's per 128 x 128 block; and
+    the dequantized A [M, K] and B^T [N, K] in fp64."""
     kb, nb = (k + 127) // 128, (n + 127) // 128
     a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
-    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e4m3fn).t()  # [K, N], K-major
+    b = torch.randn(n, k, device=DEVICE).to(b_type).t()
     sa = (torch.rand(m, kb, device=DEVICE) * 3 + 0.25).t().contiguous().t()
     sb = torch.rand(nb, kb, device=DEVICE) * 3 + 0.25
-    options = mepi.MatmulOptions(result_type="float32")
-    d = mepi.matmul(a, b, options=options, quantization_scales={"a": sa, "b": sb})
     a_scale = sa.double().repeat_interleave(128, dim=1)[:, :k]
     b_scale = sb.double().repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k]
-    want = (a.double() * a_scale) @ (b.double() * b_scale.t())
-    assert relative_error(d, want) < 5e-4
+    return a, b, sa, sb, a.double() * a_scale, b.t().double() * b_scale
+
+
+def test_fp8_block_scaled_against_fp64():
+    # Partial blocks in M, N and K.
+    a, b, sa, sb, a_real, b_real = block_scaled_operands(333, 300, 1000)
+    options = mepi.MatmulOptions(result_type="float32")
+    d = mepi.matmul(a, b, options=options, quantization_scales={"a": sa, "b": sb})
+    assert relative_error(d, a_real @ b_real.t()) < 5e-4
 
 
 @pytest.mark.parametrize("epilog", ["BGRADA", "BGRADB"])
 def test_fp8_bias_gradients_with_block_scales_against_fp64(epilog):
     # The bias gradient of 8-bit A or B: the sums over K of the dequantized operand (a pass
     # after the GEMM), bf16 beside an e4m3 D; partial blocks in M, N and K.
-    m, n, k = 300, 333, 1100
-    kb, nb = (k + 127) // 128, (n + 127) // 128
-    a = torch.randn(m, k, device=DEVICE).to(torch.float8_e4m3fn)
-    b = torch.randn(n, k, device=DEVICE).to(torch.float8_e5m2).t()  # [K, N], K-major
-    sa = (torch.rand(m, kb, device=DEVICE) * 3 + 0.25).t().contiguous().t()
-    sb = torch.rand(nb, kb, device=DEVICE) * 3 + 0.25
+    a, b, sa, sb, a_real, b_real = block_scaled_operands(300, 333, 1100, torch.float8_e5m2)
     d, aux = mepi.matmul(a, b, epilog=getattr(mepi.MatmulEpilog, epilog),
                          quantization_scales={"a": sa, "b": sb, "d": 0.5},
                          options={"result_type": "float8_e4m3fn"})
-    a_scale = sa.double().repeat_interleave(128, dim=1)[:, :k]
-    b_scale = sb.double().repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k]
-    a_real, b_real = a.double() * a_scale, b.t().double() * b_scale  # [M, K], [N, K]
     assert relative_error(d.double(), (a_real @ b_real.t()) * 0.5) < 5e-2  # e4m3's rounding
     key = epilog.lower()
     assert set(aux) == {key}
