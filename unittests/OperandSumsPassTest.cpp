@@ -109,18 +109,21 @@ TEST(OperandSumsPass, LowersToPtx) {
       llvm::Expected<CompiledModule> compiled = compileKernelModule(ir, "sm_90a");
       ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError()) << "\n" << ir;
       const std::string &ptx = compiled->ptx;
-      EXPECT_NE(ptx.find(".entry mepi_operand_sums"), std::string::npos);
+      EXPECT_NE(ptx.find(".entry mepi_operand_sums("), std::string::npos);
+      EXPECT_NE(ptx.find(".entry mepi_operand_sums_wide("), std::string::npos);
+      // The wide kernel's 16 bytes a lane at once.
+      EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(ld\.global(\.nc)?\.v4\.[bu]32)"))) << ptx;
       std::string cvt = operand == ElementType::F8E4M3FN ? "e4m3x2" : "e5m2x2";
       EXPECT_NE(ptx.find("cvt.rn.f16x2." + cvt), std::string::npos) << ptx;
       EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(shfl\.sync\.bfly)"))) << ptx;
       EXPECT_EQ(std::regex_search(ptx, std::regex(R"(mul\.(rn\.)?f32)")), scale != Scale::None);
       EXPECT_EQ(ptx.find("cvt.rn.bf16.f32") != std::string::npos, kernel.out == ElementType::BF16);
-      // The loads of four blocks in one iteration (16 a lane, in flight together), then 4 of
-      // one block a time past the whole steps.
+      // The byte kernel's loads of four blocks in one iteration (16 a lane, in flight
+      // together), then 4 of one block a time past the whole steps; the wide kernel's 4 there.
       std::regex byteLoad(R"(ld\.global(\.nc)?\.[bu]8)");
       auto loads = std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), byteLoad),
                                  std::sregex_iterator());
-      EXPECT_EQ(loads, 20) << ptx;
+      EXPECT_EQ(loads, 24) << ptx;
       EXPECT_FALSE(compiled->cubin.empty());
     }
 }

@@ -73,26 +73,11 @@ void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel, cons
   os << "          %blockSum" << t << " = arith.mulf " << part << ", %factor" << t << " : f32\n";
 }
 
-/// %total: this lane's share of row %r; warp w takes every warps-th step from w. Whole steps of
-/// kBlocksPerStep blocks first, their loads unmasked and in flight together (lane + a constant
-/// from one address: the byte loads and their conversions are most of the work), then the
-/// blocks left one at a time, masked.
-void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
-                 const std::string &xType) {
-  std::string f8 = mlirTypeName(kernel.operand);
-  os << "        %row = memref.subview %x[%r, 0] [1, %k] [1, 1] : " << xType << " to memref<?x"
-     << f8 << ", strided<[1], offset: ?>>\n"
-     << "        %kEnd = arith.addi %k, %blockKLast : index\n"
-     << "        %blocks = arith.divui %kEnd, %blockK : index\n"
-     << "        %stepK = arith.constant " << kBlocksPerStep * kScaleBlockElements << " : index\n"
-     << "        %steps = arith.divui %k, %stepK : index\n"
-     << "        %wholeBlocks = arith.muli %steps, %step : index\n";
-  if (kernel.scale == Scale::Block128)
-    os << "        %rowBlock = arith.divui %r, %blockK : index\n";
-  os << "        %whole = scf.for %s = %warp to %steps step %warps iter_args(%acc = %zero) -> "
-        "(f32) {\n"
-     << "          %sK = arith.muli %s, %stepK : index\n"
-     << "          %sFirst = arith.addi %sK, %lane : index\n"
+/// The byte form of a whole step's loop body: kBlocksPerStep blocks, each lane's 16 byte loads
+/// unmasked and in flight together (lane + a constant from one address: the loads and their
+/// conversions are most of the work, ~5 instructions an element).
+void writeByteStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
+  os << "          %sFirst = arith.addi %sK, %lane : index\n"
      << "          %sBlock = arith.muli %s, %step : index\n";
   std::string sum = "%acc";
   for (int64_t block = 0; block < kBlocksPerStep; ++block) {
@@ -106,8 +91,95 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
     os << "          %acc" << t << " = arith.addf " << sum << ", %blockSum" << t << " : f32\n";
     sum = "%acc" + t;
   }
-  os << "          scf.yield " << sum << " : f32\n"
-     << "        }\n"
+  os << "          scf.yield " << sum << " : f32\n";
+}
+
+/// The wide form of a whole step's loop body, for 16-byte aligned rows: each lane loads 16
+/// consecutive bytes at once (a warp the step's 512) and converts them in pairs
+/// (cvt.rn.f16x2.{e4m3,e5m2}x2), all in one block of the step: lane / 8.
+void writeWideStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
+  std::string f8 = mlirTypeName(kernel.operand);
+  os << "          %lane16 = arith.muli %lane, %c16 : index\n"
+     << "          %kW = arith.addi %sK, %lane16 : index\n"
+     << "          %sBlock = arith.muli %s, %step : index\n"
+     << "          %laneBlock = arith.divui %lane, %c8 : index\n"
+     << "          %kbW = arith.addi %sBlock, %laneBlock : index\n"
+     << "          %atW = arith.addi %rowAt, %kW : index\n"
+     << "          %at64 = arith.index_cast %atW : index to i64\n"
+     << "          %address = arith.addi %base64, %at64 : i64\n"
+     << "          %generic = llvm.inttoptr %address : i64 to !llvm.ptr\n"
+     << "          %global = llvm.addrspacecast %generic : !llvm.ptr to !llvm.ptr<1>\n"
+     << "          %words = llvm.load %global {alignment = 16 : i64} : !llvm.ptr<1> -> "
+        "vector<4xi32>\n";
+  std::string part = "%zero";
+  for (int word = 0; word < 4; ++word) {
+    std::string w = std::to_string(word);
+    os << "          %wi" << w << " = llvm.mlir.constant(" << word << " : i32) : i32\n"
+       << "          %w" << w << " = llvm.extractelement %words[%wi" << w << " : i32] : "
+          "vector<4xi32>\n"
+       << "          %wHi" << w << " = llvm.lshr %w" << w << ", %i16 : i32\n";
+    for (const char *half : {"Lo", "Hi"}) {
+      std::string n = w + half;
+      std::string source = std::string(half) == "Lo" ? "%w" + w : "%wHi" + w;
+      os << "          %h" << n << " = llvm.trunc " << source << " : i32 to i16\n"
+         << "          %pair" << n << " = llvm.bitcast %h" << n << " : i16 to vector<2xi8>\n"
+         << "          %f16" << n << " = nvvm.convert.f8x2.to.f16x2 %pair" << n
+         << " : vector<2xi8> (" << f8 << ") -> vector<2xf16>\n"
+         << "          %f32" << n << " = llvm.fpext %f16" << n
+         << " : vector<2xf16> to vector<2xf32>\n";
+      for (int e = 0; e < 2; ++e) {
+        std::string v = n + std::to_string(e);
+        os << "          %e" << v << " = llvm.extractelement %f32" << n << "[%pos" << e
+           << " : i32] : vector<2xf32>\n"
+           << "          %q" << v << " = arith.addf " << part << ", %e" << v << " : f32\n";
+        part = "%q" + v;
+      }
+    }
+  }
+  if (kernel.scale == Scale::None) {
+    os << "          %accW = arith.addf %acc, " << part << " : f32\n";
+  } else {
+    writeFactor(os, kernel.scale, "W");
+    os << "          %accW = math.fma " << part << ", %factorW, %acc : f32\n";
+  }
+  os << "          scf.yield %accW : f32\n";
+}
+
+/// %total: this lane's share of row %r; warp w takes every warps-th step from w. Whole steps
+/// of kBlocksPerStep blocks first (the wide or byte body), then the blocks left one at a time,
+/// their elements past K masked.
+void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
+                 const std::string &xType, bool wide) {
+  std::string f8 = mlirTypeName(kernel.operand);
+  os << "        %row = memref.subview %x[%r, 0] [1, %k] [1, 1] : " << xType << " to memref<?x"
+     << f8 << ", strided<[1], offset: ?>>\n"
+     << "        %kEnd = arith.addi %k, %blockKLast : index\n"
+     << "        %blocks = arith.divui %kEnd, %blockK : index\n"
+     << "        %stepK = arith.constant " << kBlocksPerStep * kScaleBlockElements << " : index\n"
+     << "        %steps = arith.divui %k, %stepK : index\n"
+     << "        %wholeBlocks = arith.muli %steps, %step : index\n";
+  if (kernel.scale == Scale::Block128)
+    os << "        %rowBlock = arith.divui %r, %blockK : index\n";
+  if (wide)
+    os << "        %c8 = arith.constant 8 : index\n"
+       << "        %c16 = arith.constant 16 : index\n"
+       << "        %i16 = llvm.mlir.constant(16 : i32) : i32\n"
+       << "        %pos0 = llvm.mlir.constant(0 : i32) : i32\n"
+       << "        %pos1 = llvm.mlir.constant(1 : i32) : i32\n"
+       << "        %base = memref.extract_aligned_pointer_as_index %x : " << xType << " -> index\n"
+       << "        %base64 = arith.index_cast %base : index to i64\n"
+       << "        %buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %x : "
+       << xType << " -> memref<" << f8 << ">, index, index, index, index, index\n"
+       << "        %rowOff = arith.muli %r, %strides#0 : index\n"
+       << "        %rowAt = arith.addi %offset, %rowOff : index\n";
+  os << "        %whole = scf.for %s = %warp to %steps step %warps iter_args(%acc = %zero) -> "
+        "(f32) {\n"
+     << "          %sK = arith.muli %s, %stepK : index\n";
+  if (wide)
+    writeWideStep(os, kernel);
+  else
+    writeByteStep(os, kernel);
+  os << "        }\n"
      << "        %firstTail = arith.addi %wholeBlocks, %warp : index\n"
      << "        %total = scf.for %kbT = %firstTail to %blocks step %warps iter_args(%accT = %whole)"
         " -> (f32) {\n"
@@ -156,15 +228,15 @@ void writeRowStore(std::ostringstream &os, const OperandSumsKernel &kernel) {
 }
 } // namespace
 
-std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) {
+namespace {
+/// One of the module's two kernels: `wide` reads the whole steps 16 bytes a lane.
+void writeKernel(std::ostringstream &os, const OperandSumsKernel &kernel, bool wide) {
   std::string xType =
       "memref<?x?x" + std::string(mlirTypeName(kernel.operand)) + ", strided<[?, 1], offset: ?>>";
   std::string outType =
       "memref<?x" + std::string(mlirTypeName(kernel.out)) + ", strided<[?], offset: ?>>";
-  std::ostringstream os;
-  os << "module attributes {gpu.container_module} {\n"
-     << "  gpu.module @mepi_operand_sums {\n"
-     << "    gpu.func @" << operandSumsKernelName << "(%x: " << xType;
+  os << "    gpu.func @" << (wide ? operandSumsWideKernelName : operandSumsKernelName)
+     << "(%x: " << xType;
   if (kernel.scale != Scale::None)
     os << ", %scales: " << scalesType();
   os << ", %sums: " << outType << ")\n"
@@ -179,18 +251,26 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
      << "      %warps = arith.constant " << OperandSumsKernel::warps << " : index\n"
      << "      %zero = arith.constant 0.0 : f32\n"
      << "      %step = arith.constant " << kBlocksPerStep << " : index\n"
-     << "      %rows = memref.dim %x, %c0 : " << xType << "\n"
      << "      %k = memref.dim %x, %c1 : " << xType << "\n"
      << "      %tx = gpu.thread_id x\n"
      << "      %bx = gpu.block_id x\n"
      << "      %warp = arith.divui %tx, %c32 : index\n"
      << "      %lane = arith.remui %tx, %c32 : index\n"
      << "      %r = arith.addi %bx, %c0 : index\n";
-  writeRowSum(os, kernel, xType);
+  writeRowSum(os, kernel, xType, wide);
   writeRowStore(os, kernel);
   os << "      gpu.return\n"
-     << "    }\n"
-     << "  }\n"
+     << "    }\n";
+}
+} // namespace
+
+std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) {
+  std::ostringstream os;
+  os << "module attributes {gpu.container_module} {\n"
+     << "  gpu.module @mepi_operand_sums {\n";
+  writeKernel(os, kernel, /*wide=*/false);
+  writeKernel(os, kernel, /*wide=*/true);
+  os << "  }\n"
      << "}\n";
   return os.str();
 }
@@ -298,10 +378,11 @@ auto OperandSumsPass::load(const OperandSumsPlan &plan, const CudaDriver &driver
   if (llvm::Error e = checkCuda(driver.cuModuleLoadData(&pass.module, (*cubin)->data()),
                                 "cuModuleLoadData(operand sums)"))
     return std::move(e);
-  if (llvm::Error e = checkCuda(
-          driver.cuModuleGetFunction(&pass.function, pass.module, operandSumsKernelName),
-          "cuModuleGetFunction(operand sums)"))
-    return std::move(e);
+  for (auto [function, name] : {std::pair{&pass.function, operandSumsKernelName},
+                                 std::pair{&pass.wideFunction, operandSumsWideKernelName}})
+    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(function, pass.module, name),
+                                  "cuModuleGetFunction(operand sums)"))
+      return std::move(e);
   return pass;
 }
 
@@ -311,6 +392,7 @@ OperandSumsPass &OperandSumsPass::operator=(OperandSumsPass &&other) noexcept {
   std::swap(planned, other.planned);
   std::swap(module, other.module);
   std::swap(function, other.function);
+  std::swap(wideFunction, other.wideFunction);
   return *this;
 }
 
@@ -329,6 +411,9 @@ CUresult OperandSumsPass::launch(const CudaDriver &driver, CUdeviceptr x, CUdevi
   std::vector<void *> params(words.size());
   for (size_t i = 0; i < words.size(); ++i)
     params[i] = &words[i];
-  return driver.cuLaunchKernel(function, planned.grid(), 1, 1, OperandSumsKernel::block, 1, 1,
-                               0, stream, params.data(), nullptr);
+  // 16-byte loads where every row starts 16-byte aligned.
+  bool aligned = x % 16 == 0 && planned.operand.strides[0] % 16 == 0;
+  return driver.cuLaunchKernel(aligned ? wideFunction : function, planned.grid(), 1, 1,
+                               OperandSumsKernel::block, 1, 1, 0, stream, params.data(),
+                               nullptr);
 }

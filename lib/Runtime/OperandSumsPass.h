@@ -8,9 +8,10 @@
 // main loop has no registers left for it, and block scales would need the sums promoted per
 // k-step too. So the GEMM runs without the sums and this pass reads the operand again, K-major
 // (as the GEMM reads it: the staged copy where there is one): a block per row, its warps
-// taking turns along K (so that few rows still spread over the GPU), f32 sums of each block
-// of 128 elements times the block's scale, then the row's total, rounded to the gradient's
-// type. Its cost is one more read of the operand.
+// taking turns along K (so that few rows still spread over the GPU), 16 bytes a lane where the
+// rows are 16-byte aligned (else a byte at a time), f32 sums of each block of 128 elements
+// times the block's scale, then the row's total, rounded to the gradient's type. Its cost is
+// one more read of the operand.
 #ifndef MEPI_RUNTIME_OPERANDSUMSPASS_H
 #define MEPI_RUNTIME_OPERANDSUMSPASS_H
 
@@ -26,7 +27,9 @@
 
 namespace mepi::runtime {
 
+/// The module's two kernels: byte loads for any rows, 16-byte loads for 16-byte aligned ones.
 inline constexpr const char *operandSumsKernelName = "mepi_operand_sums";
+inline constexpr const char *operandSumsWideKernelName = "mepi_operand_sums_wide";
 
 /// What the pass's kernel text depends on.
 struct OperandSumsKernel {
@@ -41,7 +44,7 @@ struct OperandSumsKernel {
   static constexpr unsigned warps = block / 32; ///< each with a share of the row's K
 };
 
-/// The kernel's module (gpu dialect): (x [R, K] K-major, (scales [.., ..] f32,) out [R]).
+/// The kernels' module (gpu dialect), each (x [R, K] K-major, (scales [.., ..] f32,) out [R]).
 std::string operandSumsKernelIR(const OperandSumsKernel &kernel);
 
 /// One operand's pass: its kernel and the layouts it reads and writes.
@@ -89,7 +92,7 @@ private:
   OperandSumsPass() = default;
   OperandSumsPlan planned;
   CUmodule module = nullptr;
-  CUfunction function = nullptr;
+  CUfunction function = nullptr, wideFunction = nullptr;
 };
 
 } // namespace mepi::runtime
