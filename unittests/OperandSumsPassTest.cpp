@@ -12,11 +12,14 @@ using namespace mepi::runtime;
 using Scale = OperandSumsKernel::Scale;
 
 namespace {
-/// An fp8 problem m x n x k: A [m, k], B [n, k] (transposed: K-major), D bf16 [m, n].
+/// An fp8 problem m x n x k as the GEMM reads it: A [m, k], B [n, k] (transposed: K-major),
+/// rows padded to 16 bytes at 16-byte aligned addresses (as staged for TMA), D bf16 [m, n].
 MatmulProblem fp8Problem(int64_t m, int64_t n, int64_t k, const std::string &epilog) {
   MatmulProblem p;
-  p.a = {ElementType::F8E4M3FN, {m, k}, {k, 1}};
-  p.b = {ElementType::F8E5M2, {n, k}, {k, 1}};
+  int64_t pitch = (k + 15) / 16 * 16;
+  p.a = {ElementType::F8E4M3FN, {m, k}, {pitch, 1}};
+  p.b = {ElementType::F8E5M2, {n, k}, {pitch, 1}};
+  p.addressAlignment = 16;
   p.transposeB = true;
   p.d = {ElementType::BF16, {m, n}, {n, 1}};
   p.epilog = epilog;
@@ -54,6 +57,14 @@ TEST(OperandSumsPass, WhichProblems) {
   EXPECT_EQ(llvm::toString(refused.takeError()),
             "epilog BGRADB: the bias gradient of 8-bit A and B (their operand sums) is computed "
             "for 2-D, ungrouped problems only");
+  // Rows the pass cannot read 16 bytes at a time (the GEMM's TMA would have staged them).
+  MatmulProblem unaligned = fp8Problem(64, 32, 1000, "BGRADA");
+  unaligned.a.strides = {1000, 1};
+  llvm::Expected<std::optional<OperandSumsPlan>> rows = planOperandSums(unaligned, unaligned);
+  ASSERT_FALSE(bool(rows));
+  EXPECT_EQ(llvm::toString(rows.takeError()),
+            "epilog BGRADA: the summed 8-bit operand's rows are not 16-byte aligned (address "
+            "alignment 16, row pitch 1000 bytes)");
 }
 
 TEST(OperandSumsPass, ScalesAndLayouts) {
@@ -68,7 +79,7 @@ TEST(OperandSumsPass, ScalesAndLayouts) {
   EXPECT_EQ(plan.out.shape, std::vector<int64_t>{300});
   EXPECT_EQ(plan.grid(), 300u); // a block per row
   EXPECT_EQ(plan.parameters(0x1000, 0, 0x9000),
-            (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1000, 1, 0x9000, 0x9000, 0,
+            (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1008, 1, 0x9000, 0x9000, 0,
                                   300, 1}));
   // A's scale: one value, one per row, one per row and block of 128 elements of K.
   p.builtinInputs = {{"a_scale", {ElementType::F32, {}, {}}}};
@@ -84,7 +95,7 @@ TEST(OperandSumsPass, ScalesAndLayouts) {
   EXPECT_EQ(plan.kernel.scale, Scale::BlockRow);
   EXPECT_EQ(plan.scaleInput, std::optional<size_t>(1));
   EXPECT_EQ(plan.parameters(0x1000, 0x5000, 0x9000),
-            (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1000, 1, 0x5000, 0x5000, 0, 300,
+            (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1008, 1, 0x5000, 0x5000, 0, 300,
                                   8, 8, 1, 0x9000, 0x9000, 0, 300, 1}));
   // B's rows (D's columns): its e5m2 values, its 128 x 128 blocks' scales.
   MatmulProblem q = fp8Problem(300, 40, 1000, "BGRADB");
@@ -110,20 +121,18 @@ TEST(OperandSumsPass, LowersToPtx) {
       ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError()) << "\n" << ir;
       const std::string &ptx = compiled->ptx;
       EXPECT_NE(ptx.find(".entry mepi_operand_sums("), std::string::npos);
-      EXPECT_NE(ptx.find(".entry mepi_operand_sums_wide("), std::string::npos);
-      // The wide kernel's 16 bytes a lane at once.
+      // 16 bytes a lane at once in the whole steps.
       EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(ld\.global(\.nc)?\.v4\.[bu]32)"))) << ptx;
       std::string cvt = operand == ElementType::F8E4M3FN ? "e4m3x2" : "e5m2x2";
       EXPECT_NE(ptx.find("cvt.rn.f16x2." + cvt), std::string::npos) << ptx;
       EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(shfl\.sync\.bfly)"))) << ptx;
       EXPECT_EQ(std::regex_search(ptx, std::regex(R"(mul\.(rn\.)?f32)")), scale != Scale::None);
       EXPECT_EQ(ptx.find("cvt.rn.bf16.f32") != std::string::npos, kernel.out == ElementType::BF16);
-      // The byte kernel's loads of four blocks in one iteration (16 a lane, in flight
-      // together), then 4 of one block a time past the whole steps; the wide kernel's 4 there.
+      // Past the whole steps, a block at a time: 4 byte loads a lane, 32 apart.
       std::regex byteLoad(R"(ld\.global(\.nc)?\.[bu]8)");
       auto loads = std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), byteLoad),
                                  std::sregex_iterator());
-      EXPECT_EQ(loads, 24) << ptx;
+      EXPECT_EQ(loads, 4) << ptx;
       EXPECT_FALSE(compiled->cubin.empty());
     }
 }

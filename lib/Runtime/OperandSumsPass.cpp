@@ -73,31 +73,10 @@ void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel, cons
   os << "          %blockSum" << t << " = arith.mulf " << part << ", %factor" << t << " : f32\n";
 }
 
-/// The byte form of a whole step's loop body: kBlocksPerStep blocks, each lane's 16 byte loads
-/// unmasked and in flight together (lane + a constant from one address: the loads and their
-/// conversions are most of the work, ~5 instructions an element).
-void writeByteStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
-  os << "          %sFirst = arith.addi %sK, %lane : index\n"
-     << "          %sBlock = arith.muli %s, %step : index\n";
-  std::string sum = "%acc";
-  for (int64_t block = 0; block < kBlocksPerStep; ++block) {
-    std::string t = std::to_string(block);
-    os << "          %bOff" << t << " = arith.constant " << block << " : index\n"
-       << "          %kb" << t << " = arith.addi %sBlock, %bOff" << t << " : index\n"
-       << "          %kOff" << t << " = arith.constant " << block * kScaleBlockElements
-       << " : index\n"
-       << "          %first" << t << " = arith.addi %sFirst, %kOff" << t << " : index\n";
-    writeBlockSum(os, kernel, t, /*masked=*/false);
-    os << "          %acc" << t << " = arith.addf " << sum << ", %blockSum" << t << " : f32\n";
-    sum = "%acc" + t;
-  }
-  os << "          scf.yield " << sum << " : f32\n";
-}
-
-/// The wide form of a whole step's loop body, for 16-byte aligned rows: each lane loads 16
-/// consecutive bytes at once (a warp the step's 512) and converts them in pairs
-/// (cvt.rn.f16x2.{e4m3,e5m2}x2), all in one block of the step: lane / 8.
-void writeWideStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
+/// A whole step's loop body: each lane loads 16 consecutive bytes at once (a warp the step's
+/// 512; rows are 16-byte aligned) and converts them in pairs (cvt.rn.f16x2.{e4m3,e5m2}x2,
+/// ~2.5 instructions an element), all in one block of the step: lane / 8.
+void writeStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
   std::string f8 = mlirTypeName(kernel.operand);
   os << "          %lane16 = arith.muli %lane, %c16 : index\n"
      << "          %kW = arith.addi %sK, %lane16 : index\n"
@@ -146,10 +125,10 @@ void writeWideStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
 }
 
 /// %total: this lane's share of row %r; warp w takes every warps-th step from w. Whole steps
-/// of kBlocksPerStep blocks first (the wide or byte body), then the blocks left one at a time,
-/// their elements past K masked.
+/// of kBlocksPerStep blocks first, then the blocks left one at a time, a byte a lane and 32
+/// apart, their elements past K masked.
 void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
-                 const std::string &xType, bool wide) {
+                 const std::string &xType) {
   std::string f8 = mlirTypeName(kernel.operand);
   os << "        %row = memref.subview %x[%r, 0] [1, %k] [1, 1] : " << xType << " to memref<?x"
      << f8 << ", strided<[1], offset: ?>>\n"
@@ -160,8 +139,7 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
      << "        %wholeBlocks = arith.muli %steps, %step : index\n";
   if (kernel.scale == Scale::Block128)
     os << "        %rowBlock = arith.divui %r, %blockK : index\n";
-  if (wide)
-    os << "        %c8 = arith.constant 8 : index\n"
+  os << "        %c8 = arith.constant 8 : index\n"
        << "        %c16 = arith.constant 16 : index\n"
        << "        %i16 = llvm.mlir.constant(16 : i32) : i32\n"
        << "        %pos0 = llvm.mlir.constant(0 : i32) : i32\n"
@@ -175,10 +153,7 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
   os << "        %whole = scf.for %s = %warp to %steps step %warps iter_args(%acc = %zero) -> "
         "(f32) {\n"
      << "          %sK = arith.muli %s, %stepK : index\n";
-  if (wide)
-    writeWideStep(os, kernel);
-  else
-    writeByteStep(os, kernel);
+  writeStep(os, kernel);
   os << "        }\n"
      << "        %firstTail = arith.addi %wholeBlocks, %warp : index\n"
      << "        %total = scf.for %kbT = %firstTail to %blocks step %warps iter_args(%accT = %whole)"
@@ -228,15 +203,15 @@ void writeRowStore(std::ostringstream &os, const OperandSumsKernel &kernel) {
 }
 } // namespace
 
-namespace {
-/// One of the module's two kernels: `wide` reads the whole steps 16 bytes a lane.
-void writeKernel(std::ostringstream &os, const OperandSumsKernel &kernel, bool wide) {
+std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) {
   std::string xType =
       "memref<?x?x" + std::string(mlirTypeName(kernel.operand)) + ", strided<[?, 1], offset: ?>>";
   std::string outType =
       "memref<?x" + std::string(mlirTypeName(kernel.out)) + ", strided<[?], offset: ?>>";
-  os << "    gpu.func @" << (wide ? operandSumsWideKernelName : operandSumsKernelName)
-     << "(%x: " << xType;
+  std::ostringstream os;
+  os << "module attributes {gpu.container_module} {\n"
+     << "  gpu.module @mepi_operand_sums {\n"
+     << "    gpu.func @" << operandSumsKernelName << "(%x: " << xType;
   if (kernel.scale != Scale::None)
     os << ", %scales: " << scalesType();
   os << ", %sums: " << outType << ")\n"
@@ -257,20 +232,11 @@ void writeKernel(std::ostringstream &os, const OperandSumsKernel &kernel, bool w
      << "      %warp = arith.divui %tx, %c32 : index\n"
      << "      %lane = arith.remui %tx, %c32 : index\n"
      << "      %r = arith.addi %bx, %c0 : index\n";
-  writeRowSum(os, kernel, xType, wide);
+  writeRowSum(os, kernel, xType);
   writeRowStore(os, kernel);
   os << "      gpu.return\n"
-     << "    }\n";
-}
-} // namespace
-
-std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) {
-  std::ostringstream os;
-  os << "module attributes {gpu.container_module} {\n"
-     << "  gpu.module @mepi_operand_sums {\n";
-  writeKernel(os, kernel, /*wide=*/false);
-  writeKernel(os, kernel, /*wide=*/true);
-  os << "  }\n"
+     << "    }\n"
+     << "  }\n"
      << "}\n";
   return os.str();
 }
@@ -356,6 +322,12 @@ auto mepi::runtime::planOperandSums(const MatmulProblem &problem, const MatmulPr
   if (!kLast || plan.operand.shape.size() != 2 || plan.operand.strides[1] != 1)
     return llvm::createStringError("epilog " + problem.epilog + ": the summed 8-bit operand "
                                    "is not K-major");
+  // Its rows 16-byte aligned, as TMA reads them (staged copies where the caller's are not).
+  if (planned.addressAlignment < 16 || plan.operand.strides[0] % 16 != 0)
+    return llvm::createStringError("epilog " + problem.epilog + ": the summed 8-bit operand's "
+                                   "rows are not 16-byte aligned (address alignment " +
+                                   std::to_string(planned.addressAlignment) + ", row pitch " +
+                                   std::to_string(plan.operand.strides[0]) + " bytes)");
   llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(problem);
   if (!outputs)
     return outputs.takeError();
@@ -378,11 +350,10 @@ auto OperandSumsPass::load(const OperandSumsPlan &plan, const CudaDriver &driver
   if (llvm::Error e = checkCuda(driver.cuModuleLoadData(&pass.module, (*cubin)->data()),
                                 "cuModuleLoadData(operand sums)"))
     return std::move(e);
-  for (auto [function, name] : {std::pair{&pass.function, operandSumsKernelName},
-                                 std::pair{&pass.wideFunction, operandSumsWideKernelName}})
-    if (llvm::Error e = checkCuda(driver.cuModuleGetFunction(function, pass.module, name),
-                                  "cuModuleGetFunction(operand sums)"))
-      return std::move(e);
+  if (llvm::Error e = checkCuda(
+          driver.cuModuleGetFunction(&pass.function, pass.module, operandSumsKernelName),
+          "cuModuleGetFunction(operand sums)"))
+    return std::move(e);
   return pass;
 }
 
@@ -392,7 +363,6 @@ OperandSumsPass &OperandSumsPass::operator=(OperandSumsPass &&other) noexcept {
   std::swap(planned, other.planned);
   std::swap(module, other.module);
   std::swap(function, other.function);
-  std::swap(wideFunction, other.wideFunction);
   return *this;
 }
 
@@ -411,9 +381,6 @@ CUresult OperandSumsPass::launch(const CudaDriver &driver, CUdeviceptr x, CUdevi
   std::vector<void *> params(words.size());
   for (size_t i = 0; i < words.size(); ++i)
     params[i] = &words[i];
-  // 16-byte loads where every row starts 16-byte aligned.
-  bool aligned = x % 16 == 0 && planned.operand.strides[0] % 16 == 0;
-  return driver.cuLaunchKernel(aligned ? wideFunction : function, planned.grid(), 1, 1,
-                               OperandSumsKernel::block, 1, 1, 0, stream, params.data(),
-                               nullptr);
+  return driver.cuLaunchKernel(function, planned.grid(), 1, 1, OperandSumsKernel::block, 1, 1,
+                               0, stream, params.data(), nullptr);
 }

@@ -8,10 +8,10 @@
 // main loop has no registers left for it, and block scales would need the sums promoted per
 // k-step too. So the GEMM runs without the sums and this pass reads the operand again, K-major
 // (as the GEMM reads it: the staged copy where there is one): a block per row, its warps
-// taking turns along K (so that few rows still spread over the GPU), 16 bytes a lane where the
-// rows are 16-byte aligned (else a byte at a time), f32 sums of each block of 128 elements
-// times the block's scale, then the row's total, rounded to the gradient's type. Its cost is
-// one more read of the operand.
+// taking turns along K (so that few rows still spread over the GPU), 16 bytes a lane (the rows
+// are 16-byte aligned, as TMA reads them), f32 sums of each block of 128 elements times the
+// block's scale, then the row's total, rounded to the gradient's type. Its cost is one more
+// read of the operand.
 #ifndef MEPI_RUNTIME_OPERANDSUMSPASS_H
 #define MEPI_RUNTIME_OPERANDSUMSPASS_H
 
@@ -27,9 +27,7 @@
 
 namespace mepi::runtime {
 
-/// The module's two kernels: byte loads for any rows, 16-byte loads for 16-byte aligned ones.
 inline constexpr const char *operandSumsKernelName = "mepi_operand_sums";
-inline constexpr const char *operandSumsWideKernelName = "mepi_operand_sums_wide";
 
 /// What the pass's kernel text depends on.
 struct OperandSumsKernel {
@@ -44,7 +42,8 @@ struct OperandSumsKernel {
   static constexpr unsigned warps = block / 32; ///< each with a share of the row's K
 };
 
-/// The kernels' module (gpu dialect), each (x [R, K] K-major, (scales [.., ..] f32,) out [R]).
+/// The kernel's module (gpu dialect): (x [R, K] K-major, rows 16-byte aligned, (scales [..,
+/// ..] f32,) out [R]).
 std::string operandSumsKernelIR(const OperandSumsKernel &kernel);
 
 /// One operand's pass: its kernel and the layouts it reads and writes.
@@ -63,7 +62,7 @@ struct OperandSumsPlan {
 
 /// The pass `problem` needs, planned on `planned` (the problem the GEMM runs: its 8-bit A
 /// and B K-major), or nothing where the epilog sums no operand or the operands are not 8-bit.
-/// Fails where it cannot run: batched or grouped problems.
+/// Fails where it cannot run: batched or grouped problems, rows not 16-byte aligned.
 llvm::Expected<std::optional<OperandSumsPlan>> planOperandSums(const MatmulProblem &problem,
                                                                const MatmulProblem &planned);
 
@@ -92,7 +91,7 @@ private:
   OperandSumsPass() = default;
   OperandSumsPlan planned;
   CUmodule module = nullptr;
-  CUfunction function = nullptr, wideFunction = nullptr;
+  CUfunction function = nullptr;
 };
 
 } // namespace mepi::runtime
