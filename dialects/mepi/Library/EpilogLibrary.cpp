@@ -92,8 +92,8 @@ Value exp2Approx(OpBuilder &b, Location loc, Value t) {
 /// gelu(x) = 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3): the tanh form cuBLASLt
 /// uses, computed as x / (1 + exp(-2u)) (the same function: 0.5 (1 + tanh(u)) = sigmoid(2u)),
 /// so 1 + tanh(u) does not cancel for negative x. With -2u log2(e) = x (c1 + c2 x^2): seven
-/// instructions (two MUFU) per element where libdevice's expf and the subnormal-safe division
-/// took 21 (bench/NOTES.md, The epilog's cost).
+/// instructions (two MUFU) per element, where libdevice's expf and the subnormal-safe division
+/// added 24 to the kernel (ncu; bench/NOTES.md, The epilog's cost).
 Value emitGelu(OpBuilder &b, Location loc, Value x) {
   constexpr double kC1 = -2 * 0.7978845608028654 * 1.4426950408889634, kC2 = kC1 * 0.044715;
   Value x2 = arith::MulFOp::create(b, loc, x, x);

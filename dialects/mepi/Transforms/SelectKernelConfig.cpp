@@ -98,7 +98,7 @@ int64_t WgmmaHeuristic::stagesFor(int64_t tileM, int64_t tileN) const {
 /// against 0.87 with 128 x 128 and 2 splits on 128 x 8192 x 8192, bench/NOTES.md). A
 /// 256-column tile of a D at most 128 wide computes at least half of its columns outside D: the
 /// 128-column one does the same work in half the wgmmas (the sweep's 512 x 128 x 128 x 64 batch
-/// ran at 0.49-0.84 of cuBLASLt with 64 x 256, bench/NOTES.md). Short M with a short K
+/// ran at 0.49-0.85 of cuBLASLt with 64 x 256, bench/NOTES.md). Short M with a short K
 /// (kShortMWideKSteps) keeps 64 x 128: its tiles are mostly loads and stores, and twice as many
 /// of them spread D's bytes over more waves. On the sweeps' autotune data (times over the
 /// fastest candidate's, 64 x 256 against 64 x 128, both staged): 128 x 43392 x 128 1.41 against
