@@ -196,6 +196,20 @@ int main(void) {
   else
     report("fp8 with C and its scale", error);
   mepiMatmulDestroy(withC);
+  // BGRADB beside 8-bit A and B with their scales: the GEMM is the promoted FP8 kernel (its op
+  // sums nothing: the bias gradient is a pass after it).
+  MepiMatmulOptions fp8Scaled = {false, {NULL, 0}, false, true, MEPI_DTYPE_BF16, {"sm_90a", 6}};
+  fp8Scaled.aScale = fp8Scaled.bScale = &scalar;
+  MepiMatmul bgrad = mepiMatmulCreateWithOptions(&a8, &b8, NULL, 1.0f, NULL, false, true,
+                                                 &fp8Scaled, &error);
+  // CHECK: fp8 bgradb config: #mepi.kernel_config<wgmma, {{.*}}promote = 1
+  if (!mepiMatmulIsNull(bgrad) &&
+      mepiLogicalResultIsSuccess(mepiMatmulPlan(bgrad, MEPI_EPILOG_BGRADB, NULL, &error)) &&
+      mepiLogicalResultIsSuccess(mepiMatmulGetKernelConfiguration(bgrad, &config, &error)))
+    printf("fp8 bgradb config: %.*s\n", (int)config.length, config.data);
+  else
+    report("fp8 bgradb", error);
+  mepiMatmulDestroy(bgrad);
   // CHECK: fp8 C scale without C: quantization scale c: given without an operand c (it scales C)
   MepiMatmul noC = mepiMatmulCreateWithOptions(&a8, &b8, NULL, 1.0f, NULL, false, true, &fp8C,
                                                &error);
