@@ -415,12 +415,7 @@ builtinInputsOf(const MatmulProblem &problem, std::optional<BuiltinEpilog> epilo
           problem, llvm::any_of(signature.aux, geluAux)))
     return std::move(e);
   // Beside an 8-bit D the aux matrices have their own type (geluAuxType) and the gradients
-  // bf16 (gradientType); a grouped aux output's padded rows are not for 8-bit columns yet.
-  auto matrix = [](const EpilogOperand &o) { return o.kind == BroadcastKind::Matrix; };
-  if (::mepi::runtime::elementTypeBytes(problem.d.type) == 1 && problem.groups &&
-      llvm::any_of(signature.aux, matrix))
-    return llvm::createStringError("epilog " + problem.epilog + " with an 8-bit D: grouped aux "
-                                   "outputs are not supported yet");
+  // bf16 (gradientType).
   llvm::Expected<std::vector<NamedLayout>> ordered = orderedBuiltinInputs(problem, signature);
   if (ordered && epilogReadsC(problem))
     signature = withEpilogC(std::move(signature));

@@ -322,11 +322,12 @@ std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool trans
 }
 /// FP8 grouped: e4m3 x [T, K] by e4m3 w [S, N, K], A's scale per row [T], B's per group and
 /// column [S, N] (or one per group [S] with fast accumulation), a bias [S, N], GELU_BIAS, D
-/// bf16. DeepGEMM's contiguous layout (torch's offs, ragged groups with an empty one) or its
-/// masked one (x [S, R, K] with masked_m, one count past R).
+/// bf16 (or `fp8D`: e4m3 with its scale, GELU_AUX_BIAS and its bf16 gelu_aux). DeepGEMM's
+/// contiguous layout (torch's offs, ragged groups with an empty one) or its masked one (x [S,
+/// R, K] with masked_m, one count past R).
 std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGroupScalar,
                               bool masked, const std::string &forced, double &err,
-                              std::string &config) {
+                              std::string &config, bool fp8D = false) {
   const int64_t groups = 5, t = 1000, n = 264, k = 528, per = t / groups;
   DeviceArena arena(*dev.d);
   HostTensor x = randomTensor(ElementType::F8E4M3FN, {t, k}, rng);
@@ -351,20 +352,30 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
   groupBounds.form = masked ? mepi::GroupForm::Masked : mepi::GroupForm::Ends;
   mepi::Options options;
   options.kernelConfig = forced;
-  options.resultType = mepi::DType::BFloat16;
+  options.resultType = fp8D ? mepi::DType::Float8E4M3FN : mepi::DType::BFloat16;
   options.fastAccumulation = perGroupScalar;
   options.quantizationScales.a = arena.toDevice(sA);
   options.quantizationScales.b = arena.toDevice(sB);
+  HostTensor sD = uniformF32({}, 0.5, 2, rng);
+  if (fp8D)
+    options.quantizationScales.d = arena.toDevice(sD);
   mepi::Tensor xTensor = arena.toDevice(x);
   if (masked) // [S, R, K]
     xTensor.shape = {groups, per, k}, xTensor.strides.clear();
   mepi::GroupedMatmul mm(xTensor, arena.toDevice(w), groupBounds, 1.0f, {false, true}, options);
   mepi::EpilogInputs inputs;
   inputs.bias = arena.toDevice(bias);
-  mm.plan(mepi::Epilog::GeluBias, inputs);
+  mm.plan(fp8D ? mepi::Epilog::GeluAuxBias : mepi::Epilog::GeluBias, inputs);
   config = mm.kernelConfiguration();
+  ElementType dType = fp8D ? ElementType::F8E4M3FN : ElementType::BF16;
   std::vector<uint8_t> got = fetch(dev, mm.execute());
-  std::vector<double> want, gotRows;
+  std::vector<uint8_t> aux;
+  mepi::Tensor auxTensor;
+  if (fp8D) {
+    auxTensor = mm.auxOutputs().at("gelu_aux");
+    aux = fetch(dev, auxTensor);
+  }
+  std::vector<double> want, gotRows, wantZ, gotZ;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t row = starts[g]; row < starts[g] + sizes[g]; ++row)
       for (int64_t col = 0; col < n; ++col) {
@@ -372,10 +383,21 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
         for (int64_t kk = 0; kk < k; ++kk)
           acc += x.values[row * k + kk] * w.values[(g * n + col) * k + kk];
         double scaleB = sB.values[perGroupScalar ? g : g * n + col];
-        want.push_back(geluRef(acc * sA.values[row] * scaleB + bias.values[g * n + col]));
-        gotRows.push_back(readDevice(got, ElementType::BF16, row * n + col));
+        double z = acc * sA.values[row] * scaleB + bias.values[g * n + col];
+        want.push_back(fp8D ? roundedAs(geluRef(z) * sD.values[0], dType) : geluRef(z));
+        gotRows.push_back(readDevice(got, dType, row * n + col));
+        if (fp8D) { // GELU's input, bf16 beside an 8-bit D, column-major
+          wantZ.push_back(z);
+          gotZ.push_back(readDevice(aux, ElementType::BF16,
+                                    row * auxTensor.strides[0] + col * auxTensor.strides[1]));
+        }
       }
-  return compare("D", packFloats(gotRows), ElementType::F32, want, 1e-2, err);
+  if (std::string why = compare("D", packFloats(gotRows), ElementType::F32, want, 1e-2, err);
+      !why.empty() || !fp8D)
+    return why;
+  if (auxTensor.dtype != mepi::DType::BFloat16)
+    return "gelu_aux is not bf16 beside an 8-bit D";
+  return compare("gelu_aux", packFloats(gotZ), ElementType::F32, wantZ, 1e-2, err);
 }
 } // namespace
 
@@ -439,6 +461,11 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
                                                                 std::string &config) {
              return runGroupedFp8Case(dev, rng, perGroupScalar, masked, "", err, config);
            });
+  // An e4m3 D with its scale beside GELU_AUX_BIAS's bf16 gelu_aux (ragged groups, an empty one).
+  report("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ends sA=[T] sB=[S, N] GELU_AUX_BIAS D=e4m3 sD",
+         [&](double &err, std::string &config) {
+           return runGroupedFp8Case(dev, rng, false, false, "", err, config, /*fp8D=*/true);
+         });
   // The promoted tiles that large and decode-like grouped FP8 problems take, forced here:
   // 128 x 192 (N = 264: a second tile column of 72) and 64 x 128 with TMA stores, with group
   // ends and the masked layout.
