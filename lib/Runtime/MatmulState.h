@@ -274,10 +274,7 @@ struct mepi::Matmul::State {
                            : reinterpret_cast<CUdeviceptr>(plan.ofA ? a.data : b.data);
     CUdeviceptr scale =
         plan.scaleInput ? reinterpret_cast<CUdeviceptr>(builtinInputs[*plan.scaleInput].data) : 0;
-    auto output = llvm::find_if(outputLayouts,
-                                [&](const NamedLayout &o) { return o.key == plan.outputKey; });
-    CUdeviceptr sums = outputs[output - outputLayouts.begin()];
-    return sumsPass->launch(driver, x, scale, sums, stream);
+    return sumsPass->launch(driver, x, scale, outputs[plan.output], stream);
   }
   /// The stream's workspace, zeroed for the planned kernel, and its staged copies.
   void prepareStream(const CudaDriver &driver, StreamResources &res, CUstream stream) {

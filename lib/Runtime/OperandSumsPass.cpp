@@ -38,31 +38,24 @@ void writeFactor(std::ostringstream &os, Scale scale, const std::string &t) {
      << scalesType() << "\n";
 }
 
-/// %blockSum<t>: this lane's f32 sum of block %kb<t> of row %r (its elements %first<t> + 32 i:
-/// each load of the warp covers 32 consecutive bytes), times the block's scale. `masked`: the
-/// block may end past K, whose elements read element 0 and count 0.
-void writeBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel, const std::string &t,
-                   bool masked) {
+/// %blockSum<t>: this lane's f32 sum of block %kb<t> of row %r past the whole steps (its
+/// elements %first<t> + 32 i: each load of the warp covers 32 consecutive bytes), times the
+/// block's scale; elements past K read element 0 and count 0.
+void writeTailBlockSum(std::ostringstream &os, const OperandSumsKernel &kernel,
+                       const std::string &t) {
   std::string f8 = mlirTypeName(kernel.operand);
   std::string rowType = "memref<?x" + f8 + ", strided<[1], offset: ?>>";
   std::string part = "%zero";
   for (int64_t i = 0; i < kLoadsPerBlock; ++i) {
     std::string n = t + "_" + std::to_string(i);
     os << "          %off" << n << " = arith.constant " << 32 * i << " : index\n"
-       << "          %k" << n << " = arith.addi %first" << t << ", %off" << n << " : index\n";
-    std::string at = "%k" + n, value = "%f" + n;
-    if (masked) {
-      os << "          %in" << n << " = arith.cmpi ult, %k" << n << ", %k : index\n"
-         << "          %at" << n << " = arith.select %in" << n << ", %k" << n << ", %c0 : index\n";
-      at = "%at" + n;
-    }
-    os << "          %v" << n << " = memref.load %row[" << at << "] : " << rowType << "\n"
-       << "          %f" << n << " = arith.extf %v" << n << " : " << f8 << " to f32\n";
-    if (masked) {
-      os << "          %g" << n << " = arith.select %in" << n << ", %f" << n << ", %zero : f32\n";
-      value = "%g" + n;
-    }
-    os << "          %p" << n << " = arith.addf " << part << ", " << value << " : f32\n";
+       << "          %k" << n << " = arith.addi %first" << t << ", %off" << n << " : index\n"
+       << "          %in" << n << " = arith.cmpi ult, %k" << n << ", %k : index\n"
+       << "          %at" << n << " = arith.select %in" << n << ", %k" << n << ", %c0 : index\n"
+       << "          %v" << n << " = memref.load %row[%at" << n << "] : " << rowType << "\n"
+       << "          %f" << n << " = arith.extf %v" << n << " : " << f8 << " to f32\n"
+       << "          %g" << n << " = arith.select %in" << n << ", %f" << n << ", %zero : f32\n"
+       << "          %p" << n << " = arith.addf " << part << ", %g" << n << " : f32\n";
     part = "%p" + n;
   }
   if (kernel.scale == Scale::None) {
@@ -160,7 +153,7 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
         " -> (f32) {\n"
      << "          %kT = arith.muli %kbT, %blockK : index\n"
      << "          %firstT = arith.addi %kT, %lane : index\n";
-  writeBlockSum(os, kernel, "T", /*masked=*/true);
+  writeTailBlockSum(os, kernel, "T");
   os << "          %accNext = arith.addf %accT, %blockSumT : f32\n"
      << "          scf.yield %accNext : f32\n"
      << "        }\n";
@@ -331,9 +324,11 @@ auto mepi::runtime::planOperandSums(const MatmulProblem &problem, const MatmulPr
   llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(problem);
   if (!outputs)
     return outputs.takeError();
-  for (const NamedLayout &output : *outputs)
-    if (output.key == plan.outputKey)
+  for (auto [i, output] : llvm::enumerate(*outputs))
+    if (output.key == plan.outputKey) {
       plan.out = output.layout;
+      plan.output = i;
+    }
   plan.kernel.out = plan.out.type;
   planScale(problem, plan);
   return plan;

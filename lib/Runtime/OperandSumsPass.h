@@ -51,6 +51,7 @@ struct OperandSumsPlan {
   OperandSumsKernel kernel;
   bool ofA = true;                    ///< a_sums (BGRADA) or b_sums (BGRADB)
   std::string outputKey;              ///< "bgrada" or "bgradb"
+  size_t output = 0;                  ///< its index among epilogOutputLayouts
   OperandLayout operand;              ///< what the GEMM reads, as [rows, K] with K contiguous
   std::optional<size_t> scaleInput;   ///< index of the scale among problem.builtinInputs
   OperandLayout scales;               ///< the scale as the kernel indexes it ([rows?, blocks?])
