@@ -218,19 +218,35 @@ TEST_F(Sm90SpecTest, WhyNotNamesTheRule) {
             "blocks: expected tile_n / 2 a multiple of 64, got tile_n 192");
 }
 
-TEST_F(Sm90SpecTest, PromotedAccumulatorsFitOneSliceAndTakeNoSums) {
-  // The copies check the register rule like the verifier: a 256-column or ping-pong tile has
-  // no room for the second set.
+TEST_F(Sm90SpecTest, PromotedAccumulatorsFitTheirRegistersAndTakeNoSums) {
+  // The verifier takes any promoted tile but the swapped form; what the sets take of the
+  // registers is the spec's: a second set for every slice, or for one (promoted by slice:
+  // 256 x 128, ping-pong 128 x 128) where that would not fit, at most 192 registers in all.
   EXPECT_TRUE(wgmma(128, 128, 6).withPromote(4));
   EXPECT_TRUE(wgmma(64, 128, 8).withSplits(4).withPromote(2));
-  EXPECT_FALSE(wgmma(128, 256, 4).withPromote(4));
-  EXPECT_FALSE(wgmma(256, 128, 4).withPromote(4));
-  EXPECT_FALSE(wgmma(128, 128, 4).withPingpong(true).withPromote(4));
   EXPECT_FALSE(wgmma(128, 128, 6).withPromote(-1));
   Sm90Problem p = problem(1000, 1000, 4096);
+  auto why = [&](KernelConfigAttr config) {
+    return Sm90Spec(p, config, target).whyNot().value_or("");
+  };
   EXPECT_TRUE(Sm90Spec(p, wgmma(128, 128, 6).withPromote(4), target).canImplement());
+  EXPECT_TRUE(Sm90Spec(p, wgmma(128, 192, 4).withPromote(1), target).canImplement());
+  KernelConfigAttr bySlice = wgmma(256, 128, 4).withPromote(1);
+  EXPECT_TRUE(Sm90Spec::promotesBySlice(bySlice));
+  EXPECT_EQ(Sm90Spec::accumulatorRegisters(bySlice), 192);
+  EXPECT_TRUE(Sm90Spec(p, bySlice, target).canImplement());
+  KernelConfigAttr pingpong = wgmma(128, 128, 4).withPingpong(true).withPromote(1);
+  EXPECT_TRUE(Sm90Spec::promotesBySlice(pingpong));
+  EXPECT_TRUE(Sm90Spec(p, pingpong, target).canImplement());
+  EXPECT_FALSE(Sm90Spec::promotesBySlice(wgmma(128, 64, 8).withPingpong(true).withPromote(1)));
+  EXPECT_EQ(why(wgmma(128, 256, 4).withPromote(1)),
+            "promoted accumulators take at most 192 registers a thread (both sets), got 256 for "
+            "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, promote = "
+            "1>>");
+  EXPECT_NE(why(bySlice.withPromote(4)).find("one slice at a time need promote = 1"),
+            std::string::npos);
   p.aSums = true;
   p.dFromRegisters = p.dThroughTma = false;
-  EXPECT_EQ(Sm90Spec(p, wgmma(128, 128, 6).withPromote(4), target).whyNot().value_or(""),
+  EXPECT_EQ(why(wgmma(128, 128, 6).withPromote(4)),
             "promoted wgmma accumulators take no operand sums (a_sums, b_sums)");
 }

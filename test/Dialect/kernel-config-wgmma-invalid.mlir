@@ -113,14 +113,8 @@ func.func private @streamk_simt() attributes {c = #mepi.kernel_config<simt, tile
 
 // -----
 
-// The promoted accumulators double a consumer's registers: at most one 64 x 192 slice.
-// expected-error @+1 {{expected promote only with one 64-row slice of at most 192 columns per consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)}}
-func.func private @promote_wide() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, promote = 4>>}
-
-// -----
-
-// expected-error @+1 {{expected promote only with one 64-row slice of at most 192 columns per consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)}}
-func.func private @promote_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true, promote = 4>>}
+// expected-error @+1 {{expected promote only without the swapped form}}
+func.func private @promote_swapped() attributes {c = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 4, promote = 1>, swapped = true>}
 
 // -----
 

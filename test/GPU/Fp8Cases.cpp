@@ -499,6 +499,27 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "DEFAULT", 2,
        "#mepi.kernel_config<wgmma, tile = [128, 128, 128], "
        "mainloop = <stages = 4, cluster = 2, promote = 1>>"},
+      // Promoted by slice (256-row tiles, ping-pong 128 x 128: one slice's tensor-core sums at
+      // a time): partial tiles in M, N and K, an e4m3 D with its scale and amax; row-wise
+      // scales with TMA stores; block scales; clusters; the ping-pong form.
+      {T::F8E4M3FN, T::F8E5M2, T::F8E4M3FN, 1000, 700, 1040, S::Tensor, S::Tensor, true, true,
+       false, "GELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 4, promote = 1>>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 600, 1000, 4000, S::Vector, S::Vector, false, false,
+       false, "BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 4, promote = 1>, "
+       "epilogue = <store = tma>>"},
+      {T::F8E5M2, T::F8E4M3FN, T::BF16, 999, 1001, 1040, S::Block, S::Block, false, false, false,
+       "RELU", 2,
+       "#mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 3, promote = 1>>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 1200, 1300, 2100, S::Tensor, S::Tensor, false, false,
+       false, "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [256, 128, 128], "
+       "mainloop = <stages = 4, cluster = 2, promote = 1>, epilogue = <store = tma>>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 500, 700, 2000, S::Tensor, S::Tensor, false, true, false,
+       "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 128], "
+       "mainloop = <stages = 4, pingpong = true, promote = 1>>"},
       // The heuristic's K splits (tiles that leave half of the SMs idle): the splits' sums meet
       // before the epilog, so an e4m3 D's scale, saturation and amax see whole sums; row-wise
       // scales on a decode shape, block scales with K not a multiple of 128.

@@ -17,6 +17,12 @@
 // RUN: FileCheck %s --input-file=%t.wide.ptx --check-prefix=LONG --implicit-check-not=cp.async.ca
 // RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 128], mainloop = <stages = 4, promote = 1>>}/' %s \
 // RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 3, promote = 1>, epilogue = <store = tma>>}/' %s \
+// RUN:   | mepi-opt --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.slices.ptx" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.slices.ptx --check-prefix=SLICES
+// RUN: %ptxas -arch=sm_90a -v %t.slices.ptx -o %t.slices.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 128], mainloop = <stages = 3, promote = 1>>}/' %s \
+// RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=REGISTERS
 
 // CONFIG-LABEL: func.func @block_scaled
 // CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128|192}}, 128], {{.*}}promote = 1>
@@ -43,6 +49,17 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning
 
+// 256 x 128, promoted by slice: each consumer's second slice is issued from the same stage once
+// the first slice's sums are added, waited for, then added in turn (fma by the staged scales).
+// SLICES-LABEL: .entry block_scaled_matmul_0
+// SLICES: wgmma.wait_group.sync.aligned 0;
+// SLICES: fma.rn.f32
+// SLICES: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// SLICES: wgmma.commit_group.sync.aligned;
+// SLICES-NEXT: wgmma.wait_group.sync.aligned 0;
+// SLICES: fma.rn.f32
+// A second set for both slices would take 2 x 2 x 64 registers; 128 x 256 has one slice of 128.
+// REGISTERS: promoted accumulators take at most 192 registers a thread (both sets), got 256
 // WIDE: block scales need promote = 1 over k-steps of 128 elements and tile_n dividing 128 or a multiple of 64 up to 256
 func.func @block_scaled(%a: memref<1000x4000xf8E4M3FN> {mepi.alignment = 16 : i64},
                         %b: memref<520x4000xf8E4M3FN> {mepi.alignment = 16 : i64},

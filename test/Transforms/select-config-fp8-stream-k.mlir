@@ -24,9 +24,10 @@ func.func @partial_wave(%a: memref<4096x7168xf8E4M3FN> {mepi.alignment = 16 : i6
 
 // -----
 
-// K = 3584: 28 k-steps, too few for two pieces of 16.
+// K = 3584: 28 k-steps, too few for two pieces of 16; whole units, where 512 tiles of 256 x 128
+// (promoted by slice) fill 4 waves to 97 % against 128 x 192's 6 to 89 %.
 // CHECK-LABEL: func.func @short_units
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma>>
 func.func @short_units(%a: memref<4096x3584xf8E4M3FN> {mepi.alignment = 16 : i64},
                        %b: memref<4096x3584xf8E4M3FN> {mepi.alignment = 16 : i64},
                        %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {

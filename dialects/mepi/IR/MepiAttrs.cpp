@@ -175,11 +175,11 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
     return why;
   if (promote > 0 && strategy != KernelStrategy::Wgmma)
     return Why() << "expected promote 0, or > 0 for wgmma, got " << promote;
-  // The promoted set doubles a consumer's accumulators: one 64 x 192 slice at most (2 x 96
-  // registers a thread, within the 232 a consumer gets beside its addressing).
-  if (promote > 0 && (swapped || pingpong || tileM == 256 || tileN > 192))
-    return Why() << "expected promote only with one 64-row slice of at most 192 columns per "
-                    "consumer (tile_m 64 or 128, tile_n <= 192, not ping-pong or swapped)";
+  // The swapped form's consumers hold B's rows (its 64-row slices) against the tile's rows of
+  // A; the promoted policy adds A's slices. What the promoted sets take of a consumer's
+  // registers is the target's to say (Sm90Spec::whyNot).
+  if (promote > 0 && swapped)
+    return Why() << "expected promote only without the swapped form";
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", " << tileK
                  << "]";

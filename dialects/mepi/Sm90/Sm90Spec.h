@@ -38,6 +38,9 @@ constexpr int64_t kMaxApproxDividend = int64_t(1) << 22;
 /// 8-bit A and B: k-steps (of 128 elements of K) between promotions of the tensor cores' sums
 /// into f32: 1, every 4 wgmma k32 instructions, CUTLASS's and DeepGEMM's default interval.
 constexpr int64_t kFp8PromoteKSteps = 1;
+/// Accumulator registers (both sets) a promoted consumer holds per thread at most: 128 x 192's
+/// two sets of 96, which ptxas keeps beside the loop's addresses and scales without spilling.
+constexpr int64_t kMaxPromotedAccumulators = 192;
 /// The largest index a kernel computes in 32-bit arithmetic (TMA coordinates, rows, units).
 constexpr int64_t kMaxIndex = (int64_t(1) << 31) - 1;
 /// The stream-K walk divides k-steps in all (work units x k-steps) that way.
@@ -163,6 +166,22 @@ public:
   static int64_t slicesPerConsumer(KernelConfigAttr config);
   /// f32 accumulators per thread of a slice: 64 x tile_n, or 64 x tile_m swapped.
   static int64_t registers(KernelConfigAttr config);
+  /// Promoted accumulators of a consumer of several slices (256-row tiles): where a second set
+  /// for all of them would not fit (kMaxPromotedAccumulators), the tensor cores' sums of one
+  /// slice at a time are issued, waited for and added, slice after slice, from the same stage.
+  static bool promotesBySlice(KernelConfigAttr config) {
+    int64_t slices = slicesPerConsumer(config);
+    return config.getMainloop().getPromote() > 0 && slices > 1 &&
+           2 * slices * registers(config) > sm90::kMaxPromotedAccumulators;
+  }
+  /// Accumulator registers per consumer thread: the slices' (and, promoted, the tensor cores'
+  /// sums of one slice by slice, else of every slice).
+  static int64_t accumulatorRegisters(KernelConfigAttr config) {
+    int64_t slices = slicesPerConsumer(config), promoted = 0;
+    if (config.getMainloop().getPromote() > 0)
+      promoted = promotesBySlice(config) ? 1 : slices;
+    return (slices + promoted) * registers(config);
+  }
   /// Rows of B each consumer sums for b_sums: an even share in 64-row groups, or all of them
   /// (consumer 0) when a share would be less than 64.
   static int64_t bSumRows(KernelConfigAttr config);

@@ -160,6 +160,18 @@ std::optional<std::string> whyNotAccumulation(const Sm90Spec &spec) {
        << config;
     return message;
   }
+  if (config.getMainloop().getPromote() > 0 &&
+      Sm90Spec::accumulatorRegisters(config) > kMaxPromotedAccumulators) {
+    os << "promoted accumulators take at most " << kMaxPromotedAccumulators
+       << " registers a thread (both sets), got " << Sm90Spec::accumulatorRegisters(config)
+       << " for " << config;
+    return message;
+  }
+  // By slice, each slice's sums are added once its wgmmas of the stage are done.
+  if (Sm90Spec::promotesBySlice(config) && config.getMainloop().getPromote() != 1) {
+    os << "promoted accumulators held one slice at a time need promote = 1, got " << config;
+    return message;
+  }
   // The promoted accumulators take the registers the operand sums' fragments would.
   if (config.getMainloop().getPromote() > 0 && p.operandSums())
     return std::string("promoted wgmma accumulators take no operand sums (a_sums, b_sums)");

@@ -129,9 +129,12 @@ struct Fp8Shape {
 /// The tile shapes 8-bit A and B can take and their speeds per FLOP (fitted on the H200, e4m3,
 /// bf16 D, tensor-wise scales; bench/NOTES.md, FP8: the ranking).
 /// - Promoted (no fast_accumulation; promoted kernels loaded as whole programs): the second
-///   accumulator set leaves room for one 64 x 192 slice per consumer. 128 x 192 1.25 (1.19 at
-///   8192^3, 1.37 at 848 x 11984 x 6112), 128 x 64 0.85, 64 x 128 0.65, 64 x 64 0.3 (decode
-///   shapes ran slower on it than on 64 x 128). A tile of one consumer leaves the tensor cores
+///   accumulator set leaves room for one 64 x 192 slice per consumer, or for one of the two
+///   slices of 256 x 128 (promoted by slice). 128 x 192 1.25 (1.19 at 8192^3, 1.37 at 848 x
+///   11984 x 6112), 256 x 128 1.17 tensor- and row-wise, 1.29 block-scaled (8192^3 against
+///   128 x 192 in one run: its scales staged, where 128 x 192 loads them from global memory),
+///   with TMA stores only (the staged epilog beside block scales spills), 128 x 64 0.85, 64 x
+///   128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one consumer leaves the tensor cores
 ///   idle while it adds a block's sums into the second set; two consumers take turns, so
 ///   128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680 x 10464 0.947 of cuBLASLt
 ///   against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
@@ -146,7 +149,8 @@ struct Fp8Shape {
 SmallVector<Fp8Shape> fp8Shapes(const Sm90Problem &p) {
   SmallVector<Fp8Shape> shapes;
   if (p.promotesSums)
-    shapes = {{128, 128, 1.0}, {128, 192, 1.25}, {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
+    shapes = {{128, 128, 1.0}, {128, 192, 1.25}, {256, 128, p.blockScales ? 1.29 : 1.17},
+              {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
   else
     shapes = {{128, 128, 1.0}, {128, 192, 1.12}, {128, 256, 1.14}, {256, 128, 1.13},
               {64, 128, 0.81}, {128, 64, 0.65}, {64, 64, 0.45}};
@@ -190,7 +194,7 @@ bool fp8ClusterFirst(const Sm90Problem &p, const TargetInfo &target, const Fp8Sh
   if (llvm::divideCeil(paired, sms) > llvm::divideCeil(tiles, sms))
     return false;
   if (p.promotesSums)
-    return s.n == 128;
+    return s.m <= 128 && s.n == 128;
   return tiles > sms && (s.n == 256 || (s.m == 64 && s.n == 128));
 }
 
@@ -239,6 +243,10 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
     s.config = chooseWgmmaConfig(op, target, s.m, s.n);
     if (p.promotesSums)
       s.config = s.config.withPromote(sm90::kFp8PromoteKSteps);
+    // Promoted by slice: measured with TMA stores on whole problems only (fp8Shapes).
+    if (s.config && Sm90Spec::promotesBySlice(s.config) &&
+        (p.grouped() || s.config.getEpilogue().getStore() != DStore::Tma))
+      s.config = {};
     if (p.grouped()) {
       if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured above
         s.config = s.config.withStore(DStore::Tma);

@@ -56,6 +56,22 @@ WgmmaKernelGenerator::sumsLayout(ArrayRef<SumsPlan> plans, ArrayRef<bool> summin
   return {at, carried};
 }
 
+/// The wgmma descriptors of this consumer's tiles in the stage at `stageAddress` (shared i32),
+/// A's from its slice `slice` on (promoted by slice: the later slices of the same stage).
+WgmmaMainloop::StageTiles WgmmaKernelGenerator::emitStageDescriptors(Emitter &e,
+                                                                     const UnitLoop &u,
+                                                                     Value stageAddress,
+                                                                     int64_t slice) const {
+  const WgmmaMainloop &mainloop = u.mainloop;
+  WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, u.consumer);
+  WgmmaMainloop::StageTiles descriptors =
+      mainloop.emitDescriptors(e, stageAddress, tiles, u.consumer);
+  // A descriptor counts 16-byte units; a slice's 64 rows of A are one 8-KiB block.
+  if (slice > 0)
+    descriptors.a = e.add(descriptors.a, e.i64(slice * sm90::kBlockBytes / 16));
+  return descriptors;
+}
+
 /// One k-step `k` of `u.unit` (stage counter `it`; `carried`: the accumulators, then the
 /// summing plans' fragments): waits for its stage, issues its wgmmas (and the sums' wgmmas or
 /// thread additions), keeps one group in flight and releases the previous step's stage.
@@ -70,13 +86,13 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
   Location loc = e.loc;
   ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
   const WgmmaMainloop &mainloop = u.mainloop;
-  int64_t slices = slicesPerConsumer();
   auto [sumsAt, carriedSums] = sumsLayout(sumsPlans, summing);
   auto fragmentsOf = [&, &sumsAt = sumsAt](MutableArrayRef<Value> sums, size_t i) {
     return sums.slice(sumsAt[i], sumsPlans[i].tile.carried());
   };
-  SmallVector<Value> accs(carried.take_front(slices));
-  SmallVector<Value> partials(carried.drop_front(slices));
+  // The accumulators it issues into: every slice's, or one slice's (promoted by slice).
+  SmallVector<Value> accs(carried.drop_back(carriedSums));
+  SmallVector<Value> partials(carried.take_back(carriedSums));
   StagePipeline::Slot slot = c.pipeline->emitSlot(e, it);
   c.pipeline->emitWait(e, slot);
   // Grouped along K: a ping-pong consumer masks its stage alone (meeting at its own barrier),
@@ -89,13 +105,11 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
                        u.unit.kStart, u.unit.kStop, thread, barrier);
   }
   Value stageAddress = e.add(c.baseAddress, e.mul(slot.stage, e.i32(c.layout.stageBytes)));
-  WgmmaMainloop::StageTiles tiles = mainloop.emitStageTiles(e, stageAddress, u.consumer);
   // The stage tiles the operand sums read: the first of this consumer's groups.
   SmallVector<Value> sumTiles;
   for (const SumsPlan &p : sumsPlans)
     sumTiles.push_back(e.add(stageAddress, e.add(e.i32(p.stageOffset), p.consumerOffset)));
-  WgmmaMainloop::StageTiles descriptors =
-      mainloop.emitDescriptors(e, stageAddress, tiles, u.consumer);
+  WgmmaMainloop::StageTiles descriptors = emitStageDescriptors(e, u, stageAddress, 0);
   // Strict f32: the stage split into TF32 parts, the low parts in a buffer of its layout.
   std::optional<WgmmaMainloop::StageTiles> low;
   if (c.tf32Split) {
@@ -153,14 +167,53 @@ scf::ForOp WgmmaKernelGenerator::emitKSteps(Emitter &e, const Context &c, const 
   return kLoop;
 }
 
+/// Adds a block's tensor-core sums `fresh` of slice `s` (waited for and fenced) into its
+/// promoted sums with rounded f32 additions, or fmas by the block's scale factors.
+Value WgmmaKernelGenerator::emitPromotion(Emitter &e, Value sums, Value fresh,
+                                          BlockScaleFactors::Factors *factors, int64_t s) const {
+  int64_t count = registers();
+  for (int64_t i = 0; i < count; ++i) {
+    Value total = LLVM::ExtractValueOp::create(e.b, e.loc, sums, i);
+    Value value = LLVM::ExtractValueOp::create(e.b, e.loc, fresh, i);
+    Value sum = !factors ? LLVM::FAddOp::create(e.b, e.loc, total, value).getResult()
+                         : LLVM::FMAOp::create(e.b, e.loc, value, factors->of(e, s, i), total)
+                               .getResult();
+    sums = LLVM::InsertValueOp::create(e.b, e.loc, sums, sum, i);
+  }
+  return sums;
+}
+
+/// Promoted by slice (Sm90Spec::promotesBySlice): slices 1.. of the k-step at stage counter
+/// `it`, whose slice 0's tensor-core sums `part` are added, each issued from zero into the
+/// registers of the slice before (its wgmmas ignore their values: with fresh undefined ones
+/// ptxas would keep a set per slice live through the loop, and spill), waited for and added
+/// into `sums[s]` before the next is issued.
+void WgmmaKernelGenerator::emitLaterSlices(Emitter &e, const Context &c, const UnitLoop &u,
+                                           Value it, Value part, MutableArrayRef<Value> sums,
+                                           BlockScaleFactors::Factors *factors) const {
+  Value stage = c.pipeline->emitSlot(e, it).stage;
+  Value stageAddress = e.add(c.baseAddress, e.mul(stage, e.i32(c.layout.stageBytes)));
+  for (int64_t s = 1; s < static_cast<int64_t>(sums.size()); ++s) {
+    SmallVector<Value> acc = {part};
+    u.mainloop.emitWgmmas(e, emitStageDescriptors(e, u, stageAddress, s), nullptr, acc,
+                          /*fresh=*/true, [](int64_t) {});
+    NVVM::WgmmaGroupSyncAlignedOp::create(e.b, e.loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(e.b, e.loc, 0);
+    part = emitAccumulatorFence(e, acc.front(), registers());
+    sums[s] = emitPromotion(e, sums[s], part, factors, s);
+  }
+}
+
 /// The promoted accumulator policy (`promote` = P): blocks of P k-steps, the first of each
 /// from zero (scale-d = 0), each block's sums waited for and added into a second set with
-/// rounded f32 additions. Returns the stage counter and the promoted sums (no wgmma in flight).
+/// rounded f32 additions (by slice where the second set holds one slice). Returns the stage
+/// counter and the promoted sums (no wgmma in flight).
 SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Context &c,
                                                             const UnitLoop &u) const {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  int64_t slices = slicesPerConsumer(), count = registers();
+  int64_t slices = slicesPerConsumer();
+  bool bySlice = Sm90Spec::promotesBySlice(config);
   Type accType = u.loopInit[1].getType();
   SmallVector<Value> init(u.loopInit); // the stage counter, zero sums
   Value lastStep = e.sub(u.unit.kEnd, e.i32(1));
@@ -170,7 +223,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   auto blocks = scf::ForOp::create(b, loc, u.unit.kBegin, u.unit.kEnd, step, init);
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(blocks.getBody());
-  Value blockBegin = blocks.getInductionVar();
+  Value it = blocks.getRegionIterArg(0), blockBegin = blocks.getInductionVar();
   Value blockEnd = arith::MinUIOp::create(b, loc, e.add(blockBegin, step), u.unit.kEnd);
   // Block scales (a block is one k-step): loaded a block ahead, or read from the full stage
   // while its wgmmas run.
@@ -179,13 +232,11 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
     scales = u.blockScales->emitBlockTop(e, blocks.getRegionIterArgs().drop_front(1 + slices),
                                          e.min(blockEnd, lastStep));
   // The block's first k-step writes its accumulators without reading them.
-  SmallVector<Value> unread(slices, LLVM::UndefOp::create(b, loc, accType));
-  SmallVector<Value> first = emitKStep(e, c, u, {}, blocks.getRegionIterArg(0), blockBegin,
-                                       unread, /*fresh=*/true);
+  SmallVector<Value> unread(bySlice ? 1 : slices, LLVM::UndefOp::create(b, loc, accType));
+  SmallVector<Value> first = emitKStep(e, c, u, {}, it, blockBegin, unread, /*fresh=*/true);
   if (u.blockScales)
-    u.blockScales->emitAfterIssue(e, scales,
-                                  c.pipeline->emitSlot(e, blocks.getRegionIterArg(0)).stage);
-  std::optional<BlockScaleFactors::Factors> &factors = scales.factors;
+    u.blockScales->emitAfterIssue(e, scales, c.pipeline->emitSlot(e, it).stage);
+  BlockScaleFactors::Factors *factors = scales.factors ? &*scales.factors : nullptr;
   SmallVector<Value> block = first;
   if (config.getMainloop().getPromote() > 1)
     block = SmallVector<Value>(
@@ -194,20 +245,16 @@ SmallVector<Value> WgmmaKernelGenerator::emitPromotedKSteps(Emitter &e, const Co
   // while any wgmma runs makes ptxas serialize every wgmma (C7514), so the additions cannot
   // overlap the next block's wgmmas (tried: three sets of accumulators, bench/NOTES.md).
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  SmallVector<Value> yielded = {block[0]};
-  for (int64_t s = 0; s < slices; ++s) {
-    Value sums = blocks.getRegionIterArg(1 + s);
-    Value fresh = emitAccumulatorFence(e, block[1 + s], count);
-    for (int64_t i = 0; i < count; ++i) {
-      Value total = LLVM::ExtractValueOp::create(b, loc, sums, i);
-      Value part = LLVM::ExtractValueOp::create(b, loc, fresh, i);
-      Value sum = !factors ? LLVM::FAddOp::create(b, loc, total, part).getResult()
-                           : LLVM::FMAOp::create(b, loc, part, factors->of(e, s, i), total)
-                                 .getResult();
-      sums = LLVM::InsertValueOp::create(b, loc, sums, sum, i);
-    }
-    yielded.push_back(sums);
+  SmallVector<Value> sums(blocks.getRegionIterArgs().slice(1, slices));
+  Value part;
+  for (size_t s = 0; s + 1 < block.size(); ++s) {
+    part = emitAccumulatorFence(e, block[1 + s], registers());
+    sums[s] = emitPromotion(e, sums[s], part, factors, s);
   }
+  if (bySlice)
+    emitLaterSlices(e, c, u, it, part, sums, factors);
+  SmallVector<Value> yielded = {block[0]};
+  llvm::append_range(yielded, sums);
   if (u.blockScales)
     llvm::append_range(yielded, u.blockScales->emitCarriedNext(e, scales));
   scf::YieldOp::create(b, loc, yielded);

@@ -251,6 +251,12 @@ private:
   scf::ForOp emitKSteps(Emitter &e, const Context &c, const UnitLoop &u, ArrayRef<bool> summing,
                         Value begin, Value end, ValueRange init) const;
   SmallVector<Value> emitPromotedKSteps(Emitter &e, const Context &c, const UnitLoop &u) const;
+  Value emitPromotion(Emitter &e, Value sums, Value part, BlockScaleFactors::Factors *factors,
+                      int64_t s) const;
+  void emitLaterSlices(Emitter &e, const Context &c, const UnitLoop &u, Value it, Value part,
+                       MutableArrayRef<Value> sums, BlockScaleFactors::Factors *factors) const;
+  WgmmaMainloop::StageTiles emitStageDescriptors(Emitter &e, const UnitLoop &u,
+                                                 Value stageAddress, int64_t slice) const;
   /// Split-K: stores this unit's `record` (an f32 struct: the accumulators, then any partial
   /// operand sums) and counts it in; returns whether this unit arrived last and, there, the
   /// records of all splits summed in split order.
