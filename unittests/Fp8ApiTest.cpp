@@ -144,6 +144,24 @@ TEST(Fp8Api, GeluAuxBesideAnFp8D) {
       << errorOf([&] { quantized.plan(user); });
 }
 
+// BGRADA / BGRADB of batched 8-bit operands: the pass sums each element's rows (a shared
+// operand's once per element); its gradient is [batch, M] or [batch, N] in bf16 beside an 8-bit D.
+TEST(Fp8Api, BatchedBiasGradients) {
+  mepi::Options options;
+  options.resultType = DType::Float8E4M3FN;
+  options.quantizationScales.a = tensor({64}, DType::Float32);
+  mepi::Matmul batched(tensor({3, 64, 128}), tensor({32, 128}), std::nullopt, 1.0f,
+                       std::nullopt, kTransposeB, options);
+  EXPECT_EQ(errorOf([&] { batched.plan(mepi::Epilog::BGradA); }), "");
+  EXPECT_EQ(errorOf([&] { batched.plan(mepi::Epilog::BGradB); }), "");
+  mepi::Matmul twice(tensor({2, 3, 64, 128}), tensor({2, 3, 32, 128}), std::nullopt, 1.0f,
+                     std::nullopt, kTransposeB, options);
+  EXPECT_NE(errorOf([&] { twice.plan(mepi::Epilog::BGradA); })
+                .find("takes at most one batch dimension, got D of rank 4"),
+            std::string::npos)
+      << errorOf([&] { twice.plan(mepi::Epilog::BGradA); });
+}
+
 // Promoted sums by default (every k-step), the tensor cores' own with fast accumulation; both
 // plan, with their scales, for an e4m3 x e5m2 problem with an e4m3 D.
 TEST(Fp8Api, PromotedUnlessFastAccumulation) {

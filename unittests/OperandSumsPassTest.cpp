@@ -47,16 +47,16 @@ TEST(OperandSumsPass, WhichProblems) {
   // bgrada's place among the epilog's outputs: the kernel does not take it.
   EXPECT_EQ(sumsOutputApart(fp8Problem(64, 32, 128, "BGRADA")), std::optional<size_t>(0));
   EXPECT_EQ(sumsOutputApart(bf16), std::nullopt);
-  // Batched problems are refused with the reason.
+  // Grouped problems (no operand sums) and more than one batch dimension are refused.
   MatmulProblem batched = fp8Problem(64, 32, 128, "BGRADB");
-  batched.a = {ElementType::F8E4M3FN, {2, 64, 128}, {8192, 128, 1}};
-  batched.b = {ElementType::F8E4M3FN, {2, 32, 128}, {4096, 128, 1}};
-  batched.d = {ElementType::BF16, {2, 64, 32}, {2048, 32, 1}};
+  batched.a = {ElementType::F8E4M3FN, {2, 3, 64, 128}, {24576, 8192, 128, 1}};
+  batched.b = {ElementType::F8E4M3FN, {2, 3, 32, 128}, {12288, 4096, 128, 1}};
+  batched.d = {ElementType::BF16, {2, 3, 64, 32}, {6144, 2048, 32, 1}};
   llvm::Expected<std::optional<OperandSumsPlan>> refused = planOperandSums(batched, batched);
   ASSERT_FALSE(bool(refused));
   EXPECT_EQ(llvm::toString(refused.takeError()),
-            "epilog BGRADB: the bias gradient of 8-bit A and B (their operand sums) is computed "
-            "for 2-D, ungrouped problems only");
+            "epilog BGRADB: the bias gradient of 8-bit A and B (their operand sums) takes at "
+            "most one batch dimension, got D of rank 4");
   // Rows the pass cannot read 16 bytes at a time (the GEMM's TMA would have staged them).
   MatmulProblem unaligned = fp8Problem(64, 32, 1000, "BGRADA");
   unaligned.a.strides = {1000, 1};
@@ -79,8 +79,8 @@ TEST(OperandSumsPass, ScalesAndLayouts) {
   EXPECT_EQ(plan.out.shape, std::vector<int64_t>{300});
   EXPECT_EQ(plan.grid(), 300u); // a block per row
   EXPECT_EQ(plan.parameters(0x1000, 0, 0x9000),
-            (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1008, 1, 0x9000, 0x9000, 0,
-                                  300, 1}));
+            (std::vector<int64_t>{0x1000, 0x1000, 0, 1, 300, 1000, 0, 1008, 1, 0x9000, 0x9000,
+                                  0, 300, 1}));
   // A's scale: one value, one per row, one per row and block of 128 elements of K.
   p.builtinInputs = {{"a_scale", {ElementType::F32, {}, {}}}};
   EXPECT_EQ(planned(p).kernel.scale, Scale::Tensor);
@@ -95,8 +95,8 @@ TEST(OperandSumsPass, ScalesAndLayouts) {
   EXPECT_EQ(plan.kernel.scale, Scale::BlockRow);
   EXPECT_EQ(plan.scaleInput, std::optional<size_t>(1));
   EXPECT_EQ(plan.parameters(0x1000, 0x5000, 0x9000),
-            (std::vector<int64_t>{0x1000, 0x1000, 0, 300, 1000, 1008, 1, 0x5000, 0x5000, 0, 300,
-                                  8, 8, 1, 0x9000, 0x9000, 0, 300, 1}));
+            (std::vector<int64_t>{0x1000, 0x1000, 0, 1, 300, 1000, 0, 1008, 1, 0x5000, 0x5000, 0,
+                                  300, 8, 8, 1, 0x9000, 0x9000, 0, 300, 1}));
   // B's rows (D's columns): its e5m2 values, its 128 x 128 blocks' scales.
   MatmulProblem q = fp8Problem(300, 40, 1000, "BGRADB");
   q.builtinInputs = {{"a_scale", {ElementType::F32, {300, 8}, {8, 1}}},
@@ -106,7 +106,35 @@ TEST(OperandSumsPass, ScalesAndLayouts) {
   EXPECT_EQ(plan.outputKey, "bgradb");
   EXPECT_EQ(plan.kernel.operand, ElementType::F8E5M2);
   EXPECT_EQ(plan.kernel.scale, Scale::Block128);
-  EXPECT_EQ(plan.operand.shape, (std::vector<int64_t>{40, 1000}));
+  EXPECT_EQ(plan.operand.shape, (std::vector<int64_t>{1, 40, 1000}));
+}
+
+TEST(OperandSumsPass, BatchedRows) {
+  // One batch dimension: a block per row of every element, the rows' scales shared by the
+  // elements; B given once for all of them (broadcast: batch stride 0), A per element.
+  MatmulProblem p = fp8Problem(300, 40, 1000, "BGRADB");
+  p.a = {ElementType::F8E4M3FN, {3, 300, 1000}, {300 * 1008, 1008, 1}};
+  p.d = {ElementType::BF16, {3, 300, 40}, {12000, 40, 1}};
+  p.builtinInputs = {{"b_scale", {ElementType::F32, {40}, {1}}}};
+  OperandSumsPlan plan = planned(p);
+  EXPECT_EQ(plan.operand.shape, (std::vector<int64_t>{3, 40, 1000}));
+  EXPECT_EQ(plan.operand.strides, (std::vector<int64_t>{0, 1008, 1}));
+  EXPECT_EQ(plan.out.shape, std::vector<int64_t>{120}); // [3, 40] in order
+  EXPECT_EQ(plan.grid(), 120u);
+  EXPECT_EQ(plan.kernel.scale, Scale::Row);
+  p.epilog = "BGRADA";
+  p.builtinInputs = {{"a_scale", {ElementType::F32, {}, {}}}};
+  plan = planned(p);
+  EXPECT_EQ(plan.operand.strides, (std::vector<int64_t>{300 * 1008, 1008, 1}));
+  EXPECT_EQ(plan.parameters(0x1000, 0x5000, 0x9000),
+            (std::vector<int64_t>{0x1000, 0x1000, 0, 3, 300, 1000, 300 * 1008, 1008, 1, 0x5000,
+                                  0x5000, 0, 1, 1, 1, 1, 0x9000, 0x9000, 0, 900, 1}));
+  // A batch element's rows must start on 16 bytes too.
+  p.a.strides = {300 * 1008 + 8, 1008, 1};
+  llvm::Expected<std::optional<OperandSumsPlan>> misaligned = planOperandSums(p, p);
+  ASSERT_FALSE(bool(misaligned));
+  EXPECT_NE(llvm::toString(misaligned.takeError()).find("rows are not 16-byte aligned"),
+            std::string::npos);
 }
 
 TEST(OperandSumsPass, LowersToPtx) {

@@ -28,11 +28,12 @@ std::string partialsType() {
          "xf32, #gpu.address_space<workgroup>>";
 }
 
-/// %factor<t>, the scale of row %r's block %kb<t> (Scale::None has none).
+/// %factor<t>, the scale of row %m's block %kb<t> (Scale::None has none): the scales are the
+/// batch elements' (one per row of an element, shared by all of them).
 void writeFactor(std::ostringstream &os, Scale scale, const std::string &t) {
   const char *row = scale == Scale::Tensor     ? "%c0"
                     : scale == Scale::Block128 ? "%rowBlock"
-                                               : "%r";
+                                               : "%m";
   std::string block = scale == Scale::BlockRow || scale == Scale::Block128 ? "%kb" + t : "%c0";
   os << "          %factor" << t << " = memref.load %scales[" << row << ", " << block << "] : "
      << scalesType() << "\n";
@@ -123,15 +124,15 @@ void writeStep(std::ostringstream &os, const OperandSumsKernel &kernel) {
 void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
                  const std::string &xType) {
   std::string f8 = mlirTypeName(kernel.operand);
-  os << "        %row = memref.subview %x[%r, 0] [1, %k] [1, 1] : " << xType << " to memref<?x"
-     << f8 << ", strided<[1], offset: ?>>\n"
+  os << "        %row = memref.subview %x[%batch, %m, 0] [1, 1, %k] [1, 1, 1] : " << xType
+     << " to memref<?x" << f8 << ", strided<[1], offset: ?>>\n"
      << "        %kEnd = arith.addi %k, %blockKLast : index\n"
      << "        %blocks = arith.divui %kEnd, %blockK : index\n"
      << "        %stepK = arith.constant " << kBlocksPerStep * kScaleBlockElements << " : index\n"
      << "        %steps = arith.divui %k, %stepK : index\n"
      << "        %wholeBlocks = arith.muli %steps, %step : index\n";
   if (kernel.scale == Scale::Block128)
-    os << "        %rowBlock = arith.divui %r, %blockK : index\n";
+    os << "        %rowBlock = arith.divui %m, %blockK : index\n";
   os << "        %c8 = arith.constant 8 : index\n"
        << "        %c16 = arith.constant 16 : index\n"
        << "        %i16 = llvm.mlir.constant(16 : i32) : i32\n"
@@ -139,9 +140,11 @@ void writeRowSum(std::ostringstream &os, const OperandSumsKernel &kernel,
        << "        %pos1 = llvm.mlir.constant(1 : i32) : i32\n"
        << "        %base = memref.extract_aligned_pointer_as_index %x : " << xType << " -> index\n"
        << "        %base64 = arith.index_cast %base : index to i64\n"
-       << "        %buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %x : "
-       << xType << " -> memref<" << f8 << ">, index, index, index, index, index\n"
-       << "        %rowOff = arith.muli %r, %strides#0 : index\n"
+       << "        %buffer, %offset, %sizes:3, %strides:3 = memref.extract_strided_metadata %x : "
+       << xType << " -> memref<" << f8 << ">, index, index, index, index, index, index, index\n"
+       << "        %batchOff = arith.muli %batch, %strides#0 : index\n"
+       << "        %mOff = arith.muli %m, %strides#1 : index\n"
+       << "        %rowOff = arith.addi %batchOff, %mOff : index\n"
        << "        %rowAt = arith.addi %offset, %rowOff : index\n";
   os << "        %whole = scf.for %s = %warp to %steps step %warps iter_args(%acc = %zero) -> "
         "(f32) {\n"
@@ -197,8 +200,8 @@ void writeRowStore(std::ostringstream &os, const OperandSumsKernel &kernel) {
 } // namespace
 
 std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) {
-  std::string xType =
-      "memref<?x?x" + std::string(mlirTypeName(kernel.operand)) + ", strided<[?, 1], offset: ?>>";
+  std::string xType = "memref<?x?x?x" + std::string(mlirTypeName(kernel.operand)) +
+                      ", strided<[?, ?, 1], offset: ?>>";
   std::string outType =
       "memref<?x" + std::string(mlirTypeName(kernel.out)) + ", strided<[?], offset: ?>>";
   std::ostringstream os;
@@ -219,12 +222,16 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
      << "      %warps = arith.constant " << OperandSumsKernel::warps << " : index\n"
      << "      %zero = arith.constant 0.0 : f32\n"
      << "      %step = arith.constant " << kBlocksPerStep << " : index\n"
-     << "      %k = memref.dim %x, %c1 : " << xType << "\n"
+     << "      %c2 = arith.constant 2 : index\n"
+     << "      %k = memref.dim %x, %c2 : " << xType << "\n"
+     << "      %rows = memref.dim %x, %c1 : " << xType << "\n"
      << "      %tx = gpu.thread_id x\n"
      << "      %bx = gpu.block_id x\n"
      << "      %warp = arith.divui %tx, %c32 : index\n"
      << "      %lane = arith.remui %tx, %c32 : index\n"
-     << "      %r = arith.addi %bx, %c0 : index\n";
+     << "      %r = arith.addi %bx, %c0 : index\n"
+     << "      %batch = arith.divui %r, %rows : index\n"
+     << "      %m = arith.remui %r, %rows : index\n";
   writeRowSum(os, kernel, xType);
   writeRowStore(os, kernel);
   os << "      gpu.return\n"
@@ -235,15 +242,15 @@ std::string mepi::runtime::operandSumsKernelIR(const OperandSumsKernel &kernel) 
 }
 
 unsigned OperandSumsPlan::grid() const {
-  return static_cast<unsigned>(std::max<int64_t>(1, operand.shape[0]));
+  return static_cast<unsigned>(std::max<int64_t>(1, operand.shape[0] * operand.shape[1]));
 }
 
 std::vector<int64_t> OperandSumsPlan::parameters(CUdeviceptr x, CUdeviceptr scale,
                                                  CUdeviceptr sums) const {
   auto word = [](CUdeviceptr p) { return static_cast<int64_t>(p); };
-  std::vector<int64_t> words = {word(x),          word(x),           0,
-                                operand.shape[0], operand.shape[1],  operand.strides[0],
-                                1};
+  std::vector<int64_t> words = {word(x),           word(x),           0,
+                                operand.shape[0],  operand.shape[1],  operand.shape[2],
+                                operand.strides[0], operand.strides[1], 1};
   if (kernel.scale != Scale::None)
     words.insert(words.end(), {word(scale), word(scale), 0, scales.shape[0], scales.shape[1],
                                scales.strides[0], scales.strides[1]});
@@ -296,31 +303,56 @@ void planScale(const MatmulProblem &problem, OperandSumsPlan &plan) {
 }
 } // namespace
 
+namespace {
+/// The summed operand as the pass reads it, [batch, rows, K] with K contiguous: D's one batch
+/// dimension (1 where unbatched) and the operand's stride along it (0 where it is broadcast:
+/// given without it, or with 1 there); or an error where it is not K-major or has more batch
+/// dimensions.
+llvm::Expected<OperandLayout> summedOperand(const MatmulProblem &problem,
+                                            const MatmulProblem &planned, bool ofA) {
+  auto error = [&](const std::string &why) {
+    return llvm::createStringError("epilog " + problem.epilog + ": " + why);
+  };
+  // What the GEMM reads: A as [M, K] untransposed, B as [N, K] transposed (kMajorProblem
+  // copies 8-bit operands given otherwise).
+  const OperandLayout &given = ofA ? planned.a : planned.b;
+  bool kLast = ofA ? !planned.transposeA : planned.transposeB;
+  size_t rank = given.shape.size();
+  if (!kLast || rank < 2 || given.strides[rank - 1] != 1)
+    return error("the summed 8-bit operand is not K-major");
+  if (planned.d.shape.size() > 3 || rank > 3)
+    return error("the bias gradient of 8-bit A and B (their operand sums) takes at most one "
+                 "batch dimension, got D of rank " + std::to_string(planned.d.shape.size()));
+  int64_t batch = planned.d.shape.size() == 3 ? planned.d.shape[0] : 1;
+  int64_t batchStride = rank == 3 && given.shape[0] > 1 ? given.strides[0] : 0;
+  return OperandLayout{given.type,
+                       {batch, given.shape[rank - 2], given.shape[rank - 1]},
+                       {batchStride, given.strides[rank - 2], 1}};
+}
+} // namespace
+
 auto mepi::runtime::planOperandSums(const MatmulProblem &problem, const MatmulProblem &planned)
     -> llvm::Expected<std::optional<OperandSumsPlan>> {
   if (!sumsOperandsApart(planned))
     return std::nullopt;
-  if (problem.groups || problem.d.shape.size() != 2)
-    return llvm::createStringError("epilog " + problem.epilog + ": the bias gradient of 8-bit "
-                                   "A and B (their operand sums) is computed for 2-D, "
-                                   "ungrouped problems only");
+  if (problem.groups)
+    return llvm::createStringError("epilog " + problem.epilog + ": a grouped matmul takes no "
+                                   "bias gradient of A or B (operand sums)");
   OperandSumsPlan plan;
   plan.ofA = problem.epilog == "BGRADA";
   plan.outputKey = plan.ofA ? "bgrada" : "bgradb";
   plan.kernel.operand = plan.ofA ? planned.a.type : planned.b.type;
-  // What the GEMM reads: A as [M, K] untransposed, B as [N, K] transposed (kMajorProblem
-  // copies 8-bit operands given otherwise).
-  plan.operand = plan.ofA ? planned.a : planned.b;
-  bool kLast = plan.ofA ? !planned.transposeA : planned.transposeB;
-  if (!kLast || plan.operand.shape.size() != 2 || plan.operand.strides[1] != 1)
-    return llvm::createStringError("epilog " + problem.epilog + ": the summed 8-bit operand "
-                                   "is not K-major");
+  llvm::Expected<OperandLayout> operand = summedOperand(problem, planned, plan.ofA);
+  if (!operand)
+    return operand.takeError();
+  plan.operand = *operand;
   // Its rows 16-byte aligned, as TMA reads them (staged copies where the caller's are not).
-  if (planned.addressAlignment < 16 || plan.operand.strides[0] % 16 != 0)
+  if (planned.addressAlignment < 16 || plan.operand.strides[1] % 16 != 0 ||
+      plan.operand.strides[0] % 16 != 0)
     return llvm::createStringError("epilog " + problem.epilog + ": the summed 8-bit operand's "
                                    "rows are not 16-byte aligned (address alignment " +
                                    std::to_string(planned.addressAlignment) + ", row pitch " +
-                                   std::to_string(plan.operand.strides[0]) + " bytes)");
+                                   std::to_string(plan.operand.strides[1]) + " bytes)");
   llvm::Expected<std::vector<NamedLayout>> outputs = epilogOutputLayouts(problem);
   if (!outputs)
     return outputs.takeError();
@@ -329,6 +361,9 @@ auto mepi::runtime::planOperandSums(const MatmulProblem &problem, const MatmulPr
       plan.out = output.layout;
       plan.output = i;
     }
+  // [batch..., rows] row-major: the pass's rows in order.
+  int64_t rows = plan.operand.shape[0] * plan.operand.shape[1];
+  plan.out = {plan.out.type, {rows}, {1}};
   plan.kernel.out = plan.out.type;
   planScale(problem, plan);
   return plan;

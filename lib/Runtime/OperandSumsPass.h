@@ -42,8 +42,9 @@ struct OperandSumsKernel {
   static constexpr unsigned warps = block / 32; ///< each with a share of the row's K
 };
 
-/// The kernel's module (gpu dialect): (x [R, K] K-major, rows 16-byte aligned, (scales [..,
-/// ..] f32,) out [R]).
+/// The kernel's module (gpu dialect): (x [B, R, K] K-major, rows 16-byte aligned, (scales
+/// [.., ..] f32, indexed by a row's place in its batch element,) out [B R]); a block per row
+/// of all B elements (B = 1 unbatched; x's batch stride 0 where it is broadcast).
 std::string operandSumsKernelIR(const OperandSumsKernel &kernel);
 
 /// One operand's pass: its kernel and the layouts it reads and writes.
@@ -52,10 +53,10 @@ struct OperandSumsPlan {
   bool ofA = true;                    ///< a_sums (BGRADA) or b_sums (BGRADB)
   std::string outputKey;              ///< "bgrada" or "bgradb"
   size_t output = 0;                  ///< its index among epilogOutputLayouts
-  OperandLayout operand;              ///< what the GEMM reads, as [rows, K] with K contiguous
+  OperandLayout operand;              ///< what the GEMM reads, as [batch, rows, K], K contiguous
   std::optional<size_t> scaleInput;   ///< index of the scale among problem.builtinInputs
   OperandLayout scales;               ///< the scale as the kernel indexes it ([rows?, blocks?])
-  OperandLayout out;                  ///< [rows]
+  OperandLayout out;                  ///< [batch x rows]
   unsigned grid() const;
   /// The kernel's parameters (expanded memref descriptors).
   std::vector<int64_t> parameters(CUdeviceptr x, CUdeviceptr scale, CUdeviceptr sums) const;
@@ -63,7 +64,8 @@ struct OperandSumsPlan {
 
 /// The pass `problem` needs, planned on `planned` (the problem the GEMM runs: its 8-bit A
 /// and B K-major), or nothing where the epilog sums no operand or the operands are not 8-bit.
-/// Fails where it cannot run: batched or grouped problems, rows not 16-byte aligned.
+/// Fails where it cannot run: grouped problems (which take no operand sums), more than one
+/// batch dimension, rows not 16-byte aligned.
 llvm::Expected<std::optional<OperandSumsPlan>> planOperandSums(const MatmulProblem &problem,
                                                                const MatmulProblem &planned);
 

@@ -612,4 +612,5 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
           [&](double &err, std::string &config) { return runMxCase(dev, rng, c, err, config); },
           passed, failed);
   runFp8BackwardCases(dev, rng, selected, passed, failed);
+  runFp8BatchedSumsCases(dev, rng, selected, passed, failed);
 }

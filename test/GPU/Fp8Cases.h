@@ -27,6 +27,11 @@ inline double fp8OutputTolerance(ElementType type) {
 void runFp8BackwardCases(const Device &dev, std::mt19937 &rng,
                          const std::function<bool(const std::string &)> &selected, int &passed,
                          int &failed);
+/// BGRADA / BGRADB of batched 8-bit A and B (Fp8BatchedSumsCases.cpp); runFp8Cases runs them
+/// after the backward ones.
+void runFp8BatchedSumsCases(const Device &dev, std::mt19937 &rng,
+                            const std::function<bool(const std::string &)> &selected,
+                            int &passed, int &failed);
 } // namespace gputest
 
 #endif // MEPI_TEST_GPU_FP8CASES_H
