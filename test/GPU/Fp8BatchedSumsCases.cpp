@@ -1,7 +1,7 @@
 // BGRADA / BGRADB of batched 8-bit A and B (see Fp8Cases.h): numpy.matmul batching, one
 // operand per batch element or one shared by all (broadcast), tensor-wise or row-wise scales
-// (one per row of an element, shared by the elements). D and the bias gradient ([batch, M] or
-// [batch, N], the sums over K of each element's dequantized op(A) rows or op(B) columns, a
+// (one per row of an element, shared by the elements). D and the bias gradient ([batch, M, 1]
+// or [batch, N, 1], nvmath-python's shape: the sums over K of each element's dequantized op(A) rows or op(B) columns, a
 // pass after the GEMM) against fp64.
 #include "Fp8Cases.h"
 
@@ -82,8 +82,9 @@ std::string runCase(const Device &dev, std::mt19937 &rng, const Fp8BatchedSumsCa
       !why.empty())
     return why;
   mepi::Tensor sums = mm.auxOutputs().at(ofA ? "bgrada" : "bgradb");
-  if (sums.shape != std::vector<int64_t>{c.batch, rows})
-    return "the bias gradient's shape is not [batch, " + std::to_string(rows) + "]";
+  // nvmath-python's shape of a batched bias gradient: [batch, rows, 1].
+  if (sums.shape != std::vector<int64_t>{c.batch, rows, 1})
+    return "the bias gradient's shape is not [batch, " + std::to_string(rows) + ", 1]";
   return compare("bias gradient", fetch(dev, sums), c.d, wantSums, 1e-2, err);
 }
 } // namespace
