@@ -1,8 +1,8 @@
 // BGRADA / BGRADB of batched 8-bit A and B (see Fp8Cases.h): numpy.matmul batching, one
 // operand per batch element or one shared by all (broadcast), tensor-wise or row-wise scales
 // (one per row of an element, shared by the elements). D and the bias gradient ([batch, M, 1]
-// or [batch, N, 1], nvmath-python's shape: the sums over K of each element's dequantized op(A) rows or op(B) columns, a
-// pass after the GEMM) against fp64.
+// or [batch, N, 1], nvmath-python's shape: the sums over K of each element's dequantized
+// op(A) rows or op(B) columns, a pass after the GEMM) against fp64.
 #include "Fp8Cases.h"
 
 #include <optional>
