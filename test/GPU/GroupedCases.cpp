@@ -1,5 +1,6 @@
 // GPU tests of grouped matmuls (see GroupedCases.h).
 #include "GroupedCases.h"
+#include "Fp8Cases.h"
 
 #include "mepi/GroupedMatmul.h"
 
@@ -322,12 +323,14 @@ std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool trans
 }
 /// FP8 grouped: e4m3 x [T, K] by e4m3 w [S, N, K], A's scale per row [T], B's per group and
 /// column [S, N] (or one per group [S] with fast accumulation), a bias [S, N], GELU_BIAS, D
-/// bf16 (or `fp8D`: e4m3 with its scale, GELU_AUX_BIAS and its bf16 gelu_aux). DeepGEMM's
+/// bf16 (or `fp8D`: e4m3 with its scale, GELU_AUX_BIAS and its gelu_aux, bf16 or `auxType`
+/// holding z times its scale, rounded and saturated as nvmath's aux_type asks). DeepGEMM's
 /// contiguous layout (torch's offs, ragged groups with an empty one) or its masked one (x [S,
 /// R, K] with masked_m, one count past R).
 std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGroupScalar,
                               bool masked, const std::string &forced, double &err,
-                              std::string &config, bool fp8D = false) {
+                              std::string &config, bool fp8D = false,
+                              std::optional<ElementType> auxType = std::nullopt) {
   const int64_t groups = 5, t = 1000, n = 264, k = 528, per = t / groups;
   DeviceArena arena(*dev.d);
   HostTensor x = randomTensor(ElementType::F8E4M3FN, {t, k}, rng);
@@ -362,9 +365,15 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
   mepi::Tensor xTensor = arena.toDevice(x);
   if (masked) // [S, R, K]
     xTensor.shape = {groups, per, k}, xTensor.strides.clear();
-  mepi::GroupedMatmul mm(xTensor, arena.toDevice(w), groupBounds, 1.0f, {false, true}, options);
   mepi::EpilogInputs inputs;
   inputs.bias = arena.toDevice(bias);
+  HostTensor sAux = uniformF32({}, 0.5, 2, rng);
+  ElementType zType = auxType.value_or(ElementType::BF16);
+  if (auxType) {
+    options.auxType = apiDType(*auxType);
+    inputs.auxQuantizationScale = arena.toDevice(sAux);
+  }
+  mepi::GroupedMatmul mm(xTensor, arena.toDevice(w), groupBounds, 1.0f, {false, true}, options);
   mm.plan(fp8D ? mepi::Epilog::GeluAuxBias : mepi::Epilog::GeluBias, inputs);
   config = mm.kernelConfiguration();
   ElementType dType = fp8D ? ElementType::F8E4M3FN : ElementType::BF16;
@@ -386,18 +395,19 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
         double z = acc * sA.values[row] * scaleB + bias.values[g * n + col];
         want.push_back(fp8D ? roundedAs(geluRef(z) * sD.values[0], dType) : geluRef(z));
         gotRows.push_back(readDevice(got, dType, row * n + col));
-        if (fp8D) { // GELU's input, bf16 beside an 8-bit D, column-major
-          wantZ.push_back(z);
-          gotZ.push_back(readDevice(aux, ElementType::BF16,
+        if (fp8D) { // GELU's input, bf16 beside an 8-bit D (or scaled), column-major
+          wantZ.push_back(auxType ? roundedAs(z * sAux.values[0], zType) : z);
+          gotZ.push_back(readDevice(aux, zType,
                                     row * auxTensor.strides[0] + col * auxTensor.strides[1]));
         }
       }
   if (std::string why = compare("D", packFloats(gotRows), ElementType::F32, want, 1e-2, err);
       !why.empty() || !fp8D)
     return why;
-  if (auxTensor.dtype != mepi::DType::BFloat16)
-    return "gelu_aux is not bf16 beside an 8-bit D";
-  return compare("gelu_aux", packFloats(gotZ), ElementType::F32, wantZ, 1e-2, err);
+  if (auxTensor.dtype != apiDType(zType))
+    return std::string("gelu_aux is not ") + elementTypeName(zType);
+  return compare("gelu_aux", packFloats(gotZ), ElementType::F32, wantZ,
+                 auxType ? fp8OutputTolerance(zType) : 1e-2, err);
 }
 } // namespace
 
@@ -466,6 +476,15 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
          [&](double &err, std::string &config) {
            return runGroupedFp8Case(dev, rng, false, false, "", err, config, /*fp8D=*/true);
          });
+  // nvmath's aux_type: an 8-bit gelu_aux holding z times aux_quantization_scale (e4m3, e5m2).
+  for (ElementType zType : {ElementType::F8E4M3FN, ElementType::F8E5M2})
+    report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ends sA=[T] sB=[S, N] "
+                       "GELU_AUX_BIAS D=e4m3 sD aux=") +
+               elementTypeName(zType) + " scale",
+           [&, zType](double &err, std::string &config) {
+             return runGroupedFp8Case(dev, rng, false, false, "", err, config, /*fp8D=*/true,
+                                      zType);
+           });
   // The promoted tiles that large and decode-like grouped FP8 problems take, forced here:
   // 128 x 192 (N = 264: a second tile column of 72) and 64 x 128 with TMA stores, with group
   // ends and the masked layout.
