@@ -199,27 +199,22 @@ TEST(Fp8Api, GroupedScalesPerGroup) {
             "(one per group and column of D), got [7]");
 }
 
-// nvmath's aux_type in grouped matmuls: an 8-bit gelu_aux with its scale plans; its amax (a
-// reduction, which grouped kernels do not take) is refused with the reason.
+// nvmath's aux_type in grouped matmuls: an 8-bit gelu_aux with its scale plans, with its amax
+// and D's (scalar maxima, which grouped kernels combine atomically).
 TEST(Fp8Api, GroupedGeluAuxOfItsOwnType) {
   mepi::Tensor ends = tensor({4}, DType::Int32);
-  auto plan = [&](bool amax) {
+  for (bool amax : {false, true}) {
     mepi::Options options;
     options.resultType = DType::Float8E4M3FN;
     options.auxType = DType::Float8E5M2;
-    options.auxAmax = amax;
+    options.auxAmax = options.resultAmax = amax;
     mepi::GroupedMatmul mm(tensor({300, 256}), tensor({4, 32, 256}), {ends}, 1.0f, kTransposeB,
                            options);
     mepi::EpilogInputs inputs;
     inputs.bias = tensor({4, 32}, DType::BFloat16);
     inputs.auxQuantizationScale = tensor({}, DType::Float32);
-    return errorOf([&] { mm.plan(mepi::Epilog::GeluAuxBias, inputs); });
-  };
-  EXPECT_EQ(plan(false), "");
-  EXPECT_NE(plan(true).find("options.auxAmax: the amax of gelu_aux is not taken by grouped "
-                            "matmuls yet"),
-            std::string::npos)
-      << plan(true);
+    EXPECT_EQ(errorOf([&] { mm.plan(mepi::Epilog::GeluAuxBias, inputs); }), "") << amax;
+  }
 }
 
 // Block scales (1 x 128 of A, 128 x 128 of B): both or neither, with promoted sums; they plan

@@ -88,10 +88,6 @@ llvm::Error mepi::runtime::checkAuxPreferences(const MatmulProblem &p, bool writ
     return error("options.auxType, options.auxAmax and the epilog input "
                  "'aux_quantization_scale' are for the gelu_aux that GELU_AUX and GELU_AUX_BIAS "
                  "write; epilog " + p.epilog + " writes none");
-  // An amax is a reduction over D's elements, which grouped kernels do not take yet.
-  if (p.groups && p.auxAmax)
-    return error("options.auxAmax: the amax of gelu_aux is not taken by grouped matmuls yet "
-                 "(they take no reductions)");
   ElementType aux = geluAuxType(p);
   if (!isFloat(aux))
     return error(llvm::formatv("options.auxType: expected a floating-point type, got {0}",

@@ -44,6 +44,7 @@ namespace mepi::runtime {
   X(cuMemcpy2DAsync)                                                                           \
   X(cuMemsetD8)                                                                                \
   X(cuMemsetD8Async)                                                                           \
+  X(cuMemsetD32Async)                                                                          \
   X(cuStreamCreate)                                                                            \
   X(cuStreamDestroy)                                                                           \
   X(cuStreamSynchronize)                                                                       \

@@ -92,6 +92,16 @@ struct mepi::Matmul::State {
   bool dGiven = false; // d is the caller's (setResult): never freed here
   std::vector<CUdeviceptr> mirrors; // setMirrors: where D is also stored
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
+  /// Grouped: the scalar outputs (f32 maxima, such as an amax) that each slice combines in
+  /// atomically: set to -inf before each launch (ReductionNodes.cpp, AtomicMaxNode).
+  std::vector<size_t> atomicMaxOutputs() const {
+    std::vector<size_t> scalars;
+    if (problem.groups)
+      for (auto [i, output] : llvm::enumerate(outputLayouts))
+        if (output.layout.shape.empty())
+          scalars.push_back(i);
+    return scalars;
+  }
   std::vector<CUdeviceptr> outputs;       // allocated by the first execute after plan
   std::vector<CUdeviceptr> ownedOutputs;  // those of `outputs` this object allocated
   std::map<std::string, CUdeviceptr> givenOutputs; // setAuxOutput: the caller's, by key
@@ -261,6 +271,11 @@ struct mepi::Matmul::State {
                                             *scales ? address((*scales)->data) : 0, stream);
             r != CUDA_SUCCESS)
           return r;
+    constexpr unsigned kMinusInfinity = 0xff800000u; // f32 -inf: the maximum's identity
+    for (size_t i : atomicMaxOutputs())
+      if (CUresult r = driver.cuMemsetD32Async(outputs[i], kMinusInfinity, 1, stream);
+          r != CUDA_SUCCESS)
+        return r;
     if (CUresult r = res.prepared->launch(driver, stream); r != CUDA_SUCCESS || !sumsPass)
       return r;
     return launchSums(driver, res, stream);

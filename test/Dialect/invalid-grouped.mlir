@@ -120,9 +120,23 @@ func.func @group_argument(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: 
 // -----
 
 func.func @reductions(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>, %r: memref<64xf32>) {
-  // expected-error @below {{expected no reductions or operand sums in a grouped matmul}}
+  // expected-error @below {{expected only scalar f32 maxima among a grouped matmul's reductions, got reduction 0 (row, add, 'f32')}}
   mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
       outs(%d : memref<64x64xbf16>) reduce(%r as row add : memref<64xf32>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t, %acc : bf16, f32
+  }
+  return
+}
+
+// -----
+
+// A scalar sum would depend on the order in which the tiles add in.
+func.func @scalar_sum(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %d: memref<64x64xbf16>, %r: memref<f32>) {
+  // expected-error @below {{expected only scalar f32 maxima among a grouped matmul's reductions, got reduction 0 (scalar, add, 'f32')}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      outs(%d : memref<64x64xbf16>) reduce(%r as scalar add : memref<f32>) epilog {
   ^bb0(%acc: f32, %row: index, %col: index, %group: index):
     %t = arith.truncf %acc : f32 to bf16
     mepi.yield %t, %acc : bf16, f32

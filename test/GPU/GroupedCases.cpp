@@ -324,7 +324,8 @@ std::string runColumnGroupsCase(const Device &dev, std::mt19937 &rng, bool trans
 /// FP8 grouped: e4m3 x [T, K] by e4m3 w [S, N, K], A's scale per row [T], B's per group and
 /// column [S, N] (or one per group [S] with fast accumulation), a bias [S, N], GELU_BIAS, D
 /// bf16 (or `fp8D`: e4m3 with its scale, GELU_AUX_BIAS and its gelu_aux, bf16 or `auxType`
-/// holding z times its scale, rounded and saturated as nvmath's aux_type asks). DeepGEMM's
+/// holding z times its scale, rounded and saturated as nvmath's aux_type asks, with D's and the
+/// aux's amax over the groups' rows: result_amax, gelu_aux_amax). DeepGEMM's
 /// contiguous layout (torch's offs, ragged groups with an empty one) or its masked one (x [S,
 /// R, K] with masked_m, one count past R).
 std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGroupScalar,
@@ -371,6 +372,7 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
   ElementType zType = auxType.value_or(ElementType::BF16);
   if (auxType) {
     options.auxType = apiDType(*auxType);
+    options.auxAmax = options.resultAmax = true;
     inputs.auxQuantizationScale = arena.toDevice(sAux);
   }
   mepi::GroupedMatmul mm(xTensor, arena.toDevice(w), groupBounds, 1.0f, {false, true}, options);
@@ -385,6 +387,7 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
     aux = fetch(dev, auxTensor);
   }
   std::vector<double> want, gotRows, wantZ, gotZ;
+  double amaxD = 0, amaxZ = 0;
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t row = starts[g]; row < starts[g] + sizes[g]; ++row)
       for (int64_t col = 0; col < n; ++col) {
@@ -393,6 +396,8 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
           acc += x.values[row * k + kk] * w.values[(g * n + col) * k + kk];
         double scaleB = sB.values[perGroupScalar ? g : g * n + col];
         double z = acc * sA.values[row] * scaleB + bias.values[g * n + col];
+        amaxD = std::max(amaxD, std::fabs(geluRef(z)));
+        amaxZ = std::max(amaxZ, std::fabs(z));
         want.push_back(fp8D ? roundedAs(geluRef(z) * sD.values[0], dType) : geluRef(z));
         gotRows.push_back(readDevice(got, dType, row * n + col));
         if (fp8D) { // GELU's input, bf16 beside an 8-bit D (or scaled), column-major
@@ -406,6 +411,16 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
     return why;
   if (auxTensor.dtype != apiDType(zType))
     return std::string("gelu_aux is not ") + elementTypeName(zType);
+  // The amaxes (before the scales), f32 maxima of the kernel's f32 values: within the
+  // accumulation's error of the reference's.
+  for (auto [key, wantAmax] : {std::pair{"result_amax", amaxD}, {"gelu_aux_amax", amaxZ}}) {
+    if (!auxType)
+      break;
+    double gotAmax = readDevice(fetch(dev, mm.auxOutputs().at(key)), ElementType::F32, 0);
+    if (!(std::fabs(gotAmax - wantAmax) <= 1e-3 * wantAmax))
+      return std::string(key) + " " + std::to_string(gotAmax) + ", expected " +
+             std::to_string(wantAmax);
+  }
   return compare("gelu_aux", packFloats(gotZ), ElementType::F32, wantZ,
                  auxType ? fp8OutputTolerance(zType) : 1e-2, err);
 }
@@ -476,11 +491,12 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
          [&](double &err, std::string &config) {
            return runGroupedFp8Case(dev, rng, false, false, "", err, config, /*fp8D=*/true);
          });
-  // nvmath's aux_type: an 8-bit gelu_aux holding z times aux_quantization_scale (e4m3, e5m2).
+  // nvmath's aux_type: an 8-bit gelu_aux holding z times aux_quantization_scale (e4m3, e5m2),
+  // and the amaxes of D and of the aux (grouped kernels' atomic maxima).
   for (ElementType zType : {ElementType::F8E4M3FN, ElementType::F8E5M2})
     report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ends sA=[T] sB=[S, N] "
-                       "GELU_AUX_BIAS D=e4m3 sD aux=") +
-               elementTypeName(zType) + " scale",
+                       "GELU_AUX_BIAS D=e4m3 sD amax aux=") +
+               elementTypeName(zType) + " scale amax",
            [&, zType](double &err, std::string &config) {
              return runGroupedFp8Case(dev, rng, false, false, "", err, config, /*fp8D=*/true,
                                       zType);

@@ -18,10 +18,22 @@ bool isIndexVector(MemRefType type) {
 std::string dimStr(int64_t d) { return ShapedType::isDynamic(d) ? "?" : std::to_string(d); }
 } // namespace
 
-/// What a grouped matmul takes of the epilog's outputs: no reductions or operand sums.
+/// What a grouped matmul takes of the epilog's outputs: scalar f32 maxima (an amax), which each
+/// slice combines into the output atomically (the maximum does not depend on the tiles' order,
+/// and the tiles' count is on the device); no row or column reductions, sums or operand sums.
 LogicalResult verifyGroupedOutputs(MatmulOp op) {
-  if (!op.getReductions().empty() || op.getASums() || op.getBSums())
-    return op.emitOpError() << "expected no reductions or operand sums in a grouped matmul";
+  if (op.getASums() || op.getBSums())
+    return op.emitOpError() << "expected no operand sums in a grouped matmul";
+  for (unsigned j = 0; j < op.getReductions().size(); ++j) {
+    auto type = cast<MemRefType>(op.getReductions()[j].getType());
+    if (op.getReductionKind(j) != BroadcastKind::Scalar ||
+        op.getReductionCombiner(j) != Combiner::Max || !type.getElementType().isF32())
+      return op.emitOpError() << "expected only scalar f32 maxima among a grouped matmul's "
+                                 "reductions, got reduction "
+                              << j << " (" << stringifyBroadcastKind(op.getReductionKind(j))
+                              << ", " << stringifyCombiner(op.getReductionCombiner(j)) << ", "
+                              << type.getElementType() << ")";
+  }
   return success();
 }
 
