@@ -111,21 +111,27 @@ public:
   Value stepSlot(const StagedEpilog &x, const StagedStep &) const override {
     return x.slot(j, x.thread);
   }
+  /// The consumer's threads' slots combined in thread order (by one thread).
+  Value combinedSlots(const StagedEpilog &x) const {
+    Emitter &e = x.e;
+    OpBuilder &b = e.b;
+    auto loop = scf::ForOp::create(b, e.loc, e.i32(0), e.i32(kWarpgroup), e.i32(1),
+                                   ValueRange{identity(x)});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(b, e.loc,
+                         combine(x, loop.getRegionIterArg(0),
+                                 x.load(b.getF32Type(), x.slot(j, loop.getInductionVar()), 4)));
+    return loop.getResult(0);
+  }
   void storePartial(const StagedEpilog &x, const TileReductions &t) override {
     Emitter &e = x.e;
     OpBuilder &b = e.b;
     OpBuilder::InsertionGuard guard(b);
     thenIf(e, e.eq(x.thread, e.i32(0)));
-    auto loop = scf::ForOp::create(b, e.loc, e.i32(0), e.i32(kWarpgroup), e.i32(1),
-                                   ValueRange{identity(x)});
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(b, e.loc,
-                         combine(x, loop.getRegionIterArg(0),
-                                 x.load(b.getF32Type(), x.slot(j, loop.getInductionVar()), 4)));
-    b.setInsertionPointAfter(loop);
     Value tile = e.add(e.mul(x.tileRow, e.i32(t.tilesN)), x.tileCol);
     Value contributor = e.add(e.mul(tile, e.i32(x.f.slices)), x.slice);
-    x.store(loop.getResult(0),
+    x.store(combinedSlots(x),
             emitPartialAddress(e, x.f.workspace, layout, e.i32(0), contributor, e.i32(0)), 4);
   }
   void finish(const StagedEpilog &x, const TileReductions &t) override {
@@ -151,14 +157,7 @@ public:
     OpBuilder &b = e.b;
     OpBuilder::InsertionGuard guard(b);
     thenIf(e, e.eq(x.thread, e.i32(0)));
-    auto loop = scf::ForOp::create(b, e.loc, e.i32(0), e.i32(kWarpgroup), e.i32(1),
-                                   ValueRange{identity(x)});
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(b, e.loc,
-                         combine(x, loop.getRegionIterArg(0),
-                                 x.load(b.getF32Type(), x.slot(j, loop.getInductionVar()), 4)));
-    b.setInsertionPointAfter(loop);
-    Value bits = LLVM::BitcastOp::create(b, e.loc, b.getI32Type(), loop.getResult(0));
+    Value bits = LLVM::BitcastOp::create(b, e.loc, b.getI32Type(), combinedSlots(x));
     Value target = emitGlobalBase(e, x.operands.lookup(x.op.getReductions()[j]));
     Value negative = e.ult(e.i32(0x7fffffff), bits); // the sign bit
     auto sign = scf::IfOp::create(b, e.loc, negative, /*withElseRegion=*/true);
