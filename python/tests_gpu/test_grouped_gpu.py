@@ -149,6 +149,32 @@ def test_grouped_fp8_with_scales_per_row_and_per_group():
     assert relative_error(got, want) < 1e-2
 
 
+def test_grouped_fp8_gelu_aux_in_fp8_with_the_amaxes():
+    # nvmath's aux preferences on a grouped e4m3 matmul: an e5m2 gelu_aux times its scale,
+    # its amax and D's (grouped kernels combine the amaxes atomically), ragged groups.
+    gen = torch.Generator().manual_seed(13)
+    groups, t, k, n = 5, 700, 256, 136
+    sizes = ragged_sizes(groups, t, gen)
+    x = torch.randn(t, k, device=DEVICE).to(torch.float8_e4m3fn)
+    w = torch.randn(groups, n, k, device=DEVICE).to(torch.float8_e4m3fn)
+    bias = torch.randn(groups, n, device=DEVICE).to(torch.bfloat16)
+    offs = sizes.cumsum(0).to(torch.int32).to(DEVICE)
+    options = mepi.MatmulOptions(result_type="float8_e4m3fn", result_amax=True,
+                                 aux_type="float8_e5m2", aux_amax=True)
+    with mepi.GroupedMatmul(x, w.transpose(1, 2), offs, options=options,
+                            quantization_scales={"a": 1.0, "b": 1.0, "d": 1.0}) as mm:
+        mm.plan(mepi.MatmulEpilog.GELU_AUX_BIAS, {"bias": bias, "aux_quantization_scale": 0.25})
+        got, aux = mm.execute()
+        got, aux = got.clone(), {key: value.clone() for key, value in aux.items()}
+    z = grouped_reference(x, w.transpose(1, 2), sizes, bias=bias)
+    want = torch.nn.functional.gelu(z, approximate="tanh")
+    assert relative_error(got.double(), want.clamp(-448, 448)) < 5e-2  # e4m3's rounding
+    assert relative_error(aux["gelu_aux"][:t].double(), z * 0.25) < 1e-1  # e5m2's
+    for key, reference in (("result_amax", want), ("gelu_aux_amax", z)):
+        amax, expected = float(aux[key]), float(reference.abs().max())
+        assert abs(amax - expected) <= 1e-3 * expected, key
+
+
 def weight_gradient_reference(a, b, sizes):
     """D[g] = a[:, K of g] @ b[K of g, :] in fp64 for a [M, K], b [K, N]."""
     want = torch.zeros(len(sizes), a.shape[0], b.shape[1], dtype=torch.float64, device=DEVICE)
