@@ -22,6 +22,15 @@ struct FakeState {
   CUresult launchResult = CUDA_SUCCESS, loadResult = CUDA_SUCCESS;
   std::vector<std::pair<CUdeviceptr, CUstream>> zeroed; // cuMemsetD8Async's buffers, streams
   std::vector<CUstream> launchStreams;
+  /// cuMemsetD32Async's buffer, value, count and stream, with the launches made before it.
+  struct Set32 {
+    CUdeviceptr p;
+    unsigned value;
+    size_t count;
+    CUstream stream;
+    int launchesBefore;
+  };
+  std::vector<Set32> set32;
   std::vector<std::string> loads; // "cubin", or "ptx" with the first line that names a target
 };
 FakeState fake;
@@ -75,6 +84,10 @@ CudaDriver fakeDriver() {
   d.cuMemFree = [](CUdeviceptr p) { return fake.live.erase(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; };
   d.cuMemsetD8Async = [](CUdeviceptr p, unsigned char, size_t, CUstream stream) {
     fake.zeroed.push_back({p, stream});
+    return CUDA_SUCCESS;
+  };
+  d.cuMemsetD32Async = [](CUdeviceptr p, unsigned value, size_t count, CUstream stream) {
+    fake.set32.push_back({p, value, count, stream, fake.launches});
     return CUDA_SUCCESS;
   };
   d.cuMemcpy2DAsync = [](const CUDA_MEMCPY2D *, CUstream) { return CUDA_SUCCESS; };
@@ -246,6 +259,39 @@ TEST_F(Fault, EachStreamHasItsOwnWorkspace) {
 // A grouped matmul plans for sm_90a (no TMA stores, clusters or split-K: rows past a group's
 // end belong to the next) and launches once per execute with its bounds; a user epilog reads
 // per-group inputs and the group argument. Bad group operands are refused before any plan.
+// A grouped matmul's amax is combined atomically by its slices (the tiles' count is on the
+// device): before every launch, in its stream, the runtime sets it to -inf, the maximum's
+// identity; a dense one finishes by its last arrival and is not set.
+TEST_F(Fault, GroupedAmaxIsSetToMinusInfinityBeforeEachLaunch) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  options.resultAmax = true;
+  options.resultType = mepi::DType::BFloat16;
+  mepi::Tensor bounds = tensor({4}, 0x7f0000800000);
+  bounds.dtype = mepi::DType::Int32;
+  mepi::Tensor x = tensor({1000, 512}, 0x7f0000000000), w = tensor({4, 256, 512}, 0x7f0001000000);
+  x.dtype = w.dtype = mepi::DType::Float8E4M3FN;
+  mepi::GroupedMatmul mm(x, w, {bounds}, 1.0f, {false, true}, options);
+  mm.plan(mepi::Epilog::Gelu);
+  CUstream stream = reinterpret_cast<CUstream>(0x5);
+  mm.execute(stream);
+  mm.execute(stream);
+  ASSERT_EQ(fake.set32.size(), 2u);
+  CUdeviceptr amax = reinterpret_cast<CUdeviceptr>(mm.auxOutputs().at("result_amax").data);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(fake.set32[i].p, amax);
+    EXPECT_EQ(fake.set32[i].value, 0xff800000u); // f32 -inf
+    EXPECT_EQ(fake.set32[i].count, 1u);
+    EXPECT_EQ(fake.set32[i].stream, stream);
+    EXPECT_EQ(fake.set32[i].launchesBefore, i); // before its launch
+  }
+  mepi::Matmul dense(tensor({1000, 512}, 0x7f0000000000), tensor({512, 256}, 0x7f0001000000),
+                     std::nullopt, 1.0f, std::nullopt, {}, options);
+  dense.plan(mepi::Epilog::Gelu);
+  dense.execute();
+  EXPECT_EQ(fake.set32.size(), 2u);
+}
+
 TEST_F(Fault, GroupedMatmulPlansAndLaunches) {
   mepi::Options options;
   options.arch = "sm_90a";
