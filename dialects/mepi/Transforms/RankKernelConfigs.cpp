@@ -134,8 +134,9 @@ struct Fp8Shape {
 ///   11984 x 6112), 256 x 128 1.17 tensor- and row-wise, 1.29 block-scaled (8192^3 against
 ///   128 x 192 in one run: its scales staged, where 128 x 192 loads them from global memory),
 ///   with TMA stores only (the staged epilog beside block scales spills), 128 x 64 0.85, 64 x
-///   128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one consumer leaves the tensor cores
-///   idle while it adds a block's sums into the second set; two consumers take turns, so
+///   128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one
+///   consumer leaves the tensor cores idle while it adds a block's sums into the second set;
+///   two consumers take turns, so
 ///   128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680 x 10464 0.947 of cuBLASLt
 ///   against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
 /// - Fast accumulation: each shape forced on four large problems, the speed over the share of
