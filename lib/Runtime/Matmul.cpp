@@ -328,6 +328,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
     spanBytes(output.layout, "aux output " + output.key);
   s.freeOutputs();
   s.givenOutputs.clear(); // the new outputs may be laid out otherwise
+  s.atomicMaxOutputs = State::atomicMaxOutputsOf(problem, outputLayouts);
   s.outputLayouts = std::move(outputLayouts);
   s.problem = problem;
   s.planned = std::move(planned);

@@ -93,11 +93,13 @@ struct mepi::Matmul::State {
   std::vector<CUdeviceptr> mirrors; // setMirrors: where D is also stored
   std::vector<NamedLayout> outputLayouts; // the epilog's outputs besides D (plan)
   /// Grouped: the scalar outputs (f32 maxima, such as an amax) that each slice combines in
-  /// atomically: set to -inf before each launch (ReductionNodes.cpp, AtomicMaxNode).
-  std::vector<size_t> atomicMaxOutputs() const {
+  /// atomically: set to -inf before each launch (ReductionNodes.cpp, AtomicMaxNode). Planned.
+  std::vector<size_t> atomicMaxOutputs;
+  static std::vector<size_t> atomicMaxOutputsOf(const MatmulProblem &problem,
+                                                const std::vector<NamedLayout> &layouts) {
     std::vector<size_t> scalars;
     if (problem.groups)
-      for (auto [i, output] : llvm::enumerate(outputLayouts))
+      for (auto [i, output] : llvm::enumerate(layouts))
         if (output.layout.shape.empty())
           scalars.push_back(i);
     return scalars;
@@ -272,7 +274,7 @@ struct mepi::Matmul::State {
             r != CUDA_SUCCESS)
           return r;
     constexpr unsigned kMinusInfinity = 0xff800000u; // f32 -inf: the maximum's identity
-    for (size_t i : atomicMaxOutputs())
+    for (size_t i : atomicMaxOutputs)
       if (CUresult r = driver.cuMemsetD32Async(outputs[i], kMinusInfinity, 1, stream);
           r != CUDA_SUCCESS)
         return r;
