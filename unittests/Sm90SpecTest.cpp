@@ -155,7 +155,7 @@ TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
   Sm90SharedLayout l = spec.sharedLayout();
   EXPECT_EQ(l.stageBytes, (128 + 256) * 128);
   EXPECT_EQ(l.staging, 4 * l.stageBytes);
-  EXPECT_EQ(l.scratch, l.staging + 2 * Sm90Spec::stagingBytes(DStore::Tma));
+  EXPECT_EQ(l.scratch, l.staging + 2 * spec.stagingBytes());
   EXPECT_EQ(l.total, l.barriers + 16 * 4 + 16 + 1024);
   EXPECT_TRUE(spec.canImplement());
   Sm90Spec five(problem(4096, 4096, 4096), wgmma(128, 256, 5).withStore(DStore::Tma), target);
@@ -163,6 +163,27 @@ TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
   EXPECT_NE(five.whyNot()->find("more than the 232448 a block can have; use fewer stages"),
             std::string::npos)
       << *five.whyNot();
+}
+
+TEST_F(Sm90SpecTest, OneTmaStoreBufferLeavesRoomForAStage) {
+  // Block-scaled 8-bit 256 x 128 promoted by slice: its staged scales leave 3 stages beside
+  // two 8-KiB buffers a consumer, 4 beside one.
+  Sm90Problem fp8 = problem(4096, 7168, 16384);
+  fp8.elementBytes = 1;
+  fp8.blockScales = fp8.promotesSums = true;
+  KernelConfigAttr two = wgmma(256, 128, 4, 128).withPromote(1).withStore(DStore::Tma);
+  KernelConfigAttr one = two.withTmaBuffers(1);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(Sm90Spec(fp8, two, target).tmaStoreBuffers(), 2);
+  EXPECT_EQ(Sm90Spec(fp8, one, target).tmaStoreBuffers(), 1);
+  EXPECT_EQ(Sm90Spec(fp8, one, target).stagingBytes(), sm90::kTmaStoreBufferBytes);
+  EXPECT_FALSE(Sm90Spec(fp8, two, target).fitsSharedMemory());
+  EXPECT_TRUE(Sm90Spec(fp8, two.withStages(3), target).canImplement());
+  EXPECT_TRUE(Sm90Spec(fp8, one, target).canImplement());
+  EXPECT_EQ(Sm90Spec(fp8, two.withStore(DStore::Staged), target).tmaStoreBuffers(), 0);
+  // Buffers belong to TMA stores: another store drops them.
+  EXPECT_EQ(one.withStore(DStore::Staged).getEpilogue().getBuffers(), 2);
+  EXPECT_FALSE(wgmma(256, 128, 4).withTmaBuffers(1));
 }
 
 TEST_F(Sm90SpecTest, SplitStagesKeepTheirLowPartsAndAReadyBarrier) {

@@ -47,6 +47,14 @@
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>} : () -> ()
 
+// One TMA store buffer a consumer: printed where it is not the default two.
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma, buffers = 1>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma, buffers = 1>>} : () -> ()
+// CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>}
+"test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma, buffers = 2>>} : () -> ()
+
+// -----
+
 // The promoted accumulator policy prints after the other settings.
 // CHECK: "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, promote = 4>, epilogue = <store = tma>>}
 "test.op"() {config = #mepi.kernel_config<wgmma, tile = [128, 128, 32], mainloop = <stages = 6, promote = 4>, epilogue = <store = tma>>} : () -> ()

@@ -108,6 +108,19 @@ func.func private @streamk_tall() attributes {c = #mepi.kernel_config<wgmma, til
 
 // -----
 
+// The epilogue checks its own settings: one or two TMA store buffers, and only for TMA stores.
+// expected-error @+2 {{expected 1 or 2 TMA store buffers, got 3}}
+// expected-error @+1 {{failed to parse Mepi_KernelConfigAttr parameter 'epilogue' which is to be a `EpilogueConfigAttr`}}
+func.func private @three_buffers() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma, buffers = 3>>}
+
+// -----
+
+// expected-error @+2 {{expected buffers only with store = tma, got 1 with store = staged}}
+// expected-error @+1 {{failed to parse Mepi_KernelConfigAttr parameter 'epilogue' which is to be a `EpilogueConfigAttr`}}
+func.func private @staged_buffers() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <buffers = 1>>}
+
+// -----
+
 // expected-error @+1 {{expected the data_parallel scheduler for simt, got stream_k}}
 func.func private @streamk_simt() attributes {c = #mepi.kernel_config<simt, tile = [16, 16, 1], scheduler = <stream_k>>}
 

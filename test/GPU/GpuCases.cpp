@@ -446,6 +446,11 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
         "[64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>",
         "[128, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma>",
         "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
+        // One buffer a consumer (each line waits for the store before it): an odd number of
+        // lines a slice (192 columns), 256-row tiles, one line a slice.
+        "[128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma, buffers = 1>",
+        "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma, buffers = 1>",
+        "[128, 64, 64], mainloop = <stages = 8>, epilogue = <store = tma, buffers = 1>",
         "[128, 128, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>",
         "[64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>",
         "[128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>",
@@ -570,6 +575,10 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                           "[144, 128, 64], mainloop = <stages = 5>" + tmaStores));
   cases.push_back(swapped(ElementType::F16, {40, 1000, 512}, "BIAS",
                           "[16, 64, 64], mainloop = <stages = 12>" + tmaStores));
+  // One buffer a consumer: each chunk waits for the store before it (three chunks of 176).
+  cases.push_back(swapped(ElementType::BF16, {2000, 256, 1000}, "GELU_BIAS",
+                          "[176, 128, 64], mainloop = <stages = 4>, "
+                          "epilogue = <store = tma, buffers = 1>"));
   // The swapped form split along K (cuBLASLt's 80 x 128 in 11 splits on few tiles of long K):
   // k ranges of unequal k-steps (K = 5000: 79 k-steps in 11), residue rows and columns, element
   // stores of a D whose rows are not 16-byte (190 columns), C with f32 D.

@@ -17,7 +17,7 @@
 // RUN: FileCheck %s --input-file=%t.wide.ptx --check-prefix=LONG --implicit-check-not=cp.async.ca
 // RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 128], mainloop = <stages = 4, promote = 1>>}/' %s \
 // RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=WIDE
-// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 3, promote = 1>, epilogue = <store = tma>>}/' %s \
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [256, 128, 128], mainloop = <stages = 4, promote = 1>, epilogue = <store = tma, buffers = 1>>}/' %s \
 // RUN:   | mepi-opt --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.slices.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.slices.ptx --check-prefix=SLICES
 // RUN: %ptxas -arch=sm_90a -v %t.slices.ptx -o %t.slices.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"

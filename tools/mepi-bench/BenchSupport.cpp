@@ -251,7 +251,7 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
 }
 
 /// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " c2a" for one
-/// along N, " tma" / " reg" for D's stores) from
+/// along N, " tma" / " reg" for D's stores, " tma1" through one TMA store buffer) from
 /// "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
 std::string bench::shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
@@ -272,10 +272,11 @@ std::string bench::shortConfig(const std::string &config) {
   const char *store = config.find("store = tma") != std::string::npos         ? " tma"
                       : config.find("store = registers") != std::string::npos ? " reg"
                                                                               : "";
+  bool oneBuffer = config.find("buffers = 1") != std::string::npos;
   return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
          std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
          (pingpong ? " pp" : "") + (cluster ? (alongN ? " c2a" : " c2") : "") +
-         (swapped ? " sw" : "") + (streamK ? " sk" : "") + store;
+         (swapped ? " sw" : "") + (streamK ? " sk" : "") + store + (oneBuffer ? "1" : "");
 }
 
 std::string bench::jsonEscape(const std::string &s) {

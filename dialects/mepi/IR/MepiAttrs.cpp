@@ -47,6 +47,7 @@ struct ConfigFields {
   int64_t splits;
   // The epilogue.
   DStore store;
+  int64_t buffers;
   bool swapped;
 
   explicit ConfigFields(KernelConfigAttr c)
@@ -56,7 +57,7 @@ struct ConfigFields {
         promote(c.getMainloop().getPromote()), multicast(c.getMainloop().getMulticast()),
         schedule(c.getScheduler().getKind()),
         splits(c.getScheduler().getSplits()), store(c.getEpilogue().getStore()),
-        swapped(c.getSwapped()) {}
+        buffers(c.getEpilogue().getBuffers()), swapped(c.getSwapped()) {}
   ConfigFields(KernelStrategy strategy, int64_t tileM, int64_t tileN, int64_t tileK,
                MainloopConfigAttr mainloop, SchedulerConfigAttr scheduler,
                EpilogueConfigAttr epilogue, bool swapped)
@@ -64,7 +65,8 @@ struct ConfigFields {
         tma(mainloop.getTma()), pingpong(mainloop.getPingpong()), cluster(mainloop.getCluster()),
         promote(mainloop.getPromote()), multicast(mainloop.getMulticast()),
         schedule(scheduler.getKind()),
-        splits(scheduler.getSplits()), store(epilogue.getStore()), swapped(swapped) {}
+        splits(scheduler.getSplits()), store(epilogue.getStore()),
+        buffers(epilogue.getBuffers()), swapped(swapped) {}
   bool streamk() const { return schedule == TileSchedule::StreamK; }
   /// The attribute, or null where the combination is invalid (the verifier's rules).
   KernelConfigAttr get(MLIRContext *context) const;
@@ -99,6 +101,17 @@ static std::optional<std::string> whyInvalidScheduler(TileSchedule kind, int64_t
   return std::nullopt;
 }
 
+/// Why the epilogue's own settings are invalid.
+static std::optional<std::string> whyInvalidEpilogue(DStore store, int64_t buffers) {
+  if (store == DStore::Tma && buffers != 1 && buffers != 2)
+    return Why() << "expected 1 or 2 TMA store buffers, got " << buffers;
+  // Other stores take no buffers: one spelling (the default) for them.
+  if (store != DStore::Tma && buffers != 2)
+    return Why() << "expected buffers only with store = tma, got " << buffers << " with store = "
+                 << stringifyDStore(store);
+  return std::nullopt;
+}
+
 /// Why the settings make no kernel configuration, or none where they do (the verifier's rules,
 /// also applied to the copies that with...() make).
 /// The swapped wgmma kernel's rules.
@@ -127,7 +140,7 @@ static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
 /// The (unswapped) wgmma kernels' rules.
 static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
   auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, multicast,
-        schedule, splits, store, swapped] = f;
+        schedule, splits, store, buffers, swapped] = f;
   // One consumer warpgroup per 64 rows (wgmma m64), n a multiple of 8 up to 256, and one
   // 128-byte swizzle atom of 16-bit elements along K per stage.
   if (tileM != 64 && tileM != 128 && tileM != 192 && tileM != 256)
@@ -168,10 +181,12 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
 
 static std::optional<std::string> whyInvalid(const ConfigFields &f) {
   auto [strategy, tileM, tileN, tileK, stages, tma, pingpong, cluster, promote, multicast,
-        schedule, splits, store, swapped] = f;
+        schedule, splits, store, buffers, swapped] = f;
   if (auto why = whyInvalidMainloop(stages, cluster, promote, multicast))
     return why;
   if (auto why = whyInvalidScheduler(schedule, splits))
+    return why;
+  if (auto why = whyInvalidEpilogue(store, buffers))
     return why;
   if (promote > 0 && strategy != KernelStrategy::Wgmma)
     return Why() << "expected promote 0, or > 0 for wgmma, got " << promote;
@@ -224,6 +239,13 @@ LogicalResult SchedulerConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
   return success();
 }
 
+LogicalResult EpilogueConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                         DStore store, int64_t buffers) {
+  if (std::optional<std::string> why = whyInvalidEpilogue(store, buffers))
+    return emitError() << *why;
+  return success();
+}
+
 LogicalResult KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                        KernelStrategy strategy, int64_t tileM, int64_t tileN,
                                        int64_t tileK, MainloopConfigAttr mainloop,
@@ -243,7 +265,7 @@ KernelConfigAttr ConfigFields::get(MLIRContext *context) const {
   return KernelConfigAttr::get(
       context, strategy, tileM, tileN, tileK,
       MainloopConfigAttr::get(context, stages, tma, pingpong, cluster, promote, multicast),
-      SchedulerConfigAttr::get(context, schedule, splits), EpilogueConfigAttr::get(context, store),
+      SchedulerConfigAttr::get(context, schedule, splits), EpilogueConfigAttr::get(context, store, buffers),
       swapped);
 }
 
@@ -283,7 +305,10 @@ KernelConfigAttr KernelConfigAttr::withScheduler(SchedulerConfigAttr scheduler) 
 KernelConfigAttr KernelConfigAttr::withEpilogue(EpilogueConfigAttr epilogue) const {
   if (!epilogue)
     return {};
-  return copyWith(*this, [&](ConfigFields &f) { f.store = epilogue.getStore(); });
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.store = epilogue.getStore();
+    f.buffers = epilogue.getBuffers();
+  });
 }
 KernelConfigAttr KernelConfigAttr::withStages(int64_t stages) const {
   return copyWith(*this, [&](ConfigFields &f) { f.stages = stages; });
@@ -320,7 +345,14 @@ KernelConfigAttr KernelConfigAttr::withStreamk(bool streamk) const {
   });
 }
 KernelConfigAttr KernelConfigAttr::withStore(DStore store) const {
-  return copyWith(*this, [&](ConfigFields &f) { f.store = store; });
+  return copyWith(*this, [&](ConfigFields &f) {
+    f.store = store;
+    if (store != DStore::Tma) // buffers are TMA stores' (whyInvalidEpilogue)
+      f.buffers = 2;
+  });
+}
+KernelConfigAttr KernelConfigAttr::withTmaBuffers(int64_t buffers) const {
+  return copyWith(*this, [&](ConfigFields &f) { f.buffers = buffers; });
 }
 KernelConfigAttr KernelConfigAttr::withSwapped(bool swapped) const {
   return copyWith(*this, [&](ConfigFields &f) { f.swapped = swapped; });

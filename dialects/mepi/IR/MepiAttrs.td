@@ -176,16 +176,20 @@ def Mepi_EpilogueConfigAttr : AttrDef<Mepi_Dialect, "EpilogueConfig"> {
     consecutive vectors; it serves every epilog. When the epilog writes D only (no aux output,
     no reduction), `registers` stores each thread's pairs of elements straight from the
     registers, and `tma` writes each 64 x 128-byte piece of the tile into a swizzled shared
-    buffer (two per consumer warpgroup, alternating) that one thread hands to a TMA store.
+    buffer that one thread hands to a TMA store. `buffers` (tma only) is how many such buffers
+    each consumer warpgroup takes in turn: two (the default), so that a piece is written while
+    the one before is stored, or one, which leaves 16 KiB more for the main loop's stages.
 
-    Example: `#mepi.epilogue<store = tma>`.
+    Example: `#mepi.epilogue<store = tma>`, `#mepi.epilogue<store = tma, buffers = 1>`.
   }];
   let parameters = (ins DefaultValuedParameter<"::mlir::mepi::DStore",
-                                               "::mlir::mepi::DStore::Staged">:$store);
-  let assemblyFormat = "`<` struct($store) `>`";
+                                               "::mlir::mepi::DStore::Staged">:$store,
+                        DefaultValuedParameter<"int64_t", "2">:$buffers);
+  let assemblyFormat = "`<` struct($store, $buffers) `>`";
   let builders = [
-    AttrBuilder<(ins), [{ return $_get($_ctxt, DStore::Staged); }]>
+    AttrBuilder<(ins), [{ return $_get($_ctxt, DStore::Staged, 2); }]>
   ];
+  let genVerifyDecl = 1;
 }
 
 def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
@@ -272,7 +276,10 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
     /// split_k with `splits` > 1, data_parallel with 1.
     KernelConfigAttr withSplits(int64_t splits) const;
     KernelConfigAttr withStreamk(bool streamk) const;
+    /// D stored as `store` (any but tma with the default buffers).
     KernelConfigAttr withStore(::mlir::mepi::DStore store) const;
+    /// TMA store buffers per consumer (store = tma).
+    KernelConfigAttr withTmaBuffers(int64_t buffers) const;
     KernelConfigAttr withSwapped(bool swapped) const;
     /// The whole-tile cooperative form: the data-parallel scheduler, no ping-pong.
     KernelConfigAttr withDataParallel() const;

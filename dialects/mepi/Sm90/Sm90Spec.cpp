@@ -121,14 +121,18 @@ int64_t Sm90Spec::dStoreBoxRows() const {
   return config.getSwapped() ? std::gcd(config.getTileM(), kSliceRows) : kSliceRows;
 }
 
-int64_t Sm90Spec::stagingBytes(DStore store) {
-  switch (store) {
+int64_t Sm90Spec::tmaStoreBuffers() const {
+  return config.getEpilogue().getStore() == DStore::Tma ? config.getEpilogue().getBuffers() : 0;
+}
+
+int64_t Sm90Spec::stagingBytes() const {
+  switch (config.getEpilogue().getStore()) {
   case DStore::Staged:
     return kSliceRows * kStagingPitch * 4;
   case DStore::Registers:
     return 0;
   case DStore::Tma:
-    return 2 * kTmaStoreBufferBytes;
+    return tmaStoreBuffers() * kTmaStoreBufferBytes;
   }
   return 0;
 }
@@ -151,7 +155,7 @@ Sm90SharedLayout Sm90Spec::sharedLayout() const {
   DStore store = config.getEpilogue().getStore();
   l.scratch = l.staging + (config.getSwapped() && store != DStore::Tma
                                ? 0
-                               : consumers() * stagingBytes(store));
+                               : consumers() * stagingBytes());
   l.scratchBytes = p.epilogScratchBytes;
   l.barriers = l.scratch + consumers() * l.scratchBytes;
   // Two 8-byte mbarriers per stage (3xTF32: a third, the stage split), one split-K flag per

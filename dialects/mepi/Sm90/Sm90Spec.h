@@ -251,9 +251,12 @@ public:
   int64_t operandSumValues() const;
 
   // Shared memory.
-  /// One consumer's staging block for D: padded f32 rows (staged), none (registers), two TMA
+  /// TMA store buffers per consumer (store = tma; the epilogue's `buffers`), written line
+  /// after line in turn; 0 for other stores.
+  int64_t tmaStoreBuffers() const;
+  /// One consumer's staging block for D: padded f32 rows (staged), none (registers), its TMA
   /// store buffers (tma).
-  static int64_t stagingBytes(DStore store);
+  int64_t stagingBytes() const;
   /// Rows of D's TMA store box: a slice's 64, or in the swapped form the largest that divides
   /// both its height and 64 (its 64-row buffers hold up to 64 of the tile's rows, and a box
   /// must not reach into the next tile row, which another block writes).

@@ -222,6 +222,18 @@ void orderGroupedFp8Shapes(SmallVector<Fp8Shape> &shapes, const Sm90Problem &p,
   std::rotate(shapes.begin(), first, first + 1);
 }
 
+/// `config` (TMA stores) with one TMA store buffer a consumer and one stage more, where that
+/// fits. Promoted by slice, block-scaled 256 x 128 (the scales staged) has 3 stages beside two
+/// buffers and 4 beside one: on seven large shapes 4 ran 0-4.6 % faster but for one 0.3 %
+/// slower (H200, 2026-11-29, bench/NOTES.md, FP8): its main loop waits on the stages more than
+/// the lines of its epilog wait on each other's stores.
+KernelConfigAttr withStageForBuffer(const Sm90Problem &p, const TargetInfo &target,
+                                    KernelConfigAttr config) {
+  KernelConfigAttr more =
+      config.withTmaBuffers(1).withStages(config.getMainloop().getStages() + 1);
+  return more && Sm90Spec(p, more, target).canImplement() ? more : config;
+}
+
 /// 8-bit A and B (promoted every kFp8PromoteKSteps k-steps, or with fast accumulation): the
 /// tile shapes of fp8Shapes ranked by a unit's time (fp8Splits) x tile area / the shape's speed.
 /// So 128 x 192 in one wave beats 128 x 128 in two (promoted 1168 x 1920 x 2848: 0.958 of
@@ -248,6 +260,8 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
     if (s.config && Sm90Spec::promotesBySlice(s.config) &&
         (p.grouped() || s.config.getEpilogue().getStore() != DStore::Tma))
       s.config = {};
+    if (s.config && Sm90Spec::promotesBySlice(s.config))
+      s.config = withStageForBuffer(p, target, s.config);
     if (p.grouped()) {
       if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured above
         s.config = s.config.withStore(DStore::Tma);

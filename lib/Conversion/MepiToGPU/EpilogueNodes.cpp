@@ -17,7 +17,7 @@ StagedEpilog::StagedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
       tileCol(tileCol), slice(slice), rowBase(rowBase), colBase(colBase) {
   consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
   staging = e.offset(
-      f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(Sm90Spec::stagingBytes(f.store)))));
+      f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes))));
   area = e.offset(f.base, e.add(e.i32(f.scratch), e.mul(consumer, e.i32(scratch.bytes))));
 }
 

@@ -42,6 +42,8 @@ struct WgmmaEpilogFrame : TileGrid {
   /// first (after the column and the row).
   SmallVector<Value> dBatch;
   int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
+  int64_t stagingBytes = 0;   ///< one consumer's staging block (Sm90Spec::stagingBytes)
+  int64_t tmaStoreBuffers = 0; ///< store = tma: its buffers (Sm90Spec::tmaStoreBuffers)
   int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area
   SmallVector<ReductionLayout> reductions;
   Value base;      ///< aligned dynamic shared memory (ptr<3>)

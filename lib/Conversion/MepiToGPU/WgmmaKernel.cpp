@@ -488,6 +488,8 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
     frame.dBatch = emitTmaBatchCoordinates(e.b, e.loc, d, d, unit.batch);
   }
   frame.staging = c.layout.staging;
+  frame.stagingBytes = c.spec.stagingBytes();
+  frame.tmaStoreBuffers = c.spec.tmaStoreBuffers();
   frame.scratch = c.layout.scratch;
   frame.reductions = c.reductions;
   frame.base = c.base;

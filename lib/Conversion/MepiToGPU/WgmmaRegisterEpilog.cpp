@@ -462,12 +462,13 @@ void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const S
 }
 
 /// store = tma: line by line (128 bytes of each of the slice's 64 rows), the consumer writes
-/// the values into one of its two buffers, and one thread hands the buffer to a TMA store,
-/// which clips at D's edges. Before the barrier that ends a line, that thread waits until the
-/// previous line's store has read its buffer, the one the next line overwrites; so one
-/// barrier per line, and the stores run under the next line's epilog (and the last one under
-/// the next tile's main loop). `crosses` (grouped; uniform over the consumer): the slice
-/// crosses its group's end, and its lines go to D by copyLineBounded instead.
+/// the values into one of its buffers in turn, and one thread hands the buffer to a TMA store,
+/// which clips at D's edges. With two buffers, before the barrier that ends a line, that
+/// thread waits until the previous line's store has read its buffer, the one the next line
+/// overwrites; so one barrier per line, and the stores run under the next line's epilog (and
+/// the last one under the next tile's main loop). With one, each line first waits for the
+/// store before it (a second barrier a line). `crosses` (grouped; uniform over the consumer):
+/// the slice crosses its group's end, and its lines go to D by copyLineBounded instead.
 void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
                    const SlicePlace &p, Value acc, Value crosses) {
   OpBuilder &b = e.b;
@@ -476,7 +477,8 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   int64_t groupsPerLine = lineColumns / 8;
   Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
   Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
-  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(Sm90Spec::stagingBytes(DStore::Tma))));
+  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes)));
+  int64_t count = f.tmaStoreBuffers;
   auto leader = [&](llvm::function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
     auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
@@ -491,11 +493,14 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   auto waitBuffersRead = [&] {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
   };
-  // With an odd number of lines the first line's buffer held the previous slice's last line.
-  if (lines % 2 != 0) {
+  // A line waits for its buffer's last store first with one buffer, or where it is the first
+  // of an odd number (its buffer held the previous slice's last line).
+  auto waitForBuffer = [&] {
     leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
-  }
+  };
+  if (count == 1 || lines % 2 != 0)
+    waitForBuffer();
   // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
   // The next line's source pairs and column inputs are loaded before this line's barrier
@@ -510,14 +515,18 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
       nextC = loadSourcePairs(e, op, operands, f, p, next, groupsPerLine);
       nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(next), groupsPerLine);
     }
+    if (count == 1 && staticLine > 0)
+      waitForBuffer();
     Value line = e.i32(staticLine);
-    Value bufferOffset = e.add(buffers, e.mul(e.andI(line, e.i32(1)), e.i32(kBufferBytes)));
+    Value bufferOffset =
+        e.add(buffers, e.mul(e.andI(line, e.i32(count - 1)), e.i32(kBufferBytes)));
     Value buffer = e.offset(f.base, bufferOffset);
     writeTmaStoreLine(e, op, operands, f, p, acc, buffer, staticLine * groupsPerLine,
                       groupsPerLine, lineC, lineInputs);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     e.fenceAsyncShared();
-    leader(waitBuffersRead);
+    if (count > 1)
+      leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
     Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
     auto tmaStore = [&] {

@@ -149,8 +149,8 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
   Value matrix = e.div(lane, e.i32(8));
   Value unitByte = e.mul(e.add(e.mul(warp, e.i32(2)), e.rem(matrix, e.i32(2))), e.i32(16));
   Value matrixRow = e.add(e.mul(e.div(matrix, e.i32(2)), e.i32(kGroupRows)), e.rem(lane, e.i32(8)));
-  Value buffers =
-      e.add(e.i32(f.staging), e.mul(consumer, e.i32(Sm90Spec::stagingBytes(DStore::Tma))));
+  Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes)));
+  int64_t count = f.tmaStoreBuffers;
   Value isLeader = e.eq(thread, e.i32(0));
   auto leader = [&](llvm::function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
@@ -161,17 +161,18 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
   auto waitBuffersRead = [&] {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
   };
-  // Chunks of up to 64 rows alternate between the consumer's two buffers, as emitTmaStores'
-  // lines do: with an odd number the first chunk's buffer held the previous tile's last.
+  // Chunks of up to 64 rows take the consumer's buffers in turn, as emitTmaStores' lines do:
+  // a chunk waits for its buffer's last store first with one buffer, or where it is the first
+  // of an odd number (its buffer held the previous tile's last).
   int64_t chunks = llvm::divideCeil(f.tileM, kChunkRows);
-  if (chunks % 2 != 0) {
-    leader(waitBuffersRead);
-    emitConsumerBarrier(e, consumer);
-  }
   for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    if (count == 1 || (chunk == 0 && chunks % 2 != 0)) {
+      leader(waitBuffersRead);
+      emitConsumerBarrier(e, consumer);
+    }
     int64_t rows = std::min(kChunkRows, f.tileM - chunk * kChunkRows);
     int64_t firstGroup = chunk * kChunkRows / kGroupRows;
-    Value buffer = e.offset(f.base, e.add(buffers, e.i32((chunk % 2) * kBufferBytes)));
+    Value buffer = e.offset(f.base, e.add(buffers, e.i32((chunk % count) * kBufferBytes)));
     for (int64_t g = firstGroup; g < firstGroup + rows / kGroupRows; g += 2) {
       SmallVector<Value> words;
       for (int64_t i = 0; i < 4; ++i) {
@@ -188,7 +189,8 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
     }
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     e.fenceAsyncShared();
-    leader(waitBuffersRead);
+    if (count > 1)
+      leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
     leader([&] {
       SmallVector<Value> maps = {f.dMap};
