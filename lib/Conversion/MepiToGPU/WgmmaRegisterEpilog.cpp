@@ -461,6 +461,21 @@ void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const S
   }
 }
 
+/// One thread's TMA store of the line in `buffer` at D's (`col`, `row`): D's line, then the same
+/// line of each mirror, in one bulk group.
+void storeTmaLine(Emitter &e, const WgmmaEpilogFrame &f, Value buffer, Value col, Value row) {
+  SmallVector<Value> coordinates = {col, row};
+  llvm::append_range(coordinates, f.dBatch);
+  SmallVector<Value> maps = {f.dMap};
+  llvm::append_range(maps, f.mirrorMaps);
+  for (Value map : maps)
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(e.b, e.loc, map, buffer, coordinates,
+                                                       /*l2CacheHint=*/Value(),
+                                                       NVVM::TMAStoreMode::TILE,
+                                                       /*predicate=*/Value());
+  NVVM::CpAsyncBulkCommitGroupOp::create(e.b, e.loc);
+}
+
 /// store = tma: line by line (128 bytes of each of the slice's 64 rows), the consumer writes
 /// the values into one of its buffers in turn, and one thread hands the buffer to a TMA store,
 /// which clips at D's edges. With two buffers, before the barrier that ends a line, that
@@ -529,18 +544,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
       leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
     Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
-    auto tmaStore = [&] {
-      SmallVector<Value> coordinates = {col, p.rowBase};
-      llvm::append_range(coordinates, f.dBatch);
-      // D's line, then the same line of each mirror, in one bulk group.
-      SmallVector<Value> maps = {f.dMap};
-      llvm::append_range(maps, f.mirrorMaps);
-      for (Value map : maps)
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-            b, loc, map, buffer, coordinates, /*l2CacheHint=*/Value(),
-            NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-    };
+    auto tmaStore = [&] { storeTmaLine(e, f, buffer, col, p.rowBase); };
     if (!f.dMap) { // D's rows are not TMA's: the threads store every line
       copyLineBounded(e, op, f, p, bases, buffer, col);
       continue;
