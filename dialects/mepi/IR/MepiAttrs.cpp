@@ -265,8 +265,8 @@ KernelConfigAttr ConfigFields::get(MLIRContext *context) const {
   return KernelConfigAttr::get(
       context, strategy, tileM, tileN, tileK,
       MainloopConfigAttr::get(context, stages, tma, pingpong, cluster, promote, multicast),
-      SchedulerConfigAttr::get(context, schedule, splits), EpilogueConfigAttr::get(context, store, buffers),
-      swapped);
+      SchedulerConfigAttr::get(context, schedule, splits),
+      EpilogueConfigAttr::get(context, store, buffers), swapped);
 }
 
 namespace {

@@ -48,7 +48,8 @@ constexpr int64_t kMaxStreamKSteps = kMaxApproxDividend;
 /// The staged epilog's block: 64 rows of kChunkColumns f32, rows padded by 8 floats so that a
 /// warp's 8-byte fragment stores fill all 32 banks twice, the minimum for 256 bytes.
 constexpr int64_t kChunkColumns = 32, kStagingPitch = kChunkColumns + 8;
-/// A TMA store buffer: 64 rows of one 128-byte line of D; two per consumer, alternating.
+/// A TMA store buffer: 64 rows of one 128-byte line of D; one or two per consumer, taken in
+/// turn (the epilogue's `buffers`).
 constexpr int64_t kTmaStoreBufferBytes = 64 * kSwizzleBytes;
 /// The group table of a grouped kernel: per group its first tile row among all groups' (S + 1
 /// entries, the last the total), its first row and its end row, i32 each.
