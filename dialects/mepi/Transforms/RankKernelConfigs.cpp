@@ -136,9 +136,8 @@ struct Fp8Shape {
 ///   with TMA stores only (the staged epilog beside block scales spills), 128 x 64 0.85, 64 x
 ///   128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one
 ///   consumer leaves the tensor cores idle while it adds a block's sums into the second set;
-///   two consumers take turns, so
-///   128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680 x 10464 0.947 of cuBLASLt
-///   against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
+///   two consumers take turns, so 128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680
+///   x 10464 0.947 of cuBLASLt against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
 /// - Fast accumulation: each shape forced on four large problems, the speed over the share of
 ///   the last wave filled (2026-11-28; bench/NOTES.md, FP8): 128 x 256 1.14, 256 x 128 1.13,
 ///   128 x 192 1.12, 64 x 128 0.81 (in clusters; alone 0.70), 128 x 64 0.65, 64 x 64 0.59 (0.45

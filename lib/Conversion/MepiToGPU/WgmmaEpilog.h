@@ -59,6 +59,21 @@ struct WgmmaEpilogFrame : TileGrid {
   bool rowBounds() const { return rowEnd || m % tileM != 0; }
 };
 
+/// How a consumer's lines (swapped: chunks) of D take its `count` TMA store buffers in turn,
+/// line l the buffer l % count: a buffer is overwritten only after the store that read it.
+struct TmaBufferTurns {
+  int64_t count;
+  /// Line `line` of `lines` waits for its buffer's last store (and the consumer's barrier)
+  /// before it is written: every line with one buffer; with two the first of an odd number,
+  /// whose buffer held the previous slice's last line.
+  bool waitsBefore(int64_t line, int64_t lines) const {
+    return count == 1 || (line == 0 && lines % 2 != 0);
+  }
+  /// With two, before the barrier that ends a line, the store of the line before it has read
+  /// its buffer, the one the next line overwrites.
+  bool waitsAtEnd() const { return count > 1; }
+};
+
 /// Applies the epilog to the accumulators `acc` (an LLVM struct of tile_n / 2 f32 in the wgmma
 /// fragment layout) of 64-row slice `slice` (i32) of tile (tileRow, tileCol), storing D and the
 /// aux outputs and completing the reductions. The calling warpgroup's staging block, scratch

@@ -494,6 +494,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
   Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes)));
   int64_t count = f.tmaStoreBuffers;
+  TmaBufferTurns turns{count};
   auto leader = [&](llvm::function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
     auto ifOp = scf::IfOp::create(b, loc, isLeader, /*withElseRegion=*/false);
@@ -508,13 +509,12 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   auto waitBuffersRead = [&] {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
   };
-  // A line waits for its buffer's last store first with one buffer, or where it is the first
-  // of an odd number (its buffer held the previous slice's last line).
   auto waitForBuffer = [&] {
     leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
   };
-  if (count == 1 || lines % 2 != 0)
+  // Line 0's wait goes before the first line's loads, the others' in the loop.
+  if (turns.waitsBefore(0, lines))
     waitForBuffer();
   // The lines are unrolled (1 to 8 of them), so their registers are static and ptxas may
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
@@ -530,7 +530,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
       nextC = loadSourcePairs(e, op, operands, f, p, next, groupsPerLine);
       nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(next), groupsPerLine);
     }
-    if (count == 1 && staticLine > 0)
+    if (staticLine > 0 && turns.waitsBefore(staticLine, lines))
       waitForBuffer();
     Value line = e.i32(staticLine);
     Value bufferOffset =
@@ -540,7 +540,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
                       groupsPerLine, lineC, lineInputs);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     e.fenceAsyncShared();
-    if (count > 1)
+    if (turns.waitsAtEnd())
       leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
     Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));

@@ -151,6 +151,7 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
   Value matrixRow = e.add(e.mul(e.div(matrix, e.i32(2)), e.i32(kGroupRows)), e.rem(lane, e.i32(8)));
   Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes)));
   int64_t count = f.tmaStoreBuffers;
+  TmaBufferTurns turns{count};
   Value isLeader = e.eq(thread, e.i32(0));
   auto leader = [&](llvm::function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
@@ -161,12 +162,10 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
   auto waitBuffersRead = [&] {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
   };
-  // Chunks of up to 64 rows take the consumer's buffers in turn, as emitTmaStores' lines do:
-  // a chunk waits for its buffer's last store first with one buffer, or where it is the first
-  // of an odd number (its buffer held the previous tile's last).
+  // Chunks of up to 64 rows take the consumer's buffers in turn, as emitTmaStores' lines do.
   int64_t chunks = llvm::divideCeil(f.tileM, kChunkRows);
   for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-    if (count == 1 || (chunk == 0 && chunks % 2 != 0)) {
+    if (turns.waitsBefore(chunk, chunks)) {
       leader(waitBuffersRead);
       emitConsumerBarrier(e, consumer);
     }
@@ -189,7 +188,7 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
     }
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     e.fenceAsyncShared();
-    if (count > 1)
+    if (turns.waitsAtEnd())
       leader(waitBuffersRead);
     emitConsumerBarrier(e, consumer);
     leader([&] {
