@@ -9,6 +9,7 @@
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=SPLIT
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=CONSUMER
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
 
 // CONFIG: config = #mepi.kernel_config<wgmma, tile = [64, {{[0-9]+}}, 32]
@@ -23,12 +24,13 @@
 // SPLIT: setmaxnreg.dec.sync.aligned.u32 40;
 // SPLIT: fence.proxy.async.shared::cta;
 // SPLIT-NEXT: mbarrier.arrive.shared.b64
-// The consumer: no split of its own, twelve wgmmas a k-step.
-// CHECK: setmaxnreg.inc.sync.aligned.u32
-// CHECK-NOT: st.shared.v4.b32
-// CHECK-COUNT-12: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
-// CHECK-NOT: wgmma.mma_async
-// CHECK: wgmma.commit_group.sync.aligned;
+// The consumer (placed before or after the producer): no split of its own, twelve wgmmas a
+// k-step.
+// CONSUMER: setmaxnreg.inc.sync.aligned.u32
+// CONSUMER-NOT: st.shared.v4.b32
+// CONSUMER-COUNT-12: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
+// CONSUMER-NOT: wgmma.mma_async
+// CONSUMER: wgmma.commit_group.sync.aligned;
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning

@@ -124,7 +124,12 @@ void WgmmaKernelGenerator::emitBlockValues(Emitter &e, Context &c) const {
   c.baseAddress = e.andI(e.add(rawAddress, e.i32(1023)), e.i32(~1023));
   c.base = e.offset(raw, e.sub(c.baseAddress, rawAddress));
   c.tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  c.warpgroup = e.div(c.tid, e.i32(kWarpgroup));
+  // The warpgroup as lane 0 sees it: the same value in every lane, which ptxas then keeps, with
+  // what derives from it (a consumer's wgmma descriptors), in uniform registers rather than
+  // computing it per thread and moving each descriptor over (R2UR) before its wgmma.
+  c.warpgroup = NVVM::ShflOp::create(b, loc, b.getI32Type(), e.i32(-1),
+                                     e.div(c.tid, e.i32(kWarpgroup)), e.i32(0), e.i32(0x1f),
+                                     NVVM::ShflKind::idx, UnitAttr());
   c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
   c.scheduler.emplace(c.spec, c.rank);
   c.pipeline.emplace(c.base, c.layout, config.getMainloop().getStages(), cluster());
