@@ -15,7 +15,7 @@ StagedEpilog::StagedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                            Value slice, Value rowBase, Value colBase)
     : e(e), op(op), operands(operands), f(f), scratch(op), thread(thread), tileRow(tileRow),
       tileCol(tileCol), slice(slice), rowBase(rowBase), colBase(colBase) {
-  consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
+  consumer = f.consumer;
   staging = e.offset(
       f.base, e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes))));
   area = e.offset(f.base, e.add(e.i32(f.scratch), e.mul(consumer, e.i32(scratch.bytes))));

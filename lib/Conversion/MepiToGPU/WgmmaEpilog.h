@@ -49,6 +49,7 @@ struct WgmmaEpilogFrame : TileGrid {
   Value base;      ///< aligned dynamic shared memory (ptr<3>)
   Value workspace; ///< global pointer (reductions only)
   Value tid;       ///< thread index in the block (i32); consumers are warpgroups 1..C
+  Value consumer;  ///< this thread's consumer (warpgroup - 1), uniform over its warpgroup
   /// Grouped, per work unit: the tile's first row and the end of its group's rows (i32), which
   /// bound the rows written instead of M. Null otherwise.
   Value firstRow, rowEnd;

@@ -482,7 +482,8 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   const IRMapping &views = unit.batch || unit.group ? batchViews : operands;
   if (config.getSwapped() && config.getEpilogue().getStore() != DStore::Tma)
     return emitTransposedEpilog(e, op, views, c.m, c.n, config.getTileM(), config.getTileN(),
-                                acc, unit.tileRow, unit.tileCol, c.tid);
+                                acc, unit.tileRow, unit.tileCol, c.tid,
+                                e.sub(c.warpgroup, e.i32(1)));
   WgmmaEpilogFrame frame;
   static_cast<TileGrid &>(frame) = tileGrid(op);
   frame.store = config.getEpilogue().getStore();
@@ -500,6 +501,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.base = c.base;
   frame.workspace = c.workspace;
   frame.tid = c.tid;
+  frame.consumer = e.sub(c.warpgroup, e.i32(1));
   frame.firstRow = unit.groupRow;
   frame.rowEnd = unit.rowEnd;
   if (config.getSwapped())

@@ -490,7 +490,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   Location loc = e.loc;
   int64_t lineColumns = tmaStoreLineColumns(op), lines = f.tileN / lineColumns;
   int64_t groupsPerLine = lineColumns / 8;
-  Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
+  Value consumer = f.consumer;
   Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
   Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes)));
   int64_t count = f.tmaStoreBuffers;

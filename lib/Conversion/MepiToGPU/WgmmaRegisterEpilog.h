@@ -19,13 +19,13 @@ void emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                         const WgmmaEpilogFrame &f, Value acc, Value rowBase, Value colBase,
                         Value fragmentRow, Value fragmentCol);
 
-/// The swapped form's epilog (Dᵀ = B Aᵀ): `acc` holds consumer (tid / 128 - 1)'s 64 x tile_m
+/// The swapped form's epilog (Dᵀ = B Aᵀ): `acc` holds consumer `consumer`'s 64 x tile_m
 /// block of Dᵀ, i.e. D rows tileRow * tileM + [0, tileM) by 64 columns from tileCol * tileN +
 /// 64 * consumer. Element by element (D is short: M <= 64), any element-wise epilog with
 /// matrix or bitmask aux outputs (a bitmask byte's 8 rows are one quad's, ORed by shuffles).
 void emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands, int64_t m,
                           int64_t n, int64_t tileM, int64_t tileN, Value acc, Value tileRow,
-                          Value tileCol, Value tid);
+                          Value tileCol, Value tid, Value consumer);
 
 /// The swapped form with store = tma: the consumer's 64 columns of the tile's rows through the
 /// epilog into its two TMA store buffers, up to 64 rows at a time (stmatrix.trans turns the

@@ -50,10 +50,10 @@ Value transposedPair(Emitter &e, MatmulOp op, const IRMapping &operands,
 
 void mlir::mepi::emitTransposedEpilog(Emitter &e, MatmulOp op, const IRMapping &operands,
                                       int64_t m, int64_t n, int64_t tileM, int64_t tileN,
-                                      Value acc, Value tileRow, Value tileCol, Value tid) {
+                                      Value acc, Value tileRow, Value tileCol, Value tid,
+                                      Value consumer) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  Value consumer = e.sub(e.div(tid, e.i32(kWarpgroup)), e.i32(1));
   Value thread = e.rem(tid, e.i32(kWarpgroup));
   Value lane = e.rem(tid, e.i32(32));
   // Fragment layout of the 64 x tile_m block of Dᵀ (DESIGN §5): register r of lane l in warp w
@@ -134,7 +134,7 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
   OpBuilder &b = e.b;
   Location loc = e.loc;
   constexpr int64_t kGroupRows = 8, kChunkRows = sm90::kSliceRows;
-  Value consumer = e.sub(e.div(f.tid, e.i32(kWarpgroup)), e.i32(1));
+  Value consumer = f.consumer;
   Value thread = e.rem(f.tid, e.i32(kWarpgroup));
   Value lane = e.rem(f.tid, e.i32(32)), warp = e.div(thread, e.i32(32));
   Value rowBase = e.mul(tileRow, e.i32(f.tileM));
