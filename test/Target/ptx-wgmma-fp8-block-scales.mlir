@@ -9,8 +9,12 @@
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config=chip=sm_90a | FileCheck %s --check-prefix=CONFIG
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.ptx" -o /dev/null
-// RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=NOGLOBAL
+// The consumer's and producer's order is checked on one tile, 128 x 64 (two consumers):
+// RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 64, 128], mainloop = <stages = 7, promote = 1>, epilogue = <store = tma>>}/' %s \
+// RUN:   | mepi-opt --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.narrow.ptx" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.narrow.ptx
+// RUN: FileCheck %s --input-file=%t.narrow.ptx --check-prefix=NOGLOBAL
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
 // RUN: sed 's/attributes {transpose_b}/attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop = <stages = 4, promote = 1>>}/' %s \
 // RUN:   | mepi-opt --mepi-lower-to-ptx="chip=sm_90a ptx-file=%t.wide.ptx" -o /dev/null
@@ -25,7 +29,8 @@
 // RUN:   | not mepi-opt --mepi-generate-kernels=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=REGISTERS
 
 // CONFIG-LABEL: func.func @block_scaled
-// CONFIG: config = #mepi.kernel_config<wgmma, tile = [{{64|128}}, {{64|128|192}}, 128], {{.*}}promote = 1>
+// Block-scaled 64 x 128 (one consumer) with TMA stores, alone (RankKernelConfigs.cpp):
+// CONFIG: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>, epilogue = <store = tma>>
 
 // CHECK-LABEL: .entry block_scaled_matmul_0
 // The consumer: the stage's wait, its wgmmas, its scales read from shared memory, the wait

@@ -126,6 +126,27 @@ struct Fp8Shape {
   double steps = 0; // a unit's k-steps times the waves (fp8Splits), or stream-K's
 };
 
+/// Block-scaled 64 x 128 (one consumer, TMA stores, alone) beats 128 x 64 from 4 k-steps on:
+/// 128 x 64's two consumers each scale a 64 x 64 slice a k-step, twice the scale loads and
+/// multiplies per FLOP of one 64 x 128. H200, 2026-11-29, one call (`fp8-one-wave.log`): 64 x
+/// 128 ran 128 x 8192 x 8192 at 660 TFLOP/s against 624, 640 x 1408 x 3584 497 / 452, 320 x
+/// 1536 x 2816 249 / 226, 128 x 4288 x 1536 200 / 189, 128 x 1600 x 1152 69 / 60; the problems
+/// of 2-3 k-steps (864 x 992 x 256, 2304 x 320 x 384) ran 1-4 % slower on it. In clusters of 2
+/// it lost to 128 x 64 (`fp8-block64.log`: 320 x 1536 x 2816 147 TFLOP/s against 226, 128 x
+/// 1600 x 1152 57 / 64), so it goes alone first (fp8ClusterFirst).
+bool blockScaledNarrowFits(const Sm90Problem &p) {
+  constexpr int64_t kMinKSteps = 4;
+  return p.blockScales && llvm::divideCeil(p.k, p.atom().lineElements()) >= kMinKSteps;
+}
+
+/// Block-scaled 64-row tiles store D through TMA where at least half their rows hold D: 64 x
+/// 3584 x 832 59 TFLOP/s against 51 staged, 64 x 42880 x 384 230 / 206, 48 x 640 x 6064 32 / 31,
+/// but at 16 rows 6-7 % slower (16 x 44528 x 1840, 16 x 10880 x 512), where the TMA path
+/// writes all 64 rows to its buffer (H200, 2026-11-29, `fp8-block64.log`).
+bool blockScaledNarrowStores(const Sm90Problem &p) {
+  return p.blockScales && p.m >= sm90::kSliceRows / 2;
+}
+
 /// The tile shapes 8-bit A and B can take and their speeds per FLOP (fitted on the H200, e4m3,
 /// bf16 D, tensor-wise scales; bench/NOTES.md, FP8: the ranking).
 /// - Promoted (no fast_accumulation; promoted kernels loaded as whole programs): the second
@@ -134,10 +155,11 @@ struct Fp8Shape {
 ///   11984 x 6112), 256 x 128 1.17 tensor- and row-wise, 1.29 block-scaled (8192^3 against
 ///   128 x 192 in one run: its scales staged, where 128 x 192 loads them from global memory),
 ///   with TMA stores only (the staged epilog beside block scales spills), 128 x 64 0.85, 64 x
-///   128 0.65, 64 x 64 0.3 (decode shapes ran slower on it than on 64 x 128). A tile of one
-///   consumer leaves the tensor cores idle while it adds a block's sums into the second set;
-///   two consumers take turns, so 128 x 64 beats 64 x 128 of the same area (H100: 384 x 1680
-///   x 10464 0.947 of cuBLASLt against 0.711, 128 x 8192 x 8192 1.009 against 0.954).
+///   128 0.65 (block-scaled 0.9), 64 x 64 0.3 (decode shapes ran slower on it than on 64 x
+///   128). A tile of one consumer leaves the tensor cores idle while it adds a block's sums
+///   into the second set; two consumers take turns, so 128 x 64 beats 64 x 128 of the same
+///   area (H100: 384 x 1680 x 10464 0.947 of cuBLASLt against 0.711, 128 x 8192 x 8192 1.009
+///   against 0.954). Block-scaled, the other way (blockScaledNarrowFits).
 /// - Fast accumulation: each shape forced on four large problems, the speed over the share of
 ///   the last wave filled (2026-11-28; bench/NOTES.md, FP8): 128 x 256 1.14, 256 x 128 1.13,
 ///   128 x 192 1.12, 64 x 128 0.81 (in clusters; alone 0.70), 128 x 64 0.65, 64 x 64 0.59 (0.45
@@ -150,7 +172,7 @@ SmallVector<Fp8Shape> fp8Shapes(const Sm90Problem &p) {
   SmallVector<Fp8Shape> shapes;
   if (p.promotesSums)
     shapes = {{128, 128, 1.0}, {128, 192, 1.25}, {256, 128, p.blockScales ? 1.29 : 1.17},
-              {64, 128, 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
+              {64, 128, blockScaledNarrowFits(p) ? 0.9 : 0.65}, {128, 64, 0.85}, {64, 64, 0.3}};
   else
     shapes = {{128, 128, 1.0}, {128, 192, 1.12}, {128, 256, 1.14}, {256, 128, 1.13},
               {64, 128, 0.81}, {128, 64, 0.65}, {64, 64, 0.45}};
@@ -194,7 +216,7 @@ bool fp8ClusterFirst(const Sm90Problem &p, const TargetInfo &target, const Fp8Sh
   if (llvm::divideCeil(paired, sms) > llvm::divideCeil(tiles, sms))
     return false;
   if (p.promotesSums)
-    return s.m <= 128 && s.n == 128;
+    return s.m <= 128 && s.n == 128 && !(p.blockScales && s.m == 64);
   return tiles > sms && (s.n == 256 || (s.m == 64 && s.n == 128));
 }
 
@@ -261,11 +283,16 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
       s.config = {};
     if (s.config && Sm90Spec::promotesBySlice(s.config))
       s.config = withStageForBuffer(p, target, s.config);
-    if (p.grouped()) {
-      if (s.m == 64 && canUseTmaStores(op, true, s.n)) // decode groups: measured above
-        s.config = s.config.withStore(DStore::Tma);
-      continue;
+    // 64-row tiles store D through TMA where they were measured so: grouped decode
+    // (orderGroupedFp8Shapes) and block-scaled (fp8Shapes).
+    if (s.config && s.m == 64 && (p.grouped() || blockScaledNarrowStores(p)) &&
+        canUseTmaStores(op, true, s.n)) {
+      KernelConfigAttr tma = s.config.withStore(DStore::Tma);
+      if (Sm90Spec(p, tma, target).canImplement())
+        s.config = tma;
     }
+    if (p.grouped())
+      continue;
     s.streamKWaves = streamKWaves(p, target, s.config);
     auto [splits, steps] = fp8Splits(p, target, tilesOf(s));
     if (!fastNarrowTileFits(p, s, splits, int64_t(kSteps)))
