@@ -131,6 +131,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     // elements of 8 x 3 tiles, residue rows, columns and K (a cheap epilog: GELU's 10 k-steps
     // would take the short-K ping-pong).
     cases.push_back({t, {43, 900, 600}, {43, 520, 600}, {43, 900, 520}, false, true, "BIAS"});
+    // The heuristic's batched ping-pong 128 x 128 (pingpongForm): rows on L2's sectors, 9
+    // k-steps, one B for all 6 elements, residue rows and columns, TMA stores of D.
+    cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "GELU_BIAS"});
     Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
                   0.5f, -1.25f};
     cases.push_back(batchedC);
@@ -142,6 +145,8 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                                "<stages = 4>, scheduler = <split_k, splits = 3>>",
                                "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
                                "<stages = 4, pingpong = true>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                               "<stages = 6, pingpong = true>, epilogue = <store = tma>>",
                                "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = "
                                "<stages = 4, cluster = 2>, epilogue = <store = tma>>",
                                "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = "

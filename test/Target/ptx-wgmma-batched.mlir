@@ -3,8 +3,8 @@
 // tensor maps with one coordinate per batch dimension (3-D, 4-D copies), a broadcast batch
 // dimension (B's leading 1s) at coordinate 0; the epilog reads the bias of its batch element
 // (broadcast over the leading batch dimension) and writes D's, through TMA stores with D's
-// batch coordinate in the 256-row tiles of the first (the second, of few tiles and a short K,
-// takes 64 x 64 tiles with staged stores). ptxas assembles both without spills or serialized
+// batch coordinate in the ping-pong 128 x 128 tiles of the first (the second, of few tiles and
+// a short K, takes 64 x 64 tiles with staged stores). ptxas assembles both without spills or serialized
 // wgmmas.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a stop-after=kernel" | FileCheck %s --check-prefix=IR
@@ -13,11 +13,11 @@
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not="Potential Performance Loss"
 
 // IR-LABEL: func.func @bmm(
-// IR: mepi.tensor_map %arg0 box [64, 256] swizzle 128 : memref<16x1000x512xbf16>
+// IR: mepi.tensor_map %arg0 box [64, 128] swizzle 128 : memref<16x1000x512xbf16>
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<16x512x1024xbf16>
 // IR: mepi.tensor_map %arg2 box [64, 64] swizzle 128 : memref<16x1000x1024xbf16>
 // IR: gpu.launch_func
-// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+// IR-SAME: mepi.config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
 // IR-LABEL: func.func @broadcast_b(
 // IR: mepi.tensor_map %arg1 box [64, 64] swizzle 128 : memref<1x1x512x256xbf16>
 // IR: gpu.launch_func

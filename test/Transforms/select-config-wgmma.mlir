@@ -208,13 +208,14 @@ func.func @fitted_height(%a: memref<11520x37312xbf16> {mepi.alignment = 16 : i64
 // 256 x 128 or 128 x 192, whichever's waves fall more inside D (ties to 128 x 192;
 // WgmmaHeuristic::narrowerThan256x128): 43 elements of 896 x 512 are 688 tiles of 256 x 128
 // (six waves, the last 0.21 full) against 903 of 128 x 192 (seven, 0.84); 40 elements are 640
-// against 840 (five waves, the last 0.85 full, against seven, 0.36): 256 x 128.
+// against 840 (five waves, the last 0.85 full, against seven, 0.36): 256 x 128. (Rows of
+// 1168 bytes start off L2's sectors: no batched ping-pong, pingpongForm.)
 // CHECK-LABEL: func.func @narrower_than_256x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @narrower_than_256x128(%a: memref<43x896x576xf16> {mepi.alignment = 16 : i64},
-                                 %b: memref<43x512x576xf16> {mepi.alignment = 16 : i64},
+func.func @narrower_than_256x128(%a: memref<43x896x584xf16> {mepi.alignment = 16 : i64},
+                                 %b: memref<43x512x584xf16> {mepi.alignment = 16 : i64},
                                  %d: memref<43x896x512xf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<43x896x576xf16>, memref<43x512x576xf16>) outs(%d : memref<43x896x512xf16>)
+  mepi.matmul ins(%a, %b : memref<43x896x584xf16>, memref<43x512x584xf16>) outs(%d : memref<43x896x512xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to f16
@@ -227,10 +228,10 @@ func.func @narrower_than_256x128(%a: memref<43x896x576xf16> {mepi.alignment = 16
 
 // CHECK-LABEL: func.func @not_narrower_than_256x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @not_narrower_than_256x128(%a: memref<40x896x576xf16> {mepi.alignment = 16 : i64},
-                                     %b: memref<40x512x576xf16> {mepi.alignment = 16 : i64},
+func.func @not_narrower_than_256x128(%a: memref<40x896x584xf16> {mepi.alignment = 16 : i64},
+                                     %b: memref<40x512x584xf16> {mepi.alignment = 16 : i64},
                                      %d: memref<40x896x512xf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<40x896x576xf16>, memref<40x512x576xf16>) outs(%d : memref<40x896x512xf16>)
+  mepi.matmul ins(%a, %b : memref<40x896x584xf16>, memref<40x512x584xf16>) outs(%d : memref<40x896x512xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to f16
@@ -332,10 +333,10 @@ func.func @split_width(%a: memref<512x28928xf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// A costly epilog (an exp and a division per element) keeps ping-pong, with TMA stores, when
-// each SM gets 16 tiles of 128 x 128 or more (here 28).
+// An epilog of special ops (an exp and a division per element) takes ping-pong 128 x 128, 6
+// stages, with TMA stores (WgmmaHeuristic::pingpongForm).
 // CHECK-LABEL: func.func @big_stored_costly
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
 func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<14336x1024xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}) {
@@ -355,10 +356,9 @@ func.func @big_stored_costly(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i
 // -----
 
 // The same problem with the built-in GELU's form (exp2 and a division with fastmath<afn>, one
-// MUFU instruction each: an Approximate epilog): 256 x 128 tiles; ping-pong 128 x 128 is for
-// Expanded epilogs only.
+// MUFU instruction each: an Approximate epilog): ping-pong as well.
 // CHECK-LABEL: func.func @big_stored_approximate
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
 func.func @big_stored_approximate(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
                                   %b: memref<14336x1024xbf16> {mepi.alignment = 16 : i64},
                                   %d: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}) {
@@ -689,3 +689,76 @@ func.func @long_tail(%a: memref<4096x14336xbf16> {mepi.alignment = 16 : i64},
   return
 }
 
+// -----
+
+// Batched problems take ping-pong 128 x 128, 6 stages, with TMA stores, for any epilog from 8
+// k-steps on (WgmmaHeuristic::pingpongForm): 16 x 1024^3 DEFAULT.
+// CHECK-LABEL: func.func @batched_pingpong
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
+func.func @batched_pingpong(%a: memref<16x1024x1024xbf16> {mepi.alignment = 16 : i64},
+                            %b: memref<16x1024x1024xbf16> {mepi.alignment = 16 : i64},
+                            %d: memref<16x1024x1024xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<16x1024x1024xbf16>, memref<16x1024x1024xbf16>) outs(%d : memref<16x1024x1024xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// A cheap epilog over more than 32 k-steps (K = 4096) keeps 256 x 128.
+// CHECK-LABEL: func.func @batched_long_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @batched_long_k(%a: memref<4x2048x4096xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<4x2048x4096xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<4x2048x2048xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4x2048x4096xbf16>, memref<4x2048x4096xbf16>) outs(%d : memref<4x2048x2048xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// Four k-steps with special ops: the short-K 64 x 256 ping-pong, as unbatched.
+// CHECK-LABEL: func.func @batched_short_k
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @batched_short_k(%a: memref<12x2368x256xf16> {mepi.alignment = 16 : i64},
+                           %b: memref<12x3136x256xf16> {mepi.alignment = 16 : i64},
+                           %d: memref<12x2368x3136xf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<12x2368x256xf16>, memref<12x3136x256xf16>) outs(%d : memref<12x2368x3136xf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %one = arith.constant 1.0 : f32
+    %e = math.exp2 %acc fastmath<afn> : f32
+    %s = arith.addf %one, %e : f32
+    %x = arith.divf %acc, %s fastmath<afn> : f32
+    %r = arith.truncf %x : f32 to f16
+    mepi.yield %r : f16
+  }
+  return
+}
+
+// -----
+
+// Rows of 2000 bytes start off L2's sectors: 256 x 128 (7 x 1000^3 ran ping-pong at 0.69 of
+// cuBLASLt against 0.92).
+// CHECK-LABEL: func.func @batched_off_sectors
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @batched_off_sectors(%a: memref<7x1000x1000xbf16> {mepi.alignment = 16 : i64},
+                               %b: memref<7x1000x1000xbf16> {mepi.alignment = 16 : i64},
+                               %d: memref<7x1000x1000xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<7x1000x1000xbf16>, memref<7x1000x1000xbf16>) outs(%d : memref<7x1000x1000xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

@@ -4,6 +4,7 @@
 #include "KernelRules.h"
 #include "mepi/Library/ApproximateOps.h"
 #include "mepi/Sm90/EpilogScratch.h"
+#include "mepi/Sm90/L2Sectors.h"
 #include "mepi/Sm90/Sm90Spec.h"
 
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -147,6 +148,22 @@ int64_t waveSplits(const Sm90Problem &p, const TargetInfo &target, int64_t tiles
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
   return std::max<int64_t>(
       1, std::min({target.multiprocessors / tiles, kSteps / kMinStepsPerSplit, kMaxSplits}));
+}
+
+/// Whether the rows of A and B start on L2 sectors. TMA reads rows that do not with ~4x the L2
+/// requests (L2Sectors.h), so that large problems of such rows are limited by L2's requests,
+/// and B multicast in clusters of 2 halves B's.
+bool sectorAlignedRows(MatmulOp op) {
+  return llvm::all_of(SmallVector<Value>{op.getA(), op.getB()}, [](Value operand) {
+    auto type = cast<MemRefType>(operand.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(strides[type.getRank() - 2]))
+      return true;
+    int64_t pitch = strides[type.getRank() - 2] * type.getElementTypeBitWidth() / 8;
+    return sm90::rowsStartOnSectors(pitch);
+  });
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA

@@ -40,6 +40,8 @@ double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, 
 /// multiprocessors), each of at least 8 k-steps, at most 16; 1 where the tiles alone fill more
 /// than half of the machine (or there are none).
 int64_t waveSplits(const Sm90Problem &p, const TargetInfo &target, int64_t tiles);
+/// Whether the rows of A and B start on L2 sectors (TMA reads others with ~4x the requests).
+bool sectorAlignedRows(MatmulOp op);
 /// Whether D can go through TMA stores with `tileN`-column tiles.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN);
 /// How D leaves a tileM x tileN tile by default (TMA stores, registers or staged).

@@ -2,7 +2,6 @@
 // or the cost model where it decides), then every other form the generator can build for the
 // problem, in the cost model's order.
 #include "KernelRules.h"
-#include "mepi/Sm90/L2Sectors.h"
 #include "mepi/Sm90/Sm90CostModel.h"
 #include "mepi/Sm90/Sm90Spec.h"
 #include "mepi/Transforms/KernelConfigs.h"
@@ -50,22 +49,6 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
     config = asGrouped(op, config);
   if (config && !llvm::is_contained(ranked, config) && Sm90Spec(p, config, target).canImplement())
     ranked.push_back(config);
-}
-
-/// Whether the rows of A and B start on L2 sectors. TMA reads rows that do not with ~4x the L2
-/// requests (L2Sectors.h), so that large problems of such rows are limited by L2's requests,
-/// and B multicast in clusters of 2 halves B's.
-bool sectorAlignedRows(MatmulOp op) {
-  return llvm::all_of(SmallVector<Value>{op.getA(), op.getB()}, [](Value operand) {
-    auto type = cast<MemRefType>(operand.getType());
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
-        ShapedType::isDynamic(strides[type.getRank() - 2]))
-      return true;
-    int64_t pitch = strides[type.getRank() - 2] * type.getElementTypeBitWidth() / 8;
-    return sm90::rowsStartOnSectors(pitch);
-  });
 }
 
 /// Waves of `config`'s tiles where stream-K pays for them: W + 1 / pieces + kPieceCost for W

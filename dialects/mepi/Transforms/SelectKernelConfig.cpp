@@ -63,6 +63,7 @@ struct WgmmaHeuristic {
                              bool huge, bool partialWave) const;
   KernelConfigAttr columnFitted(KernelConfigAttr config) const;
   KernelConfigAttr manyTileForm(bool huge) const;
+  KernelConfigAttr pingpongForm(bool special) const;
   KernelConfigAttr narrowerThan256x128() const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
@@ -305,21 +306,11 @@ KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
 }
 
 /// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
-/// through TMA stores, unforced (not with operand sums, which ping-pong cannot compute). Ping-pong
-/// runs one consumer's epilog under the other's main loop: 128 x 128 with 4 stages was +1-7 %
-/// against 128 x 256 in clusters on 4096^3, 4096 x 14336 x 4096 and 16384 x 14336 x 4096 (H200);
-/// 3, 5 or 6 stages measured well below 4 (bench/NOTES.md).
-///
-/// When D goes through TMA stores and the epilog is cheap, 256 x 128 tiles instead (two
-/// consumers of two 64-row slices): on the H200 against ping-pong with TMA stores they measured
-/// 4096^3 781 against 739 TFLOP/s, 4096 x 14336 x 4096 790 against 759. With an Expanded
-/// epilog ping-pong stays where each multiprocessor gets 16 or more of its tiles: GELU_BIAS
-/// (then libdevice's expf and a guarded division) and a user bias + GELU (libdevice tanhf) ran
-/// 7-9 % faster in it on 4096 x 14336 x 4096 (28 tiles each) and 16384 x 14336 x 4096 (109),
-/// but GELU_BIAS 1.4 % slower on 4096^3 (8 each), where the ping-pong's start and end weigh
-/// more. The seven-instruction GELU (Approximate) no longer gains: on the H100 (2026-11-26)
-/// 4096 x 14336 x 4096 ran 735 in ping-pong against 762 on 256 x 128, and the sweep's
-/// 3584 x 1408 x 1920 0.907 of cuBLASLt against 1.101 (bench/NOTES.md).
+/// through TMA stores, unforced (not with operand sums, which ping-pong cannot compute).
+/// Ping-pong runs one consumer's epilog under the other's main loop (pingpongForm): batched
+/// problems take it first, then the short-K 64 x 256 ping-pong below, then ping-pong 128 x 128
+/// for epilogs of special ops. Otherwise 256 x 128 tiles (two consumers of two 64-row slices),
+/// or the shapes below where those waste rows or waves.
 ///
 /// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
 /// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
@@ -365,6 +356,9 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   EpilogCost cost = epilogCost(op);
   bool special = cost != EpilogCost::Arithmetic;
   bool manyPerWalker = tiles128 >= 16 * target.multiprocessors;
+  if (p.batch > 1)
+    if (KernelConfigAttr form = pingpongForm(special))
+      return form;
   int64_t shortKSteps = special ? kShortKStepsCostly : kShortKStepsCheap;
   if (llvm::divideCeil(p.k, line) <= shortKSteps && p.n > 128 && (special || !manyPerWalker)) {
     KernelConfigAttr shortK =
@@ -372,13 +366,43 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
     if (shortK && Sm90Spec(p, shortK, target).canImplement())
       return shortK;
   }
-  if (cost == EpilogCost::Expanded && manyPerWalker)
-    return tile(128, 128, /*stages=*/4).withPingpong(true).withStore(DStore::Tma);
+  if (special)
+    if (KernelConfigAttr form = pingpongForm(special))
+      return form;
   if (4 * llvm::divideCeil(p.m, 256) * 256 >= 5 * llvm::divideCeil(p.m, 128) * 128)
     return tile(128, 256, /*stages=*/4).withStore(DStore::Tma);
   if (KernelConfigAttr narrower = narrowerThan256x128())
     return narrower;
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
+}
+
+/// Ping-pong 128 x 128 with TMA stores and the most stages that fit (6, else 5 or 4), where
+/// A's and B's rows start on L2 sectors and its waves fall at least as much inside D as 256 x
+/// 128's; for batched problems of 8 k-steps or more (at most 32 for an Arithmetic epilog), and
+/// for unbatched ones whose epilog has special ops. Its epilog runs under the other consumer's
+/// main loop, which outweighs 128 x 128's extra operand traffic where the epilog is a large
+/// part of a tile: short K, or special ops. Against the rules before (256 x 128, 128 x 192 or
+/// the short-K 64 x 256; H200, 2026-11-29, bench/NOTES.md "Ping-pong"): the batched set's 40
+/// changed problems 1.047x faster (every one within 0.3 % or faster: 16 x 1024^3 GELU_BIAS
+/// 1.12x, 64 x 512^3 DEFAULT 1.08x, 8 x 2048^3 DEFAULT 1.005x), the sweep's GELU_BIAS rows
+/// 512 x 46848 x 896 1.17x, 81 x 3584 x 1408 x 1920 1.12x, 24 x 2304 x 448 x 896 1.08x, the
+/// dense set's GELU rows within noise (0.94-1.06x, geomean 0.996). At 3 and 4 k-steps the
+/// 64 x 256 ping-pong stayed faster (12 x 2368 x 3136 x 256: 0.968x), and so did 256 x 128
+/// for 7 x 1000^3 (rows off L2's sectors: 0.69 against 0.92 of cuBLASLt). Six stages ran
+/// 0-6 % faster than four here (the 3, 5, 6 below 4 of 2026-11-23 predate TMA stores).
+KernelConfigAttr WgmmaHeuristic::pingpongForm(bool special) const {
+  constexpr int64_t kMinKSteps = 8, kMaxCheapKSteps = 32;
+  int64_t kSteps = llvm::divideCeil(p.k, line);
+  if (p.n <= 128 || !sectorAlignedRows(op) || waveShare(128, 128, 1) < waveShare(256, 128, 1) ||
+      (p.batch > 1 && (kSteps < kMinKSteps || (!special && kSteps > kMaxCheapKSteps))))
+    return {};
+  for (int64_t stages : {6, 5, 4}) {
+    KernelConfigAttr config =
+        tile(128, 128, stages).withPingpong(true).withStore(DStore::Tma);
+    if (config && Sm90Spec(p, config, target).canImplement())
+      return config;
+  }
+  return {};
 }
 
 /// Instead of 256 x 128 tiles, 128 x 192 (the same two consumers, three quarters of the area)
