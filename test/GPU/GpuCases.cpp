@@ -134,6 +134,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     // The heuristic's batched ping-pong 128 x 128 (pingpongForm): rows on L2's sectors, 9
     // k-steps, one B for all 6 elements, residue rows and columns, TMA stores of D.
     cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "GELU_BIAS"});
+    // The heuristic's batched 128 x 256 (32 k-steps, a cheap epilog, waves as full as 256 x
+    // 128's): residue rows.
+    cases.push_back({t, {8, 1000, 2048}, {8, 1024, 2048}, {8, 1000, 1024}, false, true, "BIAS"});
     Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
                   0.5f, -1.25f};
     cases.push_back(batchedC);

@@ -369,32 +369,43 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (special)
     if (KernelConfigAttr form = pingpongForm(special))
       return form;
-  if (4 * llvm::divideCeil(p.m, 256) * 256 >= 5 * llvm::divideCeil(p.m, 128) * 128)
+  // 128 x 256 where 256-row tiles waste rows, or (batched, rows on L2's sectors) where its
+  // waves fall at least as much inside D: batched bf16 DEFAULT of 32-64 k-steps ran it 1.0-1.5 %
+  // faster than 256 x 128 on four shapes of equal waves (H200, 2026-11-29,
+  // `batched-long-k.log`: 8 x 2048^3 1.000 against 0.986 of cuBLASLt, 4 x 2048^2 x 4096 1.006
+  // against 0.991).
+  if (4 * llvm::divideCeil(p.m, 256) * 256 >= 5 * llvm::divideCeil(p.m, 128) * 128 ||
+      (p.batch > 1 && sectorAlignedRows(op) && waveShare(128, 256, 1) >= waveShare(256, 128, 1)))
     return tile(128, 256, /*stages=*/4).withStore(DStore::Tma);
   if (KernelConfigAttr narrower = narrowerThan256x128())
     return narrower;
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
 }
 
-/// Ping-pong 128 x 128 with TMA stores and the most stages that fit (6, else 5 or 4), where
-/// A's and B's rows start on L2 sectors and its waves fall at least as much inside D as 256 x
-/// 128's; for batched problems of 8 k-steps or more (at most 32 for an Arithmetic epilog), and
-/// for unbatched ones whose epilog has special ops. Its epilog runs under the other consumer's
-/// main loop, which outweighs 128 x 128's extra operand traffic where the epilog is a large
-/// part of a tile: short K, or special ops. Against the rules before (256 x 128, 128 x 192 or
-/// the short-K 64 x 256; H200, 2026-11-29, bench/NOTES.md "Ping-pong"): the batched set's 40
-/// changed problems 1.047x faster (every one within 0.3 % or faster: 16 x 1024^3 GELU_BIAS
-/// 1.12x, 64 x 512^3 DEFAULT 1.08x, 8 x 2048^3 DEFAULT 1.005x), the sweep's GELU_BIAS rows
-/// 512 x 46848 x 896 1.17x, 81 x 3584 x 1408 x 1920 1.12x, 24 x 2304 x 448 x 896 1.08x, the
-/// dense set's GELU rows within noise (0.94-1.06x, geomean 0.996). At 3 and 4 k-steps the
-/// 64 x 256 ping-pong stayed faster (12 x 2368 x 3136 x 256: 0.968x), and so did 256 x 128
-/// for 7 x 1000^3 (rows off L2's sectors: 0.69 against 0.92 of cuBLASLt). Six stages ran
-/// 0-6 % faster than four here (the 3, 5, 6 below 4 of 2026-11-23 predate TMA stores).
+/// Ping-pong 128 x 128 with TMA stores and the most stages that fit (6, else 5 or 4), where A's and
+/// B's rows start on L2 sectors and its waves fall at least as much inside D as 256 x 128's; for
+/// batched problems of 8 k-steps or more (from 32 with an Arithmetic epilog only where its waves
+/// fall more inside D than 128 x 256's: 8 x 1536^2 x 2048 1.01 of cuBLASLt against 0.91, while 128
+/// x 256 ran four shapes of equal waves 0.2-3.5 % faster than it, `batched-long-k.log`), and for
+/// unbatched ones whose epilog has special ops. Its epilog runs under the other consumer's main
+/// loop, which outweighs 128 x 128's extra operand traffic where the epilog is a large part of a
+/// tile: short K, or special ops. Against the rules before (256 x 128, 128 x 192 or the short-K 64
+/// x 256; H200, 2026-11-29, bench/NOTES.md "Ping-pong"): the batched set's 40 changed problems
+/// 1.047x faster (every one within 0.3 % or faster: 16 x 1024^3 GELU_BIAS 1.12x, 64 x 512^3 DEFAULT
+/// 1.08x, 8 x 2048^3 DEFAULT 1.005x), the sweep's GELU_BIAS rows 512 x 46848 x 896 1.17x, 81 x 3584
+/// x 1408 x 1920 1.12x, 24 x 2304 x 448 x 896 1.08x, the dense set's GELU rows within noise
+/// (0.94-1.06x, geomean 0.996). At 3 and 4 k-steps the 64 x 256 ping-pong stayed faster (12 x 2368
+/// x 3136 x 256: 0.968x), and so did 256 x 128 for 7 x 1000^3 (rows off L2's sectors: 0.69 against
+/// 0.92 of cuBLASLt). Six stages ran 0-6 % faster than four here (the 3, 5, 6 below 4 of 2026-11-23
+/// predate TMA stores).
 KernelConfigAttr WgmmaHeuristic::pingpongForm(bool special) const {
-  constexpr int64_t kMinKSteps = 8, kMaxCheapKSteps = 32;
+  constexpr int64_t kMinKSteps = 8, kCheapKSteps = 32;
   int64_t kSteps = llvm::divideCeil(p.k, line);
-  if (p.n <= 128 || !sectorAlignedRows(op) || waveShare(128, 128, 1) < waveShare(256, 128, 1) ||
-      (p.batch > 1 && (kSteps < kMinKSteps || (!special && kSteps > kMaxCheapKSteps))))
+  double share = waveShare(128, 128, 1);
+  if (p.n <= 128 || !sectorAlignedRows(op) || share < waveShare(256, 128, 1))
+    return {};
+  bool longCheap = !special && kSteps >= kCheapKSteps;
+  if (p.batch > 1 && (kSteps < kMinKSteps || (longCheap && share <= waveShare(128, 256, 1))))
     return {};
   for (int64_t stages : {6, 5, 4}) {
     KernelConfigAttr config =
