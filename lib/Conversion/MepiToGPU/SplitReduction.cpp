@@ -185,7 +185,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
   Location loc = e.loc;
   int64_t floats = cast<LLVM::LLVMStructType>(acc.getType()).getBody().size();
   int64_t quads = floats / 4;
-  Value consumer = e.sub(c.warpgroup, e.i32(1));
+  Value consumer = c.consumer;
   Value thread = e.rem(c.tid, e.i32(kWarpgroup));
   Value isLeader = e.eq(thread, e.i32(0));
   Value slot = e.add(e.mul(unit.slot, e.i32(consumers())), consumer); // (slot, consumer)

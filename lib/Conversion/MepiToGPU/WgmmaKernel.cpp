@@ -226,6 +226,7 @@ void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &
     b.setInsertionPointToStart(role.elseBlock());
     NVVM::SetMaxRegisterOp::create(b, loc, Sm90Spec::registerSplit(config).second,
                                    NVVM::SetMaxRegisterAction::increase);
+    c.consumer = e.sub(c.warpgroup, e.i32(1));
     emitConsumer(e, c, op, operands);
     if (config.getEpilogue().getStore() == DStore::Tma)
       emitTmaStoresDrained(e, c.tid);
@@ -277,7 +278,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
   const Sm90SharedLayout &layout = c.layout;
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(registers(), f32));
-  Value consumer = e.sub(c.warpgroup, e.i32(1));
+  Value consumer = c.consumer;
   Value isLeader = e.eq(e.rem(c.tid, e.i32(kWarpgroup)), e.i32(0));
   bool pingpong = config.getMainloop().getPingpong();
   int64_t slices = slicesPerConsumer();
@@ -482,8 +483,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   const IRMapping &views = unit.batch || unit.group ? batchViews : operands;
   if (config.getSwapped() && config.getEpilogue().getStore() != DStore::Tma)
     return emitTransposedEpilog(e, op, views, c.m, c.n, config.getTileM(), config.getTileN(),
-                                acc, unit.tileRow, unit.tileCol, c.tid,
-                                e.sub(c.warpgroup, e.i32(1)));
+                                acc, unit.tileRow, unit.tileCol, c.tid, c.consumer);
   WgmmaEpilogFrame frame;
   static_cast<TileGrid &>(frame) = tileGrid(op);
   frame.store = config.getEpilogue().getStore();
@@ -501,7 +501,7 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.base = c.base;
   frame.workspace = c.workspace;
   frame.tid = c.tid;
-  frame.consumer = e.sub(c.warpgroup, e.i32(1));
+  frame.consumer = c.consumer;
   frame.firstRow = unit.groupRow;
   frame.rowEnd = unit.rowEnd;
   if (config.getSwapped())

@@ -279,6 +279,7 @@ struct WgmmaKernelGenerator::Context {
   Value base;                       // aligned dynamic shared memory (ptr<3>)
   Value baseAddress;                // its shared-window address (i32)
   Value tid, warpgroup;             // thread and warpgroup index in the block (i32)
+  Value consumer;                   // warpgroup - 1 in the consumer branch (i32), once for all uses
   Value rank;                       // the block's rank in its cluster (i32; 0 without one)
   int64_t m, n, k, tilesM, tilesN, kSteps, units;
   int64_t batch, unitsPerBatch;     // D's batch elements, and the work units of each
