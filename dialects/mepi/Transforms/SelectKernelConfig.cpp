@@ -366,7 +366,7 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
     if (shortK && Sm90Spec(p, shortK, target).canImplement())
       return shortK;
   }
-  if (special)
+  if (special && p.batch == 1) // batched problems asked above
     if (KernelConfigAttr form = pingpongForm(special))
       return form;
   // 128 x 256 where 256-row tiles waste rows, or (batched, rows on L2's sectors) where its
