@@ -7,7 +7,7 @@
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
 //   mpirun -np 2 mepi-bench --dist [--quick] [--epilog NAME] [--filter SUBSTRING] [--json FILE]
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -28,8 +28,9 @@
 //
 // --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms) and
 // reports how the heuristic's choice compares with the fastest candidate, as autotune() timed
-// them (the log and JSON list every candidate's time). --skip N leaves out the first N
-// problems that the other options select, to split a long run.
+// them (the log and JSON list every candidate's time); with --confirm, as a second pass times
+// the heuristic's choice and autotune's three fastest others interleaved (launch by launch).
+// --skip N leaves out the first N problems that the other options select, to split a long run.
 //
 // --shape measures the given problem sizes (labelled MxNxK) instead of the standard set;
 // BxMxNxK is a strided batch of B problems (cuBLASLt's strided batched, as torch.bmm calls
@@ -92,9 +93,20 @@ struct Measurement {
   /// --autotune: the heuristic's choice, and every candidate autotune() timed (fastest first).
   std::string heuristicConfig;
   std::vector<std::pair<std::string, double>> tuned;
-  /// The heuristic's choice's time over the fastest candidate's, both as autotune() timed them
-  /// (0 when autotune() did not run or could not time the heuristic's choice).
+  /// --confirm: the heuristic's choice first, then autotune()'s fastest others, timed again
+  /// interleaved over the rotated input sets.
+  std::vector<std::pair<std::string, double>> confirmed;
+  /// The heuristic's choice's time over the fastest candidate's, as --confirm timed them where
+  /// it ran, else as autotune() did (0 when autotune() could not time the heuristic's choice).
+  /// The fastest of one pass over many candidates is biased low by each time's noise (µs-scale
+  /// launches move a few %), hence the second pass over the few that matter.
   double heuristicOverBest() const {
+    if (!confirmed.empty()) {
+      double best = confirmed.front().second;
+      for (const auto &[config, ms] : confirmed)
+        best = std::min(best, ms);
+      return best > 0 ? confirmed.front().second / best : 0;
+    }
     for (const auto &[config, ms] : tuned)
       if (config == heuristicConfig && tuned.front().second > 0)
         return ms / tuned.front().second;
@@ -105,6 +117,7 @@ struct Measurement {
 std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
 bool rowMajorB = false;   ///< --layout nn: B is K x N row-major
 bool autotune = false;    ///< --autotune: Matmul::autotune() before timing
+bool confirm = false;     ///< --confirm: the heuristic's and autotune's best choices timed again
 
 cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
@@ -183,7 +196,8 @@ struct ProblemBuffers {
 /// mepi: one planned Matmul per input set (the kernel compiles once, then the cache serves);
 /// fills the configuration, the plan time and (--autotune) the candidates' times into `r`.
 std::vector<mepi::Matmul> planMepi(const Problem &p, const EpilogShape &ep,
-                                   const ProblemBuffers &buf, CUstream stream, Measurement &r) {
+                                   const ProblemBuffers &buf, CUstream stream, Measurement &r,
+                                   const std::string &config = forcedConfig, bool tune = autotune) {
   const int64_t m = p.shape.m, n = p.shape.n, k = p.shape.k, batch = p.shape.batch;
   const int64_t bCount = p.shape.sharedB ? 1 : batch;
   mepi::DType dtype = p.f32 ? mepi::DType::Float32 : p.bf16 ? mepi::DType::BFloat16
@@ -202,7 +216,7 @@ std::vector<mepi::Matmul> planMepi(const Problem &p, const EpilogShape &ep,
   std::vector<mepi::Matmul> mms;
   for (int i = 0; i < r.rotation; ++i) {
     mepi::Options options;
-    options.kernelConfig = forcedConfig;
+    options.kernelConfig = config;
     options.allowTF32 = p.tf32;
     mms.emplace_back(ep.mMajorA ? operand(buf.as[i], batch, k, m) : operand(buf.as[i], batch, m, k),
                      ep.nMajorB ? operand(buf.bs[i], bCount, k, n)
@@ -222,7 +236,7 @@ std::vector<mepi::Matmul> planMepi(const Problem &p, const EpilogShape &ep,
     }
     mms.back().plan(mepiEpilog(p.epilog), inputs);
     // --autotune: the first input set times the candidates; the others plan its choice.
-    if (autotune && i == 0) {
+    if (tune && i == 0) {
       r.heuristicConfig = mms.back().kernelConfiguration();
       r.tuned = mms.back().autotune(5, /*prune=*/-1, stream); // every candidate: the model's data
     }
@@ -266,6 +280,33 @@ void measureCublasLt(const Problem &p, const EpilogShape &ep, const ProblemBuffe
   r.refHostUs = refHostUs / refIterations;
 }
 
+/// --confirm: the heuristic's choice and autotune()'s three fastest others, each planned on every
+/// input set and timed interleaved (launch by launch, 20 rounds or more), into `r.confirmed`.
+void confirmTuned(const Problem &p, const EpilogShape &ep, const ProblemBuffers &buf,
+                  CUstream stream, Measurement &r) {
+  constexpr size_t kVariants = 4;
+  std::vector<std::string> configs{r.heuristicConfig};
+  for (const auto &[config, ms] : r.tuned)
+    if (configs.size() < kVariants && ms > 0 &&
+        std::find(configs.begin(), configs.end(), config) == configs.end())
+      configs.push_back(config);
+  std::vector<std::vector<mepi::Matmul>> sets;
+  std::vector<std::function<void(int)>> launches;
+  for (const std::string &config : configs) {
+    Measurement unused;
+    unused.rotation = r.rotation;
+    sets.push_back(planMepi(p, ep, buf, stream, unused, config, /*tune=*/false));
+  }
+  for (std::vector<mepi::Matmul> &set : sets) {
+    for (mepi::Matmul &mm : set) // warm-up: module load, first-launch costs
+      mm.execute(stream);
+    launches.push_back([&set, stream](int i) { set[i % set.size()].execute(stream); });
+  }
+  std::vector<double> ms = interleavedMedianMs(stream, std::max(r.iterations, 20), launches);
+  for (size_t v = 0; v < configs.size(); ++v)
+    r.confirmed.push_back({configs[v], ms[v]});
+}
+
 Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size_t l2Bytes,
                     bool quick) {
   Measurement r;
@@ -280,6 +321,14 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
     std::vector<mepi::Matmul> mms = planMepi(p, ep, buf, stream, r);
     r.mepiMs = mepiMs(mms, stream, quick, &r.executeHostUs, &r.iterations);
     measureCublasLt(p, ep, buf, lt, stream, r);
+    if (confirm && !r.tuned.empty()) {
+      try {
+        confirmTuned(p, ep, buf, stream, r);
+      } catch (const mepi::Error &e) { // autotune()'s figures stand; the row says why
+        r.confirmed.clear();
+        std::printf("    --confirm could not plan a candidate: %s\n", e.what());
+      }
+    }
   } catch (const mepi::Error &e) {
     r.error = e.what();
   }
@@ -335,7 +384,8 @@ std::optional<Options> parseOptions(int argc, char **argv) {
   std::map<std::string, bool *> flags = {
       {"--quick", &o.quick},     {"--catalog", &o.catalog}, {"--user", &o.user},
       {"--grouped", &o.grouped}, {"--grouped-k", &o.groupedK}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
-      {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune}};
+      {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune},
+      {"--confirm", &confirm}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     o.command += " " + arg;
@@ -523,10 +573,16 @@ std::string jsonRow(const Problem &p, const Measurement &r, double mepiTf, doubl
   for (const auto &[config, ms] : r.tuned)
     tuned += (tuned.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) + "\", " +
              std::to_string(ms) + "]";
+  std::string confirmed;
+  for (const auto &[config, ms] : r.confirmed)
+    confirmed += (confirmed.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) +
+                 "\", " + std::to_string(ms) + "]";
   if (!r.tuned.empty())
     tuned = ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
             "\", \"heuristic_over_best\": " + std::to_string(overBest) + ", \"candidates_ms\": [" +
             tuned + "]";
+  if (!confirmed.empty())
+    tuned += ", \"confirmed_ms\": [" + confirmed + "]";
   return std::string(row) + tuned;
 }
 
@@ -548,6 +604,12 @@ std::string measureAndReport(const Problem &p, const Device &dev, bool quick, To
     for (const auto &[config, ms] : r.tuned)
       std::printf(" %s=%.4f;", shortConfig(config).c_str(), ms);
     std::printf("\n");
+    if (!r.confirmed.empty()) {
+      std::printf("    confirmed (interleaved):");
+      for (const auto &[config, ms] : r.confirmed)
+        std::printf(" %s=%.4f;", shortConfig(config).c_str(), ms);
+      std::printf("\n");
+    }
   }
   std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
               p.shape.name, p.dtype(), p.epilog, p.shape.m, p.shape.n, p.shape.k, mepiTf, refTf,
