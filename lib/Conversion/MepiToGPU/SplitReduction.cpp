@@ -4,6 +4,13 @@
 // counter; the last to arrive adds every record in split order (the same bits whoever arrives
 // last) and runs the tile's epilog. Nobody waits for anybody, so the units need not be
 // resident at once.
+// Stream-K pieces of their own (Sm90Spec::streamKPieces) are the exception: the P pieces of a
+// shared unit run on P neighbouring walkers of one persistent grid, all resident, and the piece
+// of the last k-steps finishes the unit: it waits for the others' count and adds their records
+// in split order to its own accumulators (one fixed order: the same bits every launch), so that
+// it neither stores nor reads back its own record, and holds no second set of sums. The waiting
+// walker's peers have lower block indices (launched no later) and wait for nothing in their
+// piece.
 #include "WgmmaKernelGenerator.h"
 
 using namespace mlir;
@@ -117,9 +124,9 @@ void countArrival(Emitter &e, Value isLeader, function_ref<Value()> counterAddre
 constexpr int64_t kSumFloatsInFlight = 64;
 
 /// Where `isLast`: the partials of all `splits` splits summed in split order (the same bits
-/// whoever arrives last); elsewhere `acc`.
+/// whoever arrives last) onto `init` (zeros where null); elsewhere `acc`.
 Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLast,
-                  PartialAddress partial) {
+                  PartialAddress partial, Value init = {}) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
   auto vec4 = VectorType::get({4}, b.getF32Type());
@@ -128,7 +135,7 @@ Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLa
   b.setInsertionPointToStart(sum.thenBlock());
   // Acquire: the other warpgroups' partials, released before their count.
   NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  Value zero = LLVM::ZeroOp::create(b, loc, acc.getType());
+  Value zero = init ? init : LLVM::ZeroOp::create(b, loc, acc.getType()).getResult();
   int64_t group = std::clamp<int64_t>(kSumFloatsInFlight / (4 * quads), 1, 4);
   auto loop = scf::ForOp::create(b, loc, e.i32(0), splits, e.i32(group), ValueRange{zero});
   b.setInsertionPointToStart(loop.getBody());
@@ -176,6 +183,37 @@ Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLa
   scf::YieldOp::create(b, loc, acc);
   return sum.getResult(0);
 }
+
+/// A stream-K finisher's sum (the file's head): its leader waits until the other `splits` - 1
+/// pieces have counted in at `counter`, resets it for the next launch, and the warpgroup adds
+/// their records in split order to `acc`. Elsewhere `acc`.
+Value emitFinisherSum(Emitter &e, Value acc, int64_t quads, Value splits, Value isFinisher,
+                      Value isLeader, Value counter, Value consumer, PartialAddress partial) {
+  OpBuilder &b = e.b;
+  Location loc = e.loc;
+  Value others = e.sub(splits, e.i32(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(
+        scf::IfOp::create(b, loc, e.andI(isFinisher, isLeader), /*withElseRegion=*/false)
+            .thenBlock());
+    scf::WhileOp::create(
+        b, loc, TypeRange{}, ValueRange{},
+        [&](OpBuilder &before, Location at, ValueRange) {
+          Value arrived = LLVM::AtomicRMWOp::create(before, at, LLVM::AtomicBinOp::add, counter,
+                                                    e.i32(0), LLVM::AtomicOrdering::monotonic,
+                                                    StringRef("device"));
+          scf::ConditionOp::create(before, at, e.ult(arrived, others), ValueRange{});
+        },
+        [&](OpBuilder &after, Location at, ValueRange) {
+          scf::YieldOp::create(after, at, ValueRange{});
+        });
+    LLVM::StoreOp::create(b, loc, e.i32(0), counter, /*alignment=*/4);
+  }
+  emitConsumerBarrier(e, consumer);
+  // sumPartials fences (acquire) before its loads.
+  return sumPartials(e, acc, quads, others, isFinisher, partial, /*init=*/acc);
+}
 } // namespace
 
 std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, const Context &c,
@@ -197,14 +235,27 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
     Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
     return e.globalOffset(c.workspace, bytes);
   };
-  storePartials(e, acc, quads, unit.split, partial);
-  // Release: the partials are visible GPU-wide before the leader counts the warpgroup in.
-  NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
-  emitConsumerBarrier(e, consumer);
+  auto counter = [&] { return e.globalOffset(c.workspace, e.mul(e.zext64(slot), e.i64(4))); };
   Value flag = e.offset(c.base, e.add(e.i32(c.layout.flags), e.mul(consumer, e.i32(4))));
-  countArrival(
-      e, isLeader, [&] { return e.globalOffset(c.workspace, e.mul(e.zext64(slot), e.i64(4))); },
-      unit.splits, flag);
+  bool finisherWaits = config.getScheduler().isStreamK() && c.spec.streamKPieces() >= 2;
+  Value isFinisher =
+      finisherWaits ? e.eq(unit.split, e.sub(unit.splits, e.i32(1))) : Value();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    if (finisherWaits) { // the finisher keeps its accumulators
+      Value notFinisher = e.xorI(isFinisher, arith::ConstantIntOp::create(b, loc, 1, 1));
+      b.setInsertionPointToStart(
+          scf::IfOp::create(b, loc, notFinisher, /*withElseRegion=*/false).thenBlock());
+    }
+    storePartials(e, acc, quads, unit.split, partial);
+    // Release: the partials are visible GPU-wide before the leader counts the warpgroup in.
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
+    emitConsumerBarrier(e, consumer);
+    countArrival(e, isLeader, counter, unit.splits, flag);
+  }
+  if (finisherWaits)
+    return {isFinisher, emitFinisherSum(e, acc, quads, unit.splits, isFinisher, isLeader,
+                                        counter(), consumer, partial)};
   emitConsumerBarrier(e, consumer);
   Value isLast = e.ne(LLVM::LoadOp::create(b, loc, b.getI32Type(), flag, /*alignment=*/4),
                       e.i32(0));
