@@ -36,7 +36,9 @@
 // unit. A unit whose k-steps several walkers share is summed
 // like a split-K unit: each stores its partials as a record (every walker block keeps two, for
 // the first and the last shared unit its range meets), counts itself in on the counter of the
-// unit's first walker, and the last to arrive adds the records in k order and runs the epilog.
+// unit's first walker, and the last to arrive adds the records in k order and runs the epilog;
+// a unit cut into pieces of its own is finished by its last piece instead, which waits for the
+// others' count and adds their records to its own sums (SplitReduction.cpp).
 // The last wave then ends together instead of leaving G - U % G walkers idle.
 //
 // Ping-pong (pingpong = true): two consumer warpgroups, each computing whole tiles with
