@@ -52,7 +52,7 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
 }
 
 /// Waves of `config`'s tiles where stream-K pays for them: W + 1 / pieces + kPieceCost for W
-/// whole waves (two or more) and a last wave whose units the walk cuts into pieces of their own
+/// whole waves (one or more) and a last wave whose units the walk cuts into pieces of their own
 /// (Sm90Spec::streamKPieces: a device-sized target, no clusters), taken where that is 3 %
 /// below the W + 1 waves of whole units. The pieces' records and sums cost about a third of a
 /// unit, fitted on six FP8 shapes (H100, 2026-11-26, tensor-wise 128 x 192, of cuBLASLt,
@@ -63,10 +63,14 @@ void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90
 /// and so did row-wise 4096 x 4112 x 4128 (1107 against 1136): both W = 5 in two pieces, a
 /// predicted 2.6 %, which the 3 % leaves in whole units. Where the units have too few k-steps
 /// for two pieces (4096^2 x 3584, 28) the walk's crossing ranges lost (0.870 / 0.927).
+/// One whole wave since the pieces' fixed finisher (H200, 2026-11-29, the only one of the 103
+/// FP8 shapes of the set and both sweeps it changes, `fp8-one-wave-stream-k.log`): 6016 x 736 x
+/// 4544 (W = 1, 56 units in 2 pieces) tensor-wise 971 -> 1046 TFLOP/s, row-wise 949 -> 1022,
+/// block-scaled 837 -> 947.
 std::optional<double> streamKWaves(const Sm90Problem &p, const TargetInfo &target,
                                    KernelConfigAttr config) {
   constexpr double kPieceCost = 0.35, kRequiredGain = 1.03;
-  constexpr int64_t kMinWholeWaves = 2;
+  constexpr int64_t kMinWholeWaves = 1;
   KernelConfigAttr streamK = config ? config.withStreamk(true) : KernelConfigAttr();
   if (!streamK)
     return std::nullopt;
