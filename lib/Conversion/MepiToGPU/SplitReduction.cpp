@@ -9,8 +9,10 @@
 // of the last k-steps finishes the unit: it waits for the others' count and adds their records
 // in split order to its own accumulators (one fixed order: the same bits every launch), so that
 // it neither stores nor reads back its own record, and holds no second set of sums. The waiting
-// walker's peers have lower block indices (launched no later) and wait for nothing in their
-// piece.
+// walker's peers have lower block indices and wait for nothing in their piece: with the grid
+// resident (at most one block per multiprocessor, the device's count) each makes progress; a
+// GPU shared with other work relies, as CUTLASS's stream-K does, on blocks being dispatched in
+// index order.
 #include "WgmmaKernelGenerator.h"
 
 using namespace mlir;
