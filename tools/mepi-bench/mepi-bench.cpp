@@ -50,6 +50,7 @@
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
 // compare configurations side by side.
 #include "BenchSupport.h"
+#include "RunTotals.h"
 #include "DistBench.h"
 #include "Fp8Bench.h"
 #include "GroupedBench.h"
@@ -513,46 +514,6 @@ std::vector<Problem> problemsFor(Options &o, const std::vector<Shape> &shapes) {
   return problems;
 }
 
-/// The run's geometric means: over every problem, over the aligned ones, and (--autotune) of
-/// the heuristic's choice's time over the fastest candidate's.
-struct Totals {
-  double logSum = 0, alignedLogSum = 0, alignedMin = 0, heuristicLogSum = 0;
-  int counted = 0, alignedCounted = 0, alignedBelow90 = 0, tunedCounted = 0,
-      heuristicWithin3 = 0;
-  void add(const Problem &p, double ratio) {
-    logSum += std::log(ratio);
-    ++counted;
-    if (!p.aligned)
-      return;
-    alignedLogSum += std::log(ratio);
-    alignedMin = alignedCounted++ ? std::min(alignedMin, ratio) : ratio;
-    alignedBelow90 += ratio < 0.9;
-  }
-  void addTuned(double overBest) {
-    ++tunedCounted;
-    heuristicWithin3 += overBest <= 1.03;
-    heuristicLogSum += std::log(overBest);
-  }
-  double geomean() const { return counted ? std::exp(logSum / counted) : 0; }
-  double alignedGeomean() const {
-    return alignedCounted ? std::exp(alignedLogSum / alignedCounted) : 0;
-  }
-  double heuristicGeomean() const {
-    return tunedCounted ? std::exp(heuristicLogSum / tunedCounted) : 0;
-  }
-  void print() const {
-    std::printf("geometric mean of mepi/cuBLASLt ratios over %d problems: %.3f\n", counted,
-                geomean());
-    std::printf("over the %d aligned ones (the sweep: M, N, K multiples of 64; else N and K): "
-                "geometric mean %.3f, lowest %.3f, %d under 0.90\n",
-                alignedCounted, alignedGeomean(), alignedMin, alignedBelow90);
-    if (tunedCounted)
-      std::printf("the heuristic's choice within 3%% of autotune's best on %d of %d problems; "
-                  "geometric mean of its time over the best %.3f\n",
-                  heuristicWithin3, tunedCounted, heuristicGeomean());
-  }
-};
-
 /// One problem's JSON object (without its closing brace).
 std::string jsonRow(const Problem &p, const Measurement &r, double mepiTf, double refTf,
                     double ratio, double overBest) {
@@ -595,7 +556,7 @@ std::string measureAndReport(const Problem &p, const Device &dev, bool quick, To
   double refTf = r.error.empty() ? flops / (r.refMs * 1e-3) / 1e12 : 0;
   double ratio = refTf > 0 ? mepiTf / refTf : 0;
   if (r.error.empty())
-    totals.add(p, ratio);
+    totals.add(p.aligned, ratio);
   double overBest = r.heuristicOverBest();
   if (overBest > 0) {
     totals.addTuned(overBest);
