@@ -100,6 +100,21 @@ TEST_F(Sm90SpecTest, WorkUnitsCountClustersSplitsAndBatches) {
             std::string::npos);
   EXPECT_TRUE(Sm90Spec(mnMajorA, wgmma(128, 128, 6).withCluster(2, Multicast::A), target)
                   .canImplement());
+  // Clusters sharing both operands: 2 tile rows by cluster / 2 tile columns. 330 x 1088 in
+  // 128 x 64 tiles is 3 x 17 tiles, 2 x 5 units of 2 x 4; an A given as [K, M] needs each of
+  // a row's 4 blocks to load whole 64-row blocks.
+  KernelConfigAttr both = wgmma(128, 64, 8).withCluster(8, Multicast::AB);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(Sm90Spec::clusterRows(both), 2);
+  EXPECT_EQ(Sm90Spec::clusterColumns(both), 4);
+  EXPECT_EQ(Sm90Spec::clusterColumns(wgmma(128, 64, 8).withCluster(4, Multicast::AB)), 2);
+  EXPECT_EQ(Sm90Spec(problem(330, 1088, 1024), both, target).workUnits(), 2 * 5);
+  Sm90Problem bothMnMajorA = problem(330, 1088, 1024);
+  bothMnMajorA.mnMajorA = true;
+  EXPECT_NE(Sm90Spec(bothMnMajorA, both, target).whyNot()->find("a multiple of 256"),
+            std::string::npos);
+  EXPECT_FALSE(wgmma(128, 64, 8).withCluster(8, Multicast::AB).withSplits(2));
+  EXPECT_FALSE(wgmma(128, 64, 8).withCluster(2, Multicast::AB));
   Sm90Spec batched(problem(1000, 1000, 1000, 7), wgmma(128, 256, 4), target);
   EXPECT_EQ(batched.unitsPerBatch(), 32);
   EXPECT_EQ(batched.workUnits(), 224);

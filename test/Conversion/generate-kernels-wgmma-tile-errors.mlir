@@ -101,7 +101,7 @@ func.func @tma_store_tile(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
 // A cluster along N multicasts half of A's tile from each block: an A given as [K, M] loads
 // 64-row blocks, so a 64-row tile has no half to share.
 func.func @mn_major_a_multicast(%a: memref<128x200xbf16>, %b: memref<512x128xbf16>, %d: memref<200x512xbf16>) {
-  // expected-error @+1 {{expected tile_m a multiple of 128 for an A given as [K, M] with multicast = a (it loads 64-row blocks, half of them per block of the cluster), got 64}}
+  // expected-error @+1 {{expected tile_m a multiple of 128 for an A given as [K, M] in a cluster (it loads 64-row blocks, an equal share per block of its cluster row), got 64}}
   mepi.matmul ins(%a, %b : memref<128x200xbf16>, memref<512x128xbf16>)
       outs(%d : memref<200x512xbf16>)
       attributes {transpose_a, transpose_b, config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 6, cluster = 2, multicast = a>>} epilog {

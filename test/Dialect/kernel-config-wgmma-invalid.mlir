@@ -59,7 +59,7 @@ func.func private @pingpong_simt() attributes {c = #mepi.kernel_config<simt, til
 // -----
 
 // A cluster multicasts B through TMA: with ordinary loads there is nothing to multicast.
-// expected-error @+1 {{expected a cluster of 2 only with TMA loads}}
+// expected-error @+1 {{expected a cluster only with TMA loads}}
 func.func private @cluster_without_tma() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, tma = false, cluster = 2>, scheduler = <split_k, splits = 2>>}
 
 // -----
@@ -138,8 +138,25 @@ func.func private @promote_simt() attributes {c = #mepi.kernel_config<simt, tile
 
 // The parts check their own settings, whatever the tile: the main loop's cluster, stages and
 // promotion interval, the scheduler's split count.
-// expected-error @+1 {{expected a cluster of 1 or 2 blocks, got 4}}
+// expected-error @+1 {{expected a cluster of 1 or 2 blocks (4 or 8 with multicast = ab), got 4}}
 func.func private @mainloop_cluster() attributes {c = #mepi.mainloop<stages = 4, cluster = 4>}
+
+// -----
+
+// Both operands shared: 2 tile rows by 2 or 4 tile columns.
+// expected-error @+1 {{expected a cluster of 4 or 8 blocks with multicast = ab, got 2}}
+func.func private @mainloop_cluster_ab() attributes {c = #mepi.mainloop<stages = 4, cluster = 2, multicast = ab>}
+
+// -----
+
+// The 2-D cluster's walk is generated for whole units of the cooperative kernel only.
+// expected-error @+1 {{expected multicast = ab only for whole units of a cooperative wgmma kernel (no ping-pong, split_k or stream_k)}}
+func.func private @cluster_ab_split_k() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 64, 64], mainloop = <stages = 4, cluster = 8, multicast = ab>, scheduler = <split_k, splits = 2>>}
+
+// -----
+
+// expected-error @+1 {{expected multicast = ab only for whole units of a cooperative wgmma kernel (no ping-pong, split_k or stream_k)}}
+func.func private @cluster_ab_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [128, 64, 64], mainloop = <stages = 4, pingpong = true, cluster = 4, multicast = ab>>}
 
 // -----
 

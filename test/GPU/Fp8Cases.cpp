@@ -539,6 +539,18 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "DEFAULT", 2,
        "#mepi.kernel_config<wgmma, tile = [128, 128, 128], "
        "mainloop = <stages = 4, pingpong = true, promote = 1>>"},
+      // Clusters of 8 sharing both operands (2 tile rows by 4 tile columns), as few-wave
+      // problems run them: tiles below and right of D in a unit, K not a multiple of 128,
+      // tensor-wise with TMA stores, block scales staged per block.
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 650, 1190, 2200, S::Tensor, S::Tensor, false, false,
+       false, "BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 64, 128], "
+       "mainloop = <stages = 8, cluster = 8, promote = 1, multicast = ab>, "
+       "epilogue = <store = tma>>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 333, 1400, 2100, S::Block, S::Block, false, false,
+       false, "GELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [128, 64, 128], "
+       "mainloop = <stages = 8, cluster = 8, promote = 1, multicast = ab>>"},
       // The heuristic's K splits (tiles that leave half of the SMs idle): the splits' sums meet
       // before the epilog, so an e4m3 D's scale, saturation and amax see whole sums; row-wise
       // scales on a decode shape, block scales with K not a multiple of 128.

@@ -442,6 +442,29 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
       alongN({ElementType::BF16, {3, 64, 256}, {3, 520, 256}, {3, 64, 520}, false, true,
               "GELU_BIAS"});
   }
+  // Clusters of 4 and 8 sharing both operands (multicast = ab: 2 tile rows by 2 or 4 tile
+  // columns), forced: tiles below and right of D in one unit (3 tile rows, 9 or 5 tile
+  // columns), more units than clusters (2100 x 2000), beta * C with f32 D, MN-major A and B
+  // (whole 64-row blocks per block where the tile allows), 16-row shares of a 64-row A, two
+  // slices a consumer, TMA stores, short M (57 rows: a unit's second tile row empty), batched.
+  for (const char *form : {"[128, 64, 64], mainloop = <stages = 8, cluster = 8, multicast = ab>",
+                           "[64, 128, 64], mainloop = <stages = 8, cluster = 8, multicast = ab>",
+                           "[128, 128, 64], mainloop = <stages = 6, cluster = 4, multicast = ab>, "
+                           "epilogue = <store = tma>",
+                           "[256, 128, 64], mainloop = <stages = 4, cluster = 4, multicast = ab>"}) {
+    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+    auto both = [&](Case c) { cases.push_back(forced(c, config)); };
+    both({ElementType::BF16, {300, 200}, {520, 200}, {300, 520}, false, true, "GELU_BIAS"});
+    both({ElementType::F16, {100, 264}, {520, 264}, {100, 520}, false, true, "RELU_BIAS", true,
+          0.5f, 2.0f, false, ElementType::F32});
+    both({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    both({ElementType::BF16, {3, 200, 256}, {3, 520, 256}, {3, 200, 520}, false, true,
+          "GELU_BIAS"});
+    if (std::string(form).find("store = tma") == std::string::npos) // rows TMA cannot store
+      both({ElementType::F16, {57, 203}, {1031, 203}, {57, 1031}, false, true, "RELU_BIAS"});
+    if (std::string(form).find("[128, 128,") != std::string::npos)
+      both({ElementType::F16, {264, 300}, {264, 520}, {300, 520}, true, false, "GELU"});
+  }
   // D through TMA stores (and from the registers outside the cooperative 128-row kernels),
   // forced in every kernel form: residue rows and columns (D rows of 1008 bytes, the TMA
   // store clips at the edges), beta * C with f32 D (32-column lines), more tiles than blocks

@@ -81,8 +81,15 @@ static std::optional<std::string> whyInvalidMainloop(int64_t stages, int64_t clu
   // A cluster of 2 shares B between vertically adjacent tiles, each block loading half of it
   // (whole 64-row blocks when B is MN-major: tile_n a multiple of 128 then, which the
   // generator checks).
+  // A cluster of 4 or 8 shares both: 2 tile rows by cluster / 2 tile columns.
+  if (multicast == Multicast::AB) {
+    if (cluster != 4 && cluster != 8)
+      return Why() << "expected a cluster of 4 or 8 blocks with multicast = ab, got " << cluster;
+    return whyInvalidMainloop(stages, 1, promote, Multicast::B);
+  }
   if (cluster != 1 && cluster != 2)
-    return Why() << "expected a cluster of 1 or 2 blocks, got " << cluster;
+    return Why() << "expected a cluster of 1 or 2 blocks (4 or 8 with multicast = ab), got "
+                 << cluster;
   // Without a cluster nothing is shared: one spelling (the default) for it.
   if (cluster == 1 && multicast != Multicast::B)
     return Why() << "expected multicast = a only with a cluster of 2";
@@ -173,7 +180,12 @@ static std::optional<std::string> whyInvalidWgmma(const ConfigFields &f) {
   if (pingpong && splits != 1)
     return Why() << "expected 1 split for a ping-pong wgmma kernel, got " << splits;
   if (cluster != 1 && !tma)
-    return Why() << "expected a cluster of 2 only with TMA loads";
+    return Why() << "expected a cluster only with TMA loads";
+  // Both operands shared: the cooperative kernel's whole units (the walk of a split or a
+  // ping-pong consumer's alternate tiles in 2-D clusters is not generated).
+  if (multicast == Multicast::AB && (pingpong || schedule != TileSchedule::DataParallel))
+    return Why() << "expected multicast = ab only for whole units of a cooperative wgmma "
+                    "kernel (no ping-pong, split_k or stream_k)";
   if (store == DStore::Tma && !tma)
     return Why() << "expected store = tma only with TMA loads";
   return std::nullopt;

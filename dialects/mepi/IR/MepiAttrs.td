@@ -91,7 +91,9 @@ def Mepi_Multicast : I32EnumAttr<"Multicast",
       // tile rows 2i and 2i + 1 of one tile column: the same tile of B
       I32EnumAttrCase<"B", 0, "b">,
       // tile columns 2j and 2j + 1 of one tile row: the same tile of A
-      I32EnumAttrCase<"A", 1, "a">
+      I32EnumAttrCase<"A", 1, "a">,
+      // 2 tile rows x cluster / 2 tile columns: a row's blocks share A's tile, a column's B's
+      I32EnumAttrCase<"AB", 2, "ab">
     ]> {
   let cppNamespace = "::mlir::mepi";
   let genSpecializedAttr = 0;
@@ -120,12 +122,15 @@ def Mepi_MainloopConfigAttr : AttrDef<Mepi_Dialect, "MainloopConfig"> {
     address); `pingpong = true` gives two consumers that take alternate whole tiles;
     `cluster = 2` pairs blocks that multicast the tile they share, B's (`multicast = b`, the
     default: vertically adjacent tiles) or A's (`multicast = a`: horizontally adjacent tiles,
-    for short M and wide N); `promote = P` > 0 is the
+    for short M and wide N); `cluster = 4` or `8` with `multicast = ab` is 2 tile rows by 2 or
+    4 tile columns sharing both (for few-wave problems bound by L2's bandwidth); `promote = P`
+    > 0 is the
     promoted accumulator policy (every P k-steps the tensor cores' sums are added into a second
     f32 set). The kernel configuration checks the combination with the tile.
 
     Examples: `#mepi.mainloop<stages = 4, cluster = 2>`,
-    `#mepi.mainloop<stages = 6, cluster = 2, multicast = a>`.
+    `#mepi.mainloop<stages = 6, cluster = 2, multicast = a>`,
+    `#mepi.mainloop<stages = 8, cluster = 8, multicast = ab>`.
   }];
   let parameters = (ins DefaultValuedParameter<"int64_t", "1">:$stages,
                         DefaultValuedParameter<"bool", "true">:$tma,
@@ -216,7 +221,9 @@ def Mepi_KernelConfigAttr : AttrDef<Mepi_Dialect, "KernelConfig"> {
       read the same tile of B: each block loads half of it and multicasts it into both blocks'
       shared memory, halving B's traffic from L2; with `multicast = a` it computes
       horizontally adjacent tiles (tile columns 2j and 2j + 1 of one tile row) and shares A's
-      tile the same way. It needs TMA loads.
+      tile the same way. A cluster of 4 or 8 with `multicast = ab` computes 2 tile rows by 2 or
+      4 tile columns: the blocks of a row share A's tile, those of a column B's, each loading
+      its share of both (whole units only). It needs TMA loads.
       The `tma` store needs TMA loads and a D whose rows TMA can address. The `stream_k`
       scheduler takes the cooperative kernel (not ping-pong, not swapped, no split-K, one
       64-row slice per consumer) without operand sums: of U units on G walkers (blocks, or

@@ -2,6 +2,7 @@
 #include "mepi/Sm90/Sm90Spec.h"
 #include "mepi/Sm90/PersistentGrid.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,12 +49,19 @@ int64_t Sm90Spec::registers(KernelConfigAttr config) {
 
 int64_t Sm90Spec::clusterRows(KernelConfigAttr config) {
   MainloopConfigAttr mainloop = config.getMainloop();
-  return mainloop.getMulticast() == Multicast::B ? mainloop.getCluster() : 1;
+  switch (mainloop.getMulticast()) {
+  case Multicast::B:
+    return mainloop.getCluster();
+  case Multicast::A:
+    return 1;
+  case Multicast::AB:
+    return kClusterRowsAB;
+  }
+  llvm_unreachable("multicast");
 }
 
 int64_t Sm90Spec::clusterColumns(KernelConfigAttr config) {
-  MainloopConfigAttr mainloop = config.getMainloop();
-  return mainloop.getMulticast() == Multicast::A ? mainloop.getCluster() : 1;
+  return config.getMainloop().getCluster() / clusterRows(config);
 }
 
 int64_t Sm90Spec::bSumRows(KernelConfigAttr config) {

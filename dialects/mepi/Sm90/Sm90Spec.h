@@ -187,7 +187,10 @@ public:
   /// (consumer 0) when a share would be less than 64.
   static int64_t bSumRows(KernelConfigAttr config);
   /// The blocks of a cluster along M (tile rows sharing B's tile) and along N (tile columns
-  /// sharing A's): (cluster, 1) with multicast = b, (1, cluster) with multicast = a.
+  /// sharing A's): (cluster, 1) with multicast = b, (1, cluster) with multicast = a,
+  /// (kClusterRowsAB, cluster / kClusterRowsAB) with multicast = ab. Block r of a cluster
+  /// computes tile (r % rows, r / rows) of it.
+  static constexpr int64_t kClusterRowsAB = 2;
   static int64_t clusterRows(KernelConfigAttr config);
   static int64_t clusterColumns(KernelConfigAttr config);
   int64_t consumers() const { return consumers(config); }

@@ -209,19 +209,21 @@ std::optional<std::string> whyNotTileShape(const Sm90Problem &p, KernelConfigAtt
        << config.getTileN();
     return message;
   }
-  // An MN-major operand loads 64-row blocks: those of a shared tile split among the cluster.
+  // A K-major operand's shared tile is split among the blocks sharing it: tile_m (64 to 256)
+  // over at most 4 and tile_n (a multiple of 32) over 2 leave whole 8-line swizzle atoms each.
   int64_t rowsB = Sm90Spec::clusterRows(config), columnsA = Sm90Spec::clusterColumns(config);
+  // An MN-major operand loads 64-row blocks: those of a shared tile split among the cluster.
   if (p.mnMajorB && config.getTileN() % (kBlockRows * rowsB) != 0) {
     os << "expected tile_n a multiple of " << kBlockRows * rowsB
        << " for a B given as [K, N] (it loads 64-row blocks"
-       << (rowsB > 1 ? ", half of them per block of the cluster" : "") << "), got "
+       << (rowsB > 1 ? ", an equal share per block of its cluster column" : "") << "), got "
        << config.getTileN();
     return message;
   }
   if (p.mnMajorA && config.getTileM() % (kBlockRows * columnsA) != 0) {
     os << "expected tile_m a multiple of " << kBlockRows * columnsA
-       << " for an A given as [K, M] with multicast = a (it loads 64-row blocks, half of "
-          "them per block of the cluster), got "
+       << " for an A given as [K, M] in a cluster (it loads 64-row blocks, an equal share per "
+          "block of its cluster row), got "
        << config.getTileM();
     return message;
   }

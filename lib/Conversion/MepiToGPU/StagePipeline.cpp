@@ -40,7 +40,7 @@ void StagePipeline::emitInit(Emitter &e, int64_t producerArrivals, int64_t reade
       NVVM::MBarrierInitOp::create(e.b, e.loc, e.offset(base, e.i32(layout.ready + 8 * s)),
                                    e.i32(transformers), Value());
   }
-  if (cluster > 1) // the peer block arrives on them and multicasts into this block
+  if (rows * columns > 1) // the peer blocks arrive on them and multicast into this block
     NVVM::FenceMbarrierInitOp::create(e.b, e.loc);
 }
 
@@ -69,17 +69,30 @@ void StagePipeline::emitRelease(Emitter &e, Value it, Value isLeader) const {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(leader.thenBlock());
   auto [full, empty] = emitBarriers(e, e.rem(it, e.i32(stages)));
-  if (cluster == 1) {
+  if (rows * columns == 1) {
     NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
     return;
   }
-  // The stage is free in this block for both producers of the cluster.
+  // The stage is free in this block for the producers that multicast into it: every block of
+  // a cluster of one row or column; in R x C, this block's row (ranks rankRow + R j) and the
+  // rest of its column (((rankRow + i) % R) + R rankColumn, 0 < i < R).
+  SmallVector<Value> targets;
+  if (rows == 1 || columns == 1) {
+    for (int64_t r = 0; r < rows * columns; ++r)
+      targets.push_back(e.i32(r));
+  } else {
+    Value rankRow = e.rem(rank, e.i32(rows)), columnBase = e.sub(rank, rankRow);
+    for (int64_t j = 0; j < columns; ++j)
+      targets.push_back(e.add(rankRow, e.i32(rows * j)));
+    for (int64_t i = 1; i < rows; ++i)
+      targets.push_back(e.add(columnBase, e.rem(e.add(rankRow, e.i32(i)), e.i32(rows))));
+  }
   auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
-  for (int64_t r = 0; r < cluster; ++r) {
+  for (Value target : targets) {
     // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release makes
     // ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
     // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
-    Value remote = NVVM::MapaOp::create(b, e.loc, sharedCluster, empty, e.i32(r));
+    Value remote = NVVM::MapaOp::create(b, e.loc, sharedCluster, empty, target);
     NVVM::MBarrierArriveOp::create(b, e.loc, Type(), remote, Value());
   }
 }

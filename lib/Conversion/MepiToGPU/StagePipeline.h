@@ -1,7 +1,8 @@
 // The ring of shared-memory stages between the wgmma kernels' producer and consumers: stage
 // it % S in phase (it / S) & 1 of the counter `it` that both roles run across work units;
 // full[s] completes on the producer's arrival plus the bytes its TMA loads land, empty[s] on
-// one arrival per warpgroup that reads the stage, in every block of the cluster. A ring whose
+// one arrival per warpgroup that reads the stage, in every block that multicasts into it (its
+// cluster's row and column: sharers() blocks, itself included). A ring whose
 // stages are transformed before the consumers read them (3xTF32: split into TF32 parts,
 // Tf32Split.h) has a third barrier per stage, ready[s], on which the transforming threads
 // arrive once the stage is theirs no more; the consumers wait on it instead of full[s].
@@ -15,9 +16,16 @@ namespace mlir::mepi {
 
 class StagePipeline {
 public:
-  /// `base`: the aligned dynamic shared memory (ptr<3>).
-  StagePipeline(Value base, const Sm90SharedLayout &layout, int64_t stages, int64_t cluster)
-      : base(base), layout(layout), stages(stages), cluster(cluster) {}
+  /// `base`: the aligned dynamic shared memory (ptr<3>); `config`'s stages and cluster shape;
+  /// `rank`: the block's rank in its cluster (i32).
+  StagePipeline(Value base, const Sm90SharedLayout &layout, KernelConfigAttr config, Value rank)
+      : base(base), layout(layout), stages(config.getMainloop().getStages()),
+        rows(Sm90Spec::clusterRows(config)), columns(Sm90Spec::clusterColumns(config)),
+        rank(rank) {}
+
+  /// The blocks whose readers free a stage of this block: those of its cluster row (which
+  /// multicast A's tile into it) and column (B's).
+  int64_t sharers() const { return rows + columns - 1; }
 
   /// One stage of the ring for counter `it`.
   struct Slot {
@@ -41,14 +49,15 @@ public:
   /// transformed (its writes made visible to the tensor cores first).
   void emitWaitLanded(Emitter &e, const Slot &slot) const;
   void emitTransformed(Emitter &e, const Slot &slot) const;
-  /// Consumer: frees stage `it` (its leader thread arrives on empty, in every block of the
-  /// cluster).
+  /// Consumer: frees stage `it` (its leader thread arrives on empty, in every block of its
+  /// cluster row and column).
   void emitRelease(Emitter &e, Value it, Value isLeader) const;
 
 private:
   Value base;
   const Sm90SharedLayout &layout;
-  int64_t stages, cluster;
+  int64_t stages, rows, columns;
+  Value rank;
 };
 
 } // namespace mlir::mepi

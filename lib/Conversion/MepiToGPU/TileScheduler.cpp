@@ -295,6 +295,16 @@ void TileScheduler::emitStreamKUnit(Emitter &e, Value unit, const StreamKWalk &s
   };
 }
 
+std::pair<Value, Value> mepi::emitClusterPosition(Emitter &e, KernelConfigAttr config,
+                                                  Value rank) {
+  int64_t rows = Sm90Spec::clusterRows(config), columns = Sm90Spec::clusterColumns(config);
+  if (columns == 1)
+    return {rank, e.i32(0)};
+  if (rows == 1)
+    return {e.i32(0), rank};
+  return {e.rem(rank, e.i32(rows)), e.div(rank, e.i32(rows))};
+}
+
 void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
   // Grouped order: kGroupM tile rows (pair rows in a cluster along M), walked column by
   // column (pair columns in a cluster along N).
@@ -317,17 +327,18 @@ void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
     colOfGroup = arith::SelectOp::create(e.b, e.loc, full, colOfGroup,
                                          e.div(local, e.i32(lastRows)));
   }
-  // Block `rank` of a cluster takes tile `rank` of its pair, which may lie past D's last tile
-  // row (or column).
+  // Block `rank` of a cluster takes tile (rank % rows, rank / rows) of its unit, which may lie
+  // past D's last tile row or column.
   w.tileRow = e.add(firstRow, rowInGroup);
   w.tileCol = colOfGroup;
+  auto [rankRow, rankColumn] = emitClusterPosition(e, spec.getConfig(), rank);
   if (clusterRows > 1)
-    w.tileRow = e.add(e.mul(w.tileRow, e.i32(clusterRows)), rank);
+    w.tileRow = e.add(e.mul(w.tileRow, e.i32(clusterRows)), rankRow);
+  w.inside = e.ult(w.tileRow, e.i32(spec.tilesM()));
   if (clusterColumns > 1) {
-    w.tileCol = e.add(e.mul(w.tileCol, e.i32(clusterColumns)), rank);
-    w.inside = e.ult(w.tileCol, e.i32(spec.tilesN()));
-  } else {
-    w.inside = e.ult(w.tileRow, e.i32(spec.tilesM()));
+    w.tileCol = e.add(e.mul(w.tileCol, e.i32(clusterColumns)), rankColumn);
+    Value insideColumns = e.ult(w.tileCol, e.i32(spec.tilesN()));
+    w.inside = clusterRows > 1 ? e.andI(w.inside, insideColumns) : insideColumns;
   }
 }
 

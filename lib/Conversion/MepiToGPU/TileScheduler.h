@@ -26,6 +26,10 @@ namespace mlir::mepi {
 /// stay on the uniform datapath where `a` is uniform).
 std::pair<Value, Value> emitDivRem(Emitter &e, Value a, Value b);
 
+/// Block `rank`'s tile row and column in its cluster's unit (Sm90Spec::clusterRows): (rank %
+/// rows, rank / rows), i32 (constants 0 along a dimension without a cluster).
+std::pair<Value, Value> emitClusterPosition(Emitter &e, KernelConfigAttr config, Value rank);
+
 class TileScheduler {
 public:
   /// `rank`: the block's rank in its cluster (i32; 0 without one).

@@ -60,7 +60,11 @@
 // writes into it. A pair's second tile may lie below D (odd tile rows): it loads zeros and skips
 // its epilog. With multicast = a the pair is tile columns 2j and 2j + 1 of one tile row, which
 // share A's tile the same way (short M, wide N, where A's rows are what every block rereads);
-// its second tile may lie right of D. Split-K in clusters: a pair unit is a pair of tiles and a
+// its second tile may lie right of D. Clusters of 4 or 8 with multicast = ab: a unit is 2 tile
+// rows by 2 or 4 tile columns, block r taking tile (r % 2, r / 2); the blocks of a tile row
+// share A's tile and those of a column B's, each loading its share of both and multicasting it
+// to its row or column, and each consumer frees a stage in its row's and column's blocks
+// (whole units only). Split-K in clusters: a pair unit is a pair of tiles and a
 // split, both blocks taking the same k-steps of their own tile, each tile with its own counter
 // and records.
 //
@@ -134,7 +138,7 @@ void WgmmaKernelGenerator::emitBlockValues(Emitter &e, Context &c) const {
                                      NVVM::ShflKind::idx, UnitAttr());
   c.rank = cluster() > 1 ? NVVM::ClusterId::create(b, loc, b.getI32Type()).getResult() : e.i32(0);
   c.scheduler.emplace(c.spec, c.rank);
-  c.pipeline.emplace(c.base, c.layout, config.getMainloop().getStages(), cluster());
+  c.pipeline.emplace(c.base, c.layout, config, c.rank);
 }
 
 void WgmmaKernelGenerator::fillPolicies(Emitter &e, Context &c, MatmulOp op,
@@ -163,12 +167,13 @@ void WgmmaKernelGenerator::emitBarrierInit(Emitter &e, const Context &c, Value i
     b.setInsertionPointToStart(init.thenBlock());
     // TMA: the issuing thread arrives (and each thread copying block scales); ordinary
     // loads: each producer thread does. Each stage is read by every consumer, or by one
-    // (ping-pong), of every block of the cluster.
+    // (ping-pong), of every block that multicasts into it.
     int64_t producerArrivals =
         !config.getMainloop().getTma() ? kWarpgroup
         : c.spec.stagesBlockScales()   ? 1 + BlockScaleCopies::kThreads
                                        : 1;
-    int64_t readers = (config.getMainloop().getPingpong() ? 1 : consumers()) * cluster();
+    int64_t readers =
+        (config.getMainloop().getPingpong() ? 1 : consumers()) * c.pipeline->sharers();
     c.pipeline->emitInit(e, producerArrivals, readers, Tf32Split::kThreads);
   }
 }

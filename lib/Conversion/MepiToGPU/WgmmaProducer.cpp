@@ -128,23 +128,40 @@ void WgmmaKernelGenerator::emitTmaLoads(Emitter &e, const Context &c,
       copy(e.offset(dst, e.i32(block * kBlockBytes)), map,
            e.add(row, e.i32(block * kBlockRows)), load.k, batch, multicast);
   };
-  // The operand the cluster shares (`sharers` blocks, 1 for the other): block r loads rows
-  // [r * rows / sharers, (r + 1) * rows / sharers) of its tile (whole lines, or whole 64-row
-  // blocks) into every block of the cluster.
+  // An operand's tile is shared by `sharers` blocks of the cluster (1: not shared), those of
+  // mask `multicast`: the one at `index` among them loads rows [index * rows / sharers,
+  // (index + 1) * rows / sharers) of it (whole lines, or whole 64-row blocks) into each.
   auto copyOperand = [&](Value base, int64_t bytes, Value map, Value row, int64_t rows,
-                         bool mnMajor, ArrayRef<Value> batch, int64_t sharers) {
-    Value multicast;
+                         bool mnMajor, ArrayRef<Value> batch, int64_t sharers, Value index,
+                         Value multicast) {
     if (sharers > 1) {
-      multicast = arith::ConstantIntOp::create(b, loc, (1 << sharers) - 1, 16);
-      base = e.offset(base, e.mul(c.rank, e.i32(bytes / sharers)));
-      row = e.add(row, e.mul(c.rank, e.i32(rows / sharers)));
+      base = e.offset(base, e.mul(index, e.i32(bytes / sharers)));
+      row = e.add(row, e.mul(index, e.i32(rows / sharers)));
     }
-    copyTile(base, map, row, rows / sharers, mnMajor, batch, multicast);
+    copyTile(base, map, row, rows / sharers, mnMajor, batch, sharers > 1 ? multicast : Value());
   };
+  // Block r of a cluster of R rows and C columns is tile (r % R, r / R) of the unit: a row's C
+  // blocks (ranks i + R j) share A's tile, a column's R blocks (ranks R j .. R j + R - 1) B's.
+  int64_t rows = Sm90Spec::clusterRows(config), columns = Sm90Spec::clusterColumns(config);
+  auto [rankRow, rankColumn] = emitClusterPosition(e, config, c.rank);
+  auto mask = [&](int64_t bits, llvm::function_ref<Value()> shift, int64_t other) -> Value {
+    Value fixed = arith::ConstantIntOp::create(b, loc, bits, 16);
+    if (other == 1) // one row or column: every block of the cluster
+      return fixed;
+    return arith::ShLIOp::create(b, loc, fixed,
+                                 arith::TruncIOp::create(b, loc, b.getI16Type(), shift()));
+  };
+  int64_t rowBits = 0;
+  for (int64_t j = 0; j < columns; ++j)
+    rowBits |= int64_t(1) << (rows * j);
+  Value maskA = columns > 1 ? mask(rowBits, [&] { return rankRow; }, rows) : Value();
+  Value maskB = rows > 1 ? mask((int64_t(1) << rows) - 1,
+                                [&] { return e.mul(rankColumn, e.i32(rows)); }, columns)
+                         : Value();
   copyOperand(load.stageBase, layout.aBytes, c.mapA, load.rowA, config.getTileM(), c.mnMajorA,
-              load.batchA, Sm90Spec::clusterColumns(config));
+              load.batchA, columns, rankColumn, maskA);
   copyOperand(e.offset(load.stageBase, e.i32(layout.aBytes)), layout.bBytes, c.mapB, load.rowB,
-              config.getTileN(), c.mnMajorB, load.batchB, Sm90Spec::clusterRows(config));
+              config.getTileN(), c.mnMajorB, load.batchB, rows, rankRow, maskB);
 }
 
 void WgmmaKernelGenerator::emitOrdinaryLoads(Emitter &e, const Context &c, const StageLoad &load,
