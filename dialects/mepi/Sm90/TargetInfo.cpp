@@ -6,16 +6,10 @@ using namespace mlir::mepi;
 std::optional<TargetInfo> TargetInfo::forChip(llvm::StringRef chip) {
   // sm_90 / sm_90a: CUDA's compute capability 9.0 tables. A block may opt into 227 KiB of the
   // 228 KiB of shared memory per multiprocessor (1 KiB is reserved for the system); clusters of
-  // up to 8 blocks are portable. 132 multiprocessors: the H100 SXM and the H200, whose 132 run
-  // 30 clusters of 4 and 15 of 8 blocks of one multiprocessor each (H200, 2026-11-30,
-  // cudaOccupancyMaxActiveClusters at 220 KiB of shared memory a block).
-  if (chip == "sm_90a" || chip == "sm_90") {
-    TargetInfo target{chip.str(), /*multiprocessors=*/132, /*sharedBytesPerBlock=*/227 * 1024,
+  // up to 8 blocks are portable. 132 multiprocessors: the H100 SXM and the H200.
+  if (chip == "sm_90a" || chip == "sm_90")
+    return TargetInfo{chip.str(), /*multiprocessors=*/132, /*sharedBytesPerBlock=*/227 * 1024,
                       /*maxClusterSize=*/8};
-    target.clustersOf4 = 30;
-    target.clustersOf8 = 15;
-    return target;
-  }
   return std::nullopt;
 }
 

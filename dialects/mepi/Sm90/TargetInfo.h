@@ -5,7 +5,6 @@
 
 #include "llvm/ADT/StringRef.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,17 +19,6 @@ struct TargetInfo {
   /// `multiprocessors` is the device's own count (the runtime's, through forChip's option),
   /// so a persistent grid of at most that many blocks is the grid the runtime launches.
   bool deviceSized = false;
-  /// Clusters of 4 and of 8 blocks of one multiprocessor each that run at once (0: not
-  /// known). A cluster's blocks share a GPC, whose multiprocessors a cluster size need not
-  /// divide: fewer than multiprocessors / size.
-  int64_t clustersOf4 = 0, clustersOf8 = 0;
-
-  /// Clusters of `size` whole-multiprocessor blocks that run at once: the figures above, else
-  /// multiprocessors / size (an upper bound).
-  int64_t activeClusters(int64_t size) const {
-    int64_t known = size == 4 ? clustersOf4 : size == 8 ? clustersOf8 : 0;
-    return known ? known : multiprocessors / std::max<int64_t>(size, 1);
-  }
 
   /// The reference part of `chip` (for sm_90a the H100 SXM and H200: both have 132
   /// multiprocessors), or none for a chip mepi does not size kernels for. The runtime replaces
@@ -44,11 +32,8 @@ struct TargetInfo {
   /// Whether the chip runs the wgmma kernel family (warpgroup MMA, TMA, clusters: sm_90a).
   bool hasWgmma() const { return chip == "sm_90a"; }
 
-  /// A part with `count` multiprocessors: the cluster figures of another count do not hold.
   TargetInfo withMultiprocessors(int64_t count) const {
     TargetInfo copy = *this;
-    if (count != multiprocessors)
-      copy.clustersOf4 = copy.clustersOf8 = 0;
     copy.multiprocessors = count;
     return copy;
   }

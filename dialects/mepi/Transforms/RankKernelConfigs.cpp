@@ -9,7 +9,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 
 using namespace mlir;
@@ -208,29 +207,6 @@ bool fp8ClusterFirst(const Sm90Problem &p, const TargetInfo &target, const Fp8Sh
   return tiles > sms && (s.n == 256 || (s.m == 64 && s.n == 128));
 }
 
-/// `s`'s whole units in clusters sharing both operands (multicast = ab: 2 tile rows by 4
-/// columns of tiles up to 64 wide, else by 2), or null. For one wave of tiles, tensor-wise,
-/// row-wise or fast, where those clusters also run in one wave: there a unit's k-steps wait on
-/// L2, which clusters of 8 read a third as much of. H200, 2026-11-30 (bench/NOTES.md, FP8),
-/// tensor-wise against the same tile alone: 656 x 1184 x 2224 on 128 x 64 in clusters of 8
-/// 306-309 TFLOP/s against 260-264 (cuBLASLt runs it in clusters of 8 too), 544 x 3776 x
-/// 2064 on 128 x 192 in clusters of 4 536-541 against 510-513; past one wave 128 x 192 in
-/// clusters of 4 ran 8192^3 1-3 % slower.
-KernelConfigAttr fp8SharedCluster(const Sm90Problem &p, const TargetInfo &target,
-                                  const Fp8Shape &s) {
-  if (!s.config || p.grouped() || p.batch != 1 || p.blockScales || s.streamKWaves ||
-      !s.config.getScheduler().isDataParallel() || s.config.getMainloop().getPingpong() ||
-      Sm90Spec::promotesBySlice(s.config) || std::getenv("MEPI_EXP_NO_AB"))
-    return {};
-  int64_t size = s.n <= 64 ? 8 : 4, rows = Sm90Spec::kClusterRowsAB, columns = size / rows;
-  int64_t tilesM = llvm::divideCeil(p.m, s.m), tilesN = llvm::divideCeil(p.n, s.n);
-  int64_t units = llvm::divideCeil(tilesM, rows) * llvm::divideCeil(tilesN, columns);
-  if (tilesM < rows || tilesN < columns || tilesM * tilesN > target.multiprocessors ||
-      units > target.activeClusters(size))
-    return {};
-  return s.config.withCluster(size, Multicast::AB);
-}
-
 /// Grouped problems (tiles unknown on the host) take 64 x 128 first where groups average at
 /// most 64 rows (a 128-row tile would be mostly outside its group), else 128 x 192 where the
 /// tiles of the mean group size give every multiprocessor one, else 128 x 128. On the H100
@@ -321,8 +297,6 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
     llvm::stable_sort(shapes,
                       [&](const Fp8Shape &x, const Fp8Shape &y) { return cost(x) < cost(y); });
   bool aligned = sectorAlignedRows(op);
-  if (!shapes.empty())
-    add(fp8SharedCluster(p, target, shapes.front()));
   for (const Fp8Shape &s : shapes) {
     KernelConfigAttr config = s.config;
     bool cluster = config && !p.grouped() && p.m > s.m;
