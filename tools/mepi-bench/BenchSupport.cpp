@@ -251,7 +251,7 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
 }
 
 /// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " c2a" for one
-/// along N, " tma" / " reg" for D's stores, " tma1" through one TMA store buffer) from
+/// along N, " c8ab" for 8 sharing both operands, " tma" / " reg" for D's stores, " tma1" through one TMA store buffer) from
 /// "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
 std::string bench::shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
@@ -265,8 +265,12 @@ std::string bench::shortConfig(const std::string &config) {
     splits = std::atol(s + 9);
   bool loads = config.find("tma = false") != std::string::npos;
   bool pingpong = config.find("pingpong = true") != std::string::npos;
-  bool cluster = config.find("cluster = 2") != std::string::npos;
-  bool alongN = config.find("multicast = a") != std::string::npos;
+  int64_t cluster = 1;
+  if (const char *s = std::strstr(config.c_str(), "cluster = "))
+    cluster = std::atol(s + 10);
+  const char *shared = config.find("multicast = ab") != std::string::npos  ? "ab"
+                       : config.find("multicast = a") != std::string::npos ? "a"
+                                                                           : "";
   bool swapped = config.find("swapped = true") != std::string::npos;
   bool streamK = config.find("scheduler = <stream_k>") != std::string::npos;
   const char *store = config.find("store = tma") != std::string::npos         ? " tma"
@@ -275,7 +279,8 @@ std::string bench::shortConfig(const std::string &config) {
   bool oneBuffer = config.find("buffers = 1") != std::string::npos;
   return std::string(strategy) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " s" +
          std::to_string(stages) + " k" + std::to_string(splits) + (loads ? " ld" : "") +
-         (pingpong ? " pp" : "") + (cluster ? (alongN ? " c2a" : " c2") : "") +
+         (pingpong ? " pp" : "") +
+         (cluster > 1 ? " c" + std::to_string(cluster) + shared : std::string()) +
          (swapped ? " sw" : "") + (streamK ? " sk" : "") + store + (oneBuffer ? "1" : "");
 }
 

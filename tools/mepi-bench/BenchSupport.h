@@ -121,8 +121,8 @@ protected:
   CUdeviceptr workspace = 0;
   size_t workspaceBytes = 32u << 20;
 };
-/// "wgmma 128x256 s4 k1" (" pp" ping-pong, " c2" cluster of 2, " tma" / " reg" D's stores, ...)
-/// from the configuration mepi's IR prints.
+/// "wgmma 128x256 s4 k1" (" pp" ping-pong, " c2" cluster of 2, " c8ab" of 8 sharing both,
+/// " tma" / " reg" D's stores, ...) from the configuration mepi's IR prints.
 std::string shortConfig(const std::string &config);
 /// Opens a set's JSON object: device, date, command, the bundle's commit (MEPI_REVISION), then
 /// what its layout and numbers mean; the caller adds its own fields and "results".
