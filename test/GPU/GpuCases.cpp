@@ -451,7 +451,8 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                            "[64, 128, 64], mainloop = <stages = 8, cluster = 8, multicast = ab>",
                            "[128, 128, 64], mainloop = <stages = 6, cluster = 4, multicast = ab>, "
                            "epilogue = <store = tma>",
-                           "[256, 128, 64], mainloop = <stages = 4, cluster = 4, multicast = ab>"}) {
+                           "[256, 128, 64], mainloop = <stages = 4, cluster = 4, "
+                           "multicast = ab>"}) {
     std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
     auto both = [&](Case c) { cases.push_back(forced(c, config)); };
     both({ElementType::BF16, {300, 200}, {520, 200}, {300, 520}, false, true, "GELU_BIAS"});
