@@ -89,4 +89,33 @@ TEST(Planner, SwappedTmaStoresAreNotTheModelsChoice) {
         << m << "x" << n << "x" << k;
   }
 }
+// FP8 tiles that fit one wave: autotune's candidates end with their forms in clusters sharing
+// both operands (8 blocks for 64-column tiles, 4 for wider), which the heuristic never takes
+// first; past one wave there are none.
+TEST(Planner, Fp8SharedClustersLastForOneWave) {
+  auto ranked = [](int64_t m, int64_t n, int64_t k) {
+    MatmulProblem p = problem(ElementType::F8E4M3FN, m, n, k, "DEFAULT", false, true);
+    p.d = layout(ElementType::BF16, {m, n});
+    p.addressAlignment = 16;
+    llvm::Expected<std::vector<std::string>> list = rankedKernelConfigs(p, "sm_90a");
+    EXPECT_TRUE(bool(list)) << llvm::toString(list.takeError());
+    return list ? *list : std::vector<std::string>();
+  };
+  std::vector<std::string> oneWave = ranked(656, 1184, 2224);
+  ASSERT_FALSE(oneWave.empty());
+  EXPECT_EQ(oneWave.front().find("multicast = ab"), std::string::npos) << oneWave.front();
+  auto shared = std::find_if(oneWave.begin(), oneWave.end(), [](const std::string &c) {
+    return c.find("multicast = ab") != std::string::npos;
+  });
+  ASSERT_NE(shared, oneWave.end());
+  EXPECT_NE(shared->find("tile = [128, 64, 128], mainloop = <stages = 8, cluster = 8, "
+                         "promote = 1, multicast = ab>"),
+            std::string::npos)
+      << *shared;
+  EXPECT_TRUE(std::all_of(shared, oneWave.end(), [](const std::string &c) {
+    return c.find("multicast = ab") != std::string::npos;
+  }));
+  for (const std::string &c : ranked(8192, 8192, 8192))
+    EXPECT_EQ(c.find("multicast = ab"), std::string::npos) << c;
+}
 } // namespace

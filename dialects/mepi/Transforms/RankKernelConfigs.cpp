@@ -207,6 +207,25 @@ bool fp8ClusterFirst(const Sm90Problem &p, const TargetInfo &target, const Fp8Sh
   return tiles > sms && (s.n == 256 || (s.m == 64 && s.n == 128));
 }
 
+/// `s`'s whole units in clusters sharing both operands (multicast = ab: 2 tile rows by 4
+/// columns of tiles up to 64 wide, else by 2), for autotune only: where the tiles fit one wave,
+/// tensor-wise, row-wise or fast. They won where narrow tiles filled a wave (H200, 2026-11-30,
+/// 656 x 1184 x 2224 tensor-wise, 128 x 64 in clusters of 8 1.19x the tile alone) and lost
+/// 4-14 % on 11 other one-wave problems as a rule (bench/NOTES.md, Clusters), so autotune's
+/// timing decides, after every other candidate (for the two fastest shapes).
+KernelConfigAttr fp8SharedCluster(const Sm90Problem &p, const TargetInfo &target,
+                                  const Fp8Shape &s) {
+  if (!s.config || p.grouped() || p.batch != 1 || p.blockScales ||
+      !s.config.getScheduler().isDataParallel() || s.config.getMainloop().getPingpong() ||
+      Sm90Spec::promotesBySlice(s.config))
+    return {};
+  int64_t size = s.n <= 64 ? 8 : 4, rows = Sm90Spec::kClusterRowsAB, columns = size / rows;
+  int64_t tilesM = llvm::divideCeil(p.m, s.m), tilesN = llvm::divideCeil(p.n, s.n);
+  if (tilesM < rows || tilesN < columns || tilesM * tilesN > target.multiprocessors)
+    return {};
+  return s.config.withCluster(size, Multicast::AB);
+}
+
 /// Grouped problems (tiles unknown on the host) take 64 x 128 first where groups average at
 /// most 64 rows (a 128-row tile would be mostly outside its group), else 128 x 192 where the
 /// tiles of the mean group size give every multiprocessor one, else 128 x 128. On the H100
@@ -309,6 +328,9 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
     if (cluster && !clusterFirst)
       add(config.withCluster(2));
   }
+  // The two fastest shapes' only: autotune times every 8-bit candidate.
+  for (const Fp8Shape &s : ArrayRef<Fp8Shape>(shapes).take_front(2))
+    add(fp8SharedCluster(p, target, s));
   return ranked;
 }
 /// `config` with D through TMA stores (fewer stages where the two buffers per consumer would not
