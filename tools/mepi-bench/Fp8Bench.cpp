@@ -50,6 +50,9 @@ struct BlockScaleLayout {
 struct Fp8Result {
   double mepiMs = 0, ltMs = 0;
   std::string config, error;
+  /// --autotune: the heuristic's choice and every candidate's median ms, fastest first.
+  std::string heuristicConfig;
+  std::vector<std::pair<std::string, double>> tuned;
 };
 
 Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream stream,
@@ -96,6 +99,10 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
                     deviceTensor(b, mepi::DType::Float8E4M3FN, bShape), std::nullopt, 1.0f,
                     std::nullopt, mepi::Qualifiers{false, !options.rowMajorB}, mepiOptions);
     mm.plan();
+    if (options.autotune) {
+      r.heuristicConfig = mm.kernelConfiguration();
+      r.tuned = mm.autotune(5, /*prune=*/-1, stream);
+    }
     r.config = mm.kernelConfiguration();
     Fp8LtMatmul ref(lt, s.m, s.n, s.k, ltScaling(mode), sA, sB);
     auto mepiLaunch = [&](int) { mm.execute(stream); };
@@ -114,6 +121,28 @@ Fp8Result measure(const Shape &s, Mode mode, cublasLtHandle_t lt, CUstream strea
     if (p)
       driver->cuMemFree(p);
   return r;
+}
+
+/// --autotune: prints the heuristic's choice against the fastest candidate (as autotune()
+/// timed them) under the row; returns the JSON fields for them (empty without autotune).
+std::string printTuned(const Fp8Result &r) {
+  if (r.tuned.empty())
+    return "";
+  double heuristic = 0;
+  std::string candidates;
+  for (const auto &[config, ms] : r.tuned) {
+    if (config == r.heuristicConfig)
+      heuristic = ms;
+    candidates += (candidates.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) +
+                  "\", " + std::to_string(ms) + "]";
+  }
+  double overBest = heuristic > 0 ? heuristic / r.tuned.front().second : 0;
+  std::printf("    autotune: %zu candidates, fastest %s %.4f ms; the heuristic's %s %.3fx it\n",
+              r.tuned.size(), shortConfig(r.tuned.front().first).c_str(),
+              r.tuned.front().second, shortConfig(r.heuristicConfig).c_str(), overBest);
+  return ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
+         "\", \"heuristic_over_best\": " + std::to_string(overBest) + ", \"candidates_ms\": [" +
+         candidates + "]";
 }
 
 /// The issue's shapes, the dense set's (without the 65536-row one, beyond the rest's memory
@@ -183,6 +212,7 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
                   modeName(mode), s.m, s.n, s.k, tflops(r.mepiMs), tflops(r.ltMs), ratio,
                   shortConfig(r.config).c_str(), r.error.empty() ? "" : "  ERROR: ",
                   r.error.c_str());
+      std::string tuned = printTuned(r);
       std::fflush(stdout);
       char line[1200];
       std::snprintf(line, sizeof line,
@@ -194,6 +224,8 @@ int bench::runFp8Bench(cublasLtHandle_t lt, CUstream stream, const Fp8RunOptions
                     tflops(r.ltMs), ratio, jsonEscape(r.config).c_str(),
                     jsonEscape(r.error).c_str());
       rows += (rows.empty() ? "" : ",\n") + std::string(line);
+      if (!tuned.empty())
+        rows.insert(rows.size() - 1, tuned);
     }
   std::string geomeans;
   for (Mode mode : kModes) {

@@ -27,6 +27,9 @@ struct Fp8RunOptions {
   std::vector<Shape> shapes;
   /// --sweep S: the seeded sweep's unbatched shapes (Sweep.h) instead of the set.
   std::optional<uint64_t> sweepSeed;
+  /// --autotune: Matmul::autotune() times every candidate (8-bit lists are not pruned) and
+  /// mepi runs the fastest; the row is followed by the heuristic's choice against it.
+  bool autotune = false;
 };
 
 /// Runs the FP8 set; returns the process's exit status.

@@ -41,7 +41,8 @@
 // strict f32, split into TF32 parts on the tensor cores, against cuBLASLt's CUBLAS_COMPUTE_32F,
 // the SGEMM that torch and nvmath-python call for f32 by default).
 // --fp8 measures FP8 matmuls against cuBLASLt's with the same scaling mode (Fp8Bench.h); with
-// --shape, those problems (M, N, K multiples of 16) instead of its set.
+// --shape, those problems (M, N, K multiples of 16) instead of its set; with --autotune, mepi's
+// kernel as autotune() chose it among every candidate, the heuristic's choice against it.
 // --grouped measures grouped matmuls (mixture-of-experts shapes, GroupedBench.h) against a
 // per-group cuBLASLt loop and one dense cuBLASLt matmul of the same FLOPs (with --fp8, in e4m3
 // against cuBLASLt's FP8); --grouped-k their weight gradients (groups along K,
@@ -652,7 +653,7 @@ int main(int argc, char **argv) {
   if (o.fp8)
     return runFp8Bench(dev.lt, dev.stream,
                        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
-                        rowMajorB, o.givenShapes, o.sweepSeed});
+                        rowMajorB, o.givenShapes, o.sweepSeed, autotune});
   if (o.user)
     return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters, forcedConfig,
                         o.ltoirPath, argv[0], dev.name, date, o.command, o.jsonPath);
