@@ -251,7 +251,8 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
 }
 
 /// "wgmma 128x256 s4 k1" (" pp" for ping-pong, " c2" for a cluster of 2, " c2a" for one
-/// along N, " c8ab" for 8 sharing both operands, " tma" / " reg" for D's stores, " tma1" through one TMA store buffer) from
+/// along N, " c8ab" for 8 sharing both operands, " tma" / " reg" for D's stores, " tma1"
+/// through one TMA store buffer) from
 /// "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>>".
 std::string bench::shortConfig(const std::string &config) {
   int64_t tm = 0, tn = 0, tk = 0, stages = 1, splits = 1;
@@ -282,6 +283,14 @@ std::string bench::shortConfig(const std::string &config) {
          (pingpong ? " pp" : "") +
          (cluster > 1 ? " c" + std::to_string(cluster) + shared : std::string()) +
          (swapped ? " sw" : "") + (streamK ? " sk" : "") + store + (oneBuffer ? "1" : "");
+}
+
+std::string bench::candidatesJson(const std::vector<std::pair<std::string, double>> &timed) {
+  std::string list;
+  for (const auto &[config, ms] : timed)
+    list += (list.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) + "\", " +
+            std::to_string(ms) + "]";
+  return list;
 }
 
 std::string bench::jsonEscape(const std::string &s) {

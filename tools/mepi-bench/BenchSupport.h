@@ -13,6 +13,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -124,6 +125,8 @@ protected:
 /// "wgmma 128x256 s4 k1" (" pp" ping-pong, " c2" cluster of 2, " c8ab" of 8 sharing both,
 /// " tma" / " reg" D's stores, ...) from the configuration mepi's IR prints.
 std::string shortConfig(const std::string &config);
+/// `["<shortConfig>", ms], ...`: candidates and their times as the JSON lists them.
+std::string candidatesJson(const std::vector<std::pair<std::string, double>> &timed);
 /// Opens a set's JSON object: device, date, command, the bundle's commit (MEPI_REVISION), then
 /// what its layout and numbers mean; the caller adds its own fields and "results".
 void writeJsonHeader(std::ostream &json, const char *device, const char *date,

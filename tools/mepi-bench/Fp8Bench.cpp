@@ -129,20 +129,16 @@ std::string printTuned(const Fp8Result &r) {
   if (r.tuned.empty())
     return "";
   double heuristic = 0;
-  std::string candidates;
-  for (const auto &[config, ms] : r.tuned) {
+  for (const auto &[config, ms] : r.tuned)
     if (config == r.heuristicConfig)
       heuristic = ms;
-    candidates += (candidates.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) +
-                  "\", " + std::to_string(ms) + "]";
-  }
   double overBest = heuristic > 0 ? heuristic / r.tuned.front().second : 0;
   std::printf("    autotune: %zu candidates, fastest %s %.4f ms; the heuristic's %s %.3fx it\n",
               r.tuned.size(), shortConfig(r.tuned.front().first).c_str(),
               r.tuned.front().second, shortConfig(r.heuristicConfig).c_str(), overBest);
   return ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
          "\", \"heuristic_over_best\": " + std::to_string(overBest) + ", \"candidates_ms\": [" +
-         candidates + "]";
+         candidatesJson(r.tuned) + "]";
 }
 
 /// The issue's shapes, the dense set's (without the 65536-row one, beyond the rest's memory

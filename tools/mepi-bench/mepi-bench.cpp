@@ -531,14 +531,7 @@ std::string jsonRow(const Problem &p, const Measurement &r, double mepiTf, doubl
                 p.epilog, mepiTf, refTf, ratio, r.mepiMs, r.refMs, r.iterations, r.rotation,
                 r.planMs, r.executeHostUs, r.refHostUs, jsonEscape(r.config).c_str(),
                 jsonEscape(r.error).c_str());
-  std::string tuned;
-  for (const auto &[config, ms] : r.tuned)
-    tuned += (tuned.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) + "\", " +
-             std::to_string(ms) + "]";
-  std::string confirmed;
-  for (const auto &[config, ms] : r.confirmed)
-    confirmed += (confirmed.empty() ? "" : ", ") + std::string("[\"") + shortConfig(config) +
-                 "\", " + std::to_string(ms) + "]";
+  std::string tuned = candidatesJson(r.tuned), confirmed = candidatesJson(r.confirmed);
   if (!r.tuned.empty())
     tuned = ", \"heuristic_config\": \"" + jsonEscape(r.heuristicConfig) +
             "\", \"heuristic_over_best\": " + std::to_string(overBest) + ", \"candidates_ms\": [" +
