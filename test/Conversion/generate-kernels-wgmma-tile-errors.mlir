@@ -128,3 +128,21 @@ func.func @swapped_tma_store_height(%a: memref<200x128xbf16> {mepi.alignment = 1
   }
   return
 }
+
+// -----
+
+// Swapped, the accumulator rows are D's columns: block scales (per row of A, per 128 columns
+// of B, applied to row slices) are refused.
+func.func @swapped_block_scales(%a: memref<16x256xf8E4M3FN>, %b: memref<200x256xf8E4M3FN>,
+                                %sa: memref<16x2xf32>, %sb: memref<2x2xf32>,
+                                %d: memref<16x200xbf16>) {
+  // expected-error @+1 {{swapped wgmma kernels take 16-bit or 8-bit A and B without block scales}}
+  mepi.matmul ins(%a, %b : memref<16x256xf8E4M3FN>, memref<200x256xf8E4M3FN>)
+      outs(%d : memref<16x200xbf16>) block_scales(%sa, %sb : memref<16x2xf32>, memref<2x2xf32>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [16, 64, 128], mainloop = <stages = 8, promote = 1>, swapped = true>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

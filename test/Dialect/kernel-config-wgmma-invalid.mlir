@@ -126,8 +126,8 @@ func.func private @streamk_simt() attributes {c = #mepi.kernel_config<simt, tile
 
 // -----
 
-// expected-error @+1 {{expected promote only without the swapped form}}
-func.func private @promote_swapped() attributes {c = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 4, promote = 1>, swapped = true>}
+// expected-error @+1 {{expected tile_k 64 or 128 for a swapped wgmma kernel (one 128-byte line of 16- or 8-bit K), got 32}}
+func.func private @swapped_tf32() attributes {c = #mepi.kernel_config<wgmma, tile = [64, 128, 32], mainloop = <stages = 4>, swapped = true>}
 
 // -----
 

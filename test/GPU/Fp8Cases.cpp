@@ -551,6 +551,27 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        false, "GELU_BIAS", 2,
        "#mepi.kernel_config<wgmma, tile = [128, 64, 128], "
        "mainloop = <stages = 8, cluster = 8, promote = 1, multicast = ab>>"},
+      // The swapped form (Dᵀ = B Aᵀ) for at most 64 rows: promoted 16-row tiles with K not a
+      // multiple of 128, the scales' rows and columns transposed in the fragments; split along
+      // K with TMA stores (stmatrix.trans); fast accumulation into an e4m3 D with its scale; an
+      // f32 D beside an operand c.
+      {T::F8E4M3FN, T::F8E5M2, T::BF16, 13, 1000, 4112, S::Tensor, S::Vector, false, false, false,
+       "GELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [16, 64, 128], mainloop = <stages = 16, promote = 1>, "
+       "swapped = true>"},
+      {T::F8E5M2, T::F8E4M3FN, T::F16, 40, 712, 3000, S::Vector, S::Vector, false, false, false,
+       "RELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [48, 64, 128], mainloop = <stages = 12, promote = 1>, "
+       "scheduler = <split_k, splits = 3>, epilogue = <store = tma>, swapped = true>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F8E4M3FN, 30, 500, 2000, S::Tensor, S::Tensor, true, false,
+       true, "RELU_BIAS", 2,
+       "#mepi.kernel_config<wgmma, tile = [32, 128, 128], mainloop = <stages = 8>, "
+       "swapped = true>"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::F32, 64, 333, 1024, S::Tensor, S::None, false, false, false,
+       "DEFAULT", 2,
+       "#mepi.kernel_config<wgmma, tile = [64, 64, 128], mainloop = <stages = 12, promote = 1>, "
+       "swapped = true>",
+       false, false, T::F32},
       // The heuristic's K splits (tiles that leave half of the SMs idle): the splits' sums meet
       // before the epilog, so an e4m3 D's scale, saturation and amax see whole sums; row-wise
       // scales on a decode shape, block scales with K not a multiple of 128.

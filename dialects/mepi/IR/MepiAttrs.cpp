@@ -133,8 +133,12 @@ static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
     return Why() << "expected tile_n 64 or 128 for a swapped wgmma kernel (one "
                     "consumer per 64 columns), got "
                  << f.tileN;
-  if (f.tileK != 64)
-    return Why() << "expected tile_k 64 for wgmma, got " << f.tileK;
+  // One 128-byte line of K per stage row: 64 16-bit or 128 8-bit elements (tf32 is not
+  // swapped; which of them, the operands' type decides: Sm90Spec).
+  if (f.tileK != 64 && f.tileK != 128)
+    return Why() << "expected tile_k 64 or 128 for a swapped wgmma kernel (one 128-byte line of "
+                    "16- or 8-bit K), got "
+                 << f.tileK;
   if (f.stages < 2 || f.stages > 16)
     return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << f.stages;
   // Split-K sums each consumer's fragments in fragment order, whichever way they map to D.
@@ -202,11 +206,8 @@ static std::optional<std::string> whyInvalid(const ConfigFields &f) {
     return why;
   if (promote > 0 && strategy != KernelStrategy::Wgmma)
     return Why() << "expected promote 0, or > 0 for wgmma, got " << promote;
-  // The swapped form's consumers hold B's rows (its 64-row slices) against the tile's rows of
-  // A; the promoted policy adds A's slices. What the promoted sets take of a consumer's
-  // registers is the target's to say (Sm90Spec::whyNot).
-  if (promote > 0 && swapped)
-    return Why() << "expected promote only without the swapped form";
+  // What the promoted sets take of a consumer's registers (the swapped form's one slice of
+  // 64 x tile_m) is the target's to say (Sm90Spec::whyNot).
   if (tileM <= 0 || tileN <= 0 || tileK <= 0)
     return Why() << "expected positive tile sizes, got [" << tileM << ", " << tileN << ", " << tileK
                  << "]";

@@ -273,10 +273,13 @@ std::optional<std::string> Sm90Spec::whyNot() const {
   if (!atom->transposable && (p.mnMajorA || p.mnMajorB))
     return std::string("wgmma reads 32-bit (tf32) and 8-bit A and B K-major only (A as [M, "
                        "K], B as [N, K])");
-  if (p.elementBytes != 2 &&
-      (!config.getMainloop().getTma() || config.getSwapped() || p.operandSums()))
-    return std::string("tf32 and 8-bit wgmma kernels need TMA loads and take no swapped form "
-                       "or operand sums");
+  if (p.elementBytes != 2 && (!config.getMainloop().getTma() || p.operandSums()))
+    return std::string("tf32 and 8-bit wgmma kernels need TMA loads and take no operand sums");
+  // Swapped, an 8-bit kernel's accumulator rows are D's columns: the block scales' factors
+  // (per row of A, per 128 columns of B) are applied by row slices only.
+  if (config.getSwapped() && (p.elementBytes == 4 || p.blockScales))
+    return std::string("swapped wgmma kernels take 16-bit or 8-bit A and B without block "
+                       "scales");
   // 3xTF32: the split stage's low parts are not masked to a group's rows or k-steps.
   if (p.splitsTf32 && (p.grouped() || p.kGroups)) {
     os << "f32 A and B at f32 precision (split into TF32 parts in shared memory) take no "

@@ -104,12 +104,14 @@ EpilogCost epilogCost(MatmulOp op) {
   return cost;
 }
 
-/// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: K-major A and B through TMA and an
-/// element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
+/// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: 16- or 8-bit K-major A and B through
+/// TMA (8-bit without block scales) and an element-wise epilog (no operand sums or
+/// reductions; matrix and bitmask aux outputs).
 bool canSwap(MatmulOp op, bool tmaLoads) {
-  return tmaLoads && op.getD().getType().getRank() == 2 &&
-         op.getA().getType().getElementTypeBitWidth() == 16 && !op.getTransposeA() &&
-         op.getTransposeB() && !op.getASums() && !op.getBSums() && op.getReductions().empty();
+  unsigned bits = op.getA().getType().getElementTypeBitWidth();
+  return tmaLoads && op.getD().getType().getRank() == 2 && (bits == 16 || bits == 8) &&
+         !op.getABlockScales() && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
+         !op.getBSums() && op.getReductions().empty();
 }
 
 /// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`
@@ -118,15 +120,19 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
   return swappedTile(op, m <= 16 ? 16 : m <= 32 ? 32 : 64, tileN);
 }
 
-/// The swapped form of tileM x tileN tiles with as many stages as fit in ~200 KiB, at most 16.
+/// The swapped form of tileM x tileN tiles with as many stages as fit in ~200 KiB, at most 16;
+/// 8-bit sums promoted as the problem needs.
 KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN) {
   int64_t stages = std::min<int64_t>(16, 200 * 1024 / ((tileM + tileN) * sm90::kSwizzleBytes));
+  Sm90Problem p = Sm90Problem::of(op);
+  int64_t promote = p.promotesSums ? sm90::kFp8PromoteKSteps : 0;
   // Built whole: a 16- or 32-row tile exists only in the swapped form.
   MLIRContext *ctx = op.getContext();
-  return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, 64,
+  return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN,
+                               p.atom().lineElements(),
                                MainloopConfigAttr::get(ctx, stages, /*tma=*/true,
                                                        /*pingpong=*/false, /*cluster=*/1,
-                                                       /*promote=*/0, Multicast::B),
+                                                       promote, Multicast::B),
                                SchedulerConfigAttr::get(ctx), EpilogueConfigAttr::get(ctx),
                                /*swapped=*/true);
 }

@@ -249,6 +249,28 @@ void orderGroupedFp8Shapes(SmallVector<Fp8Shape> &shapes, const Sm90Problem &p,
   std::rotate(shapes.begin(), first, first + 1);
 }
 
+/// The swapped form (Dᵀ = B Aᵀ) for at most 64 rows: M is each wgmma's n side, so a block
+/// reads no padding rows of A and streams 64 or 128 rows of B through up to 16 stages; split
+/// along K where its tiles leave half of the SMs idle (waveSplits), D stored from the
+/// registers or through TMA.
+SmallVector<KernelConfigAttr> fp8SwappedForms(MatmulOp op, const Sm90Problem &p,
+                                              const TargetInfo &target) {
+  SmallVector<KernelConfigAttr> forms;
+  if (p.m > sm90::kSliceRows || p.grouped() ||
+      !canSwap(op, isTmaOperand(op.getA()) && isTmaOperand(op.getB())))
+    return forms;
+  for (int64_t tileN : {64, 128}) {
+    KernelConfigAttr config = swappedConfig(op, p.m, tileN);
+    int64_t tiles = llvm::divideCeil(p.m, config.getTileM()) * llvm::divideCeil(p.n, tileN);
+    if (int64_t splits = waveSplits(p, target, tiles); splits > 1)
+      config = config.withSplits(splits);
+    forms.push_back(config);
+    if (canUseTmaStores(op, /*tmaLoads=*/true, tileN))
+      forms.push_back(config.withStore(DStore::Tma));
+  }
+  return forms;
+}
+
 /// `config` (TMA stores) with one TMA store buffer a consumer and one stage more, where that
 /// fits. Promoted by slice, block-scaled 256 x 128 (the scales staged) has 3 stages beside two
 /// buffers and 4 beside one: on seven large shapes 4 ran 0-4.6 % faster but for one 0.3 %
@@ -331,6 +353,8 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
   // The two fastest shapes' only: autotune times every 8-bit candidate.
   for (const Fp8Shape &s : ArrayRef<Fp8Shape>(shapes).take_front(2))
     add(fp8SharedCluster(p, target, s));
+  for (KernelConfigAttr config : fp8SwappedForms(op, p, target))
+    add(config);
   return ranked;
 }
 /// `config` with D through TMA stores (fewer stages where the two buffers per consumer would not
