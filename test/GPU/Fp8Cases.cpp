@@ -572,6 +572,12 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "#mepi.kernel_config<wgmma, tile = [64, 64, 128], mainloop = <stages = 12, promote = 1>, "
        "swapped = true>",
        false, false, T::F32},
+      // Short M as the heuristic runs it (the problem streams B): one row, swapped, fast
+      // accumulation, row-wise scales; 48 rows on 64 x 64 tiles.
+      {T::F8E5M2, T::F8E4M3FN, T::F16, 1, 4000, 2000, S::Vector, S::Vector, false, false, true,
+       "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 48, 3152, 1248, S::Tensor, S::Tensor, false, false,
+       false, "BIAS"},
       // The heuristic's K splits (tiles that leave half of the SMs idle): the splits' sums meet
       // before the epilog, so an e4m3 D's scale, saturation and amax see whole sums; row-wise
       // scales on a decode shape, block scales with K not a multiple of 128.

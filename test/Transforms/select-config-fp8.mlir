@@ -34,10 +34,10 @@ func.func @few_tiles(%a: memref<1024x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
   return
 }
 
-// 16 rows: 64 tiles of 64 x 128 (a 128-row tile's second consumer would have no rows), K
-// split in 2 (the tiles leave half of the SMs idle).
+// 16 rows: the problem streams B, so the swapped form (Dᵀ = B Aᵀ) of 16 rows by 64 columns,
+// 128 tiles in one wave (no padding rows of A, twice the units of 64 x 128).
 // CHECK-LABEL: func.func @decode
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>, scheduler = <split_k, splits = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 64, 128], mainloop = <stages = 16, promote = 1>, swapped = true>
 func.func @decode(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                   %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                   %d: memref<16x8192xbf16> {mepi.alignment = 16 : i64}) {
@@ -102,10 +102,9 @@ func.func @grouped_decode(%x: memref<1024x2048xf8E4M3FN> {mepi.alignment = 16 : 
   return
 }
 
-// Fast accumulation (no promotion) at 16 rows: 64 x 128 tiles, K split in 2, ranked by the
-// FP8 tile model as promoted ones are (64 x 64 measured slower here).
+// Fast accumulation (no promotion) at 16 rows: the swapped form as promoted.
 // CHECK-LABEL: func.func @decode_fast
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 64, 128], mainloop = <stages = 16>, swapped = true>
 func.func @decode_fast(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                        %b: memref<8192x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
                        %d: memref<16x8192xbf16> {mepi.alignment = 16 : i64}) {

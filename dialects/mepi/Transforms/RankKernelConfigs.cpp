@@ -249,6 +249,25 @@ void orderGroupedFp8Shapes(SmallVector<Fp8Shape> &shapes, const Sm90Problem &p,
   std::rotate(shapes.begin(), first, first + 1);
 }
 
+/// Problems of at most 64 rows without block scales stream B (N x K bytes) at a few FLOPs a
+/// byte, so the form with the most units in a wave wins, not the one of most FLOPs a clock:
+/// the swapped form (16 or 32 rows a tile: no padding rows of A) for at most 32 rows, else 64
+/// x 64 (twice the units of 64 x 128). On 10 decode shapes (H200, 2026-11-30, autotune and
+/// forced, bench/NOTES.md, FP8: short M) the swapped 64-column form ran 1.06-1.22x the
+/// ranking's 64 x 128 (split) tensor-wise on 1-32 rows, 64 x 64 1.11x and 1.26x on two of 64
+/// rows; block scales keep 64 x 128 (their staged scales: 1.32 of cuBLASLt on 16 rows).
+bool streamsB(const Sm90Problem &p) {
+  return !p.grouped() && !p.blockScales && p.m <= sm90::kSliceRows;
+}
+constexpr int64_t kSwappedFirstRows = 32;
+
+/// 64 x 64 first (streamsB).
+void orderShortFp8Shapes(SmallVector<Fp8Shape> &shapes) {
+  auto first = llvm::find_if(shapes, [](const Fp8Shape &s) { return s.m == 64 && s.n == 64; });
+  if (first != shapes.end() && first->config)
+    std::rotate(shapes.begin(), first, first + 1);
+}
+
 /// The swapped form (Dᵀ = B Aᵀ) for at most 64 rows: M is each wgmma's n side, so a block
 /// reads no padding rows of A and streams 64 or 128 rows of B through up to 16 stages; split
 /// along K where its tiles leave half of the SMs idle (waveSplits), D stored from the
@@ -337,6 +356,12 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
   else
     llvm::stable_sort(shapes,
                       [&](const Fp8Shape &x, const Fp8Shape &y) { return cost(x) < cost(y); });
+  SmallVector<KernelConfigAttr> swapped = fp8SwappedForms(op, p, target);
+  bool oldShort = std::getenv("MEPI_EXP_OLD_SHORT") != nullptr;
+  if (!oldShort && streamsB(p) && p.m <= kSwappedFirstRows && !swapped.empty())
+    add(swapped.front());
+  else if (!oldShort && streamsB(p))
+    orderShortFp8Shapes(shapes);
   bool aligned = sectorAlignedRows(op);
   for (const Fp8Shape &s : shapes) {
     KernelConfigAttr config = s.config;
@@ -353,7 +378,7 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
   // The two fastest shapes' only: autotune times every 8-bit candidate.
   for (const Fp8Shape &s : ArrayRef<Fp8Shape>(shapes).take_front(2))
     add(fp8SharedCluster(p, target, s));
-  for (KernelConfigAttr config : fp8SwappedForms(op, p, target))
+  for (KernelConfigAttr config : swapped)
     add(config);
   return ranked;
 }
