@@ -265,3 +265,34 @@ func.func @block_scaled_dsv3(%a: memref<4096x16384xf8E4M3FN> {mepi.alignment = 1
   }
   return
 }
+
+// 64 rows stream B: 64 x 64 (64 tiles, K split in 2: 128 units) before 64 x 128 (32 tiles in
+// 4), as many units in one wave and shorter splits.
+// CHECK-LABEL: func.func @short_narrow
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 128], mainloop = <stages = 8, promote = 1>, scheduler = <split_k, splits = 2>>
+func.func @short_narrow(%a: memref<64x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
+                        %b: memref<4096x4096xf8E4M3FN> {mepi.alignment = 16 : i64},
+                        %d: memref<64x4096xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<64x4096xf8E4M3FN>, memref<4096x4096xf8E4M3FN>)
+      outs(%d : memref<64x4096xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
+// 64 rows whose 64 x 64 tiles (213) would take two waves: 64 x 128 (107 tiles, one wave).
+// CHECK-LABEL: func.func @short_wide
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 128], mainloop = <stages = 8, promote = 1>>
+func.func @short_wide(%a: memref<64x14528xf8E4M3FN> {mepi.alignment = 16 : i64},
+                      %b: memref<13632x14528xf8E4M3FN> {mepi.alignment = 16 : i64},
+                      %d: memref<64x13632xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<64x14528xf8E4M3FN>, memref<13632x14528xf8E4M3FN>)
+      outs(%d : memref<64x13632xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

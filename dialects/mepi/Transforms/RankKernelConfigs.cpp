@@ -252,20 +252,33 @@ void orderGroupedFp8Shapes(SmallVector<Fp8Shape> &shapes, const Sm90Problem &p,
 /// Problems of at most 64 rows without block scales stream B (N x K bytes) at a few FLOPs a
 /// byte, so the form with the most units in a wave wins, not the one of most FLOPs a clock:
 /// the swapped form (16 or 32 rows a tile: no padding rows of A) for at most 32 rows, else 64
-/// x 64 (twice the units of 64 x 128). On 10 decode shapes (H200, 2026-11-30, autotune and
-/// forced, bench/NOTES.md, FP8: short M) the swapped 64-column form ran 1.06-1.22x the
-/// ranking's 64 x 128 (split) tensor-wise on 1-32 rows, 64 x 64 1.11x and 1.26x on two of 64
-/// rows; block scales keep 64 x 128 (their staged scales: 1.32 of cuBLASLt on 16 rows).
+/// x 64 (orderShortFp8Shapes). Against 64 x 128 (H200, 2026-11-30, `fp8-short-ab.log`: 38
+/// short-M shapes of both FP8 sweeps and LLM decoding, two rounds): the swapped form 1.05-1.72x
+/// tensor-wise on all 19 of at most 32 rows but 16 x 10880 x 512 (1.00); row-wise and fast
+/// alike (one 0.94). Block scales keep 64 x 128 (their staged scales: 1.32 of cuBLASLt on 16
+/// rows).
 bool streamsB(const Sm90Problem &p) {
   return !p.grouped() && !p.blockScales && p.m <= sm90::kSliceRows;
 }
 constexpr int64_t kSwappedFirstRows = 32;
 
-/// 64 x 64 first (streamsB).
-void orderShortFp8Shapes(SmallVector<Fp8Shape> &shapes) {
-  auto first = llvm::find_if(shapes, [](const Fp8Shape &s) { return s.m == 64 && s.n == 64; });
-  if (first != shapes.end() && first->config)
-    std::rotate(shapes.begin(), first, first + 1);
+/// 64 x 64 first (streamsB) where its units, split as ranked, fit one wave and are at least
+/// as many as 64 x 128's: where they take more than a wave or fewer units than 64 x 128 split
+/// further, it lost 4-15 % (64 x 13632 x 14528, 213 tiles: 0.86; 64 x 4416 x 26816, 69 units
+/// against 105: 0.89).
+void orderShortFp8Shapes(SmallVector<Fp8Shape> &shapes, const TargetInfo &target,
+                         function_ref<int64_t(const Fp8Shape &)> tilesOf) {
+  auto find = [&](int64_t n) {
+    return llvm::find_if(shapes, [&](const Fp8Shape &s) { return s.m == 64 && s.n == n; });
+  };
+  auto units = [&](const Fp8Shape &s) {
+    return tilesOf(s) * (s.config ? s.config.getScheduler().getSplits() : 1);
+  };
+  auto narrow = find(64), wide = find(128);
+  if (narrow == shapes.end() || !narrow->config || units(*narrow) > target.multiprocessors ||
+      (wide != shapes.end() && wide->config && units(*narrow) < units(*wide)))
+    return;
+  std::rotate(shapes.begin(), narrow, narrow + 1);
 }
 
 /// The swapped form (Dᵀ = B Aᵀ) for at most 64 rows: M is each wgmma's n side, so a block
@@ -357,11 +370,10 @@ SmallVector<KernelConfigAttr> rankFp8Configs(MatmulOp op, const TargetInfo &targ
     llvm::stable_sort(shapes,
                       [&](const Fp8Shape &x, const Fp8Shape &y) { return cost(x) < cost(y); });
   SmallVector<KernelConfigAttr> swapped = fp8SwappedForms(op, p, target);
-  bool oldShort = std::getenv("MEPI_EXP_OLD_SHORT") != nullptr;
-  if (!oldShort && streamsB(p) && p.m <= kSwappedFirstRows && !swapped.empty())
+  if (streamsB(p) && p.m <= kSwappedFirstRows && !swapped.empty())
     add(swapped.front());
-  else if (!oldShort && streamsB(p))
-    orderShortFp8Shapes(shapes);
+  else if (streamsB(p))
+    orderShortFp8Shapes(shapes, target, tilesOf);
   bool aligned = sectorAlignedRows(op);
   for (const Fp8Shape &s : shapes) {
     KernelConfigAttr config = s.config;
