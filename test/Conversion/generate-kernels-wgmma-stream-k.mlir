@@ -37,6 +37,8 @@
 // CHECK: nvvm.read.ptx.sreg.clusterid.x : i32
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The last stage released in both blocks of the cluster, one thread each.
+// CHECK: nvvm.mapa
 // A shared unit (splits > 1): the split-K reduction of its 2 records, else the unit alone.
 // CHECK: %[[SHARED:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i32
 // CHECK: scf.if %[[SHARED]] -> (i1, !llvm.struct

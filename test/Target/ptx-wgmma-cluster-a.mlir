@@ -22,7 +22,7 @@
 // CHECK: barrier.cluster.arrive.aligned;
 // CHECK-NEXT: barrier.cluster.wait.aligned;
 // CHECK-DAG: mov.u32 {{.*}}, %clusterid.x;
-// CHECK-DAG: mapa.shared::cluster.u64 {{.*}}, 1;
+// CHECK-DAG: mapa.shared::cluster.u64 {{.*}}, %r{{[0-9]+}};
 // CHECK-DAG: mbarrier.arrive.shared::cluster.b64
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [

@@ -3,8 +3,8 @@
 // 128-row tile, each loading 32 rows (a TMA box of 32) into the row's blocks (mask 0x55 shifted
 // by the block's row); a column's 2 blocks share B's 64-row tile, each loading 32 rows into the
 // column's pair (mask 0x3 shifted by twice its column). Each consumer frees a stage in its
-// row's 4 blocks and its column's other block, so a stage's empty barrier counts 2 consumers x
-// 5 blocks. 3 tile rows and 17 tile columns: 2 x 5 units of 8 blocks, whose tiles below or
+// row's 4 blocks and its column's other block (its threads 0-4 one block each), so a stage's
+// empty barrier counts 2 consumers x 5 blocks. 3 tile rows and 17 tile columns: 2 x 5 units of 8 blocks, whose tiles below or
 // right of D store nothing. ptxas assembles it without spills.
 // REQUIRES: ptxas
 // RUN: mepi-opt %s --mepi-generate-kernels | FileCheck %s --check-prefix=IR
@@ -28,7 +28,8 @@
 // CHECK-DAG: mov.b16 {{.*}}, 85;
 // CHECK-DAG: mov.b16 {{.*}}, 3;
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
-// CHECK-DAG: mapa.shared::cluster.u64
+// CHECK-DAG: setp.gt.u32 {{.*}}, 4;
+// CHECK-DAG: mapa.shared::cluster.u64 {{.*}}, %r{{[0-9]+}};
 // CHECK-DAG: mbarrier.arrive.shared::cluster.b64
 // CHECK: barrier.cluster.arrive.aligned;
 // CHECK-NEXT: barrier.cluster.wait.aligned;

@@ -1,8 +1,11 @@
 // The wgmma kernels' stage ring (see StagePipeline.h).
 #include "StagePipeline.h"
+#include "TileScheduler.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::mepi;
@@ -63,36 +66,62 @@ void StagePipeline::emitTransformed(Emitter &e, const Slot &slot) const {
   NVVM::MBarrierArriveOp::create(e.b, e.loc, Type(), slot.ready, Value());
 }
 
-void StagePipeline::emitRelease(Emitter &e, Value it, Value isLeader) const {
+void StagePipeline::emitRelease(Emitter &e, Value it, Value thread) const {
   OpBuilder &b = e.b;
-  auto leader = scf::IfOp::create(b, e.loc, isLeader, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(leader.thenBlock());
   auto [full, empty] = emitBarriers(e, e.rem(it, e.i32(stages)));
+  if (std::getenv("MEPI_EXP_LEADER_RELEASE")) {
+    auto leader = scf::IfOp::create(b, e.loc, e.eq(thread, e.i32(0)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    if (rows * columns == 1) {
+      NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
+      return;
+    }
+    auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    for (Value target : emitTargets(e))
+      NVVM::MBarrierArriveOp::create(
+          b, e.loc, Type(), NVVM::MapaOp::create(b, e.loc, sharedCluster, empty, target), Value());
+    return;
+  }
+  // Thread i of the warpgroup arrives on the stage's barrier in the i-th block that reads it
+  // (as CUTLASS's cluster barriers do): the sharers' arrivals leave at once, not one after
+  // another from one thread.
+  SmallVector<Value> targets = emitTargets(e);
+  Value target = targets.front();
+  for (auto [i, other] : llvm::enumerate(ArrayRef<Value>(targets).drop_front()))
+    target = e.select(e.eq(thread, e.i32(int64_t(i) + 1)), other, target);
+  Value arriving = targets.size() == 1 ? e.eq(thread, e.i32(0))
+                                       : e.ult(thread, e.i32(int64_t(targets.size())));
+  auto arrives = scf::IfOp::create(b, e.loc, arriving, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(arrives.thenBlock());
   if (rows * columns == 1) {
     NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
     return;
   }
-  // The stage is free in this block for the producers that multicast into it: every block of
-  // a cluster of one row or column; in R x C, this block's row (ranks rankRow + R j) and the
+  // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release makes
+  // ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
+  // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
+  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  Value remote = NVVM::MapaOp::create(b, e.loc, sharedCluster, empty, target);
+  NVVM::MBarrierArriveOp::create(b, e.loc, Type(), remote, Value());
+}
+
+SmallVector<Value> StagePipeline::emitTargets(Emitter &e) const {
+  // The blocks whose producers multicast into this one: none but itself alone; every block
+  // of a cluster of one row or column; in R x C, this block's row (ranks rankRow + R j) and the
   // rest of its column (((rankRow + i) % R) + R rankColumn, 0 < i < R).
   SmallVector<Value> targets;
   if (rows == 1 || columns == 1) {
     for (int64_t r = 0; r < rows * columns; ++r)
       targets.push_back(e.i32(r));
-  } else {
-    Value rankRow = e.rem(rank, e.i32(rows)), columnBase = e.sub(rank, rankRow);
-    for (int64_t j = 0; j < columns; ++j)
-      targets.push_back(e.add(rankRow, e.i32(rows * j)));
-    for (int64_t i = 1; i < rows; ++i)
-      targets.push_back(e.add(columnBase, e.rem(e.add(rankRow, e.i32(i)), e.i32(rows))));
+    return targets;
   }
-  auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
-  for (Value target : targets) {
-    // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release makes
-    // ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
-    // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
-    Value remote = NVVM::MapaOp::create(b, e.loc, sharedCluster, empty, target);
-    NVVM::MBarrierArriveOp::create(b, e.loc, Type(), remote, Value());
-  }
+  auto [rankRow, rankColumn] = emitClusterPosition(e, config, rank);
+  Value columnBase = e.mul(rankColumn, e.i32(rows));
+  for (int64_t j = 0; j < columns; ++j)
+    targets.push_back(e.add(rankRow, e.i32(rows * j)));
+  for (int64_t i = 1; i < rows; ++i)
+    targets.push_back(e.add(columnBase, e.rem(e.add(rankRow, e.i32(i)), e.i32(rows))));
+  return targets;
 }

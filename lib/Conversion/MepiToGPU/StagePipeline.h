@@ -19,7 +19,7 @@ public:
   /// `base`: the aligned dynamic shared memory (ptr<3>); `config`'s stages and cluster shape;
   /// `rank`: the block's rank in its cluster (i32).
   StagePipeline(Value base, const Sm90SharedLayout &layout, KernelConfigAttr config, Value rank)
-      : base(base), layout(layout), stages(config.getMainloop().getStages()),
+      : base(base), layout(layout), config(config), stages(config.getMainloop().getStages()),
         rows(Sm90Spec::clusterRows(config)), columns(Sm90Spec::clusterColumns(config)),
         rank(rank) {}
 
@@ -49,13 +49,17 @@ public:
   /// transformed (its writes made visible to the tensor cores first).
   void emitWaitLanded(Emitter &e, const Slot &slot) const;
   void emitTransformed(Emitter &e, const Slot &slot) const;
-  /// Consumer: frees stage `it` (its leader thread arrives on empty, in every block of its
-  /// cluster row and column).
-  void emitRelease(Emitter &e, Value it, Value isLeader) const;
+  /// Consumer: frees stage `it`: its thread i (`thread`, in the warpgroup) arrives on empty in
+  /// the i-th block of its cluster row and column (emitTargets), itself alone without a cluster.
+  void emitRelease(Emitter &e, Value it, Value thread) const;
 
 private:
+  /// The cluster ranks of the blocks whose readers free a stage of this one (sharers()).
+  SmallVector<Value> emitTargets(Emitter &e) const;
+
   Value base;
   const Sm90SharedLayout &layout;
+  KernelConfigAttr config;
   int64_t stages, rows, columns;
   Value rank;
 };
