@@ -66,17 +66,21 @@ void StagePipeline::emitTransformed(Emitter &e, const Slot &slot) const {
   NVVM::MBarrierArriveOp::create(e.b, e.loc, Type(), slot.ready, Value());
 }
 
-void StagePipeline::emitRelease(Emitter &e, Value it, Value thread) const {
+void StagePipeline::emitRelease(Emitter &e, Value it, Value thread, Value isLeader) const {
   OpBuilder &b = e.b;
-  auto [full, empty] = emitBarriers(e, e.rem(it, e.i32(stages)));
+  if (rows * columns == 1) {
+    auto leader = scf::IfOp::create(b, e.loc, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(leader.thenBlock());
+    Value empty = emitBarriers(e, e.rem(it, e.i32(stages))).second;
+    NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
+    return;
+  }
+  Value empty = emitBarriers(e, e.rem(it, e.i32(stages))).second;
   if (std::getenv("MEPI_EXP_LEADER_RELEASE")) {
     auto leader = scf::IfOp::create(b, e.loc, e.eq(thread, e.i32(0)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(leader.thenBlock());
-    if (rows * columns == 1) {
-      NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
-      return;
-    }
     auto sharedCluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
     for (Value target : emitTargets(e))
       NVVM::MBarrierArriveOp::create(
@@ -90,15 +94,10 @@ void StagePipeline::emitRelease(Emitter &e, Value it, Value thread) const {
   Value target = targets.front();
   for (auto [i, other] : llvm::enumerate(ArrayRef<Value>(targets).drop_front()))
     target = e.select(e.eq(thread, e.i32(int64_t(i) + 1)), other, target);
-  Value arriving = targets.size() == 1 ? e.eq(thread, e.i32(0))
-                                       : e.ult(thread, e.i32(int64_t(targets.size())));
-  auto arrives = scf::IfOp::create(b, e.loc, arriving, /*withElseRegion=*/false);
+  auto arrives = scf::IfOp::create(b, e.loc, e.ult(thread, e.i32(int64_t(targets.size()))),
+                                   /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(arrives.thenBlock());
-  if (rows * columns == 1) {
-    NVVM::MBarrierArriveOp::create(b, e.loc, Type(), empty, Value());
-    return;
-  }
   // The default CTA scope, as CUTLASS's cluster barriers use: a cluster-scope release makes
   // ptxas fence with MEMBAR.ALL.GPU before each arrive, which measured 2-3x slower
   // (bench/NOTES.md). The stage was read by wgmmas this warpgroup waited for.
@@ -108,8 +107,8 @@ void StagePipeline::emitRelease(Emitter &e, Value it, Value thread) const {
 }
 
 SmallVector<Value> StagePipeline::emitTargets(Emitter &e) const {
-  // The blocks whose producers multicast into this one: none but itself alone; every block
-  // of a cluster of one row or column; in R x C, this block's row (ranks rankRow + R j) and the
+  // The blocks whose producers multicast into this one: every block of a cluster of one row or
+  // column; in R x C, this block's row (ranks rankRow + R j) and the
   // rest of its column (((rankRow + i) % R) + R rankColumn, 0 < i < R).
   SmallVector<Value> targets;
   if (rows == 1 || columns == 1) {

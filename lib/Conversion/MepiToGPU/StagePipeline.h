@@ -50,8 +50,9 @@ public:
   void emitWaitLanded(Emitter &e, const Slot &slot) const;
   void emitTransformed(Emitter &e, const Slot &slot) const;
   /// Consumer: frees stage `it`: its thread i (`thread`, in the warpgroup) arrives on empty in
-  /// the i-th block of its cluster row and column (emitTargets), itself alone without a cluster.
-  void emitRelease(Emitter &e, Value it, Value thread) const;
+  /// the i-th block of its cluster row and column (emitTargets); without a cluster its leader
+  /// (`isLeader`: thread 0) in its own block.
+  void emitRelease(Emitter &e, Value it, Value thread, Value isLeader) const;
 
 private:
   /// The cluster ranks of the blocks whose readers free a stage of this one (sharers()).

@@ -143,7 +143,7 @@ SmallVector<Value> WgmmaKernelGenerator::emitKStep(Emitter &e, const Context &c,
   {
     OpBuilder::InsertionGuard then(b);
     b.setInsertionPointToStart(notFirst.thenBlock());
-    c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.localThread);
+    c.pipeline->emitRelease(e, e.sub(it, e.i32(1)), u.localThread, u.isLeader);
   }
   SmallVector<Value> results = {e.add(it, e.i32(1))};
   llvm::append_range(results, accs);

@@ -414,7 +414,9 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
   const WorkUnit &unit = u.unit;
   ArrayRef<SumsPlan> sumsPlans = u.sumsPlans;
   Value consumer = u.consumer, localThread = u.localThread;
-  auto release = [&](Value it) { c.pipeline->emitRelease(e, it, u.localThread); };
+  auto release = [&](Value it) {
+    c.pipeline->emitRelease(e, it, u.localThread, u.isLeader);
+  };
   Value itEnd = loopResults[0];
   SmallVector<Value> accs(ArrayRef<Value>(loopResults).slice(1, slices));
   ArrayRef<Value> carriedSums = ArrayRef<Value>(loopResults).drop_front(1 + slices);
