@@ -253,8 +253,8 @@ void orderGroupedFp8Shapes(SmallVector<Fp8Shape> &shapes, const Sm90Problem &p,
 /// byte, so the form with the most units in a wave wins, not the one of most FLOPs a clock:
 /// the swapped form (16 or 32 rows a tile: no padding rows of A) for at most 32 rows, else 64
 /// x 64 (orderShortFp8Shapes). Against 64 x 128 (H200, 2026-11-30, `fp8-short-ab.log`: 38
-/// short-M shapes of both FP8 sweeps and LLM decoding, two rounds): the swapped form 1.05-1.72x
-/// tensor-wise on all 19 of at most 32 rows but 16 x 10880 x 512 (1.00); row-wise and fast
+/// short-M shapes of both FP8 sweeps and LLM decoding, two rounds): the swapped form 1.02-1.72x
+/// tensor-wise on the 18 of at most 32 rows but 16 x 10880 x 512 (1.00); row-wise and fast
 /// alike (one 0.94). Block scales keep 64 x 128 (their staged scales: 1.32 of cuBLASLt on 16
 /// rows).
 bool streamsB(const Sm90Problem &p) {
