@@ -1,5 +1,6 @@
-// The heuristic's rules that both the pass (SelectKernelConfig.cpp) and the ranking of
-// candidates (RankKernelConfigs.cpp) use. Each is documented where it is defined.
+// The heuristic's rules that both the pass (SelectKernelConfig.cpp) and the rankings of
+// candidates (RankKernelConfigs.cpp, RankFp8Configs.cpp) use. Each is documented where it is
+// defined.
 #ifndef MEPI_TRANSFORMS_KERNELRULES_H
 #define MEPI_TRANSFORMS_KERNELRULES_H
 

@@ -1,5 +1,6 @@
 // mepi-select-kernel-config: attach a kernel configuration to each mepi.matmul; the wgmma
-// heuristic's rules. The shared rules: KernelRules.cpp; the candidates: RankKernelConfigs.cpp.
+// heuristic's rules. The shared rules: KernelRules.cpp; the candidates: RankKernelConfigs.cpp
+// (8-bit A and B: RankFp8Configs.cpp).
 #include "mepi/Sm90/Sm90CostModel.h"
 #include "mepi/Sm90/Sm90Spec.h"
 #include "KernelRules.h"
