@@ -13,6 +13,10 @@ namespace mlir::mepi::rules {
 /// is valid, new and implementable: every candidate is one the generator can build.
 void addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                   const TargetInfo &target, KernelConfigAttr config);
+/// `config` with D through TMA stores (fewer stages where the two buffers per consumer would not
+/// fit beside them), or null where its epilog or D cannot take them.
+KernelConfigAttr withTmaStores(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
+                               KernelConfigAttr config);
 /// 8-bit A and B: the FP8 tile shapes ranked by their time, each with its clusters, splits or
 /// stream-K form (the choice of promoted problems; with fast accumulation, first before the
 /// 16-bit forms).

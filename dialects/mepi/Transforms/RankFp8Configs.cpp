@@ -248,7 +248,8 @@ void orderShortFp8Shapes(SmallVector<Fp8Shape> &shapes, const TargetInfo &target
 /// The swapped form (Dᵀ = B Aᵀ) for at most 64 rows: M is each wgmma's n side, so a block
 /// reads no padding rows of A and streams 64 or 128 rows of B through up to 16 stages; split
 /// along K where its tiles leave half of the SMs idle (waveSplits), D stored from the
-/// registers or through TMA.
+/// registers or through TMA (withTmaStores; null where D cannot take them, which addCandidate
+/// skips).
 SmallVector<KernelConfigAttr> fp8SwappedForms(MatmulOp op, const Sm90Problem &p,
                                               const TargetInfo &target) {
   SmallVector<KernelConfigAttr> forms;
@@ -261,8 +262,7 @@ SmallVector<KernelConfigAttr> fp8SwappedForms(MatmulOp op, const Sm90Problem &p,
     if (int64_t splits = waveSplits(p, target, tiles); splits > 1)
       config = config.withSplits(splits);
     forms.push_back(config);
-    if (canUseTmaStores(op, /*tmaLoads=*/true, tileN))
-      forms.push_back(config.withStore(DStore::Tma));
+    forms.push_back(withTmaStores(op, p, target, config));
   }
   return forms;
 }

@@ -42,20 +42,6 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
     std::rotate(ranked.begin(), fastest, fastest + 1);
 }
 
-/// `config` with D through TMA stores (fewer stages where the two buffers per consumer would not
-/// fit beside them), or null where its epilog or D cannot take them.
-KernelConfigAttr withTmaStores(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
-                               KernelConfigAttr config) {
-  if (config.getEpilogue().getStore() == DStore::Tma ||
-      !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
-    return {};
-  KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
-  while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
-         !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
-    tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
-  return tmaStores;
-}
-
 /// A tileM x tileN tile as the heuristic would build it, and its split-K forms where K is long
 /// enough (at least 8 k-steps a split) and the units stay within two per multiprocessor.
 void addTile(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
@@ -221,6 +207,19 @@ void orderByModel(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
 }
 
 } // namespace
+
+/// See RankCandidates.h.
+KernelConfigAttr rules::withTmaStores(MatmulOp op, const Sm90Problem &p,
+                                      const TargetInfo &target, KernelConfigAttr config) {
+  if (config.getEpilogue().getStore() == DStore::Tma ||
+      !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
+    return {};
+  KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
+  while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
+         !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
+    tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
+  return tmaStores;
+}
 
 /// See RankCandidates.h.
 void rules::addCandidate(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
