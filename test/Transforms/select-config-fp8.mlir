@@ -50,6 +50,21 @@ func.func @decode(%a: memref<16x8192xf8E4M3FN> {mepi.alignment = 16 : i64},
   return
 }
 
+// 16 rows past one wave of 64-column tiles (696 of them): the swapped form of 128 columns.
+// CHECK-LABEL: func.func @decode_wide
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 128, 128], mainloop = <stages = 11, promote = 1>, swapped = true>
+func.func @decode_wide(%a: memref<16x1840xf8E4M3FN> {mepi.alignment = 16 : i64},
+                       %b: memref<44528x1840xf8E4M3FN> {mepi.alignment = 16 : i64},
+                       %d: memref<16x44528xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<16x1840xf8E4M3FN>, memref<44528x1840xf8E4M3FN>)
+      outs(%d : memref<16x44528xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}
+
 // Rows of 8208 bytes start off L2's 32-byte sectors: 2752 tiles of 128 x 192 in clusters of 2
 // (B multicast halves B's L2 requests).
 // CHECK-LABEL: func.func @rows_off_sectors

@@ -218,9 +218,9 @@ void orderGroupedFp8Shapes(SmallVector<Fp8Shape> &shapes, const Sm90Problem &p,
 /// the swapped form (16 or 32 rows a tile: no padding rows of A) for at most 32 rows, else 64
 /// x 64 (orderShortFp8Shapes). Against 64 x 128 (H200, 2026-11-30, `fp8-short-ab.log`: 38
 /// short-M shapes of both FP8 sweeps and LLM decoding, two rounds): the swapped form 1.02-1.72x
-/// tensor-wise on the 18 of at most 32 rows but 16 x 10880 x 512 (1.00); row-wise and fast
-/// alike (one 0.94). Block scales keep 64 x 128 (their staged scales: 1.32 of cuBLASLt on 16
-/// rows).
+/// tensor-wise on the 18 of at most 32 rows but 16 x 10880 x 512 (1.00; its width:
+/// firstSwappedForm); row-wise and fast alike (one 0.94). Block scales keep 64 x 128 (their
+/// staged scales: 1.32 of cuBLASLt on 16 rows).
 bool streamsB(const Sm90Problem &p) {
   return !p.grouped() && !p.blockScales && p.m <= sm90::kSliceRows;
 }
@@ -265,6 +265,24 @@ SmallVector<KernelConfigAttr> fp8SwappedForms(MatmulOp op, const Sm90Problem &p,
     forms.push_back(withTmaStores(op, p, target, config));
   }
   return forms;
+}
+
+/// The swapped form ranked first (fp8SwappedForms' register forms): 64 columns a tile where
+/// those tiles fit one wave, else 128. Past one wave a block streams twice B's rows per A
+/// fragment it holds, and the ramp and tail of each tile come half as often: forced against
+/// each other (H200, 2026-11-30, `fp8-swapped-width.log`, two rounds in opposite orders) the
+/// 128-column form ran 1.04-1.23x on six 16-row shapes of 139-696 such tiles, 0.98 and 1.04x
+/// on two of 32 rows; within one wave 64 columns (16 x 8192², 128 tiles: 1.02x).
+KernelConfigAttr firstSwappedForm(ArrayRef<KernelConfigAttr> forms, const Sm90Problem &p,
+                                  const TargetInfo &target) {
+  int64_t narrowTiles = llvm::divideCeil(p.m, forms.front().getTileM()) *
+                        llvm::divideCeil(p.n, forms.front().getTileN());
+  int64_t width = narrowTiles > target.multiprocessors ? 128 : 64;
+  for (KernelConfigAttr config : forms)
+    if (config && config.getTileN() == width &&
+        config.getEpilogue().getStore() != DStore::Tma)
+      return config;
+  return forms.front();
 }
 
 /// `config` (TMA stores) with one TMA store buffer a consumer and one stage more, where that
@@ -337,7 +355,7 @@ SmallVector<KernelConfigAttr> rules::rankFp8Configs(MatmulOp op, const TargetInf
                       [&](const Fp8Shape &x, const Fp8Shape &y) { return cost(x) < cost(y); });
   SmallVector<KernelConfigAttr> swapped = fp8SwappedForms(op, p, target);
   if (streamsB(p) && p.m <= kSwappedFirstRows && !swapped.empty())
-    add(swapped.front());
+    add(firstSwappedForm(swapped, p, target));
   else if (streamsB(p))
     orderShortFp8Shapes(shapes, target, tilesOf);
   bool aligned = sectorAlignedRows(op);
