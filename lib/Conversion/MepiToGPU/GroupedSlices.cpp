@@ -36,9 +36,11 @@ Value WgmmaKernelGenerator::emitHalfTile(Emitter &e, const Context &c,
 
 /// A halved tile's main loop: the consumer's wgmmas of tile_n / 2 columns over the first slice
 /// (WgmmaMainloop::halved), half the tensor work of the slice it would compute otherwise, whose
-/// rows lie past the group. Returns the stage counter and a whole slice's accumulators whose
-/// two halves both hold the consumer's values: the epilog runs as for slice 0 and stores the
-/// consumer's half of the columns only (WgmmaEpilogFrame::halfTile).
+/// rows lie past the group. Returns the stage counter and a whole slice's accumulators, the
+/// consumer's half of them its values and the other half zeros: the epilog runs as for slice 0
+/// and stores the consumer's half of the columns only (WgmmaEpilogFrame::halfTile). Each value
+/// goes to its place through a select: where both halves took the loop's registers directly,
+/// ptxas serialized the wgmmas of both main loops (C7511).
 SmallVector<Value> WgmmaKernelGenerator::emitHalfTileMainLoop(Emitter &e, const Context &c,
                                                               const UnitLoop &u) const {
   OpBuilder &b = e.b;
@@ -46,15 +48,18 @@ SmallVector<Value> WgmmaKernelGenerator::emitHalfTileMainLoop(Emitter &e, const 
   int64_t half = registers() / 2;
   auto halfType = LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(half, f32));
   WgmmaMainloop mainloop = u.mainloop.halved(halfType);
+  // Opaque zeros (as constants, ptxas serialized the wgmmas here too).
   Value zero = emitAccumulatorFence(e, LLVM::ZeroOp::create(b, e.loc, halfType), half);
   SmallVector<Value> init = {u.loopInit[0], zero};
   UnitLoop h{u.unit,   u.sumsPlans,   init,      mainloop,         u.consumer,
              u.isLeader, u.localThread, u.f32Zero, u.onesDescriptor, u.hasNext};
   SmallVector<Value> results = emitUnitMainLoop(e, c, h, {});
   Value whole = LLVM::UndefOp::create(b, e.loc, u.loopInit[1].getType());
-  for (int64_t i = 0; i < registers(); ++i)
-    whole = LLVM::InsertValueOp::create(
-        b, e.loc, whole, LLVM::ExtractValueOp::create(b, e.loc, results[1], i % half), i);
+  for (int64_t i = 0; i < registers(); ++i) {
+    Value mine = e.eq(u.consumer, e.i32(i / half));
+    Value value = LLVM::ExtractValueOp::create(b, e.loc, results[1], i % half);
+    whole = LLVM::InsertValueOp::create(b, e.loc, whole, e.select(mine, value, u.f32Zero), i);
+  }
   return {results[0], whole};
 }
 
