@@ -29,24 +29,11 @@
 // A slice wholly past its group's end skips its epilog: after the unit's last stage is released,
 // the epilog (from the group's bias row on) runs only where the slice's first row is below the
 // group's end.
-// A tile of at most 64 of its group's rows (a group's last) is halved: both consumers compute
-// its first slice, each by half of the columns (wgmmas of n = 128, from fenced zeros), and the
-// slice's epilog; other tiles take a slice each (n = 256). Both branches wait for their wgmmas
-// before they join.
-// IR: %[[HALF:.*]] = arith.cmpi ult, %{{.*}}, %c65_i32 : i32
-// IR-NEXT: scf.if %[[HALF]] -> (i32, !llvm.struct<(f32, {{.*}})>)
-// IR-NEXT: llvm.inline_asm has_side_effects "", "=f
-// IR: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
-// IR: } else {
-// IR: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>
 // IR: llvm.inline_asm has_side_effects "", "=f
-// IR-NEXT: scf.yield
-// IR-NEXT: }
 // IR-NEXT: arith.subi
 // IR: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // IR-NEXT: }
-// IR-NEXT: %[[FIRST_SLICE:.*]] = arith.select %[[HALF]], %c0_i32, %{{.*}} : i32
-// IR-NEXT: %[[SLICE:.*]] = arith.muli %[[FIRST_SLICE]], %c64_i32 : i32
+// IR-NEXT: %[[SLICE:.*]] = arith.muli %{{.*}}, %c64_i32 : i32
 // IR-NEXT: %[[FIRST:.*]] = arith.addi %{{.*}}, %[[SLICE]] : i32
 // IR-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[FIRST]], %{{.*}} : i32
 // IR-NEXT: scf.if %[[HAS]] {

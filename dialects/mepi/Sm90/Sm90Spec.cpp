@@ -75,17 +75,6 @@ int64_t Sm90Spec::tilesM() const {
 int64_t Sm90Spec::tilesN() const { return llvm::divideCeil(p.n, config.getTileN()); }
 int64_t Sm90Spec::kSteps() const { return llvm::divideCeil(p.k, config.getTileK()); }
 
-bool Sm90Spec::halvesGroupTails() const {
-  MainloopConfigAttr mainloop = config.getMainloop();
-  int64_t half = config.getTileN() / 2;
-  return p.grouped() && !config.getSwapped() && !mainloop.getPingpong() &&
-         config.getTileM() == 2 * kSliceRows && mainloop.getPromote() == 0 &&
-         mainloop.getCluster() == 1 && config.getScheduler().isDataParallel() &&
-         !p.operandSums() && !p.blockScales && !p.splitsTf32 &&
-         config.getEpilogue().getStore() == DStore::Tma && half % 8 == 0 &&
-         (!p.mnMajorB || half % kBlockRows == 0);
-}
-
 int64_t Sm90Spec::tileUnitsPerBatch() const {
   return llvm::divideCeil(tilesM(), clusterRows(config)) *
          llvm::divideCeil(tilesN(), clusterColumns(config));

@@ -213,14 +213,6 @@ public:
   int64_t tileUnitsPerBatch() const;
   /// Work units of the grid: those of every batch element, batch element by batch element.
   int64_t workUnits() const { return p.batch * unitsPerBatch(); }
-  /// Grouped by rows: a tile of at most 64 of its group's rows (a group's last tile, in one
-  /// group of two) is computed by both consumers, each the slice's 64 rows by its half of the
-  /// columns, instead of one consumer the slice while the other computes rows of no group.
-  /// Where each consumer holds one slice of a two-slice tile (cooperative, unpromoted, no
-  /// clusters, operand sums, block scales or TF32 parts), whose columns halve into whole
-  /// 64-column blocks of B where B is MN-major, and D goes through store = tma's line buffers,
-  /// which copy a crossing slice's rows by the threads (the halves' lines go that way).
-  bool halvesGroupTails() const;
   /// Walkers (blocks, or clusters) a persistent grid can use: one per work unit, or under
   /// stream-K one per kMinStreamKSteps of all the units' k-steps, so that fewer units than
   /// multiprocessors still spread over all of them.

@@ -28,13 +28,6 @@ auto WgmmaMainloop::emitStageTiles(Emitter &e, Value stageAddress, Value consume
   // cooperative consumer computes slice `consumer`, a ping-pong one all of them.
   int64_t slices = Sm90Spec::slicesPerConsumer(config);
   StageTiles tiles;
-  int64_t bBytes = spec.sharedLayout().bBytes;
-  if (halves) { // the first slice by the consumer's half of B's rows (its columns of D)
-    tiles.a = stageAddress;
-    tiles.b = e.add(stageAddress, e.add(e.i32(spec.sharedLayout().aBytes),
-                                        e.mul(consumer, e.i32(bBytes / 2))));
-    return tiles;
-  }
   tiles.a = config.getMainloop().getPingpong()
                 ? stageAddress
                 : e.add(stageAddress, e.mul(consumer, e.i32(slices * kBlockBytes)));
@@ -65,8 +58,8 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, const StageTiles
   const Sm90Problem &p = spec.problem();
   bool swapped = config.getSwapped();
   // Swapped: B's 64 rows of this consumer are the m side, A's tile_m rows the n side.
-  int64_t columns = swapped ? config.getTileM() : config.getTileN() / (halves ? 2 : 1);
-  auto shape = NVVM::MMAShapeAttr::get(b.getContext(), 64, columns, atom.instrK);
+  auto shape = NVVM::MMAShapeAttr::get(
+      b.getContext(), 64, swapped ? config.getTileM() : config.getTileN(), atom.instrK);
   NVVM::WGMMATypes typeA = wgmmaType(aType), typeB = wgmmaType(bType);
   // wgmma reads A row-major and B column-major (K-major both); MN-major ones transposed.
   NVVM::MMALayout layoutA = p.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row;

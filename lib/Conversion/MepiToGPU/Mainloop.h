@@ -33,15 +33,6 @@ public:
       : spec(spec), config(spec.getConfig()), atom(spec.problem().atom()), aType(aType),
         bType(bType), accType(accType) {}
 
-  /// The same main loop over half a tile (Sm90Spec::halvesGroupTails): every consumer the
-  /// first 64-row slice of A by its half of B's columns, into `halfAccType` (tile_n / 4 f32).
-  WgmmaMainloop halved(Type halfAccType) const {
-    WgmmaMainloop half(*this);
-    half.accType = halfAccType;
-    half.halves = true;
-    return half;
-  }
-
   /// Where this consumer's operand tiles start in the stage at `stageAddress` (shared i32).
   struct StageTiles {
     Value a, b;
@@ -69,7 +60,6 @@ private:
   KernelConfigAttr config;
   MmaAtom atom;
   Type aType, bType, accType;
-  bool halves = false; // halved(): wgmmas of tile_n / 2 columns
 };
 
 } // namespace mlir::mepi

@@ -300,12 +300,8 @@ SmallVector<Value> WgmmaKernelGenerator::emitUnitMainLoop(Emitter &e, const Cont
   // accumulators at the join while they run would make ptxas serialize every wgmma.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> results = {loopResults[0]};
-  // The accumulators' count from their type: a halved tile's hold half a slice.
-  for (int64_t s = 0; s < slices; ++s) {
-    Value acc = loopResults[1 + s];
-    int64_t count = cast<LLVM::LLVMStructType>(acc.getType()).getBody().size();
-    results.push_back(emitAccumulatorFence(e, acc, count));
-  }
+  for (int64_t s = 0; s < slices; ++s)
+    results.push_back(emitAccumulatorFence(e, loopResults[1 + s], registers()));
   SmallVector<Value> sums =
       emitValueFence(e, ArrayRef<Value>(loopResults).drop_front(1 + slices));
   for (auto [i, p] : llvm::enumerate(sumsPlans)) {

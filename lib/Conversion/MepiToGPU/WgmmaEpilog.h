@@ -53,10 +53,6 @@ struct WgmmaEpilogFrame : TileGrid {
   /// Grouped, per work unit: the tile's first row and the end of its group's rows (i32), which
   /// bound the rows written instead of M. Null otherwise.
   Value firstRow, rowEnd;
-  /// Grouped, where the kernel halves group tails (Sm90Spec::halvesGroupTails): whether this
-  /// unit's tile is halved (i1), its consumer's accumulators then holding columns [consumer *
-  /// tile_n / 2, (consumer + 1) * tile_n / 2) of slice 0, which alone it stores. Null otherwise.
-  Value halfTile;
 
   /// The rows below which the epilog writes D (i32).
   Value emitRowLimit(Emitter &e) const { return rowEnd ? rowEnd : e.i32(m); }

@@ -332,7 +332,6 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
         emitMatrixDescriptor(e, e.add(c.baseAddress, e.i32(layout.ones)), /*mnMajor=*/false);
   UnitLoop u{unit,     sumsPlans, loopInit,    mainloop,       consumer,
              isLeader, localThread, f32Zero, onesDescriptor, hasNext};
-  u.halfTile = emitHalfTile(e, c, unit);
   // Ping-pong: the k-steps of the block's next unit, the other consumer's, which this one's
   // stage counter skips.
   if (pingpong)
@@ -356,7 +355,7 @@ void WgmmaKernelGenerator::emitConsumer(Emitter &e, const Context &c, MatmulOp o
                         layout.scaleStageBytes);
     u.blockScales = &*blockScales;
   }
-  SmallVector<Value> loopResults = emitConsumerMainLoop(e, c, u, loopResultTypes);
+  SmallVector<Value> loopResults = emitMainLoopVariants(e, c, u, loopResultTypes, {});
   emitUnitEpilog(e, c, op, operands, u, loopResults);
 }
 
@@ -466,17 +465,14 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
     storeSums(sumPartials);
     // A cooperative consumer c computes slices [c * slices, (c + 1) * slices), a ping-pong one
     // all of them.
-    // A halved tile's consumers both compute slice 0 (GroupedSlices.cpp).
     Value first = pingpong ? e.i32(0) : e.mul(consumer, e.i32(slices));
-    if (u.halfTile)
-      first = e.select(u.halfTile, e.i32(0), first);
     for (int64_t s = 0; s < slices; ++s) {
       Value slice = e.add(first, e.i32(s));
       OpBuilder::InsertionGuard sliceGuard(b);
       if (Value hasRows = emitSliceHasRows(e, unit, slice)) // grouped: see GroupedSlices.cpp
         b.setInsertionPointToStart(
             scf::IfOp::create(b, loc, hasRows, /*withElseRegion=*/false).thenBlock());
-      emitEpilog(e, c, op, operands, accs[s], unit, slice, u.halfTile);
+      emitEpilog(e, c, op, operands, accs[s], unit, slice);
     }
   } else {
     emitReducedEpilog(e, c, op, operands, accs[0], unit, sumPartials, consumer, storeSums);
@@ -485,8 +481,7 @@ void WgmmaKernelGenerator::emitUnitEpilog(Emitter &e, const Context &c, MatmulOp
 
 void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
                                       const IRMapping &operands, Value acc,
-                                      const WorkUnit &unit, Value slice,
-                                      Value halfTile) const {
+                                      const WorkUnit &unit, Value slice) const {
   // Batched: the epilog addresses the unit's batch element through views of its operands;
   // grouped: its group's epilog inputs.
   IRMapping batchViews;
@@ -518,7 +513,6 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.consumer = c.consumer;
   frame.firstRow = unit.groupRow;
   frame.rowEnd = unit.rowEnd;
-  frame.halfTile = halfTile;
   if (config.getSwapped())
     return emitTransposedTmaStores(e, op, views, frame, acc, unit.tileRow, unit.tileCol,
                                    c.spec.dStoreBoxRows());

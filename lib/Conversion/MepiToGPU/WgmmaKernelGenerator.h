@@ -225,8 +225,6 @@ private:
     const BlockScaleFactors *blockScales = nullptr;
     /// Ping-pong: the k-steps of the other consumer's next unit (i32).
     Value otherSteps;
-    /// Grouped, where the kernel halves group tails: the tile is one (emitHalfTile).
-    Value halfTile;
   };
   void fillContext(Emitter &e, Context &c, MatmulOp op, ValueRange leading) const;
   /// The policies the problem asks for: the group walk (grouped rows or K), 3xTF32's split.
@@ -240,15 +238,8 @@ private:
                                           TypeRange resultTypes, SmallVector<bool> summing) const;
   void emitUnitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
                       const UnitLoop &u, ArrayRef<Value> loopResults) const;
-  // Grouped: slices wholly past their group's end, and tiles halved between the consumers
-  // (GroupedSlices.cpp).
+  // Grouped: slices wholly past their group's end (GroupedSlices.cpp).
   Value emitSliceHasRows(Emitter &e, const WorkUnit &unit, Value slice) const;
-  Value emitHalfTile(Emitter &e, const Context &c, const WorkUnit &unit) const;
-  SmallVector<Value> emitHalfTileMainLoop(Emitter &e, const Context &c, const UnitLoop &u) const;
-  /// The consumer's main loop over `u`, its variants by the sums it takes (and, where the
-  /// kernel halves group tails, the halved tile's beside them).
-  SmallVector<Value> emitConsumerMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
-                                          TypeRange resultTypes) const;
   void emitBlockValues(Emitter &e, Context &c) const;
   SmallVector<Value> emitUnitMainLoop(Emitter &e, const Context &c, const UnitLoop &u,
                                       ArrayRef<bool> summing) const;
@@ -274,10 +265,9 @@ private:
                          Value slice, function_ref<void(ArrayRef<Value>)> storeSums) const;
   std::pair<Value, Value> emitSplitReduction(Emitter &e, const Context &c, const WorkUnit &unit,
                                              Value record) const;
-  /// The epilog of row slice `slice` of the unit's tile, from its accumulators `acc`
-  /// (`halfTile`: see WgmmaEpilogFrame).
+  /// The epilog of row slice `slice` of the unit's tile, from its accumulators `acc`.
   void emitEpilog(Emitter &e, const Context &c, MatmulOp op, const IRMapping &operands,
-                  Value acc, const WorkUnit &unit, Value slice, Value halfTile = {}) const;
+                  Value acc, const WorkUnit &unit, Value slice) const;
 };
 
 /// Values shared by both roles.

@@ -449,16 +449,10 @@ void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const S
     Value value = LLVM::LoadOp::create(b, loc, unitType,
                                        e.offset(buffer, swizzledOffset(e, row, byte)), unitBytes);
     Value dRow = e.add(p.rowBase, row), dCol = e.add(col, e.div(byte, e.i32(dBytes)));
-    Value inside = e.andI(e.ult(dRow, f.emitRowLimit(e)), e.ult(dCol, e.i32(f.n)));
-    if (f.halfTile) { // a halved tile: the consumer's half of the columns
-      int64_t half = f.tileN / 2;
-      Value own = e.ult(e.sub(dCol, e.add(p.colBase, e.mul(f.consumer, e.i32(half)))),
-                        e.i32(half));
-      Value whole = arith::ConstantIntOp::create(b, loc, 1, 1);
-      inside = e.andI(inside, e.select(f.halfTile, own, whole));
-    }
     OpBuilder::InsertionGuard guard(b);
-    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    auto ifOp = scf::IfOp::create(
+        b, loc, e.andI(e.ult(dRow, f.emitRowLimit(e)), e.ult(dCol, e.i32(f.n))),
+        /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());
     Value linear = e.add(e.mul(e.zext64(dRow), e.i64(f.n)), e.zext64(dCol));
     for (Value base : bases)
@@ -591,8 +585,6 @@ void mlir::mepi::emitRegisterEpilog(Emitter &e, MatmulOp op, const IRMapping &op
   // consumer's (one slice), so its named barriers stay uniform.
   Value crosses =
       f.rowEnd ? e.ult(f.rowEnd, e.add(rowBase, e.i32(sm90::kSliceRows))) : Value();
-  if (f.halfTile) // its lines hold the other half's columns too
-    crosses = e.orI(crosses, f.halfTile);
   emitTmaStores(e, op, operands, f, place, acc, crosses);
 }
 
