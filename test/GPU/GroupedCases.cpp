@@ -471,6 +471,15 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
        "GELU_BIAS",
        "#mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, "
        "epilogue = <store = tma>>"},
+      // TMA stores from 128 x 192 tiles (N = 392: a last tile column of 8) over 37 groups, and
+      // from 128 x 256 tiles with MN-major B (weights [W, K, N]) through weight indices.
+      {ElementType::BF16, 3001, 200, 392, 37, 37, F::Ends, false, false, true, false,
+       "GELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, "
+       "epilogue = <store = tma>>"},
+      {ElementType::F16, 2500, 264, 520, 29, 11, F::Indptr, true, true, false, false, "DEFAULT",
+       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, "
+       "epilogue = <store = tma>>"},
   };
   // Runs one case (its line selected): PASS or FAIL with its configuration and error.
   using Run = std::function<std::string(double &err, std::string &config)>;
@@ -514,6 +523,15 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
              [&, masked, forced](double &err, std::string &config) {
                return runGroupedFp8Case(dev, rng, false, masked, forced, err, config);
              });
+  // Fast accumulation (unpromoted) on 128 x 256 tiles with TMA stores.
+  report("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ends sA=[T] sB=[S] fast GELU_BIAS forced "
+         "128x256 tma",
+         [&](double &err, std::string &config) {
+           return runGroupedFp8Case(dev, rng, true, false,
+                                    "#mepi.kernel_config<wgmma, tile = [128, 256, 128], "
+                                    "mainloop = <stages = 4>, epilogue = <store = tma>>",
+                                    err, config);
+         });
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
     return runGraphCase(dev, rng, err, config);
   });
