@@ -573,9 +573,12 @@ void gputest::runFp8Cases(const Device &dev, std::mt19937 &rng,
        "swapped = true>",
        false, false, T::F32},
       // Short M as the heuristic runs it (the problem streams B): one row, swapped, fast
-      // accumulation, row-wise scales; 48 rows on 64 x 64 tiles.
+      // accumulation, row-wise scales; 11 rows past one wave of 64-column tiles (swapped 128
+      // columns wide, N past the last full tile); 48 rows on 64 x 64 tiles.
       {T::F8E5M2, T::F8E4M3FN, T::F16, 1, 4000, 2000, S::Vector, S::Vector, false, false, true,
        "GELU_BIAS"},
+      {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 11, 9000, 1040, S::Tensor, S::Vector, false, false,
+       false, "GELU_BIAS"},
       {T::F8E4M3FN, T::F8E4M3FN, T::BF16, 48, 3152, 1248, S::Tensor, S::Tensor, false, false,
        false, "BIAS"},
       // The heuristic's K splits (tiles that leave half of the SMs idle): the splits' sums meet
