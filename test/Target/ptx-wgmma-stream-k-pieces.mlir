@@ -1,9 +1,10 @@
 // Stream-K whose last wave's units are cut into pieces of their own (Sm90Spec::streamKPieces:
 // 2304 x 2048 has 144 tiles of 128 x 256 on the device's 132 multiprocessors, 12 shared units of
 // 64 k-steps in four pieces of 16). The piece of a unit's last k-steps finishes it: its leader
-// waits on the unit's counter until the three other pieces have counted in (an atomic read in a
-// loop), resets it, and the warpgroup adds their records to its own accumulators; the other
-// pieces store their records and count in. Without the device's count (CHECK-DYN) the walk is
+// waits on the unit's counter until the three other pieces have counted in (a relaxed
+// device-scope load in a loop), resets it, and the warpgroup adds their records to its own
+// accumulators; the other pieces store their records and count in (nothing more: no piece but the
+// finisher reads whether it came last). Without the device's count (CHECK-DYN) the walk is
 // not constants, there are no pieces, and the last arrival sums every record as split-K does.
 // RUN: mepi-opt %s --mepi-lower-to-ptx="chip=sm_90a multiprocessors=132 ptx-file=%t.ptx" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.ptx
@@ -14,13 +15,14 @@
 // CHECK: .entry gemm_matmul_0(
 // CHECK: membar.gl;
 // CHECK: atom.global.add.u32 {{%r[0-9]+}}, [{{%rd[0-9]+}}], 1;
-// CHECK: atom.global.or.b32 [[SEEN:%r[0-9]+]], [[[COUNTER:%rd[0-9]+]]], 0;
+// CHECK-NEXT: $L__BB0_{{[0-9]+}}:
+// CHECK: ld.relaxed.gpu.global.b32 [[SEEN:%r[0-9]+]], [[[COUNTER:%rd[0-9]+]]];
 // CHECK-NEXT: setp.lt.u32 [[WAIT:%p[0-9]+]], [[SEEN]], 3;
 // CHECK-NEXT: @[[WAIT]] bra {{\$L__BB0_[0-9]+}};
 // CHECK-NEXT: st.global.b32 [[[COUNTER]]], 0;
 // CHECK: membar.gl;
 // CHECK-DYN: .entry gemm_matmul_0(
-// CHECK-DYN-NOT: atom.global.or
+// CHECK-DYN-NOT: ld.relaxed.gpu
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: warning

@@ -98,7 +98,8 @@ void storePartials(Emitter &e, Value acc, int64_t quads, Value split, PartialAdd
 
 /// The leader counts its warpgroup in at `counter` (a device-scope atomic; the last of
 /// `splits` arrivals resets it to zero for the next launch) and publishes to the warpgroup at
-/// `flag` whether it arrived last.
+/// `flag` whether it arrived last. Without `flag`, a stream-K piece counts in for its finisher,
+/// which waits for the count and resets it (emitFinisherSum): no piece is ever the last.
 void countArrival(Emitter &e, Value isLeader, function_ref<Value()> counterAddress, Value splits,
                   Value flag) {
   OpBuilder &b = e.b;
@@ -109,6 +110,8 @@ void countArrival(Emitter &e, Value isLeader, function_ref<Value()> counterAddre
   Value counter = counterAddress();
   Value arrived = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, counter, e.i32(1),
                                             LLVM::AtomicOrdering::monotonic, StringRef("device"));
+  if (!flag)
+    return;
   Value last = e.eq(arrived, e.sub(splits, e.i32(1)));
   auto reset = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   b.setInsertionPointToStart(reset.thenBlock());
@@ -202,9 +205,14 @@ Value emitFinisherSum(Emitter &e, Value acc, int64_t quads, Value splits, Value 
     scf::WhileOp::create(
         b, loc, TypeRange{}, ValueRange{},
         [&](OpBuilder &before, Location at, ValueRange) {
-          Value arrived = LLVM::AtomicRMWOp::create(before, at, LLVM::AtomicBinOp::add, counter,
-                                                    e.i32(0), LLVM::AtomicOrdering::monotonic,
-                                                    StringRef("device"));
+          // A relaxed device-scope load (ld.relaxed.gpu), not an atomic add of 0: the spin
+          // reads the count where it lives (L2) without taking the atomic unit each time.
+          Value arrived = LLVM::LoadOp::create(before, at, before.getI32Type(), counter,
+                                               /*alignment=*/4, /*isVolatile=*/false,
+                                               /*isNonTemporal=*/false, /*isInvariant=*/false,
+                                               /*isInvariantGroup=*/false,
+                                               LLVM::AtomicOrdering::monotonic,
+                                               StringRef("device"));
           scf::ConditionOp::create(before, at, e.ult(arrived, others), ValueRange{});
         },
         [&](OpBuilder &after, Location at, ValueRange) {
@@ -253,7 +261,7 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
     // Release: the partials are visible GPU-wide before the leader counts the warpgroup in.
     NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::GPU);
     emitConsumerBarrier(e, consumer);
-    countArrival(e, isLeader, counter, unit.splits, flag);
+    countArrival(e, isLeader, counter, unit.splits, finisherWaits ? Value() : flag);
   }
   if (finisherWaits)
     return {isFinisher, emitFinisherSum(e, acc, quads, unit.splits, isFinisher, isLeader,
