@@ -30,6 +30,9 @@ EpilogCost epilogCost(MatmulOp op);
 bool canSwap(MatmulOp op, bool tmaLoads);
 /// The swapped form for `m` rows of D and `tileN` columns per tile.
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN);
+/// The swapped form's width for the problem's rows (swappedConfig): 64 columns where those
+/// tiles fit one wave, else 128.
+int64_t swappedWidth(const Sm90Problem &p, const TargetInfo &target);
 /// The swapped form of tiles `tileM` rows (a multiple of 8 up to 256) by `tileN` columns.
 KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
 /// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways

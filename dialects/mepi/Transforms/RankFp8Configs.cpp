@@ -267,17 +267,10 @@ SmallVector<KernelConfigAttr> fp8SwappedForms(MatmulOp op, const Sm90Problem &p,
   return forms;
 }
 
-/// The swapped form ranked first (fp8SwappedForms' register forms): 64 columns a tile where
-/// those tiles fit one wave, else 128. Past one wave a block streams twice B's rows per A
-/// fragment it holds, and the ramp and tail of each tile come half as often: forced against
-/// each other (H200, 2026-11-30, `fp8-swapped-width.log`, two rounds in opposite orders) the
-/// 128-column form ran 1.04-1.23x on six 16-row shapes of 139-696 such tiles, 0.98 and 1.04x
-/// on two of 32 rows; within one wave 64 columns (16 x 8192², 128 tiles: 1.02x).
+/// The swapped form ranked first: fp8SwappedForms' register form of swappedWidth's columns.
 KernelConfigAttr firstSwappedForm(ArrayRef<KernelConfigAttr> forms, const Sm90Problem &p,
                                   const TargetInfo &target) {
-  int64_t narrowTiles = llvm::divideCeil(p.m, forms.front().getTileM()) *
-                        llvm::divideCeil(p.n, forms.front().getTileN());
-  int64_t width = narrowTiles > target.multiprocessors ? 128 : 64;
+  int64_t width = swappedWidth(p, target);
   for (KernelConfigAttr config : forms)
     if (config && config.getTileN() == width &&
         config.getEpilogue().getStore() != DStore::Tma)

@@ -4,6 +4,8 @@
 #include "mepi/Sm90/Sm90CostModel.h"
 #include "mepi/Sm90/Sm90Spec.h"
 #include "KernelRules.h"
+
+#include <cstdlib>
 #include "mepi/Transforms/KernelConfigs.h"
 #include "mepi/Transforms/Passes.h"
 
@@ -370,6 +372,11 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (special && p.batch == 1) // batched problems asked above
     if (KernelConfigAttr form = pingpongForm(special))
       return form;
+  if (p.batch > 1 && !sectorAlignedRows(op) && !std::getenv("MEPI_EXP_OLD_BATCHED_SECTORS")) {
+    KernelConfigAttr paired = tile(128, 256, /*stages=*/4).withCluster(2).withStore(DStore::Tma);
+    if (paired && Sm90Spec(p, paired, target).canImplement())
+      return paired;
+  }
   // 128 x 256 where 256-row tiles waste rows, or (batched, rows on L2's sectors) where its
   // waves fall at least as much inside D: batched bf16 DEFAULT of 32-64 k-steps ran it 1.0-1.5 %
   // faster than 256 x 128 on four shapes of equal waves (H200, 2026-11-29,
@@ -482,7 +489,8 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   // 8192) went from 0.85 to 0.97-0.98 of cuBLASLt, decode16-up from 0.94 to 0.98
   // (bench/NOTES.md).
   if (!pingpong && !forced() && p.m <= 32 && canSwap(op, tma))
-    return swappedConfig(op, p.m, 64);
+    return swappedConfig(op, p.m,
+                         std::getenv("MEPI_EXP_OLD_SWAP_WIDTH") ? 64 : swappedWidth(p, target));
   if (KernelConfigAttr fitted = fittedHeight())
     return fitted;
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
