@@ -127,9 +127,9 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
     cases.push_back({t, {3, 264, 1000}, {3, 264, 136}, {3, 1000, 136}, true, false, "SILU"});
     cases.push_back({t, {16, 1024, 1024}, {16, 1024, 1024}, {16, 1024, 1024}, false, false,
                      "DEFAULT"});
-    // The heuristic's 128 x 192 where its waves beat 256 x 128's (narrowerThan256x128): 43
-    // elements of 8 x 3 tiles, residue rows, columns and K (a cheap epilog: GELU's 10 k-steps
-    // would take the short-K ping-pong).
+    // The heuristic's batched 128 x 256 in clusters of 2 where rows start off L2's sectors
+    // (1200 bytes): 43 elements of 8 x 3 tiles (the last tile row of 4 rows, the last column
+    // of 8), residue K.
     cases.push_back({t, {43, 900, 600}, {43, 520, 600}, {43, 900, 520}, false, true, "BIAS"});
     // The heuristic's batched ping-pong 128 x 128 (pingpongForm): rows on L2's sectors, 9
     // k-steps, one B for all 6 elements, residue rows and columns, TMA stores of D.
@@ -584,6 +584,10 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
       swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], mainloop = <stages = 16>"));
   cases.push_back(withCIntoF32(swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
                                        "[16, 128, 64], mainloop = <stages = 12>")));
+  // The heuristic's swapped form 128 columns wide past one wave of 64-column tiles (9000
+  // columns: 141 of them; 27 rows in 32-row tiles), residue columns and K.
+  cases.push_back({ElementType::BF16, {27, 1000}, {9000, 1000}, {27, 9000}, false, true,
+                   "GELU_BIAS"});
   // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
   // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
   // 256 rows (128 accumulators a thread), C with f32 D.

@@ -206,16 +206,16 @@ func.func @fitted_height(%a: memref<11520x37312xbf16> {mepi.alignment = 16 : i64
 // -----
 
 // 256 x 128 or 128 x 192, whichever's waves fall more inside D (ties to 128 x 192;
-// WgmmaHeuristic::narrowerThan256x128): 43 elements of 896 x 512 are 688 tiles of 256 x 128
-// (six waves, the last 0.21 full) against 903 of 128 x 192 (seven, 0.84); 40 elements are 640
-// against 840 (five waves, the last 0.85 full, against seven, 0.36): 256 x 128. (Rows of
-// 1168 bytes start off L2's sectors: no batched ping-pong, pingpongForm.)
+// WgmmaHeuristic::narrowerThan256x128): 25600 x 512 is 400 tiles of 256 x 128 (four waves, the
+// last 0.03 full: 0.76 of the time inside D) against 600 of 128 x 192 (five, 0.55; 0.81 with
+// the third column's 64 past D); 30720 x 512 is 480 against 720 (four waves, 0.91, against six,
+// 0.81): 256 x 128.
 // CHECK-LABEL: func.func @narrower_than_256x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @narrower_than_256x128(%a: memref<43x896x584xf16> {mepi.alignment = 16 : i64},
-                                 %b: memref<43x512x584xf16> {mepi.alignment = 16 : i64},
-                                 %d: memref<43x896x512xf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<43x896x584xf16>, memref<43x512x584xf16>) outs(%d : memref<43x896x512xf16>)
+func.func @narrower_than_256x128(%a: memref<25600x576xf16> {mepi.alignment = 16 : i64},
+                                 %b: memref<512x576xf16> {mepi.alignment = 16 : i64},
+                                 %d: memref<25600x512xf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<25600x576xf16>, memref<512x576xf16>) outs(%d : memref<25600x512xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to f16
@@ -228,10 +228,10 @@ func.func @narrower_than_256x128(%a: memref<43x896x584xf16> {mepi.alignment = 16
 
 // CHECK-LABEL: func.func @not_narrower_than_256x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @not_narrower_than_256x128(%a: memref<40x896x584xf16> {mepi.alignment = 16 : i64},
-                                     %b: memref<40x512x584xf16> {mepi.alignment = 16 : i64},
-                                     %d: memref<40x896x512xf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<40x896x584xf16>, memref<40x512x584xf16>) outs(%d : memref<40x896x512xf16>)
+func.func @not_narrower_than_256x128(%a: memref<30720x576xf16> {mepi.alignment = 16 : i64},
+                                     %b: memref<512x576xf16> {mepi.alignment = 16 : i64},
+                                     %d: memref<30720x512xf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<30720x576xf16>, memref<512x576xf16>) outs(%d : memref<30720x512xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to f16
@@ -470,6 +470,23 @@ func.func @few_tiles(%a: memref<1000x1000xf16> {mepi.alignment = 16 : i64},
 func.func @short_m(%a: memref<16x8192xbf16> {mepi.alignment = 16 : i64},
                    %b: memref<8192x8192xbf16> {mepi.alignment = 16 : i64}, %d: memref<16x8192xbf16>) {
   mepi.matmul ins(%a, %b : memref<16x8192xbf16>, memref<8192x8192xbf16>) outs(%d : memref<16x8192xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @short_m_wide
+// 16 rows past one wave of 64-column tiles (448 of them): the swapped form 128 columns wide.
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [16, 128, 64], mainloop = <stages = 11>, swapped = true>
+func.func @short_m_wide(%a: memref<16x4096xbf16> {mepi.alignment = 16 : i64},
+                        %b: memref<28672x4096xbf16> {mepi.alignment = 16 : i64},
+                        %d: memref<16x28672xbf16>) {
+  mepi.matmul ins(%a, %b : memref<16x4096xbf16>, memref<28672x4096xbf16>) outs(%d : memref<16x28672xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
@@ -749,10 +766,11 @@ func.func @batched_short_k(%a: memref<12x2368x256xf16> {mepi.alignment = 16 : i6
 
 // -----
 
-// Rows of 2000 bytes start off L2's sectors: 256 x 128 (7 x 1000^3 ran ping-pong at 0.69 of
-// cuBLASLt against 0.92, 128 x 256 at 0.91).
+// Rows of 2000 bytes start off L2's sectors: 128 x 256 in clusters of 2, B multicast halving
+// B's L2 requests (7 x 1000^3 ran ping-pong at 0.69 of cuBLASLt, 256 x 128 at 0.89-0.92, this
+// at 1.04-1.05).
 // CHECK-LABEL: func.func @batched_off_sectors
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>
 func.func @batched_off_sectors(%a: memref<7x1000x1000xbf16> {mepi.alignment = 16 : i64},
                                %b: memref<7x1000x1000xbf16> {mepi.alignment = 16 : i64},
                                %d: memref<7x1000x1000xbf16> {mepi.alignment = 16 : i64}) {

@@ -4,8 +4,6 @@
 #include "mepi/Sm90/Sm90CostModel.h"
 #include "mepi/Sm90/Sm90Spec.h"
 #include "KernelRules.h"
-
-#include <cstdlib>
 #include "mepi/Transforms/KernelConfigs.h"
 #include "mepi/Transforms/Passes.h"
 
@@ -372,7 +370,12 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (special && p.batch == 1) // batched problems asked above
     if (KernelConfigAttr form = pingpongForm(special))
       return form;
-  if (p.batch > 1 && !sectorAlignedRows(op) && !std::getenv("MEPI_EXP_OLD_BATCHED_SECTORS")) {
+  // Batched, rows of A or B off L2's sectors: 128 x 256 in clusters of 2, whose B multicast
+  // halves B's L2 requests (TMA reads such rows with ~4x the requests). Against the rules
+  // before (256 x 128 or 128 x 192; H200, 2026-11-30, `rules-ab.log`, A B B A) on eight such
+  // shapes, the 11 problems it changed ran 1.19x in geomean, from 1.08x (7 x 1000^3 GELU_BIAS)
+  // to 1.35x (3 x 4000 x 1000 x 2040: 0.73 -> 0.99 of cuBLASLt).
+  if (p.batch > 1 && !sectorAlignedRows(op)) {
     KernelConfigAttr paired = tile(128, 256, /*stages=*/4).withCluster(2).withStore(DStore::Tma);
     if (paired && Sm90Spec(p, paired, target).canImplement())
       return paired;
@@ -487,10 +490,11 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
   // Up to 32 rows of D: the swapped form with 64-column tiles and 16 stages, as cuBLASLt's
   // kernel for these shapes (nvjet_sm90_tst_16x64_64x16): on the H200 decode16 (16 x 8192 x
   // 8192) went from 0.85 to 0.97-0.98 of cuBLASLt, decode16-up from 0.94 to 0.98
-  // (bench/NOTES.md).
+  // (bench/NOTES.md). 128 columns past one wave of those tiles (swappedWidth): on 22 16-bit
+  // problems of both sweeps and LLM decoding 1.027x in geomean, none slower (H200,
+  // `rules-ab.log`).
   if (!pingpong && !forced() && p.m <= 32 && canSwap(op, tma))
-    return swappedConfig(op, p.m,
-                         std::getenv("MEPI_EXP_OLD_SWAP_WIDTH") ? 64 : swappedWidth(p, target));
+    return swappedConfig(op, p.m, swappedWidth(p, target));
   if (KernelConfigAttr fitted = fittedHeight())
     return fitted;
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
