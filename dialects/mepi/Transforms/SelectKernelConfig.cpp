@@ -374,8 +374,9 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   // halves B's L2 requests (TMA reads such rows with ~4x the requests). Against the rules
   // before (256 x 128 or 128 x 192; H200, 2026-11-30, `rules-ab.log`, A B B A) on eight such
   // shapes, the 11 problems it changed ran 1.19x in geomean, from 1.08x (7 x 1000^3 GELU_BIAS)
-  // to 1.35x (3 x 4000 x 1000 x 2040: 0.73 -> 0.99 of cuBLASLt).
-  if (p.batch > 1 && !sectorAlignedRows(op)) {
+  // to 1.35x (3 x 4000 x 1000 x 2040: 0.73 -> 0.99 of cuBLASLt). 16-bit operands: TF32's not
+  // measured.
+  if (p.batch > 1 && p.elementBytes == 2 && !sectorAlignedRows(op)) {
     KernelConfigAttr paired = tile(128, 256, /*stages=*/4).withCluster(2).withStore(DStore::Tma);
     if (paired && Sm90Spec(p, paired, target).canImplement())
       return paired;
