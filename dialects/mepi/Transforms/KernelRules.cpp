@@ -116,8 +116,13 @@ bool canSwap(MatmulOp op, bool tmaLoads) {
 
 /// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`
 /// columns (one consumer per 64).
+namespace {
+/// A's rows per swapped tile for `m` rows of D: 16, 32 or 64.
+int64_t swappedRows(int64_t m) { return m <= 16 ? 16 : m <= 32 ? 32 : 64; }
+} // namespace
+
 KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
-  return swappedTile(op, m <= 16 ? 16 : m <= 32 ? 32 : 64, tileN);
+  return swappedTile(op, swappedRows(m), tileN);
 }
 
 /// Past one wave a block streams twice B's rows per A fragment it holds, and the ramp and tail
@@ -127,8 +132,7 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN) {
 /// one wave 64 columns (16 x 8192², 128 tiles: 1.02x). On 16-bit operands, A/B against 64
 /// columns on 22 problems of both sweeps and LLM decoding (`rules-ab.log`): 1.027x, none slower.
 int64_t swappedWidth(const Sm90Problem &p, const TargetInfo &target) {
-  int64_t rows = p.m <= 16 ? 16 : p.m <= 32 ? 32 : 64;
-  int64_t tiles = p.batch * llvm::divideCeil(p.m, rows) * llvm::divideCeil(p.n, 64);
+  int64_t tiles = p.batch * llvm::divideCeil(p.m, swappedRows(p.m)) * llvm::divideCeil(p.n, 64);
   return tiles > target.multiprocessors ? 128 : 64;
 }
 
