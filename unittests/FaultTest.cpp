@@ -32,6 +32,7 @@ struct FakeState {
   };
   std::vector<Set32> set32;
   std::vector<std::string> loads; // "cubin", or "ptx" with the first line that names a target
+  int unloads = 0;
 };
 FakeState fake;
 /// Addresses from here on are device 1's, below device 0's.
@@ -65,7 +66,10 @@ CudaDriver fakeDriver() {
     *f = reinterpret_cast<CUfunction>(3);
     return CUDA_SUCCESS;
   };
-  d.cuModuleUnload = [](CUmodule) { return CUDA_SUCCESS; };
+  d.cuModuleUnload = [](CUmodule) {
+    ++fake.unloads;
+    return CUDA_SUCCESS;
+  };
   d.cuFuncSetAttribute = [](CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; };
   d.cuOccupancyMaxActiveClusters = [](int *n, CUfunction, const CUlaunchConfig *) { *n = 66; return CUDA_SUCCESS; };
   d.cuTensorMapEncodeTiled = [](CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
@@ -229,6 +233,36 @@ TEST_F(Fault, KernelsThatSpillInTheCubinLoadFromPtx) {
   fp8.execute();
   ASSERT_EQ(fake.loads.size(), 2u);
   EXPECT_EQ(fake.loads[1], "ptx .target sm_90a");
+}
+
+// Plans of one problem share its kernel (KernelCache) and so one module of it in the context,
+// which unloads with the last of them; a plan of another problem loads its own.
+TEST_F(Fault, PlansOfOneProblemShareOneModule) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  auto plan = [&](int64_t n) {
+    auto mm = std::make_unique<mepi::Matmul>(tensor({256, 512}, 0x7f0000000000),
+                                             tensor({512, n}, 0x7f0000400000), std::nullopt,
+                                             1.0f, std::nullopt, mepi::Qualifiers{}, options);
+    mm->plan(mepi::Epilog::Relu);
+    mm->execute();
+    return mm;
+  };
+  auto first = plan(192), second = plan(192);
+  EXPECT_EQ(fake.loads.size(), 1u);
+  auto other = plan(320);
+  EXPECT_EQ(fake.loads.size(), 2u);
+  first.reset();
+  EXPECT_EQ(fake.unloads, 0);
+  second->execute();
+  second.reset();
+  EXPECT_EQ(fake.unloads, 1);
+  auto third = plan(192);
+  EXPECT_EQ(fake.loads.size(), 3u);
+  other.reset();
+  third.reset();
+  EXPECT_EQ(fake.unloads, 3);
+  EXPECT_EQ(fake.launches, 5);
 }
 
 // A split-K kernel keeps counters and partial sums in its workspace: each stream gets its own,

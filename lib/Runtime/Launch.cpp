@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -64,13 +66,42 @@ llvm::Expected<LoadedKernel> LoadedKernel::load(const CompiledKernel &kernel) {
   return std::move(loaded);
 }
 
+llvm::Expected<std::shared_ptr<const LoadedKernel>>
+LoadedKernel::shared(std::shared_ptr<const CompiledKernel> kernel) {
+  llvm::Expected<const CudaDriver &> driver = cudaDriver();
+  if (!driver)
+    return driver.takeError();
+  CUcontext context = nullptr;
+  if (llvm::Error e = checkCuda(driver->cuCtxGetCurrent(&context), "cuCtxGetCurrent"))
+    return std::move(e);
+  using Key = std::pair<const CompiledKernel *, CUcontext>;
+  static std::mutex mutex;
+  static std::map<Key, std::weak_ptr<const LoadedKernel>> modules;
+  std::lock_guard<std::mutex> lock(mutex);
+  Key key{kernel.get(), context};
+  if (auto it = modules.find(key); it != modules.end())
+    if (std::shared_ptr<const LoadedKernel> live = it->second.lock())
+      return live;
+  llvm::Expected<LoadedKernel> loaded = load(*kernel);
+  if (!loaded)
+    return loaded.takeError();
+  auto result = std::make_shared<LoadedKernel>(std::move(*loaded));
+  result->compiled = std::move(kernel);
+  for (auto it = modules.begin(); it != modules.end();)
+    it = it->second.expired() ? modules.erase(it) : std::next(it);
+  modules[key] = result;
+  return std::shared_ptr<const LoadedKernel>(std::move(result));
+}
+
 LoadedKernel::LoadedKernel(LoadedKernel &&other) noexcept
     : module(std::exchange(other.module, nullptr)),
-      function(std::exchange(other.function, nullptr)) {}
+      function(std::exchange(other.function, nullptr)),
+      compiled(std::move(other.compiled)) {}
 
 LoadedKernel &LoadedKernel::operator=(LoadedKernel &&other) noexcept {
   std::swap(module, other.module);
   std::swap(function, other.function);
+  std::swap(compiled, other.compiled);
   return *this;
 }
 

@@ -69,6 +69,13 @@ private:
 class LoadedKernel {
 public:
   static llvm::Expected<LoadedKernel> load(const CompiledKernel &kernel);
+  /// `kernel` loaded into the current context once for every plan that holds it (KernelCache
+  /// gives the plans of one problem one CompiledKernel), unloaded with the last of them: a
+  /// module apiece costs a load per plan and puts each plan's launches on code of its own,
+  /// which µs kernels pay for when plans of one problem take turns (a model's layers;
+  /// bench/NOTES.md, The seeded sweep).
+  static llvm::Expected<std::shared_ptr<const LoadedKernel>>
+  shared(std::shared_ptr<const CompiledKernel> kernel);
   LoadedKernel(LoadedKernel &&other) noexcept;
   LoadedKernel &operator=(LoadedKernel &&other) noexcept;
   LoadedKernel(const LoadedKernel &) = delete;
@@ -85,6 +92,9 @@ private:
   LoadedKernel() = default;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
+  /// shared(): the kernel the module was loaded from, kept while the module is (its address is
+  /// the module's key).
+  std::shared_ptr<const CompiledKernel> compiled;
 };
 
 } // namespace mepi::runtime

@@ -375,7 +375,7 @@ Tensor Matmul::execute(CUstream stream) {
   if (!s.pointersChecked)
     s.checkPointers(driver);
   if (!s.loaded)
-    s.loaded = check(LoadedKernel::load(*s.kernel), "execute");
+    s.loaded = check(LoadedKernel::shared(s.kernel), "execute");
   if (s.sumsPlan && !s.sumsPass)
     s.sumsPass = check(runtime::OperandSumsPass::load(*s.sumsPlan, driver, s.arch), "execute");
   if (!s.d) {

@@ -84,7 +84,7 @@ struct mepi::Matmul::State {
   bool released = false;
   bool pointersChecked = false; // operands checked against the driver since the last reset
   KernelCache::Entry kernel;
-  std::optional<LoadedKernel> loaded;
+  std::shared_ptr<const LoadedKernel> loaded; ///< shared with every plan of this kernel
   const CudaDriver *driver = nullptr;
   Tensor result; // D as execute() returns it
   CUdeviceptr d = 0;
