@@ -22,6 +22,7 @@ struct FakeState {
   CUresult launchResult = CUDA_SUCCESS, loadResult = CUDA_SUCCESS;
   std::vector<std::pair<CUdeviceptr, CUstream>> zeroed; // cuMemsetD8Async's buffers, streams
   std::vector<CUstream> launchStreams;
+  std::vector<bool> programmatic; // per launch: with programmatic stream serialization
   /// cuMemsetD32Async's buffer, value, count and stream, with the launches made before it.
   struct Set32 {
     CUdeviceptr p;
@@ -99,6 +100,17 @@ CudaDriver fakeDriver() {
                         unsigned, CUstream stream, void **, void **) {
     ++fake.launches;
     fake.launchStreams.push_back(stream);
+    fake.programmatic.push_back(false);
+    return fake.launchResult;
+  };
+  d.cuLaunchKernelEx = [](const CUlaunchConfig *config, CUfunction, void **, void **) {
+    ++fake.launches;
+    fake.launchStreams.push_back(config->hStream);
+    bool programmatic = false;
+    for (unsigned i = 0; i < config->numAttrs; ++i)
+      programmatic |= config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+                      config->attrs[i].value.programmaticStreamSerializationAllowed;
+    fake.programmatic.push_back(programmatic);
     return fake.launchResult;
   };
   return d;
@@ -263,6 +275,24 @@ TEST_F(Fault, PlansOfOneProblemShareOneModule) {
   third.reset();
   EXPECT_EQ(fake.unloads, 3);
   EXPECT_EQ(fake.launches, 5);
+}
+
+// The wgmma kernels wait for the grid before them (griddepcontrol.wait) before touching global
+// memory, so they launch with programmatic stream serialization; the SIMT kernel (another
+// chip's) does not wait and launches plainly.
+TEST_F(Fault, WgmmaKernelsLaunchProgrammatically) {
+  mepi::Options options;
+  options.arch = "sm_90a";
+  mepi::Matmul wgmma(tensor({256, 512}, 0x7f0000000000), tensor({512, 192}, 0x7f0000400000),
+                     std::nullopt, 1.0f, std::nullopt, {}, options);
+  wgmma.plan(mepi::Epilog::Relu);
+  wgmma.execute();
+  options.arch = "sm_80";
+  mepi::Matmul simt(tensor({256, 512}, 0x7f0000000000), tensor({512, 192}, 0x7f0000400000),
+                    std::nullopt, 1.0f, std::nullopt, {}, options);
+  simt.plan(mepi::Epilog::Relu);
+  simt.execute();
+  EXPECT_EQ(fake.programmatic, (std::vector<bool>{true, false}));
 }
 
 // A split-K kernel keeps counters and partial sums in its workspace: each stream gets its own,

@@ -37,6 +37,7 @@ bool readLaunch(gpu::LaunchFuncOp launch, ::mepi::runtime::CompiledKernel &kerne
   kernel.tile = {config.getTileM(), config.getTileN()};
   llvm::raw_string_ostream(kernel.config) << config;
   kernel.persistent = config.getStrategy() == KernelStrategy::Wgmma;
+  kernel.programmaticLaunch = kernel.persistent; // WgmmaKernelGenerator's first instruction
   kernel.cluster = config.getMainloop().getCluster();
   // Promoted accumulators (two sets) are what needs setmaxnreg's registers: see loadFromPtx.
   kernel.loadFromPtx = config.getMainloop().getPromote() > 0;
@@ -215,6 +216,7 @@ bool ::mepi::runtime::sameLaunch(const CompiledKernel &x, const CompiledKernel &
   };
   return x.kernelName == y.kernelName && x.config == y.config && x.tile == y.tile &&
          x.block == y.block && x.sharedBytes == y.sharedBytes && x.persistent == y.persistent &&
+         x.programmaticLaunch == y.programmaticLaunch &&
          x.workUnits == y.workUnits && x.cluster == y.cluster &&
          x.workspaceBytes == y.workspaceBytes && maps(x) == maps(y);
 }

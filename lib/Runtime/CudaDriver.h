@@ -33,6 +33,7 @@ namespace mepi::runtime {
   X(cuModuleGetFunction)                                                                       \
   X(cuFuncSetAttribute)                                                                        \
   X(cuLaunchKernel)                                                                            \
+  X(cuLaunchKernelEx)                                                                          \
   X(cuOccupancyMaxActiveClusters)                                                              \
   X(cuTensorMapEncodeTiled)                                                                    \
   X(cuPointerGetAttribute)                                                                     \

@@ -20,8 +20,9 @@
 using namespace mepi::runtime;
 
 namespace {
-constexpr int kFormatVersion = 6; // 2: launch shape and tensor maps; 3: splits, workspace;
-                                   // 4: work units instead of splits; 5: checksum; 6: load_from_ptx
+constexpr int kFormatVersion = 7; // 2: launch shape and tensor maps; 3: splits, workspace;
+                                   // 4: work units instead of splits; 5: checksum; 6: load_from_ptx;
+                                   // 7: programmatic_launch
 // CUDA's limit on the threads of a block, for every chip.
 constexpr int64_t kMaxThreads = 1024;
 
@@ -138,8 +139,8 @@ std::optional<std::string> DiskCache::directoryFromEnvironment() {
   return std::nullopt;
 }
 
-/// The launch fields of a manifest: block, shared_bytes, persistent, work_units, cluster,
-/// workspace_bytes, load_from_ptx and tensor_maps.
+/// The launch fields of a manifest: block, shared_bytes, persistent, programmatic_launch,
+/// work_units, cluster, workspace_bytes, load_from_ptx and tensor_maps.
 static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &kernel) {
   // The largest the kernels mepi sizes may ask for (sm_90a's; others' SIMT kernels ask less).
   const mlir::mepi::TargetInfo largest = *mlir::mepi::TargetInfo::forChip("sm_90a");
@@ -148,6 +149,7 @@ static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &ke
   const llvm::json::Array *block = object.getArray("block");
   std::optional<int64_t> shared = object.getInteger("shared_bytes");
   std::optional<bool> persistent = object.getBoolean("persistent");
+  std::optional<bool> programmatic = object.getBoolean("programmatic_launch");
   std::optional<llvm::StringRef> config = object.getString("config");
   std::optional<int64_t> units = object.getInteger("work_units");
   std::optional<int64_t> cluster = object.getInteger("cluster");
@@ -157,7 +159,7 @@ static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &ke
   // Values a kernel can have: a damaged manifest must not reach the launch (a 0 tile divides
   // by zero, a 0 block launches nothing).
   if (!block || block->size() != 3 || !shared || *shared < 0 || *shared > kMaxSharedBytes ||
-      !persistent || !maps || !config || !units || *units < 0 || !cluster || *cluster < 1 ||
+      !persistent || !programmatic || !maps || !config || !units || *units < 0 || !cluster || *cluster < 1 ||
       *cluster > kMaxCluster || !workspace || *workspace < 0 || !fromPtx)
     return false;
   kernel.loadFromPtx = *fromPtx;
@@ -177,6 +179,7 @@ static bool readLaunchShape(const llvm::json::Object &object, CompiledKernel &ke
     return false;
   kernel.sharedBytes = *shared;
   kernel.persistent = *persistent;
+  kernel.programmaticLaunch = *programmatic;
   for (const llvm::json::Value &value : *maps) {
     const llvm::json::Object *map = value.getAsObject();
     if (!map)
@@ -206,6 +209,7 @@ static void writeLaunchShape(const CompiledKernel &kernel, llvm::json::Object &m
   manifest["shared_bytes"] = kernel.sharedBytes;
   manifest["config"] = kernel.config;
   manifest["persistent"] = kernel.persistent;
+  manifest["programmatic_launch"] = kernel.programmaticLaunch;
   manifest["work_units"] = kernel.workUnits;
   manifest["cluster"] = kernel.cluster;
   manifest["workspace_bytes"] = kernel.workspaceBytes;

@@ -220,6 +220,7 @@ llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
   for (int i = 0; i < 3; ++i)
     block[i] = static_cast<unsigned>(kernel.block[i]);
   sharedBytes = static_cast<unsigned>(kernel.sharedBytes);
+  programmatic = kernel.programmaticLaunch;
   if (!kernel.persistent) {
     // One block per tile: x along N, y along M, z over the batch.
     if (tilesN > kMaxGridX || tilesM > kMaxGridYZ || batch > kMaxGridYZ)
@@ -370,8 +371,25 @@ void PreparedLaunch::addOperands(const MatmulProblem &problem, const LaunchArgum
 CUresult PreparedLaunch::launch(const CudaDriver &driver, CUstream stream) const {
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return CUDA_SUCCESS; // an empty output: nothing to write
-  return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                               sharedBytes, stream, const_cast<void **>(params.data()), nullptr);
+  void **kernelParams = const_cast<void **>(params.data());
+  if (!programmatic)
+    return driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
+                                 block[2], sharedBytes, stream, kernelParams, nullptr);
+  CUlaunchAttribute attribute = {};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config = {};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = sharedBytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return driver.cuLaunchKernelEx(&config, function, kernelParams, nullptr);
 }
 
 llvm::Error LoadedKernel::launch(const CompiledKernel &kernel, const MatmulProblem &problem,

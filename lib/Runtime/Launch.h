@@ -63,6 +63,7 @@ private:
   std::vector<void *> params;
   unsigned grid[3] = {0, 0, 0}, block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
+  bool programmatic = false; ///< CompiledKernel::programmaticLaunch
 };
 
 /// A cubin loaded into the current context. Unloads on destruction.

@@ -33,6 +33,11 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;       ///< dynamic shared memory per block
   /// The grid covers the tiles with at most one block per multiprocessor; each block loops.
   bool persistent = false;
+  /// The kernel waits for the grid before it in the stream before it touches global memory
+  /// (griddepcontrol.wait, the wgmma kernels' first instruction), so it launches with
+  /// programmatic stream serialization: its blocks may start while that grid finishes, which
+  /// takes the launch off the path between kernels that follow one another.
+  bool programmaticLaunch = false;
   /// Persistent kernels: the walkers the grid may use (Sm90Spec::walkers: its work units, or
   /// stream-K's ranges; a cluster's blocks sharing one), which cap the grid.
   int64_t workUnits = 0;

@@ -1,5 +1,6 @@
 // store = tma: D's tensor map (boxes of one 128-byte line by 64 rows, 128-byte swizzle) leads
-// after A's and B's. Per line, each consumer warp writes its values into the swizzled buffer
+// after A's and B's. Before any access to global memory or shared barriers the block waits for
+// the grid before it (griddepcontrol.wait: the runtime launches it programmatically). Per line, each consumer warp writes its values into the swizzled buffer
 // (16-bit D: stmatrix, four 8 x 8 matrices at a time; f32 D: 8-byte stores),
 // fences them to the async proxy, the issuing thread waits until the previous line's store has
 // read its buffer, the warpgroup meets at its barrier, and the issuing thread starts the TMA
@@ -19,6 +20,8 @@
 // IR: mepi.tensor_map %arg2 box [32, 64] swizzle 128 : memref<300x512xf32>
 
 // CHECK: .entry gemm_matmul_0(
+// CHECK-NOT: {{ld.global|st.global|mbarrier|cp.async}}
+// CHECK: griddepcontrol.wait;
 // CHECK: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: cp.async.bulk.wait_group.read 0;

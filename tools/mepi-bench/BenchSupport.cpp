@@ -8,6 +8,7 @@
 using namespace bench;
 
 const mepi::runtime::CudaDriver *bench::driver = nullptr;
+bool bench::streamTiming = false;
 
 void bench::cu(CUresult r, const char *what) {
   if (llvm::Error e = mepi::runtime::checkCuda(r, what))

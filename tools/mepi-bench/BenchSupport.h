@@ -25,6 +25,9 @@ struct Shape {
 };
 
 extern const mepi::runtime::CudaDriver *driver;
+/// --stream: medianMs times launches back to back, as kernels that follow one another in a
+/// model's stream run, rather than each between its own events.
+extern bool streamTiming;
 
 void cu(CUresult r, const char *what);
 void cublas(cublasStatus_t s, const char *what);
@@ -44,26 +47,31 @@ inline CUdeviceptr randomBufferOf(size_t count, bool f32, bool bf16, uint64_t se
 mepi::Tensor deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<int64_t> shape);
 
 /// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
+/// With streamTiming, the median over three rounds of `iterations` launches between two events,
+/// each round's time over its launches: the launches then overlap what they can (programmatic
+/// launch), and each one's share of the events' own cost is small.
 template <typename F> double medianMs(CUstream stream, int iterations, F &&launch) {
-  std::vector<CUevent> events(2 * iterations);
+  int rounds = streamTiming ? 3 : iterations;
+  std::vector<CUevent> events(2 * rounds);
   for (CUevent &e : events)
     cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
-  for (int i = 0; i < iterations; ++i) {
-    cu(driver->cuEventRecord(events[2 * i], stream), "cuEventRecord");
-    launch(i);
-    cu(driver->cuEventRecord(events[2 * i + 1], stream), "cuEventRecord");
+  for (int r = 0, i = 0; r < rounds; ++r) {
+    cu(driver->cuEventRecord(events[2 * r], stream), "cuEventRecord");
+    for (int j = 0; j < (streamTiming ? iterations : 1); ++j)
+      launch(i++);
+    cu(driver->cuEventRecord(events[2 * r + 1], stream), "cuEventRecord");
   }
   cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
-  std::vector<double> ms(iterations);
-  for (int i = 0; i < iterations; ++i) {
+  std::vector<double> ms(rounds);
+  for (int r = 0; r < rounds; ++r) {
     float t = 0;
-    cu(driver->cuEventElapsedTime(&t, events[2 * i], events[2 * i + 1]), "cuEventElapsedTime");
-    ms[i] = t;
+    cu(driver->cuEventElapsedTime(&t, events[2 * r], events[2 * r + 1]), "cuEventElapsedTime");
+    ms[r] = streamTiming ? t / iterations : t;
   }
   for (CUevent &e : events)
     driver->cuEventDestroy(e);
   std::sort(ms.begin(), ms.end());
-  return ms[iterations / 2];
+  return ms[rounds / 2];
 }
 
 /// The median time of each of `launches` over `iterations` rounds in which every one of them

@@ -7,7 +7,7 @@
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
 //   mpirun -np 2 mepi-bench --dist [--quick] [--epilog NAME] [--filter SUBSTRING] [--json FILE]
-//   mepi-bench [--quick] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--stream] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -25,6 +25,11 @@
 // --ltoir FILE or user_gelu.ltoir beside the program, calling user_gelu from LTO-IR) against
 // the built-in GELU_BIAS and against the unfused sequence (cuBLASLt's matmul, then an
 // elementwise kernel), bf16, every shape.
+//
+// --stream times each side's launches back to back (three rounds of them between two events,
+// the median round's time over its launches) instead of one launch between two events: the
+// time a kernel takes in a stream of kernels, where mepi's programmatic launch overlaps the
+// start of each with the end of the one before.
 //
 // --autotune lets Matmul::autotune() choose mepi's configuration (timed into plan_ms) and
 // reports how the heuristic's choice compares with the fastest candidate, as autotune() timed
@@ -387,7 +392,7 @@ std::optional<Options> parseOptions(int argc, char **argv) {
       {"--quick", &o.quick},     {"--catalog", &o.catalog}, {"--user", &o.user},
       {"--grouped", &o.grouped}, {"--grouped-k", &o.groupedK}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
       {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune},
-      {"--confirm", &confirm}};
+      {"--confirm", &confirm},   {"--stream", &bench::streamTiming}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     o.command += " " + arg;

@@ -178,10 +178,23 @@ void WgmmaKernelGenerator::emitBarrierInit(Emitter &e, const Context &c, Value i
   }
 }
 
+/// The block waits for the grid before it in the stream, and for that grid's memory, before
+/// anything reads or writes global memory: the runtime launches the wgmma kernels with
+/// programmatic stream serialization (CompiledKernel::programmaticLaunch), so a launch may
+/// start while the grid before it finishes. An asm with a memory clobber, so that no access
+/// moves above it (the NVVM intrinsic is declared as touching no memory).
+static void emitPriorGridWait(Emitter &e) {
+  LLVM::InlineAsmOp::create(e.b, e.loc, TypeRange{}, ValueRange{}, "griddepcontrol.wait;",
+                            "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                            ArrayAttr());
+}
+
 void WgmmaKernelGenerator::emitBody(OpBuilder &b, MatmulOp op, const IRMapping &operands,
                                     ValueRange leading) const {
   Location loc = op.getLoc();
   Emitter e{b, loc};
+  emitPriorGridWait(e);
   Context c(spec(op));
   const Sm90SharedLayout &layout = c.layout;
   fillContext(e, c, op, leading);
