@@ -224,6 +224,7 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
   std::vector<CUevent> events(2 * n * iterations);
   for (CUevent &e : events)
     cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  QueueGate gate(stream);
   for (int i = 0; i < iterations; ++i)
     for (size_t v = 0; v < n; ++v) {
       size_t at = 2 * (i * n + v);
@@ -233,6 +234,7 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
       launches[v](i);
       cu(driver->cuEventRecord(events[at + 1], stream), "cuEventRecord");
     }
+  gate.release();
   cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
   std::vector<double> medians(n);
   for (size_t v = 0; v < n; ++v) {

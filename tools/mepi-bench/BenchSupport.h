@@ -3,6 +3,7 @@
 #ifndef MEPI_TOOLS_BENCHSUPPORT_H
 #define MEPI_TOOLS_BENCHSUPPORT_H
 
+#include "QueueGate.h"
 #include "Runtime/CudaDriver.h"
 #include "mepi/Matmul.h"
 
@@ -46,7 +47,8 @@ inline CUdeviceptr randomBufferOf(size_t count, bool f32, bool bf16, uint64_t se
 /// A row-major API tensor over device memory.
 mepi::Tensor deviceTensor(CUdeviceptr ptr, mepi::DType type, std::vector<int64_t> shape);
 
-/// Median of `iterations` launches of `launch(i)`, each between two events on `stream`.
+/// Median of `iterations` launches of `launch(i)`, each between two events on `stream`, all
+/// queued behind a QueueGate.
 /// With streamTiming, the median over three rounds of `iterations` launches between two events,
 /// each round's time over its launches: the launches then overlap what they can (programmatic
 /// launch), and each one's share of the events' own cost is small.
@@ -55,12 +57,14 @@ template <typename F> double medianMs(CUstream stream, int iterations, F &&launc
   std::vector<CUevent> events(2 * rounds);
   for (CUevent &e : events)
     cu(driver->cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  QueueGate gate(stream);
   for (int r = 0, i = 0; r < rounds; ++r) {
     cu(driver->cuEventRecord(events[2 * r], stream), "cuEventRecord");
     for (int j = 0; j < (streamTiming ? iterations : 1); ++j)
       launch(i++);
     cu(driver->cuEventRecord(events[2 * r + 1], stream), "cuEventRecord");
   }
+  gate.release();
   cu(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
   std::vector<double> ms(rounds);
   for (int r = 0; r < rounds; ++r) {

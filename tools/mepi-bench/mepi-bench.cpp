@@ -7,7 +7,7 @@
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
 //   mpirun -np 2 mepi-bench --dist [--quick] [--epilog NAME] [--filter SUBSTRING] [--json FILE]
-//   mepi-bench [--quick] [--stream] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
+//   mepi-bench [--quick] [--stream] [--ungated] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
 //              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
@@ -25,6 +25,10 @@
 // --ltoir FILE or user_gelu.ltoir beside the program, calling user_gelu from LTO-IR) against
 // the built-in GELU_BIAS and against the unfused sequence (cuBLASLt's matmul, then an
 // elementwise kernel), bf16, every shape.
+//
+// --ungated times the launches as they are submitted, without first queueing them all behind a
+// spinning kernel (QueueGate.h): where a host call takes longer than its kernel, the events
+// then time the host (runs before 2026-11-30 09:00 were timed so).
 //
 // --stream times each side's launches back to back (three rounds of them between two events,
 // the median round's time over its launches) instead of one launch between two events: the
@@ -125,6 +129,7 @@ std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi pr
 bool rowMajorB = false;   ///< --layout nn: B is K x N row-major
 bool autotune = false;    ///< --autotune: Matmul::autotune() before timing
 bool confirm = false;     ///< --confirm: the heuristic's and autotune's best choices timed again
+bool ungated = false;     ///< --ungated: no QueueGate (each launch timed at the host's pace)
 
 cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
@@ -392,7 +397,8 @@ std::optional<Options> parseOptions(int argc, char **argv) {
       {"--quick", &o.quick},     {"--catalog", &o.catalog}, {"--user", &o.user},
       {"--grouped", &o.grouped}, {"--grouped-k", &o.groupedK}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
       {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune},
-      {"--confirm", &confirm},   {"--stream", &bench::streamTiming}};
+      {"--confirm", &confirm},   {"--stream", &bench::streamTiming},
+      {"--ungated", &ungated}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     o.command += " " + arg;
@@ -634,6 +640,7 @@ int main(int argc, char **argv) {
   if (!options)
     return 1;
   Options &o = *options;
+  bench::QueueGate::enabled = !ungated;
   Device dev;
   if (!openDevice(dev))
     return 1;
