@@ -214,6 +214,8 @@ TEST(DiskCache, TheLaunchShapeRoundTrips) {
   EXPECT_EQ((*read)->block, compiled->block);
   EXPECT_EQ((*read)->sharedBytes, compiled->sharedBytes);
   EXPECT_TRUE((*read)->persistent);
+  EXPECT_TRUE(compiled->programmaticLaunch); // a wgmma kernel: it waits for the grid before it
+  EXPECT_TRUE((*read)->programmaticLaunch);
   EXPECT_EQ((*read)->workUnits, 3 * 4 * 2); // 128 x 128 tiles of 300 x 500, 2 splits each
   EXPECT_EQ((*read)->cluster, 1);
   EXPECT_GT(compiled->workspaceBytes, 0);
@@ -422,6 +424,7 @@ TEST(DiskCache, AManifestThatContradictsThePlanIsNotTrusted) {
            [](llvm::json::Object &m) { m["shared_bytes"] = *m.getInteger("shared_bytes") + 1024; },
            [](llvm::json::Object &m) { m["tile_m"] = *m.getInteger("tile_m") * 2; },
            [](llvm::json::Object &m) { m["work_units"] = *m.getInteger("work_units") + 1; },
+           [](llvm::json::Object &m) { m["programmatic_launch"] = false; },
            [](llvm::json::Object &m) {
              m["config"] =
                  "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 5>>";
