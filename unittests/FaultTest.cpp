@@ -132,6 +132,16 @@ mepi::Tensor tensor(std::vector<int64_t> shape, uintptr_t address) {
   t.shape = std::move(shape);
   return t;
 }
+
+/// A 256 x `n` x 512 bf16 matmul with a ReLU, planned for `options` and executed once.
+std::unique_ptr<mepi::Matmul> executedRelu(int64_t n, const mepi::Options &options) {
+  auto mm = std::make_unique<mepi::Matmul>(tensor({256, 512}, 0x7f0000000000),
+                                           tensor({512, n}, 0x7f0000400000), std::nullopt, 1.0f,
+                                           std::nullopt, mepi::Qualifiers{}, options);
+  mm->plan(mepi::Epilog::Relu);
+  mm->execute();
+  return mm;
+}
 } // namespace
 
 // GELU_AUX_BIAS with result_amax: two outputs besides D. The second one's allocation fails:
@@ -252,14 +262,7 @@ TEST_F(Fault, KernelsThatSpillInTheCubinLoadFromPtx) {
 TEST_F(Fault, PlansOfOneProblemShareOneModule) {
   mepi::Options options;
   options.arch = "sm_90a";
-  auto plan = [&](int64_t n) {
-    auto mm = std::make_unique<mepi::Matmul>(tensor({256, 512}, 0x7f0000000000),
-                                             tensor({512, n}, 0x7f0000400000), std::nullopt,
-                                             1.0f, std::nullopt, mepi::Qualifiers{}, options);
-    mm->plan(mepi::Epilog::Relu);
-    mm->execute();
-    return mm;
-  };
+  auto plan = [&](int64_t n) { return executedRelu(n, options); };
   auto first = plan(192), second = plan(192);
   EXPECT_EQ(fake.loads.size(), 1u);
   auto other = plan(320);
@@ -283,15 +286,9 @@ TEST_F(Fault, PlansOfOneProblemShareOneModule) {
 TEST_F(Fault, WgmmaKernelsLaunchProgrammatically) {
   mepi::Options options;
   options.arch = "sm_90a";
-  mepi::Matmul wgmma(tensor({256, 512}, 0x7f0000000000), tensor({512, 192}, 0x7f0000400000),
-                     std::nullopt, 1.0f, std::nullopt, {}, options);
-  wgmma.plan(mepi::Epilog::Relu);
-  wgmma.execute();
+  auto wgmma = executedRelu(192, options);
   options.arch = "sm_80";
-  mepi::Matmul simt(tensor({256, 512}, 0x7f0000000000), tensor({512, 192}, 0x7f0000400000),
-                    std::nullopt, 1.0f, std::nullopt, {}, options);
-  simt.plan(mepi::Epilog::Relu);
-  simt.execute();
+  auto simt = executedRelu(192, options);
   EXPECT_EQ(fake.programmatic, (std::vector<bool>{true, false}));
 }
 

@@ -205,6 +205,22 @@ llvm::Error PreparedLaunch::addTensorMap(const TensorMapSpec &spec, CUdeviceptr 
 /// CUDA's grid limits: 2^31 - 1 blocks along x, 65535 along y and z.
 static constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1, kMaxGridYZ = 65535;
 
+/// A launch of `grid` blocks of `block` threads and `sharedBytes` of dynamic shared memory on
+/// `stream`, with no attributes yet.
+static CUlaunchConfig launchConfig(const unsigned (&grid)[3], const unsigned (&block)[3],
+                                   unsigned sharedBytes, CUstream stream) {
+  CUlaunchConfig config = {};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = sharedBytes;
+  config.hStream = stream;
+  return config;
+}
+
 llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
                                         const MatmulProblem &problem) {
   const std::vector<int64_t> &dShape = problem.d.shape;
@@ -244,13 +260,8 @@ llvm::Error PreparedLaunch::computeGrid(const CompiledKernel &kernel,
       driver->cuDeviceGetAttribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                                    device);
     if (kernel.cluster > 1) {
-      CUlaunchConfig config = {};
-      config.gridDimX = static_cast<unsigned>(kernel.cluster * multiprocessors);
-      config.gridDimY = config.gridDimZ = 1;
-      config.blockDimX = block[0];
-      config.blockDimY = block[1];
-      config.blockDimZ = block[2];
-      config.sharedMemBytes = sharedBytes;
+      unsigned clusterGrid[3] = {static_cast<unsigned>(kernel.cluster * multiprocessors), 1, 1};
+      CUlaunchConfig config = launchConfig(clusterGrid, block, sharedBytes, nullptr);
       if (driver->cuOccupancyMaxActiveClusters(&clusters, function, &config) != CUDA_SUCCESS)
         clusters = 0;
     }
@@ -378,15 +389,7 @@ CUresult PreparedLaunch::launch(const CudaDriver &driver, CUstream stream) const
   CUlaunchAttribute attribute = {};
   attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   attribute.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config = {};
-  config.gridDimX = grid[0];
-  config.gridDimY = grid[1];
-  config.gridDimZ = grid[2];
-  config.blockDimX = block[0];
-  config.blockDimY = block[1];
-  config.blockDimZ = block[2];
-  config.sharedMemBytes = sharedBytes;
-  config.hStream = stream;
+  CUlaunchConfig config = launchConfig(grid, block, sharedBytes, stream);
   config.attrs = &attribute;
   config.numAttrs = 1;
   return driver.cuLaunchKernelEx(&config, function, kernelParams, nullptr);
