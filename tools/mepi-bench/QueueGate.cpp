@@ -65,6 +65,11 @@ QueueGate::QueueGate(CUstream stream) {
   held = true;
 }
 
+QueueGate::~QueueGate() {
+  if (held)
+    driver->cuMemsetD32Async(gate().flag, 1, 1, gate().releaser);
+}
+
 void QueueGate::release() {
   if (!held)
     return;

@@ -17,7 +17,8 @@ class QueueGate {
 public:
   explicit QueueGate(CUstream stream);
   QueueGate(const QueueGate &) = delete;
-  ~QueueGate() { release(); }
+  /// Releases without throwing: a launch that threw may be unwinding the stack.
+  ~QueueGate();
   void release();
 
   static bool enabled;
