@@ -480,6 +480,33 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
       {ElementType::F16, 2500, 264, 520, 29, 11, F::Indptr, true, true, false, false, "DEFAULT",
        "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, "
        "epilogue = <store = tma>>"},
+      // Clusters along N (a tile row's pair of tile columns shares A's tile): an odd number of
+      // tile columns (the last pair's second right of D: N = 1544, 1032, 520 in 256 or 128
+      // columns), many groups ending inside tiles, MN-major B through weight indices, the
+      // masked layout, ping-pong consumers, and staged and register stores.
+      {ElementType::BF16, 3001, 392, 1544, 23, 23, F::Ends, false, false, true, false,
+       "GELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2, "
+       "multicast = a>, epilogue = <store = tma>>"},
+      {ElementType::F16, 2503, 264, 520, 29, 11, F::Indptr, true, true, false, false, "DEFAULT",
+       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2, "
+       "multicast = a>, epilogue = <store = tma>>"},
+      {ElementType::BF16, 2000, 264, 1032, 97, 97, F::Ends, false, false, true, false,
+       "GELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4, pingpong = "
+       "true, cluster = 2, multicast = a>, epilogue = <store = tma>>"},
+      {ElementType::BF16, 6 * 203, 136, 264, 6, 6, F::Masked, false, false, true, false,
+       "GELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, cluster = 2, "
+       "multicast = a>, epilogue = <store = tma>>"},
+      {ElementType::F16, 3001, 200, 392, 37, 11, F::Lengths, false, true, false, true,
+       "RELU_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, cluster = 2, "
+       "multicast = a>>"},
+      {ElementType::BF16, 2500, 200, 1032, 41, 41, F::Ends, false, false, false, false,
+       "GELU_AUX_BIAS",
+       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 3, cluster = 2, "
+       "multicast = a>, epilogue = <store = registers>>"},
   };
   // Runs one case (its line selected): PASS or FAIL with its configuration and error.
   using Run = std::function<std::string(double &err, std::string &config)>;
@@ -523,13 +550,26 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
              [&, masked, forced](double &err, std::string &config) {
                return runGroupedFp8Case(dev, rng, false, masked, forced, err, config);
              });
-  // Fast accumulation (unpromoted) on 128 x 256 tiles with TMA stores.
-  report("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ends sA=[T] sB=[S] fast GELU_BIAS forced "
-         "128x256 tma",
+  // Fast accumulation (unpromoted) on 128 x 256 tiles with TMA stores, alone and in clusters
+  // along N (N = 264: one pair of tile columns); promoted 128 x 192 in such clusters.
+  for (const char *cluster : {"", ", cluster = 2, multicast = a"})
+    report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ends sA=[T] sB=[S] fast "
+                       "GELU_BIAS forced 128x256 tma") +
+               cluster,
+           [&, cluster](double &err, std::string &config) {
+             return runGroupedFp8Case(dev, rng, true, false,
+                                      std::string("#mepi.kernel_config<wgmma, tile = [128, 256, "
+                                                  "128], mainloop = <stages = 4") +
+                                          cluster + ">, epilogue = <store = tma>>",
+                                      err, config);
+           });
+  report("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 masked sA=[T] sB=[S, N] GELU_BIAS forced "
+         "128x192 promoted cluster along N",
          [&](double &err, std::string &config) {
-           return runGroupedFp8Case(dev, rng, true, false,
-                                    "#mepi.kernel_config<wgmma, tile = [128, 256, 128], "
-                                    "mainloop = <stages = 4>, epilogue = <store = tma>>",
+           return runGroupedFp8Case(dev, rng, false, true,
+                                    "#mepi.kernel_config<wgmma, tile = [128, 192, 128], mainloop "
+                                    "= <stages = 4, promote = 1, cluster = 2, multicast = a>, "
+                                    "epilogue = <store = tma>>",
                                     err, config);
          });
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {

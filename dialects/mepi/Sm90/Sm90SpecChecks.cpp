@@ -102,11 +102,13 @@ std::optional<std::string> whyNotBatchedOrGrouped(const Sm90Spec &spec) {
   // Grouped: each group's tiles start at its own row and read its own matrix of B (a TMA
   // coordinate); D's rows past a group's end belong to the next group, so a TMA store (which
   // clips at D's end only) takes the 64-row slices wholly inside their group, and threads
-  // store the others with the group's bound.
+  // store the others with the group's bound. A cluster's blocks share A's tile along N only:
+  // they hold one tile row, so one group (vertically adjacent tiles may not).
   if (p.grouped() && (!config.getMainloop().getTma() || !config.getScheduler().isDataParallel() ||
-                      config.getSwapped() || config.getMainloop().getCluster() > 1))
+                      config.getSwapped() ||
+                      (config.getMainloop().getCluster() > 1 && Sm90Spec::clusterRows(config) > 1)))
     return std::string("grouped wgmma kernels need TMA loads and take no split-K, stream-K, "
-                       "swapped form or clusters");
+                       "swapped form or clusters sharing B (multicast = a only)");
   // A given as [K, T] (MN-major) in a grouped kernel: its TMA loads stopped every block with an
   // illegal instruction on the H200 (torch._grouped_mm's 3-D x 2-D with B as [K, N], whose
   // transposed problem reads B as A; the cause is not found yet).

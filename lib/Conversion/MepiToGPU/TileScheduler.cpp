@@ -342,11 +342,18 @@ void TileScheduler::emitTilePosition(Emitter &e, WorkUnit &w) const {
   }
 }
 
+int64_t TileScheduler::groupedUnitColumns() const {
+  return llvm::divideCeil(spec.tilesN(), Sm90Spec::clusterColumns(spec.getConfig()));
+}
+
 void TileScheduler::emitGroupedTilePosition(Emitter &e, WorkUnit &w) const {
   // Bands of kGroupM tile rows walked column by column, as emitTilePosition, over the total
-  // tile rows of the groups; the last band's rows (1 to kGroupM) vary with the sizes.
+  // tile rows of the groups; the last band's rows (1 to kGroupM) vary with the sizes. In a
+  // cluster along N (its blocks share A's tile, the only form grouped kernels take) a unit is
+  // a tile row's run of cluster-columns tiles, so every block of it has the same group; block
+  // `rank` takes the rank-th, which may lie right of D.
   Value rows = groups->emitTotalTileRows(e);
-  Value perBand = e.i32(kGroupM * spec.tilesN());
+  Value perBand = e.i32(kGroupM * groupedUnitColumns());
   Value band = e.div(w.tile, perBand);
   Value local = e.rem(w.tile, perBand);
   Value firstRow = e.mul(band, e.i32(kGroupM));
@@ -355,6 +362,11 @@ void TileScheduler::emitGroupedTilePosition(Emitter &e, WorkUnit &w) const {
   w.tileRow = e.add(firstRow, rowInBand);
   w.tileCol = colOfBand;
   w.inside = arith::ConstantIntOp::create(e.b, e.loc, 1, 1);
+  if (int64_t columns = Sm90Spec::clusterColumns(spec.getConfig()); columns > 1) {
+    Value rankColumn = emitClusterPosition(e, spec.getConfig(), rank).second;
+    w.tileCol = e.add(e.mul(colOfBand, e.i32(columns)), rankColumn);
+    w.inside = e.ult(w.tileCol, e.i32(spec.tilesN()));
+  }
   GroupTable::Place place = groups->emitPlace(e, w.tileRow);
   w.group = place.group;
   w.groupRow = place.firstRow;
@@ -377,7 +389,7 @@ scf::ForOp TileScheduler::emitUnitLoop(Emitter &e, const StreamKWalk *walk, Valu
     first = e.add(first, e.mul(skip, grid));
   Value step = stride == 1 ? grid : e.mul(grid, e.i32(stride));
   // Grouped: as many units as the groups' tile rows make.
-  Value units = groups ? e.mul(groups->emitTotalTileRows(e), e.i32(spec.tilesN()))
+  Value units = groups ? e.mul(groups->emitTotalTileRows(e), e.i32(groupedUnitColumns()))
                        : e.i32(spec.workUnits());
   auto loop = scf::ForOp::create(b, e.loc, first, units, step,
                                  ValueRange{init ? init : e.i32(0)});

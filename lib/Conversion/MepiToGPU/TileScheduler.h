@@ -116,6 +116,9 @@ private:
   /// then the tile's group and rows.
   void emitGroupedTilePosition(Emitter &e, WorkUnit &w) const;
 
+  /// Grouped: a tile row's units (its tile columns, or their clusters along N).
+  int64_t groupedUnitColumns() const;
+
   /// Grouped along K: the unit's k-steps, those of its batch element's group.
   void emitGroupKSteps(Emitter &e, WorkUnit &w) const;
 
