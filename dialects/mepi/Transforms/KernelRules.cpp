@@ -305,11 +305,52 @@ KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
   return config.withSplits(1).withStreamk(false).withCluster(1);
 }
 
+namespace {
+/// A ping-pong grouped form of tileM x tileN tiles with TMA stores and as many of `stages` as
+/// fit beside the group table; null where the spec cannot build it.
+KernelConfigAttr groupedPingpong(MatmulOp op, const TargetInfo &target, int64_t tileM,
+                                 int64_t tileN, int64_t stages) {
+  Sm90Problem p = Sm90Problem::of(op);
+  KernelConfigAttr config = chooseWgmmaConfig(op, target, tileM, tileN);
+  if (!config)
+    return {};
+  config = asGrouped(op, config.withPingpong(true).withStages(stages).withStore(DStore::Tma));
+  while (config && config.getMainloop().getStages() > 2 &&
+         !Sm90Spec(p, config, target).fitsSharedMemory())
+    config = config.withStages(config.getMainloop().getStages() - 1);
+  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
+}
+
+/// Short main loops of 128-row grouped tiles: ping-pong, whose consumers each run their epilog
+/// under the other's main loop, as dense problems of short K do (SelectKernelConfig.cpp,
+/// manyTileForm): 64 x 256 for an epilog of special ops over at most 12 k-steps, 128 x 128 for
+/// one over at most 32 k-steps or a cheap one over at most 12. On the H200 (2026-11-30,
+/// `grouped-qwen3-forms.log`, `grouped-pingpong-forms.log`, TFLOP/s against 128 x 256 s4, two
+/// rounds each): Qwen3 down (768: 12 k-steps) GELU_BIAS 497 -> 564 on 64 x 256 (128 x 128:
+/// 516-533), DEFAULT 618 -> 649 on 128 x 128; Qwen3 up (2048: 32 k-steps) GELU_BIAS 603 -> 621,
+/// DEFAULT 653 either way (hence cheap epilogs only to 12 k-steps); Mixtral (K >= 4096) down
+/// 3 % slower on 128 x 128, so not there. 16-bit operands (FP8's not measured).
+KernelConfigAttr shortGroupedForm(MatmulOp op, const TargetInfo &target, int64_t tileM) {
+  constexpr int64_t kShortKSteps = 12, kCostlyKSteps = 32;
+  Sm90Problem p = Sm90Problem::of(op);
+  if (tileM != 128 || p.elementBytes != 2 || !canUseTmaStores(op, true, 128))
+    return {};
+  int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
+  bool costly = epilogCost(op) != EpilogCost::Arithmetic;
+  if (costly && kSteps <= kShortKSteps && p.n > 128)
+    if (KernelConfigAttr wide = groupedPingpong(op, target, 64, 256, /*stages=*/4))
+      return wide;
+  if (kSteps <= (costly ? kCostlyKSteps : kShortKSteps))
+    return groupedPingpong(op, target, 128, 128, /*stages=*/6);
+  return {};
+}
+} // namespace
+
 /// A grouped problem's configuration, from the groups' mean rows T / S (their sizes are known
 /// on the device only): 64-row tiles where groups average 64 rows or fewer (decode-like
 /// calls: a 128-row tile would be mostly outside its group), else 128; 256 columns where the
 /// tiles of the mean group sizes still give each multiprocessor one, else 128 (64 for a D of
-/// at most 64 columns).
+/// at most 64 columns). Short main loops take ping-pong (shortGroupedForm).
 ///
 /// An Expanded epilog over a main loop of K <= 4096 takes ping-pong 128 x 128 with TMA stores,
 /// as dense problems do (each consumer's epilog runs under the other's main loop). On the H200
@@ -317,15 +358,16 @@ KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
 /// (then Expanded) cooperative 128 x 256 -> ping-pong: mixtral-up (K = 4096) 0.81 -> 0.99,
 /// qwen3-up (2048) 0.66 -> 0.74; qwen3-down (768) 0.48 either way; mixtral-down (14336)
 /// 0.92 -> 0.49, and DEFAULT within 1 % at K = 4096. Since the seven-instruction GELU and the
-/// column inputs loaded a line ahead, cooperative 128 x 256 wins (H100, 2026-11-26, TFLOP/s
-/// against ping-pong): mixtral-up 677 / 646, qwen3-up 585 / 563, qwen3-down 462 / 393
-/// (bench/NOTES.md).
+/// column inputs loaded a line ahead, cooperative 128 x 256 wins at K = 4096 (H100, 2026-11-26,
+/// TFLOP/s against ping-pong): mixtral-up 677 / 646 (bench/NOTES.md).
 KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
   int64_t tileM = meanRows <= 64 ? 64 : 128;
   auto tileRows = [&](int64_t rows) { return p.groups * llvm::divideCeil(meanRows, rows); };
   int64_t tileN = p.n <= 64 ? 64 : 128;
+  if (KernelConfigAttr shortK = shortGroupedForm(op, target, tileM))
+    return shortK;
   if (tileM == 128 && p.k <= 4096 && epilogCost(op) == EpilogCost::Expanded &&
       canUseTmaStores(op, true, 128))
     if (KernelConfigAttr config = chooseWgmmaConfig(op, target, 128, 128)) {
