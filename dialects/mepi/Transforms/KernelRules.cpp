@@ -297,6 +297,14 @@ double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConf
   return double(units) / (time * double(walkers)) * double(p.m) * double(p.n) / covered;
 }
 
+KernelConfigAttr withFittingStages(const Sm90Problem &p, const TargetInfo &target,
+                                   KernelConfigAttr config) {
+  while (config && config.getMainloop().getStages() > 2 &&
+         !Sm90Spec(p, config, target).fitsSharedMemory())
+    config = config.withStages(config.getMainloop().getStages() - 1);
+  return config;
+}
+
 /// `config` in the form a grouped problem takes (Sm90Spec::whyNot): whole units (no split-K
 /// or stream-K), no clusters. TMA stores stay: the slices inside their group take them.
 KernelConfigAttr asGrouped(MatmulOp op, KernelConfigAttr config) {
@@ -314,10 +322,8 @@ KernelConfigAttr groupedPingpong(MatmulOp op, const TargetInfo &target, int64_t 
   KernelConfigAttr config = chooseWgmmaConfig(op, target, tileM, tileN);
   if (!config)
     return {};
-  config = asGrouped(op, config.withPingpong(true).withStages(stages).withStore(DStore::Tma));
-  while (config && config.getMainloop().getStages() > 2 &&
-         !Sm90Spec(p, config, target).fitsSharedMemory())
-    config = config.withStages(config.getMainloop().getStages() - 1);
+  config = withFittingStages(
+      p, target, asGrouped(op, config.withPingpong(true).withStages(stages).withStore(DStore::Tma)));
   return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
 }
 

@@ -56,6 +56,11 @@ KernelConfigAttr withStreamK(const Sm90Problem &p, const TargetInfo &target,
 /// The share of the walkers' time a (not swapped) configuration spends inside D, as waveShare
 /// counts it, with stream-K's tail as withStreamK predicts it.
 double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config);
+/// `config` with its stages reduced (to 2 at the fewest) until its exact shared layout fits;
+/// the stages a rule asks for come from an estimate, which an epilog's scratch, the store
+/// buffers or a group table may exceed. Null stays null.
+KernelConfigAttr withFittingStages(const Sm90Problem &p, const TargetInfo &target,
+                                   KernelConfigAttr config);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);

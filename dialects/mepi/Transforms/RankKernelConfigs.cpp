@@ -214,11 +214,7 @@ KernelConfigAttr rules::withTmaStores(MatmulOp op, const Sm90Problem &p,
   if (config.getEpilogue().getStore() == DStore::Tma ||
       !canUseTmaStores(op, config.getMainloop().getTma(), config.getTileN()))
     return {};
-  KernelConfigAttr tmaStores = config.withStore(DStore::Tma);
-  while (tmaStores && tmaStores.getMainloop().getStages() > 2 &&
-         !Sm90Spec(p, tmaStores, target).fitsSharedMemory())
-    tmaStores = tmaStores.withStages(tmaStores.getMainloop().getStages() - 1);
-  return tmaStores;
+  return withFittingStages(p, target, config.withStore(DStore::Tma));
 }
 
 /// See RankCandidates.h.

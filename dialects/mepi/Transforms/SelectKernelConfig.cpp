@@ -204,9 +204,7 @@ KernelConfigAttr WgmmaHeuristic::swappedTmaTile(int64_t height, int64_t splits) 
   KernelConfigAttr config = swappedTile(op, height, kSwappedColumns).withStore(DStore::Tma);
   if (config && splits > 1)
     config = config.withSplits(splits);
-  while (config && config.getMainloop().getStages() > 2 &&
-         !Sm90Spec(p, config, target).fitsSharedMemory())
-    config = config.withStages(config.getMainloop().getStages() - 1);
+  config = withFittingStages(p, target, config);
   return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
 }
 
@@ -545,11 +543,7 @@ KernelConfigAttr WgmmaHeuristic::completed(int64_t tileM, int64_t tileN, int64_t
           .withPingpong(pingpong)
           .withCluster(cluster)
           .withStore(smallTiles ? DStore::Staged : shortMStore(tileM, tileN, splits));
-  // The stages above come from an estimate of the layout: fewer where the exact one would not
-  // fit (an epilog with much scratch).
-  while (config && config.getMainloop().getStages() > 2 &&
-         !Sm90Spec(p, config, target).fitsSharedMemory())
-    config = config.withStages(config.getMainloop().getStages() - 1);
+  config = withFittingStages(p, target, config);
   if (!config || forced())
     return config;
   return withStreamK(p, target, config, /*heuristic=*/true);
@@ -584,10 +578,7 @@ KernelConfigAttr WgmmaHeuristic::splitTf32Config(int64_t tileN) const {
   KernelConfigAttr config = tile(tileM, tileN, stagesFor(tileM, tileN))
                                 .withSplits(splits)
                                 .withStore(defaultStore(op, tileM, tileN, false, tma));
-  while (config && config.getMainloop().getStages() > 2 &&
-         !Sm90Spec(p, config, target).fitsSharedMemory())
-    config = config.withStages(config.getMainloop().getStages() - 1);
-  return config;
+  return withFittingStages(p, target, config);
 }
 
 /// The wgmma heuristic (WgmmaHeuristic's rules): a wide tile where it fills the machine, the
