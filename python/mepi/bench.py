@@ -1,8 +1,10 @@
 """python -m mepi.bench: mepi against torch in one process on the GPU, as a user of torch would
 compare them: torch.mm / torch._addmm_activation (cuBLASLt's GELU epilog) and torch.bmm, on
-mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2.
+mepi-bench's shapes, CUDA events, median after warm-up, inputs rotated when they fit in L2, each
+timed launch queued behind a short spin kernel (--ungated: with the host in step).
 
-    python -m mepi.bench [--quick] [--grouped | --fp8] [--overhead] [--json FILE] [--filter TEXT]...
+    python -m mepi.bench [--quick] [--grouped | --fp8] [--overhead] [--ungated] [--json FILE]
+                         [--filter TEXT]...
     mpirun -np 2 python -m mepi.bench --dist [--quick] [--json FILE] [--filter TEXT]...
 
 GELU_BIAS: torch adds a bias per column of D (addmm's [N] input); mepi computes the same
@@ -54,18 +56,46 @@ BATCHED = [(16, 1024, 1024, 1024, "bmm16x1024^3"), (8, 2048, 2048, 2048, "bmm8x2
            (64, 512, 512, 512, "bmm64x512^3")]
 
 
+# The queue gate (as mepi-bench's): each timed launch waits on the stream behind a spin kernel
+# (torch.cuda._sleep) of about _GATE_US, so that the host has queued its events and launches
+# before the GPU reaches them and the events time the GPU, not a host call that outlasts its
+# kernel (cuBLASLt's host call takes about as long as a µs problem's kernel). None: ungated,
+# each launch between events with the host in step (--ungated).
+_GATE_US = 50.0
+_gate_cycles = None
+
+
+def _calibrate_gate(torch):
+    """Spin cycles of about _GATE_US on this GPU (one timed _sleep of 10^6 cycles)."""
+    torch.cuda._sleep(1000)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(1000000)
+    stop.record()
+    stop.synchronize()
+    us_per_cycle = start.elapsed_time(stop) * 1000.0 / 1000000
+    return max(1, int(_GATE_US / us_per_cycle))
+
+
 def _median_ms(torch, run, sets, iterations):
     for i in range(3):
         run(i % sets)
-    times = []
+    torch.cuda.synchronize()
+    pairs = []
+    if _gate_cycles:  # the host runs ahead: twenty gates' time to start with
+        torch.cuda._sleep(20 * _gate_cycles)
     for i in range(iterations):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if _gate_cycles:
+            torch.cuda._sleep(_gate_cycles)
         start.record()
         run(i % sets)
         stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+        if not _gate_cycles:
+            stop.synchronize()
+        pairs.append((start, stop))
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(stop) for start, stop in pairs)
 
 
 def _input_sets(torch, bytes_per_set):
@@ -208,6 +238,8 @@ def main(argv=None):
                         help="under mpirun: tensor-parallel ops against torch.distributed")
     parser.add_argument("--overhead", action="store_true",
                         help="the host time of execute() from Python against torch.mm's")
+    parser.add_argument("--ungated", action="store_true",
+                        help="time each launch with the host in step (no queue gate)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--filter", action="append", default=[],
                         help="keep problems whose label contains this text")
@@ -218,6 +250,8 @@ def main(argv=None):
     import torch
 
     import mepi
+    global _gate_cycles
+    _gate_cycles = None if args.ungated else _calibrate_gate(torch)
     dtypes = [torch.bfloat16] if args.quick else [torch.bfloat16, torch.float16]
     problems = [(1, m, n, k, name, dt, e) for m, n, k, name in SHAPES for dt in dtypes
                 for e in ("DEFAULT", "GELU_BIAS")]
@@ -244,7 +278,8 @@ def main(argv=None):
                            "command": "python -m mepi.bench " + " ".join(argv), **results},
                           out, indent=1)
         return 0
-    print(f"device: {device}, torch {torch.__version__}, {date}")
+    print(f"device: {device}, torch {torch.__version__}, {date}, "
+          f"{'gated' if _gate_cycles else 'ungated'}")
     print(f"{'shape':<16} {'dtype':<9} {'epilog':<10} {'mepi TF/s':>10} {'torch TF/s':>10} "
           f"{'ratio':>7}  mepi kernel")
     rows, logs = [], []
@@ -282,7 +317,8 @@ def main(argv=None):
         with open(args.json, "w") as out:
             json.dump({"device": device, "date": date, "torch": torch.__version__,
                        "command": "python -m mepi.bench " + " ".join(argv),
-                       "geomean_ratio": geomean, "results": rows}, out, indent=1)
+                       "gated": _gate_cycles is not None, "geomean_ratio": geomean,
+                       "results": rows}, out, indent=1)
     return 0
 
 
