@@ -322,8 +322,8 @@ KernelConfigAttr groupedPingpong(MatmulOp op, const TargetInfo &target, int64_t 
   KernelConfigAttr config = chooseWgmmaConfig(op, target, tileM, tileN);
   if (!config)
     return {};
-  config = withFittingStages(
-      p, target, asGrouped(op, config.withPingpong(true).withStages(stages).withStore(DStore::Tma)));
+  config = config.withPingpong(true).withStages(stages).withStore(DStore::Tma);
+  config = withFittingStages(p, target, asGrouped(op, config));
   return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
 }
 
