@@ -146,3 +146,22 @@ func.func @swapped_block_scales(%a: memref<16x256xf8E4M3FN>, %b: memref<200x256x
   }
   return
 }
+
+// -----
+
+// Grouped: vertically adjacent tiles may belong to two groups, each with its own matrix of B,
+// so clusters may share A's tile (along N, one tile row) but not B's.
+func.func @grouped_clusters_sharing_b(%x: memref<1000x256xbf16> {mepi.alignment = 16 : i64},
+                                      %w: memref<4x512x256xbf16> {mepi.alignment = 16 : i64},
+                                      %offs: memref<4xi32>,
+                                      %d: memref<1000x512xbf16> {mepi.alignment = 16 : i64}) {
+  // expected-error @+1 {{grouped wgmma kernels need TMA loads and take no split-K, stream-K, swapped form or clusters sharing B (multicast = a only)}}
+  mepi.matmul ins(%x, %w : memref<1000x256xbf16>, memref<4x512x256xbf16>)
+      groups(%offs ends : memref<4xi32>) outs(%d : memref<1000x512xbf16>)
+      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index, %group: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
