@@ -32,6 +32,7 @@ import argparse
 import datetime
 import json
 import math
+import os
 import statistics
 import sys
 
@@ -226,6 +227,14 @@ def _host_overhead(torch, mepi, calls=2000):
     return results
 
 
+def _run_header(device, date, torch, argv):
+    """What a results file says of its run: device, date, torch, command, and the commit the
+    package was built from (MEPI_REVISION, which the device scripts set from the bundle)."""
+    return {"device": device, "date": date, "torch": torch.__version__,
+            "command": "python -m mepi.bench " + " ".join(argv),
+            "commit": os.environ.get("MEPI_REVISION", "unknown")}
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m mepi.bench")
@@ -274,8 +283,7 @@ def main(argv=None):
               f"{results['torch_mm_us']:.2f} us")
         if args.json:
             with open(args.json, "w") as out:
-                json.dump({"device": device, "date": date, "torch": torch.__version__,
-                           "command": "python -m mepi.bench " + " ".join(argv), **results},
+                json.dump({**_run_header(device, date, torch, argv), **results},
                           out, indent=1)
         return 0
     print(f"device: {device}, torch {torch.__version__}, {date}, "
@@ -315,8 +323,7 @@ def main(argv=None):
     print(f"geometric mean of mepi/torch speed ratios over {len(logs)} problems: {geomean:.3f}")
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"device": device, "date": date, "torch": torch.__version__,
-                       "command": "python -m mepi.bench " + " ".join(argv),
+            json.dump({**_run_header(device, date, torch, argv),
                        "gated": _gate_cycles is not None, "geomean_ratio": geomean,
                        "results": rows}, out, indent=1)
     return 0

@@ -156,7 +156,7 @@ def run(args, argv):
         with open(args.json, "w") as out:
             json.dump({"device": gpu, "ranks": ranks, "date": date, "torch": torch.__version__,
                        "command": f"mpirun -np {ranks} python -m mepi.bench " + " ".join(argv),
-                       "results": rows}, out, indent=1)
+                       "commit": os.environ.get("MEPI_REVISION", "unknown"), "results": rows}, out, indent=1)
     md.finalize()
     td.destroy_process_group()
     return 0
