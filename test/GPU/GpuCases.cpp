@@ -584,6 +584,15 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
       swapped(ElementType::F16, {7, 777, 1030}, "GELU", "[16, 64, 64], mainloop = <stages = 16>"));
   cases.push_back(withCIntoF32(swapped(ElementType::BF16, {16, 520, 512}, "RELU_BIAS",
                                        "[16, 128, 64], mainloop = <stages = 12>")));
+  // B given as [K, N] (torch.mm's): the wgmmas read B's 64-row blocks transposed; forced 16-
+  // and 64-row tiles with residue rows, columns and K, and the heuristic's decode form.
+  auto mnMajorB = [](Case c) { return std::swap(c.bShape[0], c.bShape[1]), c.transB = false, c; };
+  cases.push_back(mnMajorB(swapped(ElementType::BF16, {13, 1000, 1030}, "GELU_BIAS",
+                                   "[16, 128, 64], mainloop = <stages = 12>")));
+  cases.push_back(mnMajorB(swapped(ElementType::F16, {40, 304, 264}, "RELU_BIAS",
+                                   "[64, 64, 64], mainloop = <stages = 8>" + std::string(
+                                       ", epilogue = <store = tma>"))));
+  cases.push_back({ElementType::BF16, {16, 2000}, {2000, 3000}, {16, 3000}, false, false, "BIAS"});
   // The heuristic's swapped form 128 columns wide past one wave of 64-column tiles (9000
   // columns: 141 of them; 27 rows in 32-row tiles), residue columns and K.
   cases.push_back({ElementType::BF16, {27, 1000}, {9000, 1000}, {27, 9000}, false, true,

@@ -65,9 +65,12 @@ std::optional<std::string> whyNotConsumerForm(const Sm90Spec &spec) {
   std::string message;
   llvm::raw_string_ostream os(message);
   if (config.getSwapped()) {
-    if (p.mnMajorA || p.mnMajorB || !config.getMainloop().getTma())
-      return std::string("swapped wgmma kernels need K-major A and B (A as [M, K], B as [N, K]) "
-                         "read through TMA");
+    // B's rows are the wgmmas' m side, which reads a 16-bit tile transposed as well (as an
+    // MN-major A's slices); A's rows are their n side, and 8-bit and TF32 wgmmas read
+    // K-major operands only.
+    if (p.mnMajorA || (p.mnMajorB && p.elementBytes != 2) || !config.getMainloop().getTma())
+      return std::string("swapped wgmma kernels need K-major A (A as [M, K]) and, unless 16-bit, "
+                         "K-major B (B as [N, K]), read through TMA");
     if (p.operandSums() || p.reductions)
       return std::string("swapped wgmma kernels take element-wise epilogs only (no operand "
                          "sums or reductions)");

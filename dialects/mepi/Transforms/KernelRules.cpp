@@ -104,14 +104,14 @@ EpilogCost epilogCost(MatmulOp op) {
   return cost;
 }
 
-/// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: 16- or 8-bit K-major A and B through
-/// TMA (8-bit without block scales) and an element-wise epilog (no operand sums or
-/// reductions; matrix and bitmask aux outputs).
+/// Whether the swapped form (Dᵀ = B Aᵀ) can run `op`: 16- or 8-bit K-major A through TMA,
+/// B K-major too or (16-bit) MN-major (B as [K, N], torch.mm's), 8-bit without block scales,
+/// and an element-wise epilog (no operand sums or reductions; matrix and bitmask aux outputs).
 bool canSwap(MatmulOp op, bool tmaLoads) {
   unsigned bits = op.getA().getType().getElementTypeBitWidth();
   return tmaLoads && op.getD().getType().getRank() == 2 && (bits == 16 || bits == 8) &&
-         !op.getABlockScales() && !op.getTransposeA() && op.getTransposeB() && !op.getASums() &&
-         !op.getBSums() && op.getReductions().empty();
+         !op.getABlockScales() && !op.getTransposeA() && (op.getTransposeB() || bits == 16) &&
+         !op.getASums() && !op.getBSums() && op.getReductions().empty();
 }
 
 /// The swapped configuration for `m` rows: A's rows rounded up to 16, 32 or 64, `tileN`

@@ -151,8 +151,10 @@ KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
   constexpr double kMinShare = 0.85;
   constexpr int64_t kMaxColumns = 512, kMinK = 1024;
   constexpr int64_t kMinHeight = 64, kMaxHeight = 256, kHeightStep = 16;
+  // Measured with B given as [N, K] only (an MN-major B also swaps, unmeasured here).
   if (forced() || pingpong || !tma || p.batch != 1 || p.m <= 128 || p.n > kMaxColumns ||
-      p.k < kMinK || !canSwap(op, tma) || !canUseTmaStores(op, tma, kSwappedColumns) ||
+      p.k < kMinK || !canSwap(op, tma) || p.mnMajorB ||
+      !canUseTmaStores(op, tma, kSwappedColumns) ||
       tileCount(128, 128) >= 2 * target.multiprocessors)
     return {};
   int64_t best = 0;

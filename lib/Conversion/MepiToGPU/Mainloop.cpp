@@ -39,10 +39,10 @@ auto WgmmaMainloop::emitDescriptors(Emitter &e, Value stageAddress, const StageT
                                     Value consumer) const -> StageTiles {
   const Sm90Problem &p = spec.problem();
   StageTiles d;
-  if (config.getSwapped()) {
+  if (config.getSwapped()) { // this consumer's 64 rows of B: 64 lines or one 64-row block
     d.a = emitMatrixDescriptor(e, stageAddress, /*mnMajor=*/false);
     d.b = emitMatrixDescriptor(e, e.add(tiles.b, e.mul(consumer, e.i32(kBlockBytes))),
-                               /*mnMajor=*/false);
+                               p.mnMajorB);
     return d;
   }
   d.a = emitMatrixDescriptor(e, tiles.a, p.mnMajorA);
@@ -82,10 +82,11 @@ void WgmmaMainloop::emitWgmmas(Emitter &e, const StageTiles &d, const StageTiles
   };
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kk = 0; kk < config.getTileK() / atom.instrK; ++kk) {
-    if (swapped) {
-      Value descB = at(d.b, kk * atom.kBytes());
+    if (swapped) { // B's rows the m side (transposed where MN-major), A's the n side
+      Value descB = at(d.b, kk * kStep(p.mnMajorB));
       Value descA = at(d.a, kk * atom.kBytes());
-      wgmma(0, descB, descA, typeB, typeA, NVVM::MMALayout::row, NVVM::MMALayout::col);
+      wgmma(0, descB, descA, typeB, typeA, p.mnMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+            NVVM::MMALayout::col);
       continue;
     }
     int64_t bBytes = kk * kStep(p.mnMajorB);
