@@ -54,6 +54,7 @@ struct WgmmaHeuristic {
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
   KernelConfigAttr fittedHeight() const;
+  KernelConfigAttr oneTileColumn() const;
   KernelConfigAttr lowSplitHeight() const;
   KernelConfigAttr swappedTmaTile(int64_t height, int64_t splits) const;
   bool implementable(int64_t tileM, int64_t tileN) const;
@@ -167,6 +168,50 @@ KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
   if (bestShare >= kMinShare)
     return swappedTmaTile(best, 1);
   return lowSplitHeight();
+}
+
+/// A narrow D of many rows (at most 128 columns) that fittedHeight leaves (A given as [K, M], or
+/// too few columns for the swapped form's 128): one tile column as wide as D (in the epilog's
+/// 32-column chunks), so that A, the large operand, is read once, 64 or 128 rows high, whichever
+/// fills the wave more (the taller on ties: fewer reads of B) in at most two waves (as
+/// measured), where that fills it to 0.6 or more (else split-K and the small tiles below). These are the transposed problems of a bias per
+/// column of D (Dᵀ = Bᵀ Aᵀ: torch's addmm). Forced on the H200 (2026-11-30, bf16 GELU_BIAS and
+/// DEFAULT, of torch, A as [K, M] / [M, K]; `short-n-forms.log`), against the rules' 128 x 64
+/// (two tile columns, A read twice) or 128 x 128: 8192 x 128 x 8192 64 x 128 0.96-0.97 against
+/// 0.71-0.89 ([M, K]: 0.92-0.95 either way), 14336 x 16 x 4096 128 x 32 0.97-1.00 against
+/// 0.87-0.91, 28672 x 32 x 4096 0.90-0.99 against 0.88-0.92, 11008 x 96 x 4096 (86 tiles, a
+/// share of 0.65) 128 x 96 0.92-0.97 against 0.79-0.88. Below the share: 4096 x 64 x 4096 (0.48)
+/// keeps 64 x 64 in 2 splits (0.97), 1536 x 128 x 2048 (0.18) 64 x 32 (1.00; 64 x 128 0.81).
+KernelConfigAttr WgmmaHeuristic::oneTileColumn() const {
+  constexpr int64_t kMaxColumns = 128, kMinK = 1024, kMaxWaves = 2;
+  constexpr double kMinShare = 0.6;
+  if (forced() || pingpong || !tma || p.batch != 1 || p.m <= 128 || p.n > kMaxColumns ||
+      p.k < kMinK)
+    return {};
+  int64_t narrowest = llvm::alignTo(p.n, sm90::kChunkColumns), bestM = 0, width = 0;
+  double bestShare = 0;
+  for (int64_t tileM : {128, 64}) {
+    int64_t w = narrowest; // the narrowest the spec builds (an MN-major B loads 64-row blocks)
+    while (w <= kMaxColumns && !implementable(tileM, w))
+      w += sm90::kChunkColumns;
+    // The share of the waves' rows inside D (D's columns fill a tile column alike).
+    double share = waveShare(tileM, w, 1) * double(w) / double(p.n);
+    if (w <= kMaxColumns && tileCount(tileM, w) <= kMaxWaves * target.multiprocessors &&
+        share > bestShare) {
+      bestM = tileM;
+      bestShare = share;
+      width = w;
+    }
+  }
+  if (bestShare < kMinShare)
+    return {};
+  // TMA stores where D's lines fit the width, else staged ones, as measured (not from
+  // registers: the epilog is a small part of these tiles); stream-K where its rule takes a
+  // short last wave.
+  DStore store = canUseTmaStores(op, tma, width) ? DStore::Tma : DStore::Staged;
+  KernelConfigAttr config = withFittingStages(
+      p, target, tile(bestM, width, stagesFor(bestM, width)).withStore(store));
+  return config ? withStreamK(p, target, config, /*heuristic=*/true) : config;
 }
 
 /// Where no height of 64 rows or more fills the wave (fittedHeight), a D whose 128-column tiles
@@ -498,6 +543,8 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
     return swappedConfig(op, p.m, swappedWidth(p, target));
   if (KernelConfigAttr fitted = fittedHeight())
     return fitted;
+  if (KernelConfigAttr column = oneTileColumn())
+    return column;
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
   // stages. autotune() chose it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt
   // with 128 x 256 s4, 0.84-1.01 with it), and it still beats 128 x 256 in clusters for the
