@@ -85,3 +85,20 @@ func.func @below_share(%a: memref<4096x4096xbf16> {mepi.alignment = 16 : i64},
   }
   return
 }
+
+// -----
+
+// 64 x 96 would fill 0.62 of a wave; 128 x 128 in 3 splits fill 0.93: split-K stays.
+// CHECK-LABEL: func.func @split_fills_more
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 3>, epilogue = <store = tma>>
+func.func @split_fills_more(%a: memref<5227x56928xbf16> {mepi.alignment = 16 : i64},
+                            %b: memref<98x56928xbf16> {mepi.alignment = 16 : i64},
+                            %d: memref<5227x98xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<5227x56928xbf16>, memref<98x56928xbf16>) outs(%d : memref<5227x98xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
