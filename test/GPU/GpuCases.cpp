@@ -597,14 +597,20 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   // columns: 141 of them; 27 rows in 32-row tiles), residue columns and K.
   cases.push_back({ElementType::BF16, {27, 1000}, {9000, 1000}, {27, 9000}, false, true,
                    "GELU_BIAS"});
-  // The heuristic's one tile column for a narrow D of many rows given A as [K, M] (the transposed
-  // route of a bias per column): 128 x 32 over 17 columns, 64 x 128 with TMA stores over 120,
-  // 128 x 96 over 90 (staged rows of 180 bytes); residue rows and K.
+  // The heuristic's one tile column for a narrow D of many rows (the transposed route of a bias
+  // per column), A given as [K, M]: 128 x 32 over 17 columns, 64 x 128 with TMA stores over
+  // 120, 128 x 96 over 90 (staged rows of 180 bytes); residue rows and K.
   cases.push_back({ElementType::BF16, {1032, 14000}, {17, 1032}, {14000, 17}, true, true,
                    "GELU_BIAS"});
   cases.push_back({ElementType::F16, {1096, 8184}, {120, 1096}, {8184, 120}, true, true,
                    "RELU_BIAS"});
   cases.push_back({ElementType::BF16, {1032, 11000}, {90, 1032}, {11000, 90}, true, true, "GELU"});
+  // Up to 256 columns: 64 x 192 over 190 ([K, M] A) and 64 x 160 over 150 ([M, K] A, too few
+  // columns for the swapped form's two 128-column consumers), residue columns.
+  cases.push_back({ElementType::BF16, {1032, 8000}, {190, 1032}, {8000, 190}, true, true,
+                   "GELU_BIAS"});
+  cases.push_back({ElementType::F16, {8000, 1032}, {150, 1032}, {8000, 150}, false, true,
+                   "RELU_BIAS"});
   // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
   // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
   // 256 rows (128 accumulators a thread), C with f32 D.

@@ -1,4 +1,4 @@
-// A narrow D (at most 128 columns) of many rows that the swapped form does not take (A given as
+// A narrow D (at most 256 columns) of many rows that the swapped form does not take (A given as
 // [K, M], or too few columns for its 128) gets one tile column as wide as D, so that A is read
 // once: 64 or 128 rows high, whichever fills the wave more (the taller on ties), in at most two
 // waves and where that fills 0.6 of them; TMA stores where D's lines fit the width, else staged.
@@ -96,6 +96,23 @@ func.func @split_fills_more(%a: memref<5227x56928xbf16> {mepi.alignment = 16 : i
                             %d: memref<5227x98xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<5227x56928xbf16>, memref<98x56928xbf16>) outs(%d : memref<5227x98xbf16>)
       attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 192 columns: 128 tiles of 64 x 192 (TMA stores), not 128 x 128 (two tile columns).
+// CHECK-LABEL: func.func @cols192
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 192, 64], mainloop = <stages = 6>, epilogue = <store = tma>>
+func.func @cols192(%a: memref<2048x8192xbf16> {mepi.alignment = 16 : i64},
+                   %b: memref<192x2048xbf16> {mepi.alignment = 16 : i64},
+                   %d: memref<8192x192xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<2048x8192xbf16>, memref<192x2048xbf16>) outs(%d : memref<8192x192xbf16>)
+      attributes {transpose_a, transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -170,25 +170,22 @@ KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
   return lowSplitHeight();
 }
 
-/// A narrow D of many rows (at most 128 columns) that fittedHeight leaves (A given as [K, M], or
+/// A narrow D of many rows (at most 256 columns) that fittedHeight leaves (A given as [K, M], or
 /// too few columns for the swapped form's 128): one tile column as wide as D (in the epilog's
-/// 32-column chunks), so that A, the large operand, is read once, 64 or 128 rows high, whichever
-/// fills the wave more (the taller on ties: fewer reads of B) in at most two waves (as
-/// measured), where that fills it to 0.6 or more and no less than 128 x 128 tiles split along
-/// K would (else split-K and the small tiles below). These are the transposed problems of a bias per
-/// column of D (Dᵀ = Bᵀ Aᵀ: torch's addmm). Forced on the H200 (2026-11-30, bf16 GELU_BIAS and
-/// DEFAULT, of torch, A as [K, M] / [M, K]; `short-n-forms.log`), against the rules' 128 x 64
-/// (two tile columns, A read twice) or 128 x 128: 8192 x 128 x 8192 64 x 128 0.96-0.97 against
-/// 0.71-0.89 ([M, K]: 0.92-0.95 either way), 14336 x 16 x 4096 128 x 32 0.97-1.00 against
-/// 0.87-0.91, 28672 x 32 x 4096 0.90-0.99 against 0.88-0.92, 11008 x 96 x 4096 (86 tiles, a
-/// share of 0.65) 128 x 96 0.92-0.97 against 0.79-0.88; then, A B B A against the choices
-/// before (`one-tile-column-ab.log`): 1.37x, 1.07-1.10x, 1.06x and 1.13-1.14x, and 11262 x 83
-/// x 39896 1.04x. Below the share: 4096 x 64 x 4096 (0.48) keeps 64 x 64 in 2 splits (0.97),
-/// 1536 x 128 x 2048 (0.18) 64 x 32 (1.00; 64 x 128 0.81), and 5227 x 98 x 56928 (64 x 96:
-/// 0.62) 128 x 128 in 3 splits (0.93), which ran 1.10x as fast as the 2 splits the cost model
-/// took in place of 64 x 96.
+/// 32-column chunks), so that A, the large operand, is read once (two tile columns read it
+/// twice), 64 or 128 rows high, whichever fills the wave more (the taller on ties: fewer reads
+/// of B) in at most two waves, where that fills it to 0.6 or more and no less than 128 x 128
+/// tiles split along K would (else split-K and the small tiles below). These are the transposed
+/// problems of a bias per column of D (Dᵀ = Bᵀ Aᵀ: torch's addmm). Forced on the H200
+/// (2026-11-30, bf16, of torch; bench/NOTES.md "Short M", `short-n-forms*.log`,
+/// `one-tile-column-ab.log`) against the rules' 128 x 64 or 128 x 128: 8192 x 128 x 8192
+/// 0.71 -> 0.97, 14336 x 16 x 4096 (128 x 32) 1.07-1.10x, 11008 x 96 x 4096 (86 tiles, a share
+/// of 0.65) 1.13-1.14x, 8192 x 192 x 2048 (64 x 192) 0.61 -> 0.96-0.98, 8192 x 160 x 4096
+/// 0.54 -> 0.94-0.97. Split-K filling more: 5227 x 98 x 56928 ran 3 splits of 128 x 128 1.10x
+/// as fast as what the cost model took in place of 64 x 96 (0.62), 4096 x 256 x 14336 2 splits
+/// 0.84-0.94 against 64 x 256 0.66-0.72 (0.48).
 KernelConfigAttr WgmmaHeuristic::oneTileColumn() const {
-  constexpr int64_t kMaxColumns = 128, kMinK = 1024, kMaxWaves = 2;
+  constexpr int64_t kMaxColumns = 256, kMinK = 1024, kMaxWaves = 2;
   constexpr double kMinShare = 0.6;
   if (forced() || pingpong || !tma || p.batch != 1 || p.m <= 128 || p.n > kMaxColumns ||
       p.k < kMinK)
@@ -212,7 +209,8 @@ KernelConfigAttr WgmmaHeuristic::oneTileColumn() const {
   // reach every multiprocessor.
   constexpr double kTie = 1e-6; // equal shares in floating point
   int64_t splits128 = splitsFor(tileCount(128, 128), /*smallTiles=*/false);
-  double split128 = waveShare(128, 128, splits128) * 128.0 / double(p.n);
+  double split128 = waveShare(128, 128, splits128) *
+                    double(llvm::alignTo(p.n, int64_t(128))) / double(p.n);
   if (bestShare < kMinShare || bestShare + kTie < split128)
     return {};
   // TMA stores where D's lines fit the width, else staged ones, as measured (not from
