@@ -611,6 +611,15 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                    "GELU_BIAS"});
   cases.push_back({ElementType::F16, {8000, 1032}, {150, 1032}, {8000, 150}, false, true,
                    "RELU_BIAS"});
+  // The heuristic's one tile row for 129-192 rows of many columns: the swapped [160, 64] with
+  // TMA stores over 150 rows of B given as [K, N], 192 x 128 (three consumers) over 190 rows,
+  // [144, 64] over 136; residue rows, columns and K.
+  cases.push_back({ElementType::F16, {150, 1032}, {1032, 8296}, {150, 8296}, false, false,
+                   "DEFAULT"});
+  cases.push_back({ElementType::BF16, {190, 1096}, {14000, 1096}, {190, 14000}, false, true,
+                   "GELU_BIAS"});
+  cases.push_back({ElementType::BF16, {136, 1032}, {8190, 1032}, {136, 8190}, false, true,
+                   "RELU_BIAS"});
   // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
   // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
   // 256 rows (128 accumulators a thread), C with f32 D.

@@ -136,6 +136,14 @@ int64_t swappedWidth(const Sm90Problem &p, const TargetInfo &target) {
   return tiles > target.multiprocessors ? 128 : 64;
 }
 
+int64_t budgetStages(const Sm90Problem &p, KernelConfigAttr shape) {
+  constexpr int64_t kBudget = 200 * 1024, kFreeScratch = 8 * 1024, kMaxStages = 8;
+  int64_t consumers = shape ? Sm90Spec::consumers(shape) : 2;
+  int64_t budget = kBudget - std::max<int64_t>(0, consumers * p.epilogScratchBytes - kFreeScratch);
+  int64_t rows = shape ? shape.getTileM() + shape.getTileN() : 256;
+  return std::min<int64_t>(kMaxStages, budget / (rows * sm90::kSwizzleBytes));
+}
+
 /// The swapped form of tileM x tileN tiles with as many stages as fit in ~200 KiB, at most 16;
 /// 8-bit sums promoted as the problem needs.
 KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN) {

@@ -61,6 +61,18 @@ double predictedShare(const Sm90Problem &p, const TargetInfo &target, KernelConf
 /// buffers or a group table may exceed. Null stays null.
 KernelConfigAttr withFittingStages(const Sm90Problem &p, const TargetInfo &target,
                                    KernelConfigAttr config);
+/// Stages of `shape`'s tiles that fill what is left of 200 KiB (plus the staging blocks of 2
+/// consumers, the barriers and alignment slack, within the shared memory a block can have) once
+/// the epilog's scratch beyond 8 KiB is set aside; at most 8.
+int64_t budgetStages(const Sm90Problem &p, KernelConfigAttr shape);
+/// A narrow D of many rows (at most 256 columns; A given as [K, M], or too few columns for the
+/// swapped form's fitted heights): one tile column as wide as D, so that A is read once
+/// (OneTileRules.cpp). Null where it does not apply.
+KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma);
+/// The mirror for 129-192 rows of many columns: one tile row as tall as D, so that B is read
+/// once and no 128-row tile computes rows outside D (OneTileRules.cpp). Null where it does not
+/// apply.
+KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);

@@ -54,7 +54,6 @@ struct WgmmaHeuristic {
   std::pair<int64_t, int64_t> wideTile() const;
   bool partialWaveOfWideTiles() const;
   KernelConfigAttr fittedHeight() const;
-  KernelConfigAttr oneTileColumn() const;
   KernelConfigAttr lowSplitHeight() const;
   KernelConfigAttr swappedTmaTile(int64_t height, int64_t splits) const;
   bool implementable(int64_t tileM, int64_t tileN) const;
@@ -83,15 +82,8 @@ struct WgmmaHeuristic {
   bool tma; // both operands through TMA
 };
 
-/// Stages fill what is left of 200 KiB (plus the 20 KiB staging blocks of 2 consumers, the
-/// barriers and alignment slack, within the shared memory a block can have) once the epilog's
-/// scratch beyond 8 KiB is set aside.
 int64_t WgmmaHeuristic::stagesFor(int64_t tileM, int64_t tileN) const {
-  KernelConfigAttr shape = KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, 2)
-                               .withPingpong(pingpong);
-  int64_t consumers = shape ? Sm90Spec::consumers(shape) : 2;
-  int64_t budget = 200 * 1024 - std::max<int64_t>(0, consumers * p.epilogScratchBytes - 8 * 1024);
-  return std::min<int64_t>(8, budget / ((tileM + tileN) * sm90::kSwizzleBytes));
+  return budgetStages(p, tile(tileM, tileN, /*stages=*/2).withPingpong(pingpong));
 }
 
 /// 128 x 256 when that gives every multiprocessor of an H100/H200 a tile (wide tiles reuse each
@@ -168,58 +160,6 @@ KernelConfigAttr WgmmaHeuristic::fittedHeight() const {
   if (bestShare >= kMinShare)
     return swappedTmaTile(best, 1);
   return lowSplitHeight();
-}
-
-/// A narrow D of many rows (at most 256 columns) that fittedHeight leaves (A given as [K, M], or
-/// too few columns for the swapped form's 128): one tile column as wide as D (in the epilog's
-/// 32-column chunks), so that A, the large operand, is read once (two tile columns read it
-/// twice), 64 or 128 rows high, whichever fills the wave more (the taller on ties: fewer reads
-/// of B) in at most two waves, where that fills it to 0.6 or more and no less than 128 x 128
-/// tiles split along K would (else split-K and the small tiles below). These are the transposed
-/// problems of a bias per column of D (Dᵀ = Bᵀ Aᵀ: torch's addmm). Forced on the H200
-/// (2026-11-30, bf16, of torch; bench/NOTES.md "Short M", `short-n-forms*.log`,
-/// `one-tile-column-ab.log`) against the rules' 128 x 64 or 128 x 128: 8192 x 128 x 8192
-/// 0.71 -> 0.97, 14336 x 16 x 4096 (128 x 32) 1.07-1.10x, 11008 x 96 x 4096 (86 tiles, a share
-/// of 0.65) 1.13-1.14x, 8192 x 192 x 2048 (64 x 192) 0.61 -> 0.96-0.98, 8192 x 160 x 4096
-/// 0.54 -> 0.94-0.97. Split-K filling more: 5227 x 98 x 56928 ran 3 splits of 128 x 128 1.10x
-/// as fast as what the cost model took in place of 64 x 96 (0.62), 4096 x 256 x 14336 2 splits
-/// 0.84-0.94 against 64 x 256 0.66-0.72 (0.48).
-KernelConfigAttr WgmmaHeuristic::oneTileColumn() const {
-  constexpr int64_t kMaxColumns = 256, kMinK = 1024, kMaxWaves = 2;
-  constexpr double kMinShare = 0.6;
-  if (forced() || pingpong || !tma || p.batch != 1 || p.m <= 128 || p.n > kMaxColumns ||
-      p.k < kMinK)
-    return {};
-  int64_t narrowest = llvm::alignTo(p.n, sm90::kChunkColumns), bestM = 0, width = 0;
-  double bestShare = 0;
-  for (int64_t tileM : {128, 64}) {
-    int64_t w = narrowest; // the narrowest the spec builds (an MN-major B loads 64-row blocks)
-    while (w <= kMaxColumns && !implementable(tileM, w))
-      w += sm90::kChunkColumns;
-    // The share of the waves' rows inside D (D's columns fill a tile column alike).
-    double share = waveShare(tileM, w, 1) * double(w) / double(p.n);
-    if (w <= kMaxColumns && tileCount(tileM, w) <= kMaxWaves * target.multiprocessors &&
-        share > bestShare) {
-      bestM = tileM;
-      bestShare = share;
-      width = w;
-    }
-  }
-  // Nor where 128 x 128 tiles split along K (splitsFor) fill the waves more: their units
-  // reach every multiprocessor.
-  constexpr double kTie = 1e-6; // equal shares in floating point
-  int64_t splits128 = splitsFor(tileCount(128, 128), /*smallTiles=*/false);
-  double split128 = waveShare(128, 128, splits128) *
-                    double(llvm::alignTo(p.n, int64_t(128))) / double(p.n);
-  if (bestShare < kMinShare || bestShare + kTie < split128)
-    return {};
-  // TMA stores where D's lines fit the width, else staged ones, as measured (not from
-  // registers: the epilog is a small part of these tiles); stream-K where its rule takes a
-  // short last wave.
-  DStore store = canUseTmaStores(op, tma, width) ? DStore::Tma : DStore::Staged;
-  KernelConfigAttr config = withFittingStages(
-      p, target, tile(bestM, width, stagesFor(bestM, width)).withStore(store));
-  return config ? withStreamK(p, target, config, /*heuristic=*/true) : config;
 }
 
 /// Where no height of 64 rows or more fills the wave (fittedHeight), a D whose 128-column tiles
@@ -551,8 +491,12 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
     return swappedConfig(op, p.m, swappedWidth(p, target));
   if (KernelConfigAttr fitted = fittedHeight())
     return fitted;
-  if (KernelConfigAttr column = oneTileColumn())
-    return column;
+  if (!pingpong && !forced()) {
+    if (KernelConfigAttr column = oneTileColumn(op, target, tma))
+      return column;
+    if (KernelConfigAttr row = oneTileRow(op, target, tma))
+      return row;
+  }
   // A D of 2^30 elements or more (65536 x 16384) whose epilog stages D: 128 x 128 with 4
   // stages. autotune() chose it for 6 of the 7 epilogs measured there (0.65-0.82 of cuBLASLt
   // with 128 x 256 s4, 0.84-1.01 with it), and it still beats 128 x 256 in clusters for the
