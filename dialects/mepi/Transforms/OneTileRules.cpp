@@ -92,7 +92,7 @@ KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma) 
 
 /// See KernelRules.h. Of the swapped form [h, 64] (one consumer, h = M rounded up to 16) and
 /// 192 x 128 (three consumers), the one whose waves fall more inside D (the wider on ties) in at
-/// most two waves, where that fills 0.6 of them and no less than 128 x 128 tiles split along K
+/// most two waves, where that fills 0.8 of them and no less than 128 x 128 tiles split along K
 /// would. 16-bit operands the swapped form takes, as measured (H200, 2026-11-30, bf16 DEFAULT,
 /// of torch.mm, B as [K, N] and [N, K]; bench/NOTES.md "Short M", `direct-short-m-forms.log`)
 /// against the rules' 128 x 128: 192 x 8192 x 2048 [192, 64] 0.74 -> 0.98, 192 x 8192 x 8192
@@ -104,6 +104,10 @@ KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma) 
 /// 0.94-0.98 against 0.97-0.98).
 KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma) {
   constexpr int64_t kMaxRows = 192, kWideStages = 4;
+  // 0.8: where the rules' choice takes stream-K over a partial wave, a one-tile row of 0.62
+  // lost (192 x 20800 x 11520 GELU_BIAS: 192 x 128 0.70 of cuBLASLt against 128 x 256 in
+  // clusters with stream-K 0.80); the gains measured filled 0.85 or more.
+  constexpr double kMinRowShare = 0.8;
   Sm90Problem p = Sm90Problem::of(op);
   if (!tma || p.batch != 1 || p.elementBytes != 2 || p.m <= 128 || p.m > kMaxRows ||
       p.k < kMinK || !canSwap(op, tma))
@@ -121,7 +125,7 @@ KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma) {
   double narrowShare = narrow ? share(narrow) : 0, wideShare = wide ? share(wide) : 0;
   KernelConfigAttr best = wideShare + kTie >= narrowShare ? wide : narrow;
   double bestShare = std::max(narrowShare, wideShare);
-  if (!best || bestShare < kMinShare || bestShare + kTie < splitShare(p, target))
+  if (!best || bestShare < kMinRowShare || bestShare + kTie < splitShare(p, target))
     return {};
   // The swapped form's TMA stores (measured 1.00-1.05x its staged ones); the three consumers'
   // staged stores, as measured.
