@@ -90,36 +90,45 @@ KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma) 
   return config ? withStreamK(p, target, config, /*heuristic=*/true) : config;
 }
 
-/// See KernelRules.h. Of the swapped form [h, 64] (one consumer, h = M rounded up to 16) and
-/// 192 x 128 (three consumers), the one whose waves fall more inside D (the wider on ties) in at
-/// most two waves, where that fills 0.8 of them and no less than 128 x 128 tiles split along K
-/// would. 16-bit operands the swapped form takes, as measured (H200, 2026-11-30, bf16 DEFAULT,
-/// of torch.mm, B as [K, N] and [N, K]; bench/NOTES.md "Short M", `direct-short-m-forms.log`)
-/// against the rules' 128 x 128: 192 x 8192 x 2048 [192, 64] 0.74 -> 0.98, 192 x 8192 x 8192
-/// 0.68 -> 0.96-1.04, 160 x 8192 x 4096 0.57-0.60 -> 0.97, 144 x 8192 x 4096 0.58 -> 1.04-1.05;
-/// 192 x 14336 x 4096 192 x 128 0.83 -> 0.93-0.96 ([192, 64] 0.85-0.86), 192 x 28672 x 4096
-/// (224 tiles) 0.74-0.75 -> 0.95-0.97. Not above 192 rows: ptxas serializes the wgmmas of
-/// taller swapped tiles (C7514; 224 x 5120 x 5120 [224, 64] 0.86-0.90 against 0.81-0.82 even
-/// so), and 256 rows leave 128-row tiles no rows outside D (256 x 8192 x 8192 [256, 64]
-/// 0.94-0.98 against 0.97-0.98).
+/// See KernelRules.h. Of the swapped form [h, 64] (one consumer, h = M rounded up to 16; split
+/// along K as waveSplits would where its tiles are few) and 192 x 128 (three consumers), the one
+/// whose waves fall more inside D (the wider on ties) in at most two waves, where that fills 0.75
+/// of them and no less than 128 x 128 tiles split along K would. 16-bit operands the swapped form
+/// takes, as measured (H200, 2026-11-30, bf16 DEFAULT, of torch.mm, B as [K, N] and [N, K];
+/// bench/NOTES.md "Short M", `direct-short-m-*forms.log`) against the rules' 128 x 128:
+/// 192 x 8192 x 2048 [192, 64] 0.74 -> 0.98, 192 x 8192 x 8192 0.68 -> 0.96-1.04, 160 x 8192 x
+/// 4096 0.57-0.60 -> 0.97, 144 x 8192 x 4096 0.58 -> 1.04-1.05; 192 x 14336 x 4096 192 x 128
+/// 0.83 -> 0.93-0.96 ([192, 64] 0.85-0.86), 192 x 28672 x 4096 0.74-0.75 -> 0.95-0.97; split:
+/// 138 x 3584 x 8960 [144, 64] in 2 0.37 -> 0.87, 152 x 2368 x 8192 in 3 (a share of 0.80)
+/// 0.79 -> 0.97, 158 x 2560 x 7168 0.76 -> 0.92, 162 x 2496 x 10432 0.83 -> 0.93. Not above 192
+/// rows: ptxas serializes the wgmmas of taller swapped tiles (C7514; 224 x 5120 x 5120 [224, 64]
+/// 0.86-0.90 against 0.81-0.82 even so), and 256 rows leave 128-row tiles no rows outside D
+/// (256 x 8192 x 8192 [256, 64] 0.94-0.98 against 0.97-0.98).
 KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma) {
   constexpr int64_t kMaxRows = 192, kWideStages = 4;
-  // 0.8: where the rules' choice takes stream-K over a partial wave, a one-tile row of 0.62
+  // 0.75: where the rules' choice takes stream-K over a partial wave, a one-tile row of 0.62
   // lost (192 x 20800 x 11520 GELU_BIAS: 192 x 128 0.70 of cuBLASLt against 128 x 256 in
-  // clusters with stream-K 0.80); the gains measured filled 0.85 or more.
-  constexpr double kMinRowShare = 0.8;
+  // clusters with stream-K 0.80); the gains measured filled 0.80 or more.
+  constexpr double kMinRowShare = 0.75;
   Sm90Problem p = Sm90Problem::of(op);
   if (!tma || p.batch != 1 || p.elementBytes != 2 || p.m <= 128 || p.m > kMaxRows ||
       p.k < kMinK || !canSwap(op, tma))
     return {};
   KernelConfigAttr narrow = swappedTile(op, llvm::alignTo(p.m, int64_t(16)), 64);
+  // Few columns: the narrow tiles split along K into as many ranges as one wave holds.
+  int64_t splits =
+      narrow ? waveSplits(p, target, tileCount(p, narrow.getTileM(), narrow.getTileN())) : 1;
+  if (splits > 1)
+    narrow = narrow.withSplits(splits);
   // Four stages, as measured (the budget gives five).
   KernelConfigAttr wide = plainTile(op, p, kMaxRows, 128, tma);
   wide = wide ? withFittingStages(p, target, wide.withStages(kWideStages)) : wide;
   auto share = [&](KernelConfigAttr config) {
-    int64_t tiles = tileCount(p, config.getTileM(), config.getTileN());
-    return buildable(p, target, config) && tiles <= kMaxWaves * target.multiprocessors
-               ? waveShare(p, target, config.getTileM(), config.getTileN())
+    int64_t units = tileCount(p, config.getTileM(), config.getTileN()) *
+                    config.getScheduler().getSplits();
+    return buildable(p, target, config) && units <= kMaxWaves * target.multiprocessors
+               ? waveShare(p, target, config.getTileM(), config.getTileN(),
+                           config.getScheduler().getSplits())
                : 0.0;
   };
   double narrowShare = narrow ? share(narrow) : 0, wideShare = wide ? share(wide) : 0;
@@ -127,8 +136,8 @@ KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma) {
   double bestShare = std::max(narrowShare, wideShare);
   if (!best || bestShare < kMinRowShare || bestShare + kTie < splitShare(p, target))
     return {};
-  // The swapped form's TMA stores (measured 1.00-1.05x its staged ones); the three consumers'
-  // staged stores, as measured.
-  return best.getSwapped() ? withMeasuredStore(op, p, target, best, tma) : best;
+  // The swapped form's TMA stores (measured 1.00-1.05x its staged ones) over whole K, staged
+  // ones split along K and for the three consumers, as measured.
+  return best.getSwapped() && splits == 1 ? withMeasuredStore(op, p, target, best, tma) : best;
 }
 } // namespace mlir::mepi::rules
