@@ -620,6 +620,19 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
                    "GELU_BIAS"});
   cases.push_back({ElementType::BF16, {136, 1032}, {8190, 1032}, {136, 8190}, false, true,
                    "RELU_BIAS"});
+  // Few columns, forced (the cost model takes 64 x 64 on these two): the swapped [144, 64] in 3
+  // splits over 140 rows of B given as [K, N], [176, 64] in 4 over 170; residue rows, columns
+  // and K.
+  Case splitMN{ElementType::BF16, {140, 4104}, {4104, 2808}, {140, 2808}, false, false,
+               "GELU_BIAS"};
+  splitMN.config = "#mepi.kernel_config<wgmma, tile = [144, 64, 64], mainloop = <stages = 7>, "
+                   "scheduler = <split_k, splits = 3>, swapped = true>";
+  cases.push_back(splitMN);
+  Case splitRow{ElementType::F16, {170, 2056}, {2100, 2056}, {170, 2100}, false, true,
+                "RELU_BIAS"};
+  splitRow.config = "#mepi.kernel_config<wgmma, tile = [176, 64, 64], mainloop = <stages = 6>, "
+                    "scheduler = <split_k, splits = 4>, swapped = true>";
+  cases.push_back(splitRow);
   // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
   // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
   // 256 rows (128 accumulators a thread), C with f32 D.
