@@ -119,3 +119,22 @@ func.func @cols192(%a: memref<2048x8192xbf16> {mepi.alignment = 16 : i64},
   }
   return
 }
+
+// -----
+
+// Two 128 x 128 tiles per multiprocessor (462): the many-tile forms (ping-pong 128 x 128 for
+// a short K with GELU), not one column of 128 x 256.
+// CHECK-LABEL: func.func @many_tiles
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
+func.func @many_tiles(%a: memref<29568x1472xbf16> {mepi.alignment = 16 : i64},
+                      %b: memref<256x1472xbf16> {mepi.alignment = 16 : i64},
+                      %d: memref<29568x256xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<29568x1472xbf16>, memref<256x1472xbf16>) outs(%d : memref<29568x256xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %g = math.tanh %acc : f32
+    %r = arith.truncf %g : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

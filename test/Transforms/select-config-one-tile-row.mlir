@@ -1,8 +1,9 @@
 // 129-192 rows of many columns (16-bit, K of 1024 or more): one tile row as tall as D, so that B
 // is read once and no 128-row tile computes rows outside D. The swapped form [M rounded to 16,
 // 64] with TMA stores, or 192 x 128 (three consumers) where its waves fall as much inside D, in
-// at most two waves, where that fills 0.8 of them and no less than split-K of 128 x 128 would
-// (192 x 20800 x 11520: 0.62, lost to stream-K over 128 x 256 in clusters).
+// at most two waves, where that fills 0.75 of them and no less than split-K of 128 x 128 would
+// (192 x 20800 x 11520: 0.62, lost to stream-K over 128 x 256 in clusters); few narrow tiles
+// split along K.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 
 // 192 x 8192 x 2048, B as [K, N] (torch.mm's): 128 swapped tiles of 192 x 64.
@@ -55,12 +56,12 @@ func.func @wide(%a: memref<192x4096xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// Not above 192 rows (ptxas serializes taller swapped tiles), nor where split-K fills more
-// (192 x 4096 x 14336: 64 tiles of 192 x 64 against 128 units of 128 x 128 in 2 splits).
+// Not above 192 rows (ptxas serializes taller swapped tiles). Few columns split the narrow
+// tiles along K (192 x 4096 x 14336: 64 tiles of 192 x 64 in 2 splits, staged).
 // CHECK-LABEL: func.func @m224
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 2>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [192, 64, 64], mainloop = <stages = 6>, scheduler = <split_k, splits = 2>, swapped = true>
 func.func @m224(%a: memref<224x5120xbf16> {mepi.alignment = 16 : i64},
                 %b: memref<5120x5120xbf16> {mepi.alignment = 16 : i64},
                 %d: memref<224x5120xbf16> {mepi.alignment = 16 : i64}) {
