@@ -50,6 +50,32 @@ KernelConfigAttr withMeasuredStore(MatmulOp op, const Sm90Problem &p, const Targ
     return stored;
   return withFittingStages(p, target, staged);
 }
+
+/// The share of `units` work units' waves they fill.
+double waveFill(const TargetInfo &target, int64_t units) {
+  int64_t waves = llvm::divideCeil(units, target.multiprocessors);
+  return units > 0 ? double(units) / double(waves * target.multiprocessors) : 0.0;
+}
+
+/// Where the narrow swapped tiles (`narrowUnits` of them) leave a partial wave: 64 x 256 tiles
+/// (three tile rows of one consumer, TMA stores) whose units fill 0.8 of their waves (at most
+/// two) and more than the narrow ones do; null elsewhere. On these memory-bound tiles the third
+/// row's idle rows cost little, which the wave share (rows inside D) does not see. Forced on the
+/// H200 (2026-11-30, bf16, of torch.mm, both B layouts; `direct-short-m-partial-wave-forms.log`):
+/// 156 x 11072 x 14080 0.91-0.93 against the rules' 0.55-0.57, 164 x 9792 x 16000 0.95-1.09
+/// against 0.60-0.84, 146 x 10368 x 1216 0.94-0.99, 173 x 18368 x 2112 (1.6 waves) 0.95 against
+/// 0.74-0.75; 132 x 14080 x 9728 (165 tiles, 0.63) keeps [144, 64] (0.75-0.83 against 0.54).
+KernelConfigAttr wideRows(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
+                          int64_t narrowUnits, bool tma) {
+  constexpr double kMinFill = 0.8;
+  int64_t tiles = tileCount(p, 64, 256);
+  double fill = waveFill(target, tiles);
+  if (tiles > kMaxWaves * target.multiprocessors || fill < kMinFill ||
+      fill <= waveFill(target, narrowUnits))
+    return {};
+  KernelConfigAttr config = withMeasuredStore(op, p, target, plainTile(op, p, 64, 256, tma), tma);
+  return buildable(p, target, config) ? config : KernelConfigAttr();
+}
 } // namespace
 
 /// See KernelRules.h. 64 or 128 rows, whichever fills the waves more (the taller on ties: fewer
@@ -93,8 +119,9 @@ KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma) 
   return config ? withStreamK(p, target, config, /*heuristic=*/true) : config;
 }
 
-/// See KernelRules.h. Of the swapped form [h, 64] (one consumer, h = M rounded up to 16; split
-/// along K as waveSplits would where its tiles are few) and 192 x 128 (three consumers), the one
+/// See KernelRules.h. 64 x 256 where the narrow tiles leave a partial wave (wideRows); else of the
+/// swapped form [h, 64] (one consumer, h = M rounded up to 16; split along K as waveSplits would
+/// where its tiles are few) and 192 x 128 (three consumers), the one
 /// whose waves fall more inside D (the wider on ties) in at most two waves, where that fills 0.75
 /// of them and no less than 128 x 128 tiles split along K would. 16-bit operands the swapped form
 /// takes, as measured (H200, 2026-11-30, bf16 DEFAULT, of torch.mm, B as [K, N] and [N, K];
@@ -123,6 +150,10 @@ KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma) {
       narrow ? waveSplits(p, target, tileCount(p, narrow.getTileM(), narrow.getTileN())) : 1;
   if (splits > 1)
     narrow = narrow.withSplits(splits);
+  if (narrow)
+    if (KernelConfigAttr rows = wideRows(op, p, target,
+                                         tileCount(p, narrow.getTileM(), 64) * splits, tma))
+      return rows;
   // Four stages, as measured (the budget gives five).
   KernelConfigAttr wide = plainTile(op, p, kMaxRows, 128, tma);
   wide = wide ? withFittingStages(p, target, wide.withStages(kWideStages)) : wide;
