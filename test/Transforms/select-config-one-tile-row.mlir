@@ -1,9 +1,9 @@
 // 129-192 rows of many columns (16-bit, K of 1024 or more): one tile row as tall as D, so that B
 // is read once and no 128-row tile computes rows outside D. The swapped form [M rounded to 16,
 // 64] with TMA stores, or 192 x 128 (three consumers) where its waves fall as much inside D, in
-// at most two waves, where that fills 0.75 of them and no less than split-K of 128 x 128 would
-// (192 x 20800 x 11520: 0.62, lost to stream-K over 128 x 256 in clusters); few narrow tiles
-// split along K.
+// at most two waves, where that fills 0.75 of them and no less than split-K of 128 x 128 would;
+// few narrow tiles split along K; 64 x 256 (three tile rows) where the narrow tiles leave a
+// partial wave and its own fill 0.8 of at most two.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 
 // 192 x 8192 x 2048, B as [K, N] (torch.mm's): 128 swapped tiles of 192 x 64.
@@ -87,9 +87,10 @@ func.func @long_k(%a: memref<192x14336xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// 163 tiles of 192 x 128 fill 0.62 of two waves: the rules' 128 x 256 in clusters with stream-K.
+// The narrow tiles (325 of [192, 64]) leave a partial third wave: 64 x 256 (246 tiles, 0.93 of
+// two waves; 192 x 128's 163 fill 0.62).
 // CHECK-LABEL: func.func @partial_wave
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <stream_k>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5>, epilogue = <store = tma>>
 func.func @partial_wave(%a: memref<192x11520xbf16> {mepi.alignment = 16 : i64},
                         %b: memref<20800x11520xbf16> {mepi.alignment = 16 : i64},
                         %d: memref<192x20800xbf16> {mepi.alignment = 16 : i64}) {
