@@ -597,42 +597,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   // columns: 141 of them; 27 rows in 32-row tiles), residue columns and K.
   cases.push_back({ElementType::BF16, {27, 1000}, {9000, 1000}, {27, 9000}, false, true,
                    "GELU_BIAS"});
-  // The heuristic's one tile column for a narrow D of many rows (the transposed route of a bias
-  // per column), A given as [K, M]: 128 x 32 over 17 columns, 64 x 128 with TMA stores over
-  // 120, 128 x 96 over 90 (staged rows of 180 bytes); residue rows and K.
-  cases.push_back({ElementType::BF16, {1032, 14000}, {17, 1032}, {14000, 17}, true, true,
-                   "GELU_BIAS"});
-  cases.push_back({ElementType::F16, {1096, 8184}, {120, 1096}, {8184, 120}, true, true,
-                   "RELU_BIAS"});
-  cases.push_back({ElementType::BF16, {1032, 11000}, {90, 1032}, {11000, 90}, true, true, "GELU"});
-  // Up to 256 columns: 64 x 192 over 190 ([K, M] A) and 64 x 160 over 150 ([M, K] A, too few
-  // columns for the swapped form's two 128-column consumers), residue columns.
-  cases.push_back({ElementType::BF16, {1032, 8000}, {190, 1032}, {8000, 190}, true, true,
-                   "GELU_BIAS"});
-  cases.push_back({ElementType::F16, {8000, 1032}, {150, 1032}, {8000, 150}, false, true,
-                   "RELU_BIAS"});
-  // The heuristic's one tile row for 129-192 rows of many columns: the swapped [160, 64] with
-  // TMA stores over 150 rows of B given as [K, N], 192 x 128 (three consumers) over 190 rows,
-  // [144, 64] over 136; residue rows, columns and K.
-  cases.push_back({ElementType::F16, {150, 1032}, {1032, 8296}, {150, 8296}, false, false,
-                   "DEFAULT"});
-  cases.push_back({ElementType::BF16, {190, 1096}, {14000, 1096}, {190, 14000}, false, true,
-                   "GELU_BIAS"});
-  cases.push_back({ElementType::BF16, {136, 1032}, {8190, 1032}, {136, 8190}, false, true,
-                   "RELU_BIAS"});
-  // Few columns, forced (the cost model takes 64 x 64 on these two): the swapped [144, 64] in 3
-  // splits over 140 rows of B given as [K, N], [176, 64] in 4 over 170; residue rows, columns
-  // and K.
-  Case splitMN{ElementType::BF16, {140, 4104}, {4104, 2808}, {140, 2808}, false, false,
-               "GELU_BIAS"};
-  splitMN.config = "#mepi.kernel_config<wgmma, tile = [144, 64, 64], mainloop = <stages = 7>, "
-                   "scheduler = <split_k, splits = 3>, swapped = true>";
-  cases.push_back(splitMN);
-  Case splitRow{ElementType::F16, {170, 2056}, {2100, 2056}, {170, 2100}, false, true,
-                "RELU_BIAS"};
-  splitRow.config = "#mepi.kernel_config<wgmma, tile = [176, 64, 64], mainloop = <stages = 6>, "
-                    "scheduler = <split_k, splits = 4>, swapped = true>";
-  cases.push_back(splitRow);
+  addOneTileCases(cases);
   // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
   // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
   // 256 rows (128 accumulators a thread), C with f32 D.

@@ -36,6 +36,9 @@ std::vector<Case> allCases(bool quick);
 /// The f32 cases on the tensor cores (TF32, and strict f32's split), part of allCases.
 void addF32Cases(std::vector<Case> &cases);
 
+/// The one-tile rules' cases (a D narrow on one side), part of allCases.
+void addOneTileCases(std::vector<Case> &cases);
+
 } // namespace gputest
 
 #endif // MEPI_TEST_GPU_GPUCASES_H

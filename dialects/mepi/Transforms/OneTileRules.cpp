@@ -61,7 +61,7 @@ double waveFill(const TargetInfo &target, int64_t units) {
 /// (three tile rows of one consumer, TMA stores) whose units fill 0.8 of their waves (at most
 /// two) and more than the narrow ones do; null elsewhere. On these memory-bound tiles the third
 /// row's idle rows cost little, which the wave share (rows inside D) does not see. Forced on the
-/// H200 (2026-11-30, bf16, of torch.mm, both B layouts; `direct-short-m-partial-wave-forms.log`):
+/// H200 (2026-11-30, bf16, of torch.mm, both B layouts; `one-tile-forms.log`):
 /// 156 x 11072 x 14080 0.91-0.93 against the rules' 0.55-0.57, 164 x 9792 x 16000 0.95-1.09
 /// against 0.60-0.84, 146 x 10368 x 1216 0.94-0.99, 173 x 18368 x 2112 (1.6 waves) 0.95 against
 /// 0.74-0.75; 132 x 14080 x 9728 (165 tiles, 0.63) keeps [144, 64] (0.75-0.83 against 0.54).
@@ -128,7 +128,7 @@ KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma) 
 /// whose waves fall more inside D (the wider on ties) in at most two waves, where that fills 0.75
 /// of them and no less than 128 x 128 tiles split along K would. 16-bit operands the swapped form
 /// takes, as measured (H200, 2026-11-30, bf16 DEFAULT, of torch.mm, B as [K, N] and [N, K];
-/// bench/NOTES.md "Short M", `direct-short-m-*forms.log`) against the rules' 128 x 128:
+/// bench/NOTES.md "Short M", `one-tile-forms.log`) against the rules' 128 x 128:
 /// 192 x 8192 x 2048 [192, 64] 0.74 -> 0.98, 192 x 8192 x 8192 0.68 -> 0.96-1.04, 160 x 8192 x
 /// 4096 0.57-0.60 -> 0.97, 144 x 8192 x 4096 0.58 -> 1.04-1.05; 192 x 14336 x 4096 192 x 128
 /// 0.83 -> 0.93-0.96 ([192, 64] 0.85-0.86), 192 x 28672 x 4096 0.74-0.75 -> 0.95-0.97; split:
