@@ -598,6 +598,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   cases.push_back({ElementType::BF16, {27, 1000}, {9000, 1000}, {27, 9000}, false, true,
                    "GELU_BIAS"});
   addOneTileCases(cases);
+  addPairedSplitCases(cases);
   // The swapped form over many tile rows with fitted heights (cuBLASLt's 96-176-row tiles):
   // residue rows in the last tile row (2000 = 11 x 176 + 64), residue columns, K residue,
   // 256 rows (128 accumulators a thread), C with f32 D.

@@ -38,6 +38,7 @@ void addF32Cases(std::vector<Case> &cases);
 
 /// The one-tile rules' cases (a D narrow on one side), part of allCases.
 void addOneTileCases(std::vector<Case> &cases);
+void addPairedSplitCases(std::vector<Case> &cases);
 
 } // namespace gputest
 

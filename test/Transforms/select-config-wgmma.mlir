@@ -316,9 +316,10 @@ func.func @fitted_height_poor_fill(%a: memref<8576x53568xbf16> {mepi.alignment =
 // -----
 
 // Split-K's width fitted to the wave: 48 tiles of 128 x 128 split in 2 fill 96 of 132 SMs;
-// 32 of 128 x 192 split in 4 fill 128 (1472 of their 1536 columns inside D).
+// 32 of 128 x 192 split in 4 fill 128 (1472 of their 1536 columns inside D). B (81 MiB) is
+// larger than half of L2: the four tile rows in pairs sharing it (PairedSplitRules.cpp).
 // CHECK-LABEL: func.func @split_width
-// CHECK: tile = [128, 192, 64], mainloop = <stages = 4>, scheduler = <split_k, splits = 4>, epilogue = <store = tma>
+// CHECK: tile = [128, 192, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <split_k, splits = 4>, epilogue = <store = tma>
 func.func @split_width(%a: memref<512x28928xf16> {mepi.alignment = 16 : i64},
                        %b: memref<1472x28928xf16> {mepi.alignment = 16 : i64},
                        %d: memref<512x1472xf16> {mepi.alignment = 16 : i64}) {
@@ -579,9 +580,9 @@ func.func @unaligned_pointer(%a: memref<256x256xbf16> {mepi.alignment = 8 : i64}
 // -----
 
 // 128 x 4096 x 14336 (an LLM down projection at batch 128): 128 rows take 64-row tiles, 64 of
-// them, 224 k-steps: 2 splits.
+// them, 224 k-steps: 2 splits; the two tile rows in a pair sharing B (112 MiB).
 // CHECK-LABEL: func.func @long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8, cluster = 2>, scheduler = <split_k, splits = 2>>
 func.func @long_k(%a: memref<128x14336xbf16> {mepi.alignment = 16 : i64},
                   %b: memref<4096x14336xbf16> {mepi.alignment = 16 : i64}, %d: memref<128x4096xbf16>) {
   mepi.matmul ins(%a, %b : memref<128x14336xbf16>, memref<4096x14336xbf16>) outs(%d : memref<128x4096xbf16>)

@@ -16,6 +16,7 @@ struct TargetInfo {
   int64_t multiprocessors = 0;     ///< SMs that run blocks side by side
   int64_t sharedBytesPerBlock = 0; ///< dynamic shared memory a block may opt into
   int64_t maxClusterSize = 0;      ///< blocks per cluster that every part of the chip supports
+  int64_t l2Bytes = 0;             ///< the L2 cache every multiprocessor reads through
   /// `multiprocessors` is the device's own count (the runtime's, through forChip's option),
   /// so a persistent grid of at most that many blocks is the grid the runtime launches.
   bool deviceSized = false;

@@ -42,6 +42,20 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
     std::rotate(ranked.begin(), fastest, fastest + 1);
 }
 
+/// The chosen split-K configuration (the rules' or the cost model's) with its tile rows paired
+/// where B is larger than half of L2 (pairedSplits); the model was fitted on unclustered
+/// split-K, so the pairs apply to its choice, not in its place. 16-bit operands only.
+void pairChosenSplits(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
+                      const TargetInfo &target) {
+  if (ranked.empty() || p.elementBytes != 2)
+    return;
+  KernelConfigAttr paired = pairedSplits(p, target, ranked.front());
+  if (paired == ranked.front())
+    return;
+  llvm::erase(ranked, paired);
+  ranked.insert(ranked.begin(), paired);
+}
+
 /// A tileM x tileN tile as the heuristic would build it, and its split-K forms where K is long
 /// enough (at least 8 k-steps a split) and the units stay within two per multiprocessor.
 void addTile(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
@@ -248,8 +262,10 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   // The cost model was fitted on dense and batched problems only.
   bool modelled = !p.grouped() && !p.kGroups;
   bool special = epilogCost(op) != EpilogCost::Arithmetic;
-  if (modelled)
+  if (modelled) {
     preferModelChoice(ranked, p, target, special);
+    pairChosenSplits(ranked, p, target);
+  }
   size_t fitted = ranked.size();
   addUnfittedForms(ranked, op, p, target);
   addVariants(ranked, op, p, target, fitted);
