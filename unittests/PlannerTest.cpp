@@ -412,17 +412,18 @@ TEST(Planner, StagedOperandsGiveTmaTheirRows) {
 }
 
 TEST(Planner, SplitKForFewTilesWithLongK) {
-  // 128 x 4096 x 14336: 64 tiles of 64 x 128, 224 k-steps: 2 splits, 128 work units. The
-  // workspace holds 64 counters (one consumer each, padded to 256 bytes) and 64 x 2 partial
-  // tiles of f32.
+  // 128 x 4096 x 14336: 64 tiles of 64 x 128, 224 k-steps: 2 splits; B (112 MiB) is larger
+  // than half of L2, so the two tile rows pair up in clusters of 2 sharing B's tile: 64 work
+  // units of a pair each. The workspace holds 64 counters (one a block, padded to 256 bytes)
+  // and 64 x 2 partial tiles of f32.
   MatmulProblem p = problem(ElementType::BF16, 128, 4096, 14336, "DEFAULT", false, true);
   p.addressAlignment = 16;
   llvm::Expected<CompiledKernel> kernel = compileProblem(p, "sm_90a");
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   EXPECT_EQ(kernel->config, "#mepi.kernel_config<wgmma, tile = [64, 128, 64], "
-                            "mainloop = <stages = 8>, "
+                            "mainloop = <stages = 8, cluster = 2>, "
                             "scheduler = <split_k, splits = 2>>");
-  EXPECT_EQ(kernel->workUnits, 128);
+  EXPECT_EQ(kernel->workUnits, 64);
   EXPECT_EQ(kernel->workspaceBytes, 256 + 64 * 2 * 64 * 128 * 4);
   EXPECT_EQ(kernel->tensorMaps.size(), 2u);
 
