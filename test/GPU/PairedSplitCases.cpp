@@ -10,7 +10,8 @@ void gputest::addPairedSplitCases(std::vector<Case> &cases) {
   // 64 x 128 over 100 rows (the pair's second tile mostly below D), B [K, N] of 54 MB.
   cases.push_back({ElementType::F16, {100, 19000}, {19000, 1432}, {100, 1432}, false, false,
                    "RELU_BIAS"});
-  // 128 x 128 over 250 rows (two consumers a block), B 53 MB; residue rows, columns and K.
+  // Two consumers a block over 250 rows (the heuristic's 128 x 224 in 13 splits: the split-K
+  // width fitted to the wave), B 53 MB; residue rows, columns and K.
   cases.push_back({ElementType::F16, {250, 24008}, {1100, 24008}, {250, 1100}, false, true,
                    "BIAS"});
 }
