@@ -1,0 +1,58 @@
+"""python3 bench/scripts/split_pairs_ab.py SAMPLE_DIR BIN_DIR (on the GPU machine)
+
+Reruns the paired split-K rule's A/B (PairedSplitRules.cpp) from the landed tree: SAMPLE_DIR
+holds split_pairs_sample.py's sample.json and probs.mlir (e.g. `split_pairs_sample.py DIR 800
+20261203`, the unseen check). BIN_DIR's mepi-opt gives the heuristic's choices; the problems it
+pairs are timed with mepi-bench as chosen (B) and forced without the pairs (A: the same
+configuration, `cluster = 2` taken out), A B B A, bf16 DEFAULT. Prints each problem's B / A
+(mean TFLOP/s) and the geomean."""
+import json
+import math
+import re
+import subprocess
+import sys
+
+sample_dir, bin_dir = sys.argv[1], sys.argv[2]
+out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
+                      f"{sample_dir}/probs.mlir"], capture_output=True, text=True, check=True).stdout
+
+
+def config_of(part):
+    """The kernel_config attribute in one function's text (its angle brackets balanced)."""
+    i = part.find("#mepi.kernel_config<")
+    j, depth = i + len("#mepi.kernel_config<"), 1
+    while depth:
+        depth += {"<": 1, ">": -1}.get(part[j], 0)
+        j += 1
+    return part[i:j]
+
+
+problems = json.load(open(f"{sample_dir}/sample.json"))
+paired = []
+for part in out.split("func.func @")[1:]:
+    config = config_of(part)
+    if "cluster = 2>" in config and "split_k" in config:
+        e = problems[int(part.split("(")[0][1:])]
+        paired.append((f"{e['m']}x{e['n']}x{e['k']}", config.replace(", cluster = 2>", ">")))
+print(f"{len(paired)} of {len(problems)} problems paired", flush=True)
+
+
+def tflops(shape, config):
+    args = [f"{bin_dir}/mepi-bench", "--quick", "--shape", shape, "--filter",
+            f"{shape} bf16 DEFAULT"] + (["--config", config] if config else [])
+    text = subprocess.run(args, capture_output=True, text=True, timeout=60).stdout
+    row = next(line for line in text.splitlines() if re.search(rf"{shape} +bf16 +DEFAULT", line))
+    return float(row.split()[6])
+
+
+ratios = []
+for shape, unpaired in paired:
+    runs = {"A": [], "B": []}
+    for arm in "ABBA":
+        runs[arm].append(tflops(shape, unpaired if arm == "A" else None))
+    ratio = sum(runs["B"]) / sum(runs["A"])
+    ratios.append(ratio)
+    print(f"{shape:>18} B/A {ratio:.3f}  A {runs['A']}  B {runs['B']}", flush=True)
+if ratios:
+    print(f"geomean B/A {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} over "
+          f"{len(ratios)}, {sum(r < 0.97 for r in ratios)} under 0.97")
