@@ -14,7 +14,8 @@ import sys
 
 sample_dir, bin_dir = sys.argv[1], sys.argv[2]
 out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
-                      f"{sample_dir}/probs.mlir"], capture_output=True, text=True, check=True).stdout
+                      f"{sample_dir}/probs.mlir"],
+                     capture_output=True, text=True, check=True).stdout
 
 
 def config_of(part):
