@@ -165,6 +165,29 @@ TEST_F(Sm90SpecTest, StreamKCutsTheLastWavesUnitsIntoPiecesOfTheirOwn) {
   EXPECT_EQ(pieces(1792, 1408, 4096, target), 0);
 }
 
+TEST_F(Sm90SpecTest, SplitKSumsUpATreeInWideTilesOfManySplits) {
+  using SplitSum = Sm90Spec::SplitSum;
+  auto spec = [&](KernelConfigAttr config) {
+    return Sm90Spec(problem(256, 256, 20000), config, target);
+  };
+  // 128 x 128 in 13 splits: a tree of 12 nodes a tile and consumer, its counters before the
+  // records (4 tiles x 2 consumers x 12 x 4 bytes, padded to 256).
+  Sm90Spec tree = spec(wgmma(128, 128, 6).withSplits(13));
+  EXPECT_EQ(tree.splitSum(), SplitSum::Tree);
+  EXPECT_EQ(tree.countersPerSlot(), 12);
+  EXPECT_EQ(tree.counterBytes(), 512);
+  EXPECT_EQ(tree.splitKBytes(), 512 + 4 * 13 * 2 * 128 * 64 * 4);
+  // Fewer splits, one consumer (64 rows) or the swapped form: the last arrival sums, one
+  // counter a slot.
+  for (KernelConfigAttr config :
+       {wgmma(128, 128, 6).withSplits(10), wgmma(64, 128, 8).withSplits(16),
+        wgmma(80, 128, 8).withSwapped(true).withSplits(16)}) {
+    EXPECT_EQ(spec(config).splitSum(), SplitSum::LastArrival);
+    EXPECT_EQ(spec(config).countersPerSlot(), 1);
+  }
+  EXPECT_EQ(spec(wgmma(128, 128, 6).withStreamk(true)).splitSum(), SplitSum::LastArrival);
+}
+
 TEST_F(Sm90SpecTest, SharedMemoryLayoutAndItsLimit) {
   Sm90Spec spec(problem(4096, 4096, 4096), wgmma(128, 256, 4).withStore(DStore::Tma), target);
   Sm90SharedLayout l = spec.sharedLayout();

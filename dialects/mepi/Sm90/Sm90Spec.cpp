@@ -1,5 +1,7 @@
 // Sm90Spec's arithmetic (see Sm90Spec.h).
 #include "mepi/Sm90/Sm90Spec.h"
+
+#include <cstdlib>
 #include "mepi/Sm90/PersistentGrid.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -191,8 +193,27 @@ int64_t Sm90Spec::counterSlots() const {
              : p.batch * tileUnitsPerBatch() * config.getMainloop().getCluster();
 }
 
+/// Split-K sums up a tree from this many splits, in tiles of two consumers (not swapped): a
+/// level's count, wait and fences cost about as much as the last arrival's read of several
+/// records, so the tree gains only where the last arrival reads many, and reads them for both
+/// consumers through one SM (bench/NOTES.md, Split-K: narrower and swapped tiles, or fewer
+/// splits, lost with it).
+constexpr int64_t kTreeMinSplits = 11;
+
+Sm90Spec::SplitSum Sm90Spec::splitSum() const {
+  if (config.getScheduler().isStreamK())
+    return streamKPieces() >= 2 ? SplitSum::Finisher : SplitSum::LastArrival;
+  bool tree = !config.getSwapped() && consumers() >= 2 &&
+              config.getScheduler().getSplits() >= kTreeMinSplits;
+  return tree ? SplitSum::Tree : SplitSum::LastArrival;
+}
+
+int64_t Sm90Spec::countersPerSlot() const {
+  return splitSum() == SplitSum::Tree ? config.getScheduler().getSplits() - 1 : 1;
+}
+
 int64_t Sm90Spec::counterBytes() const {
-  return llvm::alignTo(counterSlots() * consumers() * 4, kWorkspaceAlignment);
+  return llvm::alignTo(counterSlots() * consumers() * countersPerSlot() * 4, kWorkspaceAlignment);
 }
 
 int64_t Sm90Spec::splitRecordFloats() const {

@@ -270,8 +270,15 @@ public:
 
   // Workspace: split-K / stream-K counters and partials (the reductions' follow, Reductions.h).
   bool needsWorkspace() const;
+  /// How the units that share a tile sum their records (SplitReduction.cpp): the last to
+  /// arrive sums them all; a stream-K piece that waits for the others (pieces of their own,
+  /// streamKPieces); or split-K's pairs meeting up a binary tree (SplitTreeSum.cpp).
+  enum class SplitSum { LastArrival, Finisher, Tree };
+  SplitSum splitSum() const;
   /// Split-K records per counter slot: the splits, or two (stream-K's shared units).
   int64_t recordsPerSlot() const;
+  /// Counters per slot: one, or a tree's nodes (the splits less one).
+  int64_t countersPerSlot() const;
   /// Counter slots (each times the consumers): the tiles of every batch element (in clusters,
   /// the blocks of every pair unit), or stream-K's walker blocks.
   int64_t counterSlots() const;

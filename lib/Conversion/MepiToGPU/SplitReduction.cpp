@@ -1,9 +1,10 @@
 // Split-K and stream-K: the units that share a tile sum their accumulators through the
-// workspace. Each consumer warpgroup stores its record (the accumulators, then any partial
-// operand sums) as float4s, makes it visible GPU-wide and counts itself in on the tile's
-// counter; the last to arrive adds every record in split order (the same bits whoever arrives
-// last) and runs the tile's epilog. Nobody waits for anybody, so the units need not be
-// resident at once.
+// workspace (Sm90Spec::splitSum says how). Split-K's units meet in pairs up a tree
+// (SplitTreeSum.cpp). Otherwise each consumer warpgroup stores its record (the accumulators,
+// then any partial operand sums) as float4s, makes it visible GPU-wide and counts itself in on
+// the tile's counter; the last to arrive adds every record in split order (the same bits
+// whoever arrives last) and runs the tile's epilog. Nobody waits for anybody, so the units
+// need not be resident at once.
 // Stream-K pieces of their own (Sm90Spec::streamKPieces) are the exception: the P pieces of a
 // shared unit run on P neighbouring walkers of one persistent grid, all resident, and the piece
 // of the last k-steps finishes the unit: it waits for the others' count and adds their records
@@ -13,6 +14,7 @@
 // resident (at most one block per multiprocessor, the device's count) each makes progress; a
 // GPU shared with other work relies, as CUTLASS's stream-K does, on blocks being dispatched in
 // index order.
+#include "SplitRecords.h"
 #include "WgmmaKernelGenerator.h"
 
 using namespace mlir;
@@ -78,11 +80,6 @@ void WgmmaKernelGenerator::emitReducedEpilog(
   emitEpilog(e, c, op, operands, total, unit, slice);
 }
 
-namespace {
-/// The address of this thread's float4 `quad` in the partials of split `split`.
-using PartialAddress = function_ref<Value(Value split, int64_t quad)>;
-
-/// Stores the f32 struct `acc` as float4s at `partial(split, ...)`.
 void storePartials(Emitter &e, Value acc, int64_t quads, Value split, PartialAddress partial) {
   OpBuilder &b = e.b;
   auto vec4 = VectorType::get({4}, b.getF32Type());
@@ -95,6 +92,27 @@ void storePartials(Emitter &e, Value acc, int64_t quads, Value split, PartialAdd
     LLVM::StoreOp::create(b, e.loc, v, partial(split, q), /*alignment=*/16);
   }
 }
+
+Value addQuad(Emitter &e, Value total, Value v, int64_t q, Value inRange) {
+  for (int64_t j = 0; j < 4; ++j) {
+    Value x = LLVM::ExtractElementOp::create(e.b, e.loc, v, e.i32(j));
+    Value t = LLVM::ExtractValueOp::create(e.b, e.loc, total, 4 * q + j);
+    Value added = arith::AddFOp::create(e.b, e.loc, t, x);
+    if (inRange)
+      added = e.select(inRange, added, t);
+    total = LLVM::InsertValueOp::create(e.b, e.loc, total, added, 4 * q + j);
+  }
+  return total;
+}
+
+Value loadCount(OpBuilder &b, Location loc, Value counter) {
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), counter, /*alignment=*/4,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/false, /*isInvariantGroup=*/false,
+                              LLVM::AtomicOrdering::monotonic, StringRef("device"));
+}
+
+namespace {
 
 /// The leader counts its warpgroup in at `counter` (a device-scope atomic; the last of
 /// `splits` arrivals resets it to zero for the next launch) and publishes to the warpgroup at
@@ -146,16 +164,7 @@ Value sumPartials(Emitter &e, Value acc, int64_t quads, Value splits, Value isLa
   b.setInsertionPointToStart(loop.getBody());
   Value first = loop.getInductionVar();
   Value total = loop.getRegionIterArg(0);
-  auto add = [&](Value v, int64_t q, Value inRange) {
-    for (int64_t j = 0; j < 4; ++j) {
-      Value x = LLVM::ExtractElementOp::create(b, loc, v, e.i32(j));
-      Value t = LLVM::ExtractValueOp::create(b, loc, total, 4 * q + j);
-      Value added = arith::AddFOp::create(b, loc, t, x);
-      if (inRange)
-        added = e.select(inRange, added, t);
-      total = LLVM::InsertValueOp::create(b, loc, total, added, 4 * q + j);
-    }
-  };
+  auto add = [&](Value v, int64_t q, Value inRange) { total = addQuad(e, total, v, q, inRange); };
   auto load = [&](Value split, int64_t q) -> Value {
     return LLVM::LoadOp::create(b, loc, vec4, partial(split, q), /*alignment=*/16);
   };
@@ -205,14 +214,7 @@ Value emitFinisherSum(Emitter &e, Value acc, int64_t quads, Value splits, Value 
     scf::WhileOp::create(
         b, loc, TypeRange{}, ValueRange{},
         [&](OpBuilder &before, Location at, ValueRange) {
-          // A relaxed device-scope load (ld.relaxed.gpu), not an atomic add of 0: the spin
-          // reads the count where it lives (L2) without taking the atomic unit each time.
-          Value arrived = LLVM::LoadOp::create(before, at, before.getI32Type(), counter,
-                                               /*alignment=*/4, /*isVolatile=*/false,
-                                               /*isNonTemporal=*/false, /*isInvariant=*/false,
-                                               /*isInvariantGroup=*/false,
-                                               LLVM::AtomicOrdering::monotonic,
-                                               StringRef("device"));
+          Value arrived = loadCount(before, at, counter);
           scf::ConditionOp::create(before, at, e.ult(arrived, others), ValueRange{});
         },
         [&](OpBuilder &after, Location at, ValueRange) {
@@ -245,9 +247,21 @@ std::pair<Value, Value> WgmmaKernelGenerator::emitSplitReduction(Emitter &e, con
     Value bytes = e.add(e.add(blockBytes, within), e.mul(e.zext64(thread), e.i64(16)));
     return e.globalOffset(c.workspace, bytes);
   };
-  auto counter = [&] { return e.globalOffset(c.workspace, e.mul(e.zext64(slot), e.i64(4))); };
+  // The slot's counters (a tree's nodes, or one) side by side.
+  int64_t counters = c.spec.countersPerSlot();
+  auto counterAt = [&](Value node) {
+    Value index = e.add(e.mul(slot, e.i32(counters)), node);
+    return e.globalOffset(c.workspace, e.mul(e.zext64(index), e.i64(4)));
+  };
+  auto counter = [&] { return counterAt(e.i32(0)); };
   Value flag = e.offset(c.base, e.add(e.i32(c.layout.flags), e.mul(consumer, e.i32(4))));
-  bool finisherWaits = config.getScheduler().isStreamK() && c.spec.streamKPieces() >= 2;
+  Sm90Spec::SplitSum how = c.spec.splitSum();
+  if (how == Sm90Spec::SplitSum::Tree)
+    return emitTreeSum(e,
+                       SplitTree{config.getScheduler().getSplits(), unit.split, isLeader,
+                                 consumer, flag, counterAt, partial},
+                       acc, quads);
+  bool finisherWaits = how == Sm90Spec::SplitSum::Finisher;
   Value isFinisher =
       finisherWaits ? e.eq(unit.split, e.sub(unit.splits, e.i32(1))) : Value();
   {
