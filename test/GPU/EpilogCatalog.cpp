@@ -396,6 +396,11 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
     shapes.push_back({256, 264, 520, true, true});
     shapes.push_back({64, 300, 1000, false, false});
     shapes.push_back({128, 136, 4096, false, true}); // split-K, A and B both MN-major
+    // Split-K summed up a tree (13 splits of 128-row tiles, SplitTreeSum.cpp): the operand
+    // sums ride up it in the records, the reductions and aux outputs run after the root's sum.
+    shapes.push_back({300, 260, 20000, true, false,
+                      "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = "
+                      "6>, scheduler = <split_k, splits = 13>>"});
     // Ping-pong (each consumer both 64-row slices of a tile: the reductions' contributors are
     // the slices, whichever warpgroup computes them); it takes no operand sums (BGRADA/B).
     shapes.push_back({1000, 520, 300, true, false,
