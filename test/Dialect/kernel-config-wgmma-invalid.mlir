@@ -85,8 +85,19 @@ func.func private @swapped_tile_tall() attributes {c = #mepi.kernel_config<wgmma
 
 // -----
 
-// expected-error @+1 {{expected no pingpong, cluster or store other than tma for a swapped wgmma kernel}}
-func.func private @swapped_cluster() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16, cluster = 2>, swapped = true>}
+// expected-error @+1 {{expected no pingpong and no store other than tma for a swapped wgmma kernel}}
+func.func private @swapped_pingpong() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16, pingpong = true>, swapped = true>}
+
+// -----
+
+// A swapped kernel's cluster pairs two tile rows that share B's tile.
+// expected-error @+1 {{expected no cluster or a cluster of 2 sharing B (multicast along M) for a swapped wgmma kernel, got cluster 2}}
+func.func private @swapped_cluster_a() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16, cluster = 2, multicast = a>, swapped = true>}
+
+// -----
+
+// expected-error @+1 {{expected no cluster or a cluster of 2 sharing B (multicast along M) for a swapped wgmma kernel, got cluster 4}}
+func.func private @swapped_cluster_4() attributes {c = #mepi.kernel_config<wgmma, tile = [16, 64, 64], mainloop = <stages = 16, cluster = 4, multicast = ab>, swapped = true>}
 
 // -----
 

@@ -1,6 +1,6 @@
 // The GPU suite's cases of the paired split-K rule (PairedSplitRules.cpp): split-K over a B
 // larger than half of L2 pairs its tile rows in clusters of 2 that share B's tile, chosen by
-// the heuristic.
+// the heuristic; and the swapped form in such pairs (forced).
 #include "GpuCases.h"
 
 void gputest::addPairedSplitCases(std::vector<Case> &cases) {
@@ -14,4 +14,27 @@ void gputest::addPairedSplitCases(std::vector<Case> &cases) {
   // width fitted to the wave), B 53 MB; residue rows, columns and K.
   cases.push_back({ElementType::F16, {250, 24008}, {1100, 24008}, {250, 1100}, false, true,
                    "BIAS"});
+  // The swapped form in clusters of 2 that share B's tile (cuBLASLt's 80 x 128 2x1 split-K):
+  // four tile rows in two pairs, with TMA stores and unequal k ranges (K = 5000: 79 k-steps in
+  // 11); three tile rows of 48 (the second pair's second tile below D) with element stores of
+  // D's 190-column rows and residue K, C with f32 D; an unsplit 128-column form.
+  auto swappedPairs = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                          const std::string &tile) {
+    auto [m, n, k] = mnk;
+    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
+    c.config = "#mepi.kernel_config<wgmma, tile = " + tile + ", swapped = true>";
+    return c;
+  };
+  cases.push_back(swappedPairs(ElementType::BF16, {320, 384, 5000}, "GELU_BIAS",
+                               "[80, 128, 64], mainloop = <stages = 7, cluster = 2>, scheduler = "
+                               "<split_k, splits = 11>, epilogue = <store = tma>"));
+  Case withC = swappedPairs(ElementType::F16, {130, 190, 3001}, "RELU_BIAS",
+                            "[48, 128, 64], mainloop = <stages = 8, cluster = 2>, scheduler = "
+                            "<split_k, splits = 5>");
+  withC.withC = true, withC.alpha = 0.5f, withC.beta = -1.25f;
+  withC.outType = ElementType::F32;
+  cases.push_back(withC);
+  cases.push_back(swappedPairs(ElementType::BF16, {200, 1000, 1000}, "BIAS",
+                               "[64, 128, 64], mainloop = <stages = 8, cluster = 2>, epilogue = "
+                               "<store = tma>"));
 }

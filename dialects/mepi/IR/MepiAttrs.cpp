@@ -142,9 +142,14 @@ static std::optional<std::string> whyInvalidSwapped(const ConfigFields &f) {
   if (f.stages < 2 || f.stages > 16)
     return Why() << "expected 2 to 16 stages for a swapped wgmma kernel, got " << f.stages;
   // Split-K sums each consumer's fragments in fragment order, whichever way they map to D.
-  if (f.pingpong || f.cluster != 1 || f.store == DStore::Registers)
-    return Why() << "expected no pingpong, cluster or store other than tma for a swapped wgmma "
+  // A cluster pairs two tile rows that share B's tile (multicast along M): B is the operand
+  // the swapped form's few tile rows each read again.
+  if (f.pingpong || f.store == DStore::Registers)
+    return Why() << "expected no pingpong and no store other than tma for a swapped wgmma "
                     "kernel";
+  if (f.cluster != 1 && (f.cluster != 2 || f.multicast != Multicast::B))
+    return Why() << "expected no cluster or a cluster of 2 sharing B (multicast along M) for a "
+                    "swapped wgmma kernel, got cluster " << f.cluster;
   return std::nullopt;
 }
 

@@ -354,7 +354,7 @@ SmallVector<KernelConfigAttr> rules::rankFp8Configs(MatmulOp op, const TargetInf
   bool aligned = sectorAlignedRows(op);
   for (const Fp8Shape &s : shapes) {
     KernelConfigAttr config = s.config;
-    bool cluster = config && !p.grouped() && p.m > s.m;
+    bool cluster = config && !config.getSwapped() && !p.grouped() && p.m > s.m;
     bool clusterFirst = cluster && fp8ClusterFirst(p, target, s, tilesOf(s), aligned);
     if (clusterFirst)
       add(config.withCluster(2));

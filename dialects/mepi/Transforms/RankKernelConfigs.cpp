@@ -176,7 +176,7 @@ void addVariants(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90P
   // Clusters along N (multicast = a) are not candidates: on 23 short-M and few-tile long-K
   // problems the fastest of them took 1.004-1.18x the fastest other form (bench/NOTES.md).
   for (KernelConfigAttr config : sofar())
-    if (config.getMainloop().getCluster() == 1 && p.m > config.getTileM())
+    if (config.getMainloop().getCluster() == 1 && !config.getSwapped() && p.m > config.getTileM())
       add(config.withCluster(2));
   // D through TMA stores, for each configuration so far that may use them (fewer stages where
   // the two buffers per consumer would not fit beside them).
