@@ -23,6 +23,14 @@ gputest::Case forced(gputest::Case c, const std::string &config) {
 }
 } // namespace
 
+gputest::Case gputest::swappedCase(ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                                   const std::string &tile) {
+  auto [m, n, k] = mnk;
+  Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
+  c.config = "#mepi.kernel_config<wgmma, tile = " + tile + ", swapped = true>";
+  return c;
+}
+
 std::vector<gputest::Case> gputest::allCases(bool quick) {
   std::vector<Case> cases;
   const ElementType types[] = {ElementType::F16, ElementType::BF16, ElementType::F32};
@@ -565,13 +573,7 @@ std::vector<gputest::Case> gputest::allCases(bool quick) {
   // The swapped form for short M (Dᵀ = B Aᵀ), forced: 16, 32 and 64 rows of A per tile with
   // fewer rows in D (13, 7, 33), one and two consumers, residue columns, more tiles than blocks
   // (20000 columns in 64-column tiles), beta * C with f32 D, staged rows (K = 1030).
-  auto swapped = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
-                     const std::string &tile) {
-    auto [m, n, k] = mnk;
-    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
-    c.config = "#mepi.kernel_config<wgmma, tile = " + tile + ", swapped = true>";
-    return c;
-  };
+  auto swapped = swappedCase;
   cases.push_back(swapped(ElementType::BF16, {16, 1000, 1000}, "GELU_BIAS",
                           "[16, 64, 64], mainloop = <stages = 16>"));
   cases.push_back(swapped(ElementType::F16, {13, 1000, 4104}, "RELU_BIAS",

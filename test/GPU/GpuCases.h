@@ -5,6 +5,7 @@
 
 #include "GpuTestSupport.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ void addF32Cases(std::vector<Case> &cases);
 /// The one-tile rules' cases (a D narrow on one side), part of allCases.
 void addOneTileCases(std::vector<Case> &cases);
 void addPairedSplitCases(std::vector<Case> &cases);
+
+/// The swapped form forced on m x n x k (A [m, k], B given as [n, k]), `tile` the kernel
+/// configuration's text from its tile on.
+Case swappedCase(ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
+                 const std::string &tile);
 
 } // namespace gputest
 

@@ -18,13 +18,7 @@ void gputest::addPairedSplitCases(std::vector<Case> &cases) {
   // four tile rows in two pairs, with TMA stores and unequal k ranges (K = 5000: 79 k-steps in
   // 11); three tile rows of 48 (the second pair's second tile below D) with element stores of
   // D's 190-column rows and residue K, C with f32 D; an unsplit 128-column form.
-  auto swappedPairs = [&](ElementType t, std::array<int64_t, 3> mnk, const char *epilog,
-                          const std::string &tile) {
-    auto [m, n, k] = mnk;
-    Case c{t, {m, k}, {n, k}, {m, n}, false, true, epilog};
-    c.config = "#mepi.kernel_config<wgmma, tile = " + tile + ", swapped = true>";
-    return c;
-  };
+  auto swappedPairs = swappedCase;
   cases.push_back(swappedPairs(ElementType::BF16, {320, 384, 5000}, "GELU_BIAS",
                                "[80, 128, 64], mainloop = <stages = 7, cluster = 2>, scheduler = "
                                "<split_k, splits = 11>, epilogue = <store = tma>"));
