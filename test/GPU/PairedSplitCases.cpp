@@ -1,6 +1,6 @@
 // The GPU suite's cases of the paired split-K rule (PairedSplitRules.cpp): split-K over a B
-// larger than half of L2 pairs its tile rows in clusters of 2 that share B's tile, chosen by
-// the heuristic; and the swapped form in such pairs (forced).
+// larger than half of L2 pairs its tile rows in clusters of 2 that share B's tile, or where the
+// tile rows are odd the swapped form's, chosen by the heuristic; and swapped pairs forced.
 #include "GpuCases.h"
 
 void gputest::addPairedSplitCases(std::vector<Case> &cases) {
@@ -14,6 +14,10 @@ void gputest::addPairedSplitCases(std::vector<Case> &cases) {
   // width fitted to the wave), B 53 MB; residue rows, columns and K.
   cases.push_back({ElementType::F16, {250, 24008}, {1100, 24008}, {250, 1100}, false, true,
                    "BIAS"});
+  // Five tile rows of 64 cannot pair: the heuristic's swapped pairs (two rows of 176, 16
+  // splits), B 32 MB; residue rows, columns and K.
+  cases.push_back({ElementType::BF16, {330, 40008}, {400, 40008}, {330, 400}, false, true,
+                   "GELU_BIAS"});
   // The swapped form in clusters of 2 that share B's tile (cuBLASLt's 80 x 128 2x1 split-K):
   // four tile rows in two pairs, with TMA stores and unequal k ranges (K = 5000: 79 k-steps in
   // 11); three tile rows of 48 (the second pair's second tile below D) with element stores of

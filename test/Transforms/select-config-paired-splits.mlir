@@ -1,6 +1,7 @@
 // Split-K over a B larger than half of L2 (25 MiB on sm_90a): the tile rows, an even count of
-// them, pair up in clusters of 2 sharing B's tile by multicast; the splits stay as chosen. Not
-// with B tiles under 128 columns, an odd count of tile rows or a B that L2 holds.
+// them, pair up in clusters of 2 sharing B's tile by multicast; the splits stay as chosen. An
+// odd count of three or more takes the swapped form's pairs where its waves fall as much inside
+// D. Not with B tiles under 128 columns or a B that L2 holds.
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 
 // 128 x 384 x 58304 (B 43 MiB): 64 x 128 tiles, two rows a pair, 16 splits.
@@ -35,13 +36,31 @@ func.func @pairs128(%a: memref<512x38336xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// 320 x 384 x 55168 (B 40 MiB): five rows of 64 stay alone.
+// 320 x 384 x 55168 (B 40 MiB): five rows of 64 cannot pair; four swapped rows of 80 do, in
+// 11 splits that fill the wave (12 tiles).
 // CHECK-LABEL: func.func @oddRows
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 8>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [80, 128, 64], mainloop = <stages = 7, cluster = 2>, scheduler = <split_k, splits = 11>, epilogue = <store = tma>, swapped = true>
 func.func @oddRows(%a: memref<320x55168xbf16> {mepi.alignment = 16 : i64},
                   %b: memref<384x55168xbf16> {mepi.alignment = 16 : i64},
                   %d: memref<320x384xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<320x55168xbf16>, memref<384x55168xbf16>) outs(%d : memref<320x384xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 832 x 320 x 58176 (B 36 MiB): seven rows of 128 stay alone: six swapped rows of 144 fill
+// less of the wave (126 units of 128 x 160 against 126 of 144 x 128, more of them outside D).
+// CHECK-LABEL: func.func @oddRowsAlone
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, scheduler = <split_k, splits = 9>, epilogue = <store = registers>>
+func.func @oddRowsAlone(%a: memref<832x58176xbf16> {mepi.alignment = 16 : i64},
+                  %b: memref<320x58176xbf16> {mepi.alignment = 16 : i64},
+                  %d: memref<832x320xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<832x58176xbf16>, memref<320x58176xbf16>) outs(%d : memref<832x320xbf16>) attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16

@@ -73,11 +73,12 @@ KernelConfigAttr oneTileColumn(MatmulOp op, const TargetInfo &target, bool tma);
 /// once and no 128-row tile computes rows outside D (OneTileRules.cpp). Null where it does not
 /// apply.
 KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma);
-/// A split-K configuration (not swapped, TMA loads, unbatched) of an even count of tile rows and
-/// B tiles of 128 columns or more over a B larger than half of L2: its tile rows in clusters of
-/// 2 sharing B's tile, the splits unchanged (PairedSplitRules.cpp). `config` where that does not
-/// apply or run.
-KernelConfigAttr pairedSplits(const Sm90Problem &p, const TargetInfo &target,
+/// A split-K configuration (not swapped, TMA loads, unbatched) of B tiles of 128 columns or
+/// more over a B larger than half of L2: an even count of tile rows in clusters of 2 sharing
+/// B's tile, the splits unchanged; an odd count of three or more as the swapped form's pairs
+/// where their waves fall as much inside D (PairedSplitRules.cpp). `config` where that does
+/// not apply or run.
+KernelConfigAttr pairedSplits(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
                               KernelConfigAttr config);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,

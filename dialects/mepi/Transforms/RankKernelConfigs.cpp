@@ -45,11 +45,11 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
 /// The chosen split-K configuration (the rules' or the cost model's) with its tile rows paired
 /// where B is larger than half of L2 (pairedSplits); the model was fitted on unclustered
 /// split-K, so the pairs apply to its choice, not in its place. 16-bit operands only.
-void pairChosenSplits(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
+void pairChosenSplits(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
                       const TargetInfo &target) {
   if (ranked.empty() || p.elementBytes != 2)
     return;
-  KernelConfigAttr paired = pairedSplits(p, target, ranked.front());
+  KernelConfigAttr paired = pairedSplits(op, p, target, ranked.front());
   if (paired == ranked.front())
     return;
   llvm::erase(ranked, paired);
@@ -264,7 +264,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   bool special = epilogCost(op) != EpilogCost::Arithmetic;
   if (modelled) {
     preferModelChoice(ranked, p, target, special);
-    pairChosenSplits(ranked, p, target);
+    pairChosenSplits(ranked, op, p, target);
   }
   size_t fitted = ranked.size();
   addUnfittedForms(ranked, op, p, target);
