@@ -1,0 +1,58 @@
+// The GPU suite's batched cases on the wgmma family (numpy.matmul broadcasting).
+#include "GpuCases.h"
+
+void gputest::addBatchedCases(std::vector<Case> &cases) {
+  // Batched problems on the wgmma family (numpy.matmul broadcasting): batch elements walked by
+  // the tile scheduler, a TMA coordinate per batch dimension (0 where one broadcasts), the
+  // epilog through views of the unit's element; residues in M, N and K, both orientations of
+  // B, one and two batch dimensions, a 2-D operand against a batched one, C with beta, an f32
+  // D, and the forced forms (split-K, ping-pong, clusters, each store form).
+  for (ElementType t : {ElementType::F16, ElementType::BF16}) {
+    for (const char *e : {"DEFAULT", "BIAS", "RELU_BIAS", "GELU_BIAS"}) {
+      cases.push_back({t, {5, 127, 264}, {5, 136, 264}, {5, 127, 136}, false, true, e});
+      cases.push_back({t, {7, 300, 200}, {7, 200, 504}, {7, 300, 504}, false, false, e});
+    }
+    cases.push_back({t, {2, 3, 129, 136}, {1, 3, 136, 200}, {2, 3, 129, 200}, false, false,
+                     "GELU_BIAS"});
+    cases.push_back({t, {300, 200}, {4, 200, 504}, {4, 300, 504}, false, false, "RELU_BIAS"});
+    // A batch of one: batch coordinates and views at element 0.
+    cases.push_back({t, {1, 300, 200}, {200, 504}, {1, 300, 504}, false, false, "GELU_BIAS"});
+    cases.push_back({t, {4, 300, 200}, {504, 200}, {4, 300, 504}, false, true, "BIAS"});
+    cases.push_back({t, {3, 264, 1000}, {3, 264, 136}, {3, 1000, 136}, true, false, "SILU"});
+    cases.push_back({t, {16, 1024, 1024}, {16, 1024, 1024}, {16, 1024, 1024}, false, false,
+                     "DEFAULT"});
+    // The heuristic's batched 128 x 256 in clusters of 2 where rows start off L2's sectors
+    // (1200 bytes): 43 elements of 8 x 3 tiles (the last tile row of 4 rows, the last column
+    // of 8), residue K.
+    cases.push_back({t, {43, 900, 600}, {43, 520, 600}, {43, 900, 520}, false, true, "BIAS"});
+    // The heuristic's batched ping-pong 128 x 128 (pingpongForm): rows on L2's sectors, 9
+    // k-steps, one B for all 6 elements, residue rows and columns, TMA stores of D.
+    cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "GELU_BIAS"});
+    // The heuristic's batched 128 x 256 (32 k-steps, a cheap epilog, waves as full as 256 x
+    // 128's): residue rows.
+    cases.push_back({t, {8, 1000, 2048}, {8, 1024, 2048}, {8, 1000, 1024}, false, true, "BIAS"});
+    Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
+                  0.5f, -1.25f};
+    cases.push_back(batchedC);
+    Case batchedWide{t, {3, 257, 128}, {3, 128, 264}, {3, 257, 264}, false, false, "GELU_BIAS",
+                     true, 1.0f, 0.5f};
+    batchedWide.outType = ElementType::F32;
+    cases.push_back(batchedWide);
+    for (const char *config : {"#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                               "<stages = 4>, scheduler = <split_k, splits = 3>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                               "<stages = 4, pingpong = true>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
+                               "<stages = 6, pingpong = true>, epilogue = <store = tma>>",
+                               "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = "
+                               "<stages = 4, cluster = 2>, epilogue = <store = tma>>",
+                               "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = "
+                               "<stages = 6>, epilogue = <store = registers>>",
+                               "#mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = "
+                               "<stages = 4>, epilogue = <store = tma>>"}) {
+      Case forced{t, {3, 333, 520}, {3, 264, 520}, {3, 333, 264}, false, true, "GELU_BIAS"};
+      forced.config = config;
+      cases.push_back(forced);
+    }
+  }
+}
