@@ -6,7 +6,10 @@
 
 using namespace mepi::runtime;
 
-void gputest::addF32Cases(std::vector<Case> &cases) {
+namespace {
+/// f32 A and B at TF32 precision.
+void addTf32Cases(std::vector<gputest::Case> &cases) {
+  using gputest::Case;
   // f32 A and B at TF32 precision (Options::allowTF32) on the wgmma family: K-major A and B
   // read through TMA, wgmma m64nNk8.tf32 over 32-element lines; every epilog form, residues in
   // M, N and K, a batch, and the forced forms.
@@ -46,6 +49,11 @@ void gputest::addF32Cases(std::vector<Case> &cases) {
       cases.push_back(forced);
     }
   }
+}
+
+/// Strict f32, split into TF32 parts by a pre-pass or inside the kernel.
+void addStrictF32Cases(std::vector<gputest::Case> &cases) {
+  using gputest::Case;
   // Strict f32 on the tensor cores: the operands split into TF32 parts by a pre-pass, one TF32
   // GEMM over three times K (lib/Runtime/SplitOperand.h), which must keep f32's accuracy
   // (1e-5) up to K = 16384, also where one accumulator sums all 3 x 16384 products (no
@@ -99,4 +107,10 @@ void gputest::addF32Cases(std::vector<Case> &cases) {
       cases.push_back(form);
     }
   }
+}
+} // namespace
+
+void gputest::addF32Cases(std::vector<Case> &cases) {
+  addTf32Cases(cases);
+  addStrictF32Cases(cases);
 }
