@@ -27,25 +27,13 @@
 #include <optional>
 #include <random>
 #include <thread>
-#include <fstream>
-#include <iterator>
-#include <unistd.h>
 
 using namespace mepi::runtime;
 using namespace gputest;
 
 namespace {
-
-
 /// The configuration of the kernel the last plan() chose (printed with each case).
 std::string lastKernelConfig;
-
-
-#define CHECK_CU(expr, what)                                                                   \
-  if (llvm::Error e = checkCuda((expr), what)) {                                               \
-    return "error: " + llvm::toString(std::move(e));                                           \
-  }
-
 
 enum class Mode { Plain, ResetOperands, FunctionForm };
 

@@ -15,11 +15,6 @@ using namespace mepi::runtime;
 using namespace gputest;
 
 namespace {
-#define CHECK_CU(expr, what)                                                                   \
-  if (llvm::Error e = checkCuda((expr), what)) {                                               \
-    return "error: " + llvm::toString(std::move(e));                                           \
-  }
-
 /// For the user-epilog cases (bf16 A m x k, B k x n, row-major; D bf16): executes `mm` twice
 /// with D poisoned in between, then compares D with epilog(sum_k A·B, row, col) in fp64.
 template <typename Ref>
