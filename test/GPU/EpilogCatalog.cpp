@@ -367,20 +367,83 @@ std::string runCApiCase(const Device &dev, std::mt19937 &rng) {
   return why;
 }
 
-int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
-                     const std::function<bool(const std::string &)> &selected, int &passed,
-                     int &failed) {
-  struct Entry {
-    const char *name;
-    mepi::Epilog epilog;
-  };
-  const Entry entries[] = {
-      {"RELU_AUX", mepi::Epilog::ReluAux},         {"RELU_AUX_BIAS", mepi::Epilog::ReluAuxBias},
-      {"GELU_AUX", mepi::Epilog::GeluAux},         {"GELU_AUX_BIAS", mepi::Epilog::GeluAuxBias},
-      {"DRELU", mepi::Epilog::DRelu},              {"DRELU_BGRAD", mepi::Epilog::DReluBGrad},
-      {"DGELU", mepi::Epilog::DGelu},              {"DGELU_BGRAD", mepi::Epilog::DGeluBGrad},
-      {"BIAS", mepi::Epilog::Bias},                {"GELU_BIAS", mepi::Epilog::GeluBias},
-      {"BGRADA", mepi::Epilog::BGradA},            {"BGRADB", mepi::Epilog::BGradB}};
+namespace {
+/// Whether the catalog leaves epilog `name` (with result_amax where `amax`) out on shape `s`:
+/// where the main matrix covers it, or the kernel form takes no operand sums or reductions.
+bool skipped(const std::string &name, const Shape &s, bool amax) {
+  if ((name == "BIAS" || name == "GELU_BIAS") && !amax)
+    return true; // covered by the main matrix; here for result_amax
+  bool pingpong = s.config.find("pingpong") != std::string::npos;
+  bool tall = s.config.find("tile = [256") != std::string::npos;
+  if ((pingpong || tall) && (name == "BGRADA" || name == "BGRADB"))
+    return true; // operand sums: the cooperative kernel of 64 or 128 rows only
+  bool swapped = s.config.find("swapped") != std::string::npos;
+  if (swapped && (amax || name.find("BGRAD") != std::string::npos))
+    return true; // the swapped form takes no operand sums or reductions
+  bool writesMore = amax || name.find("_AUX") != std::string::npos ||
+                    name.find("_BGRAD") != std::string::npos;
+  // TMA stores serve epilogs that write D only.
+  return s.config.find("store = tma") != std::string::npos && writesMore;
+}
+
+/// A catalog case's line: its epilog, shape, operand orientations and kernel form.
+std::string catalogLine(const std::string &name, const Shape &s, bool amax) {
+  bool pingpong = s.config.find("pingpong") != std::string::npos;
+  bool tall = s.config.find("tile = [256") != std::string::npos;
+  bool swapped = s.config.find("swapped") != std::string::npos;
+  char line[256];
+  std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", name.c_str(),
+                amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
+                s.transA ? "A[k,m]" : "A[m,k]", s.kMajorB ? "B[n,k]" : "B[k,n]",
+                s.config.empty()                                      ? ""
+                : pingpong                                            ? " pingpong"
+                : tall                                                ? " tall"
+                : swapped                                             ? " swapped"
+                : s.config.find("store = tma") != std::string::npos   ? " cluster tma"
+                : s.config.find("cluster") != std::string::npos       ? " cluster"
+                                                                      : " simt");
+  return line;
+}
+
+/// The C API's catalog case and the forward-backward chains, each where `selected`.
+void runCApiAndChains(const Device &dev, std::mt19937 &rng,
+                      const std::function<bool(const std::string &)> &selected, int &passed,
+                      int &failed) {
+  if (std::string line = "catalog C API RELU_AUX_BIAS+amax bf16 257x131x96 B[n,k]";
+      selected(line)) {
+    std::string why;
+    try {
+      why = runCApiCase(dev, rng);
+    } catch (const mepi::Error &e) {
+      why = std::string("error: ") + e.what();
+    }
+    (why.empty() ? passed : failed)++;
+    std::printf("%s %s%s%s\n", why.empty() ? "PASS" : "FAIL", line.c_str(),
+                why.empty() ? "" : "  ", why.c_str());
+  }
+  for (bool gelu : {false, true}) {
+    std::string line = std::string("catalog chain ") +
+                       (gelu ? "GELU_AUX_BIAS -> DGELU_BGRAD" : "RELU_AUX_BIAS -> DRELU_BGRAD") +
+                       " bf16 m=300 n=77 k=65 k2=129";
+    if (!selected(line))
+      continue;
+    double err = 0;
+    std::string why;
+    try {
+      why = runChain(dev, gelu, {300, 77, 65, false}, 129, rng, err);
+    } catch (const mepi::Error &e) {
+      why = std::string("error: ") + e.what();
+    }
+    bool ok = why.empty();
+    (ok ? passed : failed)++;
+    std::printf("%s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), err,
+                ok ? "" : "  ", why.c_str());
+  }
+}
+
+/// The catalog's shapes (more without `quick`): odd shapes on the wgmma family and the simt
+/// family forced, split-K, ping-pong, 256-row tiles, clusters, the swapped form, TMA stores.
+std::vector<Shape> catalogShapes(bool quick) {
   // Odd shapes on the wgmma family, every orientation of A and B (rows of 99, 300 and 30
   // elements are no multiple of 16 bytes: staged), and the simt family forced. K = 512 takes
   // TMA in place, and 200 x 260 x 4096 splits K (the reductions then run after the split-K
@@ -430,34 +493,32 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
                       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
                       "mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>"});
   }
+  return shapes;
+}
+} // namespace
+
+int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
+                     const std::function<bool(const std::string &)> &selected, int &passed,
+                     int &failed) {
+  struct Entry {
+    const char *name;
+    mepi::Epilog epilog;
+  };
+  const Entry entries[] = {
+      {"RELU_AUX", mepi::Epilog::ReluAux},         {"RELU_AUX_BIAS", mepi::Epilog::ReluAuxBias},
+      {"GELU_AUX", mepi::Epilog::GeluAux},         {"GELU_AUX_BIAS", mepi::Epilog::GeluAuxBias},
+      {"DRELU", mepi::Epilog::DRelu},              {"DRELU_BGRAD", mepi::Epilog::DReluBGrad},
+      {"DGELU", mepi::Epilog::DGelu},              {"DGELU_BGRAD", mepi::Epilog::DGeluBGrad},
+      {"BIAS", mepi::Epilog::Bias},                {"GELU_BIAS", mepi::Epilog::GeluBias},
+      {"BGRADA", mepi::Epilog::BGradA},            {"BGRADB", mepi::Epilog::BGradB}};
+  std::vector<Shape> shapes = catalogShapes(quick);
   for (const Entry &entry : entries)
     for (Shape s : shapes)
       for (bool amax : {false, true}) {
         std::string name = entry.name;
-        if ((name == "BIAS" || name == "GELU_BIAS") && !amax)
-          continue; // covered by the main matrix; here for result_amax
-        bool pingpong = s.config.find("pingpong") != std::string::npos;
-        bool tall = s.config.find("tile = [256") != std::string::npos;
-        if ((pingpong || tall) && (name == "BGRADA" || name == "BGRADB"))
-          continue; // operand sums: the cooperative kernel of 64 or 128 rows only
-        bool swapped = s.config.find("swapped") != std::string::npos;
-        if (swapped && (amax || name.find("BGRAD") != std::string::npos))
-          continue; // the swapped form takes no operand sums or reductions
-        bool writesMore = amax || name.find("_AUX") != std::string::npos ||
-                          name.find("_BGRAD") != std::string::npos;
-        if (s.config.find("store = tma") != std::string::npos && writesMore)
-          continue; // TMA stores serve epilogs that write D only
-        char line[256];
-        std::snprintf(line, sizeof line, "catalog %s%s bf16 %lldx%lldx%lld %s %s%s", entry.name,
-                      amax ? "+amax" : "", (long long)s.m, (long long)s.n, (long long)s.k,
-                      s.transA ? "A[k,m]" : "A[m,k]", s.kMajorB ? "B[n,k]" : "B[k,n]",
-                      s.config.empty()                                      ? ""
-                      : pingpong                                            ? " pingpong"
-                      : tall                                                ? " tall"
-                      : swapped                                             ? " swapped"
-                      : s.config.find("store = tma") != std::string::npos   ? " cluster tma"
-                      : s.config.find("cluster") != std::string::npos       ? " cluster"
-                                                                            : " simt");
+        if (skipped(name, s, amax))
+          continue;
+        std::string line = catalogLine(name, s, amax);
         if (!selected(line))
           continue;
         double err = 0;
@@ -469,40 +530,11 @@ int runEpilogCatalog(const Device &dev, std::mt19937 &rng, bool quick,
         }
         bool ok = why.empty();
         (ok ? passed : failed)++;
-        std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line, config.c_str(), err,
-                    ok ? "" : "  ", why.c_str());
+        std::printf("%s %s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(),
+                    config.c_str(), err, ok ? "" : "  ", why.c_str());
         std::fflush(stdout);
       }
-  if (std::string line = "catalog C API RELU_AUX_BIAS+amax bf16 257x131x96 B[n,k]";
-      selected(line)) {
-    std::string why;
-    try {
-      why = runCApiCase(dev, rng);
-    } catch (const mepi::Error &e) {
-      why = std::string("error: ") + e.what();
-    }
-    (why.empty() ? passed : failed)++;
-    std::printf("%s %s%s%s\n", why.empty() ? "PASS" : "FAIL", line.c_str(),
-                why.empty() ? "" : "  ", why.c_str());
-  }
-  for (bool gelu : {false, true}) {
-    std::string line = std::string("catalog chain ") +
-                       (gelu ? "GELU_AUX_BIAS -> DGELU_BGRAD" : "RELU_AUX_BIAS -> DRELU_BGRAD") +
-                       " bf16 m=300 n=77 k=65 k2=129";
-    if (!selected(line))
-      continue;
-    double err = 0;
-    std::string why;
-    try {
-      why = runChain(dev, gelu, {300, 77, 65, false}, 129, rng, err);
-    } catch (const mepi::Error &e) {
-      why = std::string("error: ") + e.what();
-    }
-    bool ok = why.empty();
-    (ok ? passed : failed)++;
-    std::printf("%s %s relerr=%.2e%s%s\n", ok ? "PASS" : "FAIL", line.c_str(), err,
-                ok ? "" : "  ", why.c_str());
-  }
+  runCApiAndChains(dev, rng, selected, passed, failed);
   return failed;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <numeric>
 
 namespace gputest {
@@ -424,13 +425,12 @@ std::string runGroupedFp8Case(const Device &dev, std::mt19937 &rng, bool perGrou
   return compare("gelu_aux", packFloats(gotZ), ElementType::F32, wantZ,
                  auxType ? fp8OutputTolerance(zType) : 1e-2, err);
 }
-} // namespace
 
-void runGroupedCases(const Device &dev, std::mt19937 &rng,
-                     const std::function<bool(const std::string &)> &selected, int &passed,
-                     int &failed) {
+/// The grouped cases' table: each group form, epilog and store form, groups ending inside
+/// tiles, groups of ~20 rows, 128 x 192 and MN-major B, the short-K ping-pong forms.
+void addGroupedFormCases(std::vector<GroupedCase> &cases) {
   using F = mepi::GroupForm;
-  const GroupedCase cases[] = {
+  const GroupedCase part[] = {
       {ElementType::BF16, 1000, 200, 136, 5, 5, F::Ends, false, false, false, false, "GELU"},
       // D rows of 262 bytes (131 columns): no TMA store; the consumer's threads store the lines.
       {ElementType::BF16, 1000, 200, 131, 5, 5, F::Ends, false, false, true, false, "GELU_BIAS"},
@@ -489,6 +489,14 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
       {ElementType::F16, 2000, 200, 1032, 97, 97, F::Ends, false, false, true, false, "DEFAULT",
        "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = "
        "true>, epilogue = <store = tma>>"},
+  };
+  cases.insert(cases.end(), std::begin(part), std::end(part));
+}
+
+/// The grouped cases in clusters along N (multicast = a).
+void addGroupedClusterCases(std::vector<GroupedCase> &cases) {
+  using F = mepi::GroupForm;
+  const GroupedCase part[] = {
       // Clusters along N (a tile row's pair of tile columns shares A's tile): an odd number of
       // tile columns (the last pair's second right of D: N = 1544, 1032, 520 in 256 or 128
       // columns), many groups ending inside tiles, MN-major B through weight indices, the
@@ -517,12 +525,17 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
        "#mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 3, cluster = 2, "
        "multicast = a>>"},
   };
-  // Runs one case (its line selected): PASS or FAIL with its configuration and error.
-  using Run = std::function<std::string(double &err, std::string &config)>;
-  auto report = [&](const std::string &line, const Run &run) {
-    if (selected(line))
-      reportCase(line, run, passed, failed);
-  };
+  cases.insert(cases.end(), std::begin(part), std::end(part));
+}
+
+using Run = std::function<std::string(double &err, std::string &config)>;
+/// Runs one case (its line selected): PASS or FAIL with its configuration and error.
+using Report = std::function<void(const std::string &line, const Run &run)>;
+
+/// The grouped FP8 cases: per-group scales, the masked layout, an e4m3 D with GELU_AUX_BIAS's
+/// aux (bf16 or 8-bit with its scale and amax), the promoted tiles forced, fast accumulation,
+/// clusters along N.
+void runGroupedFp8Cases(const Device &dev, std::mt19937 &rng, const Report &report) {
   for (auto [perGroupScalar, masked] : {std::pair{false, false}, {true, false}, {false, true}})
     report(std::string("grouped fp8 e4m3 T=1000 K=528 N=264 S=5 ") +
                (masked ? "masked " : "ends ") + "sA=[T] sB=" +
@@ -581,6 +594,20 @@ void runGroupedCases(const Device &dev, std::mt19937 &rng,
                                     "epilogue = <store = tma>>",
                                     err, config);
          });
+}
+} // namespace
+
+void runGroupedCases(const Device &dev, std::mt19937 &rng,
+                     const std::function<bool(const std::string &)> &selected, int &passed,
+                     int &failed) {
+  std::vector<GroupedCase> cases;
+  addGroupedFormCases(cases);
+  addGroupedClusterCases(cases);
+  Report report = [&](const std::string &line, const Run &run) {
+    if (selected(line))
+      reportCase(line, run, passed, failed);
+  };
+  runGroupedFp8Cases(dev, rng, report);
   report("grouped cuda-graph replay with new sizes", [&](double &err, std::string &config) {
     return runGraphCase(dev, rng, err, config);
   });
