@@ -53,6 +53,24 @@ func.func @oddRows(%a: memref<320x55168xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
+// 384 x 1408 x 34752 (B 93 MiB): three rows of 128 in 4 splits; two swapped rows of 192 in 6
+// splits and six of 64 in 2 fill the wave alike (132 units each), and the tie goes to the
+// taller tile (the 64-row ones lost 12-16 % here and on 384 x 1408 x 32576).
+// CHECK-LABEL: func.func @oddRowsTallest
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [192, 128, 64], mainloop = <stages = 4, cluster = 2>, scheduler = <split_k, splits = 6>, epilogue = <store = tma>, swapped = true>
+func.func @oddRowsTallest(%a: memref<384x34752xbf16> {mepi.alignment = 16 : i64},
+                  %b: memref<1408x34752xbf16> {mepi.alignment = 16 : i64},
+                  %d: memref<384x1408xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<384x34752xbf16>, memref<1408x34752xbf16>) outs(%d : memref<384x1408xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
 // 832 x 320 x 58176 (B 36 MiB): seven rows of 128 stay alone: six swapped rows of 144 fill
 // less of the wave (126 units of 128 x 160 against 126 of 144 x 128, more of them outside D).
 // CHECK-LABEL: func.func @oddRowsAlone
