@@ -1,0 +1,73 @@
+"""python3 bench/scripts/config_ab.py LIST.json BIN_DIR [--set TEXT] [--epilog E] [--check-chosen]
+
+Times each problem of LIST.json ({"problems": [{"m", "n", "k", "old", "new", "set"}]}, e.g.
+bench/results/swapped-pairs-ab.json) with mepi-bench forced to the old and the new kernel
+configuration, A B B A (A = old, B = new), bf16, and prints each problem's B / A (summed
+TFLOP/s) and the geomean. --set keeps the problems whose set holds TEXT; --check-chosen first
+asks BIN_DIR's mepi-opt which configuration the heuristic chooses for each and reports those
+whose choice is not `new` (the landed tree's rule against the list). Run on the GPU machine."""
+import json
+import math
+import re
+import subprocess
+import sys
+import tempfile
+
+args = sys.argv[1:]
+path, bin_dir = args[0], args[1]
+opt = lambda name, default: args[args.index(name) + 1] if name in args else default
+only, epilog = opt("--set", ""), opt("--epilog", "DEFAULT")
+problems = [p for p in json.load(open(path))["problems"] if only in p["set"]]
+
+
+def shape(p):
+    return f"{p['m']}x{p['n']}x{p['k']}"
+
+
+def chosen(p):
+    """The heuristic's configuration for p (bf16, B given as [N, K], a truncating epilog)."""
+    m, n, k = p["m"], p["n"], p["k"]
+    text = f"""func.func @p(%a: memref<{m}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %b: memref<{n}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %d: memref<{m}x{n}xbf16> {{mepi.alignment = 16 : i64}}) {{
+  mepi.matmul ins(%a, %b : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>) outs(%d : memref<{m}x{n}xbf16>) attributes {{transpose_b}} epilog {{
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }}
+  return
+}}"""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+        f.write(text)
+        f.flush()
+        out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
+                              f.name], capture_output=True, text=True, check=True).stdout
+    i = out.find("#mepi.kernel_config<")
+    j, depth = i + len("#mepi.kernel_config<"), 1
+    while depth:
+        depth += {"<": 1, ">": -1}.get(out[j], 0)
+        j += 1
+    return out[i:j]
+
+
+def tflops(p, config):
+    s = shape(p)
+    text = subprocess.run([f"{bin_dir}/mepi-bench", "--quick", "--shape", s, "--filter",
+                           f"{s} bf16 {epilog}", "--config", config],
+                          capture_output=True, text=True, timeout=60).stdout
+    row = next(line for line in text.splitlines() if re.search(rf"{s} +bf16 +{epilog}", line))
+    return float(row.split()[6])
+
+
+if "--check-chosen" in args:
+    differ = [shape(p) for p in problems if chosen(p) != p["new"]]
+    print(f"{len(problems) - len(differ)} of {len(problems)} chosen as listed; differ: {differ}")
+ratios = []
+for p in problems:
+    runs = {"A": [], "B": []}
+    for arm in "ABBA":
+        runs[arm].append(tflops(p, p["old"] if arm == "A" else p["new"]))
+    ratio = sum(runs["B"]) / sum(runs["A"])
+    ratios.append(ratio)
+    print(f"{shape(p):>18} B/A {ratio:.3f}  A {runs['A']}  B {runs['B']}", flush=True)
+if ratios:
+    print(f"geomean B/A {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} over "
+          f"{len(ratios)}, lowest {min(ratios):.3f}")
