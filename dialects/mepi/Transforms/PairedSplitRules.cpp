@@ -1,6 +1,7 @@
 // The heuristic's rule for split-K over a B that L2 cannot hold (KernelRules.h): the tile rows
 // pair up in clusters of 2 that share B's tile by multicast, so that each pair reads B from L2
-// (and DRAM) once, not twice.
+// (and DRAM) once, not twice; an odd count of rows pairs in the swapped form, whose height
+// fits D's rows to an even count.
 #include "KernelRules.h"
 #include "llvm/Support/MathExtras.h"
 
