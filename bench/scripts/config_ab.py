@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from mlir_problems import config_of, problem_mlir
+
 args = sys.argv[1:]
 path, bin_dir = args[0], args[1]
 opt = lambda name, default: args[args.index(name) + 1] if name in args else default
@@ -26,26 +28,13 @@ def shape(p):
 
 def chosen(p):
     """The heuristic's configuration for p (bf16, B given as [N, K], a truncating epilog)."""
-    m, n, k = p["m"], p["n"], p["k"]
-    text = f"""func.func @p(%a: memref<{m}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %b: memref<{n}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %d: memref<{m}x{n}xbf16> {{mepi.alignment = 16 : i64}}) {{
-  mepi.matmul ins(%a, %b : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>) outs(%d : memref<{m}x{n}xbf16>) attributes {{transpose_b}} epilog {{
-  ^bb0(%acc: f32, %row: index, %col: index):
-    %r = arith.truncf %acc : f32 to bf16
-    mepi.yield %r : bf16
-  }}
-  return
-}}"""
+    text = problem_mlir("p", p["m"], p["n"], p["k"])
     with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
         f.write(text)
         f.flush()
         out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
                               f.name], capture_output=True, text=True, check=True).stdout
-    i = out.find("#mepi.kernel_config<")
-    j, depth = i + len("#mepi.kernel_config<"), 1
-    while depth:
-        depth += {"<": 1, ">": -1}.get(out[j], 0)
-        j += 1
-    return out[i:j]
+    return config_of(out)
 
 
 def tflops(p, config):

@@ -12,20 +12,12 @@ import re
 import subprocess
 import sys
 
+from mlir_problems import config_of
+
 sample_dir, bin_dir = sys.argv[1], sys.argv[2]
 out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
                       f"{sample_dir}/probs.mlir"],
                      capture_output=True, text=True, check=True).stdout
-
-
-def config_of(part):
-    """The kernel_config attribute in one function's text (its angle brackets balanced)."""
-    i = part.find("#mepi.kernel_config<")
-    j, depth = i + len("#mepi.kernel_config<"), 1
-    while depth:
-        depth += {"<": 1, ">": -1}.get(part[j], 0)
-        j += 1
-    return part[i:j]
 
 
 problems = json.load(open(f"{sample_dir}/sample.json"))

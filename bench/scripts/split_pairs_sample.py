@@ -8,6 +8,7 @@ huge and to 0: the problems whose choice it changes are the A/B's).
 
     python3 bench/scripts/split_pairs_sample.py OUT [COUNT [SEED]]"""
 import json, math, random, sys
+from mlir_problems import problem_mlir
 out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
 count = int(sys.argv[2]) if len(sys.argv) > 2 else 200
 rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 20261202)
@@ -20,16 +21,6 @@ while len(probs) < count:
     if n * k <= 2 ** 28 and m > 64:
         probs.append({"m": m, "n": n, "k": k})
 json.dump(probs, open(out_dir + "/sample.json", "w"), indent=0)
-out = []
-for i, e in enumerate(probs):
-    m, n, k = e["m"], e["n"], e["k"]
-    out.append(f"""func.func @s{i}(%a: memref<{m}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %b: memref<{n}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %d: memref<{m}x{n}xbf16> {{mepi.alignment = 16 : i64}}) {{
-  mepi.matmul ins(%a, %b : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>) outs(%d : memref<{m}x{n}xbf16>) attributes {{transpose_b}} epilog {{
-  ^bb0(%acc: f32, %row: index, %col: index):
-    %r = arith.truncf %acc : f32 to bf16
-    mepi.yield %r : bf16
-  }}
-  return
-}}""")
+out = [problem_mlir(f"s{i}", e["m"], e["n"], e["k"]) for i, e in enumerate(probs)]
 open(out_dir + "/probs.mlir", "w").write("\n".join(out))
 print(len(probs))
