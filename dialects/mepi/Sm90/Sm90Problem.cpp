@@ -5,6 +5,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::mepi;
 
@@ -44,6 +46,7 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.dThroughTma = canStoreDThroughTma(op);
   p.dThroughLines = storesDThroughLines(op);
   p.dLineColumns = tmaStoreLineColumns(op);
+  p.dElementBytes = std::max<int64_t>(1, op.getD().getType().getElementTypeBitWidth() / 8);
   llvm::raw_string_ostream(p.dType) << "'" << op.getD().getType() << "'";
   p.epilogScratchBytes = sm90::ScratchLayout(op).bytes;
   return p;

@@ -135,6 +135,11 @@ int64_t Sm90Spec::tmaStoreBuffers() const {
   return config.getEpilogue().getStore() == DStore::Tma ? config.getEpilogue().getBuffers() : 0;
 }
 
+bool Sm90Spec::streamsD() const {
+  const Sm90Problem &p = problem();
+  return p.m * p.n * p.batch * p.dElementBytes >= target.l2Bytes;
+}
+
 int64_t Sm90Spec::stagingBytes() const {
   switch (config.getEpilogue().getStore()) {
   case DStore::Staged:

@@ -100,6 +100,7 @@ struct Sm90Problem {
   /// line buffers, stored by TMA where dThroughTma, else by the consumer's threads.
   bool dThroughLines = false;
   int64_t dLineColumns = 0;    // elements of D in one 128-byte line
+  int64_t dElementBytes = 2;   // of D (1 for 8-bit types)
   std::string dType;           // D's type as diagnostics print it
   int64_t epilogScratchBytes = 0; // per consumer warpgroup (EpilogScratch.h)
 
@@ -258,6 +259,11 @@ public:
   /// TMA store buffers per consumer (store = tma; the epilogue's `buffers`), written line
   /// after line in turn; 0 for other stores.
   int64_t tmaStoreBuffers() const;
+  /// Whether D's TMA stores carry L2's evict-first policy: where D is at least L2's size. Its
+  /// lines are written once and not read again by the kernel, and without the policy they
+  /// evict the operands' lines, which the later tiles read again (from DRAM); where D fits,
+  /// a later kernel may read it from L2, and the policy cost µs problems ~1 %.
+  bool streamsD() const;
   /// One consumer's staging block for D: padded f32 rows (staged), none (registers), its TMA
   /// store buffers (tma).
   int64_t stagingBytes() const;

@@ -48,6 +48,16 @@ SmallVector<Value> emitGuarded(Emitter &e, MatmulOp op, Value inside, int64_t re
 
 } // namespace
 
+Value mlir::mepi::emitEvictFirstPolicy(Emitter &e) {
+  return LLVM::InlineAsmOp::create(
+             e.b, e.loc, e.b.getI64Type(), ValueRange{},
+             "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l",
+             /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(e.b.getContext(), LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getResult(0);
+}
+
 Value mlir::mepi::emitGlobalBase(Emitter &e, Value value) {
   Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(e.b, e.loc, value);
   // A view (one batch element of a batched operand) starts `offset` elements in.

@@ -26,6 +26,10 @@ namespace mlir::mepi {
 /// The aligned address of memref `value` as a global pointer (for stores by address).
 Value emitGlobalBase(Emitter &e, Value value);
 
+/// L2's evict-first cache policy (`createpolicy`, all of an access's lines), the hint of D's
+/// TMA stores where the kernel streams D through L2 (Sm90Spec::streamsD).
+Value emitEvictFirstPolicy(Emitter &e);
+
 /// Named barrier 1 + consumer: the 128 threads of consumer warpgroup `consumer` (0-based; named
 /// barrier 0 is the block's).
 void emitConsumerBarrier(Emitter &e, Value consumer);
@@ -44,6 +48,7 @@ struct WgmmaEpilogFrame : TileGrid {
   int64_t staging = 0; ///< shared byte offset of consumer 0's staging block
   int64_t stagingBytes = 0;   ///< one consumer's staging block (Sm90Spec::stagingBytes)
   int64_t tmaStoreBuffers = 0; ///< store = tma: its buffers (Sm90Spec::tmaStoreBuffers)
+  Value dStorePolicy; ///< store = tma: L2's policy for D's lines (emitEvictFirstPolicy), or none
   int64_t scratch = 0; ///< shared byte offset of consumer 0's scratch area
   SmallVector<ReductionLayout> reductions;
   Value base;      ///< aligned dynamic shared memory (ptr<3>)

@@ -518,6 +518,8 @@ void WgmmaKernelGenerator::emitEpilog(Emitter &e, const Context &c, MatmulOp op,
   frame.staging = c.layout.staging;
   frame.stagingBytes = c.spec.stagingBytes();
   frame.tmaStoreBuffers = c.spec.tmaStoreBuffers();
+  if (frame.store == DStore::Tma && c.spec.streamsD())
+    frame.dStorePolicy = emitEvictFirstPolicy(e);
   frame.scratch = c.layout.scratch;
   frame.reductions = c.reductions;
   frame.base = c.base;

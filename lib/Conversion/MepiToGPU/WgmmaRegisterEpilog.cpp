@@ -470,7 +470,7 @@ void storeTmaLine(Emitter &e, const WgmmaEpilogFrame &f, Value buffer, Value col
   llvm::append_range(maps, f.mirrorMaps);
   for (Value map : maps)
     NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(e.b, e.loc, map, buffer, coordinates,
-                                                       /*l2CacheHint=*/Value(),
+                                                       /*l2CacheHint=*/f.dStorePolicy,
                                                        NVVM::TMAStoreMode::TILE,
                                                        /*predicate=*/Value());
   NVVM::CpAsyncBulkCommitGroupOp::create(e.b, e.loc);

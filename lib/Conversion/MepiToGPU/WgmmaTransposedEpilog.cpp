@@ -200,7 +200,7 @@ void mlir::mepi::emitTransposedTmaStores(Emitter &e, MatmulOp op, const IRMappin
         Value source = e.offset(buffer, e.i32(box * boxRows * kLineBytes));
         for (Value map : maps)
           NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              b, loc, map, source, coordinates, /*l2CacheHint=*/Value(),
+              b, loc, map, source, coordinates, /*l2CacheHint=*/f.dStorePolicy,
               NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       }
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
