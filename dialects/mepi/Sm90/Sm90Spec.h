@@ -259,12 +259,14 @@ public:
   /// TMA store buffers per consumer (store = tma; the epilogue's `buffers`), written line
   /// after line in turn; 0 for other stores.
   int64_t tmaStoreBuffers() const;
-  /// Whether D's TMA stores carry L2's evict-first policy: where D is at least L2's size and
-  /// the main loop at most kStreamsDKSteps long. D's lines are written once and not read
-  /// again by the kernel; without the policy they evict the operands' lines, which the later
-  /// tiles then read again from DRAM, and short main loops are bound by those DRAM bytes.
-  /// Where D fits, a later kernel may read it from L2 (and the policy cost µs problems ~1 %);
-  /// over longer main loops it gained nothing measurable.
+  /// Whether D's TMA stores carry L2's evict-first policy: where one matrix of D is at least
+  /// L2's size and the main loop at most kStreamsDKSteps long. D's lines are written once and
+  /// not read again by the kernel; without the policy they evict the operands' lines, which
+  /// the later tiles of the matrix then read again from DRAM, and short main loops are bound
+  /// by those DRAM bytes. Where D fits, a later kernel may read it from L2 (and the policy
+  /// cost µs problems ~1 %); over longer main loops it gained nothing measurable; a batch
+  /// element's tiles read its operands within a wave or two, and batches of small matrices
+  /// lost with it.
   bool streamsD() const;
   static constexpr int64_t kStreamsDKSteps = 4;
   /// One consumer's staging block for D: padded f32 rows (staged), none (registers), its TMA
