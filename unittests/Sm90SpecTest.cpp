@@ -224,6 +224,27 @@ TEST_F(Sm90SpecTest, OneTmaStoreBufferLeavesRoomForAStage) {
   EXPECT_FALSE(wgmma(256, 128, 4).withTmaBuffers(1));
 }
 
+TEST_F(Sm90SpecTest, DStreamsThroughL2WhereOneMatrixFillsItOverAShortMainLoop) {
+  // One bf16 matrix of D of at least L2's size (50 MiB on the reference part: 6400 x 4096 x 2
+  // bytes) over at most 4 k-steps takes the evict-first stores; a smaller D, a longer main
+  // loop or a batch of small matrices does not.
+  KernelConfigAttr config = wgmma(128, 256, 4).withStore(DStore::Tma);
+  EXPECT_EQ(target.l2Bytes, 50 * 1024 * 1024);
+  EXPECT_TRUE(Sm90Spec(problem(6400, 4096, 256), config, target).streamsD());
+  EXPECT_FALSE(Sm90Spec(problem(6399, 4096, 256), config, target).streamsD());
+  EXPECT_FALSE(Sm90Spec(problem(6400, 4096, 257), config, target).streamsD());
+  EXPECT_FALSE(Sm90Spec(problem(640, 4096, 128, 10), config, target).streamsD());
+  EXPECT_TRUE(Sm90Spec(problem(6400, 4096, 128, 10), config, target).streamsD());
+  // The bound is in k-steps, so 8-bit operands (tile_k 128) stream D up to K = 512, and an
+  // 8-bit D needs twice the elements.
+  Sm90Problem fp8 = problem(12800, 4096, 512);
+  fp8.elementBytes = fp8.dElementBytes = 1;
+  KernelConfigAttr fp8Config = wgmma(128, 256, 4, 128).withStore(DStore::Tma);
+  EXPECT_TRUE(Sm90Spec(fp8, fp8Config, target).streamsD());
+  fp8.m = 12799;
+  EXPECT_FALSE(Sm90Spec(fp8, fp8Config, target).streamsD());
+}
+
 TEST_F(Sm90SpecTest, SplitStagesKeepTheirLowPartsAndAReadyBarrier) {
   // Strict f32 split in the kernel: each stage's low parts beside it, a third barrier per
   // stage; any number of consumers reads a stage split once, groups take no split.
