@@ -7,13 +7,12 @@ TFLOP/s) and the geomean. --set keeps the problems whose set holds TEXT; --check
 asks BIN_DIR's mepi-opt which configuration the heuristic chooses for each and reports those
 whose choice is not `new` (the landed tree's rule against the list). Run on the GPU machine."""
 import json
-import math
 import re
 import subprocess
 import sys
 import tempfile
 
-from mlir_problems import config_of, problem_mlir
+from mlir_problems import abba, config_of, geomean, problem_mlir
 
 args = sys.argv[1:]
 path, bin_dir = args[0], args[1]
@@ -49,14 +48,8 @@ def tflops(p, config):
 if "--check-chosen" in args:
     differ = [shape(p) for p in problems if chosen(p) != p["new"]]
     print(f"{len(problems) - len(differ)} of {len(problems)} chosen as listed; differ: {differ}")
-ratios = []
-for p in problems:
-    runs = {"A": [], "B": []}
-    for arm in "ABBA":
-        runs[arm].append(tflops(p, p["old"] if arm == "A" else p["new"]))
-    ratio = sum(runs["B"]) / sum(runs["A"])
-    ratios.append(ratio)
-    print(f"{shape(p):>18} B/A {ratio:.3f}  A {runs['A']}  B {runs['B']}", flush=True)
+ratios = [abba(shape(p), lambda: tflops(p, p["old"]), lambda: tflops(p, p["new"]))
+          for p in problems]
 if ratios:
-    print(f"geomean B/A {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} over "
+    print(f"geomean B/A {geomean(ratios):.3f} over "
           f"{len(ratios)}, lowest {min(ratios):.3f}")

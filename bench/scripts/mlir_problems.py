@@ -1,5 +1,6 @@
-"""The bench scripts' shared MLIR helpers: a bf16 problem as a mepi.matmul for mepi-opt, and the
-kernel configuration the heuristic wrote into mepi-opt's output."""
+"""The bench scripts' shared helpers: a bf16 problem as a mepi.matmul for mepi-opt, the kernel
+configuration the heuristic wrote into mepi-opt's output, and an A B B A comparison."""
+import math
 
 
 def problem_mlir(name, m, n, k):
@@ -22,3 +23,18 @@ def config_of(text):
         depth += {"<": 1, ">": -1}.get(text[j], 0)
         j += 1
     return text[i:j]
+
+
+def abba(label, time_a, time_b):
+    """Runs time_a() and time_b() (TFLOP/s each) in the order A B B A, prints the label's B / A
+    (the runs' sums) with the runs, and returns that ratio."""
+    runs = {"A": [], "B": []}
+    for arm in "ABBA":
+        runs[arm].append(time_a() if arm == "A" else time_b())
+    ratio = sum(runs["B"]) / sum(runs["A"])
+    print(f"{label:>18} B/A {ratio:.3f}  A {runs['A']}  B {runs['B']}", flush=True)
+    return ratio
+
+
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values))

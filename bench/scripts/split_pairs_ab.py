@@ -7,12 +7,11 @@ pairs are timed with mepi-bench as chosen (B) and forced without the pairs (A: t
 configuration, `cluster = 2` taken out), A B B A, bf16 DEFAULT. Prints each problem's B / A
 (mean TFLOP/s) and the geomean."""
 import json
-import math
 import re
 import subprocess
 import sys
 
-from mlir_problems import config_of
+from mlir_problems import abba, config_of, geomean
 
 sample_dir, bin_dir = sys.argv[1], sys.argv[2]
 out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
@@ -38,14 +37,8 @@ def tflops(shape, config):
     return float(row.split()[6])
 
 
-ratios = []
-for shape, unpaired in paired:
-    runs = {"A": [], "B": []}
-    for arm in "ABBA":
-        runs[arm].append(tflops(shape, unpaired if arm == "A" else None))
-    ratio = sum(runs["B"]) / sum(runs["A"])
-    ratios.append(ratio)
-    print(f"{shape:>18} B/A {ratio:.3f}  A {runs['A']}  B {runs['B']}", flush=True)
+ratios = [abba(shape, lambda: tflops(shape, unpaired), lambda: tflops(shape, None))
+          for shape, unpaired in paired]
 if ratios:
-    print(f"geomean B/A {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} over "
+    print(f"geomean B/A {geomean(ratios):.3f} over "
           f"{len(ratios)}, {sum(r < 0.97 for r in ratios)} under 0.97")
