@@ -238,7 +238,8 @@ TEST_F(Sm90SpecTest, DStreamsThroughL2WhereOneMatrixFillsItOverAShortMainLoop) {
   // The bound is in k-steps, so 8-bit operands (tile_k 128) stream D up to K = 512, and an
   // 8-bit D needs twice the elements.
   Sm90Problem fp8 = problem(12800, 4096, 512);
-  fp8.elementBytes = fp8.dElementBytes = 1;
+  fp8.elementBytes = 1;
+  fp8.dLineColumns = 128;
   KernelConfigAttr fp8Config = wgmma(128, 256, 4, 128).withStore(DStore::Tma);
   EXPECT_TRUE(Sm90Spec(fp8, fp8Config, target).streamsD());
   fp8.m = 12799;

@@ -5,8 +5,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
-
 using namespace mlir;
 using namespace mlir::mepi;
 
@@ -46,7 +44,6 @@ Sm90Problem Sm90Problem::of(MatmulOp op) {
   p.dThroughTma = canStoreDThroughTma(op);
   p.dThroughLines = storesDThroughLines(op);
   p.dLineColumns = tmaStoreLineColumns(op);
-  p.dElementBytes = std::max<int64_t>(1, op.getD().getType().getElementTypeBitWidth() / 8);
   llvm::raw_string_ostream(p.dType) << "'" << op.getD().getType() << "'";
   p.epilogScratchBytes = sm90::ScratchLayout(op).bytes;
   return p;

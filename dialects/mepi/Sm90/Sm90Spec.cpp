@@ -137,7 +137,7 @@ int64_t Sm90Spec::tmaStoreBuffers() const {
 
 bool Sm90Spec::streamsD() const {
   const Sm90Problem &p = problem();
-  return kSteps() <= kStreamsDKSteps && p.m * p.n * p.dElementBytes >= target.l2Bytes;
+  return kSteps() <= kStreamsDKSteps && p.m * p.n * p.dElementBytes() >= target.l2Bytes;
 }
 
 int64_t Sm90Spec::stagingBytes() const {

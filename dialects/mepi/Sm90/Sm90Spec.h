@@ -100,7 +100,6 @@ struct Sm90Problem {
   /// line buffers, stored by TMA where dThroughTma, else by the consumer's threads.
   bool dThroughLines = false;
   int64_t dLineColumns = 0;    // elements of D in one 128-byte line
-  int64_t dElementBytes = 2;   // of D (1 for 8-bit types)
   std::string dType;           // D's type as diagnostics print it
   int64_t epilogScratchBytes = 0; // per consumer warpgroup (EpilogScratch.h)
 
@@ -110,6 +109,9 @@ struct Sm90Problem {
   static bool storesDThroughLines(MatmulOp op);
   bool operandSums() const { return aSums || bSums; }
   bool grouped() const { return groups > 0; }
+  /// Bytes of an element of D (from its line: dLineColumns elements are 128 bytes); 0 where
+  /// the line is not set.
+  int64_t dElementBytes() const { return dLineColumns ? 128 / dLineColumns : 0; }
   /// The MMA atom of A and B (elementBytes is one the table has: Sm90Problem::of checks it).
   MmaAtom atom() const { return *MmaAtom::of(elementBytes); }
 };
