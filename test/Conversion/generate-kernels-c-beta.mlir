@@ -13,11 +13,11 @@
 // CHECK-DAG: %[[COL0:[a-z0-9_]+]] = arith.muli %[[BX]], %{{[a-z0-9_]+}} : index
 // CHECK-DAG: %[[COL:[a-z0-9_]+]] = arith.addi %[[COL0]], %[[TX]] : index
 // CHECK: %[[SUM:[a-z0-9_]+]] = scf.for
-// CHECK: %[[SCALED:[a-z0-9_]+]] = arith.mulf %[[ALPHA]], %[[SUM]] : f32
+// CHECK: %[[SCALED:[a-z0-9_]+]] = arith.mulf %[[ALPHA]], %[[SUM]] fastmath<contract> : f32
 // CHECK: %[[CV:[a-z0-9_]+]] = memref.load %[[C]][%[[ROW]], %[[COL]]] : memref<8x16xf16>
 // CHECK-NEXT: %[[CF:[a-z0-9_]+]] = arith.extf %[[CV]] : f16 to f32
-// CHECK-NEXT: %[[BC:[a-z0-9_]+]] = arith.mulf %[[BETA]], %[[CF]] : f32
-// CHECK-NEXT: %[[ACC:[a-z0-9_]+]] = arith.addf %[[SCALED]], %[[BC]] : f32
+// CHECK-NEXT: %[[BC:[a-z0-9_]+]] = arith.mulf %[[BETA]], %[[CF]] fastmath<contract> : f32
+// CHECK-NEXT: %[[ACC:[a-z0-9_]+]] = arith.addf %[[SCALED]], %[[BC]] fastmath<contract> : f32
 // CHECK-NEXT: %[[OUT:[a-z0-9_]+]] = arith.truncf %[[ACC]] : f32 to f16
 // CHECK-NEXT: memref.store %[[OUT]], %[[D]][%[[ROW]], %[[COL]]] : memref<8x16xf16>
 func.func @gemm(%a: memref<8x32xf16>, %b: memref<32x16xf16>, %alpha: f32, %c: memref<8x16xf16>,

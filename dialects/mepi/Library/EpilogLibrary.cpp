@@ -231,10 +231,11 @@ void mlir::mepi::buildBuiltinEpilog(OpBuilder &builder, MatmulOp op, BuiltinEpil
     Value term = arith::MulFOp::create(b, loc, r.input(kEpilogBeta.key), r.toF32(c));
     if (Value scale = r.input("c_scale"))
       term = arith::MulFOp::create(b, loc, term, scale);
-    x = arith::AddFOp::create(b, loc, x, term);
+    x = arith::AddFOp::create(b, loc, x, term, arith::FastMathFlags::contract);
   }
+  // contract: the addition may fuse with alpha's product before it (emitEpilogValues).
   if (Value bias = r.input("bias"))
-    x = arith::AddFOp::create(b, loc, x, r.toF32(bias));
+    x = arith::AddFOp::create(b, loc, x, r.toF32(bias), arith::FastMathFlags::contract);
   x = emitActivation(r, epilog, x, zero, geluAux, aux);
   if (!signature.reductions.empty()) // the bias gradient: the sum of D's row
     reductions.push_back(x);

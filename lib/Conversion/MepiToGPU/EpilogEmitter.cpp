@@ -122,8 +122,12 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
                                                 const IRMapping &operands, Value acc,
                                                 const ElementIndex &index,
                                                 ArrayRef<Value> preloaded, Value preloadedC) {
+  // alpha's product and the first addition after it (beta C here, the built-in bias) may
+  // contract into one fma: one rounding fewer, bits unchanged where alpha is 1, and one
+  // instruction less an element where the epilog bounds the kernel (short K).
+  const auto contract = arith::FastMathFlags::contract;
   if (Value alpha = op.getAlpha())
-    acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc);
+    acc = arith::MulFOp::create(b, loc, operands.lookup(alpha), acc, contract);
   if (Value c = op.getC()) {
     Value loaded = preloadedC;
     if (!loaded) {
@@ -134,7 +138,8 @@ SmallVector<Value> mlir::mepi::emitEpilogValues(OpBuilder &b, Location loc, Matm
     }
     Value cVal = emitToF32(b, loc, loaded);
     acc = arith::AddFOp::create(
-        b, loc, acc, arith::MulFOp::create(b, loc, operands.lookup(op.getBeta()), cVal));
+        b, loc, acc,
+        arith::MulFOp::create(b, loc, operands.lookup(op.getBeta()), cVal, contract), contract);
   }
 
   IRMapping region;
