@@ -1,6 +1,5 @@
 // mepi-approximate-math: f32 math ops with fastmath<afn> as Hopper's approximate instructions
 // (which ops and instructions: mepi/Library/ApproximateOps.h).
-#include "FmaReciprocal.h"
 #include "Target/Passes.h"
 #include "mepi/Library/ApproximateOps.h"
 
@@ -32,11 +31,6 @@ void replaceByInstruction(Operation *op, StringRef asmText, StringRef constraint
 
 struct ApproximateMathPass : mepi::impl::MepiApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
-    // First the sigmoid divisions that go to the FMA pipe: their divisors are recognized by
-    // math.exp2, which the walk below replaces.
-    for (arith::DivFOp division :
-         mepi::divisionsForFmaPipe(getOperation(), mepi::kFmaReciprocalEvery))
-      mepi::expandOnFmaPipe(division);
     getOperation().walk([](Operation *op) {
       if (std::optional<mepi::ApproximateInstruction> approx = mepi::approximateInstruction(op))
         replaceByInstruction(op, approx->asmText, approx->constraints);

@@ -43,9 +43,7 @@ def MepiApproximateMath : Pass<"mepi-approximate-math", "::mlir::gpu::GPUModuleO
     libdevice's `exp2f` adds the scaling that keeps subnormal results); `arith.divf` becomes
     `div.approx.ftz.f32` (MUFU.RCP and a multiply, 2 ulp; the form without ftz adds a test and
     two scalings for subnormal operands). Subnormal inputs and results flush to zero (an absolute
-    error under 2^-126). One in three divisions by 1 + 2^t (a sigmoid's: GELU, SiLU) instead
-    multiplies by a reciprocal from Newton's method on the FMA pipe (FmaReciprocal.h), so such
-    epilogs do not wait on MUFU alone. Without the flag nothing
+    error under 2^-126). Without the flag nothing
     changes: approximation is the epilog's choice. `math.exp` with `afn` needs no pass: it
     already lowers to `__nv_fast_expf` (`ex2.approx`).
   }];
