@@ -155,3 +155,16 @@ TEST(EpilogBuilder, FastMathMarksTheNodesAfterIt) {
   EXPECT_TRUE(contains(text, "math.exp %v1 fastmath<afn> : f32")) << text;
   EXPECT_TRUE(contains(text, "arith.divf %v2, %v3 fastmath<afn> : f32")) << text;
 }
+
+TEST(EpilogBuilder, FastMathLetsProductsAndSumsContract) {
+  EpilogBuilder e;
+  EpilogValue x = e.accumulator();
+  EpilogValue exact = e.add(e.mul(x, x), x);
+  e.setFastMath(true);
+  e.store(e.sub(e.mul(exact, x), x));
+  std::string text = e.toUserEpilog(DType::BFloat16, {}).mlir;
+  EXPECT_TRUE(contains(text, "arith.mulf %acc, %acc : f32")) << text;
+  EXPECT_TRUE(contains(text, "arith.addf %v1, %acc : f32")) << text;
+  EXPECT_TRUE(contains(text, "arith.mulf %v2, %acc fastmath<contract> : f32")) << text;
+  EXPECT_TRUE(contains(text, "arith.subf %v3, %acc fastmath<contract> : f32")) << text;
+}

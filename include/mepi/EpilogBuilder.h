@@ -111,8 +111,11 @@ public:
   /// Lets exp, log, tanh, sqrt, rsqrt, pow and division use the hardware's approximate
   /// instructions (MUFU: ex2.approx, tanh.approx.f32 with a relative error near 2^-11,
   /// div.approx), as the built-in epilogs do for GELU and SIGMOID; below the precision of a bf16
-  /// or f16 D, not of an f32 one. Off by default: libdevice's accurate functions and IEEE
-  /// division. Applies to the nodes added after the call.
+  /// or f16 D, not of an f32 one. It also lets a multiplication and an addition or subtraction
+  /// of its product round once (one fma, as nvcc contracts by default and as the built-in
+  /// epilogs add their bias to alpha's product). Off by default: libdevice's accurate
+  /// functions, IEEE division, every operation rounded. Applies to the nodes added after the
+  /// call.
   void setFastMath(bool enabled);
 
   // Outputs.

@@ -406,9 +406,15 @@ struct EpilogBuilder::Printer {
     case Node::Kind::Binary: {
       auto op = static_cast<BinaryOp>(n.op);
       bool approximable = op == BinaryOp::Div || op == BinaryOp::Pow;
-      os << binaryName(op, operandType) << " " << operand(0) << ", " << operand(1)
-         << (n.fast && approximable ? " fastmath<afn>" : "") << " : " << mlirType(operandType)
-         << "\n";
+      // A product and the addition after it may round once (one fma), as the built-in epilogs'.
+      bool contractible = operandType == ValueType::F32 &&
+                          (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul);
+      const char *flags = !n.fast       ? ""
+                          : approximable ? " fastmath<afn>"
+                          : contractible ? " fastmath<contract>"
+                                         : "";
+      os << binaryName(op, operandType) << " " << operand(0) << ", " << operand(1) << flags
+         << " : " << mlirType(operandType) << "\n";
       break;
     }
     case Node::Kind::Fma:
