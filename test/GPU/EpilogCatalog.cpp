@@ -492,6 +492,9 @@ std::vector<Shape> catalogShapes(bool quick) {
     shapes.push_back({520, 264, 256, true, false,
                       "#mepi.kernel_config<wgmma, tile = [128, 256, 64], "
                       "mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>>"});
+    // The heuristic's kernels for many tiles at K <= 4096 (289 tiles of 128 x 128): DGELU's
+    // staged ping-pong 128 x 128 s4 (stagedPingpongForm), the other epilogs' wide tiles.
+    shapes.push_back({2176, 2112, 320, true});
   }
   return shapes;
 }

@@ -259,11 +259,17 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
                                                    : SmallVector<KernelConfigAttr>();
   addForms(ranked, op, p, target);
   addVariants(ranked, op, p, target, 0);
-  // The cost model was fitted on dense and batched problems only.
+  // The cost model was fitted on dense and batched problems only, of element-wise epilogs: it
+  // does not choose for reductions or operand sums (the bias gradients), whose cost it does not
+  // know. It chose 64 x 64 for decode16's DGELU_BGRAD and BGRADB (16 x 8192 x 8192; H200,
+  // 2026-12-01, `catalog.json`): 0.84 and 0.78 of cuBLASLt, where the rules' 64 x 128 in 2 splits
+  // ran 1.04 and 0.96 (2026-11-22's catalog run).
   bool modelled = !p.grouped() && !p.kGroups;
+  bool elementWise = op.getReductions().empty() && !op.getASums() && !op.getBSums();
   bool special = epilogCost(op) != EpilogCost::Arithmetic;
   if (modelled) {
-    preferModelChoice(ranked, p, target, special);
+    if (elementWise)
+      preferModelChoice(ranked, p, target, special);
     pairChosenSplits(ranked, op, p, target);
   }
   size_t fitted = ranked.size();

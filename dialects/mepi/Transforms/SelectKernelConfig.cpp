@@ -65,6 +65,7 @@ struct WgmmaHeuristic {
   KernelConfigAttr columnFitted(KernelConfigAttr config) const;
   KernelConfigAttr manyTileForm(bool huge) const;
   KernelConfigAttr pingpongForm(bool special) const;
+  KernelConfigAttr stagedPingpongForm() const;
   KernelConfigAttr narrowerThan256x128() const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
   int64_t splitsFor(int64_t tiles, bool smallTiles) const;
@@ -344,11 +345,12 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (!unforced || p.k > 4096)
     return {};
   int64_t tiles128 = tileCount(128, 128);
-  bool tmaStores = canUseTmaStores(op, tma, 128);
-  if (!tmaStores || tiles128 < 2 * target.multiprocessors)
+  if (tiles128 < 2 * target.multiprocessors)
     return {};
   EpilogCost cost = epilogCost(op);
   bool special = cost != EpilogCost::Arithmetic;
+  if (!canUseTmaStores(op, tma, 128))
+    return special ? stagedPingpongForm() : KernelConfigAttr();
   bool manyPerWalker = tiles128 >= 16 * target.multiprocessors;
   if (p.batch > 1)
     if (KernelConfigAttr form = pingpongForm(special))
@@ -385,6 +387,26 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (KernelConfigAttr narrower = narrowerThan256x128())
     return narrower;
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
+}
+
+/// Without TMA stores, ping-pong 128 x 128 with 4 stages and D staged for an unbatched epilog of
+/// special ops that reads a matrix input per element (DGELU_BGRAD's gelu_aux): one consumer's
+/// loads and sigmoid run under the other's main loop. On the H200 (2026-12-01, `catalog.json`
+/// against 2026-11-22's run, which took this form; fp16 DGELU_BGRAD, of cuBLASLt): 4096^3 1.06
+/// on 128 x 256 in clusters against 1.22, llm-up 0.91 against 1.27, m16384-up 0.88 against 1.10.
+/// Epilogs without such an input keep the wide tile in clusters (manyTileForm): RELU_AUX_BIAS,
+/// GELU_AUX_BIAS and DRELU_BGRAD ran 1.00-1.13x faster there than on this form.
+KernelConfigAttr WgmmaHeuristic::stagedPingpongForm() const {
+  constexpr int64_t kStages = 4;
+  bool matrixInput = llvm::any_of(llvm::seq<unsigned>(0, op.getEpilogInputs().size()),
+                                  [&](unsigned i) {
+                                    return op.getInputKind(i) == BroadcastKind::Matrix;
+                                  });
+  if (p.batch != 1 || !matrixInput)
+    return {};
+  KernelConfigAttr config =
+      tile(128, 128, kStages).withPingpong(true).withStore(DStore::Staged);
+  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
 }
 
 /// Ping-pong 128 x 128 with TMA stores and the most stages that fit (6, else 5 or 4), where A's and
