@@ -157,7 +157,9 @@ void gputest::addStoreFormCases(std::vector<Case> &cases) {
         "[128, 256, 64], mainloop = <stages = 4, cluster = 2>, epilogue = <store = tma>",
         "[128, 128, 64], mainloop = <stages = 4, pingpong = true>, "
         "epilogue = <store = registers>",
-        "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>"}) {
+        "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>",
+        // Three lines a tile in ping-pong (the short-K width measured in bench/NOTES.md).
+        "[64, 192, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>"}) {
     std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
     auto stored = [&](Case c) { cases.push_back(forced(c, config)); };
     stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
