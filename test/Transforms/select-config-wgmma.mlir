@@ -801,3 +801,36 @@ func.func @batched_long_k_waves(%a: memref<8x1536x2048xbf16> {mepi.alignment = 1
   }
   return
 }
+
+// Short K where 64 x 192 tiles take fewer columns of waves: 4928 x 832 has 77 x 5 = 385 tiles of
+// 192 (3 waves of 132, 576 columns) against 77 x 4 = 308 of 256 (3 waves, 768 columns), at most
+// 0.90 of them: 64 x 192 ping-pong.
+// CHECK-LABEL: func.func @short_k_narrow
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 192, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @short_k_narrow(%a: memref<4928x128xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<832x128xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<4928x832xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<4928x128xbf16>, memref<832x128xbf16>) outs(%d : memref<4928x832xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// 7808 x 896: 122 x 5 = 610 tiles of 192 (5 waves, 960 columns) against 122 x 4 = 488 of 256
+// (4 waves, 1024 columns), 0.94 of them: 64 x 256 stays.
+// CHECK-LABEL: func.func @short_k_wide_kept
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @short_k_wide_kept(%a: memref<7808x128xbf16> {mepi.alignment = 16 : i64},
+                             %b: memref<896x128xbf16> {mepi.alignment = 16 : i64},
+                             %d: memref<7808x896xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<7808x128xbf16>, memref<896x128xbf16>) outs(%d : memref<7808x896xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
