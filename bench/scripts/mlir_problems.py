@@ -3,12 +3,22 @@ configuration the heuristic wrote into mepi-opt's output, and an A B B A compari
 import math
 
 
-def problem_mlir(name, m, n, k):
-    """D [m, n] = A [m, k] B [n, k]^T in bf16 with a truncating epilog, as func.func @name."""
-    return f"""func.func @{name}(%a: memref<{m}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %b: memref<{n}x{k}xbf16> {{mepi.alignment = 16 : i64}}, %d: memref<{m}x{n}xbf16> {{mepi.alignment = 16 : i64}}) {{
-  mepi.matmul ins(%a, %b : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>) outs(%d : memref<{m}x{n}xbf16>) attributes {{transpose_b}} epilog {{
+def problem_mlir(name, m, n, k, batch=1, special=False):
+    """D [m, n] = A [m, k] B [n, k]^T in bf16 with a truncating epilog, as func.func @name;
+    `batch` > 1 gives each operand a leading batch dimension, and `special` a sigmoid-like
+    epilog of approximate special ops (x / (1 + 2^x), the heuristic's cost class of GELU_BIAS)."""
+    pre = f"{batch}x" if batch > 1 else ""
+    a, b, d = f"{pre}{m}x{k}xbf16", f"{pre}{n}x{k}xbf16", f"{pre}{m}x{n}xbf16"
+    body = "%r = arith.truncf %acc : f32 to bf16"
+    if special:
+        body = ("%one = arith.constant 1.0 : f32\n    %e = math.exp2 %acc fastmath<afn> : f32\n"
+                "    %s = arith.addf %one, %e : f32\n"
+                "    %x = arith.divf %acc, %s fastmath<afn> : f32\n"
+                "    %r = arith.truncf %x : f32 to bf16")
+    return f"""func.func @{name}(%a: memref<{a}> {{mepi.alignment = 16 : i64}}, %b: memref<{b}> {{mepi.alignment = 16 : i64}}, %d: memref<{d}> {{mepi.alignment = 16 : i64}}) {{
+  mepi.matmul ins(%a, %b : memref<{a}>, memref<{b}>) outs(%d : memref<{d}>) attributes {{transpose_b}} epilog {{
   ^bb0(%acc: f32, %row: index, %col: index):
-    %r = arith.truncf %acc : f32 to bf16
+    {body}
     mepi.yield %r : bf16
   }}
   return

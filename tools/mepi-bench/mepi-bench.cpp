@@ -8,7 +8,10 @@
 //
 //   mpirun -np 2 mepi-bench --dist [--quick] [--epilog NAME] [--filter SUBSTRING] [--json FILE]
 //   mepi-bench [--quick] [--stream] [--ungated] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
-//              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]...
+//              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]... [--list]
+//
+// --list prints the problems a run would time (name, shape, dtype, epilog, aligned) and exits
+// without a GPU: e.g. `--list --sweep SEED` gives a seed's problems to scripts.
 //
 // --layout nn gives B as K x N row-major instead (A @ B of row-major arrays; N-major B, which
 // mepi reads transposed from shared memory and cuBLASLt takes as op T of an N x K matrix).
@@ -354,7 +357,7 @@ namespace {
 /// globals that measure() reads).
 struct Options {
   bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
-       grouped = false, groupedK = false, fp8 = false;
+       grouped = false, groupedK = false, fp8 = false, list = false;
   std::optional<uint64_t> sweepSeed;
   int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
   std::string jsonPath, ltoirPath, command;
@@ -398,7 +401,7 @@ std::optional<Options> parseOptions(int argc, char **argv) {
       {"--grouped", &o.grouped}, {"--grouped-k", &o.groupedK}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
       {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune},
       {"--confirm", &confirm},   {"--stream", &bench::streamTiming},
-      {"--ungated", &ungated}};
+      {"--ungated", &ungated},   {"--list", &o.list}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     o.command += " " + arg;
@@ -640,6 +643,13 @@ int main(int argc, char **argv) {
   if (!options)
     return 1;
   Options &o = *options;
+  if (o.list) {
+    for (const Problem &p : problemsFor(o, shapesFor(o)))
+      std::printf("%s %" PRId64 "x%" PRId64 "x%" PRId64 "x%" PRId64 "%s %s %s %s\n", p.shape.name,
+                  p.shape.batch, p.shape.m, p.shape.n, p.shape.k, p.shape.sharedB ? "b" : "",
+                  p.dtype(), p.epilog, p.aligned ? "aligned" : "unaligned");
+    return 0;
+  }
   bench::QueueGate::enabled = !ungated;
   Device dev;
   if (!openDevice(dev))
