@@ -81,23 +81,6 @@ func.func @tma_store_rows(%a: memref<16x128xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// A TMA store writes 128 bytes of each row: 64 bf16 columns.
-func.func @tma_store_tile(%a: memref<200x128xbf16> {mepi.alignment = 16 : i64},
-                          %b: memref<1024x128xbf16> {mepi.alignment = 16 : i64},
-                          %d: memref<200x1024xbf16> {mepi.alignment = 16 : i64}) {
-  // expected-error @+1 {{store = tma needs tile_n a multiple of 64 (128 bytes of D), got 96}}
-  mepi.matmul ins(%a, %b : memref<200x128xbf16>, memref<1024x128xbf16>)
-      outs(%d : memref<200x1024xbf16>)
-      attributes {transpose_b, config = #mepi.kernel_config<wgmma, tile = [128, 96, 64], mainloop = <stages = 4>, epilogue = <store = tma>>} epilog {
-  ^bb0(%acc: f32, %row: index, %col: index):
-    %r = arith.truncf %acc : f32 to bf16
-    mepi.yield %r : bf16
-  }
-  return
-}
-
-// -----
-
 // A cluster along N multicasts half of A's tile from each block: an A given as [K, M] loads
 // 64-row blocks, so a 64-row tile has no half to share.
 func.func @mn_major_a_multicast(%a: memref<128x200xbf16>, %b: memref<512x128xbf16>, %d: memref<200x512xbf16>) {

@@ -168,6 +168,24 @@ void gputest::addStoreFormCases(std::vector<Case> &cases) {
     stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
     stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
   }
+  // A last line narrower than 128 bytes, which the threads copy: half a line after two (160),
+  // after one (96, an even count), after three with one buffer (224), in ping-pong; f32 D's
+  // 32-column lines are whole. B as [N, K] (B as [K, N] loads 64-row blocks: tile_n 64k). Last,
+  // D's rows of 1002 bytes, which TMA cannot address: the threads copy every line.
+  for (const char *form :
+       {"[128, 160, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
+        "[128, 96, 64], mainloop = <stages = 6>, epilogue = <store = tma>",
+        "[128, 224, 64], mainloop = <stages = 4>, epilogue = <store = tma, buffers = 1>",
+        "[64, 160, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>"}) {
+    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+    auto stored = [&](Case c) { cases.push_back(forced(c, config)); };
+    stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
+    stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
+            0.5f, 2.0f, false, ElementType::F32});
+    stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+    stored({ElementType::F16, {330, 264}, {520, 330}, {264, 520}, true, true, "GELU"});
+    stored({ElementType::BF16, {301, 200}, {501, 200}, {301, 501}, false, true, "BIAS"});
+  }
   // A matrix of D at least L2's size over at most 4 k-steps: TMA stores with L2's evict-first
   // policy (Sm90Spec::streamsD; 8195 x 4104 bf16 is 64 MiB): the heuristic's kernel, a batch of
   // such matrices, C with f32 D, and the swapped form's stores.

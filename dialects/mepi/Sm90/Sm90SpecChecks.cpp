@@ -43,11 +43,9 @@ std::optional<std::string> whyNotStore(const Sm90Problem &p, KernelConfigAttr co
        << p.dType;
     return message;
   }
-  if (config.getTileN() % p.dLineColumns != 0) {
-    os << "store = tma needs tile_n a multiple of " << p.dLineColumns << " (128 bytes of D), got "
-       << config.getTileN();
-    return message;
-  }
+  // No check of tile_n: whole 128-byte lines but for a narrower last line, which the threads
+  // store (WgmmaRegisterEpilog.cpp); the epilog's 32-column steps (unswapped) and the swapped
+  // form's 64 or 128 columns leave that line whole 32-byte units.
   // Swapped: each consumer's 64 columns are one 128-byte line, written 16 rows at a time
   // (stmatrix.trans of two 8-row groups).
   if (config.getSwapped() && (p.dLineColumns != kSliceRows || config.getTileM() % 16 != 0)) {

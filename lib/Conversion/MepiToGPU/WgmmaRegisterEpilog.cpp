@@ -426,19 +426,23 @@ int64_t lineUnitBytes(MatmulOp op, const WgmmaEpilogFrame &f) {
   return unit;
 }
 
-/// A line that TMA cannot store: the consumer's 128 threads copy the line's buffer to D
-/// themselves, a unit each per step (lineUnitBytes: a warp writes consecutive units of a row),
-/// rows and columns inside D only. Where D's rows are not 16-byte multiples (no TMA store), or
-/// for a slice that crosses its group's end (grouped: a TMA box clips at D's end only, and the
-/// rows past the group's end are the next group's). The buffer was written and the consumer's
-/// barrier passed, as for the TMA store; the next write of this buffer comes after the next
-/// line's barrier, which every thread reaches after its reads here.
+/// A line that TMA cannot store: the consumer's 128 threads copy the line's first `columns`
+/// columns from its buffer to D themselves, a unit each per step (lineUnitBytes: a warp writes
+/// consecutive units of a row), rows and columns inside D only. Where D's rows are not 16-byte
+/// multiples (no TMA store), for a slice that crosses its group's end (grouped: a TMA box clips
+/// at D's end only, and the rows past the group's end are the next group's), and for a tile's
+/// last line narrower than a TMA store's box, whose box would overwrite the next tile's columns.
+/// The buffer was written and the consumer's barrier passed, as for the TMA store; the next
+/// write of this buffer comes after the next line's barrier, which every thread reaches after
+/// its reads here.
 void copyLineBounded(Emitter &e, MatmulOp op, const WgmmaEpilogFrame &f, const SlicePlace &p,
-                     ArrayRef<Value> bases, Value buffer, Value col) {
+                     ArrayRef<Value> bases, Value buffer, Value col, int64_t columns) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  int64_t unitBytes = lineUnitBytes(op, f), unitsPerRow = kLineBytes / unitBytes;
   int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  int64_t unitBytes = lineUnitBytes(op, f), unitsPerRow = columns * dBytes / unitBytes;
+  // Whole steps of the warpgroup: a partial line is 32 bytes a row or more (Sm90SpecChecks).
+  assert((sm90::kSliceRows * unitsPerRow) % kWarpgroup == 0 && "a step leaves threads idle");
   Value thread = e.rem(f.tid, e.i32(kWarpgroup));
   Type unitType = unitBytes >= 8 ? Type(VectorType::get({unitBytes / 4}, b.getI32Type()))
                                  : Type(b.getIntegerType(8 * unitBytes));
@@ -483,13 +487,17 @@ void storeTmaLine(Emitter &e, const WgmmaEpilogFrame &f, Value buffer, Value col
 /// overwrites; so one barrier per line, and the stores run under the next line's epilog (and
 /// the last one under the next tile's main loop). With one, each line first waits for the
 /// store before it (a second barrier a line). `crosses` (grouped; uniform over the consumer):
-/// the slice crosses its group's end, and its lines go to D by copyLineBounded instead.
+/// the slice crosses its group's end, and its lines go to D by copyLineBounded instead. A tile
+/// width that is not a multiple of a line (128 x 160) ends in a narrower line, which the
+/// threads copy (copyLineBounded) where the others go to TMA stores.
 void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const WgmmaEpilogFrame &f,
                    const SlicePlace &p, Value acc, Value crosses) {
   OpBuilder &b = e.b;
   Location loc = e.loc;
-  int64_t lineColumns = tmaStoreLineColumns(op), lines = f.tileN / lineColumns;
+  int64_t lineColumns = tmaStoreLineColumns(op), wholeLines = f.tileN / lineColumns;
+  int64_t lastColumns = f.tileN % lineColumns, lines = wholeLines + (lastColumns ? 1 : 0);
   int64_t groupsPerLine = lineColumns / 8;
+  auto columnsOf = [&](int64_t line) { return line < wholeLines ? lineColumns : lastColumns; };
   Value consumer = f.consumer;
   Value isLeader = e.eq(e.rem(f.tid, e.i32(kWarpgroup)), e.i32(0));
   Value buffers = e.add(e.i32(f.staging), e.mul(consumer, e.i32(f.stagingBytes)));
@@ -502,7 +510,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     body();
   };
   SmallVector<Value> bases;
-  if (crosses || !f.dMap)
+  if (crosses || !f.dMap || lastColumns)
     bases = llvm::map_to_vector(storedOperands(op), [&](Value stored) {
       return emitGlobalBase(e, operands.lookup(stored));
     });
@@ -520,15 +528,16 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
   // interleave a line's elements (32 a thread) rather than one step's 8 at a time.
   // The next line's source pairs and column inputs are loaded before this line's barrier
   // (loadSourcePairs, loadColumnInputs).
-  SourcePairs nextC = loadSourcePairs(e, op, operands, f, p, 0, groupsPerLine);
-  ColumnInputs nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(0), groupsPerLine);
+  SourcePairs nextC = loadSourcePairs(e, op, operands, f, p, 0, columnsOf(0) / 8);
+  ColumnInputs nextInputs =
+      loadColumnInputs(e, op, operands, f, p, e.i32(0), columnsOf(0) / 8);
   for (int64_t staticLine = 0; staticLine < lines; ++staticLine) {
     SourcePairs lineC = std::move(nextC);
     ColumnInputs lineInputs = std::move(nextInputs);
     if (staticLine + 1 < lines) {
-      int64_t next = (staticLine + 1) * groupsPerLine;
-      nextC = loadSourcePairs(e, op, operands, f, p, next, groupsPerLine);
-      nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(next), groupsPerLine);
+      int64_t next = (staticLine + 1) * groupsPerLine, count = columnsOf(staticLine + 1) / 8;
+      nextC = loadSourcePairs(e, op, operands, f, p, next, count);
+      nextInputs = loadColumnInputs(e, op, operands, f, p, e.i32(next), count);
     }
     if (staticLine > 0 && turns.waitsBefore(staticLine, lines))
       waitForBuffer();
@@ -536,8 +545,9 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     Value bufferOffset =
         e.add(buffers, e.mul(e.andI(line, e.i32(count - 1)), e.i32(kBufferBytes)));
     Value buffer = e.offset(f.base, bufferOffset);
+    int64_t columns = columnsOf(staticLine);
     writeTmaStoreLine(e, op, operands, f, p, acc, buffer, staticLine * groupsPerLine,
-                      groupsPerLine, lineC, lineInputs);
+                      columns / 8, lineC, lineInputs);
     // The generic-proxy writes become visible to the TMA unit (the async proxy).
     e.fenceAsyncShared();
     if (turns.waitsAtEnd())
@@ -545,8 +555,8 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     emitConsumerBarrier(e, consumer);
     Value col = e.add(p.colBase, e.mul(line, e.i32(lineColumns)));
     auto tmaStore = [&] { storeTmaLine(e, f, buffer, col, p.rowBase); };
-    if (!f.dMap) { // D's rows are not TMA's: the threads store every line
-      copyLineBounded(e, op, f, p, bases, buffer, col);
+    if (!f.dMap || columns < lineColumns) { // not TMA's rows, or a narrow last line
+      copyLineBounded(e, op, f, p, bases, buffer, col, columns);
       continue;
     }
     if (!crosses) {
@@ -556,7 +566,7 @@ void emitTmaStores(Emitter &e, MatmulOp op, const IRMapping &operands, const Wgm
     OpBuilder::InsertionGuard guard(b);
     auto ifOp = scf::IfOp::create(b, loc, crosses, /*withElseRegion=*/true);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    copyLineBounded(e, op, f, p, bases, buffer, col);
+    copyLineBounded(e, op, f, p, bases, buffer, col, columns);
     b.setInsertionPointToStart(ifOp.elseBlock());
     leader(tmaStore);
   }
