@@ -73,8 +73,9 @@ func.func @oddRowsTallest(%a: memref<384x34752xbf16> {mepi.alignment = 16 : i64}
 
 // 832 x 320 x 58176 (B 36 MiB): seven rows of 128 stay alone: six swapped rows of 144 fill
 // less of the wave (126 units of 128 x 160 against 126 of 144 x 128, more of them outside D).
+// TMA stores, the last half line by the threads.
 // CHECK-LABEL: func.func @oddRowsAlone
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, scheduler = <split_k, splits = 9>, epilogue = <store = registers>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, scheduler = <split_k, splits = 9>, epilogue = <store = tma>>
 func.func @oddRowsAlone(%a: memref<832x58176xbf16> {mepi.alignment = 16 : i64},
                   %b: memref<320x58176xbf16> {mepi.alignment = 16 : i64},
                   %d: memref<832x320xbf16> {mepi.alignment = 16 : i64}) {

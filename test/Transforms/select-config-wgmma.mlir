@@ -114,10 +114,10 @@ func.func @m320_stored(%a: memref<320x1024xbf16> {mepi.alignment = 16 : i64},
 
 // 144 tiles of 128 x 128 (just past one wave of 132): one partial wave of 128-row tiles, not
 // in clusters, instead of stream-K, as wide as fills the wave best: 120 tiles of 160 columns
-// (2400 of them, 96 % inside D) over 72 of 256 (D-only epilog, columns not whole 128-byte
-// lines: stores from the registers).
+// (2400 of them, 96 % inside D) over 72 of 256 (D-only epilog: TMA stores of two whole lines
+// a slice, the last half line by the threads).
 // CHECK-LABEL: func.func @partial_wave
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, epilogue = <store = registers>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, epilogue = <store = tma>>
 func.func @partial_wave(%a: memref<1024x2048xbf16> {mepi.alignment = 16 : i64},
                         %b: memref<2304x2048xbf16> {mepi.alignment = 16 : i64},
                         %d: memref<1024x2304xbf16> {mepi.alignment = 16 : i64}) {
@@ -171,7 +171,7 @@ func.func @partial_wave_mn_major_b(%a: memref<1024x2048xbf16> {mepi.alignment = 
 // The partial wave above K = 16384 too (1024 x 2368 x 25216: 152 tiles of 128 x 128): 120
 // tiles of 160 columns in one wave, not stream-K over the 128 x 128 ones.
 // CHECK-LABEL: func.func @partial_wave_long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, epilogue = <store = registers>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 5>, epilogue = <store = tma>>
 func.func @partial_wave_long_k(%a: memref<1024x25216xbf16> {mepi.alignment = 16 : i64},
                                %b: memref<2368x25216xbf16> {mepi.alignment = 16 : i64},
                                %d: memref<1024x2368xbf16> {mepi.alignment = 16 : i64}) {
@@ -830,6 +830,63 @@ func.func @short_k_wide_kept(%a: memref<7808x128xbf16> {mepi.alignment = 16 : i6
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// D of 320 columns over many tiles: 128 x 160 (two tile columns inside D) where 128 x 192
+// puts a sixth of its columns outside: 312 x 2 tiles of 160 fill 5 waves 0.95 inside D,
+// 128 x 192's 0.79, 256 x 128's 0.74. With an epilog of special ops too (before ping-pong).
+// CHECK-LABEL: func.func @narrow_line_fit
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 160, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @narrow_line_fit(%a: memref<39872x2304xbf16> {mepi.alignment = 16 : i64},
+                           %b: memref<320x2304xbf16> {mepi.alignment = 16 : i64},
+                           %d: memref<39872x320xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<39872x2304xbf16>, memref<320x2304xbf16>) outs(%d : memref<39872x320xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %one = arith.constant 1.0 : f32
+    %e = math.exp2 %acc fastmath<afn> : f32
+    %s = arith.addf %one, %e : f32
+    %x = arith.divf %acc, %s fastmath<afn> : f32
+    %r = arith.truncf %x : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// 8576 x 320 x 53568: 134 tiles of 160 make two waves, 256 x 128's 102 one: no 160.
+// CHECK-LABEL: func.func @narrow_line_two_waves
+// CHECK-NOT: tile = [128, 160, 64]
+// CHECK: return
+func.func @narrow_line_two_waves(%a: memref<8576x53568xbf16> {mepi.alignment = 16 : i64},
+                                 %b: memref<320x53568xbf16> {mepi.alignment = 16 : i64},
+                                 %d: memref<8576x320xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<8576x53568xbf16>, memref<320x53568xbf16>) outs(%d : memref<8576x320xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// Short K with an epilog of special ops over D of 320 columns: the 64-row ping-pong 160 wide
+// (10 waves of 1214 tiles: 1600 columns against 64 x 192's 1920).
+// CHECK-LABEL: func.func @short_k_narrow_line
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 160, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+func.func @short_k_narrow_line(%a: memref<38848x512xbf16> {mepi.alignment = 16 : i64},
+                               %b: memref<320x512xbf16> {mepi.alignment = 16 : i64},
+                               %d: memref<38848x320xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<38848x512xbf16>, memref<320x512xbf16>) outs(%d : memref<38848x320xbf16>)
+      attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %one = arith.constant 1.0 : f32
+    %e = math.exp2 %acc fastmath<afn> : f32
+    %s = arith.addf %one, %e : f32
+    %x = arith.divf %acc, %s fastmath<afn> : f32
+    %r = arith.truncf %x : f32 to bf16
     mepi.yield %r : bf16
   }
   return

@@ -197,11 +197,18 @@ bool sectorAlignedRows(MatmulOp op) {
 }
 
 /// Whether the epilog may write D through TMA stores (`store = tma`): D-only epilogs, with TMA
-/// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines.
+/// loads, into a D whose rows TMA addresses, in tiles of whole 128-byte lines, or of one or more
+/// and then a narrower line of whole 32-byte units, which the consumer's threads store. 128 x
+/// 160 with them against register stores (H200, 2026-12-01, `narrow-line-forms.log`, bf16
+/// DEFAULT / GELU_BIAS): 2752 x 832 x 3648 1.12x / 1.06x, 1000 x 2304 x 1032 1.21x / 1.12x.
+/// Not tiles narrower than a line (64 x 32 of short M), whose stores were not measured so.
 bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
+  constexpr int64_t kUnitBytes = 32;
   if (!tmaLoads || !canStoreDThroughTma(op))
     return false;
-  return tileN % tmaStoreLineColumns(op) == 0;
+  int64_t dBytes = op.getD().getType().getElementTypeBitWidth() / 8;
+  return tileN % tmaStoreLineColumns(op) == 0 ||
+         (tileN > tmaStoreLineColumns(op) && (tileN * dBytes) % kUnitBytes == 0);
 }
 
 /// How the epilog writes D by default. Through TMA stores where it may in the kernels with

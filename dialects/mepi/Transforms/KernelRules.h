@@ -80,6 +80,12 @@ KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma);
 /// not apply or run.
 KernelConfigAttr pairedSplits(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
                               KernelConfigAttr config);
+/// Short K with TMA stores: ping-pong of 64-row tiles, 256 columns or a narrower width whose
+/// waves compute fewer columns (WidthFitRules.cpp). Null where it does not run.
+KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma);
+/// 128 x 160 with TMA stores where its waves fall well more inside D than the many-tile forms'
+/// widths' (WidthFitRules.cpp). Null where it does not apply or run.
+KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);

@@ -39,14 +39,16 @@ double splitShare(const Sm90Problem &p, const TargetInfo &target) {
 }
 
 /// TMA stores where D's lines fit the width, else staged ones, as measured (not from
-/// registers: the epilog is a small part of these tiles).
+/// registers: the epilog is a small part of these tiles; nor TMA stores ending in a narrower
+/// line, not measured on these forms).
 KernelConfigAttr withMeasuredStore(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
                                    KernelConfigAttr config, bool tma) {
   if (!config)
     return config;
   KernelConfigAttr staged = config.withStore(DStore::Staged);
   KernelConfigAttr stored = withFittingStages(p, target, config.withStore(DStore::Tma));
-  if (canUseTmaStores(op, tma, config.getTileN()) && buildable(p, target, stored))
+  if (canUseTmaStores(op, tma, config.getTileN()) &&
+      config.getTileN() % tmaStoreLineColumns(op) == 0 && buildable(p, target, stored))
     return stored;
   return withFittingStages(p, target, staged);
 }

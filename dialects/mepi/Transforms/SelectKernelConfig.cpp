@@ -65,7 +65,6 @@ struct WgmmaHeuristic {
   KernelConfigAttr columnFitted(KernelConfigAttr config) const;
   KernelConfigAttr manyTileForm(bool huge) const;
   KernelConfigAttr pingpongForm(bool special) const;
-  KernelConfigAttr shortKPingpong() const;
   KernelConfigAttr stagedPingpongForm() const;
   KernelConfigAttr narrowerThan256x128() const;
   bool smallTile(int64_t &tileM, int64_t &tileN, int64_t &tiles, bool huge) const;
@@ -301,12 +300,12 @@ KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
   return narrower;
 }
 
-/// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes
-/// through TMA stores, unforced (not with operand sums, which ping-pong cannot compute).
-/// Ping-pong runs one consumer's epilog under the other's main loop (pingpongForm): batched
-/// problems take it first, then the short-K 64 x 256 ping-pong below, then ping-pong 128 x 128
-/// for epilogs of special ops. Otherwise 256 x 128 tiles (two consumers of two 64-row slices),
-/// or the shapes below where those waste rows or waves.
+/// Problems of at least two 128 x 128 tiles per multiprocessor with K <= 4096 whose D goes through
+/// TMA stores, unforced (not with operand sums, which ping-pong cannot compute). Ping-pong runs one
+/// consumer's epilog under the other's main loop (pingpongForm): batched problems take it first,
+/// then the short-K 64 x 256 ping-pong below, then 128 x 160 where it fits D's columns
+/// (narrowLineFit), then ping-pong 128 x 128 for epilogs of special ops. Otherwise 256 x 128 tiles
+/// (two consumers of two 64-row slices), or the shapes below where those waste rows or waves.
 ///
 /// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
 /// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
@@ -318,18 +317,18 @@ KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
 /// candidate timed) corrected three of these rules (bench/NOTES.md, "The rules against
 /// autotune"):
 /// - Short K with TMA stores (at most 12 k-steps for an epilog of special ops, Approximate or
-///   Expanded, 6 for an Arithmetic one): 64 x 256 ping-pong, 4 stages (192 columns where that takes
-///   fewer waves: shortKPingpong). A tile has so few k-steps that its epilog weighs as much as its
-///   main loop, and the 64-row ping-pong hides one consumer's epilog under the other's main loop
-///   with the widest tile. Of the 23 problems of both seeds that it took with 12 k-steps for both,
-///   it was the fastest candidate on 13 (the rules' choice before on none); but the batched 64 x
-///   512^3 (8 k-steps) DEFAULT ran 406 against 426 TFLOP/s on 256 x 128 (GELU_BIAS 395 against 363;
-///   H100). Not for cheap epilogs with 16 or more 128 x 128 tiles per multiprocessor (9216 x 11648
-///   x 192: 1.09 of the fastest against 1.04 for 256 x 128), nor for N <= 128, whose 256-column
-///   tiles would compute half outside D. With the seven-instruction GELU it still gains (H100,
-///   2026-11-26, GELU_BIAS against 256 x 128: 1344 x 18944 x 768 0.988 of cuBLASLt against 0.867,
-///   13248 x 2048 x 640 1.198 against 0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608 x 2048
-///   x 768 lost, 550 against 619 TFLOP/s on 128 x 256).
+///   Expanded, 6 for an Arithmetic one): 64 x 256 ping-pong, 4 stages (192 or 160 columns where
+///   that takes fewer waves: shortKPingpong). A tile has so few k-steps that its epilog weighs as
+///   much as its main loop, and the 64-row ping-pong hides one consumer's epilog under the other's
+///   main loop with the widest tile. Of the 23 problems of both seeds that it took with 12 k-steps
+///   for both, it was the fastest candidate on 13 (the rules' choice before on none); but the
+///   batched 64 x 512^3 (8 k-steps) DEFAULT ran 406 against 426 TFLOP/s on 256 x 128 (GELU_BIAS 395
+///   against 363; H100). Not for cheap epilogs with 16 or more 128 x 128 tiles per multiprocessor
+///   (9216 x 11648 x 192: 1.09 of the fastest against 1.04 for 256 x 128), nor for N <= 128, whose
+///   256-column tiles would compute half outside D. With the seven-instruction GELU it still gains
+///   (H100, 2026-11-26, GELU_BIAS against 256 x 128: 1344 x 18944 x 768 0.988 of cuBLASLt against
+///   0.867, 13248 x 2048 x 640 1.198 against 0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608
+///   x 2048 x 768 lost, 550 against 619 TFLOP/s on 128 x 256).
 /// - 256 x 128 where 256-row tiles add a quarter or more of rows outside D to what 128-row tiles
 ///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00). Otherwise
 ///   128 x 192 where its waves fall at least as much inside D as 256 x 128's
@@ -357,8 +356,10 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
       return form;
   int64_t shortKSteps = special ? kShortKStepsCostly : kShortKStepsCheap;
   if (llvm::divideCeil(p.k, line) <= shortKSteps && p.n > 128 && (special || !manyPerWalker))
-    if (KernelConfigAttr shortK = shortKPingpong())
+    if (KernelConfigAttr shortK = shortKPingpong(op, target, tma))
       return shortK;
+  if (KernelConfigAttr fitted = narrowLineFit(op, target, tma))
+    return fitted;
   if (special && p.batch == 1) // batched problems asked above
     if (KernelConfigAttr form = pingpongForm(special))
       return form;
@@ -384,27 +385,6 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (KernelConfigAttr narrower = narrowerThan256x128())
     return narrower;
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
-}
-
-/// The short-K ping-pong of manyTileForm: 64 x 256, or 64 x 192 where the columns its waves
-/// compute (waves of tiles, times the width) are at most 0.90 of 64 x 256's: its waves fall that
-/// much more inside D (waveShare), and a 192-column tile runs ~5 % slower per FLOP, so that
-/// smaller gains do not pay. Forced on the ten sweep problems whose waves 192 narrows (H200,
-/// 2026-12-01, `short-k-pingpong-width.log`, of cuBLASLt, bf16 DEFAULT / GELU_BIAS): 1.100x in
-/// geomean, 18 of 20 faster; 45 x 832 x 320 x 256 DEFAULT 0.73 -> 0.88, 16512 x 1344 x 320
-/// 0.86 -> 1.04, 4928 x 832 x 128 GELU_BIAS 0.78 -> 0.90. Where 192's columns were 0.92-0.94 of
-/// 256's (7808 x 896 x 128, 20 x 640 x 1856 x 128) it moved within 4 % either way; 64 x 128 ran
-/// 1.005x in geomean.
-KernelConfigAttr WgmmaHeuristic::shortKPingpong() const {
-  constexpr int64_t kWide = 256, kNarrow = 192;
-  auto columns = [&](int64_t width) {
-    return llvm::divideCeil(tileCount(64, width), target.multiprocessors) * width;
-  };
-  bool narrow = 10 * columns(kNarrow) <= 9 * columns(kWide) && canUseTmaStores(op, tma, kNarrow);
-  KernelConfigAttr config = tile(64, narrow ? kNarrow : kWide, /*stages=*/4)
-                                .withPingpong(true)
-                                .withStore(DStore::Tma);
-  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
 }
 
 /// Without TMA stores, ping-pong 128 x 128 with 4 stages and D staged for an unbatched epilog of
@@ -547,6 +527,10 @@ KernelConfigAttr WgmmaHeuristic::choose() const {
     tileM = tileN = 128;
   if (KernelConfigAttr form = manyTileForm(huge))
     return form;
+  // Also past K = 4096 or below two waves of 128 x 128, where manyTileForm does not choose.
+  if (!pingpong && !forced() && !huge)
+    if (KernelConfigAttr fitted = narrowLineFit(op, target, tma))
+      return fitted;
   if (forcedM > 0)
     tileM = forcedM;
   if (forcedN > 0)

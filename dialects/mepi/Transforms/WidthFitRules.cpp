@@ -1,0 +1,84 @@
+// The heuristic's width fits (KernelRules.h): tiles narrower than the forms' 256 or 192
+// columns where D's columns leave the wider tiles' last column, and so their waves, partly
+// outside D. 160 columns end TMA's stores in half a line (canUseTmaStores).
+#include "KernelRules.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::mepi;
+
+namespace mlir::mepi::rules {
+namespace {
+/// Tiles of every batch element together.
+int64_t tiles(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
+  return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+}
+
+/// A plain tile of 4 stages through TMA loads or not.
+KernelConfigAttr tile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t tileN,
+                      bool tma) {
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN,
+                               p.atom().lineElements(), /*stages=*/4)
+      .withTma(tma);
+}
+
+/// `config` where the spec builds it, else null.
+KernelConfigAttr buildable(const Sm90Problem &p, const TargetInfo &target,
+                           KernelConfigAttr config) {
+  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
+}
+} // namespace
+
+/// The short-K ping-pong of manyTileForm: 64 x 256, or a narrower width (192, then 160) where
+/// the columns its waves compute (waves of tiles, times the width) are at most 0.90 of the
+/// wider one's: its waves fall that much more inside D (waveShare), and a narrower tile runs
+/// ~5 % slower per FLOP, so that smaller gains do not pay. Forced on the ten sweep problems
+/// whose waves 192 narrows (H200, 2026-12-01, `short-k-pingpong-width.log`, of cuBLASLt, bf16
+/// DEFAULT / GELU_BIAS): 1.100x in geomean, 18 of 20 faster; 45 x 832 x 320 x 256 DEFAULT
+/// 0.73 -> 0.88, 4928 x 832 x 128 GELU_BIAS 0.78 -> 0.90; where 192's columns were 0.92-0.94
+/// of 256's it moved within 4 % either way; on unseen seeds 1.127x (36 problems,
+/// `short-k-narrow-unseen.log`). 160 columns (half a line at the end of TMA's stores) against
+/// 192 on D of 320 columns (`narrow-line-forms.log`): 38848 x 320 x 512 GELU_BIAS 1.23x,
+/// 7 x 1920 x 320 x 256 1.06x / 1.10x; at 0.95 of 192's columns (11008 x 960 x 320) DEFAULT
+/// lost 4 %.
+KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma) {
+  Sm90Problem p = Sm90Problem::of(op);
+  auto columns = [&](int64_t width) {
+    return llvm::divideCeil(tiles(p, 64, width), target.multiprocessors) * width;
+  };
+  int64_t width = 256;
+  for (int64_t narrower : {192, 160})
+    if (10 * columns(narrower) <= 9 * columns(width) && canUseTmaStores(op, tma, narrower))
+      width = narrower;
+  return buildable(p, target,
+                   tile(op, p, 64, width, tma).withPingpong(true).withStore(DStore::Tma));
+}
+
+/// 128 x 160 with TMA stores (half a line at the end of each slice's) where its waves fall at
+/// least 1/0.9 times as much inside D as those of the many-tile forms' other widths (waveShare
+/// of 128 x 128, 128 x 192, 128 x 256 and 256 x 128; a narrower tile runs slower per FLOP): D
+/// of 257-320 columns, which 160-column tiles cover and 128- or 192-column ones with a sixth
+/// outside, where the waves do not make up for it. Unbatched, at least a wave of tiles. Forced
+/// against the rules' choices (H200, 2026-12-01, `narrow-line-forms.log`, bf16 DEFAULT /
+/// GELU_BIAS): 39872 x 320 x 2304 1.27x / 1.44x (128 x 192, ping-pong 128 x 128), 53184 x 320
+/// x 1920 1.11x / 1.42x (256 x 128, ping-pong), 16384 x 320 x 8192 1.23x / 1.24x (128 x 192 in
+/// clusters), 12224 x 320 x 832 1.07x / 1.07x. 8576 x 320 x 53568 lost (0.76x: 134 tiles of
+/// 160 make two waves, 256 x 128's 102 one), which the shares predict.
+KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma) {
+  constexpr int64_t kWidth = 160;
+  Sm90Problem p = Sm90Problem::of(op);
+  if (p.batch != 1 || p.m <= 128 || !canUseTmaStores(op, tma, kWidth) || op.getASums() ||
+      op.getBSums() || tiles(p, 128, kWidth) < target.multiprocessors)
+    return {};
+  auto share = [&](int64_t tileM, int64_t tileN) {
+    return waveShare(p, target, tileM, tileN);
+  };
+  double others = std::max({share(128, 128), share(128, 192), share(128, 256), share(256, 128)});
+  if (9 * share(128, kWidth) < 10 * others)
+    return {};
+  return buildable(p, target, tile(op, p, 128, kWidth, tma).withStore(DStore::Tma));
+}
+
+} // namespace mlir::mepi::rules
