@@ -134,12 +134,35 @@ void gputest::addTallTileCases(std::vector<Case> &cases) {
   }
 }
 
+namespace gputest {
+namespace {
+/// The store forms' cases on `form` (the body of a kernel_config after `tile = `): residue rows
+/// and columns (D rows of 1008 bytes, the TMA store clips at the edges), beta * C with f32 D
+/// (32-column lines), more tiles than blocks (2100 x 2000), then MN-major A and B; or, for a
+/// width ending in a narrower line (`narrowLine`: B as [K, N] loads 64-row blocks, so tile_n
+/// 64k), MN-major A with B as [N, K] and D's rows of 1002 bytes, which TMA cannot address (the
+/// threads copy every line).
+void addStoredCases(std::vector<Case> &cases, const char *form, bool narrowLine) {
+  std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
+  auto stored = [&](Case c) { cases.push_back(forced(c, config)); };
+  stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
+  stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
+          0.5f, 2.0f, false, ElementType::F32});
+  stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
+  if (!narrowLine) {
+    stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
+    return;
+  }
+  stored({ElementType::F16, {330, 264}, {520, 330}, {264, 520}, true, true, "GELU"});
+  stored({ElementType::BF16, {301, 200}, {501, 200}, {301, 501}, false, true, "BIAS"});
+}
+} // namespace
+} // namespace gputest
+
 void gputest::addStoreFormCases(std::vector<Case> &cases) {
   // D through TMA stores (and from the registers outside the cooperative 128-row kernels),
-  // forced in every kernel form: residue rows and columns (D rows of 1008 bytes, the TMA
-  // store clips at the edges), beta * C with f32 D (32-column lines), more tiles than blocks
-  // (2100 x 2000), MN-major A and B, 64-column tiles (one line per slice: the buffers
-  // alternate across tiles), split-K (the last split stores), and clusters of 2.
+  // forced in every kernel form (addStoredCases): 64-column tiles (one line per slice: the
+  // buffers alternate across tiles), split-K (the last split stores), and clusters of 2.
   for (const char *form :
        {"[128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
         "[128, 128, 64], mainloop = <stages = 6>, epilogue = <store = tma>",
@@ -159,33 +182,17 @@ void gputest::addStoreFormCases(std::vector<Case> &cases) {
         "epilogue = <store = registers>",
         "[256, 128, 64], mainloop = <stages = 4>, epilogue = <store = registers>",
         // Three lines a tile in ping-pong (the short-K width measured in bench/NOTES.md).
-        "[64, 192, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>"}) {
-    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
-    auto stored = [&](Case c) { cases.push_back(forced(c, config)); };
-    stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
-    stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
-            0.5f, 2.0f, false, ElementType::F32});
-    stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
-    stored({ElementType::F16, {264, 300}, {264, 512}, {300, 512}, true, false, "GELU"});
-  }
+        "[64, 192, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>"})
+    addStoredCases(cases, form, /*narrowLine=*/false);
   // A last line narrower than 128 bytes, which the threads copy: half a line after two (160),
   // after one (96, an even count), after three with one buffer (224), in ping-pong; f32 D's
-  // 32-column lines are whole. B as [N, K] (B as [K, N] loads 64-row blocks: tile_n 64k). Last,
-  // D's rows of 1002 bytes, which TMA cannot address: the threads copy every line.
+  // 32-column lines are whole.
   for (const char *form :
        {"[128, 160, 64], mainloop = <stages = 4>, epilogue = <store = tma>",
         "[128, 96, 64], mainloop = <stages = 6>, epilogue = <store = tma>",
         "[128, 224, 64], mainloop = <stages = 4>, epilogue = <store = tma, buffers = 1>",
-        "[64, 160, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>"}) {
-    std::string config = std::string("#mepi.kernel_config<wgmma, tile = ") + form + ">";
-    auto stored = [&](Case c) { cases.push_back(forced(c, config)); };
-    stored({ElementType::BF16, {300, 200}, {504, 200}, {300, 504}, false, true, "GELU_BIAS"});
-    stored({ElementType::F16, {127, 264}, {136, 264}, {127, 136}, false, true, "RELU_BIAS", true,
-            0.5f, 2.0f, false, ElementType::F32});
-    stored({ElementType::BF16, {2100, 520}, {2000, 520}, {2100, 2000}, false, true, "BIAS"});
-    stored({ElementType::F16, {330, 264}, {520, 330}, {264, 520}, true, true, "GELU"});
-    stored({ElementType::BF16, {301, 200}, {501, 200}, {301, 501}, false, true, "BIAS"});
-  }
+        "[64, 160, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>"})
+    addStoredCases(cases, form, /*narrowLine=*/true);
   // A matrix of D at least L2's size over at most 4 k-steps: TMA stores with L2's evict-first
   // policy (Sm90Spec::streamsD; 8195 x 4104 bf16 is 64 MiB): the heuristic's kernel, a batch of
   // such matrices, C with f32 D, and the swapped form's stores.
