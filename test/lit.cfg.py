@@ -22,7 +22,8 @@ tools = [ToolSubst("mepi-opt", unresolved="fatal"),
          ToolSubst("mepi-capi-matmul", unresolved="fatal"),
          ToolSubst("mepi-capi-epilog-builder", unresolved="fatal"),
          ToolSubst("mepi-capi-grouped", unresolved="fatal"),
-         ToolSubst("mepi-capi-distributed", unresolved="fatal")]
+         ToolSubst("mepi-capi-distributed", unresolved="fatal"),
+         ToolSubst("mepi-bench", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.mepi_tools_dir, config.llvm_tools_dir])
 
 # ptxas from the CUDA toolkit assembles the generated PTX for sm_90a.
