@@ -161,6 +161,10 @@ KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN) {
                                /*swapped=*/true);
 }
 
+bool buildable(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config) {
+  return config && Sm90Spec(p, config, target).canImplement();
+}
+
 double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
                  int64_t splits) {
   int64_t rows = llvm::divideCeil(p.m, tileM), cols = llvm::divideCeil(p.n, tileN);

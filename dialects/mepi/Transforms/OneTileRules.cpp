@@ -24,10 +24,6 @@ KernelConfigAttr plainTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int
   return shape ? shape.withStages(budgetStages(p, shape)) : shape;
 }
 
-bool buildable(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config) {
-  return config && Sm90Spec(p, config, target).canImplement();
-}
-
 int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
   return llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
 }

@@ -25,9 +25,9 @@ KernelConfigAttr tile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t 
 }
 
 /// `config` where the spec builds it, else null.
-KernelConfigAttr buildable(const Sm90Problem &p, const TargetInfo &target,
-                           KernelConfigAttr config) {
-  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
+KernelConfigAttr ifBuildable(const Sm90Problem &p, const TargetInfo &target,
+                             KernelConfigAttr config) {
+  return buildable(p, target, config) ? config : KernelConfigAttr();
 }
 } // namespace
 
@@ -52,8 +52,8 @@ KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma)
   for (int64_t narrower : {192, 160})
     if (10 * columns(narrower) <= 9 * columns(width) && canUseTmaStores(op, tma, narrower))
       width = narrower;
-  return buildable(p, target,
-                   tile(op, p, 64, width, tma).withPingpong(true).withStore(DStore::Tma));
+  return ifBuildable(p, target,
+                     tile(op, p, 64, width, tma).withPingpong(true).withStore(DStore::Tma));
 }
 
 /// 128 x 160 with TMA stores (half a line at the end of each slice's) where its waves fall at
@@ -78,7 +78,7 @@ KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma) 
   double others = std::max({share(128, 128), share(128, 192), share(128, 256), share(256, 128)});
   if (9 * share(128, kWidth) < 10 * others)
     return {};
-  return buildable(p, target, tile(op, p, 128, kWidth, tma).withStore(DStore::Tma));
+  return ifBuildable(p, target, tile(op, p, 128, kWidth, tma).withStore(DStore::Tma));
 }
 
 } // namespace mlir::mepi::rules
