@@ -18,7 +18,8 @@ trap 'rm -rf "$MEPI_CACHE_DIR"' EXIT
 
 total_passed=0
 total_failed=0
-all_ok=1
+# The suites that exited non-zero or ran no test: a failing run names them in its last line.
+bad_suites=""
 # run_suite NAME PASSED-SED FAILED-SED COMMAND...: runs a suite, prints and adds up its counts.
 run_suite() {
   local name=$1 passed_re=$2 failed_re=$3 log status passed failed
@@ -34,7 +35,9 @@ run_suite() {
   echo "$name: ${passed:-0} passed, ${failed:-0} failed"
   total_passed=$((total_passed + ${passed:-0}))
   total_failed=$((total_failed + ${failed:-0}))
-  if [ "$status" -ne 0 ] || [ "${passed:-0}" -eq 0 ]; then all_ok=0; fi
+  if [ "$status" -ne 0 ] || [ "${passed:-0}" -eq 0 ]; then
+    bad_suites="$bad_suites $name(exit $status, ${passed:-0} passed)"
+  fi
 }
 
 run_suite lit 's/^ *Passed *: *\([0-9]*\).*/\1/p' \
@@ -72,10 +75,11 @@ asan="${MEPI_ASAN_BUILD_DIR:-$root/build-asan}"
 export MEPI_ASAN_BUILD_DIR="$asan"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sanitized asan "$asan"
 # The lit suite again with mepi-opt and the C API's programs of that build (their libraries are
-# the ones just built: a minute more): the user's MLIR through the parser and the passes, and
-# every C entry point, under both sanitizers.
+# the ones just built: a minute more): the user's MLIR through the parser and the passes,
+# every C entry point and mepi-bench's listing, under both sanitizers. Every tool lit.cfg.py
+# names must be built here: a missing one stops lit before it runs a test.
 ninja -C "$asan" -j "${MEPI_JOBS:-$(nproc)}" mepi-opt mepi-capi-matmul mepi-capi-epilog-builder \
-  mepi-capi-grouped mepi-capi-distributed > /dev/null
+  mepi-capi-grouped mepi-capi-distributed mepi-bench > /dev/null
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite lit-asan 's/^ *Passed *: *\([0-9]*\).*/\1/p' \
   's/^ *\(Failed\|Unresolved\|Timed Out\|Unexpectedly Passed\) *: *\([0-9]*\).*/\2/p' \
@@ -102,4 +106,7 @@ env -u MEPI_LIBRARY PYTHONPATH="$pydir" /usr/bin/python3 -c \
 
 
 echo "${total_passed} passed, ${total_failed} failed"
-[ "$all_ok" -eq 1 ] && [ "$total_failed" -eq 0 ]
+if [ -n "$bad_suites" ] || [ "$total_failed" -ne 0 ]; then
+  echo "FAILED:${bad_suites:- some tests failed}"
+  exit 1
+fi
