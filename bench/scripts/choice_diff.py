@@ -1,0 +1,64 @@
+"""python3 bench/scripts/choice_diff.py OLD_OPT NEW_OPT BENCH SEED... [--all] > LIST.json
+
+The problems of seeded sweeps whose heuristic configuration differs between two mepi-opt builds
+(OLD_OPT: the tree before a rule, NEW_OPT: with it), as config_ab.py's LIST.json: a rule is
+judged on the problems whose kernels it changes, each timed with the old configuration forced
+against the new one. BENCH is a mepi-bench whose `--list --sweep SEED` gives the problems; each
+aligned one (--all: every one) is asked with a DEFAULT and a GELU-like epilog (problem_mlir's
+`special`, the heuristic's cost class of GELU_BIAS). Problems whose batch shares one B (a
+trailing `b`) are left out: problem_mlir does not write them. Prints the count per seed on
+stderr."""
+import json
+import subprocess
+import sys
+
+from mlir_problems import config_of, problem_mlir
+
+EPILOGS = (("DEFAULT", False), ("GELU_BIAS", True))
+
+
+def listed(bench, seed, every):
+    """(name, batch, m, n, k) of the sweep's problems that problem_mlir can write."""
+    out = subprocess.run([bench, "--list", "--sweep", seed], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        name, shape, _, _, aligned = line.split()
+        if shape.endswith("b") or (aligned != "aligned" and not every):
+            continue
+        yield (name, *map(int, shape.split("x")))
+
+
+def choices(opt, module):
+    """Each function's configuration, in order, from one mepi-opt run over the module."""
+    out = subprocess.run([opt, "--mepi-select-kernel-config=chip=sm_90a"], input=module,
+                         capture_output=True, text=True, check=True).stdout
+    return [config_of(part) for part in out.split("func.func @")[1:]]
+
+
+def changed(old_opt, new_opt, bench, seed, every=False):
+    """The problem-epilogs of one seed whose configuration differs, as LIST.json entries."""
+    asked = [(name, b, m, n, k, epilog, special)
+             for name, b, m, n, k in listed(bench, seed, every) for epilog, special in EPILOGS]
+    module = "\n".join(problem_mlir(f"p{i}", m, n, k, b, special)
+                       for i, (_, b, m, n, k, _, special) in enumerate(asked))
+    old, new = choices(old_opt, module), choices(new_opt, module)
+    assert len(old) == len(new) == len(asked), "mepi-opt dropped a function"
+    return [{"set": f"seed {seed}", "name": name, "batch": b, "m": m, "n": n, "k": k,
+             "epilog": epilog, "old": o, "new": c}
+            for (name, b, m, n, k, epilog, _), o, c in zip(asked, old, new) if o != c]
+
+
+def main(argv):
+    every = "--all" in argv
+    old_opt, new_opt, bench, *seeds = [a for a in argv if a != "--all"]
+    problems = []
+    for seed in seeds:
+        found = changed(old_opt, new_opt, bench, seed, every)
+        print(f"seed {seed}: {len(found)} problem-epilogs changed", file=sys.stderr)
+        problems += found
+    json.dump({"problems": problems}, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
