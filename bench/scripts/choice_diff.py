@@ -12,9 +12,9 @@ import json
 import subprocess
 import sys
 
-from mlir_problems import config_of, problem_mlir
+from mlir_problems import chosen, problem_of
 
-EPILOGS = (("DEFAULT", False), ("GELU_BIAS", True))
+EPILOGS = ("DEFAULT", "GELU_BIAS")
 
 
 def listed(bench, seed, every):
@@ -28,24 +28,15 @@ def listed(bench, seed, every):
         yield (name, *map(int, shape.split("x")))
 
 
-def choices(opt, module):
-    """Each function's configuration, in order, from one mepi-opt run over the module."""
-    out = subprocess.run([opt, "--mepi-select-kernel-config=chip=sm_90a"], input=module,
-                         capture_output=True, text=True, check=True).stdout
-    return [config_of(part) for part in out.split("func.func @")[1:]]
-
-
 def changed(old_opt, new_opt, bench, seed, every=False):
     """The problem-epilogs of one seed whose configuration differs, as LIST.json entries."""
-    asked = [(name, b, m, n, k, epilog, special)
-             for name, b, m, n, k in listed(bench, seed, every) for epilog, special in EPILOGS]
-    module = "\n".join(problem_mlir(f"p{i}", m, n, k, b, special)
-                       for i, (_, b, m, n, k, _, special) in enumerate(asked))
-    old, new = choices(old_opt, module), choices(new_opt, module)
+    asked = [{"set": f"seed {seed}", "name": name, "batch": b, "m": m, "n": n, "k": k,
+              "epilog": epilog}
+             for name, b, m, n, k in listed(bench, seed, every) for epilog in EPILOGS]
+    module = "\n".join(problem_of(p, f"p{i}") for i, p in enumerate(asked))
+    old, new = chosen(old_opt, module), chosen(new_opt, module)
     assert len(old) == len(new) == len(asked), "mepi-opt dropped a function"
-    return [{"set": f"seed {seed}", "name": name, "batch": b, "m": m, "n": n, "k": k,
-             "epilog": epilog, "old": o, "new": c}
-            for (name, b, m, n, k, epilog, _), o, c in zip(asked, old, new) if o != c]
+    return [dict(p, old=o, new=c) for p, o, c in zip(asked, old, new) if o != c]
 
 
 def main(argv):

@@ -1,6 +1,10 @@
 """The bench scripts' shared helpers: a bf16 problem as a mepi.matmul for mepi-opt, the kernel
-configuration the heuristic wrote into mepi-opt's output, and an A B B A comparison."""
+configuration the heuristic wrote into mepi-opt's output, a problem's rates from one mepi-bench
+run, and an A B B A comparison. A problem is a dict {"m", "n", "k"} with optional "batch" (1)
+and "epilog" (DEFAULT), as in the LIST.json files of config_ab.py and choice_diff.py."""
 import math
+import re
+import subprocess
 
 
 def problem_mlir(name, m, n, k, batch=1, special=False):
@@ -48,3 +52,41 @@ def abba(label, time_a, time_b):
 
 def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values))
+
+
+def label(p):
+    """The problem's mepi-bench --shape label: [BATCHx]MxNxK."""
+    batch = p.get("batch", 1)
+    return (f"{batch}x" if batch > 1 else "") + f"{p['m']}x{p['n']}x{p['k']}"
+
+
+def epilog(p, default="DEFAULT"):
+    return p.get("epilog", default)
+
+
+def problem_of(p, name="p"):
+    """The problem as problem_mlir writes it (GELU_BIAS as its cost class)."""
+    return problem_mlir(name, p["m"], p["n"], p["k"], p.get("batch", 1), epilog(p) != "DEFAULT")
+
+
+def chosen(opt, module):
+    """Each function's configuration, in order, from one mepi-opt run over the module's text."""
+    out = subprocess.run([opt, "--mepi-select-kernel-config=chip=sm_90a"], input=module,
+                         capture_output=True, text=True, check=True).stdout
+    return [config_of(part) for part in out.split("func.func @")[1:]]
+
+
+def bench_rates(bin_dir, p, config=None, default_epilog="DEFAULT"):
+    """(mepi's TFLOP/s, cuBLASLt's, mepi's kernel as the row names it) of one `mepi-bench --quick`
+    run of the problem in bf16, with `config` forced or the heuristic's choice; None where
+    mepi-bench printed no row for it (a configuration that cannot run the problem)."""
+    s, e = label(p), epilog(p, default_epilog)
+    forced = ["--config", config] if config else []
+    text = subprocess.run([f"{bin_dir}/mepi-bench", "--quick", "--shape", s, "--filter",
+                           f"{s} bf16 {e}"] + forced,
+                          capture_output=True, text=True, timeout=60).stdout
+    row = next((line for line in text.splitlines() if re.search(rf"{s} +bf16 +{e} ", line)), None)
+    if row is None:  # the configuration cannot run the problem: mepi-bench said why
+        return None
+    fields = row.split()
+    return float(fields[6]), float(fields[7]), " ".join(fields[12:])
