@@ -68,7 +68,8 @@ def main(argv):
     for i, values in ratios.items():
         if values:
             print(f"arm {i}: geomean {geomean(values):.3f} of the heuristic over {len(values)}, "
-                  f"{sum(v > 1.03 for v in values)} faster by more than 3 %, best {max(values):.3f}")
+                  f"{sum(v > 1.03 for v in values)} faster by more than 3 %, "
+                  f"best {max(values):.3f}")
 
 
 if __name__ == "__main__":
