@@ -1,20 +1,21 @@
 """python3 bench/scripts/forms.py LIST.json BIN_DIR CONFIG... [--rounds R] [--epilog E]
 
 Forced forms: times each problem of LIST.json (as config_ab.py's; entries without "epilog" get
---epilog's, DEFAULT) with the heuristic's choice and with each CONFIG forced (a
-#mepi.kernel_config attribute), arms interleaved, the order reversed every other round (R = 2:
-H C1 C2 ... then ... C2 C1 H), bf16. Prints each problem's mean TFLOP/s per arm, each arm's ratio
-to the heuristic, and per arm the geomean of that ratio over the problems with how many beat the
-heuristic by more than 3 %: the data a rule for a class of problems is fitted on (then checked
-with choice_diff.py and config_ab.py on other seeds). Run on the GPU machine."""
+--epilog's, DEFAULT) with the heuristic's choice and each CONFIG (a #mepi.kernel_config
+attribute) beside it, interleaved launch by launch in one mepi-bench process (`--against`), bf16,
+R such runs (1). Prints each problem's heuristic rate and share of cuBLASLt with each CONFIG's
+speed over the heuristic's (the runs' geomean; `-` where it cannot run the problem), and per
+CONFIG the geomean of that speed over the problems with how many beat the heuristic by more
+than 3 %: the data a rule for a class of problems is fitted on (then checked with
+choice_diff.py and config_ab.py on other seeds). Run on the GPU machine."""
 import json
 import sys
 
-from mlir_problems import bench_rates, geomean, label
+from mlir_problems import bench_run, geomean, label
 
 
 def parse(argv):
-    rounds, default_epilog, rest = 2, "DEFAULT", []
+    rounds, default_epilog, rest = 1, "DEFAULT", []
     it = iter(argv)
     for a in it:
         if a == "--rounds":
@@ -28,47 +29,35 @@ def parse(argv):
     return problems, bin_dir, configs, rounds
 
 
-def time_arms(bin_dir, p, arms, rounds):
-    """Each arm's mean TFLOP/s (arm None: the heuristic; None where a configuration cannot run
-    the problem), the heuristic's kernel and cuBLASLt's mean TFLOP/s."""
-    runs, kernel, cublas = {i: [] for i in range(len(arms))}, "", []
-    for r in range(rounds):
-        order = range(len(arms)) if r % 2 == 0 else reversed(range(len(arms)))
-        for i in order:
-            rates = bench_rates(bin_dir, p, arms[i])
-            if rates is None:
-                runs[i] = None
-                continue
-            if runs[i] is not None:
-                runs[i].append(rates[0])
-            cublas.append(rates[1])
-            kernel = rates[2] if arms[i] is None else kernel
-    mean = lambda v: sum(v) / len(v) if v else None
-    return [mean(runs[i]) for i in range(len(arms))], kernel, mean(cublas)
+def speeds(runs, i):
+    """CONFIG i's speed over the heuristic's over the runs (None if it never ran)."""
+    values = [r["speed"][i] for r in runs if r["speed"][i]]
+    return geomean(values) if values else None
 
 
 def main(argv):
     problems, bin_dir, configs, rounds = parse(argv)
-    arms = [None] + configs
     for i, c in enumerate(configs, 1):
         print(f"arm {i}: {c}")
-    ratios = {i: [] for i in range(1, len(arms))}
+    ratios = {i: [] for i in range(len(configs))}
     for p in problems:
-        rates, kernel, cublas = time_arms(bin_dir, p, arms, rounds)
-        if rates[0] is None:
-            print(f"{label(p):>20} {p['epilog']:9} no row for the heuristic's choice", flush=True)
+        runs = [r for r in (bench_run(bin_dir, p, None, configs) for _ in range(rounds)) if r]
+        if not runs:
+            print(f"{label(p):>20} {p['epilog']:9} no row", flush=True)
             continue
+        cells = []
         for i in ratios:
-            if rates[i] is not None:
-                ratios[i].append(rates[i] / rates[0])
-        cells = " ".join(f"{i}:{rates[i] / rates[0]:.3f}" if rates[i] else f"{i}:-"
-                         for i in ratios)
-        print(f"{label(p):>20} {p['epilog']:9} heuristic {rates[0]:7.1f} TFLOP/s "
-              f"({rates[0] / cublas:.3f} of cuBLASLt, {kernel})  {cells}", flush=True)
+            v = speeds(runs, i)
+            ratios[i] += [v] if v else []
+            cells.append(f"{i + 1}:{v:.3f}" if v else f"{i + 1}:-")
+        mepi = geomean([r["mepi"] for r in runs])
+        share = geomean([r["mepi"] / r["cublas"] for r in runs])
+        print(f"{label(p):>20} {p['epilog']:9} heuristic {mepi:7.1f} TFLOP/s ({share:.3f} of "
+              f"cuBLASLt, {runs[0]['kernel']})  {' '.join(cells)}", flush=True)
     for i, values in ratios.items():
         if values:
-            print(f"arm {i}: geomean {geomean(values):.3f} of the heuristic over {len(values)}, "
-                  f"{sum(v > 1.03 for v in values)} faster by more than 3 %, "
+            print(f"arm {i + 1}: geomean {geomean(values):.3f} of the heuristic over "
+                  f"{len(values)}, {sum(v > 1.03 for v in values)} faster by more than 3 %, "
                   f"best {max(values):.3f}")
 
 

@@ -76,17 +76,26 @@ def chosen(opt, module):
     return [config_of(part) for part in out.split("func.func @")[1:]]
 
 
-def bench_rates(bin_dir, p, config=None, default_epilog="DEFAULT"):
-    """(mepi's TFLOP/s, cuBLASLt's, mepi's kernel as the row names it) of one `mepi-bench --quick`
-    run of the problem in bf16, with `config` forced or the heuristic's choice; None where
-    mepi-bench printed no row for it (a configuration that cannot run the problem)."""
+def bench_run(bin_dir, p, config=None, against=(), default_epilog="DEFAULT"):
+    """One `mepi-bench --quick` run of the problem in bf16, with `config` forced or the heuristic's
+    choice, and each of `against` timed interleaved with it (launch by launch): a dict of mepi's
+    and cuBLASLt's TFLOP/s, mepi's kernel as the row names it, and per `against` its speed over
+    the row's own (None where it could not plan the problem); None where mepi-bench printed no
+    row (a forced configuration that cannot run the problem: it said why)."""
     s, e = label(p), epilog(p, default_epilog)
-    forced = ["--config", config] if config else []
-    text = subprocess.run([f"{bin_dir}/mepi-bench", "--quick", "--shape", s, "--filter",
-                           f"{s} bf16 {e}"] + forced,
-                          capture_output=True, text=True, timeout=60).stdout
-    row = next((line for line in text.splitlines() if re.search(rf"{s} +bf16 +{e} ", line)), None)
-    if row is None:  # the configuration cannot run the problem: mepi-bench said why
+    args = [f"{bin_dir}/mepi-bench", "--quick", "--shape", s, "--filter", f"{s} bf16 {e}"]
+    args += ["--config", config] if config else []
+    for c in against:
+        args += ["--against", c]
+    text = subprocess.run(args, capture_output=True, text=True, timeout=300).stdout
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if re.search(rf"^{s} +bf16 +{e} ", line)), None)
+    if at is None:
         return None
-    fields = row.split()
-    return float(fields[6]), float(fields[7]), " ".join(fields[12:])
+    fields = lines[at].split()
+    run = {"mepi": float(fields[6]), "cublas": float(fields[7]), "kernel": " ".join(fields[12:]),
+           "speed": []}
+    if against:  # the line before the row: own, then each against, as `=MS ms TIME/OWN;`
+        times = [float(t) for t in re.findall(r"=[0-9.]+ ms ([0-9.]+);", lines[at - 1])]
+        run["speed"] = [1 / t if t > 0 else None for t in times[1:]]
+    return run

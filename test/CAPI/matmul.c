@@ -31,17 +31,22 @@ static void report(const char *what, MepiError error) {
   mepiErrorDestroy(error);
 }
 
-int main(void) {
-  // CHECK: api version 7
-  printf("api version %u\n", mepiGetApiVersion());
+static const char *const kSilu =
+    "func.func @silu(%acc: f32, %row: index, %col: index) -> f16 {\n"
+    "  %one = arith.constant 1.0 : f32\n  %n = arith.negf %acc : f32\n"
+    "  %e = math.exp %n : f32\n  %d = arith.addf %one, %e : f32\n"
+    "  %y = arith.divf %acc, %d : f32\n  %t = arith.truncf %y : f32 to f16\n"
+    "  return %t : f16\n}\n";
 
-  int64_t aShape[] = {8, 16}, bShape[] = {12, 8}, goodB[] = {16, 4}, biasShape[] = {4};
-  MepiTensor a = {fakePointer(), 0, MEPI_DTYPE_F16, 2, aShape, NULL};
-  MepiTensor b = {fakePointer(), 0, MEPI_DTYPE_F16, 2, bShape, NULL};
+// The output's order is the order of main's calls; main prints the version first.
+// CHECK: api version 7
+
+/* Creation's errors: K that does not agree (with `badB`), a null pointer, C without beta. */
+static void createErrors(MepiTensor a, MepiTensor badB, MepiTensor b) {
   MepiError error;
 
   // CHECK: create: invalid matmul: {{.*}}expected op(a) and op(b) to agree on K, got 16 and 12
-  MepiMatmul bad = mepiMatmulCreate(&a, &b, NULL, 1.0f, NULL, false, false, &error);
+  MepiMatmul bad = mepiMatmulCreate(&a, &badB, NULL, 1.0f, NULL, false, false, &error);
   // CHECK-NEXT: status: 1
   // CHECK-NEXT: null handle: 1
   MepiStatus status = mepiErrorGetStatus(error);
@@ -52,7 +57,6 @@ int main(void) {
   // CHECK: null pointer: operand a: null device pointer
   MepiTensor nullA = a;
   nullA.data = NULL;
-  b.shape = goodB;
   mepiMatmulCreate(&nullA, &b, NULL, 1.0f, NULL, false, false, &error);
   report("null pointer", error);
 
@@ -61,10 +65,15 @@ int main(void) {
   MepiTensor c = {fakePointer(), 0, MEPI_DTYPE_F16, 2, cShape, NULL};
   mepiMatmulCreate(&a, &b, &c, 1.0f, NULL, false, false, &error);
   report("beta", error);
+}
 
-  MepiMatmul mm = mepiMatmulCreate(&a, &b, NULL, 1.0f, NULL, false, false, &error);
-  // CHECK: created: 1
-  printf("created: %d\n", !mepiMatmulIsNull(mm) && mepiErrorIsNull(error));
+// main then creates the handle that the next sections use.
+// CHECK: created: 1
+
+/* A created handle before and at plan(): built-in and user epilogs and their errors. */
+static void planErrors(MepiMatmul mm) {
+  MepiError error;
+  int64_t biasShape[] = {4};
 
   // Before plan(): no aux outputs (and no exception out of the C API).
   // CHECK: aux outputs before plan: 0
@@ -86,13 +95,7 @@ int main(void) {
     report("plan relu", error);
 
   // CHECK: user epilog: ok
-  const char *silu =
-      "func.func @silu(%acc: f32, %row: index, %col: index) -> f16 {\n"
-      "  %one = arith.constant 1.0 : f32\n  %n = arith.negf %acc : f32\n"
-      "  %e = math.exp %n : f32\n  %d = arith.addf %one, %e : f32\n"
-      "  %y = arith.divf %acc, %d : f32\n  %t = arith.truncf %y : f32 to f16\n"
-      "  return %t : f16\n}\n";
-  MepiStringRef siluText = {silu, strlen(silu)}, siluName = {"silu", 4};
+  MepiStringRef siluText = {kSilu, strlen(kSilu)}, siluName = {"silu", 4};
   if (mepiLogicalResultIsSuccess(mepiMatmulPlanUserEpilog(mm, siluText, siluName, NULL, NULL, 0,
                                                           NULL, 0, &error)))
     printf("user epilog: ok\n");
@@ -106,8 +109,11 @@ int main(void) {
   if (mepiLogicalResultIsFailure(mepiMatmulPlanUserEpilog(mm, siluText, siluName, &row, &rowKind,
                                                           1, NULL, 0, &error)))
     report("user epilog inputs", error);
+}
 
-  // The catalog through the C API: options, every built-in input, aux outputs after execute.
+/* The catalog through the C API: options, every built-in input, aux outputs after execute. */
+static void catalogInputs(MepiTensor a, MepiTensor b) {
+  MepiError error;
   MepiMatmulOptions options = {true, {NULL, 0}};
   MepiMatmul withAmax = mepiMatmulCreateWithOptions(&a, &b, NULL, 1.0f, NULL, false, false,
                                                     &options, &error);
@@ -139,8 +145,12 @@ int main(void) {
   if (mepiLogicalResultIsFailure(mepiMatmulGetAuxOutput(withAmax, 0, &key, &auxTensor, &error)))
     report("aux output", error);
   mepiMatmulDestroy(withAmax);
+}
 
-  // Options of API version 2: the target, D's type, TF32; the planned configuration.
+/* Options of API version 2: the target, D's type, TF32; the planned configuration, and the
+   error asking for it before plan(). */
+static void tf32Options(void) {
+  MepiError error;
   int64_t f32A[] = {128, 64}, f32B[] = {96, 64};
   MepiTensor a32 = {fakePointer(), 0, MEPI_DTYPE_F32, 2, f32A, NULL};
   MepiTensor b32 = {fakePointer(), 0, MEPI_DTYPE_F32, 2, f32B, NULL};
@@ -155,6 +165,17 @@ int main(void) {
   else
     report("tf32", error);
   mepiMatmulDestroy(fast);
+  // CHECK: config before plan: kernelConfiguration() called before plan()
+  MepiMatmul unplanned = mepiMatmulCreate(&a32, &b32, NULL, 1.0f, NULL, false, true, &error);
+  if (mepiLogicalResultIsFailure(mepiMatmulGetKernelConfiguration(unplanned, &config, &error)))
+    report("config before plan", error);
+  mepiMatmulDestroy(unplanned);
+}
+
+/* 8-bit operands' options (API versions 6 and 7). */
+static void fp8Options(void) {
+  MepiError error;
+  MepiStringRef config;
   // Options of API version 6: GELU_AUX's aux in e4m3 with its scale and amax beside 8-bit
   // operands; the scale is required.
   int64_t f8A[] = {64, 128}, f8B[] = {32, 128}, one[] = {1};
@@ -215,28 +236,30 @@ int main(void) {
                                                &error);
   if (mepiMatmulIsNull(noC))
     report("fp8 C scale without C", error);
-  // CHECK: config before plan: kernelConfiguration() called before plan()
-  MepiMatmul unplanned = mepiMatmulCreate(&a32, &b32, NULL, 1.0f, NULL, false, true, &error);
-  if (mepiLogicalResultIsFailure(mepiMatmulGetKernelConfiguration(unplanned, &config, &error)))
-    report("config before plan", error);
-  mepiMatmulDestroy(unplanned);
+}
 
+/* The operands' lifecycle: reset with a wrong shape (`badB`), release, execute after it. */
+static void operandLifecycle(MepiMatmul mm, MepiTensor a, MepiTensor badB) {
+  MepiError error;
   // CHECK: reset: resetOperands: operand b: expected shape [16, 4], got [12, 8]
-  b.shape = bShape;
-  if (mepiLogicalResultIsFailure(mepiMatmulResetOperands(mm, &a, &b, NULL, NULL, &error)))
+  if (mepiLogicalResultIsFailure(mepiMatmulResetOperands(mm, &a, &badB, NULL, NULL, &error)))
     report("reset", error);
 
   // CHECK: released: execute() after releaseOperands(): call resetOperands() first
   mepiMatmulReleaseOperands(mm);
   if (mepiLogicalResultIsFailure(mepiMatmulExecute(mm, NULL, NULL, &error)))
     report("released", error);
+}
 
+/* Every entry point with a null handle: an error (or nothing) and no crash. */
+static void nullHandles(MepiTensor a, MepiTensor b) {
+  MepiError error;
+  MepiStringRef siluText = {kSilu, strlen(kSilu)}, siluName = {"silu", 4};
   // CHECK: null handle error: null MepiMatmul handle
   MepiMatmul none = {NULL};
   if (mepiLogicalResultIsFailure(mepiMatmulPlan(none, MEPI_EPILOG_DEFAULT, NULL, &error)))
     report("null handle error", error);
 
-  // Every entry point with a null handle: an error (or nothing) and no crash.
   // CHECK: null handles: 10 errors
   int nullErrors = 0;
   MepiStringRef text;
@@ -264,6 +287,24 @@ int main(void) {
          (int)mepiErrorGetStatus(noError));
   mepiMatmulReleaseOperands(none);
   mepiMatmulDestroy(none);
+}
+
+int main(void) {
+  printf("api version %u\n", mepiGetApiVersion());
+  int64_t aShape[] = {8, 16}, badShape[] = {12, 8}, bShape[] = {16, 4};
+  MepiTensor a = {fakePointer(), 0, MEPI_DTYPE_F16, 2, aShape, NULL};
+  MepiTensor badB = {fakePointer(), 0, MEPI_DTYPE_F16, 2, badShape, NULL};
+  MepiTensor b = {fakePointer(), 0, MEPI_DTYPE_F16, 2, bShape, NULL};
+  MepiError error;
+  createErrors(a, badB, b);
+  MepiMatmul mm = mepiMatmulCreate(&a, &b, NULL, 1.0f, NULL, false, false, &error);
+  printf("created: %d\n", !mepiMatmulIsNull(mm) && mepiErrorIsNull(error));
+  planErrors(mm);
+  catalogInputs(a, b);
+  tf32Options();
+  fp8Options();
+  operandLifecycle(mm, a, badB);
+  nullHandles(a, b);
 
   // The log callback hears, planning it again, the cache's hit (debug, 10), then the plan
   // (info, 20).

@@ -7,8 +7,11 @@
 // bias has one value per row of D (length M), as in cuBLASLt and nvmath-python.
 //
 //   mpirun -np 2 mepi-bench --dist [--quick] [--epilog NAME] [--filter SUBSTRING] [--json FILE]
-//   mepi-bench [--quick] [--stream] [--ungated] [--catalog | --user [--ltoir FILE]] [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32] [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE] [--filter SUBSTRING]...
-//              [--config KERNEL_CONFIG] [--shape MxNxK | BxMxNxK[b]]... [--list]
+//   mepi-bench [--quick] [--stream] [--ungated] [--catalog | --user [--ltoir FILE]]
+//              [--batched | --grouped | --grouped-k | --fp8] [--tf32 | --f32]
+//              [--autotune [--confirm] [--skip N]] [--layout tn|nn] [--json FILE]
+//              [--filter SUBSTRING]... [--config KERNEL_CONFIG] [--against KERNEL_CONFIG]...
+//              [--shape MxNxK | BxMxNxK[b]]... [--sweep SEED] [--list]
 //
 // --list prints the problems a run would time (name, shape, dtype, epilog, aligned) and exits
 // without a GPU: e.g. `--list --sweep SEED` gives a seed's problems to scripts.
@@ -61,7 +64,10 @@
 // GroupedKBench.cpp) against the same two anchors.
 // --filter keeps the problems whose label ("<shape> <dtype> <epilog>") contains any of the
 // given substrings; --config forces mepi's kernel configuration (Options::kernelConfig), to
-// compare configurations side by side.
+// compare configurations side by side; --against CONFIG (repeatable) also times each CONFIG
+// interleaved with the row's own configuration, launch by launch over the same input sets (a
+// line before the row; JSON against_ms), the way a rule is judged against forced forms.
+#include "BenchOptions.h"
 #include "BenchSupport.h"
 #include "RunTotals.h"
 #include "DistBench.h"
@@ -110,6 +116,9 @@ struct Measurement {
   /// --confirm: the heuristic's choice first, then autotune()'s fastest others, timed again
   /// interleaved over the rotated input sets.
   std::vector<std::pair<std::string, double>> confirmed;
+  /// --against: the row's own configuration first, then each --against one that could plan the
+  /// problem, timed interleaved (launch by launch) over the rotated input sets.
+  std::vector<std::pair<std::string, double>> against;
   /// The heuristic's choice's time over the fastest candidate's, as --confirm timed them where
   /// it ran, else as autotune() did (0 when autotune() could not time the heuristic's choice).
   /// The fastest of one pass over many candidates is biased low by each time's noise (µs-scale
@@ -118,7 +127,7 @@ struct Measurement {
     if (!confirmed.empty()) {
       double best = confirmed.front().second;
       for (const auto &[config, ms] : confirmed)
-        best = std::min(best, ms);
+        best = ms > 0 ? std::min(best, ms) : best; // 0: a candidate that could not plan
       return best > 0 ? confirmed.front().second / best : 0;
     }
     for (const auto &[config, ms] : tuned)
@@ -128,11 +137,12 @@ struct Measurement {
   }
 };
 
-std::string forcedConfig; ///< --config: Options::kernelConfig for every mepi problem
-bool rowMajorB = false;   ///< --layout nn: B is K x N row-major
-bool autotune = false;    ///< --autotune: Matmul::autotune() before timing
-bool confirm = false;     ///< --confirm: the heuristic's and autotune's best choices timed again
-bool ungated = false;     ///< --ungated: no QueueGate (each launch timed at the host's pace)
+// The command line's settings that measure() reads (main copies them from Options).
+std::string forcedConfig;         ///< --config: Options::kernelConfig for every mepi problem
+std::vector<std::string> against; ///< --against: timed interleaved beside the row's own
+bool rowMajorB = false;           ///< --layout nn: B is K x N row-major
+bool autotune = false;            ///< --autotune: Matmul::autotune() before timing
+bool confirm = false;             ///< --confirm: autotune's best choices timed again
 
 cublasLtEpilogue_t cublasEpilog(const std::string &name) {
   if (name == "BIAS") return CUBLASLT_EPILOGUE_BIAS;
@@ -295,31 +305,48 @@ void measureCublasLt(const Problem &p, const EpilogShape &ep, const ProblemBuffe
   r.refHostUs = refHostUs / refIterations;
 }
 
-/// --confirm: the heuristic's choice and autotune()'s three fastest others, each planned on every
-/// input set and timed interleaved (launch by launch, 20 rounds or more), into `r.confirmed`.
-void confirmTuned(const Problem &p, const EpilogShape &ep, const ProblemBuffers &buf,
-                  CUstream stream, Measurement &r) {
-  constexpr size_t kVariants = 4;
-  std::vector<std::string> configs{r.heuristicConfig};
-  for (const auto &[config, ms] : r.tuned)
-    if (configs.size() < kVariants && ms > 0 &&
-        std::find(configs.begin(), configs.end(), config) == configs.end())
-      configs.push_back(config);
+/// `configs`, each planned on every input set and timed interleaved (launch by launch, 20
+/// rounds or more) as (configuration, median ms), in their order. One that cannot plan the
+/// problem gets 0 ms, after a line saying why.
+std::vector<std::pair<std::string, double>>
+timeInterleaved(const Problem &p, const EpilogShape &ep, const ProblemBuffers &buf,
+                CUstream stream, const Measurement &r, const std::vector<std::string> &configs) {
+  std::vector<std::string> planned;
   std::vector<std::vector<mepi::Matmul>> sets;
-  std::vector<std::function<void(int)>> launches;
   for (const std::string &config : configs) {
     Measurement unused;
     unused.rotation = r.rotation;
-    sets.push_back(planMepi(p, ep, buf, stream, unused, config, /*tune=*/false));
+    try {
+      sets.push_back(planMepi(p, ep, buf, stream, unused, config, /*tune=*/false));
+      planned.push_back(config);
+    } catch (const mepi::Error &e) {
+      std::printf("    could not plan %s: %s\n", shortConfig(config).c_str(), e.what());
+    }
   }
+  std::vector<std::function<void(int)>> launches;
   for (std::vector<mepi::Matmul> &set : sets) {
     for (mepi::Matmul &mm : set) // warm-up: module load, first-launch costs
       mm.execute(stream);
     launches.push_back([&set, stream](int i) { set[i % set.size()].execute(stream); });
   }
   std::vector<double> ms = interleavedMedianMs(stream, std::max(r.iterations, 20), launches);
-  for (size_t v = 0; v < configs.size(); ++v)
-    r.confirmed.push_back({configs[v], ms[v]});
+  std::vector<std::pair<std::string, double>> timed;
+  for (size_t v = 0, next = 0; v < configs.size(); ++v) {
+    bool ran = next < planned.size() && planned[next] == configs[v];
+    timed.push_back({configs[v], ran ? ms[next++] : 0.0});
+  }
+  return timed;
+}
+
+/// --confirm: the heuristic's choice and autotune()'s three fastest others, timed interleaved.
+std::vector<std::string> confirmCandidates(const Measurement &r) {
+  constexpr size_t kVariants = 4;
+  std::vector<std::string> configs{r.heuristicConfig};
+  for (const auto &[config, ms] : r.tuned)
+    if (configs.size() < kVariants && ms > 0 &&
+        std::find(configs.begin(), configs.end(), config) == configs.end())
+      configs.push_back(config);
+  return configs;
 }
 
 Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size_t l2Bytes,
@@ -330,19 +357,19 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
   size_t inputBytes = (p.f32 ? 4 : 2) * size_t(p.shape.batch * p.shape.m * p.shape.k +
                                                bCount * p.shape.n * p.shape.k);
   // Rotate input sets when one fits in L2, so that no run reads them from a warm cache.
-  r.rotation = inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
+  r.rotation =
+      inputBytes < 2 * l2Bytes ? int(std::min<size_t>(8, 2 * l2Bytes / inputBytes + 1)) : 1;
   ProblemBuffers buf(p, ep, r.rotation);
   try {
     std::vector<mepi::Matmul> mms = planMepi(p, ep, buf, stream, r);
     r.mepiMs = mepiMs(mms, stream, quick, &r.executeHostUs, &r.iterations);
     measureCublasLt(p, ep, buf, lt, stream, r);
-    if (confirm && !r.tuned.empty()) {
-      try {
-        confirmTuned(p, ep, buf, stream, r);
-      } catch (const mepi::Error &e) { // autotune()'s figures stand; the row says why
-        r.confirmed.clear();
-        std::printf("    --confirm could not plan a candidate: %s\n", e.what());
-      }
+    if (confirm && !r.tuned.empty())
+      r.confirmed = timeInterleaved(p, ep, buf, stream, r, confirmCandidates(r));
+    if (!against.empty()) {
+      std::vector<std::string> configs{r.config};
+      configs.insert(configs.end(), against.begin(), against.end());
+      r.against = timeInterleaved(p, ep, buf, stream, r, configs);
     }
   } catch (const mepi::Error &e) {
     r.error = e.what();
@@ -353,91 +380,6 @@ Measurement measure(const Problem &p, cublasLtHandle_t lt, CUstream stream, size
 } // namespace
 
 namespace {
-/// What the command line asks for (the flags above; --layout, --config and --autotune set the
-/// globals that measure() reads).
-struct Options {
-  bool quick = false, catalog = false, user = false, batched = false, tf32 = false, f32 = false,
-       grouped = false, groupedK = false, fp8 = false, list = false;
-  std::optional<uint64_t> sweepSeed;
-  int skip = 0; // --skip N: leaves out the first N problems selected (to split a long run)
-  std::string jsonPath, ltoirPath, command;
-  std::vector<std::string> filters;
-  std::deque<std::string> shapeLabels; // --shape labels (stable addresses for Shape::name)
-  std::vector<Shape> givenShapes;
-  std::vector<std::string> sweepNames; // --sweep's problem names (Shape::name points into them)
-};
-
-/// --shape: MxNxK, or BxMxNxK (strided batched), with a trailing "b" for one B for all
-/// elements. Prints why and returns false when `text` is not one.
-bool parseShape(const char *text, Options &o) {
-  Shape shape{0, 0, 0, nullptr};
-  int64_t v[4] = {0, 0, 0, 0};
-  char shared = 0;
-  int got = std::sscanf(text, "%" SCNd64 "x%" SCNd64 "x%" SCNd64 "x%" SCNd64 "%c", &v[0], &v[1],
-                        &v[2], &v[3], &shared);
-  if (got >= 4) {
-    shape.batch = v[0], shape.m = v[1], shape.n = v[2], shape.k = v[3];
-    shape.sharedB = shared == 'b';
-  } else {
-    shape.m = v[0], shape.n = v[1], shape.k = v[2];
-  }
-  bool trailingB = std::string(text).back() == 'b';
-  if (got < 3 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0 ||
-      (got == 5 && shared != 'b') || (trailingB && got != 5)) {
-    std::printf("--shape expects MxNxK or BxMxNxK[b] with positive sizes, got '%s'\n", text);
-    return false;
-  }
-  shape.name = o.shapeLabels.emplace_back(text).c_str();
-  o.givenShapes.push_back(shape);
-  return true;
-}
-
-/// The options of argv, or nullopt (after saying why) when one is malformed.
-std::optional<Options> parseOptions(int argc, char **argv) {
-  Options o;
-  o.command = argv[0];
-  std::map<std::string, bool *> flags = {
-      {"--quick", &o.quick},     {"--catalog", &o.catalog}, {"--user", &o.user},
-      {"--grouped", &o.grouped}, {"--grouped-k", &o.groupedK}, {"--fp8", &o.fp8},         {"--batched", &o.batched},
-      {"--tf32", &o.tf32},       {"--f32", &o.f32},         {"--autotune", &autotune},
-      {"--confirm", &confirm},   {"--stream", &bench::streamTiming},
-      {"--ungated", &ungated},   {"--list", &o.list}};
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    o.command += " " + arg;
-    if (auto flag = flags.find(arg); flag != flags.end()) {
-      *flag->second = true;
-      continue;
-    }
-    if (i + 1 >= argc)
-      continue;
-    std::string value = argv[i + 1];
-    bool known = true;
-    if (arg == "--sweep")
-      o.sweepSeed = std::strtoull(value.c_str(), nullptr, 10);
-    else if (arg == "--skip")
-      o.skip = std::atoi(value.c_str());
-    else if (arg == "--ltoir")
-      o.ltoirPath = value;
-    else if (arg == "--json")
-      o.jsonPath = value;
-    else if (arg == "--filter")
-      o.filters.push_back(value);
-    else if (arg == "--layout")
-      rowMajorB = value == "nn";
-    else if (arg == "--config")
-      forcedConfig = value;
-    else if (arg == "--shape") {
-      if (!parseShape(argv[i + 1], o))
-        return std::nullopt;
-    } else
-      known = false;
-    if (known)
-      o.command += arg == "--config" ? " '" + value + "'" : " " + value, ++i;
-  }
-  return o;
-}
-
 /// The GPU (device 0, its primary context) and cuBLASLt.
 struct Device {
   char name[256] = {0};
@@ -552,6 +494,8 @@ std::string jsonRow(const Problem &p, const Measurement &r, double mepiTf, doubl
             tuned + "]";
   if (!confirmed.empty())
     tuned += ", \"confirmed_ms\": [" + confirmed + "]";
+  if (!r.against.empty())
+    tuned += ", \"against_ms\": [" + candidatesJson(r.against) + "]";
   return std::string(row) + tuned;
 }
 
@@ -579,6 +523,13 @@ std::string measureAndReport(const Problem &p, const Device &dev, bool quick, To
         std::printf(" %s=%.4f;", shortConfig(config).c_str(), ms);
       std::printf("\n");
     }
+  }
+  if (!r.against.empty()) { // each one's time over the row's own, both from the interleaved run
+    std::printf("    against (interleaved, time over the row's own):");
+    for (const auto &[config, ms] : r.against)
+      std::printf(" %s=%.4f ms %.3f;", shortConfig(config).c_str(), ms,
+                  ms / r.against.front().second); // 0: could not plan the problem
+    std::printf("\n");
   }
   std::printf("%-16s %-5s %-13s %6ld %6ld %6ld %10.1f %10.1f %7.3f %8.1f %8.1f %8.1f  %s%s%s\n",
               p.shape.name, p.dtype(), p.epilog, p.shape.m, p.shape.n, p.shape.k, mepiTf, refTf,
@@ -643,6 +594,8 @@ int main(int argc, char **argv) {
   if (!options)
     return 1;
   Options &o = *options;
+  forcedConfig = o.forcedConfig, against = o.against, rowMajorB = o.rowMajorB;
+  autotune = o.autotune, confirm = o.confirm;
   if (o.list) {
     for (const Problem &p : problemsFor(o, shapesFor(o)))
       std::printf("%s %" PRId64 "x%" PRId64 "x%" PRId64 "x%" PRId64 "%s %s %s %s\n", p.shape.name,
@@ -650,7 +603,7 @@ int main(int argc, char **argv) {
                   p.dtype(), p.epilog, p.aligned ? "aligned" : "unaligned");
     return 0;
   }
-  bench::QueueGate::enabled = !ungated;
+  bench::QueueGate::enabled = !o.ungated;
   Device dev;
   if (!openDevice(dev))
     return 1;
@@ -670,8 +623,9 @@ int main(int argc, char **argv) {
                        {o.quick, o.filters, forcedConfig, o.jsonPath, o.command, dev.name, date,
                         rowMajorB, o.givenShapes, o.sweepSeed, autotune});
   if (o.user)
-    return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters, forcedConfig,
-                        o.ltoirPath, argv[0], dev.name, date, o.command, o.jsonPath);
+    return runUserBench(shapesFor(o), dev.lt, dev.stream, size_t(dev.l2), o.quick, o.filters,
+                        forcedConfig, o.ltoirPath, argv[0], dev.name, date, o.command,
+                        o.jsonPath);
   runMatmulBench(o, dev, date);
   cublasLtDestroy(dev.lt);
   return 0;
