@@ -1,6 +1,6 @@
 // Block scales in the promoted main loop (BlockScales.h).
 #include "BlockScales.h"
-#include "WgmmaEpilog.h"
+#include "WgmmaEpilogFrame.h"
 #include "WgmmaFragment.h"
 
 #include "mepi/IR/BlockScaling.h"

@@ -11,7 +11,7 @@
 #define MEPI_CONVERSION_MEPITOGPU_EPILOGUENODES_H
 
 #include "EpilogEmitter.h"
-#include "WgmmaEpilog.h"
+#include "WgmmaEpilogFrame.h"
 #include "mepi/Sm90/EpilogScratch.h"
 
 #include <memory>

@@ -9,7 +9,7 @@
 // none. A second arrival waits only for a unit that has already counted in at its node and
 // has nothing left to wait for before its mark, so the units need not be resident at once.
 #include "SplitRecords.h"
-#include "WgmmaEpilog.h"
+#include "WgmmaEpilogFrame.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"

@@ -8,7 +8,7 @@
 #ifndef MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
 #define MEPI_CONVERSION_MEPITOGPU_WGMMAREGISTEREPILOG_H
 
-#include "WgmmaEpilog.h"
+#include "WgmmaEpilogFrame.h"
 
 namespace mlir::mepi {
 
