@@ -7,11 +7,10 @@ pairs are timed with mepi-bench as chosen (B) and forced without the pairs (A: t
 configuration, `cluster = 2` taken out), A B B A, bf16 DEFAULT. Prints each problem's B / A
 (mean TFLOP/s) and the geomean."""
 import json
-import re
 import subprocess
 import sys
 
-from mlir_problems import abba, config_of, geomean
+from mlir_problems import abba, bench_run, config_of, geomean
 
 sample_dir, bin_dir = sys.argv[1], sys.argv[2]
 out = subprocess.run([f"{bin_dir}/mepi-opt", "--mepi-select-kernel-config=chip=sm_90a",
@@ -30,11 +29,8 @@ print(f"{len(paired)} of {len(problems)} problems paired", flush=True)
 
 
 def tflops(shape, config):
-    args = [f"{bin_dir}/mepi-bench", "--quick", "--shape", shape, "--filter",
-            f"{shape} bf16 DEFAULT"] + (["--config", config] if config else [])
-    text = subprocess.run(args, capture_output=True, text=True, timeout=60).stdout
-    row = next(line for line in text.splitlines() if re.search(rf"{shape} +bf16 +DEFAULT", line))
-    return float(row.split()[6])
+    m, n, k = map(int, shape.split("x"))
+    return bench_run(bin_dir, {"m": m, "n": n, "k": k}, config)["mepi"]
 
 
 ratios = [abba(shape, lambda: tflops(shape, unpaired), lambda: tflops(shape, None))
