@@ -1,5 +1,8 @@
 """python3 bench/scripts/choice_diff.py OLD_OPT NEW_OPT BENCH SEED... [--all] > LIST.json
 
+A SEED may also name one of mepi-bench's fixed sets: `dense` (its default set) or a set's flag
+(`--batched`, `--catalog`, ...).
+
 The problems of seeded sweeps whose heuristic configuration differs between two mepi-opt builds
 (OLD_OPT: the tree before a rule, NEW_OPT: with it), as config_ab.py's LIST.json: a rule is
 judged on the problems whose kernels it changes, each timed with the old configuration forced
@@ -19,7 +22,8 @@ EPILOGS = ("DEFAULT", "GELU_BIAS")
 
 def listed(bench, seed, every):
     """(name, batch, m, n, k) of the sweep's problems that problem_mlir can write."""
-    out = subprocess.run([bench, "--list", "--sweep", seed], capture_output=True, text=True,
+    which = [] if seed == "dense" else [seed] if seed.startswith("--") else ["--sweep", seed]
+    out = subprocess.run([bench, "--list", *which], capture_output=True, text=True,
                          check=True).stdout
     for line in out.splitlines():
         name, shape, _, _, aligned = line.split()

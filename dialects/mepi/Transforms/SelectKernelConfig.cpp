@@ -333,6 +333,8 @@ KernelConfigAttr WgmmaHeuristic::columnFitted(KernelConfigAttr config) const {
 ///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00). Otherwise
 ///   128 x 192 where its waves fall at least as much inside D as 256 x 128's
 ///   (narrowerThan256x128).
+/// - A D of at most 256 columns instead of 256 x 128: ping-pong 64 x 128 or 128 x 128
+///   (narrowPingpong).
 /// - Without TMA stores (D's rows not 16-byte aligned, or aux outputs) no ping-pong 128 x 128
 ///   with staged D: the wide tile in clusters of 2 below (both seeds: 1.23 and 1.20 times the
 ///   fastest against 1.07 and 1.07, in geomean over 24 and 16 problems). Null where no rule
@@ -384,6 +386,8 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
     return tile(128, 256, /*stages=*/4).withStore(DStore::Tma);
   if (KernelConfigAttr narrower = narrowerThan256x128())
     return narrower;
+  if (KernelConfigAttr narrow = narrowPingpong(op, target, tma))
+    return narrow;
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
 }
 

@@ -1,6 +1,6 @@
 // The heuristic's width fits (KernelRules.h): tiles narrower than the forms' 256 or 192
 // columns where D's columns leave the wider tiles' last column, and so their waves, partly
-// outside D. 160 columns end TMA's stores in half a line (canUseTmaStores).
+// outside D; for a narrow D, ping-pong tiles as wide as D. 160 columns end TMA's stores in half a line (canUseTmaStores).
 #include "KernelRules.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -79,6 +79,39 @@ KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma) 
   if (9 * share(128, kWidth) < 10 * others)
     return {};
   return ifBuildable(p, target, tile(op, p, 128, kWidth, tma).withStore(DStore::Tma));
+}
+
+/// D of at most 256 columns (whose many-tile form was 256 x 128): ping-pong tiles as wide as D
+/// (64 x 128 up to 128 columns, 128 x 128 above), 6 stages or the most that fit, TMA stores,
+/// rows on L2's sectors. Up to 16 k-steps a tile's epilog weighs much against its main loop,
+/// and ping-pong runs one consumer's under the other's; the 64-row tiles also split the waves
+/// finer. Above, only where 128 x 128's waves fall 1.2 times as much inside D as 256 x 128's:
+/// with a longer main loop the smaller tiles' extra operand reads cost more, and they gained
+/// only where the 256-row waves were far from full. Forced against 256 x 128 s4 on the 36
+/// problem-epilogs of seeds 20261201-10 it took (H200, 2026-12-01, bf16, `narrow-n-forms.log`,
+/// forms.py): up to 16 k-steps 64 x 128 at N = 128 1.10-1.59x (37120 x 128 x 128 DEFAULT 0.66
+/// -> 1.04 of cuBLASLt; 8 x 3328 x 128 x 960 DEFAULT lost 4 %, 128 x 128 1 %), 128 x 128 at
+/// N = 256 1.07x (64 x 128: 0.94-0.98x); above, 128 x 128 at shares 1.33x 256 x 128's 1.16-1.25x
+/// (40128 x 128 x 2368, 23488 x 256 x 1472), at equal shares 0.77-0.92x (15 x 1216 x 128 x
+/// 4032, 19 x 1024 x 128 x 2112, 38 x 1408 x 128 x 2880). D of 320 columns kept 256 x 128
+/// (20992 x 320 x 576: ping-pong 0.70-0.89x).
+KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma) {
+  constexpr int64_t kMaxColumns = 256, kShortKSteps = 16, kStages = 6;
+  constexpr double kMinShareGain = 1.2;
+  Sm90Problem p = Sm90Problem::of(op);
+  if (p.n > kMaxColumns || !sectorAlignedRows(op) || !canUseTmaStores(op, tma, 128))
+    return {};
+  int64_t tileM = p.n <= 128 ? 64 : 128;
+  if (llvm::divideCeil(p.k, p.atom().lineElements()) > kShortKSteps) {
+    if (waveShare(p, target, 128, 128) < kMinShareGain * waveShare(p, target, 256, 128))
+      return {};
+    tileM = 128;
+  }
+  KernelConfigAttr config = tile(op, p, tileM, 128, tma);
+  if (!config)
+    return {};
+  config = config.withStages(kStages).withPingpong(true).withStore(DStore::Tma);
+  return ifBuildable(p, target, withFittingStages(p, target, config));
 }
 
 } // namespace mlir::mepi::rules
