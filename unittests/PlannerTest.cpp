@@ -329,9 +329,10 @@ TEST(Planner, WgmmaLaunchShapeAndTensorMaps) {
   EXPECT_EQ(kernel->tensorMaps[2].swizzle, 128);
   EXPECT_TRUE(isElf(kernel->cubin));
 
-  // K = 4096 or less: 256 x 128 tiles, 4 stages, no cluster; ping-pong 128 x 128 tiles, 6
-  // stages, when the epilog has special ops (GELU: an exp and a division per element).
-  MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 1024, "BIAS", false, true);
+  // K = 4096 or less (over 16 k-steps): 256 x 128 tiles, 4 stages, no cluster; ping-pong 128 x
+  // 128 tiles, 6 stages, when the epilog has special ops (GELU: an exp and a division per
+  // element).
+  MatmulProblem shortK = problem(ElementType::BF16, 4096, 4096, 2048, "BIAS", false, true);
   shortK.addressAlignment = 16;
   llvm::Expected<CompiledKernel> tall = compileProblem(shortK, "sm_90a");
   ASSERT_TRUE(bool(tall)) << llvm::toString(tall.takeError());

@@ -45,10 +45,10 @@ func.func @big(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
 
 // CHECK-LABEL: func.func @big_stored
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @big_stored(%a: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
-                      %b: memref<4096x1024xbf16> {mepi.alignment = 16 : i64},
+func.func @big_stored(%a: memref<4096x2048xbf16> {mepi.alignment = 16 : i64},
+                      %b: memref<4096x2048xbf16> {mepi.alignment = 16 : i64},
                       %d: memref<4096x4096xbf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<4096x1024xbf16>, memref<4096x1024xbf16>) outs(%d : memref<4096x4096xbf16>)
+  mepi.matmul ins(%a, %b : memref<4096x2048xbf16>, memref<4096x2048xbf16>) outs(%d : memref<4096x4096xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
@@ -77,10 +77,11 @@ func.func @short_k_stored(%a: memref<1536x320xbf16> {mepi.alignment = 16 : i64},
 
 // -----
 
-// K = 512 (8 k-steps) is short only for a costly epilog: a cheap one keeps the cooperative
-// tiles, here 128 x 192 (264 tiles: two whole waves, where 256 x 128's 192 take 1.45 of two).
+// K = 512 (8 k-steps) is short for the 64 x 256 ping-pong only with a costly epilog; a cheap
+// one takes ping-pong 128 x 128 (shortCheapPingpong: 384 tiles in three waves fill them as
+// much as 128 x 192's 264 in two, 0.97 with its last column 128 past D).
 // CHECK-LABEL: func.func @cheap_k512_stored
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
 func.func @cheap_k512_stored(%a: memref<1536x512xbf16> {mepi.alignment = 16 : i64},
                              %b: memref<4096x512xbf16> {mepi.alignment = 16 : i64},
                              %d: memref<1536x4096xbf16> {mepi.alignment = 16 : i64}) {
@@ -98,10 +99,10 @@ func.func @cheap_k512_stored(%a: memref<1536x512xbf16> {mepi.alignment = 16 : i6
 // M = 320: 256-row tiles would compute 512 rows where 128-row ones compute 384, so 128 x 256.
 // CHECK-LABEL: func.func @m320_stored
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 256, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @m320_stored(%a: memref<320x1024xbf16> {mepi.alignment = 16 : i64},
-                       %b: memref<16384x1024xbf16> {mepi.alignment = 16 : i64},
+func.func @m320_stored(%a: memref<320x2048xbf16> {mepi.alignment = 16 : i64},
+                       %b: memref<16384x2048xbf16> {mepi.alignment = 16 : i64},
                        %d: memref<320x16384xbf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<320x1024xbf16>, memref<16384x1024xbf16>) outs(%d : memref<320x16384xbf16>)
+  mepi.matmul ins(%a, %b : memref<320x2048xbf16>, memref<16384x2048xbf16>) outs(%d : memref<320x16384xbf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to bf16
@@ -212,10 +213,10 @@ func.func @fitted_height(%a: memref<11520x37312xbf16> {mepi.alignment = 16 : i64
 // 0.81): 256 x 128.
 // CHECK-LABEL: func.func @narrower_than_256x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @narrower_than_256x128(%a: memref<25600x576xf16> {mepi.alignment = 16 : i64},
-                                 %b: memref<512x576xf16> {mepi.alignment = 16 : i64},
+func.func @narrower_than_256x128(%a: memref<25600x1152xf16> {mepi.alignment = 16 : i64},
+                                 %b: memref<512x1152xf16> {mepi.alignment = 16 : i64},
                                  %d: memref<25600x512xf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<25600x576xf16>, memref<512x576xf16>) outs(%d : memref<25600x512xf16>)
+  mepi.matmul ins(%a, %b : memref<25600x1152xf16>, memref<512x1152xf16>) outs(%d : memref<25600x512xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to f16
@@ -228,10 +229,10 @@ func.func @narrower_than_256x128(%a: memref<25600x576xf16> {mepi.alignment = 16 
 
 // CHECK-LABEL: func.func @not_narrower_than_256x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [256, 128, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
-func.func @not_narrower_than_256x128(%a: memref<30720x576xf16> {mepi.alignment = 16 : i64},
-                                     %b: memref<512x576xf16> {mepi.alignment = 16 : i64},
+func.func @not_narrower_than_256x128(%a: memref<30720x1152xf16> {mepi.alignment = 16 : i64},
+                                     %b: memref<512x1152xf16> {mepi.alignment = 16 : i64},
                                      %d: memref<30720x512xf16> {mepi.alignment = 16 : i64}) {
-  mepi.matmul ins(%a, %b : memref<30720x576xf16>, memref<512x576xf16>) outs(%d : memref<30720x512xf16>)
+  mepi.matmul ins(%a, %b : memref<30720x1152xf16>, memref<512x1152xf16>) outs(%d : memref<30720x512xf16>)
       attributes {transpose_b} epilog {
   ^bb0(%acc: f32, %row: index, %col: index):
     %r = arith.truncf %acc : f32 to f16
@@ -887,6 +888,25 @@ func.func @short_k_narrow_line(%a: memref<38848x512xbf16> {mepi.alignment = 16 :
     %s = arith.addf %one, %e : f32
     %x = arith.divf %acc, %s fastmath<afn> : f32
     %r = arith.truncf %x : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// 8-16 k-steps with a cheap epilog, where 128 x 192 fills the waves more than ping-pong 128 x
+// 128 would (shortCheapPingpong: 31872 x 1728 is 2241 tiles of 128 x 192 in 17 whole waves,
+// 3486 of 128 x 128 in 27 with the last column 64 past D, 0.944 of the share): 128 x 192.
+// CHECK-LABEL: func.func @short_cheap_keeps_128x192
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 192, 64], mainloop = <stages = 4>, epilogue = <store = tma>>
+func.func @short_cheap_keeps_128x192(%a: memref<31872x960xbf16> {mepi.alignment = 16 : i64},
+                                     %b: memref<1728x960xbf16> {mepi.alignment = 16 : i64},
+                                     %d: memref<31872x1728xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<31872x960xbf16>, memref<1728x960xbf16>)
+      outs(%d : memref<31872x1728xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
     mepi.yield %r : bf16
   }
   return
