@@ -3,6 +3,7 @@
 #include "mepi/Matmul.h"
 #include "mepi/EpilogBuilder.h"
 
+#include "Runtime/FoldBatch.h"
 #include "Runtime/Log.h"
 #include "Runtime/MatmulState.h"
 
@@ -289,9 +290,11 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
                          std::vector<mlir::mepi::DeviceObject> objects) {
   State &s = *state;
   std::string arch = s.options.arch.empty() ? deviceArch(s.a.device) : s.options.arch;
-  // Tensor-core kernels read A and B through TMA; stage those whose rows it cannot address,
-  // unless the planned kernel turns out not to use TMA for them.
-  StagedPlan staged = stagedPlan(problem, arch, s.a.data, s.b.data);
+  // A broadcast B's batch folded into the rows (FoldBatch.h), then: tensor-core kernels read A
+  // and B through TMA; stage those whose rows it cannot address, unless the planned kernel
+  // turns out not to use TMA for them.
+  const MatmulProblem folded = runtime::foldedBatch(problem).value_or(problem);
+  StagedPlan staged = stagedPlan(folded, arch, s.a.data, s.b.data);
   MatmulProblem &planned = staged.planned;
   // Sized for this device's multiprocessors (the reference part's when the arch is forced).
   int64_t multiprocessors = s.options.arch.empty() ? deviceMultiprocessors(s.a.device) : 0;
@@ -314,7 +317,7 @@ void Matmul::planProblem(const runtime::MatmulProblem &problem,
   KernelCache::Entry kernel =
       check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   if ((staged.a || staged.b) && kernel->tensorMaps.empty()) {
-    staged = StagedPlan{problem, std::nullopt, std::nullopt, 0};
+    staged = StagedPlan{folded, std::nullopt, std::nullopt, 0};
     planned.multiprocessors = multiprocessors;
     kernel = check(KernelCache::global().getOrCompile(planned, arch, objects), "plan");
   }

@@ -1,6 +1,27 @@
 // The GPU suite's batched cases on the wgmma family (numpy.matmul broadcasting).
 #include "GpuCases.h"
 
+using namespace gputest;
+
+namespace {
+/// One B for every element, folded into one GEMM of all rows (FoldBatch.h): elements ending
+/// inside a tile (448 and 127 rows), two batch dimensions, a bias per element, the swapped and
+/// the split forms the folded rows may take.
+void addFoldedCases(std::vector<Case> &cases, ElementType t) {
+  cases.push_back({t, {71, 448, 264}, {136, 264}, {71, 448, 136}, false, true, "DEFAULT"});
+  cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "RELU"});
+  cases.push_back({t, {3, 127, 1000}, {1000, 200}, {3, 127, 200}, false, false, "GELU"});
+  Case perElement{t, {3, 5, 127, 72}, {200, 72}, {3, 5, 127, 200}, false, true, "GELU_BIAS"};
+  perElement.biasPerElement = true;
+  cases.push_back(perElement);
+  Case decode{t, {4, 5, 4096}, {4096, 4096}, {4, 5, 4096}, false, true, "BIAS"};
+  decode.biasPerElement = true;
+  cases.push_back(decode);
+  Case longK{t, {2, 96, 20000}, {136, 20000}, {2, 96, 136}, false, true, "DEFAULT"};
+  cases.push_back(longK);
+}
+} // namespace
+
 void gputest::addBatchedCases(std::vector<Case> &cases) {
   // Batched problems on the wgmma family (numpy.matmul broadcasting): batch elements walked by
   // the tile scheduler, a TMA coordinate per batch dimension (0 where one broadcasts), the
@@ -38,6 +59,7 @@ void gputest::addBatchedCases(std::vector<Case> &cases) {
                      true, 1.0f, 0.5f};
     batchedWide.outType = ElementType::F32;
     cases.push_back(batchedWide);
+    addFoldedCases(cases, t);
     for (const char *config : {"#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "
                                "<stages = 4>, scheduler = <split_k, splits = 3>>",
                                "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = "

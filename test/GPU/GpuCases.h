@@ -29,6 +29,15 @@ struct Case {
   std::optional<ElementType> biasType; ///< the bias's type when not that of A and B
   /// D is also stored to this many mirrors (Options::mirrors), each checked equal to D.
   int mirrors = 0;
+  /// A batched problem's bias as [batch..., M], one per batch element, instead of one [M] for
+  /// every element.
+  bool biasPerElement = false;
+  /// The bias's shape: [M], or [batch..., M] (biasPerElement).
+  std::vector<int64_t> biasShape() const {
+    if (!biasPerElement)
+      return {dShape[dShape.size() - 2]};
+    return {dShape.begin(), dShape.end() - 1};
+  }
 };
 
 /// Every matrix case (fewer and smaller with `quick`), in the order the add...Cases below give.

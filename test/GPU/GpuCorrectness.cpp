@@ -75,7 +75,7 @@ std::string runApiCase(const Device &dev, const Case &c, std::mt19937 &rng, doub
       cT = randomTensor(c.outType.value_or(c.type), {m, c.dShape.back()}, rng);
     bool hasBias = c.epilog.find("BIAS") != std::string::npos;
     if (hasBias)
-      bias = randomTensor(c.biasType.value_or(c.type), {m}, rng);
+      bias = randomTensor(c.biasType.value_or(c.type), c.biasShape(), rng);
     std::optional<mepi::Tensor> cDev, biasDev;
     if (c.withC)
       cDev = toDevice(cT);
@@ -205,6 +205,8 @@ std::string describe(const Case &c) {
   if (c.mirrors)
     std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " mirrors:%d",
                   c.mirrors);
+  if (c.biasPerElement)
+    std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " bias per element");
   return c.config.empty() ? std::string(buf) : std::string(buf) + " forced";
 }
 
@@ -235,7 +237,7 @@ std::string compileCase(const Case &c, std::string &config) {
       beta = c.beta;
     }
     if (c.epilog.find("BIAS") != std::string::npos)
-      bias = fake({m}, c.biasType.value_or(c.type));
+      bias = fake(c.biasShape(), c.biasType.value_or(c.type));
     mepi::Options options;
     options.arch = "sm_90a";
     if (c.outType)

@@ -50,7 +50,7 @@ std::string gputest::compareWithReference(const Case &c, const HostTensor &a, co
         if (c.withC)
           x += c.beta * cT.values[i * n + j];
         if (hasBias)
-          x += bias.values[i];
+          x += bias.values[c.biasPerElement ? bi * m + i : i];
         if (c.epilog == "RELU" || c.epilog == "RELU_BIAS")
           x = std::max(x, 0.0);
         if (c.epilog == "GELU" || c.epilog == "GELU_BIAS")

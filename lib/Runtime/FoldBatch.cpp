@@ -1,0 +1,95 @@
+// Folding a broadcast B's batch into the rows (see FoldBatch.h).
+#include "Runtime/FoldBatch.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+using namespace mepi::runtime;
+
+std::optional<OperandLayout> mepi::runtime::mergedLeading(const OperandLayout &layout,
+                                                          size_t count) {
+  if (count == 0 || layout.shape.size() <= count)
+    return std::nullopt;
+  std::vector<int64_t> strides =
+      layout.strides.empty() ? rowMajorStrides(layout.shape) : layout.strides;
+  int64_t rows = layout.shape[count], stride = strides[count];
+  // From the innermost merged dimension outwards: each steps over whole instances of the ones
+  // inside it.
+  for (size_t i = count; i-- > 0;) {
+    if (layout.shape[i] != 1 && strides[i] != rows * stride)
+      return std::nullopt;
+    rows *= layout.shape[i];
+  }
+  OperandLayout merged{layout.type, {rows}, {stride}};
+  merged.shape.insert(merged.shape.end(), layout.shape.begin() + count + 1, layout.shape.end());
+  merged.strides.insert(merged.strides.end(), strides.begin() + count + 1, strides.end());
+  return merged;
+}
+
+namespace {
+/// B as one matrix for every batch element: 2-D, or batch dimensions of stride 0 (dropped).
+std::optional<OperandLayout> broadcastMatrix(const OperandLayout &b) {
+  if (b.shape.size() == 2)
+    return b;
+  if (b.strides.size() != b.shape.size())
+    return std::nullopt;
+  size_t batchDims = b.shape.size() - 2;
+  for (size_t i = 0; i < batchDims; ++i)
+    if (b.strides[i] != 0 && b.shape[i] != 1)
+      return std::nullopt;
+  return OperandLayout{b.type, {b.shape.end() - 2, b.shape.end()},
+                       {b.strides.end() - 2, b.strides.end()}};
+}
+
+/// The built-in epilogs whose only operands beside A, B, C and D are a bias per row of D and
+/// FP8 scales: no aux matrix, no operand sums, no gradient.
+bool foldableEpilog(const std::string &epilog) {
+  static const std::array<const char *, 6> kFoldable = {"DEFAULT", "RELU",      "GELU",
+                                                        "BIAS",    "RELU_BIAS", "GELU_BIAS"};
+  return std::find(kFoldable.begin(), kFoldable.end(), epilog) != kFoldable.end();
+}
+
+/// A built-in input in the folded problem: the bias merged with the batch ([batch..., M] ->
+/// [batch * M]); scalars unchanged, and B's scale per column ([N]). Anything else (a bias of one
+/// [M] for all elements, A's scale per row, block scales) cannot follow the folded rows.
+std::optional<OperandLayout> foldedInput(const NamedLayout &input, size_t batchDims) {
+  const OperandLayout &layout = input.layout;
+  if (layout.shape.empty() || (input.key == "b_scale" && layout.shape.size() == 1))
+    return layout;
+  if (input.key == "bias" && layout.shape.size() == batchDims + 1)
+    return mergedLeading(layout, batchDims);
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<MatmulProblem> mepi::runtime::foldedBatch(const MatmulProblem &problem) {
+  size_t rank = problem.a.shape.size();
+  if (rank < 3 || problem.transposeA || problem.groups || problem.mirrors != 0 ||
+      problem.userEpilog || !problem.userInputs.empty() || problem.mxScales ||
+      !foldableEpilog(problem.epilog) || problem.d.shape.size() != rank)
+    return std::nullopt;
+  size_t batchDims = rank - 2;
+  MatmulProblem folded = problem;
+  std::optional<OperandLayout> b = broadcastMatrix(problem.b);
+  std::optional<OperandLayout> a = mergedLeading(problem.a, batchDims);
+  std::optional<OperandLayout> d = mergedLeading(problem.d, batchDims);
+  if (!b || !a || !d)
+    return std::nullopt;
+  folded.a = *a, folded.b = *b, folded.d = *d;
+  if (problem.c) {
+    std::optional<OperandLayout> c = problem.c->shape.size() == rank
+                                         ? mergedLeading(*problem.c, batchDims)
+                                         : std::nullopt;
+    if (!c)
+      return std::nullopt;
+    folded.c = *c;
+  }
+  for (NamedLayout &input : folded.builtinInputs) {
+    std::optional<OperandLayout> layout = foldedInput(input, batchDims);
+    if (!layout)
+      return std::nullopt;
+    input.layout = *layout;
+  }
+  return folded;
+}
