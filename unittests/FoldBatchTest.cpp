@@ -46,6 +46,12 @@ TEST(FoldBatch, OneBForEveryElementIsOneGemmOfAllRows) {
   EXPECT_EQ(f->d.shape, (Dims{30, 4}));
 }
 
+TEST(FoldBatch, RowsThatFillWholeTilesKeepTheBatch) {
+  EXPECT_FALSE(foldedBatch(problem({16, 1024, 1024}, {1024, 1024}, {16, 1024, 1024})));
+  EXPECT_FALSE(foldedBatch(problem({2, 384, 64}, {64, 64}, {2, 384, 64})));
+  EXPECT_TRUE(foldedBatch(problem({2, 320, 64}, {64, 64}, {2, 320, 64})));
+}
+
 TEST(FoldBatch, RowsThatDoNotFollowEachOtherKeepTheBatch) {
   // A's elements 40 rows apart, not 5: the rows between are not the problem's.
   MatmulProblem gaps = problem({3, 5, 8}, {4, 8}, {3, 5, 4});

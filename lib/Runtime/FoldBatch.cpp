@@ -67,7 +67,8 @@ std::optional<MatmulProblem> mepi::runtime::foldedBatch(const MatmulProblem &pro
   size_t rank = problem.a.shape.size();
   if (rank < 3 || problem.transposeA || problem.groups || problem.mirrors != 0 ||
       problem.userEpilog || !problem.userInputs.empty() || problem.mxScales ||
-      !foldableEpilog(problem.epilog) || problem.d.shape.size() != rank)
+      !foldableEpilog(problem.epilog) || problem.d.shape.size() != rank ||
+      problem.a.shape[rank - 2] % kWholeTileRows == 0)
     return std::nullopt;
   size_t batchDims = rank - 2;
   MatmulProblem folded = problem;

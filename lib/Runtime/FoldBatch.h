@@ -9,6 +9,15 @@
 // given per batch element ([batch..., M]; one [M] for all elements would need the row within
 // its element), scalar FP8 scales and max |D|. Epilogs that write aux matrices (cuBLASLt's
 // column-major layouts), sum operands or read the row index (user epilogs) keep the batch.
+//
+// And only where each element's rows end in a partial tile of kWholeTileRows: where they fill
+// whole 128-row tiles, the batched kernel's tiles are the folded one's, and the batched
+// heuristic's choices, fitted on batched problems, stand. Against keeping the batch (H200,
+// 2026-12-01, `fold-ab.log`, bf16 DEFAULT, A B B A by process): 71 x 448 x 128 x 2752 1.48x,
+// 105 x 448 x 3392 x 2240 1.28x, rows of 192, 832 and 1856 within 3 % either way (832's folded
+// 81536 x 128 went to 256 x 128, 0.95x, before narrowPingpong); but 16 x 1024^3 and
+// 8 x 2048 x 4096 x 1024, whose rows fill whole tiles, ran 0.96x: the dense heuristic gives
+// their folded shapes 256 x 128 where the batched one gives ping-pong 128 x 128.
 #ifndef MEPI_RUNTIME_FOLDBATCH_H
 #define MEPI_RUNTIME_FOLDBATCH_H
 
@@ -17,6 +26,10 @@
 #include <optional>
 
 namespace mepi::runtime {
+
+/// Rows per element that fill whole tiles of the many-tile forms (128 and 64 rows; 256-row tiles
+/// at 256): such elements keep the batch.
+inline constexpr int64_t kWholeTileRows = 128;
 
 /// `problem` with its batch dimensions folded into the rows of A, D and C, or nullopt where it
 /// has none to fold or cannot be folded (see above). The data pointers are unchanged: the
