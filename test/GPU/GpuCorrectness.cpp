@@ -1,6 +1,6 @@
 // GPU correctness suite: every dtype, epilog, transpose, batch broadcast and odd shape, run
-// through the public C++ API (libmepi) on the device and compared with an fp64 host reference. Outputs are poisoned with
-// NaN before each run; random inputs are drawn anew for every case.
+// through the public C++ API (libmepi) on the device and compared with an fp64 host reference.
+// Outputs are poisoned with NaN before each run; random inputs are drawn anew for every case.
 // Usage: mepi-gpu-tests [--quick] [--compile-only] [--sample] [--filter TEXT]... [--shard I/N]
 // (one line per case, then "N passed, M failed"; --sample: only the README's sample problem;
 // --shard I/N: every N-th selected case from the I-th, counting from 0, so that N device calls

@@ -1,6 +1,7 @@
 // The heuristic's width fits (KernelRules.h): tiles narrower than the forms' 256 or 192
 // columns where D's columns leave the wider tiles' last column, and so their waves, partly
-// outside D; for a narrow D, ping-pong tiles as wide as D. 160 columns end TMA's stores in half a line (canUseTmaStores).
+// outside D; for a narrow D, ping-pong tiles as wide as D. 160 columns end TMA's stores in half
+// a line (canUseTmaStores).
 #include "KernelRules.h"
 #include "llvm/Support/MathExtras.h"
 
