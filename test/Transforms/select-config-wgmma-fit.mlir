@@ -213,3 +213,35 @@ func.func @column_fit_small_gain(%a: memref<15552x24064xbf16> {mepi.alignment = 
   }
   return
 }
+
+// -----
+
+// A batch of 192-row elements (a quarter of 128-row tiles' rows outside D), 24 k-steps: ping-pong
+// 64 x 256 (batchRowFit), whose waves fall much more inside D; 576-row elements (a tenth
+// outside) keep ping-pong 128 x 128.
+// CHECK-LABEL: func.func @batch_rows_192
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 4, pingpong = true>, epilogue = <store = tma>>
+// CHECK-LABEL: func.func @batch_rows_576
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
+func.func @batch_rows_192(%a: memref<117x192x1536xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<117x3776x1536xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<117x192x3776xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<117x192x1536xbf16>, memref<117x3776x1536xbf16>)
+      outs(%d : memref<117x192x3776xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}
+func.func @batch_rows_576(%a: memref<26x576x3008xbf16> {mepi.alignment = 16 : i64},
+                          %b: memref<26x1088x3008xbf16> {mepi.alignment = 16 : i64},
+                          %d: memref<26x576x1088xbf16> {mepi.alignment = 16 : i64}) {
+  mepi.matmul ins(%a, %b : memref<26x576x3008xbf16>, memref<26x1088x3008xbf16>)
+      outs(%d : memref<26x576x1088xbf16>) attributes {transpose_b} epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    %r = arith.truncf %acc : f32 to bf16
+    mepi.yield %r : bf16
+  }
+  return
+}

@@ -50,7 +50,7 @@ namespace mlir::mepi::rules {
 ///   with staged D: the wide tile in clusters of 2 below (both seeds: 1.23 and 1.20 times the
 ///   fastest against 1.07 and 1.07, in geomean over 24 and 16 problems). Null where no rule
 ///   applies.
-KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
+KernelConfigAttr WgmmaHeuristic::manyTileChoice(bool huge) const {
   constexpr int64_t kShortKStepsCostly = 12, kShortKStepsCheap = 6;
   bool unforced =
       !pingpong && !forced() && !huge && tma && p.m > 128 && !op.getASums() && !op.getBSums();
@@ -80,6 +80,40 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   if (KernelConfigAttr cheap = !special ? shortCheapPingpong(wide) : KernelConfigAttr())
     return cheap;
   return wide;
+}
+
+/// The many-tile rules' choice (manyTileChoice), then for a batch whose elements end in a
+/// partial tile row the 64-row ping-pong where that fills the waves much more (batchRowFit).
+KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
+  return batchRowFit(manyTileChoice(huge));
+}
+
+/// Batched problems of 8 k-steps or more whose elements leave an eighth or more of 128-row
+/// tiles' rows outside D (192, 320, 448 rows): ping-pong 64 x 256, 4 stages, TMA stores, where
+/// its waves fall at least 1.2 times as much inside D as `chosen`'s (predictedShare). The
+/// 64-row tiles compute no rows outside D there, and the batch gives them tiles enough. Forced
+/// against the rules' 128-row tiles on the 31 problem-epilogs of seeds 20261201-10 whose
+/// elements leave 6 % or more of 128-row tiles outside D (H200, 2026-12-01,
+/// `batched-64rows-forms.log`): at 1.2x the share or more 1.03-1.24x (117 x 192 x 3776 x 1536
+/// 0.75 -> 0.92 of cuBLASLt, 59 x 320 x 960 x 1344 1.17x, 13 x 448 x 3264 x 1984 1.10x), below
+/// it 0.76-1.05x (26 x 576 x 1088 x 3008 0.76x at an equal share: per FLOP the 64-row tiles run
+/// slower); at 3 k-steps (99 x 192 x 2944 x 192) 0.96x. Null where it does not apply.
+KernelConfigAttr WgmmaHeuristic::batchRowFit(KernelConfigAttr chosen) const {
+  constexpr int64_t kMinKSteps = 8, kStages = 4;
+  constexpr double kMinShareGain = 1.2;
+  // An eighth or more of 128-row tiles' rows outside D: 448-row elements (1/8) gained 1.04-1.10x,
+  // 704 (1/12) lost 0.94x, 576 (1/10) 0.76x.
+  int64_t rows128 = llvm::divideCeil(p.m, int64_t(128)) * 128;
+  if (!chosen || p.batch == 1 || chosen.getTileM() < 128 || chosen.getSwapped() ||
+      llvm::divideCeil(p.k, line) < kMinKSteps || 7 * rows128 < 8 * p.m ||
+      !sectorAlignedRows(op) || !canUseTmaStores(op, tma, 256))
+    return chosen;
+  KernelConfigAttr rows = tile(64, 256, kStages);
+  rows = rows ? rows.withPingpong(true).withStore(DStore::Tma) : rows;
+  if (!rows || !Sm90Spec(p, rows, target).canImplement() ||
+      predictedShare(p, target, rows) < kMinShareGain * predictedShare(p, target, chosen))
+    return chosen;
+  return rows;
 }
 
 /// The forms of two consumers over a wide tile, where no ping-pong form took the problem

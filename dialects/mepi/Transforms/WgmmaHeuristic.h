@@ -44,6 +44,8 @@ struct WgmmaHeuristic {
                              bool huge, bool partialWave) const;
   KernelConfigAttr columnFitted(KernelConfigAttr config) const;
   KernelConfigAttr manyTileForm(bool huge) const;
+  KernelConfigAttr manyTileChoice(bool huge) const;
+  KernelConfigAttr batchRowFit(KernelConfigAttr chosen) const;
   KernelConfigAttr wideForm() const;
   KernelConfigAttr shortCheapPingpong(KernelConfigAttr wide) const;
   KernelConfigAttr pingpongForm(bool special) const;
