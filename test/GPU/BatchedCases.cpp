@@ -53,9 +53,9 @@ void gputest::addBatchedCases(std::vector<Case> &cases) {
     // 128's): residue rows.
     cases.push_back({t, {8, 1000, 2048}, {8, 1024, 2048}, {8, 1000, 1024}, false, true, "BIAS"});
     // The heuristic's batched 64 x 256 ping-pong (batchRowFit): 320-row elements, a sixth of
-    // 128-row tiles' rows outside D, rows on L2 sectors (K = 528); residue columns and K.
+    // 128-row tiles' rows outside D, rows on L2 sectors (K = 720); residue columns and K.
     for (const char *e : {"DEFAULT", "GELU_BIAS"})
-      cases.push_back({t, {24, 320, 528}, {24, 952, 528}, {24, 320, 952}, false, true, e});
+      cases.push_back({t, {24, 320, 720}, {24, 952, 720}, {24, 320, 952}, false, true, e});
     Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
                   0.5f, -1.25f};
     cases.push_back(batchedC);

@@ -88,7 +88,7 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
   return batchRowFit(manyTileChoice(huge));
 }
 
-/// Batched problems of 8 k-steps or more whose elements leave an eighth or more of 128-row
+/// Batched problems of more than 10 k-steps whose elements leave an eighth or more of 128-row
 /// tiles' rows outside D (192, 320, 448 rows): ping-pong 64 x 256, 4 stages, TMA stores, where
 /// its waves fall at least 1.2 times as much inside D as `chosen`'s (predictedShare). The
 /// 64-row tiles compute no rows outside D there, and the batch gives them tiles enough. Forced
@@ -97,9 +97,14 @@ KernelConfigAttr WgmmaHeuristic::manyTileForm(bool huge) const {
 /// `batched-64rows-forms.log`): at 1.2x the share or more 1.03-1.24x (117 x 192 x 3776 x 1536
 /// 0.75 -> 0.92 of cuBLASLt, 59 x 320 x 960 x 1344 1.17x, 13 x 448 x 3264 x 1984 1.10x), below
 /// it 0.76-1.05x (26 x 576 x 1088 x 3008 0.76x at an equal share: per FLOP the 64-row tiles run
-/// slower); at 3 k-steps (99 x 192 x 2944 x 192) 0.96x. Null where it does not apply.
+/// slower); at 3 k-steps (99 x 192 x 2944 x 192) 0.96x. On unseen seeds 20261211-60 (H200, the
+/// same day, `batch-rows-unseen.log`, config_ab.py) the 28 problem-epilogs it took from 8
+/// k-steps ran 1.086x, but those of 8-10 k-steps 0.93-1.07x (113 x 320 x 512 x 640 DEFAULT
+/// 0.93x: ping-pong 128 x 128 already hides the epilog there), hence more than 10; the 22 left
+/// 1.112x, lowest 0.999 (19 x 192 x 3648 x 2048 0.73 -> 0.90 of cuBLASLt). Null where it does
+/// not apply.
 KernelConfigAttr WgmmaHeuristic::batchRowFit(KernelConfigAttr chosen) const {
-  constexpr int64_t kMinKSteps = 8, kStages = 4;
+  constexpr int64_t kMinKSteps = 11, kStages = 4;
   constexpr double kMinShareGain = 1.2;
   // An eighth or more of 128-row tiles' rows outside D: 448-row elements (1/8) gained 1.04-1.10x,
   // 704 (1/12) lost 0.94x, 576 (1/10) 0.76x.
