@@ -91,6 +91,16 @@ TEST(FoldBatch, EpilogOperandsMustFollowTheRows) {
   EXPECT_EQ(foldedBatch(withC)->c->shape, (Dims{15, 4}));
   withC.c = bf16({5, 4});
   EXPECT_FALSE(foldedBatch(withC).has_value());
+  // Operands whose batch dimension of 1 broadcasts against D's keep the batch: merged, they
+  // would hold fewer rows than D.
+  withC.c = bf16({1, 5, 4});
+  EXPECT_FALSE(foldedBatch(withC).has_value());
+  MatmulProblem oneBias = problem({3, 5, 8}, {4, 8}, {3, 5, 4}, "BIAS");
+  oneBias.builtinInputs = {{"bias", bf16({1, 5})}};
+  EXPECT_FALSE(foldedBatch(oneBias).has_value());
+  MatmulProblem oneA = problem({1, 5, 8}, {3, 4, 8}, {3, 5, 4});
+  oneA.b.strides = {0, 8, 1};
+  EXPECT_FALSE(foldedBatch(oneA).has_value());
   // Scalar scales and B's scale per column stay; A's per row does not follow the rows.
   MatmulProblem scaled = problem({3, 5, 8}, {4, 8}, {3, 5, 4});
   scaled.builtinInputs = {{"a_scale", {ElementType::F32, {}, {}}},

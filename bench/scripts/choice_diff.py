@@ -25,10 +25,12 @@ def listed(bench, seed, every):
     which = [] if seed == "dense" else [seed] if seed.startswith("--") else ["--sweep", seed]
     out = subprocess.run([bench, "--list", *which], capture_output=True, text=True,
                          check=True).stdout
+    seen = set()  # the fixed sets list each shape once per dtype and epilog
     for line in out.splitlines():
         name, shape, _, _, aligned = line.split()
-        if shape.endswith("b") or (aligned != "aligned" and not every):
+        if shape.endswith("b") or (aligned != "aligned" and not every) or (name, shape) in seen:
             continue
+        seen.add((name, shape))
         yield (name, *map(int, shape.split("x")))
 
 

@@ -42,22 +42,32 @@ std::optional<OperandLayout> broadcastMatrix(const OperandLayout &b) {
                        {b.strides.end() - 2, b.strides.end()}};
 }
 
-/// The built-in epilogs whose only operands beside A, B, C and D are a bias per row of D and
-/// FP8 scales: no aux matrix, no operand sums, no gradient.
+/// Built-in epilogs whose only operands beside A, B, C and D are a bias per row of D and FP8
+/// scales: no aux matrix, no operand sums, no gradient (the activations without a bias are
+/// left out only as not measured).
 bool foldableEpilog(const std::string &epilog) {
   static const std::array<const char *, 6> kFoldable = {"DEFAULT", "RELU",      "GELU",
                                                         "BIAS",    "RELU_BIAS", "GELU_BIAS"};
   return std::find(kFoldable.begin(), kFoldable.end(), epilog) != kFoldable.end();
 }
 
+/// Whether `layout` has D's batch dimensions (`batchDims` of them) in full: a dimension of 1
+/// that broadcasts against D's would merge into fewer rows than D's.
+bool hasBatchOf(const OperandLayout &layout, const OperandLayout &d, size_t batchDims) {
+  return layout.shape.size() > batchDims &&
+         std::equal(d.shape.begin(), d.shape.begin() + batchDims, layout.shape.begin());
+}
+
 /// A built-in input in the folded problem: the bias merged with the batch ([batch..., M] ->
 /// [batch * M]); scalars unchanged, and B's scale per column ([N]). Anything else (a bias of one
 /// [M] for all elements, A's scale per row, block scales) cannot follow the folded rows.
-std::optional<OperandLayout> foldedInput(const NamedLayout &input, size_t batchDims) {
+std::optional<OperandLayout> foldedInput(const NamedLayout &input, const OperandLayout &d,
+                                         size_t batchDims) {
   const OperandLayout &layout = input.layout;
   if (layout.shape.empty() || (input.key == "b_scale" && layout.shape.size() == 1))
     return layout;
-  if (input.key == "bias" && layout.shape.size() == batchDims + 1)
+  if (input.key == "bias" && layout.shape.size() == batchDims + 1 &&
+      hasBatchOf(layout, d, batchDims))
     return mergedLeading(layout, batchDims);
   return std::nullopt;
 }
@@ -68,7 +78,8 @@ std::optional<MatmulProblem> mepi::runtime::foldedBatch(const MatmulProblem &pro
   if (rank < 3 || problem.transposeA || problem.groups || problem.mirrors != 0 ||
       problem.userEpilog || !problem.userInputs.empty() || problem.mxScales ||
       !foldableEpilog(problem.epilog) || problem.d.shape.size() != rank ||
-      problem.a.shape[rank - 2] % kWholeTileRows == 0)
+      problem.a.shape[rank - 2] % kWholeTileRows == 0 ||
+      !hasBatchOf(problem.a, problem.d, rank - 2))
     return std::nullopt;
   size_t batchDims = rank - 2;
   MatmulProblem folded = problem;
@@ -79,15 +90,16 @@ std::optional<MatmulProblem> mepi::runtime::foldedBatch(const MatmulProblem &pro
     return std::nullopt;
   folded.a = *a, folded.b = *b, folded.d = *d;
   if (problem.c) {
-    std::optional<OperandLayout> c = problem.c->shape.size() == rank
-                                         ? mergedLeading(*problem.c, batchDims)
-                                         : std::nullopt;
+    std::optional<OperandLayout> c =
+        problem.c->shape.size() == rank && hasBatchOf(*problem.c, problem.d, batchDims)
+            ? mergedLeading(*problem.c, batchDims)
+            : std::nullopt;
     if (!c)
       return std::nullopt;
     folded.c = *c;
   }
   for (NamedLayout &input : folded.builtinInputs) {
-    std::optional<OperandLayout> layout = foldedInput(input, batchDims);
+    std::optional<OperandLayout> layout = foldedInput(input, problem.d, batchDims);
     if (!layout)
       return std::nullopt;
     input.layout = *layout;

@@ -7,8 +7,10 @@
 //
 // Only where every operand the epilog reads or writes follows the rows the same way: a bias
 // given per batch element ([batch..., M]; one [M] for all elements would need the row within
-// its element), scalar FP8 scales and max |D|. Epilogs that write aux matrices (cuBLASLt's
-// column-major layouts), sum operands or read the row index (user epilogs) keep the batch.
+// its element), scalar FP8 scales, B's scale per column and max |D|. A, C and the bias need
+// D's batch dimensions in full (a size-1 dimension that broadcasts would merge into fewer
+// rows). Epilogs that write aux matrices (cuBLASLt's column-major layouts), sum operands or
+// read the row index (user epilogs) keep the batch.
 //
 // And only where each element's rows end in a partial tile of kWholeTileRows: where they fill
 // whole 128-row tiles, the batched kernel's tiles are the folded one's, and the batched
@@ -36,9 +38,9 @@ inline constexpr int64_t kWholeTileRows = 128;
 /// folded layouts describe the same memory.
 std::optional<MatmulProblem> foldedBatch(const MatmulProblem &problem);
 
-/// `layout` with its leading `count` + 1 dimensions merged into one, where each of those but the
-/// last steps over whole instances of the next (stride[i] = shape[i + 1] * stride[i + 1]; a
-/// dimension of size 1 may have any stride); nullopt otherwise.
+/// `layout` with its leading `count` + 1 dimensions merged into one, where each of those steps
+/// over whole instances of the ones inside it (stride[i] = shape[i + 1] * ... * shape[count] *
+/// stride[count]; a dimension of size 1 may have any stride); nullopt otherwise.
 std::optional<OperandLayout> mergedLeading(const OperandLayout &layout, size_t count);
 
 } // namespace mepi::runtime

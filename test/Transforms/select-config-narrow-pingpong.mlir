@@ -4,7 +4,7 @@
 // RUN: mepi-opt %s --split-input-file --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 
 // N = 128 over 13 k-steps (the sweep's 39232 x 128 x 832): ping-pong 64 x 128, 6 stages, in
-// place of 256 x 128 s4, whose 153 tiles leave a second wave 16 % full.
+// place of 256 x 128 s4, whose 154 tiles leave a second wave 17 % full.
 // CHECK-LABEL: func.func @short_k_128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
 func.func @short_k_128(%a: memref<39232x832xbf16> {mepi.alignment = 16 : i64},

@@ -347,8 +347,8 @@ KernelConfigAttr groupedPingpong(MatmulOp op, const TargetInfo &target, int64_t 
 }
 
 /// Short main loops of 128-row grouped tiles: ping-pong, whose consumers each run their epilog
-/// under the other's main loop, as dense problems of short K do (SelectKernelConfig.cpp,
-/// manyTileForm): 64 x 256 for an epilog of special ops over at most 12 k-steps, 128 x 128 for
+/// under the other's main loop, as dense problems of short K do (ManyTileForms.cpp,
+/// manyTileChoice): 64 x 256 for an epilog of special ops over at most 12 k-steps, 128 x 128 for
 /// one over at most 32 k-steps or a cheap one over at most 12. On the H200 (2026-11-30,
 /// `grouped-qwen3-forms.log`, `grouped-pingpong-forms.log`, TFLOP/s against 128 x 256 s4, two
 /// rounds each): Qwen3 down (768: 12 k-steps) GELU_BIAS 497 -> 564 on 64 x 256 (128 x 128:

@@ -89,7 +89,8 @@ KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma)
 /// widths' (WidthFitRules.cpp). Null where it does not apply or run.
 KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma);
 /// A D of at most 256 columns instead of 256 x 128: ping-pong 64 x 128 or 128 x 128 over short K,
-/// or where their waves fall much more inside D (WidthFitRules.cpp). Null where it does not run.
+/// or 128 x 128 where its waves fall much more inside D (WidthFitRules.cpp). Null where it does
+/// not run.
 KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,

@@ -15,8 +15,10 @@ namespace mlir::mepi::rules {
 /// TMA stores, unforced (not with operand sums, which ping-pong cannot compute). Ping-pong runs one
 /// consumer's epilog under the other's main loop (pingpongForm): batched problems take it first,
 /// then the short-K 64 x 256 ping-pong below, then 128 x 160 where it fits D's columns
-/// (narrowLineFit), then ping-pong 128 x 128 for epilogs of special ops. Otherwise 256 x 128 tiles
-/// (two consumers of two 64-row slices), or the shapes below where those waste rows or waves.
+/// (narrowLineFit), then ping-pong 128 x 128 for epilogs of special ops. Otherwise the wide
+/// forms (wideForm: 256 x 128 tiles of two consumers of two 64-row slices, or the shapes below
+/// where those waste rows or waves), which cheap epilogs of 8-16 k-steps trade for ping-pong 128
+/// x 128 (shortCheapPingpong).
 ///
 /// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
 /// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
@@ -25,8 +27,8 @@ namespace mlir::mepi::rules {
 /// 457 / 658, 40960 x 1920 x 47488 443 / 715 (bench/NOTES.md).
 ///
 /// The seeded sweeps' autotune data (seed 20261123 on the H200, 20261124 on the H100; each
-/// candidate timed) corrected three of these rules (bench/NOTES.md, "The rules against
-/// autotune"):
+/// candidate timed) corrected the first three of these rules (bench/NOTES.md, "The rules
+/// against autotune"); the fourth was fitted on seeds 20261201-10 (narrowPingpong):
 /// - Short K with TMA stores (at most 12 k-steps for an epilog of special ops, Approximate or
 ///   Expanded, 6 for an Arithmetic one): 64 x 256 ping-pong, 4 stages (192 or 160 columns where
 ///   that takes fewer waves: shortKPingpong). A tile has so few k-steps that its epilog weighs as

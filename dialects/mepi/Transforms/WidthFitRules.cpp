@@ -97,7 +97,7 @@ KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma) 
 /// 4032, 19 x 1024 x 128 x 2112, 38 x 1408 x 128 x 2880). D of 320 columns kept 256 x 128
 /// (20992 x 320 x 576: ping-pong 0.70-0.89x).
 KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma) {
-  constexpr int64_t kMaxColumns = 256, kShortKSteps = 16, kStages = 6;
+  constexpr int64_t kMaxColumns = 256, kShortKSteps = 16;
   constexpr double kMinShareGain = 1.2;
   Sm90Problem p = Sm90Problem::of(op);
   if (p.n > kMaxColumns || !sectorAlignedRows(op) || !canUseTmaStores(op, tma, 128))
@@ -108,11 +108,14 @@ KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma)
       return {};
     tileM = 128;
   }
-  KernelConfigAttr config = tile(op, p, tileM, 128, tma);
-  if (!config)
-    return {};
-  config = config.withStages(kStages).withPingpong(true).withStore(DStore::Tma);
-  return ifBuildable(p, target, withFittingStages(p, target, config));
+  // The most stages that fit, from 6 down to 4 (as pingpongForm: fewer were not measured).
+  for (int64_t stages : {6, 5, 4}) {
+    KernelConfigAttr config = tile(op, p, tileM, 128, tma);
+    config = config ? config.withStages(stages).withPingpong(true).withStore(DStore::Tma) : config;
+    if (KernelConfigAttr built = ifBuildable(p, target, config))
+      return built;
+  }
+  return {};
 }
 
 } // namespace mlir::mepi::rules
