@@ -2,7 +2,8 @@
 # Runs on the device machine, in the repository root: unpacks .bundle/mepi-bundle.tar.xz and runs
 # the named sets, writing logs (at most a few files) under $OUT.
 #   scripts/device-run.sh smoke        mepi-opt lowers the sample to PTX; ptxas -v assembles it
-#   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case)
+#   scripts/device-run.sh gpu-tests    the GPU correctness suite (fp64 reference, every case), in
+#                                      8 shards at once
 #   scripts/device-run.sh examples     the C++ and C host programs of examples/ (installed mepi)
 #   scripts/device-run.sh lto          nvJitLink links a user LTO-IR object (libNVVM lookup)
 #   scripts/device-run.sh interop      the ReLU mask against cuBLASLt's, bit for bit (interop.log)
@@ -55,12 +56,34 @@ run_smoke() {
   return "$status"
 }
 
+# The suite in MEPI_GPU_TEST_SHARDS (8) shards at once, a kernel cache each (150-250 s on an
+# H200 from a cold cache). Each shard writes its own log under $OUT as it goes, so that a call
+# cut short by its time limit still brings back the cases that ran; they are joined into
+# gpu-tests.log at the end, with the total.
 run_gpu_tests() {
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader \
-    > "$out/gpu-tests.log" 2>&1
-  # MEPI_GPU_TESTS_ARGS: e.g. "--filter catalog" (a part of the suite within one call's time).
-  "$bundle/bin/mepi-gpu-tests" ${MEPI_GPU_TESTS_ARGS:-} 2>&1 | tee -a "$out/gpu-tests.log"
-  return "${PIPESTATUS[0]}"
+  local shards="${MEPI_GPU_TEST_SHARDS:-8}" status=0 pids=() i t0
+  t0=$(date +%s)
+  {
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
+    echo "$(date -u +%FT%TZ) bundle $MEPI_REVISION: mepi-gpu-tests --shard I/$shards at once"
+  } > "$out/gpu-tests.log" 2>&1
+  for ((i = 0; i < shards; i++)); do
+    # MEPI_GPU_TESTS_ARGS: e.g. "--filter catalog" (a part of the suite).
+    MEPI_CACHE_DIR="$work/cache-suite-$i" "$bundle/bin/mepi-gpu-tests" ${MEPI_GPU_TESTS_ARGS:-} \
+      --shard "$i/$shards" > "$out/gpu-tests-shard-$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait "$i" || status=1; done
+  for ((i = 0; i < shards; i++)); do
+    echo "== shard $i/$shards"
+    cat "$out/gpu-tests-shard-$i.log" && rm "$out/gpu-tests-shard-$i.log"
+  done >> "$out/gpu-tests.log"
+  echo "suite: $(($(date +%s) - t0)) s" >> "$out/gpu-tests.log"
+  grep -h "^[0-9]* passed, [0-9]* failed" "$out/gpu-tests.log" |
+    awk '{p += $1; f += $3} END {print "total:", p, "passed,", f, "failed"}' |
+    tee -a "$out/gpu-tests.log"
+  grep -h "^FAIL" "$out/gpu-tests.log" | head -20
+  return "$status"
 }
 
 run_examples() {
