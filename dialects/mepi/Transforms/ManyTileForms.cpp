@@ -117,7 +117,7 @@ KernelConfigAttr WgmmaHeuristic::batchRowFit(KernelConfigAttr chosen) const {
     return chosen;
   KernelConfigAttr rows = tile(64, 256, kStages);
   rows = rows ? rows.withPingpong(true).withStore(DStore::Tma) : rows;
-  if (!rows || !Sm90Spec(p, rows, target).canImplement() ||
+  if (!buildable(p, target, rows) ||
       predictedShare(p, target, rows) < kMinShareGain * predictedShare(p, target, chosen))
     return chosen;
   return rows;
@@ -134,7 +134,7 @@ KernelConfigAttr WgmmaHeuristic::wideForm() const {
   // measured.
   if (p.batch > 1 && p.elementBytes == 2 && !sectorAlignedRows(op)) {
     KernelConfigAttr paired = tile(128, 256, /*stages=*/4).withCluster(2).withStore(DStore::Tma);
-    if (paired && Sm90Spec(p, paired, target).canImplement())
+    if (buildable(p, target, paired))
       return paired;
   }
   // 128 x 256 where 256-row tiles waste rows, or (batched, rows on L2's sectors) where its
@@ -197,7 +197,7 @@ KernelConfigAttr WgmmaHeuristic::stagedPingpongForm() const {
     return {};
   KernelConfigAttr config =
       tile(128, 128, kStages).withPingpong(true).withStore(DStore::Staged);
-  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
+  return buildable(p, target, config) ? config : KernelConfigAttr();
 }
 
 /// Ping-pong 128 x 128 with TMA stores and the most stages that fit (6, else 5 or 4), where A's and
@@ -228,7 +228,7 @@ KernelConfigAttr WgmmaHeuristic::pingpongForm(bool special) const {
   for (int64_t stages : {6, 5, 4}) {
     KernelConfigAttr config =
         tile(128, 128, stages).withPingpong(true).withStore(DStore::Tma);
-    if (config && Sm90Spec(p, config, target).canImplement())
+    if (buildable(p, target, config))
       return config;
   }
   return {};
@@ -248,7 +248,7 @@ KernelConfigAttr WgmmaHeuristic::narrowerThan256x128() const {
       waveShare(128, kWidth, 1) < waveShare(256, 128, 1))
     return {};
   KernelConfigAttr config = tile(128, kWidth, /*stages=*/4).withStore(DStore::Tma);
-  return config && Sm90Spec(p, config, target).canImplement() ? config : KernelConfigAttr();
+  return buildable(p, target, config) ? config : KernelConfigAttr();
 }
 
 } // namespace mlir::mepi::rules
