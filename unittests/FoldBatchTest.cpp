@@ -75,15 +75,41 @@ TEST(FoldBatch, RowsThatDoNotFollowEachOtherKeepTheBatch) {
 }
 
 TEST(FoldBatch, EpilogOperandsMustFollowTheRows) {
-  // A bias per element folds with the rows; one [M] bias for every element does not.
+  // A bias per element folds with the rows; one [M] bias for every element stays [M], read
+  // at the row within the element (cyclic).
   MatmulProblem perElement = problem({3, 5, 8}, {4, 8}, {3, 5, 4}, "GELU_BIAS");
   perElement.builtinInputs = {{"bias", bf16({3, 5})}};
   std::optional<MatmulProblem> f = foldedBatch(perElement);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->builtinInputs.front().layout.shape, (Dims{15}));
+  EXPECT_FALSE(f->cyclicBias);
   MatmulProblem shared = problem({3, 5, 8}, {4, 8}, {3, 5, 4}, "BIAS");
   shared.builtinInputs = {{"bias", bf16({5})}};
-  EXPECT_FALSE(foldedBatch(shared).has_value());
+  f = foldedBatch(shared);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(f->cyclicBias);
+  EXPECT_EQ(f->builtinInputs.front().layout.shape, (Dims{5}));
+  EXPECT_EQ(f->d.shape, (Dims{15, 4}));
+  // Batch dimensions that broadcast (size 1, or stride 0) are one bias for every element too.
+  for (Dims strides : {Dims{5, 1}, Dims{0, 1}}) {
+    MatmulProblem broadcast = problem({3, 5, 8}, {4, 8}, {3, 5, 4}, "RELU_BIAS");
+    broadcast.builtinInputs = {{"bias", bf16({strides[0] ? 1 : 3, 5}, strides)}};
+    f = foldedBatch(broadcast);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_TRUE(f->cyclicBias);
+    EXPECT_EQ(f->builtinInputs.front().layout.shape, (Dims{5}));
+    EXPECT_EQ(f->builtinInputs.front().layout.strides, (Dims{1}));
+  }
+  // A batch of one element: the bias is its rows' own.
+  MatmulProblem single = problem({1, 5, 8}, {4, 8}, {1, 5, 4}, "BIAS");
+  single.builtinInputs = {{"bias", bf16({5})}};
+  f = foldedBatch(single);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_FALSE(f->cyclicBias);
+  // A bias that varies along one batch dimension but not another follows neither.
+  MatmulProblem partial = problem({2, 3, 5, 8}, {4, 8}, {2, 3, 5, 4}, "BIAS");
+  partial.builtinInputs = {{"bias", bf16({2, 1, 5})}};
+  EXPECT_FALSE(foldedBatch(partial).has_value());
   // C folds like D; a C for every element alike does not.
   MatmulProblem withC = problem({3, 5, 8}, {4, 8}, {3, 5, 4});
   withC.c = bf16({3, 5, 4});
@@ -95,9 +121,6 @@ TEST(FoldBatch, EpilogOperandsMustFollowTheRows) {
   // would hold fewer rows than D.
   withC.c = bf16({1, 5, 4});
   EXPECT_FALSE(foldedBatch(withC).has_value());
-  MatmulProblem oneBias = problem({3, 5, 8}, {4, 8}, {3, 5, 4}, "BIAS");
-  oneBias.builtinInputs = {{"bias", bf16({1, 5})}};
-  EXPECT_FALSE(foldedBatch(oneBias).has_value());
   MatmulProblem oneA = problem({1, 5, 8}, {3, 4, 8}, {3, 5, 4});
   oneA.b.strides = {0, 8, 1};
   EXPECT_FALSE(foldedBatch(oneA).has_value());

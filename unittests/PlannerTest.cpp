@@ -31,6 +31,21 @@ TEST(Planner, PlansBiasAsPerRowInput) {
   EXPECT_NE(ir->find("arith.maximumf"), std::string::npos) << *ir;
 }
 
+// A batch folded into the rows with one bias for all its elements (FoldBatch.h) reads the bias
+// at the row within the element; a bias shorter than M is otherwise an error (below).
+TEST(Planner, CyclicBiasIsACyclicRowInput) {
+  MatmulProblem p = problem(ElementType::BF16, 3 * 20, 33, 65, "GELU_BIAS");
+  p.builtinInputs = {{"bias", layout(ElementType::BF16, {20})}};
+  p.cyclicBias = true;
+  llvm::Expected<std::string> ir = planModule(p);
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  EXPECT_NE(ir->find("as cyclic_row : memref<20xbf16>"), std::string::npos) << *ir;
+  p.cyclicBias = false;
+  EXPECT_NE(errorOf(p).find("expected epilog input 0 (row) to have shape [batch..., 60]"),
+            std::string::npos)
+      << errorOf(p);
+}
+
 // FP8 with C and the product's scales applied in the epilog: the op takes no C of its own (its
 // acc is alpha A B), the epilog reads C and beta as its first inputs and adds beta * sC * C
 // after sA and sB; with block scales alone (the main loop's) C stays the op's.

@@ -58,9 +58,21 @@ bool hasBatchOf(const OperandLayout &layout, const OperandLayout &d, size_t batc
          std::equal(d.shape.begin(), d.shape.begin() + batchDims, layout.shape.begin());
 }
 
+/// A bias that is one [M] for every batch element: [M], or batch dimensions that all broadcast
+/// (size 1 or stride 0); as [M], or nullopt.
+std::optional<OperandLayout> sharedBias(const OperandLayout &bias) {
+  size_t batchDims = bias.shape.size() - 1;
+  for (size_t i = 0; i < batchDims; ++i)
+    if (bias.shape[i] != 1 && (bias.strides.empty() || bias.strides[i] != 0))
+      return std::nullopt;
+  std::vector<int64_t> strides = bias.strides.empty() ? rowMajorStrides(bias.shape) : bias.strides;
+  return OperandLayout{bias.type, {bias.shape.back()}, {strides.back()}};
+}
+
 /// A built-in input in the folded problem: the bias merged with the batch ([batch..., M] ->
-/// [batch * M]); scalars unchanged, and B's scale per column ([N]). Anything else (a bias of one
-/// [M] for all elements, A's scale per row, block scales) cannot follow the folded rows.
+/// [batch * M]); scalars unchanged, and B's scale per column ([N]). Anything else (A's scale
+/// per row, block scales) cannot follow the folded rows. A bias shared by the elements is
+/// foldedBatch's (a cyclic one).
 std::optional<OperandLayout> foldedInput(const NamedLayout &input, const OperandLayout &d,
                                          size_t batchDims) {
   const OperandLayout &layout = input.layout;
@@ -100,6 +112,10 @@ std::optional<MatmulProblem> mepi::runtime::foldedBatch(const MatmulProblem &pro
   }
   for (NamedLayout &input : folded.builtinInputs) {
     std::optional<OperandLayout> layout = foldedInput(input, problem.d, batchDims);
+    // One bias for every element: cyclic where the folded rows hold more than one element.
+    if (!layout && input.key == "bias" && !input.layout.shape.empty() &&
+        (layout = sharedBias(input.layout)))
+      folded.cyclicBias = folded.d.shape[0] != problem.d.shape[rank - 2];
     if (!layout)
       return std::nullopt;
     input.layout = *layout;

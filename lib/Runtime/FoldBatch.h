@@ -5,11 +5,12 @@
 // once: no element ends in a partial tile (448 rows in 256-row tiles leave 1/8 of the tensor
 // work idle per element), and the heuristic sees the one large GEMM it was tuned on.
 //
-// Only where every operand the epilog reads or writes follows the rows the same way: a bias
-// given per batch element ([batch..., M]; one [M] for all elements would need the row within
-// its element), scalar FP8 scales, B's scale per column and max |D|. A, C and the bias need
-// D's batch dimensions in full (a size-1 dimension that broadcasts would merge into fewer
-// rows). Epilogs that write aux matrices (cuBLASLt's column-major layouts), sum operands or
+// Only where every operand the epilog reads or writes follows the rows: a bias given per batch
+// element ([batch..., M], merged like D), or one [M] for all elements (its batch dimensions
+// absent or broadcast), which the kernel reads at the row within the element (a cyclic row
+// input, MatmulProblem::cyclicBias); scalar FP8 scales, B's scale per column and max |D|. A, C
+// and a bias per element need D's batch dimensions in full (a size-1 dimension that broadcasts
+// would merge into fewer rows). Epilogs that write aux matrices (cuBLASLt's column-major layouts), sum operands or
 // read the row index (user epilogs) keep the batch.
 //
 // And only where each element's rows end in a partial tile of kWholeTileRows: where they fill

@@ -474,7 +474,7 @@ MatmulOperands bindArguments(Block *entry, const MatmulProblem &problem,
     if (::mepi::runtime::isBlockScale(problem, in.key.str()))
       (in.key == "a_scale" ? o.aBlockScales : o.bBlockScales) = arg();
     else
-      input(in.kind);
+      input(in.key == "bias" && problem.cyclicBias ? BroadcastKind::CyclicRow : in.kind);
   }
   for (const EpilogInput &in : problem.userInputs)
     input(broadcastKind(in.kind));

@@ -104,6 +104,9 @@ struct MatmulProblem {
   /// the FP8 scales, f32 ("a_scale": [] or [M]; "b_scale": [] or [N]; "d_scale": [];
   /// "aux_quantization_scale": [], the scale of an 8-bit "gelu_aux").
   std::vector<NamedLayout> builtinInputs;
+  /// The "bias" is [P], one vector for every batch element that foldedBatch (FoldBatch.h)
+  /// merged into D's rows, P rows each: row r reads bias[r mod P] (mepi.matmul's cyclic_row).
+  bool cyclicBias = false;
   bool resultAmax = false; ///< also compute max |D| (f32, before D is rounded)
   /// The element type of the "gelu_aux" the forward GELU epilogs write (nvmath's
   /// MatmulEpilogPreferences.aux_type); unset: geluAuxType's default.

@@ -223,3 +223,17 @@ func.func @along_k_bias(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %g: memr
   }
   return
 }
+
+// -----
+
+// A grouped matmul's rows are its groups': no cyclic row input.
+func.func @cyclic_row(%x: memref<64x64xbf16>, %w: memref<2x64x64xbf16>, %g: memref<2xi32>, %r: memref<32xbf16>, %d: memref<64x64xbf16>) {
+  // expected-error @below {{expected epilog input 0 (cyclic_row) in a matmul that is not grouped}}
+  mepi.matmul ins(%x, %w : memref<64x64xbf16>, memref<2x64x64xbf16>) groups(%g ends : memref<2xi32>)
+      inputs(%r as cyclic_row : memref<32xbf16>) outs(%d : memref<64x64xbf16>) epilog {
+  ^bb0(%acc: f32, %v: bf16, %row: index, %col: index, %group: index):
+    %t = arith.truncf %acc : f32 to bf16
+    mepi.yield %t : bf16
+  }
+  return
+}

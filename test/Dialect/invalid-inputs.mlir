@@ -216,3 +216,57 @@ func.func @bad_combiner(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %d: memref<4
   }
   return
 }
+
+// -----
+
+// A cyclic row input repeats every P rows: P must divide D's rows.
+func.func @cyclic_row_period(%a: memref<12x16xf32>, %b: memref<16x8xf32>, %r: memref<5xf32>, %d: memref<12x8xf32>) {
+  // expected-error @below {{expected epilog input 0 (cyclic_row) to have shape [P] with P dividing 12 (the rows of d), got 'memref<5xf32>'}}
+  mepi.matmul ins(%a, %b : memref<12x16xf32>, memref<16x8xf32>) inputs(%r as cyclic_row : memref<5xf32>)
+      outs(%d : memref<12x8xf32>) epilog {
+  ^bb0(%acc: f32, %x: f32, %row: index, %col: index):
+    %s = arith.addf %acc, %x : f32
+    mepi.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// One vector for every element: no batch dimensions.
+func.func @cyclic_row_batch(%a: memref<2x12x16xf32>, %b: memref<16x8xf32>, %r: memref<2x4xf32>, %d: memref<2x12x8xf32>) {
+  // expected-error @below {{expected epilog input 0 (cyclic_row) to have shape [P] with P dividing 12 (the rows of d), got 'memref<2x4xf32>'}}
+  mepi.matmul ins(%a, %b : memref<2x12x16xf32>, memref<16x8xf32>) inputs(%r as cyclic_row : memref<2x4xf32>)
+      outs(%d : memref<2x12x8xf32>) epilog {
+  ^bb0(%acc: f32, %x: f32, %row: index, %col: index):
+    %s = arith.addf %acc, %x : f32
+    mepi.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @cyclic_row_dynamic(%a: memref<?x16xf32>, %b: memref<16x8xf32>, %r: memref<4xf32>, %d: memref<?x8xf32>) {
+  // expected-error @below {{expected epilog input 0 (cyclic_row) to have shape [P] with P dividing ? (the rows of d), got 'memref<4xf32>'}}
+  mepi.matmul ins(%a, %b : memref<?x16xf32>, memref<16x8xf32>) inputs(%r as cyclic_row : memref<4xf32>)
+      outs(%d : memref<?x8xf32>) epilog {
+  ^bb0(%acc: f32, %x: f32, %row: index, %col: index):
+    %s = arith.addf %acc, %x : f32
+    mepi.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Outputs are written per element: an aux output is never cyclic.
+func.func @cyclic_row_aux(%a: memref<12x16xf32>, %b: memref<16x8xf32>, %d: memref<12x8xf32>, %aux: memref<4xf32>) {
+  // expected-error @below {{expected aux 0 (cyclic_row) to be matrix or bitmask}}
+  mepi.matmul ins(%a, %b : memref<12x16xf32>, memref<16x8xf32>) outs(%d : memref<12x8xf32>)
+      aux(%aux as cyclic_row : memref<4xf32>) epilog {
+  ^bb0(%acc: f32, %row: index, %col: index):
+    mepi.yield %acc, %acc : f32, f32
+  }
+  return
+}

@@ -15,6 +15,20 @@ func.func @plain(%a: memref<17x65xf16>, %b: memref<65x33xf16>, %d: memref<17x33x
   return
 }
 
+// CHECK-LABEL: func.func @cyclic_row
+// CHECK: inputs(%{{[a-z0-9_]+}} as cyclic_row : memref<5xf32>) outs(%{{[a-z0-9_]+}} : memref<15x33xf16>)
+func.func @cyclic_row(%a: memref<15x65xf16>, %b: memref<65x33xf16>, %r: memref<5xf32>,
+                      %d: memref<15x33xf16>) {
+  mepi.matmul ins(%a, %b : memref<15x65xf16>, memref<65x33xf16>)
+      inputs(%r as cyclic_row : memref<5xf32>) outs(%d : memref<15x33xf16>) epilog {
+  ^bb0(%acc: f32, %ri: f32, %row: index, %col: index):
+    %x = arith.addf %acc, %ri : f32
+    %t = arith.truncf %x : f32 to f16
+    mepi.yield %t : f16
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @everything
 // CHECK: mepi.matmul ins(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : memref<3x64x16xbf16>, memref<1x64x32xbf16>) alpha(%{{[a-z0-9_]+}}) c(%{{[a-z0-9_]+}} : memref<16x32xbf16>) beta(%{{[a-z0-9_]+}})
 // CHECK-SAME: inputs(%{{[a-z0-9_]+}} as row : memref<16xf32>, %{{[a-z0-9_]+}} as col : memref<3x32xbf16>, %{{[a-z0-9_]+}} as scalar : f32, %{{[a-z0-9_]+}} as matrix : memref<3x16x32xf16>)

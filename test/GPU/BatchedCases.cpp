@@ -5,18 +5,31 @@ using namespace gputest;
 
 namespace {
 /// One B for every element, folded into one GEMM of all rows (FoldBatch.h): elements ending
-/// inside a tile (448 and 127 rows), two batch dimensions, a bias per element, the swapped and
-/// the split forms the folded rows may take.
+/// inside a tile (448 and 127 rows), two batch dimensions, a bias per element or one for every
+/// element (read at the row within the element: a cyclic row input, on the TMA-store, register
+/// and staged epilogs), the swapped and the split forms the folded rows may take.
 void addFoldedCases(std::vector<Case> &cases, ElementType t) {
   cases.push_back({t, {71, 448, 264}, {136, 264}, {71, 448, 136}, false, true, "DEFAULT"});
   cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "RELU"});
   cases.push_back({t, {3, 127, 1000}, {1000, 200}, {3, 127, 200}, false, false, "GELU"});
+  cases.push_back({t, {9, 448, 1000}, {600, 1000}, {9, 448, 600}, false, true, "GELU_BIAS"});
+  cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "GELU_BIAS"});
+  cases.push_back({t, {5, 127, 72}, {200, 72}, {5, 127, 200}, false, true, "RELU_BIAS"});
+  cases.push_back({t, {2, 3, 100, 520}, {264, 520}, {2, 3, 100, 264}, false, true, "BIAS"});
+  Case staged{t, {7, 200, 264}, {136, 264}, {7, 200, 136}, false, true, "GELU_BIAS"};
+  staged.config = "#mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 4>>";
+  cases.push_back(staged);
+  Case registers{t, {5, 127, 72}, {200, 72}, {5, 127, 200}, false, true, "RELU_BIAS"};
+  registers.config = "#mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 6>, "
+                     "epilogue = <store = registers>>";
+  cases.push_back(registers);
   Case perElement{t, {3, 5, 127, 72}, {200, 72}, {3, 5, 127, 200}, false, true, "GELU_BIAS"};
   perElement.biasPerElement = true;
   cases.push_back(perElement);
   Case decode{t, {4, 5, 4096}, {4096, 4096}, {4, 5, 4096}, false, true, "BIAS"};
   decode.biasPerElement = true;
   cases.push_back(decode);
+  cases.push_back({t, {4, 5, 1000}, {4096, 1000}, {4, 5, 4096}, false, true, "GELU_BIAS"});
   Case longK{t, {2, 96, 20000}, {136, 20000}, {2, 96, 136}, false, true, "DEFAULT"};
   cases.push_back(longK);
 }
@@ -47,8 +60,8 @@ void gputest::addBatchedCases(std::vector<Case> &cases) {
     // of 8), residue K.
     cases.push_back({t, {43, 900, 600}, {43, 520, 600}, {43, 900, 520}, false, true, "BIAS"});
     // The heuristic's batched ping-pong 128 x 128 (pingpongForm): rows on L2's sectors, 9
-    // k-steps, one B for all 6 elements, residue rows and columns, TMA stores of D.
-    cases.push_back({t, {6, 1000, 576}, {776, 576}, {6, 1000, 776}, false, true, "GELU_BIAS"});
+    // k-steps, residue rows and columns, TMA stores of D.
+    cases.push_back({t, {6, 1000, 576}, {6, 776, 576}, {6, 1000, 776}, false, true, "GELU_BIAS"});
     // The heuristic's batched 128 x 256 (32 k-steps, a cheap epilog, waves as full as 256 x
     // 128's): residue rows.
     cases.push_back({t, {8, 1000, 2048}, {8, 1024, 2048}, {8, 1000, 1024}, false, true, "BIAS"});

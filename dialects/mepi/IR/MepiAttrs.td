@@ -14,7 +14,10 @@ def Mepi_BroadcastKind : I32EnumAttr<"BroadcastKind",
       I32EnumAttrCase<"Matrix", 3, "matrix">,  // one value per element: [batch..., >= M, N]
       // one bit per element, cuBLASLt's ReLU mask: i8 [batch..., >= ceil(M / 8), N], bit
       // row % 8 of byte (row / 8, col)
-      I32EnumAttrCase<"Bitmask", 4, "bitmask">
+      I32EnumAttrCase<"Bitmask", 4, "bitmask">,
+      // one value per row, repeating: [P] with P dividing M, row r reads r mod P (a batch of
+      // P-row elements folded into D's rows, one vector for every element; epilog inputs only)
+      I32EnumAttrCase<"CyclicRow", 5, "cyclic_row">
     ]> {
   let cppNamespace = "::mlir::mepi";
   let genSpecializedAttr = 0;

@@ -235,6 +235,7 @@ unsigned coreRank(BroadcastKind kind) {
   switch (kind) {
   case BroadcastKind::Scalar: return 0;
   case BroadcastKind::Row:
+  case BroadcastKind::CyclicRow:
   case BroadcastKind::Col: return 1;
   case BroadcastKind::Matrix:
   case BroadcastKind::Bitmask: return 2;
@@ -255,6 +256,7 @@ LogicalResult verifyCoreShape(MatmulOp op, StringRef what, MemRefType type, Broa
   switch (kind) {
   case BroadcastKind::Scalar: break;
   case BroadcastKind::Row: core = {{m, false}}; break;
+  case BroadcastKind::CyclicRow: break; // verifyCyclicRow
   case BroadcastKind::Col: core = {{n, false}}; break;
   case BroadcastKind::Matrix: core = {{m, true}, {n, false}}; break;
   case BroadcastKind::Bitmask:
@@ -284,6 +286,21 @@ LogicalResult verifyCoreShape(MatmulOp op, StringRef what, MemRefType type, Broa
     os << "[batch..." << coreDims << "]";
   return op.emitOpError() << "expected " << what << " to have shape " << want << ", got "
                           << type;
+}
+
+/// A cyclic row input: one static length P dividing D's static rows M, no batch dimensions
+/// (every batch element reads the same P values), and not in a grouped matmul, whose rows are
+/// the groups'.
+LogicalResult verifyCyclicRow(MatmulOp op, StringRef what, MemRefType type) {
+  ArrayRef<int64_t> dShape = op.getD().getType().getShape();
+  int64_t m = dShape[dShape.size() - 2];
+  if (op.isGrouped())
+    return op.emitOpError() << "expected " << what << " in a matmul that is not grouped";
+  if (type.getRank() != 1 || type.isDynamicDim(0) || ShapedType::isDynamic(m) ||
+      type.getDimSize(0) <= 0 || m % type.getDimSize(0) != 0)
+    return op.emitOpError() << "expected " << what << " to have shape [P] with P dividing "
+                            << dimStr(m) << " (the rows of d), got " << type;
+  return success();
 }
 
 /// Checks that the dimensions of `shape` before its `coreRank` trailing ones are D's batch
@@ -445,6 +462,11 @@ static LogicalResult verifyEpilogInputs(MatmulOp op) {
     if (kind == BroadcastKind::Bitmask && !memref.getElementType().isInteger(8))
       return op.emitOpError() << "expected " << what << " to have i8 elements, got "
                               << memref.getElementType();
+    if (kind == BroadcastKind::CyclicRow) {
+      if (failed(verifyCyclicRow(op, what, memref)))
+        return failure();
+      continue;
+    }
     if (failed(verifyCoreShape(op, what, memref, kind)) ||
         failed(verifyBatchBroadcast(op, what, memref.getShape(), coreRank(kind))))
       return failure();

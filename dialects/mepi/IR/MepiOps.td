@@ -27,7 +27,9 @@ def Mepi_MatmulOp : Mepi_Op<"matmul", [AttrSizedOperandSegments, IsolatedFromAbo
     inputs have shape [batch..., M], `col` [batch..., N], `matrix` [batch..., M', N] with
     M' >= M (rows past M are padding; any strides), `bitmask` inputs are i8 [batch...,
     M'', N] with M'' >= ceil(M / 8) and give the i1 at bit `row % 8` of byte (row / 8, col)
-    (cuBLASLt's ReLU mask), and `scalar` inputs are a value or a rank-0 memref. Leading batch
+    (cuBLASLt's ReLU mask), `cyclic_row` inputs are [P] with P dividing M and give element
+    `row mod P` (one row vector for every element of a batch folded into D's rows; not in a
+    grouped matmul), and `scalar` inputs are a value or a rank-0 memref. Leading batch
     dimensions are optional and broadcast.
 
     The region ends in `mepi.yield` with the value stored to D, one value per aux output, then

@@ -56,6 +56,7 @@ Value emitView(OpBuilder &b, Location loc, Value memref, unsigned coreRank,
 unsigned coreRank(BroadcastKind kind) {
   switch (kind) {
   case BroadcastKind::Row:
+  case BroadcastKind::CyclicRow:
   case BroadcastKind::Col:
     return 1;
   case BroadcastKind::Scalar:

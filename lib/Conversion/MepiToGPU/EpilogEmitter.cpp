@@ -92,6 +92,10 @@ Value mlir::mepi::loadEpilogInput(OpBuilder &b, Location loc, MatmulOp op, unsig
   case BroadcastKind::Row:
     core = {index.row};
     break;
+  case BroadcastKind::CyclicRow:
+    core = {arith::RemUIOp::create(
+        b, loc, index.row, arith::ConstantIndexOp::create(b, loc, memref.getDimSize(0)))};
+    break;
   case BroadcastKind::Col:
     core = {index.col};
     break;

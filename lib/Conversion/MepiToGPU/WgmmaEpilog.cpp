@@ -54,22 +54,19 @@ using namespace mlir::mepi::sm90;
 /// Per-row inputs (a bias) of the thread's kChunkSteps rows, loaded once per tile: the rows are
 /// the same in every chunk, and a load inside the step would wait behind the previous step's
 /// stores of D (nothing tells the compiler they do not alias), exposing its latency 4 times a
-/// chunk. Rows past M read row 0 (valid memory); their elements are never stored.
+/// chunk.
 SmallVector<SmallVector<Value>> preloadRowInputs(const StagedEpilog &x) {
   Emitter &e = x.e;
   MatmulOp op = x.op;
   SmallVector<SmallVector<Value>> rowInputs(op.getEpilogInputs().size());
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
-    auto type = dyn_cast<MemRefType>(input.getType());
-    if (op.getInputKind(i) != BroadcastKind::Row || !type || type.getRank() != 1)
+    Value vector = x.operands.lookup(input);
+    if (!isRowVectorInput(op, i))
       continue;
     for (int64_t s = 0; s < kChunkSteps; ++s) {
       Value row =
           e.add(x.rowBase, e.add(e.i32(s * kRowsPerStep), e.div(x.thread, e.i32(kThreadsPerRow))));
-      Value safe =
-          arith::SelectOp::create(e.b, e.loc, e.ult(row, x.f.emitRowLimit(e)), row, e.i32(0));
-      rowInputs[i].push_back(memref::LoadOp::create(e.b, e.loc, x.operands.lookup(input),
-                                                    ValueRange{e.toIndex(safe)}));
+      rowInputs[i].push_back(emitRowVectorLoad(e, x.f, op, i, vector, row));
     }
   }
   return rowInputs;

@@ -39,3 +39,20 @@ void mlir::mepi::emitConsumerBarrier(Emitter &e, Value consumer) {
   NVVM::BarrierOp::create(e.b, e.loc, Type(), e.add(consumer, e.i32(1)), e.i32(sm90::kWarpgroup),
                           NVVM::BarrierReductionAttr(), Value());
 }
+
+bool mlir::mepi::isRowVectorInput(MatmulOp op, unsigned i) {
+  auto type = dyn_cast<MemRefType>(op.getEpilogInputs()[i].getType());
+  BroadcastKind kind = op.getInputKind(i);
+  return type && type.getRank() == 1 &&
+         (kind == BroadcastKind::Row || kind == BroadcastKind::CyclicRow);
+}
+
+Value mlir::mepi::emitRowVectorLoad(Emitter &e, const WgmmaEpilogFrame &f, MatmulOp op,
+                                    unsigned i, Value input, Value row) {
+  Value safe = arith::SelectOp::create(e.b, e.loc, e.ult(row, f.emitRowLimit(e)), row, e.i32(0));
+  // A cyclic row input repeats every P rows (P static: a remainder by a constant, which the
+  // compiler turns into a multiply and a shift).
+  if (op.getInputKind(i) == BroadcastKind::CyclicRow)
+    safe = e.rem(safe, e.i32(cast<MemRefType>(input.getType()).getDimSize(0)));
+  return memref::LoadOp::create(e.b, e.loc, input, ValueRange{e.toIndex(safe)});
+}

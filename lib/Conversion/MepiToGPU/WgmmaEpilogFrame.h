@@ -53,6 +53,16 @@ struct WgmmaEpilogFrame : TileGrid {
   bool rowBounds() const { return rowEnd || m % tileM != 0; }
 };
 
+/// Whether epilog input `i` is a vector of one value per row that the epilogs load once per
+/// slice at the thread's rows: a row input [M] or a cyclic row input ([P], row r reading
+/// r mod P). (A batched row input is read per element.)
+bool isRowVectorInput(MatmulOp op, unsigned i);
+
+/// Row vector input `input` (epilog input `i`) at D's row `row` (i32). Rows at or past the
+/// frame's row limit read element 0 (valid memory); their elements are never stored.
+Value emitRowVectorLoad(Emitter &e, const WgmmaEpilogFrame &f, MatmulOp op, unsigned i,
+                        Value input, Value row);
+
 /// How a consumer's lines (swapped: chunks) of D take its `count` TMA store buffers in turn,
 /// line l the buffer l % count: a buffer is overwritten only after the store that read it.
 struct TmaBufferTurns {

@@ -31,21 +31,15 @@ struct SlicePlace {
 SlicePlace placeSlice(Emitter &e, MatmulOp op, const IRMapping &operands,
                       const WgmmaEpilogFrame &f, Value rowBase, Value colBase, Value fragmentRow,
                       Value fragmentCol) {
-  OpBuilder &b = e.b;
   SlicePlace p{rowBase, colBase, fragmentRow, fragmentCol, {}, {}};
   p.rows = {e.add(rowBase, fragmentRow), e.add(rowBase, e.add(fragmentRow, e.i32(8)))};
-  // Rows past M read row 0 (valid memory); their elements are never stored.
   p.rowInputs.resize(op.getEpilogInputs().size());
   for (auto [i, input] : llvm::enumerate(op.getEpilogInputs())) {
-    auto type = dyn_cast<MemRefType>(input.getType());
-    if (op.getInputKind(i) != BroadcastKind::Row || !type || type.getRank() != 1)
+    Value vector = operands.lookup(input);
+    if (!isRowVectorInput(op, i))
       continue;
-    for (int h = 0; h < 2; ++h) {
-      Value safe =
-          arith::SelectOp::create(b, e.loc, e.ult(p.rows[h], f.emitRowLimit(e)), p.rows[h], e.i32(0));
-      p.rowInputs[i][h] = memref::LoadOp::create(b, e.loc, operands.lookup(input),
-                                                 ValueRange{e.toIndex(safe)});
-    }
+    for (int h = 0; h < 2; ++h)
+      p.rowInputs[i][h] = emitRowVectorLoad(e, f, op, i, vector, p.rows[h]);
   }
   return p;
 }
