@@ -100,6 +100,13 @@ TEST(FoldBatch, EpilogOperandsMustFollowTheRows) {
     EXPECT_EQ(f->builtinInputs.front().layout.shape, (Dims{5}));
     EXPECT_EQ(f->builtinInputs.front().layout.strides, (Dims{1}));
   }
+  // A bias of another length than M, or with more batch dimensions than D, keeps the batch
+  // (whose verifier names it): folded, any length dividing the rows would pass as cyclic.
+  for (Dims wrong : {Dims{1}, Dims{15}, Dims{1, 1, 5}}) {
+    MatmulProblem bad = problem({3, 5, 8}, {4, 8}, {3, 5, 4}, "BIAS");
+    bad.builtinInputs = {{"bias", bf16(wrong)}};
+    EXPECT_FALSE(foldedBatch(bad).has_value()) << wrong.size() << " " << wrong.back();
+  }
   // A batch of one element: the bias is its rows' own.
   MatmulProblem single = problem({1, 5, 8}, {4, 8}, {1, 5, 4}, "BIAS");
   single.builtinInputs = {{"bias", bf16({5})}};

@@ -58,10 +58,14 @@ bool hasBatchOf(const OperandLayout &layout, const OperandLayout &d, size_t batc
          std::equal(d.shape.begin(), d.shape.begin() + batchDims, layout.shape.begin());
 }
 
-/// A bias that is one [M] for every batch element: [M], or batch dimensions that all broadcast
-/// (size 1 or stride 0); as [M], or nullopt.
-std::optional<OperandLayout> sharedBias(const OperandLayout &bias) {
+/// A bias that is one [M] for every batch element of D: [M], or no more batch dimensions than
+/// D's, all of which broadcast (size 1 or stride 0); as [M], or nullopt. Its length is checked
+/// here: folded, the verifier sees only a cyclic input whose length divides D's rows.
+std::optional<OperandLayout> sharedBias(const OperandLayout &bias, const OperandLayout &d) {
   size_t batchDims = bias.shape.size() - 1;
+  if (bias.shape.empty() || batchDims > d.shape.size() - 2 ||
+      bias.shape.back() != d.shape[d.shape.size() - 2])
+    return std::nullopt;
   for (size_t i = 0; i < batchDims; ++i)
     if (bias.shape[i] != 1 && (bias.strides.empty() || bias.strides[i] != 0))
       return std::nullopt;
@@ -113,8 +117,7 @@ std::optional<MatmulProblem> mepi::runtime::foldedBatch(const MatmulProblem &pro
   for (NamedLayout &input : folded.builtinInputs) {
     std::optional<OperandLayout> layout = foldedInput(input, problem.d, batchDims);
     // One bias for every element: cyclic where the folded rows hold more than one element.
-    if (!layout && input.key == "bias" && !input.layout.shape.empty() &&
-        (layout = sharedBias(input.layout)))
+    if (!layout && input.key == "bias" && (layout = sharedBias(input.layout, problem.d)))
       folded.cyclicBias = folded.d.shape[0] != problem.d.shape[rank - 2];
     if (!layout)
       return std::nullopt;

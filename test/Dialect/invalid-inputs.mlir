@@ -50,7 +50,7 @@ func.func @matrix_batch(%a: memref<2x4x16xf32>, %b: memref<16x8xf32>, %m: memref
 // -----
 
 func.func @bad_kind(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8xf32>, %d: memref<4x8xf32>) {
-  // expected-error @below {{expected broadcast kind row, col, scalar, matrix or bitmask, got 'column'}}
+  // expected-error @below {{expected broadcast kind row, col, scalar, matrix, bitmask or cyclic_row, got 'column'}}
   mepi.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) inputs(%bias as column : memref<8xf32>)
       outs(%d : memref<4x8xf32>) epilog {
   ^bb0(%acc: f32, %x: f32, %row: index, %col: index):

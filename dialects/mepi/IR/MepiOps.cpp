@@ -33,8 +33,8 @@ static ParseResult parseKindedOperands(OpAsmParser &parser, StringRef keyword,
         return failure();
       std::optional<BroadcastKind> kind = symbolizeBroadcastKind(kindName);
       if (!kind)
-        return parser.emitError(kindLoc) << "expected broadcast kind row, col, scalar, matrix "
-                                            "or bitmask, got '"
+        return parser.emitError(kindLoc) << "expected broadcast kind row, col, scalar, matrix, "
+                                            "bitmask or cyclic_row, got '"
                                          << kindName << "'";
       if (combiners) {
         combinerLoc = parser.getCurrentLocation();
