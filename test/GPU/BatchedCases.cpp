@@ -69,6 +69,11 @@ void gputest::addBatchedCases(std::vector<Case> &cases) {
     // 128-row tiles' rows outside D, rows on L2 sectors (K = 720); residue columns and K.
     for (const char *e : {"DEFAULT", "GELU_BIAS"})
       cases.push_back({t, {24, 320, 720}, {24, 952, 720}, {24, 320, 952}, false, true, e});
+    // The heuristic's 128 x 160 and 128 x 192 for batches under one wave of 128 x 256 tiles
+    // (batchWaveFit): 128 tiles of 128 x 160 (residue K), 63 x 2 of 128 x 192 (N = 192).
+    cases.push_back({t, {8, 448, 1000}, {8, 640, 1000}, {8, 448, 640}, false, true, "DEFAULT"});
+    cases.push_back({t, {63, 192, 1504}, {63, 192, 1504}, {63, 192, 192}, false, true,
+                     "GELU_BIAS"});
     Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
                   0.5f, -1.25f};
     cases.push_back(batchedC);

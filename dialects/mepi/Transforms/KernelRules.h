@@ -92,6 +92,10 @@ KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma);
 /// or 128 x 128 where its waves fall much more inside D (WidthFitRules.cpp). Null where it does
 /// not run.
 KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma);
+/// Batches under one wave of 128 x 256 or 256 x 128 tiles: 128 x 160 or 128 x 192 where their
+/// tiles still fit one wave (WidthFitRules.cpp). `chosen` where that does not apply or run.
+KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
+                              KernelConfigAttr chosen);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);

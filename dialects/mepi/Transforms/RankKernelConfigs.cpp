@@ -56,6 +56,21 @@ void pairChosenSplits(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const 
   ranked.insert(ranked.begin(), paired);
 }
 
+/// The chosen configuration (the rules' or the cost model's) of a batch under one wave of wide
+/// tiles narrowed to fit that wave (batchWaveFit; fitted on 16-bit operands, whose TMA loads
+/// and stores it needs).
+void fitChosenToWave(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
+                     const TargetInfo &target) {
+  if (ranked.empty() || p.elementBytes != 2)
+    return;
+  bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+  KernelConfigAttr fitted = batchWaveFit(op, target, tma, ranked.front());
+  if (fitted == ranked.front())
+    return;
+  llvm::erase(ranked, fitted);
+  ranked.insert(ranked.begin(), fitted);
+}
+
 /// A tileM x tileN tile as the heuristic would build it, and its split-K forms where K is long
 /// enough (at least 8 k-steps a split) and the units stay within two per multiprocessor.
 void addTile(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
@@ -253,6 +268,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
     if (elementWise)
       preferModelChoice(ranked, p, target, special);
     pairChosenSplits(ranked, op, p, target);
+    fitChosenToWave(ranked, op, p, target);
   }
   size_t fitted = ranked.size();
   addUnfittedForms(ranked, op, p, target);

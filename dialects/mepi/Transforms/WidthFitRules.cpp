@@ -118,4 +118,38 @@ KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma)
   return {};
 }
 
+/// Batches whose chosen 128 x 256 or 256 x 128 tiles are fewer than the multiprocessors: each
+/// runs at most one tile, so the kernel takes one tile's time, and a narrower tile whose count
+/// still fits one wave takes less. 128 x 160 (5 stages) or else 128 x 192 (4), TMA stores, where
+/// its tiles fit one wave: 0.625 or 0.75 of the area per multiprocessor. From 8 k-steps
+/// (shorter K not measured). Forced against the rules' choice on the 19 batched problem-epilogs
+/// of seeds 20261123/24 and 20261201-10 under one wave of those tiles (H200, 2026-12-01, bf16,
+/// `batch-wave-fit-forms.log`, forms.py): where it applies, 8 x 448 x 640 x 1024 1.38x (0.79 ->
+/// 1.08 of cuBLASLt), 10 x 512 x 512 x 3136 1.24x; where the narrower tiles make two waves they
+/// lost as their area predicts (5 x 2240 x 256 x 1728, 128 x 192: 0.57x). On the 37 of unseen
+/// seeds 20261211-40, the 13 it takes ran 1.02-1.43x (the same file): 18 x 768 x 192 x 960
+/// 1.30x, 9 x 256 x 1024 x 896 1.43x (0.79 -> 1.13), 65 x 192 x 192 x 3648 1.02x (130 tiles of
+/// either: only the columns outside D go).
+KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
+                              KernelConfigAttr chosen) {
+  constexpr int64_t kMinKSteps = 8;
+  Sm90Problem p = Sm90Problem::of(op);
+  if (!chosen || p.batch == 1 || chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
+      chosen.getMainloop().getCluster() > 1 || !chosen.getScheduler().isDataParallel() ||
+      chosen.getScheduler().getSplits() != 1 || chosen.getTileM() * chosen.getTileN() != 128 * 256 ||
+      llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
+      op.getBSums() ||
+      tiles(p, chosen.getTileM(), chosen.getTileN()) >= target.multiprocessors)
+    return chosen;
+  for (auto [width, stages] : {std::pair<int64_t, int64_t>{160, 5}, {192, 4}}) {
+    if (tiles(p, 128, width) > target.multiprocessors || !canUseTmaStores(op, tma, width))
+      continue;
+    KernelConfigAttr fitted = tile(op, p, 128, width, tma);
+    fitted = fitted ? fitted.withStages(stages).withStore(DStore::Tma) : fitted;
+    if (KernelConfigAttr built = ifBuildable(p, target, fitted))
+      return built;
+  }
+  return chosen;
+}
+
 } // namespace mlir::mepi::rules
