@@ -214,3 +214,15 @@ def test_quantization_scales_are_checked():
         mepi.Matmul(a, b, options=sm90(block_scaling=True),
                     quantization_scales={"a": FakeDeviceArray((8192,), "|u1"),
                                          "b": FakeDeviceArray((512,), "|u1")})
+
+
+def test_batch_with_one_b_and_one_bias_plans_and_checks_the_length():
+    # A [batch, M, K] @ one B with one bias [M] for every element: one GEMM of batch * M rows
+    # whose bias repeats every M rows (M = 100 ends inside a tile). A bias of another length
+    # is refused even where it divides those rows.
+    a, b = FakeDeviceArray((5, 100, 264)), FakeDeviceArray((264, 136))
+    with mepi.Matmul(a, b, options=sm90()) as mm:
+        mm.plan(mepi.MatmulEpilog.GELU_BIAS, epilog_inputs={"bias": FakeDeviceArray((100,))})
+    with mepi.Matmul(a, b, options=sm90()) as mm:
+        with pytest.raises(mepi.MepiError, match=r"epilog input 0 \(row\).*\[batch\.\.\., 100\]"):
+            mm.plan(mepi.MatmulEpilog.GELU_BIAS, epilog_inputs={"bias": FakeDeviceArray((50,))})

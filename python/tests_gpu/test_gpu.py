@@ -58,6 +58,27 @@ def test_builtin_epilogs(epilog, activation):
         assert relative_error(mm.execute(), reference(a, b, bias, activation)) < 1e-2
 
 
+@pytest.mark.parametrize("epilog,activation", [(mepi.MatmulEpilog.BIAS, None),
+                                               (mepi.MatmulEpilog.GELU_BIAS, "gelu")])
+def test_batch_with_one_b_and_one_bias(epilog, activation):
+    """A [batch, M, K] @ one B with one bias [M] for every element, as nn.Linear's batched
+    input in nvmath's orientation: planned as one GEMM of batch * M rows whose bias repeats
+    every M rows (M = 100 ends inside a tile)."""
+    a = torch.randn(5, 100, 264, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(264, 136, device=DEVICE, dtype=torch.bfloat16)
+    bias = torch.randn(100, device=DEVICE, dtype=torch.bfloat16)
+    with mepi.Matmul(a, b) as mm:
+        mm.plan(epilog, epilog_inputs={"bias": bias})
+        d = mm.execute()
+        assert d.shape == (5, 100, 136)
+        want = torch.stack([reference(a[i], b, bias, activation) for i in range(5)])
+        assert relative_error(d, want) < 1e-2
+    # A bias of another length is refused, naming it, though 50 divides the folded rows.
+    with mepi.Matmul(a, b) as mm:
+        with pytest.raises(Exception, match="bias|epilog input 0"):
+            mm.plan(epilog, epilog_inputs={"bias": bias[:50]})
+
+
 def test_python_epilog():
     @mepi.epilog(bias="row", scale="scalar")
     def scaled_gelu(acc, bias, scale):
