@@ -10,8 +10,8 @@
 // absent or broadcast), which the kernel reads at the row within the element (a cyclic row
 // input, MatmulProblem::cyclicBias); scalar FP8 scales, B's scale per column and max |D|. A, C
 // and a bias per element need D's batch dimensions in full (a size-1 dimension that broadcasts
-// would merge into fewer rows). Epilogs that write aux matrices (cuBLASLt's column-major layouts), sum operands or
-// read the row index (user epilogs) keep the batch.
+// would merge into fewer rows). Epilogs that write aux matrices (cuBLASLt's column-major
+// layouts), sum operands or read the row index (user epilogs) keep the batch.
 //
 // And only where each element's rows end in a partial tile of kWholeTileRows: where they fill
 // whole 128-row tiles, the batched kernel's tiles are the folded one's, and the batched

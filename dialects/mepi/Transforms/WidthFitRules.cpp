@@ -136,10 +136,10 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
   Sm90Problem p = Sm90Problem::of(op);
   if (!chosen || p.batch == 1 || chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
       chosen.getMainloop().getCluster() > 1 || !chosen.getScheduler().isDataParallel() ||
-      chosen.getScheduler().getSplits() != 1 || chosen.getTileM() * chosen.getTileN() != 128 * 256 ||
+      chosen.getScheduler().getSplits() != 1 ||
+      chosen.getTileM() * chosen.getTileN() != 128 * 256 ||
       llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
-      op.getBSums() ||
-      tiles(p, chosen.getTileM(), chosen.getTileN()) >= target.multiprocessors)
+      op.getBSums() || tiles(p, chosen.getTileM(), chosen.getTileN()) >= target.multiprocessors)
     return chosen;
   for (auto [width, stages] : {std::pair<int64_t, int64_t>{160, 5}, {192, 4}}) {
     if (tiles(p, 128, width) > target.multiprocessors || !canUseTmaStores(op, tma, width))
