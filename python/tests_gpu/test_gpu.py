@@ -166,6 +166,22 @@ def test_fp8_scaled_against_fp64(row_wise):
     assert abs(amax - float(want.abs().max())) <= 1e-3 * amax
 
 
+def test_fp8_batch_with_one_b_and_one_bias_against_fp64():
+    """8-bit A [batch, M, K] @ one B with tensor-wise scales and one bias [M] for every element:
+    folded into one GEMM of batch * M rows, the bias read at the row within the element."""
+    a = torch.randn(3, 100, 528, device=DEVICE).to(torch.float8_e4m3fn)
+    b = torch.randn(300, 528, device=DEVICE).to(torch.float8_e4m3fn).t()  # [K, N], K-major
+    bias = torch.randn(100, device=DEVICE, dtype=torch.bfloat16)
+    options = mepi.MatmulOptions(result_type="bfloat16", result_amax=True)
+    d, aux = mepi.matmul(a, b, epilog=mepi.MatmulEpilog.GELU_BIAS, options=options,
+                         epilog_inputs={"bias": bias}, quantization_scales={"a": 0.75, "b": 1.5})
+    x = torch.stack([a[i].double() @ b.double() for i in range(3)]) * 1.125
+    want = torch.nn.functional.gelu(x + bias.double()[:, None], approximate="tanh")
+    assert d.shape == (3, 100, 300) and relative_error(d, want) < 1e-2
+    amax = float(aux["result_amax"])
+    assert abs(amax - float(want.abs().max())) <= 1e-2 * amax
+
+
 def test_fp8_with_c_and_its_scale_against_fp64():
     # nvmath's D = sD * epilog(alpha sA sB A B + beta sC C): C in bf16 beside an e4m3 D, every
     # scale a device scalar or a number; odd shapes.
