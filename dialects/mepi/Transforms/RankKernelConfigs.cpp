@@ -42,33 +42,17 @@ void preferModelChoice(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem 
     std::rotate(ranked.begin(), fastest, fastest + 1);
 }
 
-/// The chosen split-K configuration (the rules' or the cost model's) with its tile rows paired
-/// where B is larger than half of L2 (pairedSplits); the model was fitted on unclustered
-/// split-K, so the pairs apply to its choice, not in its place. 16-bit operands only.
-void pairChosenSplits(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
-                      const TargetInfo &target) {
+/// The chosen configuration (the rules' or the cost model's) as `refine` corrects it, put first;
+/// 16-bit operands only (where the corrections were measured).
+void refineChosen(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
+                  llvm::function_ref<KernelConfigAttr(KernelConfigAttr)> refine) {
   if (ranked.empty() || p.elementBytes != 2)
     return;
-  KernelConfigAttr paired = pairedSplits(op, p, target, ranked.front());
-  if (paired == ranked.front())
+  KernelConfigAttr refined = refine(ranked.front());
+  if (refined == ranked.front())
     return;
-  llvm::erase(ranked, paired);
-  ranked.insert(ranked.begin(), paired);
-}
-
-/// The chosen configuration (the rules' or the cost model's) of a batch under one wave of wide
-/// tiles narrowed to fit that wave (batchWaveFit; fitted on 16-bit operands, whose TMA loads
-/// and stores it needs).
-void fitChosenToWave(SmallVector<KernelConfigAttr> &ranked, MatmulOp op, const Sm90Problem &p,
-                     const TargetInfo &target) {
-  if (ranked.empty() || p.elementBytes != 2)
-    return;
-  bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
-  KernelConfigAttr fitted = batchWaveFit(op, target, tma, ranked.front());
-  if (fitted == ranked.front())
-    return;
-  llvm::erase(ranked, fitted);
-  ranked.insert(ranked.begin(), fitted);
+  llvm::erase(ranked, refined);
+  ranked.insert(ranked.begin(), refined);
 }
 
 /// A tileM x tileN tile as the heuristic would build it, and its split-K forms where K is long
@@ -267,8 +251,13 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   if (modelled) {
     if (elementWise)
       preferModelChoice(ranked, p, target, special);
-    pairChosenSplits(ranked, op, p, target);
-    fitChosenToWave(ranked, op, p, target);
+    // Split-K with its tile rows paired where B is larger than half of L2 (pairedSplits): the
+    // model was fitted on unclustered split-K, so the pairs apply to its choice, not in its
+    // place. A batch under one wave of wide tiles: narrower tiles that still fit that wave
+    // (batchWaveFit, which needs TMA loads).
+    bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+    refineChosen(ranked, p, [&](KernelConfigAttr c) { return pairedSplits(op, p, target, c); });
+    refineChosen(ranked, p, [&](KernelConfigAttr c) { return batchWaveFit(op, target, tma, c); });
   }
   size_t fitted = ranked.size();
   addUnfittedForms(ranked, op, p, target);
