@@ -1,6 +1,7 @@
 // The GPU suite's cases of the one-tile rules (OneTileRules.cpp): a D narrow on one side takes
 // one tile row or column as tall or wide as that side, chosen by the heuristic, and the swapped
-// form split along K over 129-192 rows, forced.
+// form split along K over 129-192 rows, forced; one row of 64-row tiles of the width whose
+// waves fall most inside D.
 #include "GpuCases.h"
 
 void gputest::addOneTileCases(std::vector<Case> &cases) {
@@ -40,4 +41,15 @@ void gputest::addOneTileCases(std::vector<Case> &cases) {
   splitRow.config = "#mepi.kernel_config<wgmma, tile = [176, 64, 64], mainloop = <stages = 6>, "
                     "scheduler = <split_k, splits = 4>, swapped = true>";
   cases.push_back(splitRow);
+  // At most 64 rows past one wave of 64-row tiles (shortRowWaveFit), the heuristic's widths:
+  // 64 x 96 over 34408 columns, 64 x 160 over 40904 and 19000 (40 rows), 64 x 192 over 43656;
+  // residue rows, columns and K.
+  cases.push_back({ElementType::BF16, {61, 3128}, {34408, 3128}, {61, 34408}, false, true,
+                   "GELU_BIAS"});
+  cases.push_back({ElementType::F16, {50, 3240}, {40904, 3240}, {50, 40904}, false, true,
+                   "RELU_BIAS"});
+  cases.push_back({ElementType::BF16, {40, 4104}, {19000, 4104}, {40, 19000}, false, true,
+                   "GELU"});
+  cases.push_back({ElementType::F16, {64, 2216}, {43656, 2216}, {64, 43656}, false, true,
+                   "DEFAULT"});
 }

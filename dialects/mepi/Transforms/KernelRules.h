@@ -96,6 +96,10 @@ KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma)
 /// tiles still fit one wave (WidthFitRules.cpp). `chosen` where that does not apply or run.
 KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                               KernelConfigAttr chosen);
+/// At most 64 rows of D whose 64-row tiles pass one wave: the width whose waves fall most
+/// inside D (WidthFitRules.cpp). `chosen` where that does not apply or run.
+KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
+                                 KernelConfigAttr chosen);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);

@@ -152,4 +152,46 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
   return chosen;
 }
 
+/// One row of 64-row tiles (at most 64 rows of D) past one wave: such a problem streams B from
+/// DRAM at a few FLOPs a byte, and a last wave of few tiles streams each at one
+/// multiprocessor's rate, not the wave's share of DRAM's: 64 x 34432 x 3136 took 135 tiles of
+/// 64 x 256, 57 us for the first 132 and 16 more for the last 3. So the width (256 down to 96
+/// in 32s) whose waves fall most inside D (waveShare, the wider on ties), with as many stages as
+/// fit, where its share is at least 1.2 times the chosen width's: a narrower tile runs slower
+/// per FLOP, and narrowing 256 to 224 in as many waves (8 / 7 the share) moved 0.97-1.06x. From
+/// 16 k-steps (shorter K not measured). H200, 2026-12-01, forms.py and config_ab.py, bf16:
+/// forced on the 31 problem-epilogs of seeds 20261201-60 whose 64 x 256 or 64 x 128 tiles
+/// (stream-K among them) leave a last wave of at most 44 (`short-row-wave-fit-forms.log`), the
+/// widths this takes ran 1.11x (64 x 34432 x 3136 1.19x; 64 x 43648 x 5568 on 192 1.14x, where
+/// 160's 273 tiles leave a last wave of 9: 1.01x). Without the 1.2 on seeds 20261261-300
+/// (`short-row-wave-fit-unseen.log`, 67 problem-epilogs): 1.064x, the 28 of less than 1.2 the
+/// share 0.95-1.06x, the 39 of more 1.025-1.28x (1.112x). With it, on unseen seeds
+/// 20261301-40 (`short-row-wave-fit-unseen2.log`, 47): 1.116x, lowest 1.012.
+KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
+                                 KernelConfigAttr chosen) {
+  constexpr int64_t kMinKSteps = 16, kMaxStages = 8;
+  constexpr double kMinShareGain = 1.2;
+  Sm90Problem p = Sm90Problem::of(op);
+  if (!chosen || p.batch != 1 || p.m > sm90::kSliceRows || chosen.getTileM() != sm90::kSliceRows ||
+      chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
+      chosen.getMainloop().getCluster() > 1 || chosen.getScheduler().getSplits() != 1 ||
+      llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
+      op.getBSums() || tiles(p, chosen.getTileM(), chosen.getTileN()) <= target.multiprocessors)
+    return chosen;
+  int64_t best = 0;
+  double bestShare = 0;
+  for (int64_t width : {256, 224, 192, 160, 128, 96})
+    if (double share = waveShare(p, target, sm90::kSliceRows, width); share > bestShare)
+      best = width, bestShare = share;
+  // At exactly the gain (64 x 40960 x 1024: 256 tiles of 160 against 320 of 128) it applies.
+  constexpr double kTolerance = 1e-9;
+  double chosenShare = waveShare(p, target, sm90::kSliceRows, chosen.getTileN());
+  if (bestShare < kMinShareGain * chosenShare - kTolerance)
+    return chosen;
+  KernelConfigAttr fitted = tile(op, p, sm90::kSliceRows, best, tma);
+  fitted = fitted ? withFittingStages(p, target, fitted.withStages(kMaxStages)) : fitted;
+  KernelConfigAttr built = ifBuildable(p, target, fitted);
+  return built ? built : chosen;
+}
+
 } // namespace mlir::mepi::rules
