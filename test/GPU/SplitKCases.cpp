@@ -1,5 +1,5 @@
-// The GPU suite's split-K and stream-K cases, forced: uneven k ranges, narrow tiles, clusters,
-// fitted widths and shared ranges.
+// The GPU suite's split-K and stream-K cases, forced (but for the heuristic's narrow splits):
+// uneven k ranges, narrow tiles, clusters, fitted widths and shared ranges.
 #include "GpuCases.h"
 
 #include <array>
@@ -53,6 +53,12 @@ void gputest::addSplitKCases(std::vector<Case> &cases, bool quick) {
                                      splitPrefix + "[128, 128, 64], mainloop = <stages = 6, "
                                                    "cluster = 2>, scheduler = <split_k, "
                                                    "splits = 3>>")));
+  // The heuristic's split-K of narrow tiles (narrowSplitFill): 64 x 32 in 22 and 16 splits
+  // (records of 21 and 15 other splits summed), 64 x 64 in 11; D from the registers; residue
+  // rows, columns and K.
+  cases.push_back(split(ElementType::BF16, {61, 190, 41000}, "GELU_BIAS", ""));
+  cases.push_back(split(ElementType::F16, {100, 120, 23000}, "RELU_BIAS", ""));
+  cases.push_back(split(ElementType::BF16, {250, 180, 15000}, "DEFAULT", ""));
   if (!quick)
     cases.push_back(
         split(ElementType::BF16, {200, 700, 8200}, "GELU_BIAS",

@@ -96,6 +96,10 @@ KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma)
 /// tiles still fit one wave (WidthFitRules.cpp). `chosen` where that does not apply or run.
 KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                               KernelConfigAttr chosen);
+/// Split-K of 64 x 64 or 64 x 32 tiles: the splits that fill the machine, D stored from the
+/// registers (NarrowSplitRules.cpp). `chosen` where that does not apply or run.
+KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma,
+                                 KernelConfigAttr chosen);
 /// At most 64 rows of D whose 64-row tiles pass one wave: the width whose waves fall most
 /// inside D (WidthFitRules.cpp). `chosen` where that does not apply or run.
 KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,

@@ -251,12 +251,15 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
   if (modelled) {
     if (elementWise)
       preferModelChoice(ranked, p, target, special);
-    // Split-K with its tile rows paired where B is larger than half of L2 (pairedSplits): the
+    // Split-K of narrow tiles: the splits that fill the machine (narrowSplitFill). Split-K with
+    // its tile rows paired where B is larger than half of L2 (pairedSplits): the
     // model was fitted on unclustered split-K, so the pairs apply to its choice, not in its
     // place. A batch under one wave of wide tiles: narrower tiles that still fit that wave
     // (batchWaveFit, which needs TMA loads). At most 64 rows past one wave of 64-row tiles: the
     // width whose last wave is fuller (shortRowWaveFit).
     bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
+    refineChosen(ranked, p,
+                 [&](KernelConfigAttr c) { return narrowSplitFill(op, target, tma, c); });
     refineChosen(ranked, p, [&](KernelConfigAttr c) { return pairedSplits(op, p, target, c); });
     refineChosen(ranked, p, [&](KernelConfigAttr c) { return batchWaveFit(op, target, tma, c); });
     refineChosen(ranked, p,
