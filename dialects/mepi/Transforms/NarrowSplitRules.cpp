@@ -21,17 +21,21 @@ namespace mlir::mepi::rules {
 /// choices before (`split-fill-ab.log`, config_ab.py): the 62 problem-epilogs it changes in the
 /// three sweeps 1.141x (lowest 0.992), 100 of unseen seeds 20261301-20 1.176x (lowest 0.953: 4
 /// to 5 splits of 40 k-steps); those keeping their splits, D from the registers, 1.153x over
-/// 28. `chosen` where that does not apply or run.
+/// 28. Batched alike (the tiles of every element): with TMA stores against from the registers
+/// (`split-reg-ab.log`, 115 split-K problem-epilogs of seeds 20261123/24, 20261201 and
+/// 20261341-50) the batched 64 x 64 ones ran 1.12-1.34x from the registers, where tiles of
+/// 128 rows moved 0.97-1.06x and swapped 48 x 128 0.97-1.19x. `chosen` where that does not
+/// apply or run.
 KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma,
                                  KernelConfigAttr chosen) {
   constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 32, kStages = 8;
   Sm90Problem p = Sm90Problem::of(op);
-  if (!chosen || p.batch != 1 || chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
+  if (!chosen || chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
       chosen.getMainloop().getCluster() > 1 || chosen.getScheduler().getSplits() < 2 ||
       chosen.getTileM() != sm90::kSliceRows || chosen.getTileN() > 64 || op.getASums() ||
       op.getBSums())
     return chosen;
-  int64_t tiles = llvm::divideCeil(p.m, chosen.getTileM()) *
+  int64_t tiles = p.batch * llvm::divideCeil(p.m, chosen.getTileM()) *
                   llvm::divideCeil(p.n, chosen.getTileN());
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
   int64_t splits = std::min({target.multiprocessors / tiles, kSteps / kMinStepsPerSplit,
