@@ -74,11 +74,6 @@ void gputest::addBatchedCases(std::vector<Case> &cases) {
     cases.push_back({t, {8, 448, 1000}, {8, 640, 1000}, {8, 448, 640}, false, true, "DEFAULT"});
     cases.push_back({t, {63, 192, 1504}, {63, 192, 1504}, {63, 192, 192}, false, true,
                      "GELU_BIAS"});
-    // The heuristic's batched split-K of 64 x 64 tiles (narrowSplitFill): 2 splits of 4 x 6 x
-    // 2 tiles and 5 of 3 x 2 x 4, D from the registers; residue rows, columns and K.
-    cases.push_back({t, {4, 380, 3512}, {4, 120, 3512}, {4, 380, 120}, false, true,
-                     "GELU_BIAS"});
-    cases.push_back({t, {3, 100, 9000}, {3, 250, 9000}, {3, 100, 250}, false, true, "BIAS"});
     Case batchedC{t, {6, 130, 72}, {6, 200, 72}, {6, 130, 200}, false, true, "RELU_BIAS", true,
                   0.5f, -1.25f};
     cases.push_back(batchedC);

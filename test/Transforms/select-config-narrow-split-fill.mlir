@@ -1,7 +1,7 @@
 // Split-K of 64 x 64 or 64 x 32 tiles takes the splits that fill the machine (up to 32, each of
 // at least 8 k-steps) and stores D from the registers (narrowSplitFill): 64 x 192 x 41408 makes
 // 6 tiles of 64 x 32, 22 splits; 256 x 192 x 15040 12 of 64 x 64, 11 splits; 1024 x 192 x 8768
-// keeps 2 splits of its 48 tiles, D from the registers. 64 x 128 tiles keep the chosen splits.
+// keeps its choice (2 splits of 48 tiles fill the machine), and so do 64 x 128 tiles.
 // RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 
 // CHECK-LABEL: func.func @tiles_64x32
@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @tiles_64x64
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 11>>
 // CHECK-LABEL: func.func @splits_kept
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @tiles_64x128
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 7>>
 func.func @tiles_64x32(%a: memref<64x41408xbf16> {mepi.alignment = 16 : i64},

@@ -279,11 +279,10 @@ func.func @low_height_whole_units(%a: memref<4800x8064xbf16> {mepi.alignment = 1
 // -----
 
 // N = 192: a quarter of the 128-column tiles' columns would lie outside D (48-row tiles ran
-// 1.2-1.3x slower there): the unswapped split-K tiles stay, D from the registers
-// (narrowSplitFill).
+// 1.2-1.3x slower there): the unswapped split-K tiles stay.
 // CHECK-LABEL: func.func @low_height_not_for_192_columns
 // CHECK-NOT: swapped = true
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 64, 64], mainloop = <stages = 8>, scheduler = <split_k, splits = 2>, epilogue = <store = tma>>
 func.func @low_height_not_for_192_columns(%a: memref<1024x8768xbf16> {mepi.alignment = 16 : i64},
                                          %b: memref<192x8768xbf16> {mepi.alignment = 16 : i64},
                                          %d: memref<1024x192xbf16> {mepi.alignment = 16 : i64}) {

@@ -166,7 +166,10 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
 /// 160's 273 tiles leave a last wave of 9: 1.01x). Without the 1.2 on seeds 20261261-300
 /// (`short-row-wave-fit-unseen.log`, 67 problem-epilogs): 1.064x, the 28 of less than 1.2 the
 /// share 0.95-1.06x, the 39 of more 1.025-1.28x (1.112x). With it, on unseen seeds
-/// 20261301-40 (`short-row-wave-fit-unseen2.log`, 47): 1.116x, lowest 1.012.
+/// 20261301-40 (`short-row-wave-fit-unseen2.log`, 47): 1.116x, lowest 1.012; fairly timed
+/// there (inputs over twice L2, so not rotated: before 059ef38 mepi-bench's --against ran
+/// the new form warm on rotated inputs) 38 of them, 1.129x, lowest 1.046. In the single pass
+/// of sweep 20261201 (each kernel alone) 64 x 34432 x 3136 went 0.786 -> 0.974 of cuBLASLt.
 KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                                  KernelConfigAttr chosen) {
   constexpr int64_t kMinKSteps = 16, kMaxStages = 8;
