@@ -231,7 +231,7 @@ bench::interleavedMedianMs(CUstream stream, int iterations,
       if (prelude)
         prelude();
       cu(driver->cuEventRecord(events[at], stream), "cuEventRecord");
-      launches[v](i);
+      launches[v](int(i * n + v));
       cu(driver->cuEventRecord(events[at + 1], stream), "cuEventRecord");
     }
   gate.release();

@@ -81,7 +81,11 @@ template <typename F> double medianMs(CUstream stream, int iterations, F &&launc
 /// The median time of each of `launches` over `iterations` rounds in which every one of them
 /// runs once, in turn, each between two events: variants compared this way share the card's
 /// clock and temperature, which drift over a run of separate measurements. `prelude`, where
-/// given, is queued before each launch's first event (outside the time).
+/// given, is queued before each launch's first event (outside the time). Each launch is given
+/// its index among all of them (round i's variant v: i * variants + v), so that launches that
+/// rotate input sets by it never read the set the launch before them read: given the round
+/// (before 2026-12-01), every variant after the first of a round ran on inputs the first had
+/// just brought into L2.
 std::vector<double> interleavedMedianMs(CUstream stream, int iterations,
                                         const std::vector<std::function<void(int)>> &launches,
                                         const std::function<void()> &prelude = {});

@@ -323,19 +323,13 @@ timeInterleaved(const Problem &p, const EpilogShape &ep, const ProblemBuffers &b
       std::printf("    could not plan %s: %s\n", shortConfig(config).c_str(), e.what());
     }
   }
-  // Each launch takes the input set after the previous launch's, whichever configuration ran
-  // it: taking round i's set for every configuration (as before 2026-12-01) ran each one after
-  // the first on inputs the first had just brought into L2, so that on problems whose inputs
-  // rotate (those L2 holds) every configuration but the first was timed warm.
+  // `i` counts every launch (interleavedMedianMs), so each takes the input set after the
+  // previous launch's, whichever configuration ran it.
   std::vector<std::function<void(int)>> launches;
-  size_t count = sets.size();
-  for (size_t v = 0; v < count; ++v) {
-    std::vector<mepi::Matmul> &set = sets[v];
+  for (std::vector<mepi::Matmul> &set : sets) {
     for (mepi::Matmul &mm : set) // warm-up: module load, first-launch costs
       mm.execute(stream);
-    launches.push_back([&set, stream, v, count](int i) {
-      set[(size_t(i) * count + v) % set.size()].execute(stream);
-    });
+    launches.push_back([&set, stream](int i) { set[i % set.size()].execute(stream); });
   }
   std::vector<double> ms = interleavedMedianMs(stream, std::max(r.iterations, 20), launches);
   std::vector<std::pair<std::string, double>> timed;
