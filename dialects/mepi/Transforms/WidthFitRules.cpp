@@ -156,40 +156,47 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
 /// DRAM at a few FLOPs a byte, and a last wave of few tiles streams each at one
 /// multiprocessor's rate, not the wave's share of DRAM's: 64 x 34432 x 3136 took 135 tiles of
 /// 64 x 256, 57 us for the first 132 and 16 more for the last 3. So the width (256 down to 96
-/// in 32s) whose waves fall most inside D (waveShare, the wider on ties), with as many stages as
-/// fit, where its share is at least 1.2 times the chosen width's: a narrower tile runs slower
-/// per FLOP, and narrowing 256 to 224 in as many waves (8 / 7 the share) moved 0.97-1.06x. From
-/// 16 k-steps (shorter K not measured). H200, 2026-12-01, forms.py and config_ab.py, bf16:
-/// forced on the 31 problem-epilogs of seeds 20261201-60 whose 64 x 256 or 64 x 128 tiles
-/// (stream-K among them) leave a last wave of at most 44 (`short-row-wave-fit-forms.log`), the
-/// widths this takes ran 1.11x (64 x 34432 x 3136 1.19x; 64 x 43648 x 5568 on 192 1.14x, where
-/// 160's 273 tiles leave a last wave of 9: 1.01x). Without the 1.2 on seeds 20261261-300
-/// (`short-row-wave-fit-unseen.log`, 67 problem-epilogs): 1.064x, the 28 of less than 1.2 the
-/// share 0.95-1.06x, the 39 of more 1.025-1.28x (1.112x). With it, on unseen seeds
-/// 20261301-40 (`short-row-wave-fit-unseen2.log`, 47): 1.116x, lowest 1.012; fairly timed
-/// there (inputs over twice L2, so not rotated: before 059ef38 mepi-bench's --against ran
-/// the new form warm on rotated inputs) 38 of them, 1.129x, lowest 1.046. In the single pass
-/// of sweep 20261201 (each kernel alone) 64 x 34432 x 3136 went 0.786 -> 0.974 of cuBLASLt.
+/// in 32s) whose waves fall most inside D (as waveShare counts them; the wider on ties), with
+/// as many stages as fit, where its share is at least 1.2 times the chosen width's: a narrower
+/// tile runs slower per FLOP, and narrowing 256 to 224 in as many waves (8 / 7 the share) moved
+/// 0.97-1.06x. From 16 k-steps (shorter K not measured); not with reductions (not measured).
+/// H200, 2026-12-01, forms.py and config_ab.py in bf16 (the sweeps draw fp16 too):
+/// - forced on the 31 problem-epilogs of seeds 20261201-60 whose 64 x 256 or 64 x 128 tiles
+///   (stream-K among them) leave a last wave of at most 44 (`short-row-wave-fit-forms.log`):
+///   the widths this takes 1.11x (64 x 34432 x 3136 1.19x; 64 x 43648 x 5568 on 192 1.14x,
+///   where 160's 273 tiles leave a last wave of 9: 1.01x);
+/// - without the 1.2, seeds 20261261-300 (`short-row-wave-fit-unseen.log`, 67): 1.064x, the
+///   28 under 1.2 the share 0.95-1.06x, the 39 over 1.025-1.28x (1.112x);
+/// - with it, unseen seeds 20261301-40 (`short-row-wave-fit-unseen2.log`, 47): 1.116x, lowest
+///   1.012; the 38 of inputs over twice L2 (not rotated, so not warmed by mepi-bench's
+///   --against before 059ef38) 1.129x, lowest 1.046. Those runs broke the ties of equal
+///   waves x width by rounding (5 took 128, not 192); 192 was measured on their neighbours;
+/// - single pass of sweep 20261201 (each kernel alone): 64 x 34432 x 3136 fp16 0.786 -> 0.974
+///   of cuBLASLt.
 KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                                  KernelConfigAttr chosen) {
   constexpr int64_t kMinKSteps = 16, kMaxStages = 8;
-  constexpr double kMinShareGain = 1.2;
+  constexpr std::pair<int64_t, int64_t> kShareGain = {6, 5};
   Sm90Problem p = Sm90Problem::of(op);
   if (!chosen || p.batch != 1 || p.m > sm90::kSliceRows || chosen.getTileM() != sm90::kSliceRows ||
       chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
       chosen.getMainloop().getCluster() > 1 || chosen.getScheduler().getSplits() != 1 ||
       llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
-      op.getBSums() || tiles(p, chosen.getTileM(), chosen.getTileN()) <= target.multiprocessors)
+      op.getBSums() || !op.getReductions().empty() ||
+      tiles(p, chosen.getTileM(), chosen.getTileN()) <= target.multiprocessors)
     return chosen;
+  // One row of tiles: a width's share of its waves inside D is N / (waves x width x SMs), so
+  // the columns its waves compute, in whole numbers, order the widths (and ties go wider).
+  auto columns = [&](int64_t width) {
+    return llvm::divideCeil(llvm::divideCeil(p.n, width), target.multiprocessors) * width;
+  };
   int64_t best = 0;
-  double bestShare = 0;
   for (int64_t width : {256, 224, 192, 160, 128, 96})
-    if (double share = waveShare(p, target, sm90::kSliceRows, width); share > bestShare)
-      best = width, bestShare = share;
-  // At exactly the gain (64 x 40960 x 1024: 256 tiles of 160 against 320 of 128) it applies.
-  constexpr double kTolerance = 1e-9;
-  double chosenShare = waveShare(p, target, sm90::kSliceRows, chosen.getTileN());
-  if (bestShare < kMinShareGain * chosenShare - kTolerance)
+    if (!best || columns(width) < columns(best))
+      best = width;
+  // At least kShareGain (6 / 5) the chosen width's share: 64 x 40960 x 1024's 256 tiles of
+  // 160 against 320 of 128 are exactly that.
+  if (kShareGain.second * columns(chosen.getTileN()) < kShareGain.first * columns(best))
     return chosen;
   KernelConfigAttr fitted = tile(op, p, sm90::kSliceRows, best, tma);
   fitted = fitted ? withFittingStages(p, target, fitted.withStages(kMaxStages)) : fitted;
