@@ -165,6 +165,10 @@ bool buildable(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr 
   return config && Sm90Spec(p, config, target).canImplement();
 }
 
+int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
+  return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+}
+
 double waveShare(const Sm90Problem &p, const TargetInfo &target, int64_t tileM, int64_t tileN,
                  int64_t splits) {
   int64_t rows = llvm::divideCeil(p.m, tileM), cols = llvm::divideCeil(p.n, tileN);

@@ -35,6 +35,8 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN);
 int64_t swappedWidth(const Sm90Problem &p, const TargetInfo &target);
 /// The swapped form of tiles `tileM` rows (a multiple of 8 up to 256) by `tileN` columns.
 KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
+/// Tiles of tileM x tileN of every batch element together.
+int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN);
 /// Whether `config` is set and the spec can build it for the problem.
 bool buildable(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config);
 /// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways

@@ -33,8 +33,7 @@ KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma
       chosen.getTileM() != sm90::kSliceRows || chosen.getTileN() > 64 || op.getASums() ||
       op.getBSums() || !op.getReductions().empty())
     return chosen;
-  int64_t tiles = llvm::divideCeil(p.m, chosen.getTileM()) *
-                  llvm::divideCeil(p.n, chosen.getTileN());
+  int64_t tiles = tileCount(p, chosen.getTileM(), chosen.getTileN());
   if (tiles == 0) // an empty D
     return chosen;
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());

@@ -24,10 +24,6 @@ KernelConfigAttr plainTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int
   return shape ? shape.withStages(budgetStages(p, shape)) : shape;
 }
 
-int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
-  return llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
-}
-
 /// The share of the waves inside D of 128 x 128 tiles split along K as the rules would split
 /// them (waveSplits): a one-tile form must fill the waves no less.
 double splitShare(const Sm90Problem &p, const TargetInfo &target) {

@@ -24,7 +24,7 @@ struct WgmmaHeuristic {
   bool forced() const { return forcedM > 0 || forcedN > 0; }
   /// Tiles of every batch element together: all of them fill the machine.
   int64_t tileCount(int64_t tileM, int64_t tileN) const {
-    return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
+    return rules::tileCount(p, tileM, tileN);
   }
   KernelConfigAttr tile(int64_t tileM, int64_t tileN, int64_t stages) const {
     return KernelConfigAttr::get(ctx, KernelStrategy::Wgmma, tileM, tileN, line, stages)

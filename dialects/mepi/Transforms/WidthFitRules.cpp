@@ -12,11 +12,6 @@ using namespace mlir::mepi;
 
 namespace mlir::mepi::rules {
 namespace {
-/// Tiles of every batch element together.
-int64_t tiles(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
-  return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
-}
-
 /// A plain tile of 4 stages through TMA loads or not.
 KernelConfigAttr tile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t tileN,
                       bool tma) {
@@ -47,7 +42,7 @@ KernelConfigAttr ifBuildable(const Sm90Problem &p, const TargetInfo &target,
 KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma) {
   Sm90Problem p = Sm90Problem::of(op);
   auto columns = [&](int64_t width) {
-    return llvm::divideCeil(tiles(p, 64, width), target.multiprocessors) * width;
+    return llvm::divideCeil(tileCount(p, 64, width), target.multiprocessors) * width;
   };
   int64_t width = 256;
   for (int64_t narrower : {192, 160})
@@ -71,7 +66,7 @@ KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma) 
   constexpr int64_t kWidth = 160;
   Sm90Problem p = Sm90Problem::of(op);
   if (p.batch != 1 || p.m <= 128 || !canUseTmaStores(op, tma, kWidth) || op.getASums() ||
-      op.getBSums() || tiles(p, 128, kWidth) < target.multiprocessors)
+      op.getBSums() || tileCount(p, 128, kWidth) < target.multiprocessors)
     return {};
   auto share = [&](int64_t tileM, int64_t tileN) {
     return waveShare(p, target, tileM, tileN);
@@ -139,10 +134,10 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
       chosen.getScheduler().getSplits() != 1 ||
       chosen.getTileM() * chosen.getTileN() != 128 * 256 ||
       llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
-      op.getBSums() || tiles(p, chosen.getTileM(), chosen.getTileN()) >= target.multiprocessors)
+      op.getBSums() || tileCount(p, chosen.getTileM(), chosen.getTileN()) >= target.multiprocessors)
     return chosen;
   for (auto [width, stages] : {std::pair<int64_t, int64_t>{160, 5}, {192, 4}}) {
-    if (tiles(p, 128, width) > target.multiprocessors || !canUseTmaStores(op, tma, width))
+    if (tileCount(p, 128, width) > target.multiprocessors || !canUseTmaStores(op, tma, width))
       continue;
     KernelConfigAttr fitted = tile(op, p, 128, width, tma);
     fitted = fitted ? fitted.withStages(stages).withStore(DStore::Tma) : fitted;
@@ -183,7 +178,7 @@ KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma
       chosen.getMainloop().getCluster() > 1 || chosen.getScheduler().getSplits() != 1 ||
       llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
       op.getBSums() || !op.getReductions().empty() ||
-      tiles(p, chosen.getTileM(), chosen.getTileN()) <= target.multiprocessors)
+      tileCount(p, chosen.getTileM(), chosen.getTileN()) <= target.multiprocessors)
     return chosen;
   // One row of tiles: a width's share of its waves inside D is N / (waves x width x SMs), so
   // the columns its waves compute, in whole numbers, order the widths (and ties go wider).
