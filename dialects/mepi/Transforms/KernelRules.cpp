@@ -165,6 +165,13 @@ bool buildable(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr 
   return config && Sm90Spec(p, config, target).canImplement();
 }
 
+KernelConfigAttr wgmmaTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t tileN,
+                           bool tma, int64_t stages) {
+  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN,
+                               p.atom().lineElements(), stages)
+      .withTma(tma);
+}
+
 int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
   return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
 }

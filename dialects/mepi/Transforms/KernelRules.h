@@ -35,6 +35,9 @@ KernelConfigAttr swappedConfig(MatmulOp op, int64_t m, int64_t tileN);
 int64_t swappedWidth(const Sm90Problem &p, const TargetInfo &target);
 /// The swapped form of tiles `tileM` rows (a multiple of 8 up to 256) by `tileN` columns.
 KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
+/// A plain wgmma tile of `stages` stages (whole units, no cluster), through TMA loads or not.
+KernelConfigAttr wgmmaTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t tileN,
+                           bool tma, int64_t stages = 4);
 /// Tiles of tileM x tileN of every batch element together.
 int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN);
 /// Whether `config` is set and the spec can build it for the problem.

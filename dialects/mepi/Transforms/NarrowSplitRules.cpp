@@ -41,11 +41,8 @@ KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma
                              kMaxSplits});
   if (splits <= chosen.getScheduler().getSplits())
     return chosen;
-  KernelConfigAttr filled = KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma,
-                                                  chosen.getTileM(), chosen.getTileN(),
-                                                  p.atom().lineElements(), kStages)
-                                .withTma(tma)
-                                .withSplits(splits);
+  KernelConfigAttr filled =
+      wgmmaTile(op, p, chosen.getTileM(), chosen.getTileN(), tma, kStages).withSplits(splits);
   filled = filled ? withFittingStages(p, target, filled) : filled;
   return filled && Sm90Spec(p, filled, target).canImplement() ? filled : chosen;
 }

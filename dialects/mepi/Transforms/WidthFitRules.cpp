@@ -12,13 +12,6 @@ using namespace mlir::mepi;
 
 namespace mlir::mepi::rules {
 namespace {
-/// A plain tile of 4 stages through TMA loads or not.
-KernelConfigAttr tile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t tileN,
-                      bool tma) {
-  return KernelConfigAttr::get(op.getContext(), KernelStrategy::Wgmma, tileM, tileN,
-                               p.atom().lineElements(), /*stages=*/4)
-      .withTma(tma);
-}
 
 /// `config` where the spec builds it, else null.
 KernelConfigAttr ifBuildable(const Sm90Problem &p, const TargetInfo &target,
@@ -49,7 +42,7 @@ KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma)
     if (10 * columns(narrower) <= 9 * columns(width) && canUseTmaStores(op, tma, narrower))
       width = narrower;
   return ifBuildable(p, target,
-                     tile(op, p, 64, width, tma).withPingpong(true).withStore(DStore::Tma));
+                     wgmmaTile(op, p, 64, width, tma).withPingpong(true).withStore(DStore::Tma));
 }
 
 /// 128 x 160 with TMA stores (half a line at the end of each slice's) where its waves fall at
@@ -74,7 +67,7 @@ KernelConfigAttr narrowLineFit(MatmulOp op, const TargetInfo &target, bool tma) 
   double others = std::max({share(128, 128), share(128, 192), share(128, 256), share(256, 128)});
   if (9 * share(128, kWidth) < 10 * others)
     return {};
-  return ifBuildable(p, target, tile(op, p, 128, kWidth, tma).withStore(DStore::Tma));
+  return ifBuildable(p, target, wgmmaTile(op, p, 128, kWidth, tma).withStore(DStore::Tma));
 }
 
 /// D of at most 256 columns (whose many-tile form was 256 x 128): ping-pong tiles as wide as D
@@ -105,7 +98,7 @@ KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma)
   }
   // The most stages that fit, from 6 down to 4 (as pingpongForm: fewer were not measured).
   for (int64_t stages : {6, 5, 4}) {
-    KernelConfigAttr config = tile(op, p, tileM, 128, tma);
+    KernelConfigAttr config = wgmmaTile(op, p, tileM, 128, tma);
     config = config ? config.withStages(stages).withPingpong(true).withStore(DStore::Tma) : config;
     if (KernelConfigAttr built = ifBuildable(p, target, config))
       return built;
@@ -139,7 +132,7 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
   for (auto [width, stages] : {std::pair<int64_t, int64_t>{160, 5}, {192, 4}}) {
     if (tileCount(p, 128, width) > target.multiprocessors || !canUseTmaStores(op, tma, width))
       continue;
-    KernelConfigAttr fitted = tile(op, p, 128, width, tma);
+    KernelConfigAttr fitted = wgmmaTile(op, p, 128, width, tma);
     fitted = fitted ? fitted.withStages(stages).withStore(DStore::Tma) : fitted;
     if (KernelConfigAttr built = ifBuildable(p, target, fitted))
       return built;
@@ -193,7 +186,7 @@ KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma
   // 160 against 320 of 128 are exactly that.
   if (kShareGain.second * columns(chosen.getTileN()) < kShareGain.first * columns(best))
     return chosen;
-  KernelConfigAttr fitted = tile(op, p, sm90::kSliceRows, best, tma);
+  KernelConfigAttr fitted = wgmmaTile(op, p, sm90::kSliceRows, best, tma);
   fitted = fitted ? withFittingStages(p, target, fitted.withStages(kMaxStages)) : fitted;
   KernelConfigAttr built = ifBuildable(p, target, fitted);
   return built ? built : chosen;
