@@ -12,11 +12,11 @@
 // CHECK-LABEL: func.func @rows_48
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 96, 64], mainloop = <stages = 8>>
 // CHECK-LABEL: func.func @gain_under_1_2
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @ties_go_wider
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 192, 64], mainloop = <stages = 6>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 192, 64], mainloop = <stages = 6>, epilogue = <store = tma>>
 // CHECK-LABEL: func.func @short_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 128, 64], mainloop = <stages = 8>, epilogue = <store = tma>>
 func.func @last_wave_of_three(%a: memref<64x3136xbf16> {mepi.alignment = 16 : i64},
                             %b: memref<34432x3136xbf16> {mepi.alignment = 16 : i64},
                             %d: memref<64x34432xbf16> {mepi.alignment = 16 : i64}) {

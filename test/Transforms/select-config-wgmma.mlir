@@ -552,7 +552,7 @@ func.func @short_m_mid_k(%a: memref<64x1024xbf16> {mepi.alignment = 16 : i64},
 
 // K = 4992: 78 k-steps, the 64 x 256 tiles (202 of them) fill the GPU.
 // CHECK-LABEL: func.func @short_m_long_k
-// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5>>
+// CHECK: config = #mepi.kernel_config<wgmma, tile = [64, 256, 64], mainloop = <stages = 5>, epilogue = <store = tma>>
 func.func @short_m_long_k(%a: memref<64x4992xbf16> {mepi.alignment = 16 : i64},
     %b: memref<51520x4992xbf16> {mepi.alignment = 16 : i64}, %d: memref<64x51520xbf16> {mepi.alignment = 16 : i64}) {
   mepi.matmul ins(%a, %b : memref<64x4992xbf16>, memref<51520x4992xbf16>) outs(%d : memref<64x51520xbf16>)

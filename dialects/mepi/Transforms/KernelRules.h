@@ -109,6 +109,10 @@ KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma
 /// inside D (WidthFitRules.cpp). `chosen` where that does not apply or run.
 KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                                  KernelConfigAttr chosen);
+/// A 64-row tile of one consumer in whole units: D through TMA stores (StoreRules.cpp).
+/// `chosen` where that does not apply or run.
+KernelConfigAttr oneConsumerTmaStores(MatmulOp op, const TargetInfo &target,
+                                      KernelConfigAttr chosen);
 /// The wgmma heuristic's choice (`forcedM` / `forcedN` > 0 fix the tile).
 KernelConfigAttr chooseWgmmaConfig(MatmulOp op, const TargetInfo &target, int64_t forcedM,
                                    int64_t forcedN, bool pingpong = false);
