@@ -444,13 +444,14 @@ TEST(Planner, SplitKForFewTilesWithLongK) {
   EXPECT_EQ(kernel->tensorMaps.size(), 2u);
 
   // On a device of 114 multiprocessors the 64 tiles already fill more than half of them: no
-  // split (TargetInfo from the device, not the reference part's 132).
+  // split (TargetInfo from the device, not the reference part's 132); whole units of one
+  // consumer store D through TMA (oneConsumerTmaStores).
   MatmulProblem smaller = p;
   smaller.multiprocessors = 114;
   llvm::Expected<CompiledKernel> unsplit = compileProblem(smaller, "sm_90a");
   ASSERT_TRUE(bool(unsplit)) << llvm::toString(unsplit.takeError());
   EXPECT_EQ(unsplit->config, "#mepi.kernel_config<wgmma, tile = [64, 128, 64], "
-                             "mainloop = <stages = 8>>");
+                             "mainloop = <stages = 8>, epilogue = <store = tma>>");
   EXPECT_EQ(unsplit->workUnits, 64);
   EXPECT_EQ(unsplit->workspaceBytes, 0);
 
