@@ -52,4 +52,11 @@ void gputest::addOneTileCases(std::vector<Case> &cases) {
                    "GELU"});
   cases.push_back({ElementType::F16, {64, 2216}, {43656, 2216}, {64, 43656}, false, true,
                    "DEFAULT"});
+  // 64-row tiles of one consumer in whole units over a long K store D through TMA
+  // (oneConsumerTmaStores): 64 x 128 over 57 rows and 24 k-steps, over 120 rows (two tile
+  // rows) and 79; residue rows, columns and K.
+  cases.push_back({ElementType::BF16, {57, 1500}, {16000, 1500}, {57, 16000}, false, true,
+                   "GELU_BIAS"});
+  cases.push_back({ElementType::F16, {120, 5000}, {7992, 5000}, {120, 7992}, false, true,
+                   "BIAS"});
 }
