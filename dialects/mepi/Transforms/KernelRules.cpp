@@ -229,7 +229,8 @@ bool canUseTmaStores(MatmulOp op, bool tmaLoads, int64_t tileN) {
 /// How the epilog writes D by default. Through TMA stores where it may in the kernels with
 /// 128-row slices pairs (the stores leave the consumer's path; on the H200 against the
 /// previous choice, interleaved: 128 x 256 in clusters +4 to +11 %, ping-pong +2 to +6 %,
-/// bench/NOTES.md); the 64-row kernels of short M keep what they measured best so far. Else
+/// bench/NOTES.md); the 64-row kernels of short M stage D here and take TMA stores as the
+/// chosen tile (WgmmaHeuristic::shortMStore, oneConsumerTmaStores). Else
 /// from the registers in the cooperative 128-row kernels when the epilog writes D only, which
 /// gained 1-12 % there; the ping-pong and 256-row kernels lost 2-6 % by it (their epilog
 /// overlaps a main loop, which the scattered 4-byte stores slow down), and so did the 64-row

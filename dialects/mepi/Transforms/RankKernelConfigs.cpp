@@ -49,7 +49,7 @@ void refineChosen(SmallVector<KernelConfigAttr> &ranked, const Sm90Problem &p,
   if (ranked.empty() || p.elementBytes != 2)
     return;
   KernelConfigAttr refined = refine(ranked.front());
-  if (refined == ranked.front())
+  if (!refined || refined == ranked.front())
     return;
   llvm::erase(ranked, refined);
   ranked.insert(ranked.begin(), refined);

@@ -373,8 +373,8 @@ KernelConfigAttr WgmmaHeuristic::completed(int64_t tileM, int64_t tileN, int64_t
 /// main loop, and TMA takes them off the consumer's path. On the sweeps' autotune data (every
 /// candidate timed; times over the fastest candidate's, 64 x 128 staged against TMA stores):
 /// 64 x 35584 x 128 1.17 against 1.00, 64 x 42880 x 384 1.03 against 1.00, 64 x 10112 x 192
-/// and 64 x 12480 x 320 equal; from 12 k-steps on TMA stores lost (64 x 18240 x 768 1.13
-/// against 1.27, 128 x 4288 x 1536 1.10 against 1.17; bench/NOTES.md).
+/// and 64 x 12480 x 320 equal. Over a longer K the tile chosen after the cost model takes them
+/// (oneConsumerTmaStores): taken here, they changed which tile the model preferred.
 DStore WgmmaHeuristic::shortMStore(int64_t tileM, int64_t tileN, int64_t splits) const {
   if (tileM == 64 && !forced() && !pingpong && splits == 1 &&
       llvm::divideCeil(p.k, line) <= kShortMTmaStoreKSteps && canUseTmaStores(op, tma, tileN))
