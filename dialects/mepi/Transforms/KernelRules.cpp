@@ -401,7 +401,9 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
   Sm90Problem p = Sm90Problem::of(op);
   int64_t meanRows = std::max<int64_t>(1, p.m / p.groups);
   int64_t tileM = meanRows <= 64 ? 64 : 128;
-  auto tileRows = [&](int64_t rows) { return p.groups * llvm::divideCeil(meanRows, rows); };
+  auto tileRows = [&](int64_t rows) -> int64_t {
+    return p.groups * llvm::divideCeil(meanRows, rows);
+  };
   int64_t tileN = p.n <= 64 ? 64 : 128;
   if (KernelConfigAttr shortK = shortGroupedForm(op, target, tileM))
     return shortK;
@@ -413,7 +415,7 @@ KernelConfigAttr chooseGroupedConfig(MatmulOp op, const TargetInfo &target) {
         return asGrouped(op, config);
     }
   if (tileM == 128 && p.n >= 256 &&
-      tileRows(tileM) * llvm::divideCeil(p.n, 256) >= target.multiprocessors)
+      tileRows(tileM) * int64_t(llvm::divideCeil(p.n, 256)) >= target.multiprocessors)
     tileN = 256;
   return asGrouped(op, chooseWgmmaConfig(op, target, tileM, tileN));
 }

@@ -70,7 +70,8 @@ KernelConfigAttr WgmmaHeuristic::manyTileChoice(bool huge) const {
     if (KernelConfigAttr form = pingpongForm(special))
       return form;
   int64_t shortKSteps = special ? kShortKStepsCostly : kShortKStepsCheap;
-  if (llvm::divideCeil(p.k, line) <= shortKSteps && p.n > 128 && (special || !manyPerWalker))
+  int64_t kSteps = llvm::divideCeil(p.k, line);
+  if (kSteps <= shortKSteps && p.n > 128 && (special || !manyPerWalker))
     if (KernelConfigAttr shortK = shortKPingpong(op, target, tma))
       return shortK;
   if (KernelConfigAttr fitted = narrowLineFit(op, target, tma))

@@ -36,7 +36,7 @@ KernelConfigAttr swappedPairs(MatmulOp op, const Sm90Problem &p, const TargetInf
     int64_t tiles = rows * llvm::divideCeil(p.n, kColumns);
     int64_t splits = waveSplits(p, target, tiles);
     double share = waveShare(p, target, height, kColumns, splits);
-    if (height > kMaxHeight || llvm::divideCeil(p.m, height) != rows || splits < 2 ||
+    if (height > kMaxHeight || int64_t(llvm::divideCeil(p.m, height)) != rows || splits < 2 ||
         share < chosenShare || share <= bestShare)
       continue;
     KernelConfigAttr swapped = swappedTile(op, height, kColumns).withStore(DStore::Tma);
