@@ -172,6 +172,11 @@ KernelConfigAttr wgmmaTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int
       .withTma(tma);
 }
 
+bool plainCooperative(KernelConfigAttr config) {
+  return config && !config.getSwapped() && !config.getMainloop().getPingpong() &&
+         config.getMainloop().getCluster() == 1;
+}
+
 int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN) {
   return p.batch * llvm::divideCeil(p.m, tileM) * llvm::divideCeil(p.n, tileN);
 }

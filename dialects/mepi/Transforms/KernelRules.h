@@ -40,6 +40,9 @@ KernelConfigAttr wgmmaTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int
                            bool tma, int64_t stages = 4);
 /// Tiles of tileM x tileN of every batch element together.
 int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN);
+/// Whether `config` is set and a cooperative tile of its own: not swapped, not ping-pong, not in
+/// a cluster (the form the refining rules start from).
+bool plainCooperative(KernelConfigAttr config);
 /// Whether `config` is set and the spec can build it for the problem.
 bool buildable(const Sm90Problem &p, const TargetInfo &target, KernelConfigAttr config);
 /// The share of the multiprocessors' time in waves of tileM x tileN tiles split `splits` ways

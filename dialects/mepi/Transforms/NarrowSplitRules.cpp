@@ -28,8 +28,7 @@ KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma
                                  KernelConfigAttr chosen) {
   constexpr int64_t kMinStepsPerSplit = 8, kMaxSplits = 32, kStages = 8;
   Sm90Problem p = Sm90Problem::of(op);
-  if (!chosen || p.batch != 1 || chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
-      chosen.getMainloop().getCluster() > 1 || chosen.getScheduler().getSplits() < 2 ||
+  if (!plainCooperative(chosen) || p.batch != 1 || chosen.getScheduler().getSplits() < 2 ||
       chosen.getTileM() != sm90::kSliceRows || chosen.getTileN() > 64 || op.getASums() ||
       op.getBSums() || !op.getReductions().empty())
     return chosen;
@@ -43,8 +42,8 @@ KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma
     return chosen;
   KernelConfigAttr filled =
       wgmmaTile(op, p, chosen.getTileM(), chosen.getTileN(), tma, kStages).withSplits(splits);
-  filled = filled ? withFittingStages(p, target, filled) : filled;
-  return filled && Sm90Spec(p, filled, target).canImplement() ? filled : chosen;
+  filled = withFittingStages(p, target, filled);
+  return buildable(p, target, filled) ? filled : chosen;
 }
 
 } // namespace mlir::mepi::rules

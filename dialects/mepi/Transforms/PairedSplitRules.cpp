@@ -58,8 +58,7 @@ KernelConfigAttr swappedPairs(MatmulOp op, const Sm90Problem &p, const TargetInf
 /// and an odd tile row count lost 5-30 %.
 KernelConfigAttr pairedSplits(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
                               KernelConfigAttr config) {
-  if (!config || config.getScheduler().getSplits() < 2 || config.getSwapped() ||
-      config.getMainloop().getCluster() > 1 || config.getMainloop().getPingpong() ||
+  if (!plainCooperative(config) || config.getScheduler().getSplits() < 2 ||
       !config.getMainloop().getTma() || p.batch != 1 || p.grouped() || p.kGroups > 0 ||
       target.l2Bytes <= 0)
     return config;

@@ -23,9 +23,8 @@ namespace mlir::mepi::rules {
 KernelConfigAttr oneConsumerTmaStores(MatmulOp op, const TargetInfo &target,
                                       KernelConfigAttr chosen) {
   constexpr int64_t kMinColumns = 128, kDBits = 16;
-  if (!chosen || chosen.getTileM() != sm90::kSliceRows || chosen.getSwapped() ||
-      chosen.getMainloop().getPingpong() || chosen.getMainloop().getCluster() > 1 ||
-      chosen.getScheduler().getKind() != TileSchedule::DataParallel ||
+  if (!plainCooperative(chosen) || chosen.getTileM() != sm90::kSliceRows ||
+      !chosen.getScheduler().isDataParallel() ||
       chosen.getEpilogue().getStore() != DStore::Staged || chosen.getTileN() < kMinColumns ||
       chosen.getTileN() % tmaStoreLineColumns(op) != 0 ||
       op.getD().getType().getElementTypeBitWidth() != kDBits || op.getASums() || op.getBSums())

@@ -122,8 +122,7 @@ KernelConfigAttr batchWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                               KernelConfigAttr chosen) {
   constexpr int64_t kMinKSteps = 8;
   Sm90Problem p = Sm90Problem::of(op);
-  if (!chosen || p.batch == 1 || chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
-      chosen.getMainloop().getCluster() > 1 || !chosen.getScheduler().isDataParallel() ||
+  if (!plainCooperative(chosen) || p.batch == 1 || !chosen.getScheduler().isDataParallel() ||
       chosen.getScheduler().getSplits() != 1 ||
       chosen.getTileM() * chosen.getTileN() != 128 * 256 ||
       llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
@@ -166,9 +165,8 @@ KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma
   constexpr int64_t kMinKSteps = 16, kMaxStages = 8;
   constexpr std::pair<int64_t, int64_t> kShareGain = {6, 5};
   Sm90Problem p = Sm90Problem::of(op);
-  if (!chosen || p.batch != 1 || p.m > sm90::kSliceRows || chosen.getTileM() != sm90::kSliceRows ||
-      chosen.getSwapped() || chosen.getMainloop().getPingpong() ||
-      chosen.getMainloop().getCluster() > 1 || chosen.getScheduler().getSplits() != 1 ||
+  if (!plainCooperative(chosen) || p.batch != 1 || p.m > sm90::kSliceRows ||
+      chosen.getTileM() != sm90::kSliceRows || chosen.getScheduler().getSplits() != 1 ||
       llvm::divideCeil(p.k, p.atom().lineElements()) < kMinKSteps || op.getASums() ||
       op.getBSums() || !op.getReductions().empty() ||
       tileCount(p, chosen.getTileM(), chosen.getTileN()) <= target.multiprocessors)
