@@ -59,4 +59,11 @@ void gputest::addOneTileCases(std::vector<Case> &cases) {
                    "GELU_BIAS"});
   cases.push_back({ElementType::F16, {120, 5000}, {7992, 5000}, {120, 7992}, false, true,
                    "BIAS"});
+  // One wave of 128 x 64 tiles over a short K runs 64 x 128 of one consumer with TMA stores
+  // (wideOneWave): 630 x 1400 x 3000 GELU_BIAS (47 k-steps), 1000 x 760 x 1992 BIAS; residue
+  // rows, columns and K.
+  cases.push_back({ElementType::BF16, {630, 3000}, {1400, 3000}, {630, 1400}, false, true,
+                   "GELU_BIAS"});
+  cases.push_back({ElementType::F16, {1000, 1992}, {760, 1992}, {1000, 760}, false, true,
+                   "BIAS"});
 }

@@ -112,6 +112,10 @@ KernelConfigAttr narrowSplitFill(MatmulOp op, const TargetInfo &target, bool tma
 /// inside D (WidthFitRules.cpp). `chosen` where that does not apply or run.
 KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma,
                                  KernelConfigAttr chosen);
+/// One wave of 128 x 64 tiles over a short K: 64 x 128 of one consumer (WidthFitRules.cpp).
+/// `chosen` where that does not apply or run.
+KernelConfigAttr wideOneWave(MatmulOp op, const TargetInfo &target, bool tma,
+                             KernelConfigAttr chosen);
 /// A 64-row tile of one consumer in whole units: D through TMA stores (StoreRules.cpp).
 /// `chosen` where that does not apply or run.
 KernelConfigAttr oneConsumerTmaStores(MatmulOp op, const TargetInfo &target,

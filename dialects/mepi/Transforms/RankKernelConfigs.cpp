@@ -265,6 +265,7 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
     refineChosen(ranked, p, [&](KernelConfigAttr c) { return batchWaveFit(op, target, tma, c); });
     refineChosen(ranked, p,
                  [&](KernelConfigAttr c) { return shortRowWaveFit(op, target, tma, c); });
+    refineChosen(ranked, p, [&](KernelConfigAttr c) { return wideOneWave(op, target, tma, c); });
     refineChosen(ranked, p,
                  [&](KernelConfigAttr c) { return oneConsumerTmaStores(op, target, c); });
   }

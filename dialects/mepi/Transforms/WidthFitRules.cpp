@@ -190,4 +190,37 @@ KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma
   return built ? built : chosen;
 }
 
+/// One wave of 128 x 64 tiles over at most 100 k-steps, not of an expanded epilog, takes 64 x 128
+/// of one consumer (8 stages, TMA stores where D takes them) where its tiles also fit one wave
+/// and their columns cover no more of N than 64's: the same wave, but each k-step's wgmma is
+/// 64 x 128 (B read once for 128 columns, not twice for 64) and D leaves through TMA. Over a long
+/// K two consumers hide latency better (1664 x 448 x 9472 GELU_BIAS 0.70x); where 128's last
+/// column tile lies half outside D (N of 192, 320) it lost up to 21 %. H200, 2026-12-01,
+/// config_ab.py forced old/new, bf16 (`wide-one-wave-ab.log`): fitted on seeds 20261801-08 and
+/// the sweeps; unseen seeds 20261901-40 DEFAULT 1.065x over 71, lowest 0.998; GELU_BIAS's class
+/// 1.042x over 82, lowest 0.991. So only where measured: a 16-bit D through TMA stores, no
+/// operand sums or reductions.
+KernelConfigAttr wideOneWave(MatmulOp op, const TargetInfo &target, bool tma,
+                             KernelConfigAttr chosen) {
+  constexpr int64_t kMaxKSteps = 100, kNarrow = 64, kWide = 128, kStages = 8, kDBits = 16;
+  Sm90Problem p = Sm90Problem::of(op);
+  if (!plainCooperative(chosen) || chosen.getTileM() != kWide || chosen.getTileN() != kNarrow ||
+      !chosen.getScheduler().isDataParallel() || epilogCost(op) == EpilogCost::Expanded ||
+      op.getASums() || op.getBSums() || !op.getReductions().empty() ||
+      op.getD().getType().getElementTypeBitWidth() != kDBits ||
+      !canUseTmaStores(op, tma, kWide) || p.n <= kNarrow ||
+      llvm::alignTo(p.n, kWide) != llvm::alignTo(p.n, kNarrow))
+    return chosen;
+  int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
+  if (kSteps > kMaxKSteps || tileCount(p, kWide, kNarrow) > target.multiprocessors ||
+      tileCount(p, kNarrow, kWide) > target.multiprocessors)
+    return chosen;
+  KernelConfigAttr wide = wgmmaTile(op, p, kNarrow, kWide, tma, kStages);
+  if (!wide)
+    return chosen;
+  wide = withFittingStages(p, target, wide.withStore(DStore::Tma));
+  KernelConfigAttr built = ifBuildable(p, target, wide);
+  return built ? built : chosen;
+}
+
 } // namespace mlir::mepi::rules
