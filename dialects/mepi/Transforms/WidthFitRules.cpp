@@ -20,6 +20,32 @@ KernelConfigAttr ifBuildable(const Sm90Problem &p, const TargetInfo &target,
 }
 } // namespace
 
+namespace {
+/// For a cheap epilog (Arithmetic) the short-K ping-pong's 64 x 256 becomes ping-pong 128 x 128
+/// (6 stages or the most that fit, TMA stores) where 128-row tiles cover no more of M than
+/// 64-row ones and rows start on L2's sectors: the same area a consumer, but a k-step reads 256
+/// lines of A and B, not 320, and a short epilog needs no 64-row slice to hide. Forced against
+/// 64 x 256 (H200, 2026-12-01, config_ab.py, bf16, `short-k-square-pingpong-ab.log`): DEFAULT
+/// on the sweeps and seeds 20262001-03 1.050x over 17, but 192 rows (a quarter of 128-row
+/// tiles outside D) 0.93-0.99x and 4800 rows 0.96x, hence the rows; with them 1.079x over 11,
+/// lowest 1.018; unseen seeds 20262004-10 1.095x over 15, lowest 1.007 (768 x 32448 x 320
+/// 0.94 -> 1.22 of cuBLASLt). GELU_BIAS's class keeps 64 x 256 (0.989x over 42, 0.85 lowest).
+KernelConfigAttr cheapSquarePingpong(MatmulOp op, const Sm90Problem &p,
+                                     const TargetInfo &target, bool tma) {
+  constexpr int64_t kSquare = 128, kSlice = 64;
+  if (epilogCost(op) != EpilogCost::Arithmetic || !sectorAlignedRows(op) ||
+      llvm::alignTo(p.m, kSquare) != llvm::alignTo(p.m, kSlice))
+    return {};
+  for (int64_t stages : {6, 5, 4}) {
+    KernelConfigAttr config = wgmmaTile(op, p, kSquare, kSquare, tma, stages);
+    config = config ? config.withPingpong(true).withStore(DStore::Tma) : config;
+    if (KernelConfigAttr built = ifBuildable(p, target, config))
+      return built;
+  }
+  return {};
+}
+} // namespace
+
 /// The short-K ping-pong of manyTileForm: 64 x 256, or a narrower width (192, then 160) where
 /// the columns its waves compute (waves of tiles, times the width) are at most 0.90 of the
 /// wider one's: its waves fall that much more inside D (waveShare), and a narrower tile runs
@@ -41,6 +67,9 @@ KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma)
   for (int64_t narrower : {192, 160})
     if (10 * columns(narrower) <= 9 * columns(width) && canUseTmaStores(op, tma, narrower))
       width = narrower;
+  if (width == 256)
+    if (KernelConfigAttr square = cheapSquarePingpong(op, p, target, tma))
+      return square;
   return ifBuildable(p, target,
                      wgmmaTile(op, p, 64, width, tma).withPingpong(true).withStore(DStore::Tma));
 }
