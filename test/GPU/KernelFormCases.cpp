@@ -10,7 +10,8 @@ void gputest::addWgmmaShapeCases(std::vector<Case> &cases, bool quick) {
   // multiple of 8); K-major here, MN-major below. Shapes reach each configuration of the
   // heuristic: short M (one consumer warpgroup, 64 x 128), few tiles (128 x 128), many tiles
   // (128 x 256; in clusters where D takes no TMA stores: 2000 x 4100), many tiles of short K
-  // (64 x 256 ping-pong: 1500 x 4104 x 328), and 128 x 256 where 256-row tiles would add a
+  // (64 x 256 ping-pong: 1500 x 4104 x 328; cheap epilogs whose rows start on L2's sectors
+  // ping-pong 128 x 128: 1400 x 4104 x 336), and 128 x 256 where 256-row tiles would add a
   // quarter of rows outside D (320 x 11272 x 520, whose GELU_BIAS takes the short-K form), one
   // partial wave of 128 x 256 just past a wave of 128 x 128 (1000 x 2304 x 1032), with residues
   // in M, N and K and a K shorter than one stage; a narrow D of many rows over short K
@@ -19,7 +20,7 @@ void gputest::addWgmmaShapeCases(std::vector<Case> &cases, bool quick) {
   std::vector<std::array<int64_t, 3>> wgmmaShapes = {
       {1, 1, 8},          {17, 33, 64},       {17, 4000, 1032},  {127, 129, 264},
       {1000, 1000, 1000}, {2000, 4100, 1000}, {1500, 4104, 328}, {320, 11272, 520},
-      {1000, 2304, 1032}, {34000, 120, 848},  {17000, 200, 1008}};
+      {1000, 2304, 1032}, {34000, 120, 848},  {17000, 200, 1008}, {1400, 4104, 336}};
   if (!quick)
     wgmmaShapes.push_back({4096, 4096, 4096});
   for (ElementType t : {ElementType::F16, ElementType::BF16}) {

@@ -60,8 +60,8 @@ func.func @big_stored(%a: memref<4096x2048xbf16> {mepi.alignment = 16 : i64},
 // -----
 
 // Short K (K = 320: 5 k-steps) with TMA stores: ping-pong, one consumer's epilog under the
-// other's main loop; for this cheap epilog over whole 128-row tiles 128 x 128, not 64 x 256
-// (cheapSquarePingpong).
+// other's main loop; for this cheap epilog, where 128-row tiles cover no more rows than 64-row
+// ones, 128 x 128, not 64 x 256 (cheapSquarePingpong).
 // CHECK-LABEL: func.func @short_k_stored
 // CHECK: config = #mepi.kernel_config<wgmma, tile = [128, 128, 64], mainloop = <stages = 6, pingpong = true>, epilogue = <store = tma>>
 func.func @short_k_stored(%a: memref<1536x320xbf16> {mepi.alignment = 16 : i64},

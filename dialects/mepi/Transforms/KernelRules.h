@@ -91,8 +91,8 @@ KernelConfigAttr oneTileRow(MatmulOp op, const TargetInfo &target, bool tma);
 KernelConfigAttr pairedSplits(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
                               KernelConfigAttr config);
 /// Short K with TMA stores: ping-pong of 64-row tiles, 256 columns or a narrower width whose
-/// waves compute fewer columns; 128 x 128 for 256 under a cheap epilog over whole 128-row tiles
-/// (WidthFitRules.cpp). Null where it does not run.
+/// waves compute fewer columns; 128 x 128 for 256 under a cheap epilog where 128-row tiles cover
+/// no more rows than 64-row ones (WidthFitRules.cpp). Null where it does not run.
 KernelConfigAttr shortKPingpong(MatmulOp op, const TargetInfo &target, bool tma);
 /// 128 x 160 with TMA stores where its waves fall well more inside D than the many-tile forms'
 /// widths' (WidthFitRules.cpp). Null where it does not apply or run.

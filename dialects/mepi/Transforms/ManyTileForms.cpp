@@ -31,8 +31,8 @@ namespace mlir::mepi::rules {
 /// against autotune"); the fourth was fitted on seeds 20261201-10 (narrowPingpong):
 /// - Short K with TMA stores (at most 12 k-steps for an epilog of special ops, Approximate or
 ///   Expanded, 6 for an Arithmetic one): 64 x 256 ping-pong, 4 stages (192 or 160 columns where
-///   that takes fewer waves; for an Arithmetic epilog over whole 128-row tiles ping-pong 128 x
-///   128 instead of 64 x 256: shortKPingpong). A tile has so few k-steps that its epilog weighs as
+///   that takes fewer waves; for an Arithmetic epilog where 128-row tiles cover no more rows
+///   than 64-row ones ping-pong 128 x 128 instead of 64 x 256: shortKPingpong). A tile has so few k-steps that its epilog weighs as
 ///   much as its main loop, and the 64-row ping-pong hides one consumer's epilog under the other's
 ///   main loop with the widest tile. Of the 23 problems of both seeds that it took with 12 k-steps
 ///   for both, it was the fastest candidate on 13 (the rules' choice before on none); but the

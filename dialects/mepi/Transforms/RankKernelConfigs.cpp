@@ -256,8 +256,9 @@ SmallVector<KernelConfigAttr> mlir::mepi::rankKernelConfigs(MatmulOp op, const T
     // model was fitted on unclustered split-K, so the pairs apply to its choice, not in its
     // place. A batch under one wave of wide tiles: narrower tiles that still fit that wave
     // (batchWaveFit, which needs TMA loads). At most 64 rows past one wave of 64-row tiles: the
-    // width whose last wave is fuller (shortRowWaveFit). A 64-row tile of one consumer in
-    // whole units: D through TMA stores (oneConsumerTmaStores).
+    // width whose last wave is fuller (shortRowWaveFit). One wave of 128 x 64 tiles over a
+    // short K: 64 x 128 of one consumer (wideOneWave). A 64-row tile of one consumer in whole
+    // units: D through TMA stores (oneConsumerTmaStores).
     bool tma = isTmaOperand(op.getA()) && isTmaOperand(op.getB());
     refineChosen(ranked, p,
                  [&](KernelConfigAttr c) { return narrowSplitFill(op, target, tma, c); });

@@ -18,12 +18,10 @@ KernelConfigAttr ifBuildable(const Sm90Problem &p, const TargetInfo &target,
                              KernelConfigAttr config) {
   return buildable(p, target, config) ? config : KernelConfigAttr();
 }
-} // namespace
 
-namespace {
 /// For a cheap epilog (Arithmetic) the short-K ping-pong's 64 x 256 becomes ping-pong 128 x 128
 /// (6 stages or the most that fit, TMA stores) where 128-row tiles cover no more of M than
-/// 64-row ones and rows start on L2's sectors: the same area a consumer, but a k-step reads 256
+/// 64-row ones and rows start on L2's sectors: the same area per consumer, but a k-step reads 256
 /// lines of A and B, not 320, and a short epilog needs no 64-row slice to hide. Forced against
 /// 64 x 256 (H200, 2026-12-01, config_ab.py, bf16, `short-k-square-pingpong-ab.log`): DEFAULT
 /// on the sweeps and seeds 20262001-03 1.050x over 17, but 192 rows (a quarter of 128-row
@@ -220,8 +218,8 @@ KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma
 }
 
 /// One wave of 128 x 64 tiles over at most 100 k-steps, not of an expanded epilog, takes 64 x 128
-/// of one consumer (8 stages, TMA stores where D takes them) where its tiles also fit one wave
-/// and their columns cover no more of N than 64's: the same wave, but each k-step's wgmma is
+/// of one consumer (8 stages, with TMA stores) where its columns cover no more of N than 64's
+/// (then its tiles are no more than 128 x 64's, so they fit the wave too): the same wave, but each k-step's wgmma is
 /// 64 x 128 (B read once for 128 columns, not twice for 64) and D leaves through TMA. Over a long
 /// K two consumers hide latency better (1664 x 448 x 9472 GELU_BIAS 0.70x); where 128's last
 /// column tile lies half outside D (N of 192, 320) it lost up to 21 %. H200, 2026-12-01,
@@ -237,12 +235,11 @@ KernelConfigAttr wideOneWave(MatmulOp op, const TargetInfo &target, bool tma,
       !chosen.getScheduler().isDataParallel() || epilogCost(op) == EpilogCost::Expanded ||
       op.getASums() || op.getBSums() || !op.getReductions().empty() ||
       op.getD().getType().getElementTypeBitWidth() != kDBits ||
-      !canUseTmaStores(op, tma, kWide) || p.n <= kNarrow ||
+      !canUseTmaStores(op, tma, kWide) ||
       llvm::alignTo(p.n, kWide) != llvm::alignTo(p.n, kNarrow))
     return chosen;
   int64_t kSteps = llvm::divideCeil(p.k, p.atom().lineElements());
-  if (kSteps > kMaxKSteps || tileCount(p, kWide, kNarrow) > target.multiprocessors ||
-      tileCount(p, kNarrow, kWide) > target.multiprocessors)
+  if (kSteps > kMaxKSteps || tileCount(p, kWide, kNarrow) > target.multiprocessors)
     return chosen;
   KernelConfigAttr wide = wgmmaTile(op, p, kNarrow, kWide, tma, kStages);
   if (!wide)
