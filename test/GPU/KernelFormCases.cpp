@@ -10,7 +10,7 @@ void gputest::addWgmmaShapeCases(std::vector<Case> &cases, bool quick) {
   // multiple of 8); K-major here, MN-major below. Shapes reach each configuration of the
   // heuristic: short M (one consumer warpgroup, 64 x 128), few tiles (128 x 128), many tiles
   // (128 x 256; in clusters where D takes no TMA stores: 2000 x 4100), many tiles of short K
-  // (64 x 256 ping-pong: 1500 x 4104 x 328; cheap epilogs whose rows start on L2's sectors
+  // (64 x 192 ping-pong: 1500 x 4104 x 328; cheap epilogs whose rows start on L2's sectors
   // ping-pong 128 x 128: 1400 x 4104 x 336), and 128 x 256 where 256-row tiles would add a
   // quarter of rows outside D (320 x 11272 x 520, whose GELU_BIAS takes the short-K form), one
   // partial wave of 128 x 256 just past a wave of 128 x 128 (1000 x 2304 x 1032), with residues
