@@ -172,6 +172,17 @@ KernelConfigAttr wgmmaTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int
       .withTma(tma);
 }
 
+KernelConfigAttr pingpongTmaStored(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
+                                   bool tma, int64_t tileM, int64_t tileN) {
+  for (int64_t stages : {6, 5, 4}) {
+    KernelConfigAttr config = wgmmaTile(op, p, tileM, tileN, tma, stages);
+    config = config ? config.withPingpong(true).withStore(DStore::Tma) : config;
+    if (buildable(p, target, config))
+      return config;
+  }
+  return {};
+}
+
 bool plainCooperative(KernelConfigAttr config) {
   return config && !config.getSwapped() && !config.getMainloop().getPingpong() &&
          config.getMainloop().getCluster() == 1;

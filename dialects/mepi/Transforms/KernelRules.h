@@ -38,6 +38,10 @@ KernelConfigAttr swappedTile(MatmulOp op, int64_t tileM, int64_t tileN);
 /// A plain wgmma tile of `stages` stages (whole units, no cluster), through TMA loads or not.
 KernelConfigAttr wgmmaTile(MatmulOp op, const Sm90Problem &p, int64_t tileM, int64_t tileN,
                            bool tma, int64_t stages = 4);
+/// Ping-pong tileM x tileN tiles with TMA stores at the most stages of 6, 5 and 4 that the spec
+/// builds (the ping-pong rules measured 6 against 4; fewer were not measured); null where none.
+KernelConfigAttr pingpongTmaStored(MatmulOp op, const Sm90Problem &p, const TargetInfo &target,
+                                   bool tma, int64_t tileM, int64_t tileN);
 /// Tiles of tileM x tileN of every batch element together.
 int64_t tileCount(const Sm90Problem &p, int64_t tileM, int64_t tileN);
 /// Whether `config` is set and a cooperative tile of its own: not swapped, not ping-pong, not in

@@ -32,12 +32,13 @@ namespace mlir::mepi::rules {
 /// - Short K with TMA stores (at most 12 k-steps for an epilog of special ops, Approximate or
 ///   Expanded, 6 for an Arithmetic one): 64 x 256 ping-pong, 4 stages (192 or 160 columns where
 ///   that takes fewer waves; for an Arithmetic epilog where 128-row tiles cover no more rows
-///   than 64-row ones ping-pong 128 x 128 instead of 64 x 256: shortKPingpong). A tile has so few k-steps that its epilog weighs as
-///   much as its main loop, and the 64-row ping-pong hides one consumer's epilog under the other's
-///   main loop with the widest tile. Of the 23 problems of both seeds that it took with 12 k-steps
-///   for both, it was the fastest candidate on 13 (the rules' choice before on none); but the
-///   batched 64 x 512^3 (8 k-steps) DEFAULT ran 406 against 426 TFLOP/s on 256 x 128 (GELU_BIAS 395
-///   against 363; H100). Not for cheap epilogs with 16 or more 128 x 128 tiles per multiprocessor
+///   than 64-row ones ping-pong 128 x 128 instead of 64 x 256: shortKPingpong). A tile has so
+///   few k-steps that its epilog weighs as much as its main loop, and the 64-row ping-pong hides
+///   one consumer's epilog under the other's main loop with the widest tile. Of the 23 problems
+///   of both seeds that it took with 12 k-steps for both, it was the fastest candidate on 13 (the
+///   rules' choice before on none); but the batched 64 x 512^3 (8 k-steps) DEFAULT ran 406
+///   against 426 TFLOP/s on 256 x 128 (GELU_BIAS 395 against 363; H100). Not for cheap
+///   epilogs with 16 or more 128 x 128 tiles per multiprocessor
 ///   (9216 x 11648 x 192: 1.09 of the fastest against 1.04 for 256 x 128), nor for N <= 128, whose
 ///   256-column tiles would compute half outside D. With the seven-instruction GELU it still gains
 ///   (H100, 2026-11-26, GELU_BIAS against 256 x 128: 1344 x 18944 x 768 0.988 of cuBLASLt against
@@ -227,13 +228,7 @@ KernelConfigAttr WgmmaHeuristic::pingpongForm(bool special) const {
   bool longCheap = !special && kSteps >= kCheapKSteps;
   if (p.batch > 1 && (kSteps < kMinKSteps || (longCheap && share <= waveShare(128, 256, 1))))
     return {};
-  for (int64_t stages : {6, 5, 4}) {
-    KernelConfigAttr config =
-        tile(128, 128, stages).withPingpong(true).withStore(DStore::Tma);
-    if (buildable(p, target, config))
-      return config;
-  }
-  return {};
+  return pingpongTmaStored(op, p, target, tma, 128, 128);
 }
 
 /// Instead of 256 x 128 tiles, 128 x 192 (the same two consumers, three quarters of the area)

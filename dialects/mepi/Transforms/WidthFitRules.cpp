@@ -34,13 +34,7 @@ KernelConfigAttr cheapSquarePingpong(MatmulOp op, const Sm90Problem &p,
   if (epilogCost(op) != EpilogCost::Arithmetic || !sectorAlignedRows(op) ||
       llvm::alignTo(p.m, kSquare) != llvm::alignTo(p.m, kSlice))
     return {};
-  for (int64_t stages : {6, 5, 4}) {
-    KernelConfigAttr config = wgmmaTile(op, p, kSquare, kSquare, tma, stages);
-    config = config ? config.withPingpong(true).withStore(DStore::Tma) : config;
-    if (KernelConfigAttr built = ifBuildable(p, target, config))
-      return built;
-  }
-  return {};
+  return pingpongTmaStored(op, p, target, tma, kSquare, kSquare);
 }
 } // namespace
 
@@ -123,14 +117,7 @@ KernelConfigAttr narrowPingpong(MatmulOp op, const TargetInfo &target, bool tma)
       return {};
     tileM = 128;
   }
-  // The most stages that fit, from 6 down to 4 (as pingpongForm: fewer were not measured).
-  for (int64_t stages : {6, 5, 4}) {
-    KernelConfigAttr config = wgmmaTile(op, p, tileM, 128, tma);
-    config = config ? config.withStages(stages).withPingpong(true).withStore(DStore::Tma) : config;
-    if (KernelConfigAttr built = ifBuildable(p, target, config))
-      return built;
-  }
-  return {};
+  return pingpongTmaStored(op, p, target, tma, tileM, 128);
 }
 
 /// Batches whose chosen 128 x 256 or 256 x 128 tiles are fewer than the multiprocessors: each
@@ -219,8 +206,9 @@ KernelConfigAttr shortRowWaveFit(MatmulOp op, const TargetInfo &target, bool tma
 
 /// One wave of 128 x 64 tiles over at most 100 k-steps, not of an expanded epilog, takes 64 x 128
 /// of one consumer (8 stages, with TMA stores) where its columns cover no more of N than 64's
-/// (then its tiles are no more than 128 x 64's, so they fit the wave too): the same wave, but each k-step's wgmma is
-/// 64 x 128 (B read once for 128 columns, not twice for 64) and D leaves through TMA. Over a long
+/// (then its tiles are no more than 128 x 64's, so they fit the wave too): the same wave, but
+/// each k-step's wgmma is 64 x 128 (B read once for 128 columns, not twice for 64) and D leaves
+/// through TMA. Over a long
 /// K two consumers hide latency better (1664 x 448 x 9472 GELU_BIAS 0.70x); where 128's last
 /// column tile lies half outside D (N of 192, 320) it lost up to 21 %. H200, 2026-12-01,
 /// config_ab.py forced old/new, bf16 (`wide-one-wave-ab.log`): fitted on seeds 20261801-08 and
