@@ -73,6 +73,9 @@ KernelConfigAttr WgmmaHeuristic::manyTileChoice(bool huge) const {
       return form;
   int64_t shortKSteps = special ? kShortKStepsCostly : kShortKStepsCheap;
   int64_t kSteps = llvm::divideCeil(p.k, line);
+  if (!special && manyPerWalker)
+    if (KernelConfigAttr form = manyShortPingpong(kSteps))
+      return form;
   if (kSteps <= shortKSteps && p.n > 128 && (special || !manyPerWalker))
     if (KernelConfigAttr shortK = shortKPingpong(op, target, tma))
       return shortK;
@@ -181,6 +184,30 @@ KernelConfigAttr WgmmaHeuristic::shortCheapPingpong(KernelConfigAttr wide) const
   if (!form || predictedShare(p, target, form) < kMinShareRatio * predictedShare(p, target, wide))
     return {};
   return form;
+}
+
+/// Unbatched cheap (Arithmetic) epilogs of 3-6 k-steps with 16 or more 128 x 128 tiles per
+/// multiprocessor, D of more than 128 columns, rows on L2's sectors: ping-pong with TMA stores,
+/// 64 x 256 s4 at 3 k-steps, 128 x 128 (6 stages or the most that build) at 4-6. At so few
+/// k-steps a tile's epilog weighs as much as its main loop, and ping-pong runs one consumer's
+/// under the other's. Forced against the wide forms the rules took before (128 x 192 or 256 x
+/// 128) on 52 such problems of seeds 20261123-24 and 20261201-60 (H200, 2026-12-02, bf16
+/// DEFAULT, `many-short-pingpong-forms.log`, forms.py): at 3 k-steps 64 x 256 1.090x in geomean
+/// (lowest 0.998), 128 x 128 1.022x (0.929); at 4-6 128 x 128 1.21x (lowest 1.072: 6464 x 11520
+/// x 256 1.47x), 64 x 256 1.12x; at 1-2 k-steps no form gained (0.98-1.03x), so those keep the
+/// wide forms. Null where it does not apply.
+KernelConfigAttr WgmmaHeuristic::manyShortPingpong(int64_t kSteps) const {
+  constexpr int64_t kMinKSteps = 3, kMaxKSteps = 6, kWideKSteps = 3;
+  if (p.batch != 1 || kSteps < kMinKSteps || kSteps > kMaxKSteps || p.n <= 128 ||
+      !sectorAlignedRows(op))
+    return {};
+  if (kSteps > kWideKSteps)
+    return pingpongTmaStored(op, p, target, tma, 128, 128);
+  if (!canUseTmaStores(op, tma, 256))
+    return {};
+  KernelConfigAttr wide = tile(64, 256, /*stages=*/4);
+  wide = wide ? wide.withPingpong(true).withStore(DStore::Tma) : wide;
+  return buildable(p, target, wide) ? wide : KernelConfigAttr();
 }
 
 /// Without TMA stores, ping-pong 128 x 128 with 4 stages and D staged for an unbatched epilog of
