@@ -38,12 +38,14 @@ namespace mlir::mepi::rules {
 ///   of both seeds that it took with 12 k-steps for both, it was the fastest candidate on 13 (the
 ///   rules' choice before on none); but the batched 64 x 512^3 (8 k-steps) DEFAULT ran 406
 ///   against 426 TFLOP/s on 256 x 128 (GELU_BIAS 395 against 363; H100). Not for cheap
-///   epilogs with 16 or more 128 x 128 tiles per multiprocessor
-///   (9216 x 11648 x 192: 1.09 of the fastest against 1.04 for 256 x 128), nor for N <= 128, whose
-///   256-column tiles would compute half outside D. With the seven-instruction GELU it still gains
-///   (H100, 2026-11-26, GELU_BIAS against 256 x 128: 1344 x 18944 x 768 0.988 of cuBLASLt against
-///   0.867, 13248 x 2048 x 640 1.198 against 0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608
-///   x 2048 x 768 lost, 550 against 619 TFLOP/s on 128 x 256).
+///   epilogs with 16 or more 128 x 128 tiles per multiprocessor (9216 x 11648 x 192: 1.09 of the
+///   fastest against 1.04 for 256 x 128, H100; 1.07x faster on the H200 in 2026-12, but over 3
+///   k-steps the form did not gain in general; at 4-6 those take ping-pong 128 x 128:
+///   manyShortPingpong), nor for N <= 128, whose 256-column tiles would compute half outside D.
+///   With the seven-instruction GELU it still gains (H100, 2026-11-26, GELU_BIAS against 256 x
+///   128: 1344 x 18944 x 768 0.988 of cuBLASLt against 0.867, 13248 x 2048 x 640 1.198 against
+///   0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608 x 2048 x 768 lost, 550 against 619
+///   TFLOP/s on 128 x 256).
 /// - 256 x 128 where 256-row tiles add a quarter or more of rows outside D to what 128-row tiles
 ///   compute: 128 x 256 (320 x 54592 x 3904: 2.30 times the fastest against 1.00). Otherwise
 ///   128 x 192 where its waves fall at least as much inside D as 256 x 128's
@@ -186,28 +188,25 @@ KernelConfigAttr WgmmaHeuristic::shortCheapPingpong(KernelConfigAttr wide) const
   return form;
 }
 
-/// Unbatched cheap (Arithmetic) epilogs of 3-6 k-steps with 16 or more 128 x 128 tiles per
-/// multiprocessor, D of more than 128 columns, rows on L2's sectors: ping-pong with TMA stores,
-/// 64 x 256 s4 at 3 k-steps, 128 x 128 (6 stages or the most that build) at 4-6. At so few
-/// k-steps a tile's epilog weighs as much as its main loop, and ping-pong runs one consumer's
-/// under the other's. Forced against the wide forms the rules took before (128 x 192 or 256 x
-/// 128) on 52 such problems of seeds 20261123-24 and 20261201-60 (H200, 2026-12-02, bf16
-/// DEFAULT, `many-short-pingpong-forms.log`, forms.py): at 3 k-steps 64 x 256 1.090x in geomean
-/// (lowest 0.998), 128 x 128 1.022x (0.929); at 4-6 128 x 128 1.21x (lowest 1.072: 6464 x 11520
-/// x 256 1.47x), 64 x 256 1.12x; at 1-2 k-steps no form gained (0.98-1.03x), so those keep the
-/// wide forms. Null where it does not apply.
+/// Unbatched cheap (Arithmetic) epilogs of 4-6 k-steps with 16 or more 128 x 128 tiles per
+/// multiprocessor, D of more than 128 columns, rows on L2's sectors: ping-pong 128 x 128 with TMA
+/// stores (6 stages or the most that build) instead of the wide forms. At so few k-steps a
+/// tile's epilog weighs as much as its main loop, and ping-pong runs one consumer's under the
+/// other's. Forced against the wide forms the rules took before (128 x 192 or 256 x 128) on 52
+/// such problems of seeds 20261123-24 and 20261201-60 (H200, 2026-12-02, bf16 DEFAULT,
+/// `many-short-pingpong-forms.log`, forms.py): at 4-6 k-steps 1.21x in geomean over 27, lowest
+/// 1.072 (6464 x 11520 x 256 1.47x; 64 x 256 ping-pong 1.12x, cooperative 128 x 128 1.08x). At
+/// 1-3 k-steps no form gained everywhere: 1-2 0.98-1.03x; at 3, 64 x 256 ping-pong read 1.090x
+/// on the 11 fitted but 1.012x on 24 of unseen seeds 20261261-300, 0.93-0.96x where N passes
+/// 30000, so those keep the wide forms. On the unseen seeds the rule's 57 problems of 4-6
+/// k-steps ran 1.12-1.19x, lowest 0.998 (config_ab.py, `many-short-pingpong-ab.log`). Null where
+/// it does not apply.
 KernelConfigAttr WgmmaHeuristic::manyShortPingpong(int64_t kSteps) const {
-  constexpr int64_t kMinKSteps = 3, kMaxKSteps = 6, kWideKSteps = 3;
+  constexpr int64_t kMinKSteps = 4, kMaxKSteps = 6;
   if (p.batch != 1 || kSteps < kMinKSteps || kSteps > kMaxKSteps || p.n <= 128 ||
       !sectorAlignedRows(op))
     return {};
-  if (kSteps > kWideKSteps)
-    return pingpongTmaStored(op, p, target, tma, 128, 128);
-  if (!canUseTmaStores(op, tma, 256))
-    return {};
-  KernelConfigAttr wide = tile(64, 256, /*stages=*/4);
-  wide = wide ? wide.withPingpong(true).withStore(DStore::Tma) : wide;
-  return buildable(p, target, wide) ? wide : KernelConfigAttr();
+  return pingpongTmaStored(op, p, target, tma, 128, 128);
 }
 
 /// Without TMA stores, ping-pong 128 x 128 with 4 stages and D staged for an unbatched epilog of
