@@ -17,12 +17,13 @@ void gputest::addWgmmaShapeCases(std::vector<Case> &cases, bool quick) {
   // in M, N and K and a K shorter than one stage; a narrow D of many rows over short K
   // (narrowPingpong: 64 x 128 ping-pong over 120 columns, 128 x 128 over 200; K a multiple of 16
   // elements, rows on L2 sectors); cheap epilogs of 4-6 k-steps over 16 or more 128 x 128 tiles
-  // per multiprocessor (manyShortPingpong: ping-pong 128 x 128; 8200 x 4104 x 304).
+  // per multiprocessor (manyShortPingpong: ping-pong 128 x 128; 8200 x 4104 x 304), and of 7
+  // (shortCheapPingpong from 7 k-steps: 3000 x 4104 x 432).
   std::vector<std::array<int64_t, 3>> wgmmaShapes = {
       {1, 1, 8},          {17, 33, 64},       {17, 4000, 1032},  {127, 129, 264},
       {1000, 1000, 1000}, {2000, 4100, 1000}, {1500, 4104, 328}, {320, 11272, 520},
       {1000, 2304, 1032}, {34000, 120, 848},  {17000, 200, 1008}, {1400, 4104, 336},
-      {8200, 4104, 304}};
+      {8200, 4104, 304},  {3000, 4104, 432}};
   if (!quick)
     wgmmaShapes.push_back({4096, 4096, 4096});
   for (ElementType t : {ElementType::F16, ElementType::BF16}) {

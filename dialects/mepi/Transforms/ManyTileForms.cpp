@@ -17,7 +17,7 @@ namespace mlir::mepi::rules {
 /// then the short-K 64 x 256 ping-pong below, then 128 x 160 where it fits D's columns
 /// (narrowLineFit), then ping-pong 128 x 128 for epilogs of special ops. Otherwise the wide
 /// forms (wideForm: 256 x 128 tiles of two consumers of two 64-row slices, or the shapes below
-/// where those waste rows or waves), which cheap epilogs of 8-16 k-steps trade for ping-pong 128
+/// where those waste rows or waves), which cheap epilogs of 7-16 k-steps trade for ping-pong 128
 /// x 128 (shortCheapPingpong).
 ///
 /// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
@@ -160,7 +160,7 @@ KernelConfigAttr WgmmaHeuristic::wideForm() const {
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
 }
 
-/// Unbatched cheap (Arithmetic) epilogs of 8-16 k-steps over D of more than 384 columns:
+/// Unbatched cheap (Arithmetic) epilogs of 7-16 k-steps over D of more than 384 columns:
 /// ping-pong 128 x 128 (pingpongForm) where its waves fall at least 0.97 times as much inside D
 /// as those of `wide`, the form the rules would take instead (predictedShare). A tile of
 /// so few k-steps spends much of its time in the epilog, which ping-pong runs under the other
@@ -172,9 +172,13 @@ KernelConfigAttr WgmmaHeuristic::wideForm() const {
 /// at a share 0.997 of 128 x 192's; lost where 128 x 192 fills the waves much more (31872 x
 /// 1728 x 960 0.89x at 0.944 of its share, 56512 x 192 x 640 0.77x at 0.86) and at equal
 /// shares on 320 columns (20992 x 320 x 576 0.88x, whose third tile column is half outside D;
-/// narrowPingpong takes D of at most 256 columns). 15616 x 1856 x 960 moved 0.98x.
+/// narrowPingpong takes D of at most 256 columns). 15616 x 1856 x 960 moved 0.98x. 7 k-steps,
+/// which no ping-pong rule took (manyShortPingpong ends at 6), were predicted to gain as 4-6 and
+/// 8-16 do, then forced on 51 DEFAULT problems of K = 448 of seeds 20261123-24 and 20261201-60
+/// (H200, 2026-12-02, `short-cheap-pingpong-k7-forms.log`, forms.py): ping-pong 128 x 128
+/// 1.128x over 51; the 39 this rule takes from 7 k-steps 1.147x, lowest 1.044.
 KernelConfigAttr WgmmaHeuristic::shortCheapPingpong(KernelConfigAttr wide) const {
-  constexpr int64_t kMinKSteps = 8, kMaxKSteps = 16, kMinColumns = 385;
+  constexpr int64_t kMinKSteps = 7, kMaxKSteps = 16, kMinColumns = 385;
   // Ping-pong gained 5-17 % where its waves filled within 1.3 % of wide's; the losses filled
   // 5.9 % less or more.
   constexpr double kMinShareRatio = 0.97;
