@@ -16,9 +16,9 @@ void gputest::addWgmmaShapeCases(std::vector<Case> &cases, bool quick) {
   // partial wave of 128 x 256 just past a wave of 128 x 128 (1000 x 2304 x 1032), with residues
   // in M, N and K and a K shorter than one stage; a narrow D of many rows over short K
   // (narrowPingpong: 64 x 128 ping-pong over 120 columns, 128 x 128 over 200; K a multiple of 16
-  // elements, rows on L2 sectors); cheap epilogs of 4-6 k-steps over 16 or more 128 x 128 tiles
-  // per multiprocessor (manyShortPingpong: ping-pong 128 x 128; 8200 x 4104 x 304), and of 7
-  // (shortCheapPingpong from 7 k-steps: 3000 x 4104 x 432).
+  // elements, rows on L2 sectors); ping-pong 128 x 128 for cheap epilogs of 4-6 k-steps over 16
+  // or more 128 x 128 tiles per multiprocessor (8200 x 4104 x 304) and of 7 k-steps (3000 x 4104
+  // x 432; shortCheapPingpong).
   std::vector<std::array<int64_t, 3>> wgmmaShapes = {
       {1, 1, 8},          {17, 33, 64},       {17, 4000, 1032},  {127, 129, 264},
       {1000, 1000, 1000}, {2000, 4100, 1000}, {1500, 4104, 328}, {320, 11272, 520},

@@ -1,7 +1,6 @@
 // Cheap epilogs of 7 k-steps take ping-pong 128 x 128 (shortCheapPingpong from 7 k-steps):
-// 10816 x 8640 x 448 with a truncating epilog (128 x 192 before). Kept: 192 x 20800 x 448, whose
-// 128-row tiles put a quarter of their rows outside D, so ping-pong's waves fall less inside D
-// than 128 x 160's.
+// 10816 x 8640 x 448 with a truncating epilog (128 x 192 before). Kept: 192 x 20800 x 448, which
+// 128 x 160 fits (narrowLineFit, a rule before shortCheapPingpong).
 // RUN: mepi-opt %s --mepi-select-kernel-config="chip=sm_90a" | FileCheck %s
 
 // CHECK-LABEL: func.func @seven_steps

@@ -17,8 +17,8 @@ namespace mlir::mepi::rules {
 /// then the short-K 64 x 256 ping-pong below, then 128 x 160 where it fits D's columns
 /// (narrowLineFit), then ping-pong 128 x 128 for epilogs of special ops. Otherwise the wide
 /// forms (wideForm: 256 x 128 tiles of two consumers of two 64-row slices, or the shapes below
-/// where those waste rows or waves), which cheap epilogs of 7-16 k-steps trade for ping-pong 128
-/// x 128 (shortCheapPingpong).
+/// where those waste rows or waves), which cheap epilogs of 7-16 k-steps (4-16 with 16 or more
+/// 128 x 128 tiles per multiprocessor) trade for ping-pong 128 x 128 (shortCheapPingpong).
 ///
 /// Above K = 4096 ping-pong loses: its 4 stages cannot hide the loads of long main loops. On
 /// the H200 (2026-11-23, bf16 GELU_BIAS, against 128 x 256 in clusters with TMA stores): 8192^3
@@ -39,9 +39,9 @@ namespace mlir::mepi::rules {
 ///   rules' choice before on none); but the batched 64 x 512^3 (8 k-steps) DEFAULT ran 406
 ///   against 426 TFLOP/s on 256 x 128 (GELU_BIAS 395 against 363; H100). Not for cheap
 ///   epilogs with 16 or more 128 x 128 tiles per multiprocessor (9216 x 11648 x 192: 1.09 of the
-///   fastest against 1.04 for 256 x 128, H100; 1.07x faster on the H200 in 2026-12, but over 3
+///   fastest against 1.04 for 256 x 128, H100; 1.07x faster on the H200 in 2026-12, but at 3
 ///   k-steps the form did not gain in general; at 4-6 those take ping-pong 128 x 128:
-///   manyShortPingpong), nor for N <= 128, whose 256-column tiles would compute half outside D.
+///   shortCheapPingpong), nor for N <= 128, whose 256-column tiles would compute half outside D.
 ///   With the seven-instruction GELU it still gains (H100, 2026-11-26, GELU_BIAS against 256 x
 ///   128: 1344 x 18944 x 768 0.988 of cuBLASLt against 0.867, 13248 x 2048 x 640 1.198 against
 ///   0.986, 13696 x 10816 x 128 0.948 against 0.836; 64608 x 2048 x 768 lost, 550 against 619
@@ -75,9 +75,6 @@ KernelConfigAttr WgmmaHeuristic::manyTileChoice(bool huge) const {
       return form;
   int64_t shortKSteps = special ? kShortKStepsCostly : kShortKStepsCheap;
   int64_t kSteps = llvm::divideCeil(p.k, line);
-  if (!special && manyPerWalker)
-    if (KernelConfigAttr form = manyShortPingpong(kSteps))
-      return form;
   if (kSteps <= shortKSteps && p.n > 128 && (special || !manyPerWalker))
     if (KernelConfigAttr shortK = shortKPingpong(op, target, tma))
       return shortK;
@@ -160,57 +157,46 @@ KernelConfigAttr WgmmaHeuristic::wideForm() const {
   return tile(256, 128, /*stages=*/4).withStore(DStore::Tma);
 }
 
-/// Unbatched cheap (Arithmetic) epilogs of 7-16 k-steps over D of more than 384 columns:
+/// Unbatched cheap (Arithmetic) epilogs of 4-16 k-steps (8-16 for operands other than 16-bit,
+/// where the shorter ones were not measured) over D of more than 384 columns:
 /// ping-pong 128 x 128 (pingpongForm) where its waves fall at least 0.97 times as much inside D
 /// as those of `wide`, the form the rules would take instead (predictedShare). A tile of
 /// so few k-steps spends much of its time in the epilog, which ping-pong runs under the other
-/// consumer's main loop. Against the rules before (256 x 128 or 128 x 192) on the 54
-/// problem-epilogs of seeds 20261123-24 and 20261201-12 (and four shapes of 16 k-steps)
-/// taking ping-pong at 8-16 k-steps (H200, 2026-12-01, `pp-short-k-ab.log`, config_ab.py,
-/// bf16 DEFAULT, interleaved): 1.091x in geomean, 48 faster by more than 3 % (to 1.33x, 12416
-/// x 512 x 896), 16384 x 1024 x 1024 1.065x, 4096^2 x 1024 1.063x, 33984 x 20160 x 640 1.17x
-/// at a share 0.997 of 128 x 192's; lost where 128 x 192 fills the waves much more (31872 x
-/// 1728 x 960 0.89x at 0.944 of its share, 56512 x 192 x 640 0.77x at 0.86) and at equal
-/// shares on 320 columns (20992 x 320 x 576 0.88x, whose third tile column is half outside D;
-/// narrowPingpong takes D of at most 256 columns). 15616 x 1856 x 960 moved 0.98x. 7 k-steps,
-/// which no ping-pong rule took (manyShortPingpong ends at 6), were predicted to gain as 4-6 and
-/// 8-16 do, then forced on 51 DEFAULT problems of K = 448 of seeds 20261123-24 and 20261201-60
-/// (H200, 2026-12-02, `short-cheap-pingpong-k7-forms.log`, forms.py): ping-pong 128 x 128
-/// 1.128x over 51; the 39 this rule takes from 7 k-steps 1.147x, lowest 1.044.
+/// consumer's main loop. (At 4-6 k-steps only problems of 16 or more 128 x 128 tiles per
+/// multiprocessor get here; shortKPingpong takes the others.) Against the rules before (256 x
+/// 128 or 128 x 192), H200, bf16 DEFAULT:
+/// - 8-16 k-steps (2026-12-01, `pp-short-k-ab.log`, config_ab.py, interleaved; the 54
+///   problem-epilogs of seeds 20261123-24 and 20261201-12 and four shapes of 16 k-steps): 1.091x
+///   in geomean, 48 faster by more than 3 % (to 1.33x, 12416 x 512 x 896), 16384 x 1024 x 1024
+///   1.065x, 4096^2 x 1024 1.063x, 33984 x 20160 x 640 1.17x at a share 0.997 of 128 x 192's;
+///   lost where 128 x 192 fills the waves much more (31872 x 1728 x 960 0.89x at 0.944 of its
+///   share, 56512 x 192 x 640 0.77x at 0.86) and at equal shares on 320 columns (20992 x 320 x
+///   576 0.88x, whose third tile column is half outside D; narrowPingpong takes D of at most 256
+///   columns). 15616 x 1856 x 960 moved 0.98x.
+/// - 4-6 k-steps, 16+ tiles per multiprocessor (2026-12-02, forms.py,
+///   `many-short-pingpong-forms.log`, seeds 20261123-24 and 20261201-60): the 26 it takes 1.21x,
+///   lowest 1.072 (6464 x 11520 x 256 1.47x). On unseen seeds 20261261-300 (config_ab.py,
+///   `many-short-pingpong-ab.log`) the 56 it takes and the sweeps' 2432 x 59136 x 320: 1.16x,
+///   lowest 1.071. At 3 k-steps ping-pong did not gain in general (64 x 256 ping-pong 1.012x over
+///   24 unseen, 0.93-0.96x on five of the seven past N = 30000), at 1-2 neither (0.98-1.03x).
+/// - 7 k-steps (2026-12-02, forms.py, `short-cheap-pingpong-k7-forms.log`): predicted to gain as
+///   4-6 and 8-16 do, then forced on 51 DEFAULT problems of K = 448 of the same seeds: ping-pong
+///   128 x 128 1.128x over 51; the 39 this rule takes 1.147x, lowest 1.044.
 KernelConfigAttr WgmmaHeuristic::shortCheapPingpong(KernelConfigAttr wide) const {
-  constexpr int64_t kMinKSteps = 7, kMaxKSteps = 16, kMinColumns = 385;
+  // 4-7 k-steps were measured on 16-bit operands only.
+  constexpr int64_t kMinKSteps = 4, kMinKStepsOther = 8, kMaxKSteps = 16, kMinColumns = 385;
   // Ping-pong gained 5-17 % where its waves filled within 1.3 % of wide's; the losses filled
   // 5.9 % less or more.
   constexpr double kMinShareRatio = 0.97;
   int64_t kSteps = llvm::divideCeil(p.k, line);
-  if (p.batch != 1 || kSteps < kMinKSteps || kSteps > kMaxKSteps || p.n < kMinColumns || !wide ||
+  int64_t minKSteps = p.elementBytes == 2 ? kMinKSteps : kMinKStepsOther;
+  if (p.batch != 1 || kSteps < minKSteps || kSteps > kMaxKSteps || p.n < kMinColumns || !wide ||
       wide.getMainloop().getPingpong())
     return {};
   KernelConfigAttr form = pingpongForm(/*special=*/false);
   if (!form || predictedShare(p, target, form) < kMinShareRatio * predictedShare(p, target, wide))
     return {};
   return form;
-}
-
-/// Unbatched cheap (Arithmetic) epilogs of 4-6 k-steps with 16 or more 128 x 128 tiles per
-/// multiprocessor, D of more than 128 columns, rows on L2's sectors: ping-pong 128 x 128 with TMA
-/// stores (6 stages or the most that build) instead of the wide forms. At so few k-steps a
-/// tile's epilog weighs as much as its main loop, and ping-pong runs one consumer's under the
-/// other's. Forced against the wide forms the rules took before (128 x 192 or 256 x 128) on 52
-/// such problems of seeds 20261123-24 and 20261201-60 (H200, 2026-12-02, bf16 DEFAULT,
-/// `many-short-pingpong-forms.log`, forms.py): at 4-6 k-steps 1.21x in geomean over 27, lowest
-/// 1.072 (6464 x 11520 x 256 1.47x; 64 x 256 ping-pong 1.12x, cooperative 128 x 128 1.08x). At
-/// 1-3 k-steps no form gained everywhere: 1-2 0.98-1.03x; at 3, 64 x 256 ping-pong read 1.090x
-/// on the 11 fitted but 1.012x on 24 of unseen seeds 20261261-300, 0.93-0.96x where N passes
-/// 30000, so those keep the wide forms. On the unseen seeds the rule's 57 problems of 4-6
-/// k-steps ran 1.12-1.19x, lowest 0.998 (config_ab.py, `many-short-pingpong-ab.log`). Null where
-/// it does not apply.
-KernelConfigAttr WgmmaHeuristic::manyShortPingpong(int64_t kSteps) const {
-  constexpr int64_t kMinKSteps = 4, kMaxKSteps = 6;
-  if (p.batch != 1 || kSteps < kMinKSteps || kSteps > kMaxKSteps || p.n <= 128 ||
-      !sectorAlignedRows(op))
-    return {};
-  return pingpongTmaStored(op, p, target, tma, 128, 128);
 }
 
 /// Without TMA stores, ping-pong 128 x 128 with 4 stages and D staged for an unbatched epilog of

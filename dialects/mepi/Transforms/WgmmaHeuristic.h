@@ -48,7 +48,6 @@ struct WgmmaHeuristic {
   KernelConfigAttr batchRowFit(KernelConfigAttr chosen) const;
   KernelConfigAttr wideForm() const;
   KernelConfigAttr shortCheapPingpong(KernelConfigAttr wide) const;
-  KernelConfigAttr manyShortPingpong(int64_t kSteps) const;
   KernelConfigAttr pingpongForm(bool special) const;
   KernelConfigAttr stagedPingpongForm() const;
   KernelConfigAttr narrowerThan256x128() const;
